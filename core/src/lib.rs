@@ -1,0 +1,13 @@
+//! # extype-core
+//!
+//! The runtime of extype. Generated code from `extype-macros` calls into this crate; users reach it
+//! through the `extype` facade.
+//!
+//! - [`shape`]: partial shapes ([`Dim`], [`Shape`]), broadcasting and shape patterns.
+//! - [`error`]: the one [`Error`] type of the project.
+
+pub mod error;
+pub mod shape;
+
+pub use error::{Error, Result, ShapeError};
+pub use shape::{Dim, Shape};

@@ -1,0 +1,237 @@
+//! The text form of shapes and dims: `[8, ?, 3]`, `[!1, 4]`, `[]`, `*`.
+//!
+//! Whitespace is allowed between tokens. Errors give the byte position, what was expected there
+//! and what was found.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::partial::DimVec;
+use super::{Dim, Shape};
+use crate::error::ShapeError;
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(dims) = self.dims() else {
+            return f.write_str("*");
+        };
+        f.write_str("[")?;
+        for (i, d) in dims.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")
+    }
+}
+
+impl FromStr for Shape {
+    type Err = ShapeError;
+
+    fn from_str(input: &str) -> Result<Self, Self::Err> {
+        let mut p = Cursor::new("shape", input);
+        p.skip_ws();
+        let shape = if p.eat('*') {
+            Shape::unknown_rank()
+        } else {
+            p.expect('[', "`[` or `*`")?;
+            let mut dims = DimVec::new();
+            p.skip_ws();
+            if !p.eat(']') {
+                loop {
+                    p.skip_ws();
+                    dims.push(p.dim()?);
+                    p.skip_ws();
+                    if p.eat(']') {
+                        break;
+                    }
+                    p.expect(',', "`,` or `]`")?;
+                }
+            }
+            Shape::from_dims(dims)
+        };
+        p.skip_ws();
+        p.end()?;
+        Ok(shape)
+    }
+}
+
+impl FromStr for Dim {
+    type Err = ShapeError;
+
+    fn from_str(input: &str) -> Result<Self, Self::Err> {
+        let mut p = Cursor::new("dim", input);
+        p.skip_ws();
+        let dim = p.dim()?;
+        p.skip_ws();
+        p.end()?;
+        Ok(dim)
+    }
+}
+
+/// A byte cursor over the text being parsed, producing positioned errors.
+pub(crate) struct Cursor<'a> {
+    what: &'static str,
+    input: &'a str,
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub(crate) fn new(what: &'static str, input: &'a str) -> Self {
+        Cursor {
+            what,
+            input,
+            pos: 0,
+        }
+    }
+
+    pub(crate) fn peek(&self) -> Option<char> {
+        self.input[self.pos..].chars().next()
+    }
+
+    pub(crate) fn at_end(&self) -> bool {
+        self.pos == self.input.len()
+    }
+
+    pub(crate) fn skip_ws(&mut self) {
+        while let Some(c) = self.peek().filter(|c| c.is_whitespace()) {
+            self.pos += c.len_utf8();
+        }
+    }
+
+    pub(crate) fn eat(&mut self, c: char) -> bool {
+        if self.peek() == Some(c) {
+            self.pos += c.len_utf8();
+            true
+        } else {
+            false
+        }
+    }
+
+    pub(crate) fn expect(&mut self, c: char, expected: &str) -> Result<(), ShapeError> {
+        if self.eat(c) {
+            Ok(())
+        } else {
+            Err(self.error(expected))
+        }
+    }
+
+    pub(crate) fn end(&self) -> Result<(), ShapeError> {
+        if self.at_end() {
+            Ok(())
+        } else {
+            Err(self.error("end of input"))
+        }
+    }
+
+    /// Consumes the longest run of characters satisfying `pred`.
+    pub(crate) fn take_while(&mut self, pred: impl Fn(char) -> bool) -> &'a str {
+        let start = self.pos;
+        while let Some(c) = self.peek().filter(|&c| pred(c)) {
+            self.pos += c.len_utf8();
+        }
+        &self.input[start..self.pos]
+    }
+
+    /// A decimal size that fits in `usize`.
+    pub(crate) fn size(&mut self) -> Result<usize, ShapeError> {
+        let start = self.pos;
+        let digits = self.take_while(|c| c.is_ascii_digit());
+        if digits.is_empty() {
+            return Err(self.error("a size"));
+        }
+        digits.parse().map_err(|_| {
+            self.error_at(
+                start,
+                format!("a size of at most {}", usize::MAX),
+                format!("`{digits}`"),
+            )
+        })
+    }
+
+    /// One dim: a size, `?` or `!1`.
+    pub(crate) fn dim(&mut self) -> Result<Dim, ShapeError> {
+        match self.peek() {
+            Some('?') => {
+                self.pos += 1;
+                Ok(Dim::Unknown)
+            }
+            Some('!') => {
+                self.pos += 1;
+                self.expect('1', "`1` after `!` (only `!1` is a dim)")?;
+                Ok(Dim::NotOne)
+            }
+            Some(c) if c.is_ascii_digit() => self.size().map(Dim::Known),
+            _ => Err(self.error("a dim (a size, `?` or `!1`)")),
+        }
+    }
+
+    pub(crate) fn error(&self, expected: &str) -> ShapeError {
+        let found = match self.peek() {
+            None => "end of input".to_string(),
+            Some(c) => format!("`{c}`"),
+        };
+        self.error_at(self.pos, expected.to_string(), found)
+    }
+
+    pub(crate) fn error_at(&self, position: usize, expected: String, found: String) -> ShapeError {
+        ShapeError::Parse {
+            what: self.what,
+            input: self.input.to_string(),
+            position,
+            expected,
+            found,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        for text in ["[8, ?, 3]", "[!1, 4]", "[]", "*", "[0]", "[1, 1, 1]"] {
+            let shape: Shape = text.parse().unwrap();
+            assert_eq!(shape.to_string(), text);
+        }
+        assert_eq!(
+            " [ 8 ,?,!1 ] ".parse::<Shape>().unwrap().to_string(),
+            "[8, ?, !1]"
+        );
+        assert_eq!("?".parse::<Dim>().unwrap(), Dim::Unknown);
+        assert_eq!("!1".parse::<Dim>().unwrap(), Dim::NotOne);
+        assert_eq!(" 12 ".parse::<Dim>().unwrap(), Dim::Known(12));
+    }
+
+    fn parse_err(text: &str) -> (usize, String) {
+        match text.parse::<Shape>().unwrap_err() {
+            ShapeError::Parse { position, .. } => {
+                (position, text.parse::<Shape>().unwrap_err().to_string())
+            }
+            other => panic!("not a parse error: {other}"),
+        }
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        assert_eq!(parse_err("[8, x]").0, 4);
+        assert_eq!(parse_err("[8,").0, 3);
+        assert_eq!(parse_err("[8 3]").0, 3);
+        assert_eq!(parse_err("[!2]").0, 2);
+        assert_eq!(parse_err("[8, 3]]").0, 6);
+        assert_eq!(parse_err("[-1]").0, 1);
+        assert_eq!(parse_err("").0, 0);
+        assert_eq!(parse_err("[8,]").0, 3);
+        let (pos, msg) = parse_err("[99999999999999999999999]");
+        assert_eq!(pos, 1);
+        assert!(msg.contains("a size of at most"), "{msg}");
+        assert_eq!(
+            parse_err("[8, x]").1,
+            "cannot parse shape \"[8, x]\": at position 4, expected a dim (a size, `?` or `!1`), found `x`"
+        );
+        assert!("é".parse::<Shape>().is_err());
+        assert!("[1é]".parse::<Shape>().is_err());
+    }
+}
