@@ -1,0 +1,154 @@
+//! The `#[extype(...)]` attributes on a container and on its fields.
+
+use syn::{Attribute, LitStr, Meta};
+
+use crate::ctxt::Ctxt;
+
+/// A value given at most once, remembering the token that set it (for duplicate errors).
+struct Once<T> {
+    name: &'static str,
+    value: Option<T>,
+}
+
+impl<T> Once<T> {
+    fn new(name: &'static str) -> Self {
+        Once { name, value: None }
+    }
+
+    fn set<S: quote::ToTokens>(&mut self, cx: &Ctxt, at: S, value: T) {
+        if self.value.is_some() {
+            cx.error_spanned_by(
+                at,
+                format!("duplicate `extype({})` attribute; give it once", self.name),
+            );
+        } else {
+            self.value = Some(value);
+        }
+    }
+}
+
+/// Attributes on the struct.
+pub struct ContainerAttrs {
+    /// `name = "pkg.Foo"`: the registered name.
+    pub name: Option<LitStr>,
+    /// `validate = path`: a `fn(&Self) -> extype::Result<()>` run on construction and load.
+    pub validate: Option<syn::ExprPath>,
+    /// `batchable`: the default batch encoder (stack every component on a new axis 0).
+    pub batchable: Option<syn::Path>,
+}
+
+/// Attributes on one field.
+pub struct FieldAttrs {
+    /// `shape = "b n"`: the field's shape contract, unified across the value's fields.
+    pub shape: Option<LitStr>,
+}
+
+const CONTAINER_KEYS: &str = "`name`, `validate`, `batchable`";
+const FIELD_KEYS: &str = "`shape`";
+
+fn extype_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
+    attrs.iter().filter(|a| a.path().is_ident("extype"))
+}
+
+/// Rejects `#[extype]` and `#[extype = ...]`: only the list form has a meaning.
+fn require_list(cx: &Ctxt, attr: &Attribute, keys: &str) -> bool {
+    match &attr.meta {
+        Meta::List(_) => true,
+        other => {
+            cx.error_spanned_by(
+                other,
+                format!("expected `#[extype(...)]` with one or more of {keys}"),
+            );
+            false
+        }
+    }
+}
+
+fn unknown_key(meta: &syn::meta::ParseNestedMeta, keys: &str, place: &str) -> syn::Error {
+    let path = meta.path.to_token_stream_string();
+    meta.error(format!(
+        "unknown `extype` attribute `{path}` on a {place}; expected one of {keys}"
+    ))
+}
+
+trait PathText {
+    fn to_token_stream_string(&self) -> String;
+}
+
+impl PathText for syn::Path {
+    fn to_token_stream_string(&self) -> String {
+        quote::quote!(#self).to_string().replace(' ', "")
+    }
+}
+
+impl ContainerAttrs {
+    pub fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
+        let mut name = Once::new("name");
+        let mut validate = Once::new("validate");
+        let mut batchable = Once::new("batchable");
+        for attr in extype_attrs(attrs) {
+            if !require_list(cx, attr, CONTAINER_KEYS) {
+                continue;
+            }
+            let result = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("name") {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    name.set(cx, &meta.path, lit);
+                } else if meta.path.is_ident("validate") {
+                    let path: syn::ExprPath = meta.value()?.parse()?;
+                    validate.set(cx, &meta.path, path);
+                } else if meta.path.is_ident("batchable") {
+                    batchable.set(cx, &meta.path, meta.path.clone());
+                } else if meta.path.is_ident("shape") {
+                    return Err(meta.error(
+                        "`extype(shape)` belongs on a field, not on the struct; \
+                         put `#[extype(shape = \"...\")]` on each tensor field",
+                    ));
+                } else {
+                    return Err(unknown_key(&meta, CONTAINER_KEYS, "struct"));
+                }
+                Ok(())
+            });
+            if let Err(err) = result {
+                cx.syn_error(err);
+            }
+        }
+        ContainerAttrs {
+            name: name.value,
+            validate: validate.value,
+            batchable: batchable.value,
+        }
+    }
+}
+
+impl FieldAttrs {
+    pub fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
+        let mut shape = Once::new("shape");
+        for attr in extype_attrs(attrs) {
+            if !require_list(cx, attr, FIELD_KEYS) {
+                continue;
+            }
+            let result = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("shape") {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    shape.set(cx, &meta.path, lit);
+                } else if ["name", "validate", "batchable"]
+                    .iter()
+                    .any(|k| meta.path.is_ident(k))
+                {
+                    let key = meta.path.to_token_stream_string();
+                    return Err(meta.error(format!(
+                        "`extype({key})` belongs on the struct, not on a field"
+                    )));
+                } else {
+                    return Err(unknown_key(&meta, FIELD_KEYS, "field"));
+                }
+                Ok(())
+            });
+            if let Err(err) = result {
+                cx.syn_error(err);
+            }
+        }
+        FieldAttrs { shape: shape.value }
+    }
+}

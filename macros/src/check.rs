@@ -1,0 +1,108 @@
+//! Checks of a parsed container that need no type information.
+
+use crate::ast::Container;
+use crate::ctxt::Ctxt;
+
+/// Runs every check, recording problems in `cx`.
+pub fn check(cx: &Ctxt, cont: &Container) {
+    check_name(cx, cont);
+    check_generic_registration(cx, cont);
+    check_batchable(cx, cont);
+}
+
+/// `name = "..."` must be dotted identifiers: `pkg.Foo`, `my_crate.sub.Bar`.
+fn check_name(cx: &Ctxt, cont: &Container) {
+    let Some(lit) = &cont.attrs.name else {
+        return;
+    };
+    let name = lit.value();
+    if let Err(problem) = validate_registered_name(&name) {
+        cx.error_spanned_by(
+            lit,
+            format!(
+                "invalid `extype(name)` {name:?}: {problem}; use dotted identifiers such as \
+                 \"my_pkg.MaskedTensor\""
+            ),
+        );
+    }
+}
+
+/// Why `name` is not a valid registered name, if it is not.
+pub fn validate_registered_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("the name is empty".into());
+    }
+    for (index, segment) in name.split('.').enumerate() {
+        let mut chars = segment.chars();
+        match chars.next() {
+            None => return Err(format!("segment {index} is empty")),
+            Some(c) if !(c.is_ascii_alphabetic() || c == '_') => {
+                return Err(format!(
+                    "segment {index} ({segment:?}) must start with a letter or `_`"
+                ));
+            }
+            Some(_) => {}
+        }
+        if let Some(bad) = chars.find(|c| !(c.is_ascii_alphanumeric() || *c == '_')) {
+            return Err(format!(
+                "segment {index} ({segment:?}) contains {bad:?}; only ASCII letters, digits and `_` are allowed"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A generic type has no single registry entry: each instantiation is registered explicitly.
+fn check_generic_registration(cx: &Ctxt, cont: &Container) {
+    let has_type_params = cont.generics.type_params().next().is_some()
+        || cont.generics.const_params().next().is_some();
+    if let (true, Some(lit)) = (has_type_params, &cont.attrs.name) {
+        let ident = cont.ident;
+        cx.error_spanned_by(
+            lit,
+            format!(
+                "`extype(name)` cannot register the generic type `{ident}`: each instantiation \
+                 needs its own name; remove `name` and register them with \
+                 `extype::register!({ident}<f32>, \"my_pkg.{ident}F32\")`"
+            ),
+        );
+    }
+    if cont.generics.lifetimes().next().is_some() {
+        cx.error_spanned_by(
+            cont.generics,
+            "`ExtensionType` cannot be derived for a type with lifetime parameters: extension \
+             values own (or share) their tensors; use `ArcArray` or `Tensor` fields instead of views",
+        );
+    }
+}
+
+fn check_batchable(cx: &Ctxt, cont: &Container) {
+    if let Some(path) = &cont.attrs.batchable {
+        cx.error_spanned_by(
+            path,
+            "`extype(batchable)` is not available yet in this version of extype; remove it",
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validate_registered_name as v;
+
+    #[test]
+    fn registered_names() {
+        assert!(v("pkg.Foo").is_ok());
+        assert!(v("a_b.c1._D").is_ok());
+        assert!(v("Foo").is_ok());
+        assert!(v("").is_err());
+        assert!(v("pkg..Foo").unwrap_err().contains("segment 1 is empty"));
+        assert!(
+            v("pkg.1Foo")
+                .unwrap_err()
+                .contains("must start with a letter")
+        );
+        assert!(v("pkg.Fo-o").unwrap_err().contains("'-'"));
+        assert!(v("pkg.Foo.").is_err());
+        assert!(v("pkg::Foo").is_err());
+    }
+}
