@@ -1,0 +1,5 @@
+//! Serialization of specs: [`SpecValue`] and its stable JSON form.
+
+mod value;
+
+pub use value::{NamedSpec, SpecValue};

@@ -1,0 +1,8 @@
+//! Extension types shared by the integration tests, written by hand exactly as
+//! `#[derive(ExtensionType)]` will generate them (see `masked.rs` for the annotated template).
+#![allow(dead_code)]
+
+pub mod masked;
+pub mod ragged;
+
+pub use masked::{MaskedTensor, MaskedTensorSpec};
