@@ -12,6 +12,7 @@
 //! - [`serial`]: [`SpecValue`] and its JSON form.
 //! - [`registry`]: name → type table; [`anonymous`]: values of types not linked in.
 //! - [`value`]: [`Value`] (tensor or extension value).
+//! - [`nest`]: `flatten`, `pack_sequence_as`, `map_structure`, `assert_same_structure`.
 //! - [`error`]: the one [`Error`] type of the project.
 #![warn(missing_docs)]
 
@@ -19,6 +20,7 @@ pub mod anonymous;
 pub mod dtype;
 pub mod error;
 pub mod field;
+pub mod nest;
 pub mod registry;
 pub mod serial;
 pub mod shape;

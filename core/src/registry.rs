@@ -220,7 +220,7 @@ impl Registry {
             }
             _ => {
                 let spec = self.deserialize_spec(spec)?;
-                spec.from_components(components)
+                spec.dyn_from_components(components)
             }
         }
     }

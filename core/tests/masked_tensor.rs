@@ -190,10 +190,12 @@ fn dynamic_twins_and_value() {
     let Value::Extension(any) = &v else { panic!() };
     let any_spec = any.any_spec();
     assert_eq!(any_spec.name(), "test.MaskedTensor");
-    assert_eq!(any_spec.component_specs().len(), 2);
+    assert_eq!(any_spec.dyn_component_specs().len(), 2);
     assert!(any_spec.dyn_eq(&value.spec()));
     assert!(any_spec.dyn_is_compatible_with(&spec("[?, ?]")));
-    let rebuilt = any_spec.from_components(any.clone_components()).unwrap();
+    let rebuilt = any_spec
+        .dyn_from_components(any.clone_components())
+        .unwrap();
     assert_eq!(rebuilt.downcast::<MaskedTensor>().unwrap(), value);
     assert_eq!(v.downcast::<MaskedTensor>().unwrap(), value);
 }

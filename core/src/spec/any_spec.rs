@@ -13,7 +13,8 @@ use crate::tensor::{Tensor, TensorView};
 use crate::value::Value;
 
 /// A spec of any extension type, behind `dyn`. Blanket-implemented for every spec of an
-/// [`ExtensionType`]. Comparisons between specs of different types are `false`/`None`.
+/// [`ExtensionType`]. Comparisons between specs of different types are `false`/`None`. Methods
+/// are prefixed `dyn_` so they never clash with [`TypeSpec`]'s when both traits are in scope.
 pub trait AnySpec: Send + Sync + 'static {
     /// As `Any`, to downcast to the concrete spec.
     fn as_any(&self) -> &dyn Any;
@@ -24,12 +25,11 @@ pub trait AnySpec: Send + Sync + 'static {
     /// The `TypeId` of the value type.
     fn value_type_id(&self) -> TypeId;
     /// See [`TypeSpec::component_specs`].
-    fn component_specs(&self) -> Vec<TensorSpec>;
+    fn dyn_component_specs(&self) -> Vec<TensorSpec>;
     /// See [`TypeSpec::serialize`].
-    fn serialize(&self) -> SpecValue;
+    fn dyn_serialize(&self) -> SpecValue;
     /// See [`TypeSpec::from_components`]; the value comes back as a [`Value`].
-    #[allow(clippy::wrong_self_convention)] // the RFC's name; the spec supplies the static data
-    fn from_components(&self, components: Vec<Tensor>) -> Result<Value>;
+    fn dyn_from_components(&self, components: Vec<Tensor>) -> Result<Value>;
     /// Strict equality with a spec of any type.
     fn dyn_eq(&self, other: &dyn AnySpec) -> bool;
     /// Hashes like the concrete spec (plus its type).
@@ -64,13 +64,13 @@ where
     fn value_type_id(&self) -> TypeId {
         TypeId::of::<S::Value>()
     }
-    fn component_specs(&self) -> Vec<TensorSpec> {
+    fn dyn_component_specs(&self) -> Vec<TensorSpec> {
         TypeSpec::component_specs(self)
     }
-    fn serialize(&self) -> SpecValue {
+    fn dyn_serialize(&self) -> SpecValue {
         TypeSpec::serialize(self)
     }
-    fn from_components(&self, components: Vec<Tensor>) -> Result<Value> {
+    fn dyn_from_components(&self, components: Vec<Tensor>) -> Result<Value> {
         TypeSpec::from_components(self, components).map(Value::from_extension)
     }
     fn dyn_eq(&self, other: &dyn AnySpec) -> bool {
