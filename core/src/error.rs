@@ -3,6 +3,7 @@
 //! Messages name where the problem is (field path, op, argument, axis), what was expected and what
 //! was found. Library code returns these instead of panicking on bad input.
 
+use crate::dtype::DType;
 use crate::shape::{Dim, Shape};
 
 /// Result alias used throughout extype.
@@ -15,7 +16,57 @@ pub enum Error {
     /// A shape was malformed, incompatible, or failed a runtime check.
     #[error(transparent)]
     Shape(#[from] ShapeError),
+    /// A tensor had the wrong dtype or rank for a typed access.
+    #[error(transparent)]
+    Tensor(Box<TensorError>),
+    /// A spec, or components checked against a spec, were wrong.
+    #[error(transparent)]
+    Spec(Box<SpecError>),
+    /// A serialized spec (JSON) was malformed.
+    #[error(transparent)]
+    Json(Box<JsonError>),
+    /// The registry of extension types is inconsistent, or a name is unknown.
+    #[error(transparent)]
+    Registry(Box<RegistryError>),
+    /// Two nested structures differ, or a flat list does not fit a structure.
+    #[error(transparent)]
+    Nest(Box<NestError>),
+    /// A [`Value`](crate::Value) was not of the type asked for.
+    #[error(transparent)]
+    Value(Box<ValueError>),
 }
+
+impl Error {
+    /// A validation failure, for an [`ExtensionType::validate`](crate::ExtensionType::validate)
+    /// to return; the type and field path are filled in where the value is rebuilt.
+    pub fn invalid(message: impl Into<String>) -> Error {
+        SpecError::Invalid {
+            type_name: String::new(),
+            path: String::new(),
+            message: message.into(),
+        }
+        .into()
+    }
+}
+
+macro_rules! boxed_from {
+    ($($t:ident => $variant:ident),* $(,)?) => {$(
+        impl From<$t> for Error {
+            fn from(e: $t) -> Self {
+                Error::$variant(Box::new(e))
+            }
+        }
+    )*};
+}
+
+boxed_from!(
+    TensorError => Tensor,
+    SpecError => Spec,
+    JsonError => Json,
+    RegistryError => Registry,
+    NestError => Nest,
+    ValueError => Value,
+);
 
 /// An error about shapes: parsing, merging, broadcasting or checking against a pattern.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,4 +122,250 @@ fn axis_suffix(axis: Option<usize>, left: &Option<Dim>, right: &Option<Dim>) -> 
         (Some(axis), _, _) => format!(" at axis {axis}"),
         _ => " (ranks differ)".to_string(),
     }
+}
+
+/// An error about a tensor's dtype or rank in a typed access or conversion.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TensorError {
+    /// The tensor's dtype is not the one asked for.
+    #[error("{op}: expected dtype {expected}, found {found}")]
+    DType {
+        /// The operation.
+        op: &'static str,
+        /// The dtype asked for.
+        expected: DType,
+        /// The tensor's dtype.
+        found: DType,
+    },
+    /// The tensor's rank is not the static rank asked for.
+    #[error("{op}: expected rank {expected}, found shape {found:?}")]
+    Rank {
+        /// The operation.
+        op: &'static str,
+        /// The rank asked for.
+        expected: usize,
+        /// The tensor's concrete shape.
+        found: Vec<usize>,
+    },
+    /// ndarray refused a shape (e.g. the data length does not match).
+    #[error("{op}: {message}")]
+    Layout {
+        /// The operation.
+        op: &'static str,
+        /// ndarray's message.
+        message: String,
+    },
+}
+
+/// An error about a spec, or about components checked against a spec. `path` is the field path
+/// (`values`, `children[1].mask`, `attrs.height`); empty means the value itself.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// A dtype name that is not one of [`DType::ALL`].
+    #[error(
+        "unknown dtype {found:?}; known dtypes: bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64"
+    )]
+    UnknownDType {
+        /// The text found.
+        found: String,
+    },
+    /// The number of components given to `from_components` is wrong.
+    #[error("{type_name}: expected {expected} components, found {found}")]
+    ComponentCount {
+        /// The type being rebuilt.
+        type_name: String,
+        /// Components the spec describes.
+        expected: usize,
+        /// Components given.
+        found: usize,
+    },
+    /// A component has the wrong dtype.
+    #[error(
+        "component {}: expected dtype {expected}, found {found}",
+        show_path(path)
+    )]
+    ComponentDType {
+        /// Field path of the component.
+        path: String,
+        /// Dtype from the spec.
+        expected: DType,
+        /// Dtype of the tensor given.
+        found: DType,
+    },
+    /// A component's shape is not admitted by the spec.
+    #[error(
+        "component {}: shape {found:?} is not compatible with spec shape {expected}",
+        show_path(path)
+    )]
+    ComponentShape {
+        /// Field path of the component.
+        path: String,
+        /// Shape from the spec.
+        expected: Box<Shape>,
+        /// Concrete shape of the tensor given.
+        found: Vec<usize>,
+    },
+    /// A spec value (deserialized spec data) has the wrong kind or content.
+    #[error("spec {}: expected {expected}, found {found}", show_path(path))]
+    Data {
+        /// Field path inside the spec.
+        path: String,
+        /// What was expected.
+        expected: String,
+        /// What was found.
+        found: String,
+    },
+    /// The value failed its type's validation.
+    #[error("{type_name} at {}: invalid value: {message}", show_path(path))]
+    Invalid {
+        /// The type whose validation failed.
+        type_name: String,
+        /// Field path of the value.
+        path: String,
+        /// The validation's message.
+        message: String,
+    },
+    /// Two specs that had to be compatible are not.
+    #[error("{op}: spec {left} is not compatible with {right}")]
+    Incompatible {
+        /// The operation.
+        op: &'static str,
+        /// The first spec (debug form).
+        left: String,
+        /// The second spec (debug form).
+        right: String,
+    },
+}
+
+fn show_path(path: &str) -> &str {
+    if path.is_empty() { "<root>" } else { path }
+}
+
+/// A malformed JSON spec document. `path` locates the problem (`$.spec.fields.values.dtype`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("spec json at {path}: {message}")]
+pub struct JsonError {
+    /// Where in the document (`$` is the root).
+    pub path: String,
+    /// What is wrong there.
+    pub message: String,
+}
+
+/// An error about the registry of extension types.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Two entries share a name.
+    #[error(
+        "extension type name {name:?} is registered twice: {first_type} at {first} and {second_type} at {second}"
+    )]
+    DuplicateName {
+        /// The shared name.
+        name: String,
+        /// Rust type of the first entry.
+        first_type: String,
+        /// `file:line` of the first entry.
+        first: String,
+        /// Rust type of the second entry.
+        second_type: String,
+        /// `file:line` of the second entry.
+        second: String,
+    },
+    /// One Rust type is registered under two names.
+    #[error(
+        "type {type_name} is registered under two names: {first_name:?} at {first} and {second_name:?} at {second}"
+    )]
+    DuplicateType {
+        /// The Rust type.
+        type_name: String,
+        /// First name.
+        first_name: String,
+        /// `file:line` of the first entry.
+        first: String,
+        /// Second name.
+        second_name: String,
+        /// `file:line` of the second entry.
+        second: String,
+    },
+    /// No entry has this name.
+    #[error("no extension type is registered as {name:?}; registered: [{}]", known.join(", "))]
+    UnknownName {
+        /// The name asked for.
+        name: String,
+        /// Every registered name, sorted.
+        known: Vec<String>,
+    },
+    /// The Rust type has no registry entry (e.g. a generic type without `register!`).
+    #[error(
+        "type {type_name} is not registered; a generic type needs one `register!` per concrete instantiation"
+    )]
+    NotRegistered {
+        /// The Rust type.
+        type_name: String,
+    },
+    /// An anonymous value cannot be reinterpreted as the type asked for.
+    #[error(
+        "cannot reinterpret anonymous {found:?} as {expected_type} (registered as {expected:?})"
+    )]
+    ReinterpretName {
+        /// Name of the type asked for.
+        expected: String,
+        /// Rust type asked for.
+        expected_type: String,
+        /// Name the anonymous value carries.
+        found: String,
+    },
+}
+
+/// An error about nested structures (`nest`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NestError {
+    /// Two structures differ at `path`.
+    #[error("structures differ at {}: {left} vs {right}", show_path(path))]
+    Structure {
+        /// Where they differ.
+        path: String,
+        /// What the first has there.
+        left: String,
+        /// What the second has there.
+        right: String,
+    },
+    /// The flat list has the wrong number of leaves for the structure.
+    #[error("pack_sequence_as: the structure has {expected} leaves, the flat list {found}")]
+    Count {
+        /// Leaves of the structure.
+        expected: usize,
+        /// Items in the flat list.
+        found: usize,
+    },
+    /// A leaf of the flat list does not fit its place in the structure.
+    #[error(
+        "leaf {index} (at {}): expected {expected}, found {found}",
+        show_path(path)
+    )]
+    Leaf {
+        /// Index in the flat list.
+        index: usize,
+        /// Path of the place in the structure.
+        path: String,
+        /// What the place takes.
+        expected: String,
+        /// What the list holds.
+        found: String,
+    },
+}
+
+/// A [`Value`](crate::Value) was not of the kind or type asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{op}: expected {expected}, found {found}")]
+pub struct ValueError {
+    /// The operation.
+    pub op: &'static str,
+    /// The type or kind asked for.
+    pub expected: String,
+    /// The type or kind found.
+    pub found: String,
 }

@@ -4,10 +4,43 @@
 //! through the `extype` facade.
 //!
 //! - [`shape`]: partial shapes ([`Dim`], [`Shape`]), broadcasting and shape patterns.
+//! - [`dtype`]: [`DType`] and the [`Element`] scalars.
+//! - [`tensor`]: [`Tensor`] (dtype-erased, shared) and [`TensorView`].
+//! - [`spec`]: [`TensorSpec`], the [`TypeSpec`] / [`ExtensionType`] traits, [`AnySpec`] /
+//!   [`AnyExtension`].
+//! - [`field`]: the per-field trait [`Field`] that `#[derive(ExtensionType)]` targets.
+//! - [`serial`]: [`SpecValue`] and its JSON form.
+//! - [`registry`]: name → type table; [`anonymous`]: values of types not linked in.
+//! - [`value`]: [`Value`] (tensor or extension value).
+//! - [`nest`]: `flatten`, `pack_sequence_as`, `map_structure`, `assert_same_structure`.
 //! - [`error`]: the one [`Error`] type of the project.
+#![warn(missing_docs)]
 
+pub mod anonymous;
+pub mod dtype;
 pub mod error;
+pub mod field;
+pub mod nest;
+pub mod registry;
+pub mod serial;
 pub mod shape;
+pub mod spec;
+pub mod tensor;
+pub mod value;
 
-pub use error::{Error, Result, ShapeError};
+#[doc(hidden)]
+pub mod __private;
+
+pub use anonymous::{AnonymousExtension, AnonymousSpec};
+pub use dtype::{DType, Element};
+pub use error::{
+    Error, JsonError, NestError, RegistryError, Result, ShapeError, SpecError, TensorError,
+    ValueError,
+};
+pub use field::{ExactFloat, Field, FieldPath, PathSink, Sink, StaticValue};
+pub use registry::{Registry, RegistryEntry, registered_name, registry};
+pub use serial::{NamedSpec, SpecValue};
 pub use shape::{Dim, Shape};
+pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
+pub use tensor::{Tensor, TensorView};
+pub use value::{Value, ValueSpec};

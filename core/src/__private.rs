@@ -1,0 +1,170 @@
+//! The one door for generated code: everything `#[derive(ExtensionType)]` and the core macros
+//! emit paths into. Not public API: names here may change with the macro crate.
+//!
+//! Generated code reaches it as `::extype::__private` (the facade re-exports core). The helpers
+//! below carry the logic shared by every derived type, so the generated code stays a thin list of
+//! per-field calls; see `core/tests/masked_tensor.rs` for exactly what it looks like.
+
+use std::collections::BTreeMap;
+
+pub use inventory;
+
+pub use crate::dtype::{DType, Element};
+pub use crate::error::{Error, Result, SpecError};
+pub use crate::field::{Components, ExactFloat, Field, FieldPath, Sink, StaticValue, data_error};
+pub use crate::registry::{RegistryEntry, registered_name};
+pub use crate::serial::{NamedSpec, SpecValue};
+pub use crate::shape::Shape;
+pub use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
+pub use crate::tensor::{Tensor, TensorView};
+
+/// [`TypeSpec::component_specs`] of a derived type.
+#[inline]
+pub fn component_specs<T: Field>(spec: &T::Spec) -> Vec<TensorSpec> {
+    let mut out = Vec::with_capacity(T::num_components(spec));
+    T::component_specs(spec, &FieldPath::Root, &mut out);
+    out
+}
+
+/// [`TypeSpec::to_components`] of a derived type.
+#[inline]
+pub fn to_components<T: Field>(value: &T, capacity: usize) -> Vec<TensorView<'_>> {
+    let mut out = Vec::with_capacity(capacity);
+    value.push_views(&FieldPath::Root, &mut out);
+    out
+}
+
+/// [`ExtensionType::into_components`] of a derived type.
+#[inline]
+pub fn into_components<T: Field>(value: T, capacity: usize) -> Vec<Tensor> {
+    let mut out = Vec::with_capacity(capacity);
+    value.push_components(&FieldPath::Root, &mut out);
+    out
+}
+
+/// [`TypeSpec::from_components`] of a derived type: checks the count, then rebuilds field by
+/// field (each checks its components and the value's validation runs).
+#[inline]
+pub fn from_components<T: Field>(spec: &T::Spec, components: Vec<Tensor>) -> Result<T> {
+    let expected = T::num_components(spec);
+    if components.len() != expected {
+        return Err(SpecError::ComponentCount {
+            type_name: std::any::type_name::<T>().to_string(),
+            expected,
+            found: components.len(),
+        }
+        .into());
+    }
+    let mut components = Components::new(components);
+    T::from_components(spec, &FieldPath::Root, &mut components)
+}
+
+/// Runs the value's validation; a failure names the type and the field path.
+#[inline]
+pub fn validated<T: ExtensionType>(value: T, path: &FieldPath<'_>) -> Result<T> {
+    let message = match value.validate() {
+        Ok(()) => return Ok(value),
+        Err(Error::Spec(e)) => match *e {
+            SpecError::Invalid { message, .. } => message,
+            other => other.to_string(),
+        },
+        Err(other) => other.to_string(),
+    };
+    Err(SpecError::Invalid {
+        type_name: registered_name::<T>().to_string(),
+        path: path.to_string(),
+        message,
+    }
+    .into())
+}
+
+/// The serialized spec of a derived struct: its registered name around a map of its fields.
+pub fn struct_spec_value<T: ExtensionType, const N: usize>(
+    fields: [(&'static str, SpecValue); N],
+) -> SpecValue {
+    SpecValue::spec(
+        registered_name::<T>(),
+        SpecValue::Map(
+            fields
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        ),
+    )
+}
+
+/// Reads the fields of a serialized derived struct, checking its name and its field set.
+#[derive(Debug)]
+pub struct StructFields<'a> {
+    fields: &'a BTreeMap<String, SpecValue>,
+    path: FieldPath<'a>,
+}
+
+impl<'a> StructFields<'a> {
+    /// Opens the serialized spec of `T` (name = its registered name or `T::NAME`); the map must
+    /// hold exactly the `expected` fields.
+    pub fn open<T: ExtensionType>(
+        value: &'a SpecValue,
+        path: &'a FieldPath<'a>,
+        expected: &[&'static str],
+    ) -> Result<Self> {
+        Self::open_named(value, path, registered_name::<T>(), T::NAME, expected)
+    }
+
+    /// [`open`](Self::open) with the accepted names given.
+    pub fn open_named(
+        value: &'a SpecValue,
+        path: &'a FieldPath<'a>,
+        name: &str,
+        alias: &str,
+        expected: &[&'static str],
+    ) -> Result<Self> {
+        let SpecValue::Spec(named) = value else {
+            return Err(data_error(path, format!("spec {name:?}"), value));
+        };
+        if named.name != name && named.name != alias {
+            return Err(data_error(path, format!("spec {name:?}"), value));
+        }
+        let SpecValue::Map(fields) = &named.value else {
+            return Err(data_error(
+                path,
+                format!("a map of the fields of {name:?}"),
+                &named.value,
+            ));
+        };
+        for field in expected {
+            if !fields.contains_key(*field) {
+                return Err(SpecError::Data {
+                    path: path.field(field).to_string(),
+                    expected: "a field".into(),
+                    found: "nothing (missing field)".into(),
+                }
+                .into());
+            }
+        }
+        if let Some(extra) = fields.keys().find(|k| !expected.contains(&k.as_str())) {
+            return Err(SpecError::Data {
+                path: path.key(extra).to_string(),
+                expected: format!("one of the fields {expected:?} of {name:?}"),
+                found: "an unknown field".into(),
+            }
+            .into());
+        }
+        Ok(StructFields {
+            fields,
+            path: *path,
+        })
+    }
+
+    /// The serialized spec of one field (its presence was checked by `open`).
+    pub fn get(&self, field: &'static str) -> Result<&'a SpecValue> {
+        self.fields.get(field).ok_or_else(|| {
+            SpecError::Data {
+                path: self.path.field(field).to_string(),
+                expected: "a field".into(),
+                found: "nothing (missing field)".into(),
+            }
+            .into()
+        })
+    }
+}

@@ -1,0 +1,227 @@
+//! The registry of extension types: stable name → spec deserializer and value constructor.
+//!
+//! Entries are collected at link time with `inventory` (the derive submits one per type;
+//! [`register!`](crate::register) submits one by hand, e.g. per concrete instantiation of a
+//! generic type). All access goes through [`registry()`], which builds and validates the table
+//! once, lazily and thread-safely; a build error (duplicate names or types) is returned on every
+//! access. Keeping that one function as the only door lets an explicit-list fallback be added for
+//! platforms where link-time collection fails.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use crate::anonymous::AnonymousExtension;
+use crate::error::{Error, RegistryError, Result, SpecError};
+use crate::serial::SpecValue;
+use crate::spec::{AnySpec, ExtensionType, TypeSpec};
+use crate::tensor::Tensor;
+use crate::value::Value;
+
+/// One registered extension type. Build it with [`RegistryEntry::new`] (a `const fn`, so it can be
+/// submitted to `inventory`).
+#[derive(Debug)]
+pub struct RegistryEntry {
+    /// The stable name (`"pkg.MaskedTensor"`), written into serialized specs.
+    pub name: &'static str,
+    /// The `TypeId` of the value type.
+    pub type_id: fn() -> TypeId,
+    /// The Rust name of the value type.
+    pub type_name: fn() -> &'static str,
+    /// Deserializes a spec of this type (a [`SpecValue::Spec`] carrying `name`).
+    pub deserialize_spec: fn(&SpecValue) -> Result<Box<dyn AnySpec>>,
+    /// Rebuilds a value from a spec of this type and its components.
+    pub from_components: fn(&dyn AnySpec, Vec<Tensor>) -> Result<Value>,
+    /// Source file of the registration.
+    pub file: &'static str,
+    /// Source line of the registration.
+    pub line: u32,
+}
+
+fn deserialize_spec_of<T: ExtensionType>(value: &SpecValue) -> Result<Box<dyn AnySpec>> {
+    Ok(Box::new(T::Spec::deserialize(value)?))
+}
+
+fn from_components_of<T: ExtensionType>(
+    spec: &dyn AnySpec,
+    components: Vec<Tensor>,
+) -> Result<Value> {
+    let spec = spec.as_any().downcast_ref::<T::Spec>().ok_or_else(|| {
+        Error::from(SpecError::Data {
+            path: String::new(),
+            expected: format!("a spec of {}", std::any::type_name::<T>()),
+            found: format!("a spec of {}", spec.value_type_name()),
+        })
+    })?;
+    TypeSpec::from_components(spec, components).map(Value::from_extension)
+}
+
+impl RegistryEntry {
+    /// The entry registering `T` under `name`, defined at `file:line` (pass `file!()`, `line!()`).
+    pub const fn new<T: ExtensionType>(name: &'static str, file: &'static str, line: u32) -> Self {
+        RegistryEntry {
+            name,
+            type_id: TypeId::of::<T>,
+            type_name: std::any::type_name::<T>,
+            deserialize_spec: deserialize_spec_of::<T>,
+            from_components: from_components_of::<T>,
+            file,
+            line,
+        }
+    }
+
+    fn location(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+}
+
+inventory::collect!(RegistryEntry);
+
+/// Registers an extension type under a name, by hand: `register!(MyType<f32>, "pkg.MyTypeF32");`.
+/// The derive does this for non-generic types; a generic type needs one `register!` per concrete
+/// instantiation that should be loadable by name.
+#[macro_export]
+macro_rules! register {
+    ($t:ty, $name:expr $(,)?) => {
+        $crate::__private::inventory::submit! {
+            $crate::__private::RegistryEntry::new::<$t>($name, ::core::file!(), ::core::line!())
+        }
+    };
+}
+
+/// The built, validated table of registered extension types.
+#[derive(Debug)]
+pub struct Registry {
+    by_name: HashMap<&'static str, &'static RegistryEntry>,
+    by_type: HashMap<TypeId, &'static RegistryEntry>,
+}
+
+static REGISTRY: OnceLock<Result<Registry>> = OnceLock::new();
+
+/// The registry: built on first use from every linked-in entry, validated (duplicate names or
+/// types are an error naming both definitions, returned on every call).
+pub fn registry() -> Result<&'static Registry> {
+    REGISTRY
+        .get_or_init(|| Registry::build(inventory::iter::<RegistryEntry>))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The name `T` is registered under, or `T::NAME` when it is not registered (or the registry
+/// failed to build).
+pub fn registered_name<T: ExtensionType>() -> &'static str {
+    registry()
+        .ok()
+        .and_then(|r| r.by_type.get(&TypeId::of::<T>()))
+        .map_or(T::NAME, |e| e.name)
+}
+
+impl Registry {
+    /// Builds and validates a table from entries (the inventory, or an explicit list).
+    pub fn build(entries: impl IntoIterator<Item = &'static RegistryEntry>) -> Result<Registry> {
+        let mut entries: Vec<&'static RegistryEntry> = entries.into_iter().collect();
+        // Sorted so that a duplicate error is the same on every run, whatever the link order.
+        entries.sort_by(|a, b| (a.name, a.file, a.line).cmp(&(b.name, b.file, b.line)));
+        let mut by_name = HashMap::with_capacity(entries.len());
+        let mut by_type: HashMap<TypeId, &'static RegistryEntry> =
+            HashMap::with_capacity(entries.len());
+        for entry in entries {
+            if let Some(first) = by_name.insert(entry.name, entry) {
+                return Err(RegistryError::DuplicateName {
+                    name: entry.name.to_string(),
+                    first_type: (first.type_name)().to_string(),
+                    first: first.location(),
+                    second_type: (entry.type_name)().to_string(),
+                    second: entry.location(),
+                }
+                .into());
+            }
+            if let Some(first) = by_type.insert((entry.type_id)(), entry) {
+                return Err(RegistryError::DuplicateType {
+                    type_name: (entry.type_name)().to_string(),
+                    first_name: first.name.to_string(),
+                    first: first.location(),
+                    second_name: entry.name.to_string(),
+                    second: entry.location(),
+                }
+                .into());
+            }
+        }
+        Ok(Registry { by_name, by_type })
+    }
+
+    /// The entry named `name`, or `None`.
+    pub fn lookup(&self, name: &str) -> Option<&'static RegistryEntry> {
+        self.by_name.get(name).copied()
+    }
+
+    /// The entry named `name`, or an error listing every registered name.
+    pub fn get(&self, name: &str) -> Result<&'static RegistryEntry> {
+        self.lookup(name).ok_or_else(|| {
+            RegistryError::UnknownName {
+                name: name.to_string(),
+                known: self.names().into_iter().map(String::from).collect(),
+            }
+            .into()
+        })
+    }
+
+    /// The entry of type `T`, or an error saying it is not registered.
+    pub fn entry_of<T: ExtensionType>(&self) -> Result<&'static RegistryEntry> {
+        self.by_type
+            .get(&TypeId::of::<T>())
+            .copied()
+            .ok_or_else(|| {
+                RegistryError::NotRegistered {
+                    type_name: std::any::type_name::<T>().to_string(),
+                }
+                .into()
+            })
+    }
+
+    /// Every registered name, sorted.
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut names: Vec<_> = self.by_name.keys().copied().collect();
+        names.sort_unstable();
+        names
+    }
+
+    /// The number of registered types.
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    /// Whether no type is registered.
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+
+    /// Deserializes a registered spec ([`SpecValue::Spec`]) by its name; an unknown name is an
+    /// error listing the known ones.
+    pub fn deserialize_spec(&self, value: &SpecValue) -> Result<Box<dyn AnySpec>> {
+        let SpecValue::Spec(named) = value else {
+            return Err(SpecError::Data {
+                path: String::new(),
+                expected: "a registered spec".into(),
+                found: value.describe(),
+            }
+            .into());
+        };
+        (self.get(&named.name)?.deserialize_spec)(value)
+    }
+
+    /// Rebuilds a value from a serialized spec and its components. A name that is not linked into
+    /// this program gives an [`AnonymousExtension`] (reinterpret it later with
+    /// [`AnonymousExtension::reinterpret`]).
+    pub fn rebuild(&self, spec: &SpecValue, components: Vec<Tensor>) -> Result<Value> {
+        match spec {
+            SpecValue::Spec(named) if self.lookup(&named.name).is_none() => {
+                AnonymousExtension::new(spec.clone(), components).map(Value::from_extension)
+            }
+            _ => {
+                let spec = self.deserialize_spec(spec)?;
+                spec.dyn_from_components(components)
+            }
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! Serialization of specs: [`SpecValue`] and its stable JSON form (see [`json`]).
+
+pub mod json;
+mod value;
+
+pub use json::{any_spec_from_json, spec_from_json, spec_to_json};
+pub use value::{NamedSpec, SpecValue};

@@ -1,0 +1,178 @@
+//! Object-safe twins of the spec traits, for values whose type is known only at run time.
+
+use std::any::{Any, TypeId};
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use super::{ExtensionType, TensorSpec, TypeSpec};
+use crate::error::Result;
+use crate::registry::registered_name;
+use crate::serial::SpecValue;
+use crate::tensor::{Tensor, TensorView};
+use crate::value::Value;
+
+/// A spec of any extension type, behind `dyn`. Blanket-implemented for every spec of an
+/// [`ExtensionType`]. Comparisons between specs of different types are `false`/`None`. Methods
+/// are prefixed `dyn_` so they never clash with [`TypeSpec`]'s when both traits are in scope.
+pub trait AnySpec: Send + Sync + 'static {
+    /// As `Any`, to downcast to the concrete spec.
+    fn as_any(&self) -> &dyn Any;
+    /// The registered name of the value type.
+    fn name(&self) -> &str;
+    /// The Rust name of the value type.
+    fn value_type_name(&self) -> &'static str;
+    /// The `TypeId` of the value type.
+    fn value_type_id(&self) -> TypeId;
+    /// See [`TypeSpec::component_specs`].
+    fn dyn_component_specs(&self) -> Vec<TensorSpec>;
+    /// See [`TypeSpec::serialize`].
+    fn dyn_serialize(&self) -> SpecValue;
+    /// See [`TypeSpec::from_components`]; the value comes back as a [`Value`].
+    fn dyn_from_components(&self, components: Vec<Tensor>) -> Result<Value>;
+    /// Strict equality with a spec of any type.
+    fn dyn_eq(&self, other: &dyn AnySpec) -> bool;
+    /// Hashes like the concrete spec (plus its type).
+    fn dyn_hash(&self, state: &mut dyn Hasher);
+    /// See [`TypeSpec::is_compatible_with`]; `false` across types.
+    fn dyn_is_compatible_with(&self, other: &dyn AnySpec) -> bool;
+    /// See [`TypeSpec::most_specific_compatible`]; `None` across types.
+    fn dyn_most_specific_compatible(&self, other: &dyn AnySpec) -> Option<Box<dyn AnySpec>>;
+    /// A boxed clone.
+    fn clone_box(&self) -> Box<dyn AnySpec>;
+    /// Debug form of the concrete spec.
+    fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+}
+
+impl<S> AnySpec for S
+where
+    S: TypeSpec,
+    S::Value: ExtensionType<Spec = S>,
+{
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn name(&self) -> &str {
+        match <S::Value as ExtensionType>::dynamic_name(self) {
+            Some(name) => name,
+            None => registered_name::<S::Value>(),
+        }
+    }
+    fn value_type_name(&self) -> &'static str {
+        std::any::type_name::<S::Value>()
+    }
+    fn value_type_id(&self) -> TypeId {
+        TypeId::of::<S::Value>()
+    }
+    fn dyn_component_specs(&self) -> Vec<TensorSpec> {
+        TypeSpec::component_specs(self)
+    }
+    fn dyn_serialize(&self) -> SpecValue {
+        TypeSpec::serialize(self)
+    }
+    fn dyn_from_components(&self, components: Vec<Tensor>) -> Result<Value> {
+        TypeSpec::from_components(self, components).map(Value::from_extension)
+    }
+    fn dyn_eq(&self, other: &dyn AnySpec) -> bool {
+        other.as_any().downcast_ref::<S>() == Some(self)
+    }
+    fn dyn_hash(&self, mut state: &mut dyn Hasher) {
+        TypeId::of::<S>().hash(&mut state);
+        self.hash(&mut state);
+    }
+    fn dyn_is_compatible_with(&self, other: &dyn AnySpec) -> bool {
+        other
+            .as_any()
+            .downcast_ref::<S>()
+            .is_some_and(|o| TypeSpec::is_compatible_with(self, o))
+    }
+    fn dyn_most_specific_compatible(&self, other: &dyn AnySpec) -> Option<Box<dyn AnySpec>> {
+        let other = other.as_any().downcast_ref::<S>()?;
+        TypeSpec::most_specific_compatible(self, other).map(|s| Box::new(s) as Box<dyn AnySpec>)
+    }
+    fn clone_box(&self) -> Box<dyn AnySpec> {
+        Box::new(self.clone())
+    }
+    fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+impl fmt::Debug for dyn AnySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_debug(f)
+    }
+}
+
+impl Clone for Box<dyn AnySpec> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+impl PartialEq for dyn AnySpec {
+    fn eq(&self, other: &Self) -> bool {
+        self.dyn_eq(other)
+    }
+}
+
+impl Eq for dyn AnySpec {}
+
+impl Hash for dyn AnySpec {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.dyn_hash(state);
+    }
+}
+
+/// An extension value of any type, behind `dyn`. Blanket-implemented for every
+/// [`ExtensionType`].
+pub trait AnyExtension: Send + Sync + 'static {
+    /// As `Any`, to downcast to the concrete type.
+    fn as_any(&self) -> &dyn Any;
+    /// As `Arc<dyn Any>`, to downcast a shared value.
+    fn into_any_arc(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+    /// The Rust name of the type.
+    fn type_name(&self) -> &'static str;
+    /// The registered name of the type.
+    fn name(&self) -> &str;
+    /// The value's spec.
+    fn any_spec(&self) -> Box<dyn AnySpec>;
+    /// Borrowed views of the components (no copies).
+    fn component_views(&self) -> Vec<TensorView<'_>>;
+    /// The components of a clone of the value (O(1) per `Tensor`/`ArcArray` field; an `Array`
+    /// field is copied by its `Clone`).
+    fn clone_components(&self) -> Vec<Tensor>;
+}
+
+impl<T: ExtensionType> AnyExtension for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn into_any_arc(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+        self
+    }
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<T>()
+    }
+    fn name(&self) -> &str {
+        match self.dynamic_value_name() {
+            Some(name) => name,
+            None => registered_name::<T>(),
+        }
+    }
+    fn any_spec(&self) -> Box<dyn AnySpec> {
+        Box::new(self.spec())
+    }
+    fn component_views(&self) -> Vec<TensorView<'_>> {
+        TypeSpec::to_components(&self.spec(), self)
+    }
+    fn clone_components(&self) -> Vec<Tensor> {
+        self.clone().into_components()
+    }
+}
+
+impl fmt::Debug for dyn AnyExtension {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({:?})", self.name(), self.any_spec())
+    }
+}

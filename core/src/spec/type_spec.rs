@@ -1,0 +1,88 @@
+//! The [`TypeSpec`] and [`ExtensionType`] traits (TF's Extension Types RFC, in Rust).
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use super::TensorSpec;
+use crate::error::Result;
+use crate::serial::SpecValue;
+use crate::tensor::{Tensor, TensorView};
+
+/// The static type of an extension value, with TF's four jobs of a spec:
+///
+/// 1. store the value's static data (dtypes, partial shapes, non-tensor fields);
+/// 2. serialize itself to a [`SpecValue`] and back;
+/// 3. decompose a value into tensor components and rebuild it from them
+///    ([`component_specs`](Self::component_specs) describes them);
+/// 4. strict equality (`Eq`/`Hash`), loose [`is_compatible_with`](Self::is_compatible_with), and
+///    relaxation ([`most_specific_compatible`](Self::most_specific_compatible)).
+///
+/// `#[derive(ExtensionType)]` implements it; hand-written impls must keep the component order of
+/// [`ExtensionType::into_components`].
+pub trait TypeSpec: Clone + Debug + Eq + Hash + Send + Sync + 'static {
+    /// The value type this spec describes.
+    type Value;
+
+    /// The spec of each component, flat, in component order.
+    fn component_specs(&self) -> Vec<TensorSpec>;
+
+    /// Borrowed views of the value's components, in component order (no copies).
+    fn to_components<'a>(&self, value: &'a Self::Value) -> Vec<TensorView<'a>>;
+
+    /// Rebuilds a value from components, taking static data from `self`. Checks the count, and
+    /// each component's dtype and shape against this spec; errors name the field path.
+    #[allow(clippy::wrong_self_convention)] // the RFC's name; the spec supplies the static data
+    fn from_components(&self, components: Vec<Tensor>) -> Result<Self::Value>;
+
+    /// Serializes this spec (a registered spec is a [`SpecValue::Spec`] naming its type).
+    fn serialize(&self) -> SpecValue;
+
+    /// Deserializes a spec written by [`serialize`](Self::serialize).
+    fn deserialize(value: &SpecValue) -> Result<Self>;
+
+    /// Loose, symmetric compatibility: shapes compatible, dtypes and static data equal.
+    fn is_compatible_with(&self, other: &Self) -> bool;
+
+    /// The most specific spec compatible with both (shapes relaxed); `None` when none is.
+    fn most_specific_compatible(&self, other: &Self) -> Option<Self>;
+}
+
+/// A user type whose values are structs of tensors plus static data.
+///
+/// `#[derive(ExtensionType)]` implements it (plus [`Field`](crate::Field) so the type nests,
+/// and a registry entry). Decomposition moves data; it never copies it.
+pub trait ExtensionType: Clone + Send + Sync + 'static {
+    /// The spec type (generated as `FooSpec`, public fields mirroring `Foo`).
+    type Spec: TypeSpec<Value = Self>;
+
+    /// The default registered name (`"pkg.Foo"`). The registry may hold another name for a
+    /// concrete instantiation of a generic type; [`registered_name`](crate::registered_name)
+    /// gives the name in use.
+    const NAME: &'static str;
+
+    /// The exact spec of this value.
+    fn spec(&self) -> Self::Spec;
+
+    /// Moves the components out, in component order (no copies).
+    fn into_components(self) -> Vec<Tensor>;
+
+    /// Checks invariants the spec cannot express (the derive's `validate = path`). Runs when a
+    /// value is rebuilt from components, loaded, or reinterpreted.
+    fn validate(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// The name of a spec whose name is data (anonymous values); `None` for ordinary types,
+    /// which use the registered name.
+    #[doc(hidden)]
+    fn dynamic_name(spec: &Self::Spec) -> Option<&str> {
+        let _ = spec;
+        None
+    }
+
+    /// The name of a value whose name is data (anonymous values); `None` for ordinary types.
+    #[doc(hidden)]
+    fn dynamic_value_name(&self) -> Option<&str> {
+        None
+    }
+}

@@ -1,0 +1,151 @@
+//! Conversions between [`Tensor`] and typed ndarray arrays. Moves, never silent copies, except
+//! where documented (an `Array` out of a shared tensor must own its data).
+
+use ndarray::{ArcArray, Array, ArrayView, Dimension, IxDyn};
+
+use super::Tensor;
+use crate::dtype::Element;
+use crate::error::{Result, TensorError};
+
+fn dtype_error<T: Element>(op: &'static str, found: &Tensor) -> TensorError {
+    TensorError::DType {
+        op,
+        expected: T::DTYPE,
+        found: found.dtype(),
+    }
+}
+
+fn rank_error<D: Dimension>(op: &'static str, shape: &[usize]) -> TensorError {
+    TensorError::Rank {
+        op,
+        // `NDIM` is `None` only for `IxDyn`, which accepts every rank and never gets here.
+        expected: D::NDIM.unwrap_or(shape.len()),
+        found: shape.to_vec(),
+    }
+}
+
+impl Tensor {
+    /// Wraps a typed array; moves the buffer (no element copy).
+    #[inline]
+    pub fn from_array<T: Element, D: Dimension>(array: Array<T, D>) -> Tensor {
+        T::into_tensor(array.into_dyn().into_shared())
+    }
+
+    /// Wraps a shared typed array; O(1).
+    #[inline]
+    pub fn from_arc_array<T: Element, D: Dimension>(array: ArcArray<T, D>) -> Tensor {
+        T::into_tensor(array.into_dyn())
+    }
+
+    /// Converts into a typed array of static rank `D` (use `IxDyn` for any rank).
+    ///
+    /// Moves the data when this tensor is its only owner; copies it when the data is shared (an
+    /// `Array` must own its buffer). Errors on a dtype or rank mismatch.
+    #[inline]
+    pub fn into_array<T: Element, D: Dimension>(self) -> Result<Array<T, D>> {
+        Ok(self.into_arc_array::<T, D>()?.into_owned())
+    }
+
+    /// Converts into a shared typed array of static rank `D`; O(1), never copies.
+    #[inline]
+    pub fn into_arc_array<T: Element, D: Dimension>(self) -> Result<ArcArray<T, D>> {
+        let array = T::from_tensor(self).map_err(|t| dtype_error::<T>("into_array", &t))?;
+        if D::NDIM.is_some_and(|n| n != array.ndim()) {
+            return Err(rank_error::<D>("into_array", array.shape()).into());
+        }
+        array.into_dimensionality::<D>().map_err(|e| {
+            TensorError::Layout {
+                op: "into_array",
+                message: e.to_string(),
+            }
+            .into()
+        })
+    }
+
+    /// A typed view of static rank `D`. Errors on a dtype or rank mismatch.
+    #[inline]
+    pub fn as_array<T: Element, D: Dimension>(&self) -> Result<ArrayView<'_, T, D>> {
+        self.view().into_array::<T, D>()
+    }
+
+    /// The shared array inside, if the dtype is `T`.
+    #[inline]
+    pub fn as_arc_array<T: Element>(&self) -> Result<&ArcArray<T, IxDyn>> {
+        T::tensor_array(self).ok_or_else(|| dtype_error::<T>("as_arc_array", self).into())
+    }
+}
+
+impl<T: Element, D: Dimension> From<Array<T, D>> for Tensor {
+    #[inline]
+    fn from(array: Array<T, D>) -> Self {
+        Tensor::from_array(array)
+    }
+}
+
+impl<T: Element, D: Dimension> From<ArcArray<T, D>> for Tensor {
+    #[inline]
+    fn from(array: ArcArray<T, D>) -> Self {
+        Tensor::from_arc_array(array)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ndarray::{Array1, Array2, ArrayD, Ix1, Ix2, array};
+
+    use super::*;
+    use crate::dtype::DType;
+    use crate::error::Error;
+
+    #[test]
+    fn round_trip_moves_the_buffer() {
+        let a = array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]];
+        let ptr = a.as_ptr();
+        let t = Tensor::from(a);
+        assert!(t.is_unique());
+        let back: Array2<f32> = t.into_array().unwrap();
+        assert_eq!(back.as_ptr(), ptr, "unique tensor must move, not copy");
+    }
+
+    #[test]
+    fn shared_tensor_copies_only_into_owned_array() {
+        let t = Tensor::from(array![1i64, 2, 3]);
+        let t2 = t.clone();
+        assert!(!t.is_unique());
+        let arc: ArcArray<i64, Ix1> = t2.clone().into_arc_array().unwrap();
+        assert_eq!(arc.as_ptr(), t.as_arc_array::<i64>().unwrap().as_ptr());
+        let owned: Array1<i64> = t2.into_array().unwrap();
+        assert_ne!(owned.as_ptr(), t.as_arc_array::<i64>().unwrap().as_ptr());
+        assert_eq!(owned, array![1, 2, 3]);
+    }
+
+    #[test]
+    fn dtype_and_rank_mismatch_are_errors() {
+        let t = Tensor::from(array![[true, false]]);
+        assert_eq!(t.dtype(), DType::Bool);
+        let err = t.clone().into_array::<f32, Ix2>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "into_array: expected dtype f32, found bool"
+        );
+        let err = t.clone().into_array::<bool, Ix1>().unwrap_err();
+        assert!(matches!(err, Error::Tensor(_)));
+        assert_eq!(
+            err.to_string(),
+            "into_array: expected rank 1, found shape [1, 2]"
+        );
+        let any: ArrayD<bool> = t.into_array().unwrap();
+        assert_eq!(any.shape(), &[1, 2]);
+    }
+
+    #[test]
+    fn typed_views() {
+        let t = Tensor::from(array![[1u8, 2], [3, 4]]);
+        let v = t.as_array::<u8, Ix2>().unwrap();
+        assert_eq!(v[[1, 1]], 4);
+        assert!(t.as_array::<u16, Ix2>().is_err());
+        assert_eq!(t.len(), 4);
+        assert!(!t.is_empty());
+        assert_eq!(t.ndim(), 2);
+    }
+}

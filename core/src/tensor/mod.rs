@@ -1,0 +1,118 @@
+//! Dtype-erased tensors: [`Tensor`] (shared, O(1) clone) and its borrowed twin [`TensorView`].
+//!
+//! Conversions from and to typed `ndarray` arrays move the data: `Array → Tensor` wraps the
+//! buffer in an `Arc` without copying, and `Tensor → Array` unwraps it without copying when the
+//! tensor is the only owner (it copies only when the data is shared, which the caller can check
+//! first with [`Tensor::is_unique`] or avoid with [`Tensor::into_arc_array`]).
+
+mod convert;
+mod view;
+
+use ndarray::{ArcArray, IxDyn};
+
+use crate::dtype::DType;
+
+pub use view::TensorView;
+
+/// Applies `$body` to the typed array inside any [`Tensor`] or [`TensorView`] variant.
+macro_rules! each_variant {
+    ($enum:ident, $value:expr, $a:ident => $body:expr) => {
+        match $value {
+            $enum::Bool($a) => $body,
+            $enum::I8($a) => $body,
+            $enum::I16($a) => $body,
+            $enum::I32($a) => $body,
+            $enum::I64($a) => $body,
+            $enum::U8($a) => $body,
+            $enum::U16($a) => $body,
+            $enum::U32($a) => $body,
+            $enum::U64($a) => $body,
+            $enum::F32($a) => $body,
+            $enum::F64($a) => $body,
+        }
+    };
+}
+pub(crate) use each_variant;
+
+/// A dtype-erased n-d array with shared storage: clone is O(1).
+///
+/// ```
+/// use extype_core::{DType, Tensor};
+/// use ndarray::array;
+///
+/// let t = Tensor::from(array![[1.0f32, 2.0], [3.0, 4.0]]);
+/// assert_eq!(t.dtype(), DType::F32);
+/// assert_eq!(t.shape(), &[2, 2]);
+/// let back: ndarray::Array2<f32> = t.into_array().unwrap(); // moved back, no copy
+/// assert_eq!(back[[1, 0]], 3.0);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[allow(missing_docs)] // one variant per DType, named like it
+pub enum Tensor {
+    Bool(ArcArray<bool, IxDyn>),
+    I8(ArcArray<i8, IxDyn>),
+    I16(ArcArray<i16, IxDyn>),
+    I32(ArcArray<i32, IxDyn>),
+    I64(ArcArray<i64, IxDyn>),
+    U8(ArcArray<u8, IxDyn>),
+    U16(ArcArray<u16, IxDyn>),
+    U32(ArcArray<u32, IxDyn>),
+    U64(ArcArray<u64, IxDyn>),
+    F32(ArcArray<f32, IxDyn>),
+    F64(ArcArray<f64, IxDyn>),
+}
+
+impl Tensor {
+    /// The element type.
+    #[inline]
+    pub fn dtype(&self) -> DType {
+        match self {
+            Tensor::Bool(_) => DType::Bool,
+            Tensor::I8(_) => DType::I8,
+            Tensor::I16(_) => DType::I16,
+            Tensor::I32(_) => DType::I32,
+            Tensor::I64(_) => DType::I64,
+            Tensor::U8(_) => DType::U8,
+            Tensor::U16(_) => DType::U16,
+            Tensor::U32(_) => DType::U32,
+            Tensor::U64(_) => DType::U64,
+            Tensor::F32(_) => DType::F32,
+            Tensor::F64(_) => DType::F64,
+        }
+    }
+
+    /// The concrete shape.
+    #[inline]
+    pub fn shape(&self) -> &[usize] {
+        each_variant!(Tensor, self, a => a.shape())
+    }
+
+    /// The number of axes.
+    #[inline]
+    pub fn ndim(&self) -> usize {
+        self.shape().len()
+    }
+
+    /// The number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        each_variant!(Tensor, self, a => a.len())
+    }
+
+    /// Whether the tensor has no elements (some axis has size 0).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A borrowed view.
+    #[inline]
+    pub fn view(&self) -> TensorView<'_> {
+        each_variant!(Tensor, self, a => crate::dtype::Element::into_view(a.view()))
+    }
+
+    /// Whether this tensor is the only owner of its data (so converting it to an `Array` moves).
+    pub fn is_unique(&self) -> bool {
+        each_variant!(Tensor, self, a => a.is_unique())
+    }
+}

@@ -1,0 +1,115 @@
+//! [`TensorView`]: the borrowed twin of [`Tensor`].
+
+use ndarray::{ArrayView, ArrayViewD, Dimension};
+
+use super::{Tensor, each_variant};
+use crate::dtype::{DType, Element};
+use crate::error::{Result, TensorError};
+
+/// A dtype-erased borrowed n-d array view. `to_components` hands these out: no data is copied.
+#[derive(Clone, Debug, PartialEq)]
+#[allow(missing_docs)] // one variant per DType, named like it
+pub enum TensorView<'a> {
+    Bool(ArrayViewD<'a, bool>),
+    I8(ArrayViewD<'a, i8>),
+    I16(ArrayViewD<'a, i16>),
+    I32(ArrayViewD<'a, i32>),
+    I64(ArrayViewD<'a, i64>),
+    U8(ArrayViewD<'a, u8>),
+    U16(ArrayViewD<'a, u16>),
+    U32(ArrayViewD<'a, u32>),
+    U64(ArrayViewD<'a, u64>),
+    F32(ArrayViewD<'a, f32>),
+    F64(ArrayViewD<'a, f64>),
+}
+
+impl<'a> TensorView<'a> {
+    /// Views a typed array view; O(1).
+    #[inline]
+    pub fn from_array<T: Element, D: Dimension>(view: ArrayView<'a, T, D>) -> Self {
+        T::into_view(view.into_dyn())
+    }
+
+    /// The element type.
+    #[inline]
+    pub fn dtype(&self) -> DType {
+        match self {
+            TensorView::Bool(_) => DType::Bool,
+            TensorView::I8(_) => DType::I8,
+            TensorView::I16(_) => DType::I16,
+            TensorView::I32(_) => DType::I32,
+            TensorView::I64(_) => DType::I64,
+            TensorView::U8(_) => DType::U8,
+            TensorView::U16(_) => DType::U16,
+            TensorView::U32(_) => DType::U32,
+            TensorView::U64(_) => DType::U64,
+            TensorView::F32(_) => DType::F32,
+            TensorView::F64(_) => DType::F64,
+        }
+    }
+
+    /// The concrete shape.
+    #[inline]
+    pub fn shape(&self) -> &[usize] {
+        each_variant!(TensorView, self, a => a.shape())
+    }
+
+    /// Copies the viewed data into a new [`Tensor`] (the one explicit copy).
+    pub fn to_tensor(&self) -> Tensor {
+        each_variant!(TensorView, self, a => Element::into_tensor(a.to_shared()))
+    }
+
+    /// The typed view of static rank `D`. Errors on a dtype or rank mismatch.
+    #[inline]
+    pub fn into_array<T: Element, D: Dimension>(self) -> Result<ArrayView<'a, T, D>> {
+        let found = self.dtype();
+        let view = T::from_view(self).ok_or(TensorError::DType {
+            op: "as_array",
+            expected: T::DTYPE,
+            found,
+        })?;
+        if let Some(rank) = D::NDIM.filter(|&n| n != view.ndim()) {
+            return Err(TensorError::Rank {
+                op: "as_array",
+                expected: rank,
+                found: view.shape().to_vec(),
+            }
+            .into());
+        }
+        view.into_dimensionality::<D>().map_err(|e| {
+            TensorError::Layout {
+                op: "as_array",
+                message: e.to_string(),
+            }
+            .into()
+        })
+    }
+}
+
+impl<'a, T: Element, D: Dimension> From<ArrayView<'a, T, D>> for TensorView<'a> {
+    #[inline]
+    fn from(view: ArrayView<'a, T, D>) -> Self {
+        TensorView::from_array(view)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ndarray::{Ix1, Ix2, array};
+
+    use super::*;
+
+    #[test]
+    fn views_borrow_and_copy_explicitly() {
+        let a = array![[1i32, 2], [3, 4]];
+        let v = TensorView::from(a.view());
+        assert_eq!(v.dtype(), DType::I32);
+        assert_eq!(v.shape(), &[2, 2]);
+        let typed = v.clone().into_array::<i32, Ix2>().unwrap();
+        assert_eq!(typed.as_ptr(), a.as_ptr());
+        assert!(v.clone().into_array::<i32, Ix1>().is_err());
+        assert!(v.clone().into_array::<f64, Ix2>().is_err());
+        let t = v.to_tensor();
+        assert_eq!(t.view(), v);
+    }
+}

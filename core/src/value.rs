@@ -1,0 +1,155 @@
+//! [`Value`]: a tensor or an extension value whose type is known only at run time.
+
+use std::sync::Arc;
+
+use crate::anonymous::AnonymousExtension;
+use crate::error::{Result, ValueError};
+use crate::spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec};
+use crate::tensor::Tensor;
+
+/// A tensor or an extension value (of any type, possibly anonymous). Clone is O(1).
+///
+/// ```
+/// use extype_core::{Tensor, Value};
+/// let v = Value::from(Tensor::from(ndarray::array![1i32, 2]));
+/// assert!(v.as_tensor().is_ok());
+/// assert_eq!(v.type_name(), "Tensor");
+/// ```
+#[derive(Clone, Debug)]
+pub enum Value {
+    /// A dense tensor.
+    Tensor(Tensor),
+    /// An extension value.
+    Extension(Arc<dyn AnyExtension>),
+}
+
+/// The spec of a [`Value`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ValueSpec {
+    /// The spec of a dense tensor.
+    Tensor(TensorSpec),
+    /// The spec of an extension value.
+    Extension(Box<dyn AnySpec>),
+}
+
+impl ValueSpec {
+    /// Loose compatibility (tensor specs by shape/dtype, extension specs by their type's rule).
+    pub fn is_compatible_with(&self, other: &ValueSpec) -> bool {
+        match (self, other) {
+            (ValueSpec::Tensor(a), ValueSpec::Tensor(b)) => a.is_compatible_with(b),
+            (ValueSpec::Extension(a), ValueSpec::Extension(b)) => a.dyn_is_compatible_with(&**b),
+            _ => false,
+        }
+    }
+
+    /// The most specific spec compatible with both; `None` when none is.
+    pub fn most_specific_compatible(&self, other: &ValueSpec) -> Option<ValueSpec> {
+        match (self, other) {
+            (ValueSpec::Tensor(a), ValueSpec::Tensor(b)) => {
+                a.most_specific_compatible(b).map(ValueSpec::Tensor)
+            }
+            (ValueSpec::Extension(a), ValueSpec::Extension(b)) => a
+                .dyn_most_specific_compatible(&**b)
+                .map(ValueSpec::Extension),
+            _ => None,
+        }
+    }
+}
+
+impl Value {
+    /// Wraps an extension value.
+    pub fn from_extension<T: ExtensionType>(value: T) -> Value {
+        Value::Extension(Arc::new(value))
+    }
+
+    /// `"Tensor"`, or the registered name of the extension type.
+    pub fn type_name(&self) -> &str {
+        match self {
+            Value::Tensor(_) => "Tensor",
+            Value::Extension(e) => e.name(),
+        }
+    }
+
+    /// The value's spec.
+    pub fn spec(&self) -> ValueSpec {
+        match self {
+            Value::Tensor(t) => ValueSpec::Tensor(TensorSpec::from_tensor(t)),
+            Value::Extension(e) => ValueSpec::Extension(e.any_spec()),
+        }
+    }
+
+    /// The tensor, or an error naming what the value is.
+    pub fn as_tensor(&self) -> Result<&Tensor> {
+        match self {
+            Value::Tensor(t) => Ok(t),
+            other => Err(other.mismatch("as_tensor", "Tensor")),
+        }
+    }
+
+    /// The tensor, or an error naming what the value is.
+    pub fn into_tensor(self) -> Result<Tensor> {
+        match self {
+            Value::Tensor(t) => Ok(t),
+            other => Err(other.mismatch("into_tensor", "Tensor")),
+        }
+    }
+
+    /// Borrows the extension value as `T`, or errors naming the expected and actual types.
+    pub fn downcast_ref<T: ExtensionType>(&self) -> Result<&T> {
+        match self {
+            Value::Extension(e) => e
+                .as_any()
+                .downcast_ref::<T>()
+                .ok_or_else(|| self.mismatch("downcast_ref", std::any::type_name::<T>())),
+            Value::Tensor(_) => Err(self.mismatch("downcast_ref", std::any::type_name::<T>())),
+        }
+    }
+
+    /// Takes the extension value as `T` (moved out when this is the only reference, else
+    /// cloned). An anonymous value is not reinterpreted: use [`Value::reinterpret`].
+    pub fn downcast<T: ExtensionType>(self) -> Result<T> {
+        match self {
+            Value::Extension(e) if e.as_any().is::<T>() => {
+                let any = e.into_any_arc();
+                let arc = any.downcast::<T>().map_err(|_| ValueError {
+                    op: "downcast",
+                    expected: std::any::type_name::<T>().into(),
+                    found: "another type".into(),
+                })?;
+                Ok(Arc::try_unwrap(arc).unwrap_or_else(|shared| (*shared).clone()))
+            }
+            other => Err(other.mismatch("downcast", std::any::type_name::<T>())),
+        }
+    }
+
+    /// Like [`downcast`](Self::downcast), but also turns an anonymous value of `T`'s registered
+    /// name into `T` (validating it).
+    pub fn reinterpret<T: ExtensionType>(self) -> Result<T> {
+        match &self {
+            Value::Extension(e) if e.as_any().is::<AnonymousExtension>() => {
+                let anonymous = self.downcast::<AnonymousExtension>()?;
+                anonymous.reinterpret::<T>()
+            }
+            _ => self.downcast::<T>(),
+        }
+    }
+
+    fn mismatch(&self, op: &'static str, expected: &str) -> crate::Error {
+        let found = match self {
+            Value::Tensor(t) => format!("a tensor ({})", TensorSpec::from_tensor(t)),
+            Value::Extension(e) => format!("{} ({})", e.name(), e.type_name()),
+        };
+        ValueError {
+            op,
+            expected: expected.to_string(),
+            found,
+        }
+        .into()
+    }
+}
+
+impl From<Tensor> for Value {
+    fn from(t: Tensor) -> Self {
+        Value::Tensor(t)
+    }
+}

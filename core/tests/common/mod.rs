@@ -1,0 +1,10 @@
+//! Extension types shared by the integration tests, written by hand exactly as
+//! `#[derive(ExtensionType)]` will generate them (see `masked.rs` for the annotated template).
+#![allow(dead_code, unused_imports)]
+
+pub mod masked;
+pub mod ragged;
+
+pub use ragged::{RaggedTensor, RaggedTensorSpec, RowCount};
+
+pub use masked::{MaskedTensor, MaskedTensorSpec};
