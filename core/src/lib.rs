@@ -9,5 +9,7 @@
 pub mod error;
 pub mod shape;
 
-pub use error::{Error, Result, ShapeError};
-pub use shape::{Dim, Shape};
+pub use error::{ArgRef, Error, Result, ShapeError};
+pub use shape::{
+    BroadcastChecks, Dim, Policy, Shape, StaticBroadcast, broadcast_shapes, broadcast_static,
+};

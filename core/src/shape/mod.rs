@@ -23,9 +23,15 @@
 //! assert!(a.is_compatible_with(&"[?, 3]".parse().unwrap()));
 //! ```
 
+mod broadcast;
 mod dim;
 mod partial;
+mod static_broadcast;
 mod text;
 
+pub use broadcast::{Sizes, broadcast_shapes};
 pub use dim::Dim;
 pub use partial::Shape;
+pub use static_broadcast::{
+    ArgAxis, BroadcastCheck, BroadcastChecks, Policy, StaticBroadcast, broadcast_static,
+};
