@@ -124,6 +124,16 @@ pub enum ShapeError {
         /// Its size there.
         second_size: Dim,
     },
+    /// A name is already bound to something else than what it was being bound to.
+    #[error("the name `{name}` is already bound to {bound}; cannot bind it to {new}")]
+    Rebind {
+        /// The name.
+        name: Arc<str>,
+        /// What it is bound to (a size, or a segment's sizes), and by what.
+        bound: String,
+        /// What it was being bound to.
+        new: String,
+    },
     /// A name was looked up that no pattern bound (e.g. in a dimension calculator).
     #[error("no size is bound to the name `{name}`")]
     Unbound {

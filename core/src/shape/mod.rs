@@ -26,12 +26,17 @@
 mod broadcast;
 mod dim;
 mod partial;
+mod pattern;
 mod static_broadcast;
 mod text;
 
 pub use broadcast::{Sizes, broadcast_shapes};
 pub use dim::Dim;
 pub use partial::Shape;
+pub use pattern::{
+    AxisRef, Bindings, Enforced, EnforcedDim, PatternCheck, PatternDim, Refined, ShapePattern,
+    enforce_shape,
+};
 pub use static_broadcast::{
     ArgAxis, BroadcastCheck, BroadcastChecks, Policy, StaticBroadcast, broadcast_static,
 };
