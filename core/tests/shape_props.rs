@@ -1,7 +1,9 @@
 //! Property tests of the `shape` module: the lattice laws of partial shapes, static broadcasting
 //! against concrete broadcasting, the text form, and parsers that never panic.
 
-use extype_core::shape::{Dim, Policy, Shape, Sizes, broadcast_shapes, broadcast_static};
+use extype_core::shape::{
+    Bindings, Dim, Policy, Shape, ShapePattern, Sizes, broadcast_shapes, broadcast_static,
+};
 use proptest::prelude::*;
 use proptest::sample::select;
 
@@ -66,8 +68,102 @@ fn ends_with(out: &[usize], trailing: &Shape) -> bool {
             .all(|(d, &n)| d.admits(n))
 }
 
+/// Pattern text over few names (so that they repeat) with at most one variadic segment.
+fn pattern_text() -> impl Strategy<Value = String> {
+    let item = prop_oneof![
+        2 => size().prop_map(|n| n.to_string()),
+        1 => Just("_".to_string()),
+        3 => select(vec!["a", "b"]).prop_map(str::to_string),
+        2 => select(vec!["#a", "#b"]).prop_map(str::to_string),
+    ];
+    (
+        prop::collection::vec(item, 0..5),
+        prop_oneof![Just(None), Just(Some("...")), Just(Some("*s"))],
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(mut items, variadic, at)| {
+            if let Some(v) = variadic {
+                items.insert(at.index(items.len() + 1), v.to_string());
+            }
+            items.join(" ")
+        })
+}
+
+/// Bindings made before matching: maybe `a`, maybe the segment `s`.
+fn prior_bindings() -> impl Strategy<Value = Bindings> {
+    (
+        prop::option::of(size()),
+        prop::option::of(prop::collection::vec(size(), 0..3)),
+    )
+        .prop_map(|(a, s)| {
+            let mut b = Bindings::new();
+            if let Some(a) = a {
+                b.bind("a", a).unwrap();
+            }
+            if let Some(s) = s {
+                b.bind_segment("s", &s).unwrap();
+            }
+            b
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Refining a partial shape, then checking a concrete shape it admits, agrees with enforcing
+    /// the pattern on that concrete shape; a static failure means every instance fails.
+    #[test]
+    fn pattern_refine_agrees_with_enforce(
+        text in pattern_text(),
+        pair in shape().prop_flat_map(|s| {
+            let i = instance(&s);
+            (Just(s), i)
+        }),
+        prior in prior_bindings(),
+    ) {
+        let (partial, concrete) = pair;
+        let pattern: ShapePattern = text.parse().unwrap();
+        prop_assert_eq!(pattern.to_string().parse::<ShapePattern>().unwrap(), pattern.clone());
+        let mut bindings = prior.clone();
+        let enforced = pattern.enforce_with(&concrete, &mut bindings);
+        match pattern.refine_with(&partial, &prior) {
+            Err(e) => prop_assert!(
+                enforced.is_err(),
+                "`{}` on {} failed statically ({}) but {:?} matches", text, partial, e, concrete
+            ),
+            Ok(refined) => {
+                let verified = refined.verify(&concrete);
+                prop_assert_eq!(
+                    verified.is_ok(), enforced.is_ok(),
+                    "`{}` on {} with checks {:?}: verify {:?}, enforce {:?} on {:?}",
+                    text, partial, refined.checks, verified, enforced, concrete
+                );
+                if enforced.is_ok() {
+                    prop_assert!(refined.shape.admits(&concrete));
+                    for (name, size) in refined.known.iter() {
+                        prop_assert_eq!(bindings.get(name), Some(size));
+                    }
+                } else {
+                    prop_assert_eq!(&bindings, &prior);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pattern_parser_never_panics(text in "\\PC{0,24}") {
+        if let Ok(p) = text.parse::<ShapePattern>() {
+            prop_assert_eq!(p.to_string().parse::<ShapePattern>().unwrap(), p);
+        }
+    }
+
+    #[test]
+    fn pattern_parser_on_near_patterns(text in "[ab_#*.0-9 ,?]{0,16}") {
+        match text.parse::<ShapePattern>() {
+            Ok(p) => prop_assert_eq!(p.to_string().parse::<ShapePattern>().unwrap(), p),
+            Err(e) => prop_assert!(e.to_string().contains("at position"), "{}", e),
+        }
+    }
 
     #[test]
     fn compatibility_is_reflexive_and_symmetric(a in shape(), b in shape()) {
