@@ -11,5 +11,6 @@ pub mod shape;
 
 pub use error::{ArgRef, Error, Result, ShapeError};
 pub use shape::{
-    BroadcastChecks, Dim, Policy, Shape, StaticBroadcast, broadcast_shapes, broadcast_static,
+    Bindings, BroadcastChecks, Dim, DimensionCalculator, Policy, Shape, ShapePattern,
+    StaticBroadcast, Unifier, broadcast_shapes, broadcast_static, enforce_shape,
 };

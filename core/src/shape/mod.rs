@@ -29,6 +29,7 @@ mod partial;
 mod pattern;
 mod static_broadcast;
 mod text;
+mod unify;
 
 pub use broadcast::{Sizes, broadcast_shapes};
 pub use dim::Dim;
@@ -40,3 +41,4 @@ pub use pattern::{
 pub use static_broadcast::{
     ArgAxis, BroadcastCheck, BroadcastChecks, Policy, StaticBroadcast, broadcast_static,
 };
+pub use unify::{DimensionCalculator, Unifier};

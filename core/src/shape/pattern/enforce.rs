@@ -92,6 +92,17 @@ impl ShapePattern {
         shape: &[usize],
         bindings: &mut Bindings,
     ) -> Result<SmallVec<[EnforcedDim; 4]>, ShapeError> {
+        self.enforce_in("enforce_shape", arg, shape, bindings)
+    }
+
+    /// [`enforce_as`](Self::enforce_as) on behalf of the operation `op` (named in errors).
+    pub(crate) fn enforce_in(
+        &self,
+        op: &'static str,
+        arg: &ArgRef,
+        shape: &[usize],
+        bindings: &mut Bindings,
+    ) -> Result<SmallVec<[EnforcedDim; 4]>, ShapeError> {
         let fixed = self.fixed_rank();
         let rank_ok = match self.variadic {
             None => shape.len() == fixed,
@@ -99,14 +110,14 @@ impl ShapePattern {
         };
         if !rank_ok {
             return Err(ShapeError::ArgRank {
-                op: "enforce_shape",
+                op,
                 arg: arg.clone(),
                 expected: self.rank_text(),
                 found: Box::new(Shape::known(shape)),
             });
         }
         let mark = bindings.mark();
-        let result = self.match_items(arg, shape, shape.len() - fixed, bindings);
+        let result = self.match_items(op, arg, shape, shape.len() - fixed, bindings);
         if result.is_err() {
             bindings.reset(mark);
         }
@@ -115,6 +126,7 @@ impl ShapePattern {
 
     fn match_items(
         &self,
+        op: &'static str,
         arg: &ArgRef,
         shape: &[usize],
         segment_len: usize,
@@ -127,11 +139,11 @@ impl ShapePattern {
                 let axes = axis..axis + segment_len;
                 let sizes = &shape[axes.clone()];
                 if let Some(name) = name {
-                    match_segment(arg, shape, axes.clone(), name, self, bindings)?;
+                    match_segment(op, arg, shape, axes.clone(), name, self, bindings)?;
                 }
                 out.push(EnforcedDim::Segment {
                     elements: element_count(sizes).ok_or_else(|| ShapeError::Overflow {
-                        op: "enforce_shape",
+                        op,
                         arg: arg.clone(),
                     })?,
                     axes,
@@ -142,11 +154,13 @@ impl ShapePattern {
             let found = shape[axis];
             match item {
                 PatternDim::Size(n) if found != *n => {
-                    return Err(mismatch(arg, axis, n.to_string(), found));
+                    return Err(mismatch(op, arg, axis, n.to_string(), found));
                 }
-                PatternDim::Name(name) => bind_or_match(arg, axis, found, name, false, bindings)?,
+                PatternDim::Name(name) => {
+                    bind_or_match(op, arg, axis, found, name, false, bindings)?;
+                }
                 PatternDim::Broadcastable(name) if found != 1 => {
-                    bind_or_match(arg, axis, found, name, true, bindings)?;
+                    bind_or_match(op, arg, axis, found, name, true, bindings)?;
                 }
                 _ => {}
             }
@@ -165,9 +179,15 @@ pub(crate) fn element_count(sizes: &[usize]) -> Option<usize> {
     sizes.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n))
 }
 
-fn mismatch(arg: &ArgRef, axis: usize, expected: String, found: usize) -> ShapeError {
+fn mismatch(
+    op: &'static str,
+    arg: &ArgRef,
+    axis: usize,
+    expected: String,
+    found: usize,
+) -> ShapeError {
     ShapeError::Mismatch {
-        op: "enforce_shape",
+        op,
         arg: arg.clone(),
         axis,
         expected,
@@ -176,6 +196,7 @@ fn mismatch(arg: &ArgRef, axis: usize, expected: String, found: usize) -> ShapeE
 }
 
 fn bind_or_match(
+    op: &'static str,
     arg: &ArgRef,
     axis: usize,
     found: usize,
@@ -188,6 +209,7 @@ fn bind_or_match(
         Some(b) => {
             let one_or = if broadcastable { "1 or " } else { "" };
             Err(mismatch(
+                op,
                 arg,
                 axis,
                 format!("{one_or}{name} = {} ({})", b.size, b.origin),
@@ -206,6 +228,7 @@ fn bind_or_match(
 }
 
 fn match_segment(
+    op: &'static str,
     arg: &ArgRef,
     shape: &[usize],
     axes: Range<usize>,
@@ -224,7 +247,7 @@ fn match_segment(
     };
     if b.sizes.len() != sizes.len() {
         return Err(ShapeError::ArgRank {
-            op: "enforce_shape",
+            op,
             arg: arg.clone(),
             expected: format!(
                 "{} (pattern `{pattern}` with *{name} = {:?}, {})",
@@ -238,6 +261,7 @@ fn match_segment(
     for (i, (&want, &found)) in b.sizes.iter().zip(sizes).enumerate() {
         if want != found {
             return Err(mismatch(
+                op,
                 arg,
                 axes.start + i,
                 format!(
