@@ -144,8 +144,9 @@ mod tests {
         );
         let err = b(&[&[5, 1], &[1, 1], &[4, 1, 1], &[7, 1]]).unwrap_err();
         assert!(
-            err.to_string()
-                .starts_with("broadcast: argument 0 axis 0 has size 5 and argument 3 axis 0 has size 7"),
+            err.to_string().starts_with(
+                "broadcast: argument 0 axis 0 has size 5 and argument 3 axis 0 has size 7"
+            ),
             "{err}"
         );
     }
@@ -155,17 +156,28 @@ mod tests {
         // Argument 1 may not stretch its axis 0.
         let err = broadcast_where(&[&[3], &[1]], |arg, _| arg != 1).unwrap_err();
         assert!(
-            matches!(err, ShapeError::Mismatch { arg: ArgRef::Index(1), axis: 0, .. }),
+            matches!(
+                err,
+                ShapeError::Mismatch {
+                    arg: ArgRef::Index(1),
+                    axis: 0,
+                    ..
+                }
+            ),
             "{err}"
         );
         // Equal sizes and missing axes are fine.
         assert_eq!(
-            broadcast_where(&[&[2, 3], &[3]], |_, _| false).unwrap().as_slice(),
+            broadcast_where(&[&[2, 3], &[3]], |_, _| false)
+                .unwrap()
+                .as_slice(),
             &[2, 3]
         );
         // All ones: nothing stretches.
         assert_eq!(
-            broadcast_where(&[&[1], &[1]], |_, _| false).unwrap().as_slice(),
+            broadcast_where(&[&[1], &[1]], |_, _| false)
+                .unwrap()
+                .as_slice(),
             &[1]
         );
     }

@@ -511,7 +511,10 @@ mod tests {
         assert!(out.checks.is_trivial());
         assert_eq!(out.checks.to_string(), "none");
         assert_eq!(
-            out.checks.run(&[&[8, 1, 6, 1], &[7, 1, 5]]).unwrap().as_slice(),
+            out.checks
+                .run(&[&[8, 1, 6, 1], &[7, 1, 5]])
+                .unwrap()
+                .as_slice(),
             &[8, 7, 6, 5]
         );
         // The concrete inputs must still match their static shapes.
@@ -521,9 +524,25 @@ mod tests {
             "broadcast: argument 1 axis 1: expected 1 (static shape [7, 1, 5]), found 2"
         );
         let err = out.checks.run(&[&[8, 1, 6, 1]]).unwrap_err();
-        assert!(matches!(err, ShapeError::ArgCount { expected: 2, found: 1, .. }));
+        assert!(matches!(
+            err,
+            ShapeError::ArgCount {
+                expected: 2,
+                found: 1,
+                ..
+            }
+        ));
         let err = out.checks.run(&[&[8, 6, 1], &[7, 1, 5]]).unwrap_err();
-        assert!(matches!(err, ShapeError::ArgRank { arg: ArgRef::Index(0), .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                ShapeError::ArgRank {
+                    arg: ArgRef::Index(0),
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]
@@ -582,7 +601,16 @@ mod tests {
         );
         // The `!1` itself may not be 1 at run time.
         let err = out.checks.run(&[&[1], &[1]]).unwrap_err();
-        assert!(matches!(err, ShapeError::Mismatch { arg: ArgRef::Index(0), .. }), "{err}");
+        assert!(
+            matches!(
+                err,
+                ShapeError::Mismatch {
+                    arg: ArgRef::Index(0),
+                    ..
+                }
+            ),
+            "{err}"
+        );
         // `!1` vs a known size must equal it.
         let out = numpy(&["[!1]", "[5]"]);
         assert_eq!(out.shape.to_string(), "[5]");
@@ -601,11 +629,24 @@ mod tests {
         // Pairwise along a chain ([2]~[1], [1]~[3]) would pass; the n-ary check does not.
         let err = out.checks.run(&[&[2], &[1], &[3]]).unwrap_err();
         assert!(
-            matches!(err, ShapeError::Mismatch { arg: ArgRef::Index(2), axis: 0, .. }),
+            matches!(
+                err,
+                ShapeError::Mismatch {
+                    arg: ArgRef::Index(2),
+                    axis: 0,
+                    ..
+                }
+            ),
             "{err}"
         );
-        assert_eq!(out.checks.run(&[&[1], &[2], &[1]]).unwrap().as_slice(), &[2]);
-        assert_eq!(out.checks.run(&[&[1], &[1], &[1]]).unwrap().as_slice(), &[1]);
+        assert_eq!(
+            out.checks.run(&[&[1], &[2], &[1]]).unwrap().as_slice(),
+            &[2]
+        );
+        assert_eq!(
+            out.checks.run(&[&[1], &[1], &[1]]).unwrap().as_slice(),
+            &[1]
+        );
         // One unknown with ones and missing axes needs nothing.
         let out = numpy(&["[?, 1]", "[1]", "[]"]);
         assert_eq!(out.shape.to_string(), "[?, 1]");
@@ -628,14 +669,20 @@ mod tests {
         let out = strict(&["[1, ?]", "[4, ?]", "[?]"]);
         assert_eq!(out.shape.to_string(), "[4, ?]");
         assert_eq!(
-            out.checks.run(&[&[1, 3], &[4, 3], &[3]]).unwrap().as_slice(),
+            out.checks
+                .run(&[&[1, 3], &[4, 3], &[3]])
+                .unwrap()
+                .as_slice(),
             &[4, 3]
         );
         assert!(out.checks.run(&[&[1, 3], &[4, 1], &[3]]).is_err());
         // The same shapes broadcast under NumPy's policy.
         let out = numpy(&["[1, ?]", "[4, ?]", "[?]"]);
         assert_eq!(
-            out.checks.run(&[&[1, 3], &[4, 1], &[3]]).unwrap().as_slice(),
+            out.checks
+                .run(&[&[1, 3], &[4, 1], &[3]])
+                .unwrap()
+                .as_slice(),
             &[4, 3]
         );
     }
@@ -651,18 +698,27 @@ mod tests {
             "argument 1 axis 0 ∈ {1, 5}; full broadcast at run time (an input has unknown rank)"
         );
         assert_eq!(
-            out.checks.run(&[&[2, 1, 1], &[1, 3], &[5, 1]]).unwrap().as_slice(),
+            out.checks
+                .run(&[&[2, 1, 1], &[1, 3], &[5, 1]])
+                .unwrap()
+                .as_slice(),
             &[2, 5, 3]
         );
         let err = out.checks.run(&[&[2, 4, 1], &[1, 3], &[5, 1]]).unwrap_err();
-        assert!(matches!(err, ShapeError::Broadcast { first: 0, .. }), "{err}");
+        assert!(
+            matches!(err, ShapeError::Broadcast { first: 0, .. }),
+            "{err}"
+        );
         // A known 1 tells nothing once an unknown-rank input is there.
         let out = numpy(&["*", "[1, !1]"]);
         assert_eq!(out.trailing.to_string(), "[?, !1]");
         // Under Strict, the unknown-rank input never broadcasts.
         let out = strict(&["*", "[3]"]);
         assert!(out.checks.run(&[&[2, 1], &[3]]).is_err());
-        assert_eq!(out.checks.run(&[&[2, 3], &[3]]).unwrap().as_slice(), &[2, 3]);
+        assert_eq!(
+            out.checks.run(&[&[2, 3], &[3]]).unwrap().as_slice(),
+            &[2, 3]
+        );
         assert_eq!(out.checks.run(&[&[], &[3]]).unwrap().as_slice(), &[3]);
         let out = numpy(&["*"]);
         assert_eq!(out.checks.run(&[&[4, 2]]).unwrap().as_slice(), &[4, 2]);

@@ -72,9 +72,7 @@ impl DimensionCalculator for ShapePattern {
                 other => {
                     return Err(ShapeError::Calculation {
                         output: output.into(),
-                        message: format!(
-                            "`{other}` in pattern `{self}` does not determine a size"
-                        ),
+                        message: format!("`{other}` in pattern `{self}` does not determine a size"),
                     });
                 }
             }
@@ -163,7 +161,11 @@ impl Unifier {
 
     /// Like [`unify`](Self::unify), starting from (and extending) `bindings`. On error `bindings`
     /// is left as it was.
-    pub fn unify_with(&self, shapes: &[&[usize]], bindings: &mut Bindings) -> Result<(), ShapeError> {
+    pub fn unify_with(
+        &self,
+        shapes: &[&[usize]],
+        bindings: &mut Bindings,
+    ) -> Result<(), ShapeError> {
         if shapes.len() != self.inputs.len() {
             return Err(ShapeError::ArgCount {
                 op: "unify",
@@ -210,14 +212,19 @@ mod tests {
     /// stannum's 1-d convolution dimension calculator (`D1ConvDC`): `n - k + 1`.
     fn conv1d_calc(output: &str, b: &Bindings) -> Result<Sizes, ShapeError> {
         let (n, k) = (b.require("n")?, b.require("k")?);
-        let len = (n + 1)
-            .checked_sub(k)
-            .filter(|&l| l > 0)
-            .ok_or_else(|| ShapeError::Calculation {
-                output: output.into(),
-                message: format!("kernel size {k} exceeds input length {n}"),
-            })?;
-        Ok(Sizes::from_slice(&[b.require("b")?, b.require("c_out")?, len]))
+        let len =
+            (n + 1)
+                .checked_sub(k)
+                .filter(|&l| l > 0)
+                .ok_or_else(|| ShapeError::Calculation {
+                    output: output.into(),
+                    message: format!("kernel size {k} exceeds input length {n}"),
+                })?;
+        Ok(Sizes::from_slice(&[
+            b.require("b")?,
+            b.require("c_out")?,
+            len,
+        ]))
     }
 
     fn conv1d() -> Unifier {
@@ -233,7 +240,10 @@ mod tests {
     #[test]
     fn stannum_conv1d() {
         let b = conv1d().unify(&[&[2, 3, 10], &[4, 3, 3]]).unwrap();
-        assert_eq!(b.output_shape("y", &conv1d_calc).unwrap().as_slice(), &[2, 4, 8]);
+        assert_eq!(
+            b.output_shape("y", &conv1d_calc).unwrap().as_slice(),
+            &[2, 4, 8]
+        );
         let b = conv1d().unify(&[&[2, 3, 2], &[4, 3, 3]]).unwrap();
         let err = b.output_shape("y", &conv1d_calc).unwrap_err();
         assert_eq!(
@@ -252,7 +262,14 @@ mod tests {
             }
         );
         let err = conv1d().unify(&[&[2, 3, 10]]).unwrap_err();
-        assert!(matches!(err, ShapeError::ArgCount { expected: 2, found: 1, .. }));
+        assert!(matches!(
+            err,
+            ShapeError::ArgCount {
+                expected: 2,
+                found: 1,
+                ..
+            }
+        ));
         let err = conv1d().unify(&[&[3, 10], &[4, 3, 3]]).unwrap_err();
         assert!(
             matches!(&err, ShapeError::ArgRank { arg: ArgRef::Name(n), .. } if &**n == "x"),
@@ -276,7 +293,11 @@ mod tests {
         assert_eq!(b.get("n"), Some(7));
         // Batch sizes must agree.
         let err = u.unify(&[&[4, 7, 3], &[5, 7], &[3]]).unwrap_err();
-        assert!(err.to_string().contains("input `mask` axis 0: expected b = 4"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("input `mask` axis 0: expected b = 4"),
+            "{err}"
+        );
         // Integer dims are checked on batched inputs too.
         let err = u.unify(&[&[4, 7, 2], &[4, 7], &[3]]).unwrap_err();
         assert_eq!(
@@ -287,8 +308,9 @@ mod tests {
         let err = u.clone().input("bad", "n b").unwrap_err();
         assert!(matches!(err, ShapeError::InvalidPattern { .. }), "{err}");
         assert!(
-            err.to_string()
-                .contains("batch dim `b` must be the leading item, but pattern `n b` has it at item 1"),
+            err.to_string().contains(
+                "batch dim `b` must be the leading item, but pattern `n b` has it at item 1"
+            ),
             "{err}"
         );
         let err = Unifier::new()
@@ -311,10 +333,20 @@ mod tests {
         let b = u.unify(&[&[2, 3, 9, 5], &[2, 3, 5]]).unwrap();
         assert_eq!(b.segment("batch"), Some(&[2, 3][..]));
         let out: ShapePattern = "*batch c 2".parse().unwrap();
-        assert_eq!(b.output_shape("out", &out).unwrap().as_slice(), &[2, 3, 5, 2]);
+        assert_eq!(
+            b.output_shape("out", &out).unwrap().as_slice(),
+            &[2, 3, 5, 2]
+        );
         let err = u.unify(&[&[2, 3, 9, 5], &[2, 4, 5]]).unwrap_err();
         assert!(
-            matches!(err, ShapeError::Mismatch { arg: ArgRef::Index(1), axis: 1, .. }),
+            matches!(
+                err,
+                ShapeError::Mismatch {
+                    arg: ArgRef::Index(1),
+                    axis: 1,
+                    ..
+                }
+            ),
             "{err}"
         );
         // A pattern calculator needs every item bound.

@@ -337,10 +337,20 @@ mod tests {
             }
         );
         let err = p.enforce(&[1, 3]).unwrap_err();
-        assert!(err.to_string().contains("expected rank at least 3"), "{err}");
+        assert!(
+            err.to_string().contains("expected rank at least 3"),
+            "{err}"
+        );
         let err = p.enforce(&[2, 5, 3]).unwrap_err();
         assert!(
-            matches!(err, ShapeError::Mismatch { axis: 0, found: Dim::Known(2), .. }),
+            matches!(
+                err,
+                ShapeError::Mismatch {
+                    axis: 0,
+                    found: Dim::Known(2),
+                    ..
+                }
+            ),
             "{err}"
         );
         // The RFC's rgb example: everything but the last axis, flattened.
@@ -367,7 +377,10 @@ mod tests {
             "enforce_shape: argument 0 axis 1: expected n = 3 (bound by argument 0 axis 0), found 4"
         );
         let got = enforce_shape(&[2, 7, 9, 5, 3], "... h w c").unwrap();
-        assert_eq!(got.bindings.iter().collect::<Vec<_>>(), [("h", 9), ("w", 5), ("c", 3)]);
+        assert_eq!(
+            got.bindings.iter().collect::<Vec<_>>(),
+            [("h", 9), ("w", 5), ("c", 3)]
+        );
         assert!(enforce_shape(&[], "").is_ok());
         assert!(enforce_shape(&[1], "").is_err());
         assert!(enforce_shape(&[], "...").is_ok());
@@ -405,7 +418,14 @@ mod tests {
         assert!(q.enforce_with(&[2, 5, 7], &mut bindings).is_ok());
         let err = q.enforce_with(&[2, 6, 7], &mut bindings).unwrap_err();
         assert!(
-            matches!(err, ShapeError::Mismatch { axis: 1, found: Dim::Known(6), .. }),
+            matches!(
+                err,
+                ShapeError::Mismatch {
+                    axis: 1,
+                    found: Dim::Known(6),
+                    ..
+                }
+            ),
             "{err}"
         );
         let err = q.enforce_with(&[5, 7], &mut bindings).unwrap_err();
@@ -413,7 +433,11 @@ mod tests {
         // Failed matches leave the bindings as they were.
         assert_eq!(bindings.get("n"), Some(7));
         let before = bindings.clone();
-        assert!(pattern("m *batch 4").enforce_with(&[9, 2, 5, 3], &mut bindings).is_err());
+        assert!(
+            pattern("m *batch 4")
+                .enforce_with(&[9, 2, 5, 3], &mut bindings)
+                .is_err()
+        );
         assert_eq!(bindings, before);
     }
 

@@ -222,9 +222,9 @@ fn parse(text: &str) -> Result<ShapePattern, ShapeError> {
                 }
             }
             _ => {
-                return Err(p.error(
-                    "a pattern item (a size, a name, `_`, `#name`, `...` or `*name`)",
-                ));
+                return Err(
+                    p.error("a pattern item (a size, a name, `_`, `#name`, `...` or `*name`)")
+                );
             }
         };
         if matches!(item, PatternDim::Variadic(_)) {
@@ -415,9 +415,7 @@ impl Bindings {
 
     /// The bound segment names and their sizes, in binding order.
     pub fn segments(&self) -> impl Iterator<Item = (&str, &[usize])> {
-        self.segments
-            .iter()
-            .map(|b| (&*b.name, b.sizes.as_slice()))
+        self.segments.iter().map(|b| (&*b.name, b.sizes.as_slice()))
     }
 
     /// The number of bound names (dims and segments).

@@ -126,7 +126,8 @@ impl PatternCheck {
                 }
                 _ => Ok(()),
             },
-            PatternCheck::Equal { axis, to, name } | PatternCheck::OneOrEqual { axis, to, name } => {
+            PatternCheck::Equal { axis, to, name }
+            | PatternCheck::OneOrEqual { axis, to, name } => {
                 let (a, found) = size_at(*axis)?;
                 let (b, want) = size_at(*to)?;
                 let one_ok = matches!(self, PatternCheck::OneOrEqual { .. });
@@ -134,7 +135,11 @@ impl PatternCheck {
                     Ok(())
                 } else {
                     let one_or = if one_ok { "1 or " } else { "" };
-                    Err(fail(a, format!("{one_or}{name} = {want} (axis {b})"), found))
+                    Err(fail(
+                        a,
+                        format!("{one_or}{name} = {want} (axis {b})"),
+                        found,
+                    ))
                 }
             }
             PatternCheck::NonOnesAgree { axes, name } => {
@@ -147,7 +152,11 @@ impl PatternCheck {
                     match first {
                         None => first = Some((a, found)),
                         Some((b, want)) if want != found => {
-                            return Err(fail(a, format!("1 or #{name} = {want} (axis {b})"), found));
+                            return Err(fail(
+                                a,
+                                format!("1 or #{name} = {want} (axis {b})"),
+                                found,
+                            ));
                         }
                         Some(_) => {}
                     }
@@ -379,7 +388,8 @@ fn refine_name(
     checks: &mut Vec<PatternCheck>,
 ) -> Result<(), ShapeError> {
     let is_plain = |p: &Place| matches!(&items[p.item], PatternDim::Name(n) if &**n == name);
-    let is_hash = |p: &Place| matches!(&items[p.item], PatternDim::Broadcastable(n) if &**n == name);
+    let is_hash =
+        |p: &Place| matches!(&items[p.item], PatternDim::Broadcastable(n) if &**n == name);
 
     // The size, if something static fixes it: an earlier binding, a known `n`, a known `#n ≠ 1`.
     let mut value: Option<(usize, String)> = bindings
