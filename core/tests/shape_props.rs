@@ -2,7 +2,7 @@
 //! against concrete broadcasting, the text form, and parsers that never panic.
 
 use extype_core::shape::{
-    Bindings, Dim, Policy, Shape, ShapePattern, Sizes, broadcast_shapes, broadcast_static,
+    Bindings, Dim, Policy, Shape, ShapePattern, Sizes, Unifier, broadcast_shapes, broadcast_static,
 };
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -145,6 +145,40 @@ proptest! {
                     }
                 } else {
                     prop_assert_eq!(&bindings, &prior);
+                }
+            }
+        }
+    }
+
+    /// Joint static refinement never rules out shapes that unify, and what it learns holds for
+    /// them.
+    #[test]
+    fn joint_refinement_agrees_with_unify(
+        inputs in prop::collection::vec(
+            (pattern_text(), shape().prop_flat_map(|s| {
+                let i = instance(&s);
+                (Just(s), i)
+            })),
+            1..=3,
+        )
+    ) {
+        let mut unifier = Unifier::new();
+        for (text, _) in &inputs {
+            unifier = unifier.positional(text).unwrap();
+        }
+        let partials: Vec<&Shape> = inputs.iter().map(|(_, (s, _))| s).collect();
+        let concrete: Vec<&[usize]> = inputs.iter().map(|(_, (_, c))| c.as_slice()).collect();
+        let unified = unifier.unify(&concrete);
+        match unifier.refine(&partials) {
+            Err(e) => prop_assert!(unified.is_err(), "static error {} but {:?} unify", e, concrete),
+            Ok(joint) => {
+                if let Ok(bindings) = unified {
+                    for (refined, c) in joint.shapes.iter().zip(&concrete) {
+                        prop_assert!(refined.admits(c), "{} does not admit {:?}", refined, c);
+                    }
+                    for (name, size) in joint.known.iter() {
+                        prop_assert_eq!(bindings.get(name), Some(size));
+                    }
                 }
             }
         }

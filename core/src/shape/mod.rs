@@ -41,4 +41,4 @@ pub use pattern::{
 pub use static_broadcast::{
     ArgAxis, BroadcastCheck, BroadcastChecks, Policy, StaticBroadcast, broadcast_static,
 };
-pub use unify::{DimensionCalculator, Unifier};
+pub use unify::{DimensionCalculator, JointRefined, Unifier};

@@ -33,9 +33,10 @@
 //! # Ok::<(), ShapeError>(())
 //! ```
 
+use std::borrow::Borrow;
 use std::sync::Arc;
 
-use super::{Bindings, PatternDim, ShapePattern, Sizes};
+use super::{Bindings, PatternDim, Shape, ShapePattern, Sizes};
 use crate::error::{ArgRef, ShapeError};
 
 /// Computes the shape of an output from the sizes bound by unification.
@@ -181,6 +182,100 @@ impl Unifier {
             }
         }
         Ok(())
+    }
+}
+
+/// The result of [`Unifier::refine`]: every input's partial shape refined with what all the
+/// patterns imply jointly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JointRefined {
+    /// The refined shapes, one per input, in order.
+    pub shapes: Vec<Shape>,
+    /// The names whose sizes are known statically, each with the input that fixes it.
+    pub known: Bindings,
+}
+
+impl Unifier {
+    /// Unifies partial shapes statically: each input's shape refined with its own pattern and with
+    /// the sizes other inputs fix (`n` known from one input is known in all). Fails when no
+    /// concrete shapes could unify, e.g. two inputs fixing one name to different sizes.
+    ///
+    /// Run [`unify`](Self::unify) on the concrete shapes at run time: it is the complete check
+    /// (names unknown in every input are compared only then).
+    ///
+    /// ```
+    /// use extype_core::shape::{Shape, Unifier};
+    /// let u = Unifier::new().input("x", "b n 3")?.input("y", "n k")?;
+    /// let shapes: Vec<Shape> = vec!["[?, ?, ?]".parse()?, "[5, ?]".parse()?];
+    /// let joint = u.refine(&shapes)?;
+    /// assert_eq!(joint.shapes[0].to_string(), "[?, 5, 3]");
+    /// assert_eq!(joint.known.get("n"), Some(5));
+    /// let bad: Vec<Shape> = vec!["[?, 4, ?]".parse()?, "[5, ?]".parse()?];
+    /// assert!(u.refine(&bad).is_err());
+    /// # Ok::<(), extype_core::ShapeError>(())
+    /// ```
+    pub fn refine<S: Borrow<Shape>>(&self, shapes: &[S]) -> Result<JointRefined, ShapeError> {
+        if shapes.len() != self.inputs.len() {
+            return Err(ShapeError::ArgCount {
+                op: "unify",
+                expected: self.inputs.len(),
+                found: shapes.len(),
+            });
+        }
+        // A size learnt from one input can refine an earlier one, which can fix another name:
+        // iterate to a fixpoint. Each round that continues binds a new name, so this ends.
+        let mut known = Bindings::new();
+        loop {
+            let mut learnt = false;
+            for ((arg, pattern), shape) in self.inputs.iter().zip(shapes) {
+                let refined = pattern
+                    .refine_with(shape.borrow(), &known)
+                    .map_err(|e| as_input(e, arg))?;
+                learnt |= known.absorb_as(&refined.known, arg);
+            }
+            if !learnt {
+                break;
+            }
+        }
+        let shapes = self
+            .inputs
+            .iter()
+            .zip(shapes)
+            .map(|((arg, pattern), shape)| {
+                pattern
+                    .refine_with(shape.borrow(), &known)
+                    .map(|r| r.shape)
+                    .map_err(|e| as_input(e, arg))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(JointRefined { shapes, known })
+    }
+}
+
+/// Reports an error of refining one input's pattern as an error of unification about that input.
+fn as_input(e: ShapeError, input: &ArgRef) -> ShapeError {
+    match e {
+        ShapeError::Mismatch {
+            axis,
+            expected,
+            found,
+            ..
+        } => ShapeError::Mismatch {
+            op: "unify",
+            arg: input.clone(),
+            axis,
+            expected,
+            found,
+        },
+        ShapeError::ArgRank {
+            expected, found, ..
+        } => ShapeError::ArgRank {
+            op: "unify",
+            arg: input.clone(),
+            expected,
+            found,
+        },
+        other => other,
     }
 }
 
@@ -359,6 +454,57 @@ mod tests {
         assert_eq!(
             b.output_shape("out", &unbound).unwrap_err().to_string(),
             "cannot compute the shape of output `out`: no input binds the name `d`"
+        );
+    }
+
+    #[test]
+    fn static_joint_refinement() {
+        let shapes: Vec<Shape> = vec!["[?, 3, ?]".parse().unwrap(), "*".parse().unwrap()];
+        let joint = conv1d().refine(&shapes).unwrap();
+        assert_eq!(joint.shapes[0].to_string(), "[?, 3, ?]");
+        assert_eq!(joint.shapes[1].to_string(), "[?, 3, ?]");
+        // A name fixed by a later input refines an earlier one, and onwards.
+        let u = Unifier::new()
+            .input("a", "m n")
+            .unwrap()
+            .input("b", "n k")
+            .unwrap()
+            .input("c", "k 2")
+            .unwrap();
+        let shapes: Vec<Shape> = ["[?, ?]", "[?, 7]", "[?, ?]"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let joint = u.refine(&shapes).unwrap();
+        let texts: Vec<String> = joint.shapes.iter().map(ToString::to_string).collect();
+        assert_eq!(texts, ["[?, ?]", "[?, 7]", "[7, 2]"]);
+        let shapes: Vec<Shape> = ["[4, 5]", "[?, ?]", "[?, ?]"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let joint = u.refine(&shapes).unwrap();
+        let texts: Vec<String> = joint.shapes.iter().map(ToString::to_string).collect();
+        assert_eq!(texts, ["[4, 5]", "[5, ?]", "[?, 2]"]);
+        // Conflicts name the input and where the size was fixed.
+        let shapes: Vec<Shape> = ["[4, 5]", "[6, ?]", "[?, ?]"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let err = u.refine(&shapes).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unify: input `b` axis 0: expected n = 5 (bound by input `a` axis 1), found 6"
+        );
+        let err = u.refine(&shapes[..2]).unwrap_err();
+        assert!(matches!(err, ShapeError::ArgCount { .. }));
+        let shapes: Vec<Shape> = ["[4]", "*", "*"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let err = u.refine(&shapes).unwrap_err();
+        assert!(
+            matches!(&err, ShapeError::ArgRank { arg: ArgRef::Name(n), .. } if &**n == "a"),
+            "{err}"
         );
     }
 

@@ -436,6 +436,27 @@ impl Bindings {
         self.segments.iter().find(|b| &*b.name == name)
     }
 
+    /// Adds the dim bindings of `other` that `self` lacks, as if they came from `arg` (`other`
+    /// came from refining one input, whose axes were reported as argument 0's). Returns whether
+    /// anything was added.
+    pub(crate) fn absorb_as(&mut self, other: &Bindings, arg: &ArgRef) -> bool {
+        let before = self.dims.len();
+        for b in &other.dims {
+            if self.dim_binding(&b.name).is_none() {
+                let origin = match &b.origin {
+                    Origin::Axis(_, axis) => Origin::Axis(arg.clone(), *axis),
+                    Origin::Caller => Origin::Caller,
+                };
+                self.dims.push(DimBinding {
+                    name: b.name.clone(),
+                    size: b.size,
+                    origin,
+                });
+            }
+        }
+        self.dims.len() != before
+    }
+
     pub(crate) fn mark(&self) -> Mark {
         Mark {
             dims: self.dims.len(),

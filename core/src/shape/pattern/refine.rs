@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::{Bindings, PatternDim, ShapePattern};
+use super::{Bindings, DimBinding, Origin, PatternDim, ShapePattern};
 use crate::error::{ArgRef, ShapeError};
 use crate::shape::partial::DimVec;
 use crate::shape::{Dim, Shape};
@@ -392,9 +392,9 @@ fn refine_name(
         |p: &Place| matches!(&items[p.item], PatternDim::Broadcastable(n) if &**n == name);
 
     // The size, if something static fixes it: an earlier binding, a known `n`, a known `#n ≠ 1`.
-    let mut value: Option<(usize, String)> = bindings
+    let mut value: Option<(usize, Origin)> = bindings
         .dim_binding(name)
-        .map(|b| (b.size, b.origin.to_string()));
+        .map(|b| (b.size, b.origin.clone()));
     for place in places.iter() {
         let Dim::Known(w) = place.refined else {
             continue;
@@ -403,7 +403,11 @@ fn refine_name(
             continue;
         }
         match &value {
-            None => value = Some((w, format!("static {}", place.axis))),
+            None => {
+                // Static conflicts need a known dim, so the rank is known: the axis is `Start`.
+                let (AxisRef::Start(a) | AxisRef::End(a)) = place.axis;
+                value = Some((w, Origin::Axis(ArgRef::Index(0), a)));
+            }
             Some((v, origin)) if *v != w => {
                 let one_or = if is_hash(place) { "1 or " } else { "" };
                 return Err(static_mismatch(
@@ -416,8 +420,11 @@ fn refine_name(
     }
 
     if let Some((v, origin)) = value {
-        // Bindings::bind only fails on a different size, and `known` gets each name once.
-        known.bind(name, v)?;
+        known.dims.push(DimBinding {
+            name: name.into(),
+            size: v,
+            origin: origin.clone(),
+        });
         for place in places.iter_mut() {
             let hash = is_hash(place);
             if !(is_plain(place) || hash) {
