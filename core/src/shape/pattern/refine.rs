@@ -283,10 +283,15 @@ impl ShapePattern {
         let rank = shape.rank();
         match rank {
             Some(r) if (variadic.is_none() && r != fixed) || r < fixed => {
+                let expected = if variadic.is_none() && self.variadic.is_some() {
+                    format!("{fixed} (pattern `{self}`, its segment being bound)")
+                } else {
+                    self.rank_text()
+                };
                 return Err(ShapeError::ArgRank {
                     op: "enforce_shape",
                     arg: ArgRef::Index(0),
-                    expected: self.rank_text(),
+                    expected,
                     found: Box::new(shape.clone()),
                 });
             }
@@ -597,6 +602,14 @@ mod tests {
         assert_eq!(r.shape.to_string(), "[2, 3, 4]");
         assert!(r.verify(&[2, 3, 4]).is_ok());
         assert!(r.verify(&[2, 4]).is_err());
+        let err = p
+            .refine_with(&"[2, 3, 4, 1]".parse().unwrap(), &bindings)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "enforce_shape: argument 0 has shape [2, 3, 4, 1], expected rank 3 (pattern \
+             `*batch n`, its segment being bound)"
+        );
         let err = p
             .refine_with(&"[2, 3, 5]".parse().unwrap(), &bindings)
             .unwrap_err();
