@@ -181,7 +181,7 @@ fn mismatch(at: ArgAxis, expected: String, found: usize) -> ShapeError {
 fn size_at(shapes: &[&[usize]], at: ArgAxis) -> Result<usize, ShapeError> {
     let shape = shapes.get(at.arg).ok_or(ShapeError::ArgCount {
         op: "broadcast",
-        expected: at.arg + 1,
+        expected: at.arg.saturating_add(1),
         found: shapes.len(),
     })?;
     shape
@@ -190,7 +190,7 @@ fn size_at(shapes: &[&[usize]], at: ArgAxis) -> Result<usize, ShapeError> {
         .ok_or_else(|| ShapeError::ArgRank {
             op: "broadcast",
             arg: ArgRef::Index(at.arg),
-            expected: format!("at least {}", at.axis + 1),
+            expected: format!("at least {}", at.axis.saturating_add(1)),
             found: Box::new(Shape::known(shape)),
         })
 }
@@ -748,5 +748,21 @@ mod tests {
             check.verify(&[&[1], &[1], &[1]]),
             Err(ShapeError::ArgRank { .. })
         ));
+        let far = BroadcastCheck::Equals {
+            at: ArgAxis {
+                arg: usize::MAX,
+                axis: usize::MAX,
+            },
+            size: 1,
+        };
+        assert!(far.verify(&[&[1]]).is_err());
+        let far = BroadcastCheck::Equals {
+            at: ArgAxis {
+                arg: 0,
+                axis: usize::MAX,
+            },
+            size: 1,
+        };
+        assert!(far.verify(&[&[1]]).is_err());
     }
 }

@@ -70,6 +70,11 @@ impl fmt::Display for PatternDim {
 
 /// A parsed shape pattern such as `"b n 3"`, `"... h w c"` or `"*batch 3"`.
 ///
+/// Items, separated by whitespace: `3` (exactly this size), `n` (binds on first use, must match
+/// afterwards), `_` (any size), `#n` (1 without binding, else the name `n`), and at most one
+/// variadic segment: `...` or `*name` (binds the sizes of its axes). Names are ASCII identifiers;
+/// the empty pattern matches only scalars.
+///
 /// `Display` prints the canonical text (items separated by one space), which parses back to an
 /// equal pattern.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]

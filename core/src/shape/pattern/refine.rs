@@ -27,7 +27,7 @@ impl AxisRef {
     pub fn resolve(self, rank: usize) -> Option<usize> {
         match self {
             AxisRef::Start(i) => (i < rank).then_some(i),
-            AxisRef::End(k) => rank.checked_sub(k + 1),
+            AxisRef::End(k) => rank.checked_sub(k.checked_add(1)?),
         }
     }
 }
@@ -37,7 +37,8 @@ impl fmt::Display for AxisRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             AxisRef::Start(i) => write!(f, "axis {i}"),
-            AxisRef::End(k) => write!(f, "axis -{}", k + 1),
+            // Widened so that `End(usize::MAX)` prints instead of overflowing.
+            AxisRef::End(k) => write!(f, "axis -{}", *k as u128 + 1),
         }
     }
 }
@@ -572,6 +573,13 @@ mod tests {
         assert_eq!(texts(&r), ["rank ≥ 2", "axis -1 = axis -2 (n)"]);
         assert!(r.verify(&[9, 4, 4]).is_ok());
         assert!(r.verify(&[4, 4, 9]).is_err());
+        // Hand-made checks with absurd axes fail cleanly.
+        let far = PatternCheck::Size {
+            axis: AxisRef::End(usize::MAX),
+            size: 1,
+        };
+        assert!(far.verify(&[1]).is_err());
+        assert_eq!(AxisRef::End(usize::MAX).resolve(3), None);
     }
 
     #[test]
