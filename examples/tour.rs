@@ -42,6 +42,7 @@ fn main() -> extype::Result<()> {
         .input("w", "c_out c_in k")?
         .batch("b")?;
     let bound = conv1d.unify(&[&[8, 3, 100], &[16, 3, 5]])?;
+    println!("bound: {bound}");
     let calc = |output: &str, b: &Bindings| -> Result<Sizes, ShapeError> {
         let (n, k) = (b.require("n")?, b.require("k")?);
         let len = (n + 1)

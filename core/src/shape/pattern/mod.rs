@@ -476,6 +476,28 @@ impl Bindings {
     }
 }
 
+impl fmt::Display for Bindings {
+    /// `{b = 8, n = 100, *batch = [2, 5]}`: dims, then segments, each in binding order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("{")?;
+        let mut first = true;
+        let mut sep = |f: &mut fmt::Formatter<'_>| {
+            let s = if first { "" } else { ", " };
+            first = false;
+            f.write_str(s)
+        };
+        for (name, size) in self.iter() {
+            sep(f)?;
+            write!(f, "{name} = {size}")?;
+        }
+        for (name, sizes) in self.segments() {
+            sep(f)?;
+            write!(f, "*{name} = {sizes:?}")?;
+        }
+        f.write_str("}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -557,6 +579,8 @@ mod tests {
         assert!(b.require_segment("n").is_err());
         assert_eq!(b.len(), 2);
         assert_eq!(b.iter().collect::<Vec<_>>(), [("n", 3)]);
+        assert_eq!(b.to_string(), "{n = 3, *batch = [2, 5]}");
+        assert_eq!(Bindings::new().to_string(), "{}");
         let mark = b.mark();
         b.bind("m", 1).unwrap();
         b.reset(mark);
