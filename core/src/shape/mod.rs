@@ -68,7 +68,7 @@ pub use dim::Dim;
 pub use partial::Shape;
 pub use pattern::{
     AxisRef, Bindings, Enforced, EnforcedDim, PatternCheck, PatternDim, Refined, ShapePattern,
-    enforce_shape,
+    enforce_shape, refine_shape,
 };
 pub use static_broadcast::{
     ArgAxis, BroadcastCheck, BroadcastChecks, Policy, StaticBroadcast, broadcast_static,

@@ -38,7 +38,7 @@ use super::text::Cursor;
 use crate::error::{ArgRef, ShapeError};
 
 pub use enforce::{Enforced, EnforcedDim, enforce_shape};
-pub use refine::{AxisRef, PatternCheck, Refined};
+pub use refine::{AxisRef, PatternCheck, Refined, refine_shape};
 
 /// One item of a [`ShapePattern`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -238,6 +238,22 @@ impl Refined {
     }
 }
 
+/// Parses `pattern` and applies it to a partial shape: the `enforce_shape` of the Array API
+/// proposal on a shape that is not fully known yet.
+///
+/// ```
+/// use extype_core::shape::{Shape, refine_shape};
+/// let refined = refine_shape(&Shape::unknown_rank(), "1 _ ... 3").unwrap();
+/// assert_eq!(refined.shape.to_string(), "*");
+/// let checks: Vec<String> = refined.checks.iter().map(|c| c.to_string()).collect();
+/// assert_eq!(checks, ["rank ≥ 3", "axis 0 = 1", "axis -1 = 3"]);
+/// assert!(refined.verify(&[1, 4, 3]).is_ok());
+/// assert!(refined.verify(&[1, 4, 2]).is_err());
+/// ```
+pub fn refine_shape(shape: &Shape, pattern: &str) -> Result<Refined, ShapeError> {
+    ShapePattern::parse(pattern)?.refine(shape)
+}
+
 /// One non-variadic item's place in the shape, its static dim, and its refinement.
 struct Place {
     item: usize,
