@@ -1,6 +1,9 @@
 //! A tour of extype. Run with `cargo run --example tour`.
 
-use extype::Shape;
+use extype::shape::{Bindings, Sizes};
+use extype::{
+    Policy, Shape, ShapeError, Unifier, broadcast_shapes, broadcast_static, enforce_shape,
+};
 
 fn main() -> extype::Result<()> {
     println!("== Partial shapes");
@@ -10,5 +13,56 @@ fn main() -> extype::Result<()> {
     let c: Shape = "[8, 4]".parse()?;
     let d: Shape = "[8, 7]".parse()?;
     println!("{c} relaxed with {d} = {}", c.most_specific_compatible(&d));
+
+    println!("\n== Broadcasting");
+    let out = broadcast_shapes(&[&[8, 1, 6, 1], &[7, 1, 5]])?;
+    println!("(8, 1, 6, 1) with (7, 1, 5) -> {out:?}");
+    let shapes: Vec<Shape> = ["[!1, 3]", "[?, 1]", "[?]"]
+        .iter()
+        .map(|s| s.parse())
+        .collect::<Result<_, _>>()?;
+    let stat = broadcast_static(&shapes, Policy::Numpy)?;
+    println!("static [!1, 3] with [?, 1] with [?] -> {}", stat.shape);
+    println!("  runtime checks: {}", stat.checks);
+    println!(
+        "  on (4, 3), (1, 1), (3): {:?}",
+        stat.checks.run(&[&[4, 3], &[1, 1], &[3]])?
+    );
+    if let Err(e) = stat.checks.run(&[&[4, 3], &[5, 1], &[3]]) {
+        println!("  on (4, 3), (5, 1), (3): {e}");
+    }
+
+    println!("\n== Shape patterns");
+    let got = enforce_shape(&[1, 7, 2, 5, 3], "1 _ ... 3")?;
+    println!("(1, 7, 2, 5, 3) against `1 _ ... 3`: {:?}", got.dims);
+
+    println!("\n== Joint unification (conv1d)");
+    let conv1d = Unifier::new()
+        .input("x", "b c_in n")?
+        .input("w", "c_out c_in k")?
+        .batch("b")?;
+    let bound = conv1d.unify(&[&[8, 3, 100], &[16, 3, 5]])?;
+    println!("bound: {bound}");
+    let calc = |output: &str, b: &Bindings| -> Result<Sizes, ShapeError> {
+        let (n, k) = (b.require("n")?, b.require("k")?);
+        let len = (n + 1)
+            .checked_sub(k)
+            .ok_or_else(|| ShapeError::Calculation {
+                output: output.into(),
+                message: format!("kernel size {k} exceeds input length {n}"),
+            })?;
+        Ok(Sizes::from_slice(&[
+            b.require("b")?,
+            b.require("c_out")?,
+            len,
+        ]))
+    };
+    println!(
+        "y = conv1d(x: (8, 3, 100), w: (16, 3, 5)) has shape {:?}",
+        bound.output_shape("y", &calc)?
+    );
+    if let Err(e) = conv1d.unify(&[&[8, 3, 100], &[16, 4, 5]]) {
+        println!("with w: (16, 4, 5): {e}");
+    }
     Ok(())
 }

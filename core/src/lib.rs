@@ -33,6 +33,7 @@ pub mod __private;
 
 pub use anonymous::{AnonymousExtension, AnonymousSpec};
 pub use dtype::{DType, Element};
+pub use error::ArgRef;
 pub use error::{
     Error, JsonError, NestError, RegistryError, Result, ShapeError, SpecError, TensorError,
     ValueError,
@@ -40,6 +41,10 @@ pub use error::{
 pub use field::{ExactFloat, Field, FieldPath, PathSink, Sink, StaticValue};
 pub use registry::{Registry, RegistryEntry, registered_name, registry};
 pub use serial::{NamedSpec, SpecValue};
+pub use shape::{
+    Bindings, BroadcastChecks, DimensionCalculator, Policy, ShapePattern, StaticBroadcast, Unifier,
+    broadcast_shapes, broadcast_static, enforce_shape,
+};
 pub use shape::{Dim, Shape};
 pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
 pub use tensor::{Tensor, TensorView};

@@ -90,6 +90,11 @@ impl<'a> Cursor<'a> {
         self.input[self.pos..].chars().next()
     }
 
+    /// The byte offset of the next character.
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
     pub(crate) fn at_end(&self) -> bool {
         self.pos == self.input.len()
     }
