@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 
 pub use inventory;
 
+pub use crate::contract::{ShapeContract, ShapedField};
 pub use crate::dtype::{DType, Element};
 pub use crate::error::{Error, Result, SpecError};
 pub use crate::field::{Components, ExactFloat, Field, FieldPath, Sink, StaticValue, data_error};
 pub use crate::registry::{RegistryEntry, registered_name};
-pub use crate::serial::{NamedSpec, SpecValue};
+pub use crate::serial::{NamedSpec, SpecValue, write_struct};
 pub use crate::shape::Shape;
 pub use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
 pub use crate::tensor::{Tensor, TensorView};
@@ -167,4 +168,16 @@ impl<'a> StructFields<'a> {
             .into()
         })
     }
+}
+
+/// `Display` of a derived spec: `name { field: spec, … }` with the fields in declaration order.
+pub fn fmt_struct_spec<T: ExtensionType, const N: usize>(
+    f: &mut std::fmt::Formatter<'_>,
+    fields: [(&'static str, SpecValue); N],
+) -> std::fmt::Result {
+    write_struct(
+        f,
+        registered_name::<T>(),
+        fields.iter().map(|(name, value)| (*name, value)),
+    )
 }

@@ -13,10 +13,12 @@
 //! - [`registry`]: name → type table; [`anonymous`]: values of types not linked in.
 //! - [`value`]: [`Value`] (tensor or extension value).
 //! - [`nest`]: `flatten`, `pack_sequence_as`, `map_structure`, `assert_same_structure`.
+//! - [`contract`]: shape contracts of derived types (`#[extype(shape = "b n")]`).
 //! - [`error`]: the one [`Error`] type of the project.
 #![warn(missing_docs)]
 
 pub mod anonymous;
+pub mod contract;
 pub mod dtype;
 pub mod error;
 pub mod field;

@@ -1,7 +1,7 @@
 //! The parsed model of a `#[derive(ExtensionType)]` input.
 
-use proc_macro2::Span;
-use syn::{Data, DeriveInput, Fields, Generics, Ident, Member, Type};
+use syn::ext::IdentExt as _;
+use syn::{Data, DeriveInput, Fields, Generics, Ident, Member, Type, Visibility};
 
 use crate::attr::{ContainerAttrs, FieldAttrs};
 use crate::ctxt::Ctxt;
@@ -9,6 +9,7 @@ use crate::ctxt::Ctxt;
 /// The struct being derived.
 pub struct Container<'a> {
     pub ident: &'a Ident,
+    pub vis: &'a Visibility,
     pub generics: &'a Generics,
     pub attrs: ContainerAttrs,
     pub style: Style,
@@ -30,11 +31,11 @@ pub enum Style {
 pub struct Field<'a> {
     /// `values` or `0`.
     pub member: Member,
+    pub vis: &'a Visibility,
     pub ty: &'a Type,
     pub attrs: FieldAttrs,
     /// The field's path in errors and on disk (`values`, `0`).
     pub path: String,
-    pub span: Span,
 }
 
 impl<'a> Container<'a> {
@@ -65,6 +66,7 @@ impl<'a> Container<'a> {
         };
         Some(Container {
             ident: &input.ident,
+            vis: &input.vis,
             generics: &input.generics,
             attrs,
             style,
@@ -91,13 +93,11 @@ fn fields_from_ast<'a>(
             };
             Field {
                 member,
+                vis: &field.vis,
                 ty: &field.ty,
                 attrs: FieldAttrs::from_ast(cx, &field.attrs),
                 path,
-                span: syn::spanned::Spanned::span(field),
             }
         })
         .collect()
 }
-
-use syn::ext::IdentExt as _;

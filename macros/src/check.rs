@@ -6,6 +6,7 @@ use crate::ctxt::Ctxt;
 /// Runs every check, recording problems in `cx`.
 pub fn check(cx: &Ctxt, cont: &Container) {
     check_name(cx, cont);
+    check_shape_contracts(cx, cont);
     check_generic_registration(cx, cont);
     check_batchable(cx, cont);
 }
@@ -73,6 +74,25 @@ fn check_generic_registration(cx: &Ctxt, cont: &Container) {
             "`ExtensionType` cannot be derived for a type with lifetime parameters: extension \
              values own (or share) their tensors; use `ArcArray` or `Tensor` fields instead of views",
         );
+    }
+}
+
+/// Each `shape` pattern parses, and together they form one consistent contract (the same
+/// parser and unifier run when the type is used, so what compiles cannot fail to parse later).
+fn check_shape_contracts(cx: &Ctxt, cont: &Container) {
+    let mut unifier = extype_core::shape::Unifier::new();
+    for field in &cont.fields {
+        let Some(lit) = &field.attrs.shape else {
+            continue;
+        };
+        let pattern = lit.value();
+        match unifier.clone().input(&field.path, &pattern) {
+            Ok(next) => unifier = next,
+            Err(err) => cx.error_spanned_by(
+                lit,
+                format!("invalid `extype(shape)` pattern on field `{}`: {err}", field.path),
+            ),
+        }
     }
 }
 

@@ -1,9 +1,22 @@
-//! Code generation for `#[derive(ExtensionType)]`.
+//! Code generation for `#[derive(ExtensionType)]`, split by concern:
+//! [`spec_struct`] (the `FooSpec` type and its std impls), [`field_impl`] (`Field for Foo`, the
+//! per-field plumbing), [`traits`] (`TypeSpec`, `ExtensionType`, the checked constructor, the
+//! registry entry) and [`stub`] (what is emitted beside errors).
+//!
+//! Generated code lives in `const _: () = { … };`, names std items by absolute paths, and reaches
+//! extype only through `::extype::__private`.
 
-use proc_macro2::TokenStream;
-use syn::DeriveInput;
+mod field_impl;
+mod spec_struct;
+mod stub;
+mod traits;
 
-use crate::ast::Container;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{DeriveInput, Ident, WhereClause};
+
+use crate::ast::{Container, Field, Style};
 use crate::check;
 use crate::ctxt::Ctxt;
 
@@ -14,8 +27,148 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     if let Some(cont) = &cont {
         check::check(&cx, cont);
     }
-    match cx.check() {
-        Ok(()) => TokenStream::new(),
-        Err(err) => err.to_compile_error(),
+    match (cx.check(), cont) {
+        (Ok(()), Some(cont)) => generate(&Gen::new(&cont)),
+        (Err(errors), cont) => {
+            let stub = cont.map(|c| stub::stub(&Gen::new(&c)));
+            let errors = errors.to_compile_error();
+            quote!(#errors #stub)
+        }
+        (Ok(()), None) => unreachable!("a failed parse always records an error"),
     }
+}
+
+fn generate(g: &Gen) -> TokenStream {
+    let spec_struct = spec_struct::definition(g);
+    let spec_impls = spec_struct::std_impls(g);
+    let field_impl = field_impl::field_impl(g);
+    let traits = traits::traits(g);
+    let contract = traits::contract_static(g);
+    quote! {
+        #spec_struct
+
+        #[allow(non_local_definitions, unused_qualifications, clippy::all)]
+        const _: () = {
+            use ::extype::__private as __x;
+            #contract
+            #spec_impls
+            #field_impl
+            #traits
+        };
+    }
+}
+
+/// Everything the generators share about one container.
+pub struct Gen<'a> {
+    pub cont: &'a Container<'a>,
+    pub spec_ident: Ident,
+    /// The user's where clause plus `FieldType: Field` for each field of a generic type.
+    pub where_clause: Option<WhereClause>,
+}
+
+impl<'a> Gen<'a> {
+    fn new(cont: &'a Container<'a>) -> Self {
+        let mut where_clause = cont.generics.where_clause.clone();
+        if cont.generics.type_params().next().is_some() {
+            let clause = where_clause.get_or_insert_with(|| syn::parse_quote!(where));
+            for field in &cont.fields {
+                let ty = field.ty;
+                clause
+                    .predicates
+                    .push(syn::parse_quote_spanned!(ty.span()=> #ty: ::extype::__private::Field));
+            }
+        }
+        Gen {
+            cont,
+            spec_ident: format_ident!("{}Spec", cont.ident),
+            where_clause,
+        }
+    }
+
+    pub fn ident(&self) -> &Ident {
+        self.cont.ident
+    }
+
+    /// `Foo<T>` (the type with its generic arguments).
+    pub fn self_ty(&self) -> TokenStream {
+        let ident = self.cont.ident;
+        let (_, ty_generics, _) = self.cont.generics.split_for_impl();
+        quote!(#ident #ty_generics)
+    }
+
+    /// `FooSpec<T>`.
+    pub fn spec_ty(&self) -> TokenStream {
+        let ident = &self.spec_ident;
+        let (_, ty_generics, _) = self.cont.generics.split_for_impl();
+        quote!(#ident #ty_generics)
+    }
+
+    /// `impl<T: Bound>` generics.
+    pub fn impl_generics(&self) -> TokenStream {
+        let (impl_generics, _, _) = self.cont.generics.split_for_impl();
+        quote!(#impl_generics)
+    }
+
+    pub fn fields(&self) -> &[Field<'a>] {
+        &self.cont.fields
+    }
+
+    pub fn is_generic(&self) -> bool {
+        self.cont.generics.type_params().next().is_some()
+            || self.cont.generics.const_params().next().is_some()
+    }
+
+    /// The registered name: `name = "…"`, or `module_path!()::Foo`.
+    pub fn name_expr(&self) -> TokenStream {
+        match &self.cont.attrs.name {
+            Some(lit) => quote!(#lit),
+            None => {
+                let ident = self.cont.ident.to_string();
+                quote!(::core::concat!(::core::module_path!(), "::", #ident))
+            }
+        }
+    }
+
+    /// Builds the value or spec struct from one expression per field.
+    pub fn construct(&self, ty: TokenStream, values: &[TokenStream]) -> TokenStream {
+        match self.cont.style {
+            Style::Named => {
+                let members = self.fields().iter().map(|f| &f.member);
+                quote!(#ty { #(#members: #values),* })
+            }
+            Style::Tuple => quote!(#ty ( #(#values),* )),
+            Style::Unit => quote!(#ty {}),
+        }
+    }
+}
+
+/// `<Ty as __x::Field>`, spanned on the field's type so trait errors point at it.
+pub fn as_field(field: &Field) -> TokenStream {
+    let ty = field.ty;
+    quote_spanned!(ty.span()=> <#ty as __x::Field>)
+}
+
+/// `<Ty as ::extype::__private::Field>::Spec`, for items outside the `const _` block.
+pub fn spec_of(field: &Field) -> TokenStream {
+    let ty = field.ty;
+    quote_spanned!(ty.span()=> <#ty as ::extype::__private::Field>::Spec)
+}
+
+/// The field's path below `__path`: `&__path.field("values")` or `&__path.tuple(0)`.
+pub fn path_expr(field: &Field) -> TokenStream {
+    match &field.member {
+        syn::Member::Named(_) => {
+            let name = &field.path;
+            quote!(&__path.field(#name))
+        }
+        syn::Member::Unnamed(index) => {
+            let index = index.index as usize;
+            quote!(&__path.tuple(#index))
+        }
+    }
+}
+
+/// The field's key in the serialized spec: its name, or its position for tuple structs.
+pub fn key(field: &Field) -> syn::LitStr {
+    syn::LitStr::new(&field.path, Span::call_site())
 }
