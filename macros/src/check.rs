@@ -90,7 +90,10 @@ fn check_shape_contracts(cx: &Ctxt, cont: &Container) {
             Ok(next) => unifier = next,
             Err(err) => cx.error_spanned_by(
                 lit,
-                format!("invalid `extype(shape)` pattern on field `{}`: {err}", field.path),
+                format!(
+                    "invalid `extype(shape)` pattern on field `{}`: {err}",
+                    field.path
+                ),
             ),
         }
     }

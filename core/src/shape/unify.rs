@@ -36,7 +36,9 @@
 use std::borrow::Borrow;
 use std::sync::Arc;
 
-use super::{Bindings, PatternDim, Shape, ShapePattern, Sizes};
+use smallvec::SmallVec;
+
+use super::{Bindings, Dim, PatternDim, Shape, ShapePattern, Sizes};
 use crate::error::{ArgRef, ShapeError};
 
 /// Computes the shape of an output from the sizes bound by unification.
@@ -237,18 +239,157 @@ impl Unifier {
                 break;
             }
         }
-        let shapes = self
-            .inputs
-            .iter()
-            .zip(shapes)
-            .map(|((arg, pattern), shape)| {
-                pattern
-                    .refine_with(shape.borrow(), &known)
-                    .map(|r| r.shape)
-                    .map_err(|e| as_input(e, arg))
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(JointRefined { shapes, known })
+        let refine_all = |shapes: &mut dyn Iterator<Item = &Shape>| {
+            self.inputs
+                .iter()
+                .zip(shapes)
+                .map(|((arg, pattern), shape)| {
+                    pattern
+                        .refine_with(shape, &known)
+                        .map(|r| r.shape)
+                        .map_err(|e| as_input(e, arg))
+                })
+                .collect::<Result<Vec<Shape>, _>>()
+        };
+        let mut refined = refine_all(&mut shapes.iter().map(Borrow::borrow))?;
+        // Named segments are partial shapes in their own right: `*dims` seen as `[8, ?]` in one
+        // input and `[?, 3]` in another is `[8, 3]` in both. Names inside patterns never depend
+        // on segments, so one more refinement pass after merging them is enough.
+        if self.merge_segments(&mut refined)? {
+            refined = refine_all(&mut refined.iter())?;
+        }
+        Ok(JointRefined {
+            shapes: refined,
+            known,
+        })
+    }
+
+    /// Meets the dims of each named segment across the inputs whose rank is known, and writes the
+    /// result back into every input that uses it. Returns whether any shape changed.
+    fn merge_segments(&self, shapes: &mut [Shape]) -> Result<bool, ShapeError> {
+        let mut changed = false;
+        let mut seen: SmallVec<[&str; 2]> = SmallVec::new();
+        for (pattern_index, (_, pattern)) in self.inputs.iter().enumerate() {
+            let Some(PatternDim::Variadic(Some(name))) =
+                pattern.variadic_index().map(|v| &pattern.items()[v])
+            else {
+                continue;
+            };
+            if seen.contains(&&**name) {
+                continue;
+            }
+            seen.push(name);
+            let users: SmallVec<[usize; 4]> = (pattern_index..self.inputs.len())
+                .filter(|&i| self.segment_name(i) == Some(&**name))
+                .collect();
+            let mut merged: Option<(usize, Shape)> = None;
+            for &i in &users {
+                let Some(segment) = self.segment_of(i, &shapes[i]) else {
+                    continue;
+                };
+                merged = Some(match merged {
+                    None => (i, segment),
+                    Some((first, acc)) => {
+                        let meet = acc.merge_with(&segment).map_err(|_| {
+                            self.segment_conflict(i, first, name, &acc, &segment, &shapes[i])
+                        })?;
+                        (first, meet)
+                    }
+                });
+            }
+            let Some((_, merged)) = merged else {
+                continue;
+            };
+            for &i in &users {
+                let updated = self.with_segment(i, &shapes[i], &merged);
+                if updated != shapes[i] {
+                    shapes[i] = updated;
+                    changed = true;
+                }
+            }
+        }
+        Ok(changed)
+    }
+
+    /// The error for input `input`'s segment disagreeing with what earlier inputs fixed.
+    fn segment_conflict(
+        &self,
+        input: usize,
+        first: usize,
+        name: &str,
+        expected: &Shape,
+        found: &Shape,
+        shape: &Shape,
+    ) -> ShapeError {
+        let arg = self.inputs[input].0.clone();
+        let start = self.inputs[input].1.variadic_index().unwrap_or(0);
+        let origin = &self.inputs[first].0;
+        let (Some(e), Some(f)) = (expected.dims(), found.dims()) else {
+            unreachable!("segments are only merged when their rank is known")
+        };
+        match e.iter().zip(f).position(|(a, b)| !a.is_compatible_with(*b)) {
+            Some(offset) if e.len() == f.len() => ShapeError::Mismatch {
+                op: "unify",
+                arg,
+                axis: start + offset,
+                expected: format!(
+                    "{} (the segment `*{name}` is {expected} in {origin})",
+                    e[offset]
+                ),
+                found: f[offset],
+            },
+            _ => ShapeError::ArgRank {
+                op: "unify",
+                arg,
+                expected: format!(
+                    "with a segment `*{name}` of {} axes, as in {origin} ({expected})",
+                    e.len()
+                ),
+                found: Box::new(shape.clone()),
+            },
+        }
+    }
+
+    fn segment_name(&self, input: usize) -> Option<&str> {
+        let pattern = &self.inputs[input].1;
+        match pattern.variadic_index().map(|v| &pattern.items()[v]) {
+            Some(PatternDim::Variadic(Some(name))) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The dims of input `input`'s segment, when its shape's rank is known.
+    fn segment_of(&self, input: usize, shape: &Shape) -> Option<Shape> {
+        let pattern = &self.inputs[input].1;
+        let start = pattern.variadic_index()?;
+        let dims = shape.dims()?;
+        let end = dims.len().checked_sub(pattern.items().len() - start - 1)?;
+        (start <= end).then(|| Shape::from_dims(dims[start..end].iter().copied()))
+    }
+
+    /// `shape` with its segment replaced by `segment` (an unknown rank becomes known: the fixed
+    /// items around the segment are unknown dims, which the next refinement pass fills in).
+    fn with_segment(&self, input: usize, shape: &Shape, segment: &Shape) -> Shape {
+        let pattern = &self.inputs[input].1;
+        let (Some(start), Some(seg)) = (pattern.variadic_index(), segment.dims()) else {
+            return shape.clone();
+        };
+        let after = pattern.items().len() - start - 1;
+        match shape.dims() {
+            Some(dims) => {
+                let end = dims.len().saturating_sub(after);
+                dims[..start]
+                    .iter()
+                    .chain(seg)
+                    .chain(&dims[end..])
+                    .copied()
+                    .collect()
+            }
+            None => std::iter::repeat_n(Dim::Unknown, start)
+                .chain(seg.iter().copied())
+                .chain(std::iter::repeat_n(Dim::Unknown, after))
+                .collect(),
+        }
     }
 }
 
@@ -302,7 +443,6 @@ fn check_leading(batch: &str, arg: &ArgRef, pattern: &ShapePattern) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shape::Dim;
 
     /// stannum's 1-d convolution dimension calculator (`D1ConvDC`): `n - k + 1`.
     fn conv1d_calc(output: &str, b: &Bindings) -> Result<Sizes, ShapeError> {
@@ -521,5 +661,34 @@ mod tests {
         assert_eq!(b.len(), 1);
         u.unify_with(&[&[3], &[2, 3]], &mut b).unwrap();
         assert_eq!(b.get("n"), Some(3));
+    }
+
+    #[test]
+    fn named_segments_are_merged_across_inputs() {
+        let u = Unifier::new()
+            .input("values", "*dims")
+            .unwrap()
+            .input("mask", "*dims")
+            .unwrap();
+        let shapes: Vec<Shape> = vec!["[8, ?]".parse().unwrap(), "[?, 3]".parse().unwrap()];
+        let joint = u.refine(&shapes).unwrap();
+        assert_eq!(joint.shapes[0].to_string(), "[8, 3]");
+        assert_eq!(joint.shapes[1].to_string(), "[8, 3]");
+        // An unknown rank takes the rank of the segment (plus the fixed items around it).
+        let u = Unifier::new()
+            .input("x", "*b n")
+            .unwrap()
+            .input("y", "*b 4")
+            .unwrap();
+        let shapes: Vec<Shape> = vec!["[2, !1, 7]".parse().unwrap(), "*".parse().unwrap()];
+        let joint = u.refine(&shapes).unwrap();
+        assert_eq!(joint.shapes[1].to_string(), "[2, !1, 4]");
+        // Conflicting segments fail statically, naming the input and both segments.
+        let shapes: Vec<Shape> = vec!["[2, 5, 7]".parse().unwrap(), "[3, ?, 4]".parse().unwrap()];
+        let err = u.refine(&shapes).unwrap_err().to_string();
+        assert!(err.contains("input `y`") && err.contains("[2, 5]"), "{err}");
+        // Different segment lengths cannot unify either.
+        let shapes: Vec<Shape> = vec!["[2, 7]".parse().unwrap(), "[3, ?, 4]".parse().unwrap()];
+        assert!(u.refine(&shapes).is_err());
     }
 }

@@ -1,0 +1,165 @@
+//! Validation and shape contracts of derived types: checked by `try_new`, when rebuilding from
+//! components, when reinterpreting, and (statically) when a spec is deserialized or refined.
+
+use extype::{DType, ExtensionType, Tensor, TensorSpec, TypeSpec};
+use ndarray::{Array1, Array2, ArrayD, IxDyn, arr1, arr2};
+
+/// Values and mask share every axis (`...` binds the same segment in both fields).
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.validate.Masked")]
+pub struct Masked {
+    #[extype(shape = "*dims")]
+    pub values: ArrayD<f32>,
+    #[extype(shape = "*dims")]
+    pub mask: ArrayD<bool>,
+}
+
+fn masked(values: &[usize], mask: &[usize]) -> (ArrayD<f32>, ArrayD<bool>) {
+    (
+        ArrayD::zeros(IxDyn(values)),
+        ArrayD::from_elem(IxDyn(mask), true),
+    )
+}
+
+#[test]
+fn try_new_checks_the_joint_contract() {
+    let (v, m) = masked(&[2, 3], &[2, 3]);
+    assert!(Masked::try_new(v, m).is_ok());
+    let (v, m) = masked(&[2, 3], &[2, 4]);
+    let err = Masked::try_new(v, m).unwrap_err().to_string();
+    assert!(err.contains("tests.validate.Masked"), "{err}");
+    assert!(err.contains("mask"), "names the field: {err}");
+    assert!(
+        err.contains('3') && err.contains('4'),
+        "names the sizes: {err}"
+    );
+    let (v, m) = masked(&[], &[1]);
+    assert!(Masked::try_new(v, m).is_err(), "rank 0 and rank 1 differ");
+    let (v, m) = masked(&[0, 5], &[0, 5]);
+    assert!(Masked::try_new(v, m).is_ok(), "zero-size values are fine");
+}
+
+#[test]
+fn rebuilding_from_components_checks_the_contract() {
+    let (v, m) = masked(&[2, 3], &[2, 3]);
+    let good = Masked::try_new(v, m).unwrap();
+    let loose = MaskedSpec {
+        values: TensorSpec::new(extype::Shape::unknown_rank(), DType::F32),
+        mask: TensorSpec::new(extype::Shape::unknown_rank(), DType::Bool),
+    };
+    assert!(
+        loose
+            .from_components(good.clone().into_components())
+            .is_ok()
+    );
+    let bad = vec![
+        Tensor::from(ArrayD::<f32>::zeros(IxDyn(&[2, 3]))),
+        Tensor::from(ArrayD::from_elem(IxDyn(&[3, 2]), false)),
+    ];
+    let err = loose.from_components(bad).unwrap_err().to_string();
+    assert!(err.contains("mask"), "{err}");
+}
+
+#[test]
+fn specs_are_refined_by_the_contract() {
+    let mut spec = MaskedSpec {
+        values: TensorSpec::new("[8, ?]".parse().unwrap(), DType::F32),
+        mask: TensorSpec::new("[?, 3]".parse().unwrap(), DType::Bool),
+    };
+    spec.refine_shapes().unwrap();
+    assert_eq!(spec.values.shape.to_string(), "[8, 3]");
+    assert_eq!(spec.mask.shape.to_string(), "[8, 3]");
+
+    let mut impossible = MaskedSpec {
+        values: TensorSpec::new("[8, 4]".parse().unwrap(), DType::F32),
+        mask: TensorSpec::new("[?, 3]".parse().unwrap(), DType::Bool),
+    };
+    assert!(impossible.refine_shapes().is_err());
+
+    // Deserializing refines too, and rejects a spec no value could satisfy.
+    let half = MaskedSpec {
+        values: TensorSpec::new("[8, ?]".parse().unwrap(), DType::F32),
+        mask: TensorSpec::new("[?, 3]".parse().unwrap(), DType::Bool),
+    };
+    let json = extype::serial::spec_to_json(&half).unwrap();
+    let loaded: MaskedSpec = extype::serial::spec_from_json(&json).unwrap();
+    assert_eq!(loaded.values.shape.to_string(), "[8, 3]");
+    let json = extype::serial::spec_to_json(&impossible).unwrap();
+    let err = extype::serial::spec_from_json::<MaskedSpec>(&json)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("shape contract"), "{err}");
+}
+
+/// Contracts with fixed sizes, named dims across fields of different ranks, and a user validate.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.validate.Points", validate = Points::check_weights)]
+pub struct Points {
+    #[extype(shape = "n 3")]
+    pub xyz: Array2<f32>,
+    #[extype(shape = "n")]
+    pub weights: Array1<f32>,
+    pub label: String,
+}
+
+impl Points {
+    fn check_weights(&self) -> extype::Result<()> {
+        if self.weights.iter().all(|w| *w >= 0.0) {
+            Ok(())
+        } else {
+            Err(extype::Error::invalid("weights must be non-negative"))
+        }
+    }
+}
+
+#[test]
+fn fixed_sizes_named_dims_and_user_validation() {
+    let ok = Points::try_new(arr2(&[[0.0, 1.0, 2.0]]), arr1(&[1.0]), "p".into());
+    assert!(ok.is_ok());
+    let err = Points::try_new(arr2(&[[0.0, 1.0]]), arr1(&[1.0]), "p".into())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("xyz") && err.contains('3') && err.contains('2'),
+        "{err}"
+    );
+    let err = Points::try_new(arr2(&[[0.0, 1.0, 2.0]]), arr1(&[1.0, 2.0]), "p".into())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("weights"), "{err}");
+    let err = Points::try_new(arr2(&[[0.0, 1.0, 2.0]]), arr1(&[-1.0]), "p".into())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("non-negative"), "{err}");
+    assert!(err.contains("tests.validate.Points"), "{err}");
+
+    // Validation also runs when rebuilding from components.
+    let good = ok.unwrap();
+    let spec = good.spec();
+    let mut components = good.into_components();
+    components[1] = Tensor::from(arr1(&[-2.0f32]));
+    let err = spec.from_components(components).unwrap_err().to_string();
+    assert!(err.contains("non-negative"), "{err}");
+}
+
+#[test]
+fn nested_values_are_validated_with_their_path() {
+    #[derive(Clone, Debug, PartialEq, ExtensionType)]
+    #[extype(name = "tests.validate.Cloud")]
+    pub struct Cloud {
+        pub parts: Vec<Points>,
+    }
+    let part = |w: f32| Points {
+        xyz: arr2(&[[0.0, 1.0, 2.0]]),
+        weights: arr1(&[w]),
+        label: "x".into(),
+    };
+    let cloud = Cloud {
+        parts: vec![part(1.0), part(2.0)],
+    };
+    let spec = cloud.spec();
+    let mut components = cloud.into_components();
+    components[3] = Tensor::from(arr1(&[-1.0f32]));
+    let err = spec.from_components(components).unwrap_err().to_string();
+    assert!(err.contains("parts[1]"), "{err}");
+}
