@@ -103,6 +103,14 @@ impl<'a> Gen<'a> {
         quote!(#ident #ty_generics)
     }
 
+    /// `FooSpec::<T>`, for building the spec in expression position.
+    pub fn spec_ctor(&self) -> TokenStream {
+        let ident = &self.spec_ident;
+        let (_, ty_generics, _) = self.cont.generics.split_for_impl();
+        let turbofish = ty_generics.as_turbofish();
+        quote!(#ident #turbofish)
+    }
+
     /// `impl<T: Bound>` generics.
     pub fn impl_generics(&self) -> TokenStream {
         let (impl_generics, _, _) = self.cont.generics.split_for_impl();
