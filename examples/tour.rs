@@ -2,11 +2,44 @@
 
 use extype::shape::{Bindings, Sizes};
 use extype::{
-    Policy, Shape, ShapeError, Unifier, broadcast_shapes, broadcast_static, enforce_shape,
+    ExtensionType, Policy, Shape, ShapeError, TypeSpec, Unifier, broadcast_shapes,
+    broadcast_static, enforce_shape, registry,
 };
+use ndarray::{ArrayD, IxDyn};
+
+/// Your own struct of tensors becomes an extension type: a spec, components, a registry entry.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tour.MaskedTensor")]
+pub struct MaskedTensor {
+    #[extype(shape = "*dims")]
+    pub values: ArrayD<f32>,
+    #[extype(shape = "*dims")]
+    pub mask: ArrayD<bool>,
+}
 
 fn main() -> extype::Result<()> {
-    println!("== Partial shapes");
+    println!("== Deriving an extension type");
+    let m = MaskedTensor::try_new(
+        ArrayD::from_elem(IxDyn(&[2, 3]), 1.0),
+        ArrayD::from_elem(IxDyn(&[2, 3]), true),
+    )?;
+    let spec = m.spec();
+    println!("spec: {spec}");
+    let components = m.clone().into_components();
+    println!("{} components, moved out without copying", components.len());
+    let rebuilt = registry()?.rebuild(&spec.serialize(), components)?;
+    println!(
+        "rebuilt by name {:?}: equal = {}",
+        rebuilt.type_name(),
+        rebuilt.downcast_ref::<MaskedTensor>()? == &m
+    );
+    let mismatched = MaskedTensor::try_new(
+        ArrayD::zeros(IxDyn(&[2, 3])),
+        ArrayD::from_elem(IxDyn(&[2, 4]), true),
+    );
+    println!("a mask of the wrong shape: {}", mismatched.unwrap_err());
+
+    println!("\n== Partial shapes");
     let a: Shape = "[8, ?, 3]".parse()?;
     let b: Shape = "[?, 5, 3]".parse()?;
     println!("{a} merged with {b} = {}", a.merge_with(&b)?);

@@ -50,8 +50,14 @@ fn derived_types_are_registered() {
     ] {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
-    assert_eq!(extype::registered_name::<Generic<f32>>(), "tests.registry.GenericF32");
-    assert_eq!(extype::registered_name::<Generic<i64>>(), "tests.registry.GenericI64");
+    assert_eq!(
+        extype::registered_name::<Generic<f32>>(),
+        "tests.registry.GenericF32"
+    );
+    assert_eq!(
+        extype::registered_name::<Generic<i64>>(),
+        "tests.registry.GenericI64"
+    );
 }
 
 #[test]
@@ -59,7 +65,9 @@ fn rebuild_by_name() {
     let registry = registry().unwrap();
     let value = masked();
     let spec = value.spec().serialize();
-    let rebuilt = registry.rebuild(&spec, value.clone().into_components()).unwrap();
+    let rebuilt = registry
+        .rebuild(&spec, value.clone().into_components())
+        .unwrap();
     assert_eq!(rebuilt.downcast_ref::<Masked>().unwrap(), &value);
 
     let generic = Generic {
@@ -71,7 +79,9 @@ fn rebuild_by_name() {
         panic!("a derived spec serializes as a named spec")
     };
     assert_eq!(named.name, "tests.registry.GenericF32");
-    let rebuilt = registry.rebuild(&spec, generic.clone().into_components()).unwrap();
+    let rebuilt = registry
+        .rebuild(&spec, generic.clone().into_components())
+        .unwrap();
     assert_eq!(rebuilt.downcast::<Generic<f32>>().unwrap(), generic);
 }
 
@@ -99,7 +109,11 @@ fn unknown_names_stay_anonymous_until_reinterpreted() {
         2
     );
     // Reinterpreting checks the name: the foreign name is not ours.
-    let err = anonymous.clone().reinterpret::<Masked>().unwrap_err().to_string();
+    let err = anonymous
+        .clone()
+        .reinterpret::<Masked>()
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("elsewhere.Masked"), "{err}");
 
     let spec = value.spec().serialize();
