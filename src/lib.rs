@@ -1,11 +1,67 @@
 //! # extype
 //!
 //! Extension types for Rust: turn your own structs of ndarray tensors into values with a static
-//! type specification, zero-copy decomposition into components, a registry for loading by name,
-//! batching, and op dispatch.
+//! type specification ([`TypeSpec`]), zero-copy decomposition into tensor components, and a
+//! registry for loading by name.
 //!
-//! This facade re-exports the runtime ([`extype_core`]) and the derive macros
-//! ([`extype_macros`]). See the repository README for a tour.
+//! This facade re-exports the runtime ([`extype_core`]) and the derive macro
+//! ([`extype_macros`]). Run `cargo run --example tour` for a tour.
+//!
+//! ```
+//! use extype::{ExtensionType, TypeSpec};
+//! use ndarray::{ArrayD, IxDyn};
+//!
+//! #[derive(Clone, Debug, PartialEq, ExtensionType)]
+//! #[extype(name = "my_pkg.MaskedTensor")]
+//! pub struct MaskedTensor {
+//!     #[extype(shape = "*dims")]
+//!     pub values: ArrayD<f32>,
+//!     #[extype(shape = "*dims")]
+//!     pub mask: ArrayD<bool>,
+//! }
+//!
+//! let m = MaskedTensor::try_new(
+//!     ArrayD::zeros(IxDyn(&[2, 3])),
+//!     ArrayD::from_elem(IxDyn(&[2, 3]), true),
+//! )?;
+//! let spec: MaskedTensorSpec = m.spec();
+//! assert_eq!(spec.to_string(), "my_pkg.MaskedTensor { values: f32[2, 3], mask: bool[2, 3] }");
+//! let rebuilt = spec.from_components(m.clone().into_components())?;
+//! assert_eq!(rebuilt, m);
+//! assert!(MaskedTensor::try_new(ArrayD::zeros(IxDyn(&[2])), ArrayD::from_elem(IxDyn(&[3]), true)).is_err());
+//! # Ok::<(), extype::Error>(())
+//! ```
+//!
+//! ## `#[derive(ExtensionType)]`
+//!
+//! On a struct with named fields, a tuple struct, or a generic struct. Every field type implements
+//! [`Field`], which decides what the field contributes (the derive never looks at type names, so
+//! aliases and generics work):
+//!
+//! | field type | spec | components |
+//! |---|---|---|
+//! | `Array<T, D>`, `ArcArray<T, D>` (any dimension), [`Tensor`] | [`TensorSpec`] (static rank from `D`) | one |
+//! | a type deriving `ExtensionType` | its spec | its components, depth first |
+//! | `Option<F>`, `Box<F>`, `Vec<F>`, `[F; N]`, tuples, `BTreeMap<String, F>` | the same container of specs (a `Vec`'s length and an `Option`'s presence are static) | in order; map entries by key |
+//! | `bool`, integers, floats, `String`, [`DType`], [`Shape`], types declared with [`static_field!`] | the value itself (static data) | none |
+//!
+//! It generates `FooSpec` (public fields mirroring `Foo`, so partial specs can be written by
+//! hand), `impl ExtensionType for Foo`, `impl TypeSpec for FooSpec` (with Clone, Debug, Eq, Hash
+//! and Display), `Foo::try_new(fields…)` (the checked constructor), and a registry entry.
+//!
+//! Attributes on the struct, `#[extype(...)]`:
+//! - `name = "pkg.Foo"`: the registered name (dotted identifiers). Default: the module path and
+//!   the type name; set it for anything you persist. A generic type has no default entry:
+//!   register each instantiation with [`register!`]`(Foo<f32>, "pkg.FooF32")`.
+//! - `validate = path`: a `fn(&Foo) -> extype::Result<()>` run by `try_new`, when rebuilding from
+//!   components, and when loading or reinterpreting a value.
+//!
+//! Attributes on a tensor field:
+//! - `shape = "pattern"`: a shape contract ([`ShapePattern`]: sizes, names, `_`, `...`/`*name`,
+//!   `#name`). The patterns of all fields unify jointly (a name means the same size in every
+//!   field); they are checked wherever `validate` runs, refine deserialized specs, and
+//!   `FooSpec::refine_shapes` applies them to a hand-written spec. A malformed pattern is a
+//!   compile error.
 
 pub use extype_core::*;
 pub use extype_macros::ExtensionType;
