@@ -21,7 +21,7 @@ fn masked(n: usize) -> MaskedTensor {
 fn ragged() -> RaggedTensor {
     RaggedTensor {
         values: Tensor::from(array![1i32, 2, 3]),
-        row_splits: array![0, 1, 3],
+        row_splits: array![0, 1, 3].into_shared(),
     }
 }
 
@@ -122,7 +122,7 @@ fn map_structure_rebuilds_extension_values() {
         err.to_string().contains("component values: shape [3]"),
         "{err}"
     );
-    let counted = map_structure(nested(), false, |leaf| Ok(leaf)).unwrap();
+    let counted = map_structure(nested(), false, Ok).unwrap();
     assert_eq!(counted, nested());
 }
 

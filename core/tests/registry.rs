@@ -28,11 +28,11 @@ fn ragged3() -> Ragged3 {
         values: RaggedTensor {
             values: RaggedTensor {
                 values: Tensor::from(array![1u8, 2, 3]),
-                row_splits: array![0, 1, 3],
+                row_splits: array![0, 1, 3].into_shared(),
             },
-            row_splits: array![0, 2],
+            row_splits: array![0, 2].into_shared(),
         },
-        row_splits: array![0, 0, 1],
+        row_splits: array![0, 0, 1].into_shared(),
     }
 }
 
