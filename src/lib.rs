@@ -8,17 +8,3 @@
 //! ([`extype_macros`]). See the repository README for a tour.
 
 pub use extype_core::*;
-
-#[cfg(test)]
-mod tests {
-    /// Generated code names `::extype::__private`; it must resolve through the facade.
-    #[test]
-    fn private_door_resolves() {
-        let path = ::extype_core::__private::FieldPath::Root;
-        let _: &crate::__private::FieldPath<'_> = &path;
-        assert_eq!(
-            crate::__private::registered_name::<crate::AnonymousExtension>(),
-            "extype.Anonymous"
-        );
-    }
-}

@@ -34,13 +34,16 @@ fn round_trip(c: &mut Criterion) {
     let mut group = c.benchmark_group("round_trip");
     let spec = masked().spec();
     let mut slot = Some(masked());
-    group.bench_function("masked (Array fields): into_components + from_components", |b| {
-        b.iter(|| {
-            let value = slot.take().unwrap();
-            let parts = black_box(value.into_components());
-            slot = Some(black_box(&spec).from_components(parts).unwrap());
-        })
-    });
+    group.bench_function(
+        "masked (Array fields): into_components + from_components",
+        |b| {
+            b.iter(|| {
+                let value = slot.take().unwrap();
+                let parts = black_box(value.into_components());
+                slot = Some(black_box(&spec).from_components(parts).unwrap());
+            })
+        },
+    );
     let mut slot = Some(masked());
     group.bench_function("masked: direct baseline (wrap + unwrap arrays)", |b| {
         b.iter(|| {
@@ -54,13 +57,16 @@ fn round_trip(c: &mut Criterion) {
     });
     let ragged_spec = ragged().spec();
     let mut slot = Some(ragged());
-    group.bench_function("ragged (Tensor + ArcArray fields): into_components + from_components", |b| {
-        b.iter(|| {
-            let value = slot.take().unwrap();
-            let parts = black_box(value.into_components());
-            slot = Some(black_box(&ragged_spec).from_components(parts).unwrap());
-        })
-    });
+    group.bench_function(
+        "ragged (Tensor + ArcArray fields): into_components + from_components",
+        |b| {
+            b.iter(|| {
+                let value = slot.take().unwrap();
+                let parts = black_box(value.into_components());
+                slot = Some(black_box(&ragged_spec).from_components(parts).unwrap());
+            })
+        },
+    );
     let value = masked();
     group.bench_function("masked: to_components (views)", |b| {
         b.iter(|| black_box(&spec).to_components(black_box(&value)).len())
@@ -94,7 +100,9 @@ fn specs(c: &mut Criterion) {
     group.bench_function("most_specific_compatible", |b| {
         b.iter(|| black_box(&exact).most_specific_compatible(black_box(&other)))
     });
-    group.bench_function("strict eq", |b| b.iter(|| black_box(&exact) == black_box(&loose)));
+    group.bench_function("strict eq", |b| {
+        b.iter(|| black_box(&exact) == black_box(&loose))
+    });
     group.finish();
 }
 

@@ -210,6 +210,13 @@ pub fn data_error(
 /// - `spec_from_value(&spec_to_value(&s), ..) == s`.
 /// - `spec_is_compatible` is symmetric; `spec_most_specific_compatible(a, b)` is compatible with
 ///   both, or `None` when no spec is (static data differs, dtypes differ, lengths differ).
+///
+/// An unsupported field type is a compile error that says what a field may be:
+///
+/// ```compile_fail
+/// fn needs_field<F: extype_core::Field>() {}
+/// needs_field::<std::rc::Rc<f32>>(); // `Rc<f32>` cannot be a field of an extension type
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of an extension type",
     label = "unsupported field type",
@@ -685,7 +692,8 @@ static_float!(f32, f64);
 // ---------------------------------------------------------------------------------------------
 // Containers
 
-/// `None` has no components; `Some` has its value's. Serialized as `none` or the inner spec.
+/// `None` has no components; `Some` has its value's. Serialized as `none` or the inner spec, so
+/// `Option<Option<_>>` (whose `Some(None)` would read back as `None`) is not a supported field.
 impl<F: Field> Field for Option<F> {
     type Spec = Option<F::Spec>;
 

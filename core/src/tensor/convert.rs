@@ -44,10 +44,12 @@ impl Tensor {
     #[inline]
     pub fn into_array<T: Element, D: Dimension>(self) -> Result<Array<T, D>> {
         // `try_into_owned_nocopy` skips the copy-on-write probe of `into_owned` when unique.
-        Ok(match self.into_arc_array::<T, D>()?.try_into_owned_nocopy() {
-            Ok(owned) => owned,
-            Err(shared) => shared.into_owned(),
-        })
+        Ok(
+            match self.into_arc_array::<T, D>()?.try_into_owned_nocopy() {
+                Ok(owned) => owned,
+                Err(shared) => shared.into_owned(),
+            },
+        )
     }
 
     /// Converts into a shared typed array of static rank `D`; O(1), never copies.

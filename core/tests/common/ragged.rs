@@ -249,7 +249,10 @@ const _: () = {
         #[inline]
         fn spec_is_compatible(__a: &RaggedTensorSpec<V>, __b: &RaggedTensorSpec<V>) -> bool {
             true && <V as __x::Field>::spec_is_compatible(&__a.values, &__b.values)
-                && <ArcArray1<i64> as __x::Field>::spec_is_compatible(&__a.row_splits, &__b.row_splits)
+                && <ArcArray1<i64> as __x::Field>::spec_is_compatible(
+                    &__a.row_splits,
+                    &__b.row_splits,
+                )
         }
 
         #[inline]
