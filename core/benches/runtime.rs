@@ -10,7 +10,7 @@ mod common;
 
 use std::hint::black_box;
 
-use common::{MaskedTensor, MaskedTensorSpec, RaggedTensor};
+use common::{MaskedTensor, MaskedTensorSpec, RaggedTensor, SharedPair};
 use criterion::{Criterion, criterion_group, criterion_main};
 use extype::nest::{flatten, pack_sequence_as};
 use extype::{ExtensionType, Tensor, TypeSpec};
@@ -30,8 +30,41 @@ fn ragged() -> RaggedTensor {
     }
 }
 
+fn shared_pair() -> SharedPair {
+    SharedPair {
+        values: Tensor::from(ArrayD::from_elem(IxDyn(&[8, 3]), 1.0f32)),
+        mask: Tensor::from(ArrayD::from_elem(IxDyn(&[8, 3]), true)),
+    }
+}
+
 fn round_trip(c: &mut Criterion) {
     let mut group = c.benchmark_group("round_trip");
+    let pair_spec = shared_pair().spec();
+    let mut slot = Some(shared_pair());
+    group.bench_function(
+        "pair (Tensor fields): into_components + from_components",
+        |b| {
+            b.iter(|| {
+                let value = slot.take().unwrap();
+                let parts = black_box(value.into_components());
+                slot = Some(black_box(&pair_spec).from_components(parts).unwrap());
+            })
+        },
+    );
+    let mut slot = Some(shared_pair());
+    group.bench_function(
+        "pair: direct baseline (Vec of the two tensors and back)",
+        |b| {
+            b.iter(|| {
+                let SharedPair { values, mask } = slot.take().unwrap();
+                let parts = black_box(vec![values, mask]);
+                let mut parts = parts.into_iter();
+                let values = parts.next().unwrap();
+                let mask = parts.next().unwrap();
+                slot = Some(SharedPair { values, mask });
+            })
+        },
+    );
     let spec = masked().spec();
     let mut slot = Some(masked());
     group.bench_function(

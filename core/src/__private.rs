@@ -48,34 +48,48 @@ pub fn into_components<T: Field>(value: T, capacity: usize) -> Vec<Tensor> {
 pub fn from_components<T: Field>(spec: &T::Spec, components: Vec<Tensor>) -> Result<T> {
     let expected = T::num_components(spec);
     if components.len() != expected {
-        return Err(SpecError::ComponentCount {
-            type_name: std::any::type_name::<T>().to_string(),
-            expected,
-            found: components.len(),
-        }
-        .into());
+        return Err(count_mismatch::<T>(expected, components.len()));
     }
     let mut components = Components::new(components);
     T::from_components(spec, &FieldPath::Root, &mut components)
 }
 
+#[cold]
+#[inline(never)]
+fn count_mismatch<T>(expected: usize, found: usize) -> Error {
+    SpecError::ComponentCount {
+        type_name: std::any::type_name::<T>().to_string(),
+        expected,
+        found,
+    }
+    .into()
+}
+
 /// Runs the value's validation; a failure names the type and the field path.
 #[inline]
 pub fn validated<T: ExtensionType>(value: T, path: &FieldPath<'_>) -> Result<T> {
-    let message = match value.validate() {
-        Ok(()) => return Ok(value),
-        Err(Error::Spec(e)) => match *e {
+    match value.validate() {
+        Ok(()) => Ok(value),
+        Err(e) => Err(invalid::<T>(e, path)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn invalid<T: ExtensionType>(error: Error, path: &FieldPath<'_>) -> Error {
+    let message = match error {
+        Error::Spec(e) => match *e {
             SpecError::Invalid { message, .. } => message,
             other => other.to_string(),
         },
-        Err(other) => other.to_string(),
+        other => other.to_string(),
     };
-    Err(SpecError::Invalid {
+    SpecError::Invalid {
         type_name: registered_name::<T>().to_string(),
         path: path.to_string(),
         message,
     }
-    .into())
+    .into()
 }
 
 /// The serialized spec of a derived struct: its registered name around a map of its fields.

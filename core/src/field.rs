@@ -144,14 +144,10 @@ impl Components {
     /// The next component, for the field at `path`; an error names the path when none is left.
     #[inline]
     pub fn next_for(&mut self, path: &FieldPath<'_>) -> Result<Tensor> {
-        self.iter.next().ok_or_else(|| {
-            SpecError::Data {
-                path: path.to_string(),
-                expected: "a component".into(),
-                found: "the end of the component list".into(),
-            }
-            .into()
-        })
+        match self.iter.next() {
+            Some(tensor) => Ok(tensor),
+            None => Err(missing_component(path)),
+        }
     }
 
     /// The next component, checked against `spec` (dtype, and shape admitted by the spec).
@@ -163,26 +159,47 @@ impl Components {
     }
 }
 
-/// Checks a component against its spec: dtype equal, shape admitted.
-#[inline]
-pub fn check_tensor(spec: &TensorSpec, tensor: &Tensor, path: &FieldPath<'_>) -> Result<()> {
+// Error construction is kept out of line so the checks inline into the rebuild path: the hot path
+// then moves each tensor once instead of through several large `Result`s.
+#[cold]
+#[inline(never)]
+fn missing_component(path: &FieldPath<'_>) -> crate::Error {
+    SpecError::Data {
+        path: path.to_string(),
+        expected: "a component".into(),
+        found: "the end of the component list".into(),
+    }
+    .into()
+}
+
+#[cold]
+#[inline(never)]
+fn component_mismatch(spec: &TensorSpec, tensor: &Tensor, path: &FieldPath<'_>) -> crate::Error {
     if spec.dtype != tensor.dtype() {
-        return Err(SpecError::ComponentDType {
+        SpecError::ComponentDType {
             path: path.to_string(),
             expected: spec.dtype,
             found: tensor.dtype(),
         }
-        .into());
-    }
-    if !spec.shape.admits(tensor.shape()) {
-        return Err(SpecError::ComponentShape {
+        .into()
+    } else {
+        SpecError::ComponentShape {
             path: path.to_string(),
             expected: Box::new(spec.shape.clone()),
             found: tensor.shape().to_vec(),
         }
-        .into());
+        .into()
     }
-    Ok(())
+}
+
+/// Checks a component against its spec: dtype equal, shape admitted.
+#[inline]
+pub fn check_tensor(spec: &TensorSpec, tensor: &Tensor, path: &FieldPath<'_>) -> Result<()> {
+    if spec.dtype == tensor.dtype() && spec.shape.admits(tensor.shape()) {
+        Ok(())
+    } else {
+        Err(component_mismatch(spec, tensor, path))
+    }
 }
 
 /// An error for spec data of the wrong kind or content at `path`.
@@ -292,6 +309,7 @@ fn tensor_spec_from_value(
     Ok(spec.clone())
 }
 
+#[inline]
 fn rank_checked(
     spec: &TensorSpec,
     tensor: &Tensor,
@@ -299,15 +317,21 @@ fn rank_checked(
     path: &FieldPath<'_>,
 ) -> Result<()> {
     check_tensor(spec, tensor, path)?;
-    if let Some(rank) = rank.filter(|&r| r != tensor.ndim()) {
-        return Err(SpecError::ComponentShape {
-            path: path.to_string(),
-            expected: Box::new(Shape::unknown(rank)),
-            found: tensor.shape().to_vec(),
-        }
-        .into());
+    match rank {
+        Some(rank) if rank != tensor.ndim() => Err(rank_mismatch(rank, tensor, path)),
+        _ => Ok(()),
     }
-    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn rank_mismatch(rank: usize, tensor: &Tensor, path: &FieldPath<'_>) -> crate::Error {
+    SpecError::ComponentShape {
+        path: path.to_string(),
+        expected: Box::new(Shape::unknown(rank)),
+        found: tensor.shape().to_vec(),
+    }
+    .into()
 }
 
 macro_rules! tensor_field_common {

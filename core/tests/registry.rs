@@ -45,7 +45,8 @@ fn entries_are_collected() {
             "extype.Anonymous",
             "test.MaskedTensor",
             "test.RaggedTensor",
-            "test.RaggedTensor2"
+            "test.RaggedTensor2",
+            "test.SharedPair"
         ]
     );
     let entry = registry.get("test.MaskedTensor").unwrap();
@@ -64,7 +65,7 @@ fn unknown_names_list_the_known_ones() {
     assert_eq!(
         err.to_string(),
         "no extension type is registered as \"test.Nope\"; registered: [extype.Anonymous, \
-         test.MaskedTensor, test.RaggedTensor, test.RaggedTensor2]"
+         test.MaskedTensor, test.RaggedTensor, test.RaggedTensor2, test.SharedPair]"
     );
     let err = registry().unwrap().entry_of::<Ragged3>().unwrap_err();
     assert!(

@@ -4,7 +4,9 @@
 
 pub mod masked;
 pub mod ragged;
+pub mod shared_pair;
 
 pub use ragged::{RaggedTensor, RaggedTensorSpec, RowCount};
 
 pub use masked::{MaskedTensor, MaskedTensorSpec};
+pub use shared_pair::{SharedPair, SharedPairSpec};
