@@ -26,6 +26,13 @@ pub fn component_specs<T: Field>(spec: &T::Spec) -> Vec<TensorSpec> {
     out
 }
 
+/// [`TypeSpec::component_paths`] of a derived type.
+pub fn component_paths<T: Field>(spec: &T::Spec) -> Vec<String> {
+    let mut out = crate::field::PathSink::default();
+    T::component_specs(spec, &FieldPath::Root, &mut out);
+    out.0.into_iter().map(|(path, _)| path).collect()
+}
+
 /// [`TypeSpec::to_components`] of a derived type.
 #[inline]
 pub fn to_components<T: Field>(value: &T, capacity: usize) -> Vec<TensorView<'_>> {

@@ -41,6 +41,7 @@ fn nested_spec_and_components() {
     <Ragged2 as Field>::component_specs(&spec, &FieldPath::Root, &mut named);
     let paths: Vec<&str> = named.0.iter().map(|(p, _)| p.as_str()).collect();
     assert_eq!(paths, ["values.values", "values.row_splits", "row_splits"]);
+    assert_eq!(spec.component_paths(), paths);
     let back = spec
         .from_components(value.clone().into_components())
         .unwrap();

@@ -26,6 +26,8 @@ pub trait AnySpec: Send + Sync + 'static {
     fn value_type_id(&self) -> TypeId;
     /// See [`TypeSpec::component_specs`].
     fn dyn_component_specs(&self) -> Vec<TensorSpec>;
+    /// See [`TypeSpec::component_paths`].
+    fn dyn_component_paths(&self) -> Vec<String>;
     /// See [`TypeSpec::serialize`].
     fn dyn_serialize(&self) -> SpecValue;
     /// See [`TypeSpec::from_components`]; the value comes back as a [`Value`].
@@ -66,6 +68,9 @@ where
     }
     fn dyn_component_specs(&self) -> Vec<TensorSpec> {
         TypeSpec::component_specs(self)
+    }
+    fn dyn_component_paths(&self) -> Vec<String> {
+        TypeSpec::component_paths(self)
     }
     fn dyn_serialize(&self) -> SpecValue {
         TypeSpec::serialize(self)

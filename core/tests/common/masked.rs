@@ -206,6 +206,9 @@ const _: () = {
         fn component_specs(&self) -> ::std::vec::Vec<__x::TensorSpec> {
             __x::component_specs::<MaskedTensor>(self)
         }
+        fn component_paths(&self) -> ::std::vec::Vec<::std::string::String> {
+            __x::component_paths::<MaskedTensor>(self)
+        }
         #[inline]
         fn to_components<'__a>(
             &self,

@@ -281,6 +281,9 @@ const _: () = {
         fn component_specs(&self) -> ::std::vec::Vec<__x::TensorSpec> {
             __x::component_specs::<RaggedTensor<V>>(self)
         }
+        fn component_paths(&self) -> ::std::vec::Vec<::std::string::String> {
+            __x::component_paths::<RaggedTensor<V>>(self)
+        }
         #[inline]
         fn to_components<'__a>(
             &self,
