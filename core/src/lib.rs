@@ -40,7 +40,25 @@
 //! Measured with `cargo bench -p extype-core` (criterion medians, 2-core shared VM, release).
 //! "Direct baseline" is the same data movement written by hand with ndarray, in the same run.
 //!
-//! BENCH_TABLE
+//! | operation (2-component value unless noted)                       | extype   | direct baseline | target   |
+//! |-------------------------------------------------------------------|----------|-----------------|----------|
+//! | `into_components` + `from_components`, `Tensor` fields             | 42 ns    | 29 ns           | ≤ 50 ns  |
+//! | same, `Array` fields (`MaskedTensor`; moves through `ArcArray`)    | 145 ns   | 116 ns          |          |
+//! | same, `Tensor` + `ArcArray1` fields, validated (`RaggedTensor`)    | 98 ns    |                 |          |
+//! | `to_components` (borrowed views)                                   | 21 ns    |                 |          |
+//! | spec from value                                                    | 36 ns    | 19 ns (copy the two shapes) | ≤ 50 ns |
+//! | `is_compatible_with`                                               | 8 ns     |                 | ≤ 100 ns |
+//! | `most_specific_compatible`                                         | 45 ns    |                 | ≤ 300 ns |
+//! | strict `==` of specs                                               | 2 ns     |                 |          |
+//! | `nest::flatten` + `pack_sequence_as`, `expand_composites`          | 400 ns   |                 |          |
+//! | same, extension values as leaves                                   | 199 ns   |                 |          |
+//! | spec → JSON / JSON → spec                                          | 2.7 µs / 3.2 µs |          |          |
+//!
+//! For context, on this class of machine TensorFlow's `nest.flatten` of a 2-field extension value
+//! takes ~4 µs, its `pack_sequence_as` ~41 µs and spec compatibility ~19 µs; JAX's
+//! `tree_flatten` ~0.5 µs, optree's ~1.4 µs. With `Array` fields most of the round trip is
+//! ndarray's own `Array` ↔ `ArcArray` conversion (an `Arc` allocation and its atomic
+//! unwrap); `Tensor`/`ArcArray` fields avoid it.
 //!
 #![warn(missing_docs)]
 
