@@ -10,7 +10,7 @@
 //!   [`AnyExtension`].
 //! - [`field`]: the per-field trait [`Field`] that `#[derive(ExtensionType)]` targets.
 //! - [`serial`]: [`SpecValue`] and its stable JSON form ([`serial::json`], format version 1).
-//! - [`registry`]: name → type table; [`anonymous`]: values of types not linked in.
+//! - [`mod@registry`]: name → type table ([`registry()`]); [`anonymous`]: values of types not linked in.
 //! - [`value`]: [`Value`] (tensor or extension value).
 //! - [`nest`]: `flatten`, `pack_sequence_as`, `map_structure`, `assert_same_structure`.
 //! - [`error`]: the one [`Error`] type of the project.
