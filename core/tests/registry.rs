@@ -43,6 +43,7 @@ fn entries_are_collected() {
         registry.names(),
         [
             "extype.Anonymous",
+            "test.Batch",
             "test.MaskedTensor",
             "test.RaggedTensor",
             "test.RaggedTensor2",
@@ -65,7 +66,7 @@ fn unknown_names_list_the_known_ones() {
     assert_eq!(
         err.to_string(),
         "no extension type is registered as \"test.Nope\"; registered: [extype.Anonymous, \
-         test.MaskedTensor, test.RaggedTensor, test.RaggedTensor2, test.SharedPair]"
+         test.Batch, test.MaskedTensor, test.RaggedTensor, test.RaggedTensor2, test.SharedPair]"
     );
     let err = registry().unwrap().entry_of::<Ragged3>().unwrap_err();
     assert!(
