@@ -9,7 +9,8 @@
 //!
 //! Implemented here for: `Array<T, D>`, `ArcArray<T, D>`, [`Tensor`] (tensor fields); `Option`,
 //! `Vec`, `Box`, `[F; N]`, tuples up to 6, `BTreeMap<String, F>` (containers); `bool`, integers,
-//! `f32`/`f64` (spec [`ExactFloat`]), `String`, [`DType`], [`Shape`] (static fields). User static
+//! `f32`/`f64` (spec [`ExactFloat`]), `String`, [`DType`], [`Shape`], `()` (static fields);
+//! `PhantomData` (markers of generic types). User static
 //! types opt in with [`static_field!`](crate::static_field) after implementing [`StaticValue`].
 //! Extension types get their `Field` impl from the derive.
 
@@ -646,7 +647,67 @@ impl StaticValue for Shape {
     }
 }
 
-static_field!(bool, String, DType, Shape);
+impl StaticValue for () {
+    fn to_spec_value(&self) -> SpecValue {
+        SpecValue::None
+    }
+    fn from_spec_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self> {
+        match value {
+            SpecValue::None => Ok(()),
+            other => Err(data_error(path, "none", other)),
+        }
+    }
+}
+
+static_field!(bool, String, DType, Shape, ());
+
+/// A marker for generic types (`struct Foo<T> { …, _t: PhantomData<T> }`): no components,
+/// serialized as `none`, always compatible.
+impl<T: Send + Sync + 'static> Field for std::marker::PhantomData<T> {
+    type Spec = std::marker::PhantomData<T>;
+
+    #[inline]
+    fn field_spec(&self) -> Self::Spec {
+        std::marker::PhantomData
+    }
+    #[inline]
+    fn num_components(_spec: &Self::Spec) -> usize {
+        0
+    }
+    #[inline]
+    fn component_specs(
+        _spec: &Self::Spec,
+        _path: &FieldPath<'_>,
+        _out: &mut impl Sink<TensorSpec>,
+    ) {
+    }
+    #[inline]
+    fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut impl Sink<TensorView<'a>>) {}
+    #[inline]
+    fn push_components(self, _path: &FieldPath<'_>, _out: &mut impl Sink<Tensor>) {}
+    #[inline]
+    fn from_components(
+        _spec: &Self::Spec,
+        _path: &FieldPath<'_>,
+        _components: &mut Components,
+    ) -> Result<Self> {
+        Ok(std::marker::PhantomData)
+    }
+    fn spec_to_value(_spec: &Self::Spec) -> SpecValue {
+        SpecValue::None
+    }
+    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+        <()>::from_spec_value(value, path).map(|()| std::marker::PhantomData)
+    }
+    #[inline]
+    fn spec_is_compatible(_a: &Self::Spec, _b: &Self::Spec) -> bool {
+        true
+    }
+    #[inline]
+    fn spec_most_specific_compatible(_a: &Self::Spec, _b: &Self::Spec) -> Option<Self::Spec> {
+        Some(std::marker::PhantomData)
+    }
+}
 
 /// The spec of a float field: the float itself, with strict equality and hashing by bits (so
 /// specs stay `Eq + Hash`; `NaN` equals itself, `0.0 != -0.0`).
@@ -1148,6 +1209,12 @@ mod tests {
             .collect::<BTreeMap<_, _>>(),
         );
         round_trip((DType::F32, Shape::known(&[2, 3]), true, -4i64, 2.5f64));
+        round_trip(((), std::marker::PhantomData::<fn() -> u8>, 7usize));
+        let err = <()>::spec_from_value(&SpecValue::Bool(true), &FieldPath::Root.field("unit"));
+        assert_eq!(
+            err.unwrap_err().to_string(),
+            "spec unit: expected none, found bool true"
+        );
     }
 
     #[test]

@@ -21,8 +21,9 @@
 //! Field>::Spec }`, an `impl Field for Foo` that calls [`Field`]'s functions field by field (with
 //! each field's [`FieldPath`]), one-line `impl TypeSpec for FooSpec` / `impl ExtensionType for
 //! Foo` delegating to helpers of the hidden `__private` module, and one registry entry. The
-//! integration tests hold the exact template: `core/tests/common/masked.rs` (plain type) and
-//! `core/tests/common/ragged.rs` (generic type with a nested extension field).
+//! integration tests hold the exact template: `core/tests/common/masked.rs` (plain type, with
+//! comments), `core/tests/common/ragged.rs` (generic type with a nested extension field) and
+//! `core/tests/common/batch.rs` (containers of extension values, static fields).
 //!
 //! ```
 //! use extype_core::{DType, Shape, Tensor, TensorSpec};
