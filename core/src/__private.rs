@@ -3,7 +3,7 @@
 //!
 //! Generated code reaches it as `::extype::__private` (the facade re-exports core). The helpers
 //! below carry the logic shared by every derived type, so the generated code stays a thin list of
-//! per-field calls; see `core/tests/masked_tensor.rs` for exactly what it looks like.
+//! per-field calls; see `core/tests/common/masked.rs` for exactly what it looks like.
 
 use std::collections::BTreeMap;
 

@@ -300,7 +300,7 @@ impl Nest for Value {
     }
     fn count_leaves(&self, expand: bool) -> usize {
         match self {
-            Value::Extension(e) if expand => e.any_spec().dyn_component_specs().len(),
+            Value::Extension(e) if expand => e.any_spec().dyn_num_components(),
             _ => 1,
         }
     }
@@ -308,7 +308,7 @@ impl Nest for Value {
         match self {
             Value::Extension(e) if expand => {
                 let spec = e.any_spec();
-                let n = spec.dyn_component_specs().len();
+                let n = spec.dyn_num_components();
                 let tensors = (0..n)
                     .map(|_| leaves.next_tensor(path, None))
                     .collect::<Result<Vec<_>>>()?;
@@ -414,7 +414,7 @@ impl<E: ExtensionType> Nest for E {
     }
     fn count_leaves(&self, expand: bool) -> usize {
         if expand {
-            TypeSpec::component_specs(&self.spec()).len()
+            TypeSpec::num_components(&self.spec())
         } else {
             1
         }

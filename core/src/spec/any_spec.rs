@@ -26,6 +26,8 @@ pub trait AnySpec: Send + Sync + 'static {
     fn value_type_id(&self) -> TypeId;
     /// See [`TypeSpec::component_specs`].
     fn dyn_component_specs(&self) -> Vec<TensorSpec>;
+    /// See [`TypeSpec::num_components`].
+    fn dyn_num_components(&self) -> usize;
     /// See [`TypeSpec::component_paths`].
     fn dyn_component_paths(&self) -> Vec<String>;
     /// See [`TypeSpec::serialize`].
@@ -68,6 +70,9 @@ where
     }
     fn dyn_component_specs(&self) -> Vec<TensorSpec> {
         TypeSpec::component_specs(self)
+    }
+    fn dyn_num_components(&self) -> usize {
+        TypeSpec::num_components(self)
     }
     fn dyn_component_paths(&self) -> Vec<String> {
         TypeSpec::component_paths(self)

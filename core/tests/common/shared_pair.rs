@@ -191,6 +191,10 @@ const _: () = {
         fn component_specs(&self) -> ::std::vec::Vec<__x::TensorSpec> {
             __x::component_specs::<SharedPair>(self)
         }
+        #[inline]
+        fn num_components(&self) -> usize {
+            <SharedPair as __x::Field>::num_components(self)
+        }
         fn component_paths(&self) -> ::std::vec::Vec<::std::string::String> {
             __x::component_paths::<SharedPair>(self)
         }
