@@ -956,10 +956,7 @@ fn into_array<T, const N: usize>(items: Vec<T>) -> [T; N] {
 }
 
 /// Fixed length `N`; serialized as a tuple; elements are `[i]` in paths.
-impl<F: Field, const N: usize> Field for [F; N]
-where
-    F::Spec: Send + Sync,
-{
+impl<F: Field, const N: usize> Field for [F; N] {
     type Spec = [F::Spec; N];
 
     fn field_spec(&self) -> Self::Spec {
