@@ -287,13 +287,13 @@ impl Nest for Tensor {
     }
 }
 
-/// A [`Value`] is a leaf, or (an extension value with `expand_composites`) its components. An
-/// expanded shared extension value is cloned to move its components out.
+/// A [`Value`] is a leaf, or (an extension value with `expand_composites`) its components, moved
+/// out when the value is not shared (else taken from a clone).
 impl Nest for Value {
     fn flatten_into(self, expand: bool, out: &mut Vec<Value>) {
         match self {
             Value::Extension(e) if expand => {
-                out.extend(e.clone_components().into_iter().map(Value::Tensor));
+                out.extend(e.into_components_shared().into_iter().map(Value::Tensor));
             }
             leaf => out.push(leaf),
         }

@@ -194,4 +194,14 @@ fn values_nest_too() {
     assert_eq!(leaves.len(), 3);
     let back = pack_sequence_as(&values, leaves, true).unwrap();
     assert_eq!(back[0].downcast_ref::<MaskedTensor>().unwrap(), &masked(2));
+    // A value that is not shared gives its components up without a copy.
+    let value = masked(2);
+    let ptr = value.values.as_ptr();
+    let leaves = flatten(Value::from_extension(value), true);
+    let first = leaves[0]
+        .as_tensor()
+        .unwrap()
+        .as_arc_array::<f32>()
+        .unwrap();
+    assert_eq!(first.as_ptr(), ptr);
 }

@@ -152,6 +152,8 @@ pub trait AnyExtension: Send + Sync + 'static {
     /// The components of a clone of the value (O(1) per `Tensor`/`ArcArray` field; an `Array`
     /// field is copied by its `Clone`).
     fn clone_components(&self) -> Vec<Tensor>;
+    /// The components, moved out when this is the only reference (else of a clone).
+    fn into_components_shared(self: Arc<Self>) -> Vec<Tensor>;
 }
 
 impl<T: ExtensionType> AnyExtension for T {
@@ -178,6 +180,12 @@ impl<T: ExtensionType> AnyExtension for T {
     }
     fn clone_components(&self) -> Vec<Tensor> {
         self.clone().into_components()
+    }
+    fn into_components_shared(self: Arc<Self>) -> Vec<Tensor> {
+        match Arc::try_unwrap(self) {
+            Ok(value) => value.into_components(),
+            Err(shared) => shared.clone_components(),
+        }
     }
 }
 
