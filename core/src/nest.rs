@@ -319,13 +319,24 @@ impl Nest for Value {
         }
     }
     fn map_leaves(self, expand: bool, f: &mut LeafFn<'_>, path: &FieldPath<'_>) -> Result<Self> {
-        let structure = self.clone();
-        let mapped = flatten(self, expand)
-            .into_iter()
-            .map(&mut *f)
-            .collect::<Result<Vec<_>>>()?;
-        let mut leaves = Leaves::new(mapped);
-        structure.pack(expand, &mut leaves, path)
+        match self {
+            Value::Extension(e) if expand => {
+                // The spec is taken first so the value itself can give its components up.
+                let spec = e.any_spec();
+                let mapped = e
+                    .into_components_shared()
+                    .into_iter()
+                    .map(|t| f(Value::Tensor(t)))
+                    .collect::<Result<Vec<_>>>()?;
+                let mut leaves = Leaves::new(mapped);
+                let tensors = (0..spec.dyn_num_components())
+                    .map(|_| leaves.next_tensor(path, None))
+                    .collect::<Result<Vec<_>>>()?;
+                pack_any(&*spec, tensors)
+            }
+            Value::Tensor(t) => t.map_leaves(expand, f, path).map(Value::Tensor),
+            leaf => f(leaf),
+        }
     }
     fn structure(&self, expand: bool) -> Structure {
         match self {
