@@ -38,8 +38,10 @@
 //!
 //! ## Performance
 //!
-//! Measured with `cargo bench -p extype-core` (criterion medians, 2-core shared VM, release).
-//! "Direct baseline" is the same data movement written by hand with ndarray, in the same run.
+//! Measured with `cargo bench -p extype-core` (criterion medians, 2-core VM shared with other
+//! builds, load average ~4, release). "Direct baseline" is the same data movement written by
+//! hand with ndarray, in the same run. Under heavier load (~6) every figure, baselines included,
+//! was up to 2× higher; compare rows with their baseline rather than across runs.
 //!
 //! | operation (2-component value unless noted)                       | extype   | direct baseline | target   |
 //! |-------------------------------------------------------------------|----------|-----------------|----------|
