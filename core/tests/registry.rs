@@ -68,9 +68,14 @@ fn unknown_names_list_the_known_ones() {
         "no extension type is registered as \"test.Nope\"; registered: [extype.Anonymous, \
          test.Batch, test.MaskedTensor, test.RaggedTensor, test.RaggedTensor2, test.SharedPair]"
     );
-    let json = SpecValue::spec("test.Nope", SpecValue::None).to_json().unwrap();
+    let json = SpecValue::spec("test.Nope", SpecValue::None)
+        .to_json()
+        .unwrap();
     let err = extype::serial::any_spec_from_json(&json).unwrap_err();
-    assert!(err.to_string().contains("registered: [extype.Anonymous"), "{err}");
+    assert!(
+        err.to_string().contains("registered: [extype.Anonymous"),
+        "{err}"
+    );
     let err = registry().unwrap().entry_of::<Ragged3>().unwrap_err();
     assert!(
         matches!(&err, Error::Registry(e) if matches!(**e, RegistryError::NotRegistered { .. }))
