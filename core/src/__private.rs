@@ -3,7 +3,7 @@
 //!
 //! Generated code reaches it as `::extype::__private` (the facade re-exports core). The helpers
 //! below carry the logic shared by every derived type, so the generated code stays a thin list of
-//! per-field calls; see `core/tests/masked_tensor.rs` for exactly what it looks like.
+//! per-field calls; see `core/tests/common/masked.rs` for exactly what it looks like.
 
 use std::collections::BTreeMap;
 
@@ -25,6 +25,13 @@ pub fn component_specs<T: Field>(spec: &T::Spec) -> Vec<TensorSpec> {
     let mut out = Vec::with_capacity(T::num_components(spec));
     T::component_specs(spec, &FieldPath::Root, &mut out);
     out
+}
+
+/// [`TypeSpec::component_paths`] of a derived type.
+pub fn component_paths<T: Field>(spec: &T::Spec) -> Vec<String> {
+    let mut out = crate::field::PathSink::default();
+    T::component_specs(spec, &FieldPath::Root, &mut out);
+    out.0.into_iter().map(|(path, _)| path).collect()
 }
 
 /// [`TypeSpec::to_components`] of a derived type.
@@ -49,34 +56,48 @@ pub fn into_components<T: Field>(value: T, capacity: usize) -> Vec<Tensor> {
 pub fn from_components<T: Field>(spec: &T::Spec, components: Vec<Tensor>) -> Result<T> {
     let expected = T::num_components(spec);
     if components.len() != expected {
-        return Err(SpecError::ComponentCount {
-            type_name: std::any::type_name::<T>().to_string(),
-            expected,
-            found: components.len(),
-        }
-        .into());
+        return Err(count_mismatch::<T>(expected, components.len()));
     }
     let mut components = Components::new(components);
     T::from_components(spec, &FieldPath::Root, &mut components)
 }
 
+#[cold]
+#[inline(never)]
+fn count_mismatch<T>(expected: usize, found: usize) -> Error {
+    SpecError::ComponentCount {
+        type_name: std::any::type_name::<T>().to_string(),
+        expected,
+        found,
+    }
+    .into()
+}
+
 /// Runs the value's validation; a failure names the type and the field path.
 #[inline]
 pub fn validated<T: ExtensionType>(value: T, path: &FieldPath<'_>) -> Result<T> {
-    let message = match value.validate() {
-        Ok(()) => return Ok(value),
-        Err(Error::Spec(e)) => match *e {
+    match value.validate() {
+        Ok(()) => Ok(value),
+        Err(e) => Err(invalid::<T>(e, path)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn invalid<T: ExtensionType>(error: Error, path: &FieldPath<'_>) -> Error {
+    let message = match error {
+        Error::Spec(e) => match *e {
             SpecError::Invalid { message, .. } => message,
             other => other.to_string(),
         },
-        Err(other) => other.to_string(),
+        other => other.to_string(),
     };
-    Err(SpecError::Invalid {
+    SpecError::Invalid {
         type_name: registered_name::<T>().to_string(),
         path: path.to_string(),
         message,
     }
-    .into())
+    .into()
 }
 
 /// The serialized spec of a derived struct: its registered name around a map of its fields.

@@ -9,9 +9,48 @@
 //!
 //! Implemented here for: `Array<T, D>`, `ArcArray<T, D>`, [`Tensor`] (tensor fields); `Option`,
 //! `Vec`, `Box`, `[F; N]`, tuples up to 6, `BTreeMap<String, F>` (containers); `bool`, integers,
-//! `f32`/`f64` (spec [`ExactFloat`]), `String`, [`DType`], [`Shape`] (static fields). User static
+//! `f32`/`f64` (spec [`ExactFloat`]), `String`, [`DType`], [`Shape`], `()` (static fields);
+//! `PhantomData` (markers of generic types). User static
 //! types opt in with [`static_field!`](crate::static_field) after implementing [`StaticValue`].
 //! Extension types get their `Field` impl from the derive.
+//!
+//! ## What the derive emits for `struct Foo { a: A, b: B }`
+//!
+//! (Full, compiled templates: `core/tests/common/{masked,ragged,batch}.rs`.)
+//!
+//! ```text
+//! pub struct FooSpec { pub a: <A as Field>::Spec, pub b: <B as Field>::Spec }   // + Clone, Debug, Eq, Hash
+//! const _: () = {
+//!     use ::extype::__private as __x;
+//!     impl __x::Field for Foo {
+//!         type Spec = FooSpec;
+//!         fn field_spec(&self) -> FooSpec { FooSpec { a: <A as __x::Field>::field_spec(&self.a), .. } }
+//!         fn num_components(s: &FooSpec) -> usize { 0 + <A as __x::Field>::num_components(&s.a) + .. }
+//!         fn component_specs(s, path, out) { <A as __x::Field>::component_specs(&s.a, &path.field("a"), out); .. }
+//!         fn push_views(&self, path, out)  { <A as __x::Field>::push_views(&self.a, &path.field("a"), out); .. }
+//!         fn push_components(self, path, out) { let Foo { a, b } = self; <A as __x::Field>::push_components(a, &path.field("a"), out); .. }
+//!         fn from_components(s, path, c) -> Result<Foo> {
+//!             let v = Foo { a: <A as __x::Field>::from_components(&s.a, &path.field("a"), c)?, .. };
+//!             __x::validated(v, path)                                  // runs ExtensionType::validate
+//!         }
+//!         fn spec_to_value(s) -> SpecValue { __x::struct_spec_value::<Foo, 2>([("a", <A as __x::Field>::spec_to_value(&s.a)), ..]) }
+//!         fn spec_from_value(v, path) -> Result<FooSpec> {
+//!             let f = __x::StructFields::open::<Foo>(v, path, &["a", "b"])?;
+//!             Ok(FooSpec { a: <A as __x::Field>::spec_from_value(f.get("a")?, &path.field("a"))?, .. })
+//!         }
+//!         fn spec_is_compatible(x, y) -> bool { true && <A as __x::Field>::spec_is_compatible(&x.a, &y.a) && .. }
+//!         fn spec_most_specific_compatible(x, y) -> Option<FooSpec> { Some(FooSpec { a: <A as __x::Field>::spec_most_specific_compatible(&x.a, &y.a)?, .. }) }
+//!     }
+//!     impl __x::TypeSpec for FooSpec { type Value = Foo; /* one-line delegations to __x:: helpers and Field */ }
+//!     impl __x::ExtensionType for Foo { type Spec = FooSpec; const NAME: &str = "pkg.Foo"; /* spec, into_components, validate */ }
+//!     __x::inventory::submit! { __x::RegistryEntry::new::<Foo>(<Foo as __x::ExtensionType>::NAME, file!(), line!()) }
+//! };
+//! ```
+//!
+//! Generic types: every impl bounds each type parameter by `Field` (plus the user's bounds), the
+//! `Field`/`TypeSpec`/`ExtensionType` impls add `where Foo<T>: Clone`, the spec's std traits are
+//! written out (a `#[derive(Eq)]` would demand `T: Eq`), and no inventory entry is emitted (each
+//! instantiation is registered with [`register!`](crate::register)).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -144,14 +183,10 @@ impl Components {
     /// The next component, for the field at `path`; an error names the path when none is left.
     #[inline]
     pub fn next_for(&mut self, path: &FieldPath<'_>) -> Result<Tensor> {
-        self.iter.next().ok_or_else(|| {
-            SpecError::Data {
-                path: path.to_string(),
-                expected: "a component".into(),
-                found: "the end of the component list".into(),
-            }
-            .into()
-        })
+        match self.iter.next() {
+            Some(tensor) => Ok(tensor),
+            None => Err(missing_component(path)),
+        }
     }
 
     /// The next component, checked against `spec` (dtype, and shape admitted by the spec).
@@ -163,26 +198,47 @@ impl Components {
     }
 }
 
-/// Checks a component against its spec: dtype equal, shape admitted.
-#[inline]
-pub fn check_tensor(spec: &TensorSpec, tensor: &Tensor, path: &FieldPath<'_>) -> Result<()> {
+// Error construction is kept out of line so the checks inline into the rebuild path: the hot path
+// then moves each tensor once instead of through several large `Result`s.
+#[cold]
+#[inline(never)]
+fn missing_component(path: &FieldPath<'_>) -> crate::Error {
+    SpecError::Data {
+        path: path.to_string(),
+        expected: "a component".into(),
+        found: "the end of the component list".into(),
+    }
+    .into()
+}
+
+#[cold]
+#[inline(never)]
+fn component_mismatch(spec: &TensorSpec, tensor: &Tensor, path: &FieldPath<'_>) -> crate::Error {
     if spec.dtype != tensor.dtype() {
-        return Err(SpecError::ComponentDType {
+        SpecError::ComponentDType {
             path: path.to_string(),
             expected: spec.dtype,
             found: tensor.dtype(),
         }
-        .into());
-    }
-    if !spec.shape.admits(tensor.shape()) {
-        return Err(SpecError::ComponentShape {
+        .into()
+    } else {
+        SpecError::ComponentShape {
             path: path.to_string(),
             expected: Box::new(spec.shape.clone()),
             found: tensor.shape().to_vec(),
         }
-        .into());
+        .into()
     }
-    Ok(())
+}
+
+/// Checks a component against its spec: dtype equal, shape admitted.
+#[inline]
+pub fn check_tensor(spec: &TensorSpec, tensor: &Tensor, path: &FieldPath<'_>) -> Result<()> {
+    if spec.dtype == tensor.dtype() && spec.shape.admits(tensor.shape()) {
+        Ok(())
+    } else {
+        Err(component_mismatch(spec, tensor, path))
+    }
 }
 
 /// An error for spec data of the wrong kind or content at `path`.
@@ -210,6 +266,13 @@ pub fn data_error(
 /// - `spec_from_value(&spec_to_value(&s), ..) == s`.
 /// - `spec_is_compatible` is symmetric; `spec_most_specific_compatible(a, b)` is compatible with
 ///   both, or `None` when no spec is (static data differs, dtypes differ, lengths differ).
+///
+/// An unsupported field type is a compile error that says what a field may be:
+///
+/// ```compile_fail
+/// fn needs_field<F: extype_core::Field>() {}
+/// needs_field::<std::rc::Rc<f32>>(); // `Rc<f32>` cannot be a field of an extension type
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of an extension type",
     label = "unsupported field type",
@@ -285,6 +348,7 @@ fn tensor_spec_from_value(
     Ok(spec.clone())
 }
 
+#[inline]
 fn rank_checked(
     spec: &TensorSpec,
     tensor: &Tensor,
@@ -292,15 +356,21 @@ fn rank_checked(
     path: &FieldPath<'_>,
 ) -> Result<()> {
     check_tensor(spec, tensor, path)?;
-    if let Some(rank) = rank.filter(|&r| r != tensor.ndim()) {
-        return Err(SpecError::ComponentShape {
-            path: path.to_string(),
-            expected: Box::new(Shape::unknown(rank)),
-            found: tensor.shape().to_vec(),
-        }
-        .into());
+    match rank {
+        Some(rank) if rank != tensor.ndim() => Err(rank_mismatch(rank, tensor, path)),
+        _ => Ok(()),
     }
-    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn rank_mismatch(rank: usize, tensor: &Tensor, path: &FieldPath<'_>) -> crate::Error {
+    SpecError::ComponentShape {
+        path: path.to_string(),
+        expected: Box::new(Shape::unknown(rank)),
+        found: tensor.shape().to_vec(),
+    }
+    .into()
 }
 
 macro_rules! tensor_field_common {
@@ -615,7 +685,67 @@ impl StaticValue for Shape {
     }
 }
 
-static_field!(bool, String, DType, Shape);
+impl StaticValue for () {
+    fn to_spec_value(&self) -> SpecValue {
+        SpecValue::None
+    }
+    fn from_spec_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self> {
+        match value {
+            SpecValue::None => Ok(()),
+            other => Err(data_error(path, "none", other)),
+        }
+    }
+}
+
+static_field!(bool, String, DType, Shape, ());
+
+/// A marker for generic types (`struct Foo<T> { …, _t: PhantomData<T> }`): no components,
+/// serialized as `none`, always compatible.
+impl<T: Send + Sync + 'static> Field for std::marker::PhantomData<T> {
+    type Spec = std::marker::PhantomData<T>;
+
+    #[inline]
+    fn field_spec(&self) -> Self::Spec {
+        std::marker::PhantomData
+    }
+    #[inline]
+    fn num_components(_spec: &Self::Spec) -> usize {
+        0
+    }
+    #[inline]
+    fn component_specs(
+        _spec: &Self::Spec,
+        _path: &FieldPath<'_>,
+        _out: &mut impl Sink<TensorSpec>,
+    ) {
+    }
+    #[inline]
+    fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut impl Sink<TensorView<'a>>) {}
+    #[inline]
+    fn push_components(self, _path: &FieldPath<'_>, _out: &mut impl Sink<Tensor>) {}
+    #[inline]
+    fn from_components(
+        _spec: &Self::Spec,
+        _path: &FieldPath<'_>,
+        _components: &mut Components,
+    ) -> Result<Self> {
+        Ok(std::marker::PhantomData)
+    }
+    fn spec_to_value(_spec: &Self::Spec) -> SpecValue {
+        SpecValue::None
+    }
+    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+        <()>::from_spec_value(value, path).map(|()| std::marker::PhantomData)
+    }
+    #[inline]
+    fn spec_is_compatible(_a: &Self::Spec, _b: &Self::Spec) -> bool {
+        true
+    }
+    #[inline]
+    fn spec_most_specific_compatible(_a: &Self::Spec, _b: &Self::Spec) -> Option<Self::Spec> {
+        Some(std::marker::PhantomData)
+    }
+}
 
 /// The spec of a float field: the float itself, with strict equality and hashing by bits (so
 /// specs stay `Eq + Hash`; `NaN` equals itself, `0.0 != -0.0`).
@@ -685,7 +815,8 @@ static_float!(f32, f64);
 // ---------------------------------------------------------------------------------------------
 // Containers
 
-/// `None` has no components; `Some` has its value's. Serialized as `none` or the inner spec.
+/// `None` has no components; `Some` has its value's. Serialized as `none` or the inner spec, so
+/// `Option<Option<_>>` (whose `Some(None)` would read back as `None`) is not a supported field.
 impl<F: Field> Field for Option<F> {
     type Spec = Option<F::Spec>;
 
@@ -863,10 +994,7 @@ fn into_array<T, const N: usize>(items: Vec<T>) -> [T; N] {
 }
 
 /// Fixed length `N`; serialized as a tuple; elements are `[i]` in paths.
-impl<F: Field, const N: usize> Field for [F; N]
-where
-    F::Spec: Send + Sync,
-{
+impl<F: Field, const N: usize> Field for [F; N] {
     type Spec = [F::Spec; N];
 
     fn field_spec(&self) -> Self::Spec {
@@ -1116,6 +1244,12 @@ mod tests {
             .collect::<BTreeMap<_, _>>(),
         );
         round_trip((DType::F32, Shape::known(&[2, 3]), true, -4i64, 2.5f64));
+        round_trip(((), std::marker::PhantomData::<fn() -> u8>, 7usize));
+        let err = <()>::spec_from_value(&SpecValue::Bool(true), &FieldPath::Root.field("unit"));
+        assert_eq!(
+            err.unwrap_err().to_string(),
+            "spec unit: expected none, found bool true"
+        );
     }
 
     #[test]

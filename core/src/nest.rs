@@ -25,6 +25,8 @@ use ndarray::{ArcArray, Array, Dimension};
 use crate::dtype::Element;
 use crate::error::{NestError, Result};
 use crate::field::FieldPath;
+use crate::serial::SpecValue;
+use crate::shape::Shape;
 use crate::spec::{AnySpec, ExtensionType, TensorSpec, TypeSpec};
 use crate::tensor::Tensor;
 use crate::value::Value;
@@ -167,9 +169,10 @@ pub fn flatten<S: Nest>(structure: S, expand_composites: bool) -> Vec<Value> {
     out
 }
 
-/// A value shaped like `structure`, with static data (and specs of extension values) from
-/// `structure` and the leaves from `flat`. Errors on a count mismatch, or a leaf that does not
-/// fit its place (wrong kind, dtype, rank, or a component not admitted by the spec).
+/// A value shaped like `structure`, with static data from `structure` and the tensors (so their
+/// shapes) from `flat`. Errors on a count mismatch, or a leaf that does not fit its place (wrong
+/// kind, dtype, or the static rank of an `Array` field); a rebuilt extension value must still
+/// pass its type's validation.
 pub fn pack_sequence_as<S: Nest>(
     structure: &S,
     flat: Vec<Value>,
@@ -188,8 +191,8 @@ pub fn pack_sequence_as<S: Nest>(
 }
 
 /// Applies `f` to each leaf and rebuilds the structure. With `expand_composites`, `f` sees the
-/// components of extension values, and each value is rebuilt with its own spec (so `f` must keep
-/// dtypes and the shapes its spec admits).
+/// components of extension values; each value is rebuilt with its static data, so `f` must keep
+/// dtypes (shapes may change as long as the type's validation accepts the result).
 pub fn map_structure<S: Nest>(
     structure: S,
     expand_composites: bool,
@@ -284,20 +287,20 @@ impl Nest for Tensor {
     }
 }
 
-/// A [`Value`] is a leaf, or (an extension value with `expand_composites`) its components. An
-/// expanded shared extension value is cloned to move its components out.
+/// A [`Value`] is a leaf, or (an extension value with `expand_composites`) its components, moved
+/// out when the value is not shared (else taken from a clone).
 impl Nest for Value {
     fn flatten_into(self, expand: bool, out: &mut Vec<Value>) {
         match self {
             Value::Extension(e) if expand => {
-                out.extend(e.clone_components().into_iter().map(Value::Tensor));
+                out.extend(e.into_components_shared().into_iter().map(Value::Tensor));
             }
             leaf => out.push(leaf),
         }
     }
     fn count_leaves(&self, expand: bool) -> usize {
         match self {
-            Value::Extension(e) if expand => e.any_spec().dyn_component_specs().len(),
+            Value::Extension(e) if expand => e.any_spec().dyn_num_components(),
             _ => 1,
         }
     }
@@ -305,24 +308,35 @@ impl Nest for Value {
         match self {
             Value::Extension(e) if expand => {
                 let spec = e.any_spec();
-                let n = spec.dyn_component_specs().len();
+                let n = spec.dyn_num_components();
                 let tensors = (0..n)
                     .map(|_| leaves.next_tensor(path, None))
                     .collect::<Result<Vec<_>>>()?;
-                spec.dyn_from_components(tensors)
+                pack_any(&*spec, tensors)
             }
             Value::Tensor(t) => leaves.next_tensor(path, Some(t.dtype())).map(Value::Tensor),
             Value::Extension(_) => leaves.next_for(path).map(|(_, leaf)| leaf),
         }
     }
     fn map_leaves(self, expand: bool, f: &mut LeafFn<'_>, path: &FieldPath<'_>) -> Result<Self> {
-        let structure = self.clone();
-        let mapped = flatten(self, expand)
-            .into_iter()
-            .map(&mut *f)
-            .collect::<Result<Vec<_>>>()?;
-        let mut leaves = Leaves::new(mapped);
-        structure.pack(expand, &mut leaves, path)
+        match self {
+            Value::Extension(e) if expand => {
+                // The spec is taken first so the value itself can give its components up.
+                let spec = e.any_spec();
+                let mapped = e
+                    .into_components_shared()
+                    .into_iter()
+                    .map(|t| f(Value::Tensor(t)))
+                    .collect::<Result<Vec<_>>>()?;
+                let mut leaves = Leaves::new(mapped);
+                let tensors = (0..spec.dyn_num_components())
+                    .map(|_| leaves.next_tensor(path, None))
+                    .collect::<Result<Vec<_>>>()?;
+                pack_any(&*spec, tensors)
+            }
+            Value::Tensor(t) => t.map_leaves(expand, f, path).map(Value::Tensor),
+            leaf => f(leaf),
+        }
     }
     fn structure(&self, expand: bool) -> Structure {
         match self {
@@ -411,7 +425,7 @@ impl<E: ExtensionType> Nest for E {
     }
     fn count_leaves(&self, expand: bool) -> usize {
         if expand {
-            TypeSpec::component_specs(&self.spec()).len()
+            TypeSpec::num_components(&self.spec())
         } else {
             1
         }
@@ -449,7 +463,13 @@ fn pack_extension<E: ExtensionType>(
             .iter()
             .map(|s| leaves.next_tensor(path, Some(s.dtype)))
             .collect::<Result<Vec<_>>>()?;
-        return TypeSpec::from_components(&spec, tensors);
+        if specs.iter().zip(&tensors).all(|(s, t)| s.admits(t)) {
+            return TypeSpec::from_components(&spec, tensors);
+        }
+        // Shapes come from the leaves, static data from the structure: rebuild with the
+        // structure's spec with every tensor shape relaxed (the type's validation still runs).
+        let relaxed = E::Spec::deserialize(&relax_tensor_shapes(&spec.serialize()))?;
+        return TypeSpec::from_components(&relaxed, tensors);
     }
     let (index, leaf) = leaves.next_for(path)?;
     let found = describe(&leaf);
@@ -462,6 +482,43 @@ fn pack_extension<E: ExtensionType>(
         }
         .into()
     })
+}
+
+/// The same serialized spec with every tensor spec's shape made unknown (rank included).
+fn relax_tensor_shapes(value: &SpecValue) -> SpecValue {
+    match value {
+        SpecValue::TensorSpec(t) => {
+            SpecValue::TensorSpec(TensorSpec::new(Shape::unknown_rank(), t.dtype))
+        }
+        SpecValue::Spec(named) => {
+            SpecValue::spec(named.name.clone(), relax_tensor_shapes(&named.value))
+        }
+        SpecValue::List(items) => SpecValue::List(items.iter().map(relax_tensor_shapes).collect()),
+        SpecValue::Tuple(items) => {
+            SpecValue::Tuple(items.iter().map(relax_tensor_shapes).collect())
+        }
+        SpecValue::Map(entries) => SpecValue::Map(
+            entries
+                .iter()
+                .map(|(k, v)| (k.clone(), relax_tensor_shapes(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Rebuilds a dynamically typed extension value like [`pack_extension`] does.
+fn pack_any(spec: &dyn AnySpec, tensors: Vec<Tensor>) -> Result<Value> {
+    let specs = spec.dyn_component_specs();
+    if specs.len() != tensors.len() || specs.iter().zip(&tensors).all(|(s, t)| s.admits(t)) {
+        return spec.dyn_from_components(tensors);
+    }
+    let relaxed = relax_tensor_shapes(&spec.dyn_serialize());
+    match crate::registry::registry().and_then(|r| r.deserialize_spec(&relaxed)) {
+        Ok(relaxed) => relaxed.dyn_from_components(tensors),
+        // Not registered (or no registry): only the exact spec is available.
+        Err(_) => spec.dyn_from_components(tensors),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

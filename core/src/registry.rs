@@ -186,6 +186,11 @@ impl Registry {
         names
     }
 
+    /// Every entry, in no particular order.
+    pub fn entries(&self) -> impl Iterator<Item = &'static RegistryEntry> + '_ {
+        self.by_name.values().copied()
+    }
+
     /// The number of registered types.
     pub fn len(&self) -> usize {
         self.by_name.len()

@@ -21,7 +21,7 @@ fn masked(n: usize) -> MaskedTensor {
 fn ragged() -> RaggedTensor {
     RaggedTensor {
         values: Tensor::from(array![1i32, 2, 3]),
-        row_splits: array![0, 1, 3],
+        row_splits: array![0, 1, 3].into_shared(),
     }
 }
 
@@ -109,7 +109,16 @@ fn map_structure_rebuilds_extension_values() {
     .unwrap();
     assert_eq!(negated.0[1].values, array![-0.0f32, -1.0, -2.0].into_dyn());
     assert_eq!(negated.1, Some(ragged()));
-    // The rebuilt value is checked against its spec (here: shape).
+    // Shapes may change; the type's validation still guards its invariants.
+    let grown = map_structure(masked(2), true, |leaf| {
+        let t = leaf.into_tensor()?;
+        Ok(Value::Tensor(match t.dtype() {
+            DType::F32 => Tensor::from(array![1.0f32, 2.0, 3.0].into_dyn()),
+            _ => Tensor::from(array![true, false, true].into_dyn()),
+        }))
+    })
+    .unwrap();
+    assert_eq!(grown.mask, array![true, false, true].into_dyn());
     let err = map_structure(masked(2), true, |leaf| {
         let t = leaf.into_tensor()?;
         Ok(Value::Tensor(match t.dtype() {
@@ -119,10 +128,35 @@ fn map_structure_rebuilds_extension_values() {
     })
     .unwrap_err();
     assert!(
-        err.to_string().contains("component values: shape [3]"),
+        err.to_string()
+            .contains("values shape [3] differs from mask shape [2]"),
         "{err}"
     );
-    let counted = map_structure(nested(), false, |leaf| Ok(leaf)).unwrap();
+    let err = map_structure(ragged(), true, |leaf| {
+        let t = leaf.into_tensor()?;
+        Ok(Value::Tensor(match t.dtype() {
+            DType::I32 => Tensor::from(array![1i32, 2, 3, 4]),
+            _ => t,
+        }))
+    })
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("row_splits ends at 3 but values have Some(4) rows"),
+        "{err}"
+    );
+    // Dynamically typed values relax through the registry too.
+    let as_value = Value::from_extension(masked(2));
+    let leaves = vec![
+        Value::from(Tensor::from(array![5.0f32].into_dyn())),
+        Value::from(Tensor::from(array![false].into_dyn())),
+    ];
+    let packed = pack_sequence_as(&as_value, leaves, true).unwrap();
+    assert_eq!(
+        packed.downcast_ref::<MaskedTensor>().unwrap().values,
+        array![5.0f32].into_dyn()
+    );
+    let counted = map_structure(nested(), false, Ok).unwrap();
     assert_eq!(counted, nested());
 }
 
@@ -160,4 +194,14 @@ fn values_nest_too() {
     assert_eq!(leaves.len(), 3);
     let back = pack_sequence_as(&values, leaves, true).unwrap();
     assert_eq!(back[0].downcast_ref::<MaskedTensor>().unwrap(), &masked(2));
+    // A value that is not shared gives its components up without a copy.
+    let value = masked(2);
+    let ptr = value.values.as_ptr();
+    let leaves = flatten(Value::from_extension(value), true);
+    let first = leaves[0]
+        .as_tensor()
+        .unwrap()
+        .as_arc_array::<f32>()
+        .unwrap();
+    assert_eq!(first.as_ptr(), ptr);
 }

@@ -19,9 +19,9 @@ fn ragged2() -> Ragged2 {
     RaggedTensor {
         values: RaggedTensor {
             values: Tensor::from(array![1i32, 2, 3, 4, 5, 6]),
-            row_splits: array![0, 2, 3, 6],
+            row_splits: array![0, 2, 3, 6].into_shared(),
         },
-        row_splits: array![0, 2, 2, 3],
+        row_splits: array![0, 2, 2, 3].into_shared(),
     }
 }
 
@@ -41,6 +41,7 @@ fn nested_spec_and_components() {
     <Ragged2 as Field>::component_specs(&spec, &FieldPath::Root, &mut named);
     let paths: Vec<&str> = named.0.iter().map(|(p, _)| p.as_str()).collect();
     assert_eq!(paths, ["values.values", "values.row_splits", "row_splits"]);
+    assert_eq!(spec.component_paths(), paths);
     let back = spec
         .from_components(value.clone().into_components())
         .unwrap();
@@ -74,7 +75,7 @@ fn validation_runs_on_nested_values() {
     );
     let bad = RaggedTensor {
         values: Tensor::from(array![1.0f32]),
-        row_splits: array![1, 1],
+        row_splits: array![1, 1].into_shared(),
     };
     let err = bad
         .spec()
@@ -120,9 +121,9 @@ fn relaxation_through_the_nested_field() {
     let other = RaggedTensor {
         values: RaggedTensor {
             values: Tensor::from(array![1i32, 2]),
-            row_splits: array![0, 1, 2],
+            row_splits: array![0, 1, 2].into_shared(),
         },
-        row_splits: array![0, 2],
+        row_splits: array![0, 2].into_shared(),
     };
     let b = other.spec();
     assert!(!a.is_compatible_with(&b));
@@ -133,9 +134,9 @@ fn relaxation_through_the_nested_field() {
     let float = RaggedTensor {
         values: RaggedTensor {
             values: Tensor::from(array![1.0f32, 2.0]),
-            row_splits: array![0, 1, 2],
+            row_splits: array![0, 1, 2].into_shared(),
         },
-        row_splits: array![0, 2],
+        row_splits: array![0, 2].into_shared(),
     };
     assert_eq!(a.most_specific_compatible(&float.spec()), None);
 }

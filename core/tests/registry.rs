@@ -28,11 +28,11 @@ fn ragged3() -> Ragged3 {
         values: RaggedTensor {
             values: RaggedTensor {
                 values: Tensor::from(array![1u8, 2, 3]),
-                row_splits: array![0, 1, 3],
+                row_splits: array![0, 1, 3].into_shared(),
             },
-            row_splits: array![0, 2],
+            row_splits: array![0, 2].into_shared(),
         },
-        row_splits: array![0, 0, 1],
+        row_splits: array![0, 0, 1].into_shared(),
     }
 }
 
@@ -43,9 +43,11 @@ fn entries_are_collected() {
         registry.names(),
         [
             "extype.Anonymous",
+            "test.Batch",
             "test.MaskedTensor",
             "test.RaggedTensor",
-            "test.RaggedTensor2"
+            "test.RaggedTensor2",
+            "test.SharedPair"
         ]
     );
     let entry = registry.get("test.MaskedTensor").unwrap();
@@ -64,7 +66,15 @@ fn unknown_names_list_the_known_ones() {
     assert_eq!(
         err.to_string(),
         "no extension type is registered as \"test.Nope\"; registered: [extype.Anonymous, \
-         test.MaskedTensor, test.RaggedTensor, test.RaggedTensor2]"
+         test.Batch, test.MaskedTensor, test.RaggedTensor, test.RaggedTensor2, test.SharedPair]"
+    );
+    let json = SpecValue::spec("test.Nope", SpecValue::None)
+        .to_json()
+        .unwrap();
+    let err = extype::serial::any_spec_from_json(&json).unwrap_err();
+    assert!(
+        err.to_string().contains("registered: [extype.Anonymous"),
+        "{err}"
     );
     let err = registry().unwrap().entry_of::<Ragged3>().unwrap_err();
     assert!(

@@ -26,6 +26,10 @@ pub trait AnySpec: Send + Sync + 'static {
     fn value_type_id(&self) -> TypeId;
     /// See [`TypeSpec::component_specs`].
     fn dyn_component_specs(&self) -> Vec<TensorSpec>;
+    /// See [`TypeSpec::num_components`].
+    fn dyn_num_components(&self) -> usize;
+    /// See [`TypeSpec::component_paths`].
+    fn dyn_component_paths(&self) -> Vec<String>;
     /// See [`TypeSpec::serialize`].
     fn dyn_serialize(&self) -> SpecValue;
     /// See [`TypeSpec::from_components`]; the value comes back as a [`Value`].
@@ -66,6 +70,12 @@ where
     }
     fn dyn_component_specs(&self) -> Vec<TensorSpec> {
         TypeSpec::component_specs(self)
+    }
+    fn dyn_num_components(&self) -> usize {
+        TypeSpec::num_components(self)
+    }
+    fn dyn_component_paths(&self) -> Vec<String> {
+        TypeSpec::component_paths(self)
     }
     fn dyn_serialize(&self) -> SpecValue {
         TypeSpec::serialize(self)
@@ -142,6 +152,8 @@ pub trait AnyExtension: Send + Sync + 'static {
     /// The components of a clone of the value (O(1) per `Tensor`/`ArcArray` field; an `Array`
     /// field is copied by its `Clone`).
     fn clone_components(&self) -> Vec<Tensor>;
+    /// The components, moved out when this is the only reference (else of a clone).
+    fn into_components_shared(self: Arc<Self>) -> Vec<Tensor>;
 }
 
 impl<T: ExtensionType> AnyExtension for T {
@@ -168,6 +180,12 @@ impl<T: ExtensionType> AnyExtension for T {
     }
     fn clone_components(&self) -> Vec<Tensor> {
         self.clone().into_components()
+    }
+    fn into_components_shared(self: Arc<Self>) -> Vec<Tensor> {
+        match Arc::try_unwrap(self) {
+            Ok(value) => value.into_components(),
+            Err(shared) => shared.clone_components(),
+        }
     }
 }
 

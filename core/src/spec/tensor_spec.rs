@@ -1,8 +1,10 @@
 //! [`TensorSpec`]: the static type of one tensor (partial shape + dtype).
 
 use std::fmt;
+use std::str::FromStr;
 
 use crate::dtype::DType;
+use crate::error::{Error, Result, SpecError};
 use crate::shape::{Dim, Shape};
 use crate::tensor::{Tensor, TensorView};
 
@@ -88,6 +90,27 @@ impl TensorSpec {
     }
 }
 
+impl FromStr for TensorSpec {
+    type Err = Error;
+
+    /// Parses the Display form: a dtype then a shape, `f32[8, ?]` or `i64*`.
+    fn from_str(text: &str) -> Result<Self> {
+        let text = text.trim();
+        let Some(split) = text.find(['[', '*']) else {
+            return Err(SpecError::Data {
+                path: String::new(),
+                expected: "a tensor spec like `f32[8, ?]`".into(),
+                found: format!("{text:?}"),
+            }
+            .into());
+        };
+        Ok(TensorSpec {
+            dtype: text[..split].trim_end().parse()?,
+            shape: text[split..].parse()?,
+        })
+    }
+}
+
 impl fmt::Display for TensorSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}{}", self.dtype, self.shape)
@@ -114,6 +137,17 @@ mod tests {
         assert!(!TensorSpec::new("[?, 1]".parse().unwrap(), DType::F64).admits(&t));
         assert!(!TensorSpec::new("[1, 2]".parse().unwrap(), DType::F32).admits(&t));
         assert!(s.is_at_least_as_specific_as(&loose));
+    }
+
+    #[test]
+    fn text_form_round_trips() {
+        for text in ["f32[8, ?, !1]", "bool[]", "u64*"] {
+            assert_eq!(text.parse::<TensorSpec>().unwrap().to_string(), text);
+        }
+        assert!("f16[2]".parse::<TensorSpec>().is_err());
+        assert!("f32[2".parse::<TensorSpec>().is_err());
+        let err = "f32".parse::<TensorSpec>().unwrap_err().to_string();
+        assert!(err.contains("a tensor spec like"), "{err}");
     }
 
     #[test]

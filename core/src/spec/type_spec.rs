@@ -26,6 +26,20 @@ pub trait TypeSpec: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// The spec of each component, flat, in component order.
     fn component_specs(&self) -> Vec<TensorSpec>;
 
+    /// The number of components (the length of [`component_specs`](Self::component_specs)).
+    /// Derived specs answer without allocating.
+    fn num_components(&self) -> usize {
+        self.component_specs().len()
+    }
+
+    /// The path of each component (`values`, `children[1].mask`), in component order: its name in
+    /// errors and on disk. The default numbers them (`0`, `1`, …); derived specs give field paths.
+    fn component_paths(&self) -> Vec<String> {
+        (0..self.component_specs().len())
+            .map(|i| i.to_string())
+            .collect()
+    }
+
     /// Borrowed views of the value's components, in component order (no copies).
     fn to_components<'a>(&self, value: &'a Self::Value) -> Vec<TensorView<'a>>;
 

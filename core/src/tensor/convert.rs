@@ -7,6 +7,18 @@ use super::Tensor;
 use crate::dtype::Element;
 use crate::error::{Result, TensorError};
 
+#[cold]
+#[inline(never)]
+fn layout_error(e: ndarray::ShapeError) -> crate::Error {
+    TensorError::Layout {
+        op: "into_array",
+        message: e.to_string(),
+    }
+    .into()
+}
+
+#[cold]
+#[inline(never)]
 fn dtype_error<T: Element>(op: &'static str, found: &Tensor) -> TensorError {
     TensorError::DType {
         op,
@@ -15,6 +27,8 @@ fn dtype_error<T: Element>(op: &'static str, found: &Tensor) -> TensorError {
     }
 }
 
+#[cold]
+#[inline(never)]
 fn rank_error<D: Dimension>(op: &'static str, shape: &[usize]) -> TensorError {
     TensorError::Rank {
         op,
@@ -43,23 +57,26 @@ impl Tensor {
     /// `Array` must own its buffer). Errors on a dtype or rank mismatch.
     #[inline]
     pub fn into_array<T: Element, D: Dimension>(self) -> Result<Array<T, D>> {
-        Ok(self.into_arc_array::<T, D>()?.into_owned())
+        // `try_into_owned_nocopy` skips the copy-on-write probe of `into_owned` when unique.
+        Ok(
+            match self.into_arc_array::<T, D>()?.try_into_owned_nocopy() {
+                Ok(owned) => owned,
+                Err(shared) => shared.into_owned(),
+            },
+        )
     }
 
     /// Converts into a shared typed array of static rank `D`; O(1), never copies.
     #[inline]
     pub fn into_arc_array<T: Element, D: Dimension>(self) -> Result<ArcArray<T, D>> {
-        let array = T::from_tensor(self).map_err(|t| dtype_error::<T>("into_array", &t))?;
+        let array = match T::from_tensor(self) {
+            Ok(array) => array,
+            Err(tensor) => return Err(dtype_error::<T>("into_array", &tensor).into()),
+        };
         if D::NDIM.is_some_and(|n| n != array.ndim()) {
             return Err(rank_error::<D>("into_array", array.shape()).into());
         }
-        array.into_dimensionality::<D>().map_err(|e| {
-            TensorError::Layout {
-                op: "into_array",
-                message: e.to_string(),
-            }
-            .into()
-        })
+        array.into_dimensionality::<D>().map_err(layout_error)
     }
 
     /// A typed view of static rank `D`. Errors on a dtype or rank mismatch.

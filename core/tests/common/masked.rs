@@ -8,8 +8,8 @@
 //! - the spec struct mirrors the value struct (same visibility, field names and order);
 //! - impls live in `const _: () = { … };` and are `#[automatically_derived]`.
 
-// Core tests have no `extype` facade; this makes `::extype::…` resolve to core, as it will in
-// user crates.
+// Core's tests have no `extype` facade: each test crate root says
+// `extern crate extype_core as extype;` so that `::extype::…` resolves as it will in user crates.
 use ndarray::ArrayD;
 
 // ------------------------------------------------------------------------------------------
@@ -205,6 +205,13 @@ const _: () = {
         #[inline]
         fn component_specs(&self) -> ::std::vec::Vec<__x::TensorSpec> {
             __x::component_specs::<MaskedTensor>(self)
+        }
+        #[inline]
+        fn num_components(&self) -> usize {
+            <MaskedTensor as __x::Field>::num_components(self)
+        }
+        fn component_paths(&self) -> ::std::vec::Vec<::std::string::String> {
+            __x::component_paths::<MaskedTensor>(self)
         }
         #[inline]
         fn to_components<'__a>(

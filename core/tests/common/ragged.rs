@@ -9,14 +9,14 @@
 //!   bounds the user's `Clone` needs, without guessing them);
 //! - no inventory entry: each concrete instantiation is registered with `extype::register!`.
 
-use ndarray::Array1;
+use ndarray::ArcArray1;
 
 // ------------------------------------------------------------------------------------------
 // User code:
 //
 //     #[derive(Clone, Debug, PartialEq, ExtensionType)]
 //     #[extype(validate = Self::check_splits)]
-//     pub struct RaggedTensor<V: RowCount = Tensor> { pub values: V, pub row_splits: Array1<i64> }
+//     pub struct RaggedTensor<V: RowCount = Tensor> { pub values: V, pub row_splits: ArcArray1<i64> }
 //     extype::register!(RaggedTensor<Tensor>, "test.RaggedTensor");
 //     extype::register!(RaggedTensor<RaggedTensor<Tensor>>, "test.RaggedTensor2");
 
@@ -44,7 +44,7 @@ pub struct RaggedTensor<V: RowCount = ::extype::Tensor> {
     /// The flat values (or a nested ragged tensor).
     pub values: V,
     /// Row boundaries: starts at 0, non-decreasing, ends at the number of value rows.
-    pub row_splits: Array1<i64>,
+    pub row_splits: ArcArray1<i64>,
 }
 
 impl<V: RowCount> RaggedTensor<V> {
@@ -54,7 +54,7 @@ impl<V: RowCount> RaggedTensor<V> {
         if splits.first() != Some(&0) {
             return Err(::extype::Error::invalid("row_splits must start with 0"));
         }
-        if splits.windows(2).into_iter().any(|w| w[0] > w[1]) {
+        if splits.iter().zip(splits.iter().skip(1)).any(|(a, b)| a > b) {
             return Err(::extype::Error::invalid(
                 "row_splits must be non-decreasing",
             ));
@@ -83,7 +83,7 @@ pub struct RaggedTensorSpec<V: RowCount + ::extype::__private::Field = ::extype:
     /// Spec of `values`.
     pub values: <V as ::extype::__private::Field>::Spec,
     /// Spec of `row_splits`.
-    pub row_splits: <Array1<i64> as ::extype::__private::Field>::Spec,
+    pub row_splits: <ArcArray1<i64> as ::extype::__private::Field>::Spec,
 }
 
 #[allow(non_local_definitions, clippy::all)]
@@ -141,14 +141,14 @@ const _: () = {
         fn field_spec(&self) -> RaggedTensorSpec<V> {
             RaggedTensorSpec {
                 values: <V as __x::Field>::field_spec(&self.values),
-                row_splits: <Array1<i64> as __x::Field>::field_spec(&self.row_splits),
+                row_splits: <ArcArray1<i64> as __x::Field>::field_spec(&self.row_splits),
             }
         }
 
         #[inline]
         fn num_components(__spec: &RaggedTensorSpec<V>) -> usize {
             0 + <V as __x::Field>::num_components(&__spec.values)
-                + <Array1<i64> as __x::Field>::num_components(&__spec.row_splits)
+                + <ArcArray1<i64> as __x::Field>::num_components(&__spec.row_splits)
         }
 
         #[inline]
@@ -158,7 +158,7 @@ const _: () = {
             __out: &mut impl __x::Sink<__x::TensorSpec>,
         ) {
             <V as __x::Field>::component_specs(&__spec.values, &__path.field("values"), __out);
-            <Array1<i64> as __x::Field>::component_specs(
+            <ArcArray1<i64> as __x::Field>::component_specs(
                 &__spec.row_splits,
                 &__path.field("row_splits"),
                 __out,
@@ -172,7 +172,7 @@ const _: () = {
             __out: &mut impl __x::Sink<__x::TensorView<'__a>>,
         ) {
             <V as __x::Field>::push_views(&self.values, &__path.field("values"), __out);
-            <Array1<i64> as __x::Field>::push_views(
+            <ArcArray1<i64> as __x::Field>::push_views(
                 &self.row_splits,
                 &__path.field("row_splits"),
                 __out,
@@ -187,7 +187,7 @@ const _: () = {
         ) {
             let RaggedTensor { values, row_splits } = self;
             <V as __x::Field>::push_components(values, &__path.field("values"), __out);
-            <Array1<i64> as __x::Field>::push_components(
+            <ArcArray1<i64> as __x::Field>::push_components(
                 row_splits,
                 &__path.field("row_splits"),
                 __out,
@@ -206,7 +206,7 @@ const _: () = {
                     &__path.field("values"),
                     __components,
                 )?,
-                row_splits: <Array1<i64> as __x::Field>::from_components(
+                row_splits: <ArcArray1<i64> as __x::Field>::from_components(
                     &__spec.row_splits,
                     &__path.field("row_splits"),
                     __components,
@@ -220,7 +220,7 @@ const _: () = {
                 ("values", <V as __x::Field>::spec_to_value(&__spec.values)),
                 (
                     "row_splits",
-                    <Array1<i64> as __x::Field>::spec_to_value(&__spec.row_splits),
+                    <ArcArray1<i64> as __x::Field>::spec_to_value(&__spec.row_splits),
                 ),
             ])
         }
@@ -239,7 +239,7 @@ const _: () = {
                     __fields.get("values")?,
                     &__path.field("values"),
                 )?,
-                row_splits: <Array1<i64> as __x::Field>::spec_from_value(
+                row_splits: <ArcArray1<i64> as __x::Field>::spec_from_value(
                     __fields.get("row_splits")?,
                     &__path.field("row_splits"),
                 )?,
@@ -249,7 +249,10 @@ const _: () = {
         #[inline]
         fn spec_is_compatible(__a: &RaggedTensorSpec<V>, __b: &RaggedTensorSpec<V>) -> bool {
             true && <V as __x::Field>::spec_is_compatible(&__a.values, &__b.values)
-                && <Array1<i64> as __x::Field>::spec_is_compatible(&__a.row_splits, &__b.row_splits)
+                && <ArcArray1<i64> as __x::Field>::spec_is_compatible(
+                    &__a.row_splits,
+                    &__b.row_splits,
+                )
         }
 
         #[inline]
@@ -259,7 +262,7 @@ const _: () = {
         ) -> ::core::option::Option<RaggedTensorSpec<V>> {
             ::core::option::Option::Some(RaggedTensorSpec {
                 values: <V as __x::Field>::spec_most_specific_compatible(&__a.values, &__b.values)?,
-                row_splits: <Array1<i64> as __x::Field>::spec_most_specific_compatible(
+                row_splits: <ArcArray1<i64> as __x::Field>::spec_most_specific_compatible(
                     &__a.row_splits,
                     &__b.row_splits,
                 )?,
@@ -277,6 +280,13 @@ const _: () = {
         #[inline]
         fn component_specs(&self) -> ::std::vec::Vec<__x::TensorSpec> {
             __x::component_specs::<RaggedTensor<V>>(self)
+        }
+        #[inline]
+        fn num_components(&self) -> usize {
+            <RaggedTensor<V> as __x::Field>::num_components(self)
+        }
+        fn component_paths(&self) -> ::std::vec::Vec<::std::string::String> {
+            __x::component_paths::<RaggedTensor<V>>(self)
         }
         #[inline]
         fn to_components<'__a>(
