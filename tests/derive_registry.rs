@@ -131,3 +131,40 @@ fn reinterpret_validates() {
     let err = anonymous.reinterpret::<Masked>().unwrap_err().to_string();
     assert!(err.contains("mask"), "{err}");
 }
+
+/// A generic type whose parameter is any field, not a scalar: `Clone` is required of the type as
+/// a whole (the derived `Clone` bounds `V: Clone`), not of `V` by the macro.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+pub struct Ragged<V: extype::Field> {
+    pub values: V,
+    pub row_splits: Array1<i64>,
+}
+
+extype::register!(Ragged<Array1<f32>>, "tests.registry.RaggedF32");
+extype::register!(Ragged<Ragged<Array1<f32>>>, "tests.registry.RaggedRaggedF32");
+
+#[test]
+fn generic_over_any_field_nests() {
+    let inner = Ragged {
+        values: arr1(&[1.0f32, 2.0, 3.0]),
+        row_splits: arr1(&[0, 1, 3]),
+    };
+    let outer = Ragged {
+        values: inner.clone(),
+        row_splits: arr1(&[0, 2]),
+    };
+    let spec = outer.spec();
+    assert_eq!(spec.component_paths(), ["values.values", "values.row_splits", "row_splits"]);
+    assert_eq!(spec.num_components(), 3);
+    let registry = registry().unwrap();
+    let rebuilt = registry
+        .rebuild(&spec.serialize(), outer.clone().into_components())
+        .unwrap();
+    assert_eq!(rebuilt.downcast::<Ragged<Ragged<Array1<f32>>>>().unwrap(), outer);
+    assert!(
+        extype::serial::spec_to_json(&spec)
+            .unwrap()
+            .contains("tests.registry.RaggedF32"),
+        "the nested instantiation is named by its own registration"
+    );
+}

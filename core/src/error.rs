@@ -351,7 +351,7 @@ pub enum SpecError {
         found: String,
     },
     /// The value failed its type's validation.
-    #[error("{type_name} at {}: invalid value: {message}", show_path(path))]
+    #[error("invalid value of {type_name}{}: {message}", at_path(path))]
     Invalid {
         /// The type whose validation failed.
         type_name: String,
@@ -370,6 +370,14 @@ pub enum SpecError {
         /// The second spec (debug form).
         right: String,
     },
+}
+
+fn at_path(path: &str) -> String {
+    if path.is_empty() {
+        String::new()
+    } else {
+        format!(" at {path}")
+    }
 }
 
 fn show_path(path: &str) -> &str {

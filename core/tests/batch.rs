@@ -80,7 +80,7 @@ fn errors_name_paths_inside_containers() {
     let err = relaxed.from_components(parts).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "test.MaskedTensor at children[1]: invalid value: values shape [3] differs from mask shape [4]"
+        "invalid value of test.MaskedTensor at children[1]: values shape [3] differs from mask shape [4]"
     );
 }
 
@@ -160,7 +160,7 @@ fn validation_of_the_outer_value() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "test.Batch at <root>: invalid value: scale must be positive, found -1"
+        "invalid value of test.Batch: scale must be positive, found -1"
     );
 }
 

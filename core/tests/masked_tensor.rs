@@ -119,7 +119,7 @@ fn from_components_checks_count_dtype_shape_and_validation() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "test.MaskedTensor at <root>: invalid value: values shape [1, 3] differs from mask shape [3]"
+        "invalid value of test.MaskedTensor: values shape [1, 3] differs from mask shape [3]"
     );
 
     assert!(s.from_components(vec![values, mask]).is_ok());

@@ -71,7 +71,7 @@ fn validation_runs_on_nested_values() {
     let err = relaxed.from_components(parts).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "test.RaggedTensor at values: invalid value: row_splits ends at 5 but values have Some(6) rows"
+        "invalid value of test.RaggedTensor at values: row_splits ends at 5 but values have Some(6) rows"
     );
     let bad = RaggedTensor {
         values: Tensor::from(array![1.0f32]),

@@ -77,6 +77,12 @@ impl<'a> Gen<'a> {
                     .predicates
                     .push(syn::parse_quote_spanned!(ty.span()=> #ty: ::extype::__private::Field));
             }
+            // `ExtensionType: Clone`; a derived `Clone` on a generic type bounds its parameters.
+            let ident = cont.ident;
+            let (_, ty_generics, _) = cont.generics.split_for_impl();
+            clause
+                .predicates
+                .push(syn::parse_quote!(#ident #ty_generics: ::core::clone::Clone));
         }
         Gen {
             cont,

@@ -83,6 +83,13 @@ pub fn traits(g: &Gen) -> TokenStream {
                 __x::component_specs::<#self_ty>(self)
             }
             #[inline]
+            fn num_components(&self) -> usize {
+                <#self_ty as __x::Field>::num_components(self)
+            }
+            fn component_paths(&self) -> ::std::vec::Vec<::std::string::String> {
+                __x::component_paths::<#self_ty>(self)
+            }
+            #[inline]
             fn to_components<'__a>(
                 &self,
                 __value: &'__a #self_ty,
