@@ -141,7 +141,10 @@ pub struct Ragged<V: extype::Field> {
 }
 
 extype::register!(Ragged<Array1<f32>>, "tests.registry.RaggedF32");
-extype::register!(Ragged<Ragged<Array1<f32>>>, "tests.registry.RaggedRaggedF32");
+extype::register!(
+    Ragged<Ragged<Array1<f32>>>,
+    "tests.registry.RaggedRaggedF32"
+);
 
 #[test]
 fn generic_over_any_field_nests() {
@@ -154,13 +157,19 @@ fn generic_over_any_field_nests() {
         row_splits: arr1(&[0, 2]),
     };
     let spec = outer.spec();
-    assert_eq!(spec.component_paths(), ["values.values", "values.row_splits", "row_splits"]);
+    assert_eq!(
+        spec.component_paths(),
+        ["values.values", "values.row_splits", "row_splits"]
+    );
     assert_eq!(spec.num_components(), 3);
     let registry = registry().unwrap();
     let rebuilt = registry
         .rebuild(&spec.serialize(), outer.clone().into_components())
         .unwrap();
-    assert_eq!(rebuilt.downcast::<Ragged<Ragged<Array1<f32>>>>().unwrap(), outer);
+    assert_eq!(
+        rebuilt.downcast::<Ragged<Ragged<Array1<f32>>>>().unwrap(),
+        outer
+    );
     assert!(
         extype::serial::spec_to_json(&spec)
             .unwrap()
