@@ -1,5 +1,10 @@
 //! Checks of a parsed container that need no type information.
 
+use std::sync::Arc;
+
+use extype_core::ArgRef;
+use extype_core::shape::{PatternDim, ShapePattern};
+
 use crate::ast::Container;
 use crate::ctxt::Ctxt;
 
@@ -81,16 +86,56 @@ fn check_generic_registration(cx: &Ctxt, cont: &Container) {
 /// parser and unifier run when the type is used, so what compiles cannot fail to parse later).
 fn check_shape_contracts(cx: &Ctxt, cont: &Container) {
     let mut unifier = extype_core::shape::Unifier::new();
+    // Each name's first use: (is a segment, field path, pattern text).
+    let mut first_uses: Vec<(Arc<str>, bool, &str, String)> = Vec::new();
     for field in &cont.fields {
         let Some(lit) = &field.attrs.shape else {
             continue;
         };
-        let pattern = lit.value();
-        match unifier.clone().input(&field.path, &pattern) {
+        let text = lit.value();
+        let pattern = match ShapePattern::parse(&text) {
+            Ok(pattern) => pattern,
+            Err(err) => {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "invalid `extype(shape)` pattern on field `{}`: {err}; items are sizes                          (`3`), names (`n`), `_`, `#n`, and at most one `...` or `*name`",
+                        field.path
+                    ),
+                );
+                continue;
+            }
+        };
+        // The parser rejects a name used as both a dim and a segment within one pattern; the
+        // unifier would only fail at run time when the patterns of two fields disagree.
+        for item in pattern.items() {
+            let (name, is_segment) = match item {
+                PatternDim::Name(n) | PatternDim::Broadcastable(n) => (n, false),
+                PatternDim::Variadic(Some(n)) => (n, true),
+                _ => continue,
+            };
+            match first_uses.iter().find(|(used, ..)| used == name) {
+                Some((_, was_segment, other, other_text)) if *was_segment != is_segment => {
+                    let kind = |segment: bool| if segment { "a segment" } else { "one dim" };
+                    cx.error_spanned_by(
+                        lit,
+                        format!(
+                            "inconsistent `extype(shape)` contract: `{name}` is {} in field                              `{}` ("{text}") but {} in field `{other}` ("{other_text}");                              rename one of them",
+                            kind(is_segment),
+                            field.path,
+                            kind(*was_segment),
+                        ),
+                    );
+                }
+                Some(_) => {}
+                None => first_uses.push((name.clone(), is_segment, &field.path, text.clone())),
+            }
+        }
+        match unifier.clone().add(ArgRef::Name(field.path.as_str().into()), pattern) {
             Ok(next) => unifier = next,
             Err(err) => cx.error_spanned_by(
                 lit,
-                format!("invalid `extype(shape)` pattern on field `{}`: {err}", field.path),
+                format!("invalid `extype(shape)` contract on field `{}`: {err}", field.path),
             ),
         }
     }
