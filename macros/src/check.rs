@@ -99,7 +99,8 @@ fn check_shape_contracts(cx: &Ctxt, cont: &Container) {
                 cx.error_spanned_by(
                     lit,
                     format!(
-                        "invalid `extype(shape)` pattern on field `{}`: {err}; items are sizes                          (`3`), names (`n`), `_`, `#n`, and at most one `...` or `*name`",
+                        "invalid `extype(shape)` pattern on field `{}`: {err}; items are sizes \
+                         (`3`), names (`n`), `_`, `#n`, and at most one `...` or `*name`",
                         field.path
                     ),
                 );
@@ -120,7 +121,9 @@ fn check_shape_contracts(cx: &Ctxt, cont: &Container) {
                     cx.error_spanned_by(
                         lit,
                         format!(
-                            "inconsistent `extype(shape)` contract: `{name}` is {} in field                              `{}` ("{text}") but {} in field `{other}` ("{other_text}");                              rename one of them",
+                            "inconsistent `extype(shape)` contract: `{name}` is {} in field \
+                             `{}` ({text:?}) but {} in field `{other}` ({other_text:?}); \
+                             rename one of them",
                             kind(is_segment),
                             field.path,
                             kind(*was_segment),

@@ -34,7 +34,7 @@ pub fn field_impl(g: &Gen) -> TokenStream {
             quote!(#af::field_spec(&self.#m))
         })
         .collect();
-    let spec_value = g.construct(spec_ty.clone(), &field_specs);
+    let spec_value = g.construct(g.spec_ctor(), &field_specs);
 
     let rebuilt: Vec<_> = as_fields
         .iter()
@@ -50,7 +50,7 @@ pub fn field_impl(g: &Gen) -> TokenStream {
         .zip(&paths)
         .map(|((af, k), p)| quote!(#af::spec_from_value(__fields.get(#k)?, #p)?))
         .collect();
-    let deserialized_spec = g.construct(spec_ty.clone(), &deserialized);
+    let deserialized_spec = g.construct(g.spec_ctor(), &deserialized);
     let refine = super::traits::refine_call(g, quote!(__spec));
 
     let relaxed: Vec<_> = as_fields
@@ -58,7 +58,7 @@ pub fn field_impl(g: &Gen) -> TokenStream {
         .zip(&members)
         .map(|(af, m)| quote!(#af::spec_most_specific_compatible(&__a.#m, &__b.#m)?))
         .collect();
-    let relaxed_spec = g.construct(spec_ty.clone(), &relaxed);
+    let relaxed_spec = g.construct(g.spec_ctor(), &relaxed);
 
     quote! {
         #[automatically_derived]

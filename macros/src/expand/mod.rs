@@ -103,6 +103,15 @@ impl<'a> Gen<'a> {
         quote!(#ident #ty_generics)
     }
 
+    /// `FooSpec::<T>`: the spec type in expression position (a struct literal `FooSpec<T> { .. }`
+    /// does not parse).
+    pub fn spec_ctor(&self) -> TokenStream {
+        let ident = &self.spec_ident;
+        let (_, ty_generics, _) = self.cont.generics.split_for_impl();
+        let turbofish = ty_generics.as_turbofish();
+        quote!(#ident #turbofish)
+    }
+
     /// `impl<T: Bound>` generics.
     pub fn impl_generics(&self) -> TokenStream {
         let (impl_generics, _, _) = self.cont.generics.split_for_impl();
@@ -171,4 +180,32 @@ pub fn path_expr(field: &Field) -> TokenStream {
 /// The field's key in the serialized spec: its name, or its position for tuple structs.
 pub fn key(field: &Field) -> syn::LitStr {
     syn::LitStr::new(&field.path, Span::call_site())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The expansion must be valid Rust syntax for every shape of input; generic types are the
+    /// easy ones to get wrong (`FooSpec<T> { .. }` is not an expression).
+    #[test]
+    fn expansions_parse() {
+        let inputs: [syn::DeriveInput; 4] = [
+            syn::parse_quote! {
+                pub struct Stack<T: extype::Element> { pub layers: Vec<ArrayD<T>>, frozen: bool }
+            },
+            syn::parse_quote! {
+                struct Pair<T: Element, const N: usize>(ArrayD<T>, [ArrayD<T>; N]) where T: Copy;
+            },
+            syn::parse_quote! {
+                #[extype(name = "pkg.Masked", validate = check)]
+                pub struct Masked { #[extype(shape = "b n")] values: ArrayD<f32> }
+            },
+            syn::parse_quote! { struct Empty; },
+        ];
+        for input in &inputs {
+            let output = super::derive(input);
+            if let Err(err) = syn::parse2::<syn::File>(output.clone()) {
+                panic!("{err} in the expansion of {}:\n{output}", input.ident);
+            }
+        }
+    }
 }
