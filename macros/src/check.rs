@@ -64,12 +64,28 @@ fn check_generic_registration(cx: &Ctxt, cont: &Container) {
         || cont.generics.const_params().next().is_some();
     if let (true, Some(lit)) = (has_type_params, &cont.attrs.name) {
         let ident = cont.ident;
+        // An example instantiation: `f32` for each type parameter, `1` for each const one.
+        let arguments: Vec<&str> = cont
+            .generics
+            .params
+            .iter()
+            .filter_map(|param| match param {
+                syn::GenericParam::Type(_) => Some("f32"),
+                syn::GenericParam::Const(_) => Some("1"),
+                syn::GenericParam::Lifetime(_) => None,
+            })
+            .collect();
+        let example = format!(
+            "extype::register!({ident}<{}>, \"{}F32\");",
+            arguments.join(", "),
+            lit.value()
+        );
         cx.error_spanned_by(
             lit,
             format!(
                 "`extype(name)` cannot register the generic type `{ident}`: each instantiation \
-                 needs its own name; remove `name` and register them with \
-                 `extype::register!({ident}<f32>, \"my_pkg.{ident}F32\")`"
+                 needs its own name; remove `name` and register the instantiations you load by \
+                 name, e.g. `{example}`"
             ),
         );
     }
@@ -172,5 +188,14 @@ mod tests {
         assert!(v("pkg.Fo-o").unwrap_err().contains("'-'"));
         assert!(v("pkg.Foo.").is_err());
         assert!(v("pkg::Foo").is_err());
+    }
+
+    #[test]
+    fn edit_distance_hints() {
+        use crate::attr::edit_distance as d;
+        assert_eq!(d("nmae", "name"), 2);
+        assert_eq!(d("shap", "shape"), 1);
+        assert_eq!(d("name", "name"), 0);
+        assert!(d("validate", "shape") > 2);
     }
 }

@@ -30,7 +30,11 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     match (cx.check(), cont) {
         (Ok(()), Some(cont)) => generate(&Gen::new(&cont)),
         (Err(errors), cont) => {
-            let stub = cont.map(|c| stub::stub(&Gen::new(&c)));
+            // A type with lifetime parameters cannot implement the (`'static`) traits at all:
+            // a stub would only add errors.
+            let stub = cont
+                .filter(|c| c.generics.lifetimes().next().is_none())
+                .map(|c| stub::stub(&Gen::new(&c)));
             let errors = errors.to_compile_error();
             quote!(#errors #stub)
         }
@@ -44,12 +48,14 @@ fn generate(g: &Gen) -> TokenStream {
     let field_impl = field_impl::field_impl(g);
     let traits = traits::traits(g);
     let contract = traits::contract_static(g);
+    let field_assertions = field_assertions(g);
     quote! {
         #spec_struct
 
         #[allow(non_local_definitions, unused_qualifications, clippy::all)]
         const _: () = {
             use ::extype::__private as __x;
+            #field_assertions
             #contract
             #spec_impls
             #field_impl
@@ -62,20 +68,29 @@ fn generate(g: &Gen) -> TokenStream {
 pub struct Gen<'a> {
     pub cont: &'a Container<'a>,
     pub spec_ident: Ident,
-    /// The user's where clause plus `FieldType: Field` for each field of a generic type.
+    /// The user's where clause plus `FieldType: Field` for each field (see [`Gen::new`]).
     pub where_clause: Option<WhereClause>,
 }
 
 impl<'a> Gen<'a> {
+    /// Every impl (and the spec struct) is bounded on `FieldType: Field` for each field, so that
+    /// an unsupported field type is not re-reported by every use inside the generated code. A
+    /// bound on a type that names no generic parameter would be a "trivially false bound" error
+    /// of its own, so it is written higher-ranked (`for<'__f> Instant: Field`), which rustc
+    /// accepts; [`field_assertions`] then reports each unsupported type once, at the field.
     fn new(cont: &'a Container<'a>) -> Self {
         let mut where_clause = cont.generics.where_clause.clone();
-        if cont.generics.type_params().next().is_some() {
+        if !cont.fields.is_empty() {
             let clause = where_clause.get_or_insert_with(|| syn::parse_quote!(where));
             for field in &cont.fields {
                 let ty = field.ty;
-                clause
-                    .predicates
-                    .push(syn::parse_quote_spanned!(ty.span()=> #ty: ::extype::__private::Field));
+                let predicate: syn::WherePredicate = if mentions_generic_param(cont, ty) {
+                    syn::parse_quote_spanned!(ty.span()=> #ty: ::extype::__private::Field)
+                } else {
+                    syn::parse_quote_spanned!(ty.span()=>
+                        for<'__f> #ty: ::extype::__private::Field)
+                };
+                clause.predicates.push(predicate);
             }
         }
         Gen {
@@ -147,6 +162,49 @@ impl<'a> Gen<'a> {
             }
             Style::Tuple => quote!(#ty ( #(#values),* )),
             Style::Unit => quote!(#ty {}),
+        }
+    }
+}
+
+/// Whether `ty` names one of the container's type or const parameters (then its `Field` bound
+/// can only be checked per instantiation).
+fn mentions_generic_param(cont: &Container, ty: &syn::Type) -> bool {
+    let params: Vec<&Ident> = cont
+        .generics
+        .type_params()
+        .map(|p| &p.ident)
+        .chain(cont.generics.const_params().map(|p| &p.ident))
+        .collect();
+    fn visit(tokens: TokenStream, params: &[&Ident]) -> bool {
+        tokens.into_iter().any(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) => params.contains(&&ident),
+            proc_macro2::TokenTree::Group(group) => visit(group.stream(), params),
+            _ => false,
+        })
+    }
+    !params.is_empty() && visit(quote!(#ty), &params)
+}
+
+/// One check per field type that names no generic parameter: `Ty: Field`, spanned on the type,
+/// so an unsupported type gives exactly one error (through `Field`'s `on_unimplemented`), at
+/// the field. The impls only assume the bound (see [`Gen::new`]).
+fn field_assertions(g: &Gen) -> TokenStream {
+    let checks: Vec<_> = g
+        .fields()
+        .iter()
+        .filter(|f| !mentions_generic_param(g.cont, f.ty))
+        .map(|f| {
+            let ty = f.ty;
+            quote_spanned!(ty.span()=> __field::<#ty>();)
+        })
+        .collect();
+    if checks.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn __assert_fields() {
+            fn __field<__T: __x::Field>() {}
+            #(#checks)*
         }
     }
 }
