@@ -188,7 +188,14 @@ fn mentions_generic_param(cont: &Container, ty: &syn::Type) -> bool {
 /// One check per field type that names no generic parameter: `Ty: Field`, spanned on the type,
 /// so an unsupported type gives exactly one error (through `Field`'s `on_unimplemented`), at
 /// the field. The impls only assume the bound (see [`Gen::new`]).
+///
+/// A non-generic type needs no separate check: its registry entry (`RegistryEntry::new::<Foo>`)
+/// is the one place that proves the bounds, and rustc reports it as that same `on_unimplemented`
+/// error with the field's type labelled. A second check would report the same problem twice.
 fn field_assertions(g: &Gen) -> TokenStream {
+    if !g.is_generic() {
+        return TokenStream::new();
+    }
     let checks: Vec<_> = g
         .fields()
         .iter()

@@ -1,4 +1,5 @@
-// An unsupported field type, and the type used elsewhere: still one error, at the field.
+// An unsupported field type, and the type used elsewhere: one error at the derive, plus the
+// user's own use of `try_new` (the type is not an extension type), nothing from generated code.
 use extype::ExtensionType;
 use ndarray::ArrayD;
 
