@@ -25,7 +25,10 @@ fn spec_components_round_trip() {
     let m = masked(&[2, 3]);
     let spec = m.spec();
     assert_eq!(spec.values.shape.to_string(), "[2, 3]");
-    assert_eq!(spec.to_string(), "tests.Masked { values: f32[2, 3], mask: bool[2, 3] }");
+    assert_eq!(
+        spec.to_string(),
+        "tests.Masked { values: f32[2, 3], mask: bool[2, 3] }"
+    );
     let comps = m.clone().into_components();
     assert_eq!(comps.len(), 2);
     let back = spec.from_components(comps).unwrap();

@@ -5,7 +5,12 @@
 // fails to compile: the structs take the type (and, being unit structs, the value) namespace, the
 // functions and the const take the value namespace of the constructors (`Ok(x)` would call a
 // zero-argument function; a `None` pattern would be this `u8` const).
-#[allow(dead_code, non_snake_case, non_upper_case_globals, clippy::module_inception)]
+#[allow(
+    dead_code,
+    non_snake_case,
+    non_upper_case_globals,
+    clippy::module_inception
+)]
 mod shadowed {
     use extype::ExtensionType;
     use ndarray::{Array2, ArrayD};

@@ -103,7 +103,9 @@ impl ShapeContract {
             .get_or_init(|| {
                 self.fields
                     .iter()
-                    .try_fold(Unifier::new(), |u, (field, pattern)| u.input(field, pattern))
+                    .try_fold(Unifier::new(), |u, (field, pattern)| {
+                        u.input(field, pattern)
+                    })
                     .map_err(|e| self.error(&FieldPath::Root, e.into()))
             })
             .as_ref()
@@ -161,7 +163,9 @@ mod tests {
 
     #[test]
     fn checks_concrete_shapes_jointly() {
-        CONTRACT.check(&FieldPath::Root, &[&[2, 3], &[2, 3]]).unwrap();
+        CONTRACT
+            .check(&FieldPath::Root, &[&[2, 3], &[2, 3]])
+            .unwrap();
         let err = CONTRACT
             .check(&FieldPath::Root, &[&[2, 3], &[2, 4]])
             .unwrap_err()
@@ -183,10 +187,17 @@ mod tests {
         CONTRACT
             .refine(&FieldPath::Root, &mut [&mut a, &mut b])
             .unwrap();
-        assert_eq!((a.to_string(), b.to_string()), ("[8, 5]".into(), "[8, 5]".into()));
+        assert_eq!(
+            (a.to_string(), b.to_string()),
+            ("[8, 5]".into(), "[8, 5]".into())
+        );
         let mut c: Shape = "[8, 4]".parse().unwrap();
         let mut d: Shape = "[?, 5]".parse().unwrap();
-        assert!(CONTRACT.refine(&FieldPath::Root, &mut [&mut c, &mut d]).is_err());
+        assert!(
+            CONTRACT
+                .refine(&FieldPath::Root, &mut [&mut c, &mut d])
+                .is_err()
+        );
     }
 
     #[test]

@@ -75,8 +75,10 @@ fn unknown_key(meta: &syn::meta::ParseNestedMeta, keys: &[&str], place: &str) ->
         [one] => one.clone(),
         many => format!("one of {}", many.join(", ")),
     };
+    // With a single valid key, "expected `shape`" already says it all.
     let hint = keys
         .iter()
+        .filter(|_| keys.len() > 1)
         .find(|k| edit_distance(&path, k) <= 2)
         .map(|k| format!("; did you mean `{k}`?"))
         .unwrap_or_default();

@@ -150,11 +150,17 @@ fn check_shape_contracts(cx: &Ctxt, cont: &Container) {
                 None => first_uses.push((name.clone(), is_segment, &field.path, text.clone())),
             }
         }
-        match unifier.clone().add(ArgRef::Name(field.path.as_str().into()), pattern) {
+        match unifier
+            .clone()
+            .add(ArgRef::Name(field.path.as_str().into()), pattern)
+        {
             Ok(next) => unifier = next,
             Err(err) => cx.error_spanned_by(
                 lit,
-                format!("invalid `extype(shape)` contract on field `{}`: {err}", field.path),
+                format!(
+                    "invalid `extype(shape)` contract on field `{}`: {err}",
+                    field.path
+                ),
             ),
         }
     }

@@ -42,7 +42,12 @@ impl fmt::Display for SpecValue {
     }
 }
 
-fn write_seq(f: &mut fmt::Formatter<'_>, open: &str, items: &[SpecValue], close: &str) -> fmt::Result {
+fn write_seq(
+    f: &mut fmt::Formatter<'_>,
+    open: &str,
+    items: &[SpecValue],
+    close: &str,
+) -> fmt::Result {
     f.write_str(open)?;
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
@@ -98,8 +103,14 @@ mod tests {
             v.to_string(),
             "pkg.T { names: [\"x\", None], one: (true,), pair: (-3, 0.5), values: f32[8, ?] }"
         );
-        assert_eq!(SpecValue::spec("pkg.E", SpecValue::Map(BTreeMap::new())).to_string(), "pkg.E {}");
-        assert_eq!(SpecValue::spec("pkg.I", SpecValue::Int(4)).to_string(), "pkg.I(4)");
+        assert_eq!(
+            SpecValue::spec("pkg.E", SpecValue::Map(BTreeMap::new())).to_string(),
+            "pkg.E {}"
+        );
+        assert_eq!(
+            SpecValue::spec("pkg.I", SpecValue::Int(4)).to_string(),
+            "pkg.I(4)"
+        );
         let mut m = BTreeMap::new();
         m.insert("k".to_string(), SpecValue::DType(DType::I64));
         assert_eq!(SpecValue::Map(m).to_string(), "{\"k\": i64}");

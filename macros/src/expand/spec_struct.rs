@@ -46,7 +46,9 @@ pub fn std_impls(g: &Gen) -> TokenStream {
     let self_ty = g.self_ty();
     let members: Vec<_> = g.fields().iter().map(|f| &f.member).collect();
     let spec_ident_text = g.spec_ident.to_string();
-    let clones = members.iter().map(|m| quote!(::core::clone::Clone::clone(&self.#m)));
+    let clones = members
+        .iter()
+        .map(|m| quote!(::core::clone::Clone::clone(&self.#m)));
     let cloned = g.construct(quote!(Self), &clones.collect::<Vec<_>>());
     let debug = match g.cont.style {
         Style::Tuple => quote! {
