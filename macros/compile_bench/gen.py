@@ -92,8 +92,9 @@ def manifest(kind: str) -> str:
     )
 
 
-def cargo(crate: Path, *args: str) -> None:
+def cargo(crate: Path, *args: str, incremental: bool = True) -> None:
     env = dict(os.environ, CARGO_TARGET_DIR=str(OUT / "target"))
+    env["CARGO_INCREMENTAL"] = "1" if incremental else "0"
     subprocess.run(
         ["cargo", *args, "--quiet", "--manifest-path", str(crate / "Cargo.toml")],
         check=True,
@@ -101,9 +102,22 @@ def cargo(crate: Path, *args: str) -> None:
     )
 
 
+def time_builds(crate: Path, runs: int, incremental: bool) -> list[float]:
+    """`touch src/lib.rs && cargo build`, `runs` times, after one untimed build in this mode (the
+    mode is part of cargo's fingerprint: switching it rebuilds the path dependencies once)."""
+    cargo(crate, "build", incremental=incremental)
+    times = []
+    for _ in range(runs):
+        (crate / "src" / "lib.rs").touch()
+        start = time.perf_counter()
+        cargo(crate, "build", incremental=incremental)
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="timed builds per crate")
+    parser.add_argument("--runs", type=int, default=5, help="timed builds per crate and mode")
     parser.add_argument("--structs", type=int, default=50, help="structs per crate")
     args = parser.parse_args()
 
@@ -117,25 +131,23 @@ def main() -> None:
         print(f"building dependencies of {kind}...", file=sys.stderr)
         cargo(crate, "build")
 
-    medians = {}
-    for kind in kinds:
-        crate = OUT / kind
-        times = []
-        for _ in range(args.runs):
-            (crate / "src" / "lib.rs").touch()
-            start = time.perf_counter()
-            cargo(crate, "build")
-            times.append(time.perf_counter() - start)
-        medians[kind] = statistics.median(times)
-        runs = " ".join(f"{t:.2f}" for t in times)
-        print(f"{kind:>6}: median {medians[kind]:.2f} s  (runs: {runs})")
-
-    base = medians["base"]
-    print(f"extype / serde (whole crate): {medians['extype'] / medians['serde']:.2f}x")
-    serde_cost = medians["serde"] - base
-    if serde_cost > 0:
-        ratio = (medians["extype"] - base) / serde_cost
-        print(f"extype / serde (derive cost above base): {ratio:.2f}x")
+    # Incremental is what `cargo build` does after a touch in the dev profile; non-incremental
+    # is the full cost of compiling the crate (a clean or CI build).
+    for incremental in (True, False):
+        mode = "incremental" if incremental else "CARGO_INCREMENTAL=0"
+        print(f"-- touch src/lib.rs && cargo build ({mode}), {args.runs} runs")
+        medians = {}
+        for kind in kinds:
+            times = time_builds(OUT / kind, args.runs, incremental)
+            medians[kind] = statistics.median(times)
+            runs = " ".join(f"{t:.2f}" for t in times)
+            print(f"{kind:>6}: median {medians[kind]:.2f} s  (runs: {runs})")
+        base = medians["base"]
+        print(f"extype / serde (whole crate): {medians['extype'] / medians['serde']:.2f}x")
+        serde_cost = medians["serde"] - base
+        if serde_cost > 0:
+            ratio = (medians["extype"] - base) / serde_cost
+            print(f"extype / serde (derive cost above base): {ratio:.2f}x")
 
 
 if __name__ == "__main__":
