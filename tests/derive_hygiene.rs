@@ -61,6 +61,11 @@ mod shadowed {
 
     extype::register!(Stack<f32>, "hygiene.StackF32");
 
+    /// No fields at all: a spec with no components.
+    #[derive(Clone, Debug, PartialEq, ExtensionType)]
+    #[extype(name = "hygiene.Marker")]
+    pub struct Marker;
+
     /// Nested extension types inside `Option`, `Box` and `Vec`.
     #[derive(Clone, Debug, PartialEq, ExtensionType)]
     #[extype(name = "hygiene.Outer")]
@@ -74,7 +79,7 @@ mod shadowed {
 
 use extype::{ExtensionType, TypeSpec};
 use ndarray::{Array2, ArrayD, IxDyn};
-use shadowed::{Masked, Outer, Pair, Stack};
+use shadowed::{Marker, Masked, Outer, Pair, Stack};
 
 fn masked(rows: usize, cols: usize, present: bool) -> Masked {
     Masked {
@@ -155,6 +160,17 @@ fn nested_value_round_trips_through_components_and_json() {
 }
 
 #[test]
+fn unit_struct_has_an_empty_spec() {
+    let spec = Marker.spec();
+    assert_eq!(spec.to_string(), "hygiene.Marker {}");
+    assert!(spec.component_specs().is_empty());
+    assert_eq!(
+        spec.from_components(Marker.into_components()).unwrap(),
+        Marker
+    );
+}
+
+#[test]
 fn registry_holds_the_derived_and_registered_names() {
     let registry = extype::registry().unwrap();
     for name in [
@@ -162,6 +178,7 @@ fn registry_holds_the_derived_and_registered_names() {
         "hygiene.Pair",
         "hygiene.Outer",
         "hygiene.StackF32",
+        "hygiene.Marker",
     ] {
         assert!(registry.lookup(name).is_some(), "{name} is not registered");
     }

@@ -103,13 +103,28 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// The input after `key =`; a key without a value is an error showing the expected form.
+fn value_of<'a>(
+    meta: &'a syn::meta::ParseNestedMeta,
+    key: &str,
+    example: &str,
+) -> syn::Result<syn::parse::ParseStream<'a>> {
+    if meta.input.peek(syn::Token![=]) {
+        meta.value()
+    } else {
+        Err(meta.error(format!(
+            "`extype({key})` needs a value: `{key} = {example}`"
+        )))
+    }
+}
+
 /// `key = "..."`: a string literal, with an error that shows the expected form.
 fn string_value(
     meta: &syn::meta::ParseNestedMeta,
     key: &str,
     example: &str,
 ) -> syn::Result<LitStr> {
-    let value: syn::Expr = meta.value()?.parse()?;
+    let value: syn::Expr = value_of(meta, key, example)?.parse()?;
     match value {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(lit),
@@ -124,7 +139,7 @@ fn string_value(
 
 /// `validate = path::to::function`.
 fn validate_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<syn::ExprPath> {
-    let value: syn::Expr = meta.value()?.parse()?;
+    let value: syn::Expr = value_of(meta, "validate", "check_shapes")?.parse()?;
     match value {
         syn::Expr::Path(path) => Ok(path),
         other => Err(syn::Error::new_spanned(

@@ -189,9 +189,9 @@ fn mentions_generic_param(cont: &Container, ty: &syn::Type) -> bool {
 /// so an unsupported type gives exactly one error (through `Field`'s `on_unimplemented`), at
 /// the field. The impls only assume the bound (see [`Gen::new`]).
 ///
-/// A non-generic type needs no separate check: its registry entry (`RegistryEntry::new::<Foo>`)
-/// is the one place that proves the bounds, and rustc reports it as that same `on_unimplemented`
-/// error with the field's type labelled. A second check would report the same problem twice.
+/// A non-generic type needs no separate check: its registry entry proves the bounds, one field
+/// at a time, spanned on each field's type (see `traits::registration`); a second check would
+/// report the same problem twice.
 fn field_assertions(g: &Gen) -> TokenStream {
     if !g.is_generic() {
         return TokenStream::new();

@@ -176,10 +176,8 @@ fn registration(g: &Gen) -> TokenStream {
         // name and its argument list carry the spans of the field type's first and last tokens.
         let (first, last) = first_and_last_span(field.ty);
         let next = syn::Ident::new(&step(k + 1).to_string(), first);
-        let mut arguments = proc_macro2::Group::new(
-            proc_macro2::Delimiter::Parenthesis,
-            TokenStream::new(),
-        );
+        let mut arguments =
+            proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, TokenStream::new());
         arguments.set_span(last);
         let call = quote!(#next #arguments);
         let assumed = where_clause(&bounds[..k]);
