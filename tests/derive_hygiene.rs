@@ -1,3 +1,4 @@
+#![deny(unused_lifetimes, single_use_lifetimes, unused_qualifications)]
 //! `#[derive(ExtensionType)]` in a module that shadows the prelude: the generated code must name
 //! std and extype items by absolute paths, so these types compile and behave as anywhere else.
 

@@ -52,7 +52,7 @@ fn generate(g: &Gen) -> TokenStream {
     quote! {
         #spec_struct
 
-        #[allow(non_local_definitions, unused_qualifications, clippy::all)]
+        #[allow(non_local_definitions, unused_qualifications, unused_lifetimes, clippy::all)]
         const _: () = {
             use ::extype::__private as __x;
             #field_assertions

@@ -30,10 +30,12 @@ pub fn definition(g: &Gen) -> TokenStream {
     match g.cont.style {
         Style::Named | Style::Unit => quote! {
             #[doc = #doc]
+            #[allow(unused_lifetimes)] // `for<'__f>` in the field bounds, see `Gen::new`
             #vis struct #spec_ident #generics #where_clause { #(#fields,)* }
         },
         Style::Tuple => quote! {
             #[doc = #doc]
+            #[allow(unused_lifetimes)] // `for<'__f>` in the field bounds, see `Gen::new`
             #vis struct #spec_ident #generics ( #(#fields,)* ) #where_clause;
         },
     }
