@@ -261,6 +261,8 @@ fn constructor(g: &Gen) -> TokenStream {
         impl #impl_generics #self_ty #where_clause {
             #[doc = #doc]
             #[allow(clippy::too_many_arguments)]
+            // Inline: codegened only where it is called, not in every crate that derives.
+            #[inline]
             #vis fn try_new(#(#args: #tys),*) -> __x::Result<Self> {
                 __x::validated(#value, &__x::FieldPath::Root)
             }
@@ -288,6 +290,7 @@ fn refine_method(g: &Gen) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics #spec_ty #where_clause {
             #[doc = #doc]
+            #[inline]
             #vis fn refine_shapes(&mut self) -> __x::Result<()> {
                 let __path = &__x::FieldPath::Root;
                 #call
