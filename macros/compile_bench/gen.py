@@ -8,8 +8,9 @@ Generates three throwaway crates under `target/compile_bench/` with the same 50 
 - `serde`:  `#[derive(Clone, Debug, Serialize, Deserialize)]` (ndarray's `serde` feature),
 
 builds their dependencies once, then times `touch src/lib.rs && cargo build` (dev profile) several
-times for each and prints the medians and the ratios extype/serde (whole crate, and derive-only
-cost above `base`).
+times for each, the crates taking turns, both incrementally (cargo's default) and with
+`CARGO_INCREMENTAL=0` (the full cost of compiling the crate), and prints the medians and the
+ratios extype/serde (whole crate, and derive-only cost above `base`).
 
 Run from anywhere: `python3 macros/compile_bench/gen.py [--runs N] [--structs N]`.
 The crates have their own `[workspace]` table (they are not members of this workspace), share one

@@ -4,8 +4,8 @@
 //! `::extype::__private`; all behaviour lives in `extype-core`. Use them through the `extype`
 //! facade.
 //!
-//! The derive is organised like serde_derive: [`ast`] and [`attr`] parse the input into a model,
-//! [`check`] validates it (collecting every error in a [`ctxt::Ctxt`]), and [`expand`] generates
+//! The derive is organised like serde_derive: `ast` and `attr` parse the input into a model,
+//! `check` validates it (collecting every error in a `ctxt::Ctxt`), and `expand` generates
 //! code, split by concern. On invalid input the macro emits the errors plus a minimal stub impl,
 //! so the user sees the real problem once instead of a cascade.
 //!
