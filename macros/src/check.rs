@@ -115,8 +115,7 @@ fn check_shape_contracts(cx: &Ctxt, cont: &Container) {
                 cx.error_spanned_by(
                     lit,
                     format!(
-                        "invalid `extype(shape)` pattern on field `{}`: {err}; items are sizes \
-                         (`3`), names (`n`), `_`, `#n`, and at most one `...` or `*name`",
+                        "invalid `extype(shape)` pattern on field `{}`: {err}",
                         field.path
                     ),
                 );

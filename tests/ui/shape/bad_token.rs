@@ -1,10 +1,10 @@
-// A character that is no pattern item.
+// A token that starts no pattern item (`$`).
 use extype::ExtensionType;
 use ndarray::ArrayD;
 
 #[derive(Clone, Debug, ExtensionType)]
 pub struct Foo {
-    #[extype(shape = "b n!")]
+    #[extype(shape = "b $n")]
     pub values: ArrayD<f32>,
 }
 
