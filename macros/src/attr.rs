@@ -43,32 +43,111 @@ pub struct FieldAttrs {
     pub shape: Option<LitStr>,
 }
 
-const CONTAINER_KEYS: &str = "`name`, `validate`, `batchable`";
-const FIELD_KEYS: &str = "`shape`";
+const CONTAINER_KEYS: &[&str] = &["name", "validate", "batchable"];
+const FIELD_KEYS: &[&str] = &["shape"];
 
 fn extype_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
     attrs.iter().filter(|a| a.path().is_ident("extype"))
 }
 
 /// Rejects `#[extype]` and `#[extype = ...]`: only the list form has a meaning.
-fn require_list(cx: &Ctxt, attr: &Attribute, keys: &str) -> bool {
-    match &attr.meta {
-        Meta::List(_) => true,
-        other => {
-            cx.error_spanned_by(
-                other,
-                format!("expected `#[extype(...)]` with one or more of {keys}"),
-            );
-            false
+fn require_list(cx: &Ctxt, attr: &Attribute, keys: &[&str]) -> bool {
+    let form = match &attr.meta {
+        Meta::List(_) => return true,
+        Meta::Path(_) => "`#[extype]` needs a list of attributes",
+        Meta::NameValue(_) => "`#[extype = ...]` is not a form of the attribute",
+    };
+    let listed: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+    cx.error_spanned_by(
+        &attr.meta,
+        format!(
+            "{form}; write `#[extype(...)]` with one or more of {}",
+            listed.join(", ")
+        ),
+    );
+    false
+}
+
+fn unknown_key(meta: &syn::meta::ParseNestedMeta, keys: &[&str], place: &str) -> syn::Error {
+    let path = meta.path.to_token_stream_string();
+    let listed: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+    let expected = match listed.as_slice() {
+        [one] => one.clone(),
+        many => format!("one of {}", many.join(", ")),
+    };
+    // With a single valid key, "expected `shape`" already says it all.
+    let hint = keys
+        .iter()
+        .filter(|_| keys.len() > 1)
+        .find(|k| edit_distance(&path, k) <= 2)
+        .map(|k| format!("; did you mean `{k}`?"))
+        .unwrap_or_default();
+    meta.error(format!(
+        "unknown `extype` attribute `{path}` on a {place}; expected {expected}{hint}"
+    ))
+}
+
+/// Levenshtein distance, for "did you mean" hints on misspelled keys.
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substituted = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substituted.min(row[j] + 1).min(diagonal + 1);
         }
+    }
+    row[b.len()]
+}
+
+/// The input after `key =`; a key without a value is an error showing the expected form.
+fn value_of<'a>(
+    meta: &'a syn::meta::ParseNestedMeta,
+    key: &str,
+    example: &str,
+) -> syn::Result<syn::parse::ParseStream<'a>> {
+    if meta.input.peek(syn::Token![=]) {
+        meta.value()
+    } else {
+        Err(meta.error(format!(
+            "`extype({key})` needs a value: `{key} = {example}`"
+        )))
     }
 }
 
-fn unknown_key(meta: &syn::meta::ParseNestedMeta, keys: &str, place: &str) -> syn::Error {
-    let path = meta.path.to_token_stream_string();
-    meta.error(format!(
-        "unknown `extype` attribute `{path}` on a {place}; expected one of {keys}"
-    ))
+/// `key = "..."`: a string literal, with an error that shows the expected form.
+fn string_value(
+    meta: &syn::meta::ParseNestedMeta,
+    key: &str,
+    example: &str,
+) -> syn::Result<LitStr> {
+    let value: syn::Expr = value_of(meta, key, example)?.parse()?;
+    match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(lit),
+            ..
+        }) => Ok(lit),
+        other => Err(syn::Error::new_spanned(
+            other,
+            format!("`extype({key})` takes a string literal: `{key} = {example}`"),
+        )),
+    }
+}
+
+/// `validate = path::to::function`.
+fn validate_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<syn::ExprPath> {
+    let value: syn::Expr = value_of(meta, "validate", "check_shapes")?.parse()?;
+    match value {
+        syn::Expr::Path(path) => Ok(path),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`extype(validate)` takes the path of a function `fn(&Self) -> extype::Result<()>`, \
+             e.g. `validate = check_shapes` (not a string or a closure)",
+        )),
+    }
 }
 
 trait PathText {
@@ -92,10 +171,10 @@ impl ContainerAttrs {
             }
             let result = attr.parse_nested_meta(|meta| {
                 if meta.path.is_ident("name") {
-                    let lit: LitStr = meta.value()?.parse()?;
+                    let lit = string_value(&meta, "name", "\"my_pkg.Foo\"")?;
                     name.set(cx, &meta.path, lit);
                 } else if meta.path.is_ident("validate") {
-                    let path: syn::ExprPath = meta.value()?.parse()?;
+                    let path = validate_value(&meta)?;
                     validate.set(cx, &meta.path, path);
                 } else if meta.path.is_ident("batchable") {
                     batchable.set(cx, &meta.path, meta.path.clone());
@@ -130,7 +209,7 @@ impl FieldAttrs {
             }
             let result = attr.parse_nested_meta(|meta| {
                 if meta.path.is_ident("shape") {
-                    let lit: LitStr = meta.value()?.parse()?;
+                    let lit = string_value(&meta, "shape", "\"b n\"")?;
                     shape.set(cx, &meta.path, lit);
                 } else if ["name", "validate", "batchable"]
                     .iter()

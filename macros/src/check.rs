@@ -1,5 +1,10 @@
 //! Checks of a parsed container that need no type information.
 
+use std::sync::Arc;
+
+use extype_core::ArgRef;
+use extype_core::shape::{PatternDim, ShapePattern};
+
 use crate::ast::Container;
 use crate::ctxt::Ctxt;
 
@@ -59,12 +64,28 @@ fn check_generic_registration(cx: &Ctxt, cont: &Container) {
         || cont.generics.const_params().next().is_some();
     if let (true, Some(lit)) = (has_type_params, &cont.attrs.name) {
         let ident = cont.ident;
+        // An example instantiation: `f32` for each type parameter, `1` for each const one.
+        let arguments: Vec<&str> = cont
+            .generics
+            .params
+            .iter()
+            .filter_map(|param| match param {
+                syn::GenericParam::Type(_) => Some("f32"),
+                syn::GenericParam::Const(_) => Some("1"),
+                syn::GenericParam::Lifetime(_) => None,
+            })
+            .collect();
+        let example = format!(
+            "extype::register!({ident}<{}>, \"{}F32\");",
+            arguments.join(", "),
+            lit.value()
+        );
         cx.error_spanned_by(
             lit,
             format!(
                 "`extype(name)` cannot register the generic type `{ident}`: each instantiation \
-                 needs its own name; remove `name` and register them with \
-                 `extype::register!({ident}<f32>, \"my_pkg.{ident}F32\")`"
+                 needs its own name; remove `name` and register the instantiations you load by \
+                 name, e.g. `{example}`"
             ),
         );
     }
@@ -81,17 +102,62 @@ fn check_generic_registration(cx: &Ctxt, cont: &Container) {
 /// parser and unifier run when the type is used, so what compiles cannot fail to parse later).
 fn check_shape_contracts(cx: &Ctxt, cont: &Container) {
     let mut unifier = extype_core::shape::Unifier::new();
+    // Each name's first use: (is a segment, field path, pattern text).
+    let mut first_uses: Vec<(Arc<str>, bool, &str, String)> = Vec::new();
     for field in &cont.fields {
         let Some(lit) = &field.attrs.shape else {
             continue;
         };
-        let pattern = lit.value();
-        match unifier.clone().input(&field.path, &pattern) {
+        let text = lit.value();
+        let pattern = match ShapePattern::parse(&text) {
+            Ok(pattern) => pattern,
+            Err(err) => {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "invalid `extype(shape)` pattern on field `{}`: {err}",
+                        field.path
+                    ),
+                );
+                continue;
+            }
+        };
+        // The parser rejects a name used as both a dim and a segment within one pattern; the
+        // unifier would only fail at run time when the patterns of two fields disagree.
+        for item in pattern.items() {
+            let (name, is_segment) = match item {
+                PatternDim::Name(n) | PatternDim::Broadcastable(n) => (n, false),
+                PatternDim::Variadic(Some(n)) => (n, true),
+                _ => continue,
+            };
+            match first_uses.iter().find(|(used, ..)| used == name) {
+                Some((_, was_segment, other, other_text)) if *was_segment != is_segment => {
+                    let kind = |segment: bool| if segment { "a segment" } else { "one dim" };
+                    cx.error_spanned_by(
+                        lit,
+                        format!(
+                            "inconsistent `extype(shape)` contract: `{name}` is {} in field \
+                             `{}` ({text:?}) but {} in field `{other}` ({other_text:?}); \
+                             rename one of them",
+                            kind(is_segment),
+                            field.path,
+                            kind(*was_segment),
+                        ),
+                    );
+                }
+                Some(_) => {}
+                None => first_uses.push((name.clone(), is_segment, &field.path, text.clone())),
+            }
+        }
+        match unifier
+            .clone()
+            .add(ArgRef::Name(field.path.as_str().into()), pattern)
+        {
             Ok(next) => unifier = next,
             Err(err) => cx.error_spanned_by(
                 lit,
                 format!(
-                    "invalid `extype(shape)` pattern on field `{}`: {err}",
+                    "invalid `extype(shape)` contract on field `{}`: {err}",
                     field.path
                 ),
             ),
@@ -127,5 +193,14 @@ mod tests {
         assert!(v("pkg.Fo-o").unwrap_err().contains("'-'"));
         assert!(v("pkg.Foo.").is_err());
         assert!(v("pkg::Foo").is_err());
+    }
+
+    #[test]
+    fn edit_distance_hints() {
+        use crate::attr::edit_distance as d;
+        assert_eq!(d("nmae", "name"), 2);
+        assert_eq!(d("shap", "shape"), 1);
+        assert_eq!(d("name", "name"), 0);
+        assert!(d("validate", "shape") > 2);
     }
 }

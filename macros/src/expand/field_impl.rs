@@ -113,10 +113,19 @@ pub fn field_impl(g: &Gen) -> TokenStream {
                 __x::validated(__value, __path)
             }
 
+            // Built with plain `insert`s rather than `__x::struct_spec_value::<Self, N>`: that
+            // helper's iterator chain (and `BTreeMap::from_iter`'s sort) is monomorphized once
+            // per derived type, which dominated the derive's compile time.
             fn spec_to_value(__spec: &#spec_ty) -> __x::SpecValue {
-                __x::struct_spec_value::<Self, #n>([
-                    #((#keys, #as_fields::spec_to_value(&__spec.#members)),)*
-                ])
+                let mut __fields = ::std::collections::BTreeMap::new();
+                #(__fields.insert(
+                    ::std::string::String::from(#keys),
+                    #as_fields::spec_to_value(&__spec.#members),
+                );)*
+                __x::SpecValue::spec(
+                    __x::registered_name::<Self>(),
+                    __x::SpecValue::Map(__fields),
+                )
             }
 
             fn spec_from_value(

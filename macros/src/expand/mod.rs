@@ -30,7 +30,11 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     match (cx.check(), cont) {
         (Ok(()), Some(cont)) => generate(&Gen::new(&cont)),
         (Err(errors), cont) => {
-            let stub = cont.map(|c| stub::stub(&Gen::new(&c)));
+            // A type with lifetime parameters cannot implement the (`'static`) traits at all:
+            // a stub would only add errors.
+            let stub = cont
+                .filter(|c| c.generics.lifetimes().next().is_none())
+                .map(|c| stub::stub(&Gen::new(&c)));
             let errors = errors.to_compile_error();
             quote!(#errors #stub)
         }
@@ -44,12 +48,14 @@ fn generate(g: &Gen) -> TokenStream {
     let field_impl = field_impl::field_impl(g);
     let traits = traits::traits(g);
     let contract = traits::contract_static(g);
+    let field_assertions = field_assertions(g);
     quote! {
         #spec_struct
 
-        #[allow(non_local_definitions, unused_qualifications, clippy::all)]
+        #[allow(non_local_definitions, unused_qualifications, unused_lifetimes, clippy::all)]
         const _: () = {
             use ::extype::__private as __x;
+            #field_assertions
             #contract
             #spec_impls
             #field_impl
@@ -62,25 +68,37 @@ fn generate(g: &Gen) -> TokenStream {
 pub struct Gen<'a> {
     pub cont: &'a Container<'a>,
     pub spec_ident: Ident,
-    /// The user's where clause plus `FieldType: Field` for each field of a generic type.
+    /// The user's where clause plus `FieldType: Field` for each field (see [`Gen::new`]).
     pub where_clause: Option<WhereClause>,
 }
 
 impl<'a> Gen<'a> {
+    /// Every impl (and the spec struct) is bounded on `FieldType: Field` for each field, so that
+    /// an unsupported field type is not re-reported by every use inside the generated code. A
+    /// bound on a type that names no generic parameter would be a "trivially false bound" error
+    /// of its own, so it is written higher-ranked (`for<'__f> Instant: Field`), which rustc
+    /// accepts; [`field_assertions`] then reports each unsupported type once, at the field.
     fn new(cont: &'a Container<'a>) -> Self {
         let mut where_clause = cont.generics.where_clause.clone();
-        if cont.generics.type_params().next().is_some() {
+        if !cont.fields.is_empty() {
             let clause = where_clause.get_or_insert_with(|| syn::parse_quote!(where));
             for field in &cont.fields {
                 let ty = field.ty;
-                clause
-                    .predicates
-                    .push(syn::parse_quote_spanned!(ty.span()=> #ty: ::extype::__private::Field));
+                let predicate: syn::WherePredicate = if mentions_generic_param(cont, ty) {
+                    syn::parse_quote_spanned!(ty.span()=> #ty: ::extype::__private::Field)
+                } else {
+                    syn::parse_quote_spanned!(ty.span()=>
+                        for<'__f> #ty: ::extype::__private::Field)
+                };
+                clause.predicates.push(predicate);
             }
+        }
+        if cont.generics.type_params().next().is_some() {
             // `ExtensionType: Clone`; a derived `Clone` on a generic type bounds its parameters.
             let ident = cont.ident;
             let (_, ty_generics, _) = cont.generics.split_for_impl();
-            clause
+            where_clause
+                .get_or_insert_with(|| syn::parse_quote!(where))
                 .predicates
                 .push(syn::parse_quote!(#ident #ty_generics: ::core::clone::Clone));
         }
@@ -109,7 +127,8 @@ impl<'a> Gen<'a> {
         quote!(#ident #ty_generics)
     }
 
-    /// `FooSpec::<T>`, for building the spec in expression position.
+    /// `FooSpec::<T>`: the spec type in expression position (a struct literal `FooSpec<T> { .. }`
+    /// does not parse).
     pub fn spec_ctor(&self) -> TokenStream {
         let ident = &self.spec_ident;
         let (_, ty_generics, _) = self.cont.generics.split_for_impl();
@@ -156,6 +175,56 @@ impl<'a> Gen<'a> {
     }
 }
 
+/// Whether `ty` names one of the container's type or const parameters (then its `Field` bound
+/// can only be checked per instantiation).
+fn mentions_generic_param(cont: &Container, ty: &syn::Type) -> bool {
+    let params: Vec<&Ident> = cont
+        .generics
+        .type_params()
+        .map(|p| &p.ident)
+        .chain(cont.generics.const_params().map(|p| &p.ident))
+        .collect();
+    fn visit(tokens: TokenStream, params: &[&Ident]) -> bool {
+        tokens.into_iter().any(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) => params.contains(&&ident),
+            proc_macro2::TokenTree::Group(group) => visit(group.stream(), params),
+            _ => false,
+        })
+    }
+    !params.is_empty() && visit(quote!(#ty), &params)
+}
+
+/// One check per field type that names no generic parameter: `Ty: Field`, spanned on the type,
+/// so an unsupported type gives exactly one error (through `Field`'s `on_unimplemented`), at
+/// the field. The impls only assume the bound (see [`Gen::new`]).
+///
+/// A non-generic type needs no separate check: its registry entry proves the bounds, one field
+/// at a time, spanned on each field's type (see `traits::registration`); a second check would
+/// report the same problem twice.
+fn field_assertions(g: &Gen) -> TokenStream {
+    if !g.is_generic() {
+        return TokenStream::new();
+    }
+    let checks: Vec<_> = g
+        .fields()
+        .iter()
+        .filter(|f| !mentions_generic_param(g.cont, f.ty))
+        .map(|f| {
+            let ty = f.ty;
+            quote_spanned!(ty.span()=> __field::<#ty>();)
+        })
+        .collect();
+    if checks.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn __assert_fields() {
+            fn __field<__T: __x::Field>() {}
+            #(#checks)*
+        }
+    }
+}
+
 /// `<Ty as __x::Field>`, spanned on the field's type so trait errors point at it.
 pub fn as_field(field: &Field) -> TokenStream {
     let ty = field.ty;
@@ -185,4 +254,32 @@ pub fn path_expr(field: &Field) -> TokenStream {
 /// The field's key in the serialized spec: its name, or its position for tuple structs.
 pub fn key(field: &Field) -> syn::LitStr {
     syn::LitStr::new(&field.path, Span::call_site())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The expansion must be valid Rust syntax for every shape of input; generic types are the
+    /// easy ones to get wrong (`FooSpec<T> { .. }` is not an expression).
+    #[test]
+    fn expansions_parse() {
+        let inputs: [syn::DeriveInput; 4] = [
+            syn::parse_quote! {
+                pub struct Stack<T: extype::Element> { pub layers: Vec<ArrayD<T>>, frozen: bool }
+            },
+            syn::parse_quote! {
+                struct Pair<T: Element, const N: usize>(ArrayD<T>, [ArrayD<T>; N]) where T: Copy;
+            },
+            syn::parse_quote! {
+                #[extype(name = "pkg.Masked", validate = check)]
+                pub struct Masked { #[extype(shape = "b n")] values: ArrayD<f32> }
+            },
+            syn::parse_quote! { struct Empty; },
+        ];
+        for input in &inputs {
+            let output = super::derive(input);
+            if let Err(err) = syn::parse2::<syn::File>(output.clone()) {
+                panic!("{err} in the expansion of {}:\n{output}", input.ident);
+            }
+        }
+    }
 }

@@ -30,10 +30,12 @@ pub fn definition(g: &Gen) -> TokenStream {
     match g.cont.style {
         Style::Named | Style::Unit => quote! {
             #[doc = #doc]
+            #[allow(unused_lifetimes)] // `for<'__f>` in the field bounds, see `Gen::new`
             #vis struct #spec_ident #generics #where_clause { #(#fields,)* }
         },
         Style::Tuple => quote! {
             #[doc = #doc]
+            #[allow(unused_lifetimes)] // `for<'__f>` in the field bounds, see `Gen::new`
             #vis struct #spec_ident #generics ( #(#fields,)* ) #where_clause;
         },
     }
@@ -61,12 +63,11 @@ pub fn std_impls(g: &Gen) -> TokenStream {
             }
         }
     };
-    let n = g.fields().len();
     let display_fields = g.fields().iter().map(|f| {
         let as_field = as_field(f);
         let key = key(f);
         let m = &f.member;
-        quote!((#key, #as_field::spec_to_value(&self.#m)))
+        quote!((#key, &#as_field::spec_to_value(&self.#m)))
     });
     quote! {
         #[automatically_derived]
@@ -97,7 +98,13 @@ pub fn std_impls(g: &Gen) -> TokenStream {
         impl #impl_generics ::core::fmt::Display for #spec_ty #where_clause {
             /// `name { field: spec, … }`, e.g. `pkg.Masked { values: f32[8, ?], mask: bool[8, ?] }`.
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                __x::fmt_struct_spec::<#self_ty, #n>(f, [#(#display_fields),*])
+                // `write_struct` over a copied slice iterator is one instantiation shared by all
+                // derived types (`fmt_struct_spec::<Self, N>` would be one per type).
+                __x::write_struct(
+                    f,
+                    __x::registered_name::<#self_ty>(),
+                    [#(#display_fields),*].iter().copied(),
+                )
             }
         }
     }

@@ -64,15 +64,7 @@ pub fn traits(g: &Gen) -> TokenStream {
     let validate = validate_fn(g);
     let constructor = constructor(g);
     let refine_method = refine_method(g);
-    let registration = if g.is_generic() {
-        TokenStream::new()
-    } else {
-        quote! {
-            __x::inventory::submit! {
-                __x::RegistryEntry::new::<#self_ty>(#name, ::core::file!(), ::core::line!())
-            }
-        }
-    };
+    let registration = registration(g);
     quote! {
         #[automatically_derived]
         impl #impl_generics __x::TypeSpec for #spec_ty #where_clause {
@@ -141,6 +133,79 @@ pub fn traits(g: &Gen) -> TokenStream {
     }
 }
 
+/// The registry entry of a non-generic type (a generic one is registered per instantiation with
+/// `register!`).
+///
+/// `RegistryEntry::new::<Foo>` is the one place that proves each field type implements `Field`
+/// (the impls only assume it, see `Gen::new`). It is reached through a chain of const fns, one
+/// per field: `__entry_k` assumes the bounds of fields `0..k` and calls `__entry_{k+1}`, which
+/// also needs field `k`'s bound; that call is spanned on field `k`'s type. So each unsupported
+/// field type is reported exactly once, at the field, through `Field`'s `on_unimplemented`.
+fn registration(g: &Gen) -> TokenStream {
+    if g.is_generic() {
+        return TokenStream::new();
+    }
+    let self_ty = g.self_ty();
+    let name = g.name_expr();
+    let fields = g.fields();
+    // Spans run from the type's first token to its last, so errors underline the whole type
+    // (stable proc macros cannot join spans; rustc joins an expression's first and last token).
+    let bounds: Vec<TokenStream> = fields
+        .iter()
+        .map(|f| {
+            let ty = f.ty;
+            let (first, last) = first_and_last_span(ty);
+            // The bound's path too, for rustc's "required by this bound" note.
+            let module = syn::Ident::new("__x", first);
+            let field_trait = syn::Ident::new("Field", last);
+            let trait_path = quote!(#module::#field_trait);
+            quote_spanned!(first=> for<'__f> #ty: #trait_path)
+        })
+        .collect();
+    let step = |k: usize| format_ident!("__entry_{}", k);
+    let where_clause = |assumed: &[TokenStream]| {
+        if assumed.is_empty() {
+            TokenStream::new()
+        } else {
+            quote!(where #(#assumed),*)
+        }
+    };
+    let last = step(fields.len());
+    let all = where_clause(&bounds);
+    let mut steps = vec![quote! {
+        const fn #last() -> __x::RegistryEntry #all {
+            __x::RegistryEntry::new::<#self_ty>(#name, ::core::file!(), ::core::line!())
+        }
+    }];
+    for (k, field) in fields.iter().enumerate() {
+        let this = step(k);
+        // rustc reports an unmet where clause of a call at the callee's path, so the callee's
+        // name and its argument list carry the spans of the field type's first and last tokens.
+        let (first, last) = first_and_last_span(field.ty);
+        let next = syn::Ident::new(&step(k + 1).to_string(), first);
+        let mut arguments =
+            proc_macro2::Group::new(proc_macro2::Delimiter::Parenthesis, TokenStream::new());
+        arguments.set_span(last);
+        let call = quote!(#next #arguments);
+        let assumed = where_clause(&bounds[..k]);
+        steps.push(quote! {
+            const fn #this() -> __x::RegistryEntry #assumed { #call }
+        });
+    }
+    quote! {
+        #(#steps)*
+        __x::inventory::submit! { __entry_0() }
+    }
+}
+
+/// The spans of the first and the last token of `ty`.
+fn first_and_last_span(ty: &syn::Type) -> (proc_macro2::Span, proc_macro2::Span) {
+    let mut tokens = quote!(#ty).into_iter();
+    let first = tokens.next().map_or_else(|| ty.span(), |t| t.span());
+    let last = tokens.last().map_or(first, |t| t.span());
+    (first, last)
+}
+
 /// `fn validate`: the shape contract, then the user's `validate = path`; absent when neither.
 fn validate_fn(g: &Gen) -> TokenStream {
     let shapes: Vec<_> = contract_fields(g)
@@ -203,6 +268,8 @@ fn constructor(g: &Gen) -> TokenStream {
         impl #impl_generics #self_ty #where_clause {
             #[doc = #doc]
             #[allow(clippy::too_many_arguments)]
+            // Inline: codegened only where it is called, not in every crate that derives.
+            #[inline]
             #vis fn try_new(#(#args: #tys),*) -> __x::Result<Self> {
                 __x::validated(#value, &__x::FieldPath::Root)
             }
@@ -230,6 +297,7 @@ fn refine_method(g: &Gen) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics #spec_ty #where_clause {
             #[doc = #doc]
+            #[inline]
             #vis fn refine_shapes(&mut self) -> __x::Result<()> {
                 let __path = &__x::FieldPath::Root;
                 #call

@@ -1,0 +1,11 @@
+// `shape` given twice in one list.
+use extype::ExtensionType;
+use ndarray::ArrayD;
+
+#[derive(Clone, Debug, ExtensionType)]
+pub struct Foo {
+    #[extype(shape = "b n", shape = "b")]
+    pub values: ArrayD<f32>,
+}
+
+fn main() {}
