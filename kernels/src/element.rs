@@ -278,7 +278,10 @@ macro_rules! float_element {
             }
             #[inline(always)]
             fn sigmoid_(self) -> Self {
-                1.0 / (1.0 + (-self).exp_())
+                // e^-|x| never overflows, so tiny results for very negative x stay accurate.
+                let e = (-self.abs()).exp_();
+                let s = 1.0 / (1.0 + e);
+                if self >= 0.0 { s } else { e * s }
             }
             #[inline(always)]
             fn floor_(self) -> Self {

@@ -46,9 +46,18 @@ pub(crate) fn broadcast_to<'a, T>(
     if view.shape() == shape {
         return Ok(view.clone());
     }
-    // `broadcast` ties its result to `&view`; take its strides and rebuild a view for 'a.
-    let strides: Vec<isize> = match view.broadcast(IxDyn(shape)) {
-        Some(b) => b.strides().to_vec(),
+    // `broadcast` ties its result to `&view`, and `from_shape_ptr` (which can rebuild a view
+    // for 'a) needs non-negative strides: flip negative axes, rebuild, flip them back.
+    let mut flipped = view.clone();
+    let mut inverted = Vec::new();
+    for a in 0..flipped.ndim() {
+        if flipped.strides()[a] < 0 {
+            flipped.invert_axis(Axis(a));
+            inverted.push(a);
+        }
+    }
+    let strides: Vec<usize> = match flipped.broadcast(IxDyn(shape)) {
+        Some(b) => b.strides().iter().map(|&s| s as usize).collect(),
         None => {
             return Err(KernelError::Shape {
                 op,
@@ -58,11 +67,16 @@ pub(crate) fn broadcast_to<'a, T>(
             });
         }
     };
-    let ustrides: Vec<usize> = strides.iter().map(|&s| s as usize).collect();
-    // SAFETY: these are the strides `broadcast` computed for this very view and shape, so every
-    // index of the new view maps to an element of `view` (stride 0 on broadcast axes), whose
-    // data is borrowed for 'a. Aliasing through zero strides is fine for a read-only view.
-    Ok(unsafe { ArrayViewD::from_shape_ptr(IxDyn(shape).strides(IxDyn(&ustrides)), view.as_ptr()) })
+    // SAFETY: these are the (non-negative) strides `broadcast` computed for `flipped` and
+    // `shape`, so every index of the new view maps to an element of `flipped`, whose data is
+    // borrowed for 'a. Zero strides alias elements, which is fine for a read-only view.
+    let mut out =
+        unsafe { ArrayViewD::from_shape_ptr(IxDyn(shape).strides(IxDyn(&strides)), flipped.as_ptr()) };
+    let offset = shape.len() - view.ndim();
+    for a in inverted {
+        out.invert_axis(Axis(a + offset));
+    }
+    Ok(out)
 }
 
 /// Normalises an axis that may be negative.
