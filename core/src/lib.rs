@@ -14,15 +14,19 @@
 //! - [`value`]: [`Value`] (tensor or extension value).
 //! - [`nest`]: `flatten`, `pack_sequence_as`, `map_structure`, `assert_same_structure`.
 //! - [`contract`]: shape contracts of derived types (`#[extype(shape = "b n")]`).
+//! - [`ops`]: the op catalog and `ops::add(&x, &y)` & co. on tensors, arrays and extension values;
+//!   [`dispatch`]: the handler table behind them (`#[dispatch(...)]`).
 //! - [`error`]: the one [`Error`] type of the project.
 #![warn(missing_docs)]
 
 pub mod anonymous;
 pub mod contract;
+pub mod dispatch;
 pub mod dtype;
 pub mod error;
 pub mod field;
 pub mod nest;
+pub mod ops;
 pub mod registry;
 pub mod serial;
 pub mod shape;
@@ -37,7 +41,7 @@ pub use anonymous::{AnonymousExtension, AnonymousSpec};
 pub use dtype::{DType, Element};
 pub use error::ArgRef;
 pub use error::{
-    Error, JsonError, NestError, RegistryError, Result, ShapeError, SpecError, TensorError,
+    DispatchError, Error, JsonError, NestError, RegistryError, Result, ShapeError, SpecError, TensorError,
     ValueError,
 };
 pub use field::{ExactFloat, Field, FieldPath, PathSink, Sink, StaticValue};
@@ -51,3 +55,5 @@ pub use shape::{Dim, Shape};
 pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
 pub use tensor::{Tensor, TensorView};
 pub use value::{Value, ValueSpec};
+pub use ops::{AsOperand, Op, OpArgs, OpKind, Operand};
+pub use dispatch::{BinaryOp, Handled, ReductionOp, UnaryOp};
