@@ -8,7 +8,7 @@
 //! ([`extype_macros`]). See the repository README for a tour.
 
 pub use extype_core::*;
-pub use extype_macros::ExtensionType;
+pub use extype_macros::{ExtensionType, dispatch};
 
 #[cfg(test)]
 mod tests {

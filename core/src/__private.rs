@@ -14,8 +14,9 @@ pub use crate::dispatch::{
     BinaryOp, Call, DispatchEntry, Handled, IntoHandled, IntoInferred, ParamKind, ReductionOp,
     Target, UnaryOp,
 };
+pub use crate::ops;
 pub use crate::ops::catalog;
-pub use crate::ops::{Inferred, OpKind, Operand};
+pub use crate::ops::{AsOperand, Inferred, OpKind, Operand};
 pub use crate::value::{Value, ValueSpec};
 pub use crate::dtype::{DType, Element};
 pub use crate::error::{Error, Result, SpecError};

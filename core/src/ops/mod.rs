@@ -291,6 +291,32 @@ pub fn segment_reduce(op: &'static Op, x: &impl AsOperand, row_splits: &[i64]) -
     )
 }
 
+/// A masked reduction of dense `values` where `mask` (bool, broadcastable to `values`) is true,
+/// on the kernels (no dispatch): `op` is `REDUCE_SUM`, `REDUCE_MEAN`, `REDUCE_MAX` or
+/// `REDUCE_MIN`; `args` gives the axes and keepdims.
+///
+/// ```
+/// use extype_core::ops::{self, OpArgs, catalog};
+/// let v = ndarray::array![[1.0f64, 2.0], [3.0, 4.0]];
+/// let m = ndarray::array![[true, false], [true, true]];
+/// let mean = ops::masked_reduce(&catalog::REDUCE_MEAN, &v, &m, &OpArgs::axes(&[1])).unwrap();
+/// assert_eq!(mean, extype_core::Tensor::from(ndarray::array![1.0f64, 3.5].into_dyn()));
+/// ```
+pub fn masked_reduce(
+    op: &'static Op,
+    values: &impl AsOperand,
+    mask: &impl AsOperand,
+    args: &OpArgs,
+) -> Result<Tensor> {
+    let (v, m) = (values.as_operand(), mask.as_operand());
+    let err = |o: &Operand<'_>, what: &str| {
+        operand::bad_argument(op.name(), what, "a dense tensor", o.describe())
+    };
+    let vv = v.as_view().ok_or_else(|| err(&v, "values"))?;
+    let mv = m.as_view().ok_or_else(|| err(&m, "mask"))?;
+    dense::reduce_masked(op.name(), vv, mv, args)
+}
+
 /// Tensor conveniences used by handlers.
 impl Tensor {
     /// Runs a catalog op's dense default on this tensor alone (no dispatch).

@@ -1,0 +1,224 @@
+//! MaskedTensor with dispatch: TensorFlow's guide behaviour with three group handlers (unary
+//! elementwise, binary elementwise, reduction) plus specific ones (`where`, `shape`, masked
+//! `reduce_mean`, an exact `add`). Every elementwise op and reduction works on MaskedTensor,
+//! mixes with dense tensors, and propagates masks.
+//!
+//! Run with `cargo run --example masked_tensor_ops`.
+
+pub mod masked {
+    use std::borrow::Cow;
+
+    use extype::ops::{self, OpArgs, catalog};
+    use extype::{
+        BinaryOp, DType, ExtensionType, Operand, ReductionOp, Result, Tensor, TensorSpec,
+        UnaryOp, Value, ValueSpec, dispatch,
+    };
+    use ndarray::{ArrayD, IxDyn};
+
+    /// A tensor of values with a boolean mask of the same shape: `true` where a value is valid.
+    #[dispatch(operators)]
+    #[derive(Clone, Debug, PartialEq, ExtensionType)]
+    #[extype(name = "example.MaskedTensor", validate = check_mask)]
+    pub struct MaskedTensor {
+        /// The values (any dtype).
+        #[extype(shape = "...")]
+        pub values: Tensor,
+        /// Where the values are valid.
+        #[extype(shape = "...")]
+        pub mask: Tensor,
+    }
+
+    /// The mask is boolean.
+    pub fn check_mask(m: &MaskedTensor) -> Result<()> {
+        if m.mask.dtype() == DType::Bool {
+            Ok(())
+        } else {
+            Err(extype::Error::invalid(format!(
+                "the mask must be bool, found {}",
+                m.mask.dtype()
+            )))
+        }
+    }
+
+    impl MaskedTensor {
+        /// A masked tensor from its parts (checked).
+        pub fn new(values: impl Into<Tensor>, mask: impl Into<Tensor>) -> Result<Self> {
+            let m = MaskedTensor {
+                values: values.into(),
+                mask: mask.into(),
+            };
+            m.validate()?;
+            if m.values.shape() != m.mask.shape() {
+                return Err(extype::Error::invalid(format!(
+                    "values {:?} and mask {:?} differ in shape",
+                    m.values.shape(),
+                    m.mask.shape()
+                )));
+            }
+            Ok(m)
+        }
+    }
+
+    fn all_true(shape: &[usize]) -> Tensor {
+        Tensor::from(ArrayD::from_elem(IxDyn(shape), true))
+    }
+
+    /// The values and (for a MaskedTensor) the mask of an operand; `None` for other extension
+    /// types, which these handlers do not support.
+    fn parts<'a>(x: &Operand<'a>) -> Option<(Cow<'a, Tensor>, Option<&'a Tensor>)> {
+        if let Some(m) = x.downcast_ref::<MaskedTensor>() {
+            return Some((Cow::Borrowed(&m.values), Some(&m.mask)));
+        }
+        x.to_tensor().map(|t| (t, None))
+    }
+
+    /// Elementwise ops map the values and keep the mask.
+    #[dispatch(unary_elementwise)]
+    pub fn masked_unary(op: &UnaryOp, x: &MaskedTensor) -> Result<MaskedTensor> {
+        Ok(MaskedTensor {
+            values: op.apply(&x.values)?,
+            mask: x.mask.clone(),
+        })
+    }
+
+    /// Binary ops combine the values (a dense operand counts as valid everywhere) and AND the
+    /// masks, broadcast to the result's shape. Declines unless a MaskedTensor is involved.
+    #[dispatch(binary_elementwise)]
+    pub fn masked_binary(op: &BinaryOp, x: &Operand, y: &Operand) -> Result<Option<MaskedTensor>> {
+        let (Some((xv, xm)), Some((yv, ym))) = (parts(x), parts(y)) else {
+            return Ok(None);
+        };
+        if xm.is_none() && ym.is_none() {
+            return Ok(None);
+        }
+        let values = op.apply(&xv, &yv)?;
+        let ones = all_true(values.shape());
+        let mask = ops::logical_and_as::<Tensor>(
+            &ops::logical_and_as::<Tensor>(xm.unwrap_or(&ones), ym.unwrap_or(&ones))?,
+            &ones,
+        )?;
+        Ok(Some(MaskedTensor { values, mask }))
+    }
+
+    /// The exact handler for `MaskedTensor + MaskedTensor` (beats the group handler).
+    #[dispatch(Add, infer = masked_add_spec)]
+    pub fn masked_add(x: &MaskedTensor, y: &MaskedTensor) -> Result<MaskedTensor> {
+        let values = ops::add_as::<Tensor>(&x.values, &y.values)?;
+        let mask = ops::logical_and_as::<Tensor>(&x.mask, &y.mask)?;
+        Ok(MaskedTensor { values, mask })
+    }
+
+    /// The spec of `MaskedTensor + MaskedTensor`: the values' spec broadcast, a bool mask.
+    pub fn masked_add_spec(call: &extype::dispatch::Call, specs: &[&ValueSpec]) -> Result<ValueSpec> {
+        let (x, y) = (spec_of(specs[0])?, spec_of(specs[1])?);
+        let values = ops::infer::dense(call.op, &[&x.values, &y.values], call.args)?;
+        let values = values.tensor_spec().cloned().ok_or_else(|| {
+            extype::Error::invalid("dense inference gave a non-tensor spec")
+        })?;
+        let mask = TensorSpec::new(values.shape.clone(), DType::Bool);
+        Ok(ValueSpec::Extension(Box::new(MaskedTensorSpec { values, mask })))
+    }
+
+    fn spec_of(spec: &ValueSpec) -> Result<MaskedTensorSpec> {
+        match spec {
+            ValueSpec::Extension(s) => s
+                .as_any()
+                .downcast_ref::<MaskedTensorSpec>()
+                .cloned()
+                .ok_or_else(|| extype::Error::invalid("expected a MaskedTensor spec")),
+            ValueSpec::Tensor(t) => Ok(MaskedTensorSpec {
+                values: t.clone(),
+                mask: TensorSpec::new(t.shape.clone(), DType::Bool),
+            }),
+        }
+    }
+
+    /// Reductions ignore masked-out values: sum and mean with the kernels' masked reductions,
+    /// the others by filling masked-out values with the reduction's identity. The result is valid
+    /// where at least one reduced value was.
+    #[dispatch(reduction)]
+    pub fn masked_reduction(op: &ReductionOp, x: &MaskedTensor) -> Result<MaskedTensor> {
+        let valid = op.apply_other(&catalog::REDUCE_ANY, &x.mask)?;
+        let name = op.name();
+        let values = if matches!(name, "reduce_sum" | "reduce_mean") {
+            op.apply_masked(&x.values, &x.mask)?
+        } else {
+            // For max/argmax fill with the global min (any valid value is ≥ it), and so on; a
+            // row with no valid value gets the fill and is masked out.
+            let fill: Value = match name {
+                "reduce_max" | "argmax" => ops::reduce_min(&x.values, None, false)?,
+                "reduce_min" | "argmin" => ops::reduce_max(&x.values, None, false)?,
+                "reduce_prod" | "reduce_all" => ops::ones_like(&x.values)?,
+                _ => ops::zeros_like(&x.values)?,
+            };
+            let filled = ops::where_as::<Tensor>(&x.mask, &x.values, &fill.into_tensor()?)?;
+            op.apply(&filled)?
+        };
+        Ok(MaskedTensor {
+            values,
+            mask: valid,
+        })
+    }
+
+    /// `reduce_mean` by its own handler (an exact handler beats the reduction group): the mean
+    /// of the valid values over the axes in `args`; valid where any reduced value was.
+    #[dispatch(ReduceMean)]
+    pub fn masked_reduce_mean(args: &OpArgs, x: &MaskedTensor) -> Result<MaskedTensor> {
+        let axes = args.axes.as_deref();
+        let values = ops::masked_reduce(&catalog::REDUCE_MEAN, &x.values, &x.mask, args)?;
+        let mask = ops::reduce_any_as(&x.mask, axes, args.keepdims)?;
+        Ok(MaskedTensor { values, mask })
+    }
+
+    /// `where(cond, x, y)` on two MaskedTensors: picks values and masks.
+    #[dispatch(Where)]
+    pub fn masked_where(cond: &Tensor, x: &MaskedTensor, y: &MaskedTensor) -> Result<MaskedTensor> {
+        Ok(MaskedTensor {
+            values: ops::where_as(cond, &x.values, &y.values)?,
+            mask: ops::where_as(cond, &x.mask, &y.mask)?,
+        })
+    }
+
+    /// `shape` of a MaskedTensor: the shape of its values (a dense `i64` tensor).
+    #[dispatch(Shape)]
+    pub fn masked_shape(x: &MaskedTensor) -> Result<Tensor> {
+        ops::shape_as(&x.values)
+    }
+}
+
+use extype::ops;
+use extype::{Tensor, Value};
+use masked::MaskedTensor;
+use ndarray::array;
+
+fn show(label: &str, v: &Value) {
+    match v.downcast_ref::<MaskedTensor>() {
+        Ok(m) => println!(
+            "{label}: values {:?}, mask {:?}",
+            m.values.view(),
+            m.mask.view()
+        ),
+        Err(_) => println!("{label}: {v:?}"),
+    }
+}
+
+fn main() -> extype::Result<()> {
+    let x = MaskedTensor::new(
+        array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]],
+        array![[true, false, true], [true, true, false]],
+    )?;
+    let y = MaskedTensor::new(array![[10.0f32, 20.0, 30.0], [40.0, 50.0, 60.0]], array![[true, true, true], [false, true, true]])?;
+    show("x + y (exact handler)", &ops::add(&x, &y)?);
+    show("x * y (binary group)", &ops::mul(&x, &y)?);
+    show("x - dense (binary group, mixed)", &ops::sub(&x, &array![1.0f32, 1.0, 1.0])?);
+    show("exp(x) (unary group)", &ops::exp(&x)?);
+    show("reduce_sum(x, axis 1) (reduction group, masked)", &ops::reduce_sum(&x, Some(&[1]), false)?);
+    show("reduce_max(x, axis 0)", &ops::reduce_max(&x, Some(&[0]), false)?);
+    show("reduce_mean(x)", &ops::reduce_mean(&x, None, false)?);
+    let cond = Tensor::from(array![true, false, true]);
+    show("where(cond, x, y)", &ops::where_(&cond, &x, &y)?);
+    show("shape(x)", &ops::shape(&x)?);
+    show("&x + &y (operator)", &(&x + &y)?);
+    show("-&x (operator)", &(-&x)?);
+    Ok(())
+}
