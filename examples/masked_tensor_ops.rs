@@ -187,38 +187,96 @@ pub mod masked {
 }
 
 use extype::ops;
-use extype::{Tensor, Value};
+use extype::{Tensor, Value, ValueSpec};
 use masked::MaskedTensor;
 use ndarray::array;
 
-fn show(label: &str, v: &Value) {
-    match v.downcast_ref::<MaskedTensor>() {
-        Ok(m) => println!(
-            "{label}: values {:?}, mask {:?}",
-            m.values.view(),
-            m.mask.view()
-        ),
-        Err(_) => println!("{label}: {v:?}"),
+/// `[[1, _, 3], [4, 5, _]]`: the values, `_` where masked out.
+pub fn render(m: &MaskedTensor) -> extype::Result<String> {
+    let values = ops::cast_as::<Tensor>(&m.values, extype::DType::F64)?;
+    let values = values.as_array::<f64, ndarray::IxDyn>()?;
+    let mask = m.mask.as_array::<bool, ndarray::IxDyn>()?;
+    let cells: Vec<String> = values
+        .iter()
+        .zip(mask.iter())
+        .map(|(v, &ok)| {
+            if ok {
+                format!("{}", (v * 1e3).round() / 1e3)
+            } else {
+                "_".into()
+            }
+        })
+        .collect();
+    Ok(nest(&cells, values.shape()))
+}
+
+fn nest(cells: &[String], shape: &[usize]) -> String {
+    match shape.split_first() {
+        None => cells.first().cloned().unwrap_or_default(),
+        Some((&n, rest)) => {
+            let step = rest.iter().product::<usize>();
+            let parts: Vec<String> = (0..n)
+                .map(|i| nest(&cells[i * step..(i + 1) * step], rest))
+                .collect();
+            format!("[{}]", parts.join(", "))
+        }
     }
 }
 
+fn show(label: &str, v: &Value) -> extype::Result<()> {
+    match v.downcast_ref::<MaskedTensor>() {
+        Ok(m) => println!("{label:<48} {}", render(m)?),
+        Err(_) => {
+            let t = ops::cast_as::<Tensor>(v, extype::DType::F64)?;
+            let cells: Vec<f64> = t.as_array::<f64, ndarray::IxDyn>()?.iter().copied().collect();
+            println!("{label:<48} {cells:?} (dense {})", t.dtype());
+        }
+    }
+    Ok(())
+}
+
 fn main() -> extype::Result<()> {
+    println!("== MaskedTensor through dispatch (`_` = masked out)");
     let x = MaskedTensor::new(
         array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]],
         array![[true, false, true], [true, true, false]],
     )?;
     let y = MaskedTensor::new(array![[10.0f32, 20.0, 30.0], [40.0, 50.0, 60.0]], array![[true, true, true], [false, true, true]])?;
-    show("x + y (exact handler)", &ops::add(&x, &y)?);
-    show("x * y (binary group)", &ops::mul(&x, &y)?);
-    show("x - dense (binary group, mixed)", &ops::sub(&x, &array![1.0f32, 1.0, 1.0])?);
-    show("exp(x) (unary group)", &ops::exp(&x)?);
-    show("reduce_sum(x, axis 1) (reduction group, masked)", &ops::reduce_sum(&x, Some(&[1]), false)?);
-    show("reduce_max(x, axis 0)", &ops::reduce_max(&x, Some(&[0]), false)?);
-    show("reduce_mean(x)", &ops::reduce_mean(&x, None, false)?);
+    show("x", &Value::from_extension(x.clone()))?;
+    show("y", &Value::from_extension(y.clone()))?;
+    show("x + y (exact handler)", &ops::add(&x, &y)?)?;
+    show("x * y (binary group)", &ops::mul(&x, &y)?)?;
+    show("x - dense (binary group, mixed)", &ops::sub(&x, &array![1.0f32, 1.0, 1.0])?)?;
+    show("dense > x (binary group, mixed)", &ops::greater(&array![[2.0f32], [5.0]], &x)?)?;
+    show("exp(x) (unary group)", &ops::exp(&x)?)?;
+    show("reduce_sum(x, axis 1) (reduction group, masked)", &ops::reduce_sum(&x, Some(&[1]), false)?)?;
+    show("reduce_max(x, axis 0)", &ops::reduce_max(&x, Some(&[0]), false)?)?;
+    show("reduce_mean(x)", &ops::reduce_mean(&x, None, false)?)?;
     let cond = Tensor::from(array![true, false, true]);
-    show("where(cond, x, y)", &ops::where_(&cond, &x, &y)?);
-    show("shape(x)", &ops::shape(&x)?);
-    show("&x + &y (operator)", &(&x + &y)?);
-    show("-&x (operator)", &(-&x)?);
+    show("where(cond, x, y)", &ops::where_(&cond, &x, &y)?)?;
+    show("shape(x)", &ops::shape(&x)?)?;
+    show("&x + &y (operator)", &(&x + &y)?)?;
+    show("-&x (operator)", &(-&x)?)?;
+
+    println!("\n== Spec inference before data exists");
+    let spec = |shape: &str| -> extype::Result<masked::MaskedTensorSpec> {
+        let values = extype::TensorSpec::new(shape.parse()?, extype::DType::F32);
+        let mask = extype::TensorSpec::new(shape.parse()?, extype::DType::Bool);
+        Ok(masked::MaskedTensorSpec { values, mask })
+    };
+    let (sa, sb) = (spec("[?, 3]")?, spec("[4, ?]")?);
+    let (a, b) = (
+        ValueSpec::Extension(Box::new(sa.clone())),
+        ValueSpec::Extension(Box::new(sb.clone())),
+    );
+    let out = ops::infer_spec(&ops::catalog::ADD, &[&a, &b], &ops::OpArgs::none())?;
+    if let ValueSpec::Extension(s) = &out.spec
+        && let Some(s) = s.as_any().downcast_ref::<masked::MaskedTensorSpec>()
+    {
+        println!("add({sa},\n    {sb})\n  = {s}");
+    }
+    if let Err(e) = ops::infer_spec(&ops::catalog::MUL, &[&a, &b], &ops::OpArgs::none()) {
+        println!("mul (no `infer` registered): {e}");
+    }
     Ok(())
 }

@@ -281,6 +281,11 @@ pub fn cast(x: &impl AsOperand, dtype: DType) -> Result<Value> {
     )
 }
 
+/// [`cast`], returning the concrete type `T`.
+pub fn cast_as<T: FromValue>(x: &impl AsOperand, dtype: DType) -> Result<T> {
+    T::from_value(cast(x, dtype)?)
+}
+
 /// A segment reduction of `x` along axis 0: `op` is one of the `SEGMENT_*` ops, `row_splits`
 /// the ragged row boundaries (`[0, …, x.shape[0]]`).
 pub fn segment_reduce(op: &'static Op, x: &impl AsOperand, row_splits: &[i64]) -> Result<Value> {
