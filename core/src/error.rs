@@ -581,12 +581,42 @@ pub enum DispatchError {
         /// What it got.
         found: String,
     },
+    /// A handler cannot do what was asked (e.g. `shape` of a ragged value); built with
+    /// [`Error::unsupported`].
+    #[error("{op}: {message}")]
+    Unsupported {
+        /// The op.
+        op: String,
+        /// Why not.
+        message: String,
+    },
     /// A kernel failed (the message names the kernel's op and argument).
-    #[error("{op}: {source}")]
+    #[error("{}", kernel_message(op, source))]
     Kernel {
         /// The op that ran the kernel.
         op: String,
         /// The kernel's error.
         source: extype_kernels::KernelError,
     },
+}
+
+fn kernel_message(op: &str, source: &extype_kernels::KernelError) -> String {
+    let text = source.to_string();
+    if text.starts_with(op) && text[op.len()..].starts_with(':') {
+        text
+    } else {
+        format!("{op}: {text}")
+    }
+}
+
+impl Error {
+    /// The error a dispatch handler returns for a call it cannot serve (as opposed to declining,
+    /// which lets the next candidate try): `op: message`.
+    pub fn unsupported(op: impl Into<String>, message: impl Into<String>) -> Error {
+        DispatchError::Unsupported {
+            op: op.into(),
+            message: message.into(),
+        }
+        .into()
+    }
 }

@@ -531,7 +531,7 @@ mod tests {
         );
         let bad = t(array![1.0f32, 2.0]);
         let err = run(&ADD, &[x.view(), bad.view()], &OpArgs::none()).unwrap_err();
-        assert!(err.to_string().starts_with("add: add: cannot broadcast"), "{err}");
+        assert!(err.to_string().starts_with("add: cannot broadcast"), "{err}");
     }
 
     #[test]
