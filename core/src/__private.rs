@@ -192,8 +192,11 @@ pub fn fmt_struct_spec<T: ExtensionType, const N: usize>(
 
 /// The extension argument at `index` as `T` (the dispatch key already matched its type).
 #[inline]
-pub fn arg_extension<'a, T: ExtensionType>(args: &[Operand<'a>], index: usize) -> Option<&'a T> {
-    args.get(index).and_then(Operand::downcast_ref::<T>)
+pub fn arg_extension<'a, T: 'static>(args: &[Operand<'a>], index: usize) -> Option<&'a T> {
+    // No `ExtensionType` bound here: `ParamKind::extension::<T>()` checks it, once.
+    args.get(index)
+        .and_then(Operand::as_extension)
+        .and_then(|e| e.as_any().downcast_ref::<T>())
 }
 
 /// The dense argument at `index` as a tensor (borrowed, or copied from an array view).

@@ -200,7 +200,10 @@ impl<'a> Handler<'a> {
             group,
             params,
             infer: args.infer.as_ref(),
-            span: sig.ident.span(),
+            span: match &sig.output {
+                ReturnType::Type(_, ty) => ty.span(),
+                ReturnType::Default => sig.ident.span(),
+            },
         })
     }
 }
