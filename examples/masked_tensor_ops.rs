@@ -10,8 +10,8 @@ pub mod masked {
 
     use extype::ops::{self, OpArgs, catalog};
     use extype::{
-        BinaryOp, DType, ExtensionType, Operand, ReductionOp, Result, Tensor, TensorSpec,
-        UnaryOp, Value, ValueSpec, dispatch,
+        BinaryOp, DType, ExtensionType, Operand, ReductionOp, Result, Tensor, TensorSpec, UnaryOp,
+        Value, ValueSpec, dispatch,
     };
     use ndarray::{ArrayD, IxDyn};
 
@@ -109,14 +109,21 @@ pub mod masked {
     }
 
     /// The spec of `MaskedTensor + MaskedTensor`: the values' spec broadcast, a bool mask.
-    pub fn masked_add_spec(call: &extype::dispatch::Call, specs: &[&ValueSpec]) -> Result<ValueSpec> {
+    pub fn masked_add_spec(
+        call: &extype::dispatch::Call,
+        specs: &[&ValueSpec],
+    ) -> Result<ValueSpec> {
         let (x, y) = (spec_of(specs[0])?, spec_of(specs[1])?);
         let values = ops::infer::dense(call.op, &[&x.values, &y.values], call.args)?;
-        let values = values.tensor_spec().cloned().ok_or_else(|| {
-            extype::Error::invalid("dense inference gave a non-tensor spec")
-        })?;
+        let values = values
+            .tensor_spec()
+            .cloned()
+            .ok_or_else(|| extype::Error::invalid("dense inference gave a non-tensor spec"))?;
         let mask = TensorSpec::new(values.shape.clone(), DType::Bool);
-        Ok(ValueSpec::Extension(Box::new(MaskedTensorSpec { values, mask })))
+        Ok(ValueSpec::Extension(Box::new(MaskedTensorSpec {
+            values,
+            mask,
+        })))
     }
 
     fn spec_of(spec: &ValueSpec) -> Result<MaskedTensorSpec> {
@@ -228,7 +235,11 @@ fn show(label: &str, v: &Value) -> extype::Result<()> {
         Ok(m) => println!("{label:<48} {}", render(m)?),
         Err(_) => {
             let t = ops::cast_as::<Tensor>(v, extype::DType::F64)?;
-            let cells: Vec<f64> = t.as_array::<f64, ndarray::IxDyn>()?.iter().copied().collect();
+            let cells: Vec<f64> = t
+                .as_array::<f64, ndarray::IxDyn>()?
+                .iter()
+                .copied()
+                .collect();
             println!("{label:<48} {cells:?} (dense {})", t.dtype());
         }
     }
@@ -241,16 +252,31 @@ fn main() -> extype::Result<()> {
         array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]],
         array![[true, false, true], [true, true, false]],
     )?;
-    let y = MaskedTensor::new(array![[10.0f32, 20.0, 30.0], [40.0, 50.0, 60.0]], array![[true, true, true], [false, true, true]])?;
+    let y = MaskedTensor::new(
+        array![[10.0f32, 20.0, 30.0], [40.0, 50.0, 60.0]],
+        array![[true, true, true], [false, true, true]],
+    )?;
     show("x", &Value::from_extension(x.clone()))?;
     show("y", &Value::from_extension(y.clone()))?;
     show("x + y (exact handler)", &ops::add(&x, &y)?)?;
     show("x * y (binary group)", &ops::mul(&x, &y)?)?;
-    show("x - dense (binary group, mixed)", &ops::sub(&x, &array![1.0f32, 1.0, 1.0])?)?;
-    show("dense > x (binary group, mixed)", &ops::greater(&array![[2.0f32], [5.0]], &x)?)?;
+    show(
+        "x - dense (binary group, mixed)",
+        &ops::sub(&x, &array![1.0f32, 1.0, 1.0])?,
+    )?;
+    show(
+        "dense > x (binary group, mixed)",
+        &ops::greater(&array![[2.0f32], [5.0]], &x)?,
+    )?;
     show("exp(x) (unary group)", &ops::exp(&x)?)?;
-    show("reduce_sum(x, axis 1) (reduction group, masked)", &ops::reduce_sum(&x, Some(&[1]), false)?)?;
-    show("reduce_max(x, axis 0)", &ops::reduce_max(&x, Some(&[0]), false)?)?;
+    show(
+        "reduce_sum(x, axis 1) (reduction group, masked)",
+        &ops::reduce_sum(&x, Some(&[1]), false)?,
+    )?;
+    show(
+        "reduce_max(x, axis 0)",
+        &ops::reduce_max(&x, Some(&[0]), false)?,
+    )?;
     show("reduce_mean(x)", &ops::reduce_mean(&x, None, false)?)?;
     let cond = Tensor::from(array![true, false, true]);
     show("where(cond, x, y)", &ops::where_(&cond, &x, &y)?)?;

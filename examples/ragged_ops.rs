@@ -90,8 +90,8 @@ pub mod ragged {
                 let Some(seg) = segment_op(op.op()) else {
                     return Ok(None);
                 };
-                let out: Tensor = ops::segment_reduce(seg, &x.values, &x.row_splits.to_vec())?
-                    .into_tensor()?;
+                let out: Tensor =
+                    ops::segment_reduce(seg, &x.values, &x.row_splits.to_vec())?.into_tensor()?;
                 if op.keepdims() {
                     let mut shape = out.shape().to_vec();
                     shape.insert(1, 1);
@@ -114,7 +114,11 @@ pub mod ragged {
 
     /// Binary elementwise ops of two RaggedTensors with the same row splits combine the values.
     #[dispatch(binary_elementwise)]
-    pub fn ragged_binary(op: &BinaryOp, x: &RaggedTensor, y: &RaggedTensor) -> Result<RaggedTensor> {
+    pub fn ragged_binary(
+        op: &BinaryOp,
+        x: &RaggedTensor,
+        y: &RaggedTensor,
+    ) -> Result<RaggedTensor> {
         if x.row_splits != y.row_splits {
             return Err(extype::Error::unsupported(
                 op.name(),
@@ -149,21 +153,36 @@ use ragged::RaggedTensor;
 
 fn dense(v: &Value) -> extype::Result<Vec<f64>> {
     let t = ops::cast_as::<Tensor>(v, extype::DType::F64)?;
-    Ok(t.as_array::<f64, ndarray::IxDyn>()?.iter().copied().collect())
+    Ok(t.as_array::<f64, ndarray::IxDyn>()?
+        .iter()
+        .copied()
+        .collect())
 }
 
 fn main() -> extype::Result<()> {
     let r = RaggedTensor::from_rows(&[&[1.0, 2.0, 3.0], &[], &[4.0, 5.0], &[6.0]])?;
     println!("== RaggedTensor through dispatch");
-    println!("rows: [[1, 2, 3], [], [4, 5], [6]]  (row_splits {})", r.row_splits);
+    println!(
+        "rows: [[1, 2, 3], [], [4, 5], [6]]  (row_splits {})",
+        r.row_splits
+    );
     let sum = ops::reduce_sum(&r, Some(&[1]), false)?;
-    println!("reduce_sum(axis 1)   = {:?}  (segment_sum kernel)", dense(&sum)?);
+    println!(
+        "reduce_sum(axis 1)   = {:?}  (segment_sum kernel)",
+        dense(&sum)?
+    );
     let mean = ops::reduce_mean(&r, Some(&[-1]), false)?;
-    println!("reduce_mean(axis -1) = {:?}  (empty row: NaN)", dense(&mean)?);
+    println!(
+        "reduce_mean(axis -1) = {:?}  (empty row: NaN)",
+        dense(&mean)?
+    );
     let total = ops::reduce_sum(&r, None, false)?;
     println!("reduce_sum(all)      = {:?}", dense(&total)?);
     let squared: RaggedTensor = ops::mul_as(&r, &r)?;
-    println!("r * r values         = {:?}", dense(&Value::from(squared.values.clone()))?);
+    println!(
+        "r * r values         = {:?}",
+        dense(&Value::from(squared.values.clone()))?
+    );
     if let Err(e) = ops::reduce_max(&r, Some(&[1]), false) {
         println!("reduce_max(axis 1)   : {e}");
     }

@@ -37,7 +37,10 @@ fn masked(v: Value) -> MaskedTensor {
 #[test]
 fn exact_add_and_masks_and() {
     let z: MaskedTensor = ops::add_as(&x(), &y()).unwrap();
-    assert_eq!(z.values, t(array![[11.0f32, 22.0, 33.0], [44.0, 55.0, 66.0]]));
+    assert_eq!(
+        z.values,
+        t(array![[11.0f32, 22.0, 33.0], [44.0, 55.0, 66.0]])
+    );
     assert_eq!(z.mask, t(array![[true, false, true], [false, true, false]]));
     assert_eq!(example::render(&z).unwrap(), "[[11, _, 33], [_, 55, _]]");
 }
@@ -50,7 +53,11 @@ fn every_binary_op_goes_through_the_group_handler() {
         .filter(|op| op.kind() == extype::OpKind::BinaryElementwise)
     {
         let out = masked(op.apply2(&a, &b).unwrap_or_else(|e| panic!("{op}: {e}")));
-        let dense = op.apply2(&a.values, &b.values).unwrap().into_tensor().unwrap();
+        let dense = op
+            .apply2(&a.values, &b.values)
+            .unwrap()
+            .into_tensor()
+            .unwrap();
         assert_eq!(out.values, dense, "{op}");
         assert_eq!(
             out.mask,
@@ -68,7 +75,11 @@ fn every_unary_op_keeps_the_mask() {
         .filter(|op| op.kind() == extype::OpKind::UnaryElementwise)
     {
         let out = masked(op.apply1(&a).unwrap_or_else(|e| panic!("{op}: {e}")));
-        assert_eq!(out.values, op.apply1(&a.values).unwrap().into_tensor().unwrap(), "{op}");
+        assert_eq!(
+            out.values,
+            op.apply1(&a.values).unwrap().into_tensor().unwrap(),
+            "{op}"
+        );
         assert_eq!(out.mask, a.mask, "{op}");
     }
 }
@@ -79,8 +90,14 @@ fn mixing_with_dense_broadcasts_the_mask() {
     let m = MaskedTensor::new(array![1.0f32, 2.0, 3.0], array![true, false, true]).unwrap();
     let d = array![[10.0f32], [20.0]];
     let out: MaskedTensor = ops::mul_as(&d, &m).unwrap();
-    assert_eq!(out.values, t(array![[10.0f32, 20.0, 30.0], [20.0, 40.0, 60.0]]));
-    assert_eq!(out.mask, t(array![[true, false, true], [true, false, true]]));
+    assert_eq!(
+        out.values,
+        t(array![[10.0f32, 20.0, 30.0], [20.0, 40.0, 60.0]])
+    );
+    assert_eq!(
+        out.mask,
+        t(array![[true, false, true], [true, false, true]])
+    );
     // A dense tensor on the right, and a Value wrapping the MaskedTensor on the left.
     let v = Value::from_extension(m.clone());
     let out: MaskedTensor = ops::sub_as(&v, &Tensor::from(array![1.0f32])).unwrap();
@@ -139,7 +156,10 @@ fn where_and_shape_and_operators() {
     let q = masked((&a / &b).unwrap());
     assert_eq!(q.mask, t(array![[true, false, true], [false, true, false]]));
     let neg = masked((-&a).unwrap());
-    assert_eq!(neg.values, t(array![[-1.0f32, -2.0, -3.0], [-4.0, -5.0, -6.0]]));
+    assert_eq!(
+        neg.values,
+        t(array![[-1.0f32, -2.0, -3.0], [-4.0, -5.0, -6.0]])
+    );
 }
 
 #[test]
@@ -178,7 +198,10 @@ fn spec_inference_for_masked_add_and_chains() {
     // Chain: (a + b) + c, checked on specs alone; c's last axis conflicts.
     let c = spec("[4, 5]");
     let err = ops::infer_spec(&catalog::ADD, &[&out.spec, &c], &OpArgs::none()).unwrap_err();
-    assert!(err.to_string().contains("must be equal or one must be 1"), "{err}");
+    assert!(
+        err.to_string().contains("must be equal or one must be 1"),
+        "{err}"
+    );
     // A dense chain: exp(x) then reduce_sum over axis 1.
     let x = ValueSpec::Tensor(TensorSpec::new("[?, 8]".parse().unwrap(), DType::F32));
     let e = ops::infer_spec(&catalog::EXP, &[&x], &OpArgs::none()).unwrap();

@@ -268,12 +268,20 @@ fn hand_built_table_applies_the_rules() {
     assert_eq!(table.len(), 2);
     let (x, y) = (a(), a());
     let out = table
-        .call(&catalog::ADD, &[x.as_operand(), y.as_operand()], &OpArgs::none())
+        .call(
+            &catalog::ADD,
+            &[x.as_operand(), y.as_operand()],
+            &OpArgs::none(),
+        )
         .unwrap();
     assert_eq!(out.into_tensor().unwrap(), tag(1));
     // MUL: only the declining group handler matches; then no dense default for A.
     let err = table
-        .call(&catalog::MUL, &[x.as_operand(), y.as_operand()], &OpArgs::none())
+        .call(
+            &catalog::MUL,
+            &[x.as_operand(), y.as_operand()],
+            &OpArgs::none(),
+        )
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -289,7 +297,10 @@ fn hand_built_table_applies_the_rules() {
     let out = empty
         .call(&catalog::NEG, &[d.as_operand()], &OpArgs::none())
         .unwrap();
-    assert_eq!(out.into_tensor().unwrap(), Tensor::from(array![-1.0f64].into_dyn()));
+    assert_eq!(
+        out.into_tensor().unwrap(),
+        Tensor::from(array![-1.0f64].into_dyn())
+    );
 }
 
 #[test]
@@ -299,8 +310,17 @@ fn eight_threads_agree_with_one() {
         for i in 0..50 {
             let k = seed + i;
             let d = ndarray::Array1::from_iter((0..16).map(|j| (j * k) as f32));
-            out.push(format!("{:?}", ops::add(&d, &d).unwrap().into_tensor().unwrap()));
-            out.push(format!("{:?}", ops::reduce_sum(&d, None, false).unwrap().into_tensor().unwrap()));
+            out.push(format!(
+                "{:?}",
+                ops::add(&d, &d).unwrap().into_tensor().unwrap()
+            ));
+            out.push(format!(
+                "{:?}",
+                ops::reduce_sum(&d, None, false)
+                    .unwrap()
+                    .into_tensor()
+                    .unwrap()
+            ));
             out.push(probe(&a(), &a()).unwrap().to_string());
             out.push(probe(&b(), &b()).unwrap().to_string());
             out.push(probe(&a(), &b()).unwrap().to_string());

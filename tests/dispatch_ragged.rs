@@ -27,12 +27,8 @@ fn reduce_sum_along_the_ragged_axis_uses_segment_sum() {
     let kept: Tensor = ops::reduce_sum_as(&r(), Some(&[1]), true).unwrap();
     assert_eq!(kept, t(array![[6.0f32], [0.0], [9.0], [6.0]]));
     // Same as the segment op called directly on the values.
-    let direct = ops::segment_reduce(
-        &ops::catalog::SEGMENT_SUM,
-        &r().values,
-        &[0, 3, 3, 5, 6],
-    )
-    .unwrap();
+    let direct =
+        ops::segment_reduce(&ops::catalog::SEGMENT_SUM, &r().values, &[0, 3, 3, 5, 6]).unwrap();
     assert_eq!(direct.into_tensor().unwrap(), out);
 }
 
@@ -57,7 +53,9 @@ fn other_segment_reductions_and_full_reduction() {
 
 #[test]
 fn unsupported_axes_decline_and_the_error_says_so() {
-    let err = ops::reduce_sum(&r(), Some(&[0]), false).unwrap_err().to_string();
+    let err = ops::reduce_sum(&r(), Some(&[0]), false)
+        .unwrap_err()
+        .to_string();
     assert!(
         err.starts_with(
             "reduce_sum: no handler for arguments (example.RaggedTensor); tried: \

@@ -14,18 +14,18 @@ pub use crate::dispatch::{
     BinaryOp, Call, DispatchEntry, Handled, IntoHandled, IntoInferred, ParamKind, ReductionOp,
     Target, UnaryOp,
 };
-pub use crate::ops;
-pub use crate::ops::catalog;
-pub use crate::ops::{AsOperand, Inferred, OpKind, Operand};
-pub use crate::value::{Value, ValueSpec};
 pub use crate::dtype::{DType, Element};
 pub use crate::error::{Error, Result, SpecError};
 pub use crate::field::{Components, ExactFloat, Field, FieldPath, Sink, StaticValue, data_error};
+pub use crate::ops;
+pub use crate::ops::catalog;
+pub use crate::ops::{AsOperand, Inferred, OpKind, Operand};
 pub use crate::registry::{RegistryEntry, registered_name};
 pub use crate::serial::{NamedSpec, SpecValue, write_struct};
 pub use crate::shape::Shape;
 pub use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
 pub use crate::tensor::{Tensor, TensorView};
+pub use crate::value::{Value, ValueSpec};
 
 /// [`TypeSpec::component_specs`] of a derived type.
 #[inline]
@@ -201,10 +201,7 @@ pub fn arg_extension<'a, T: 'static>(args: &[Operand<'a>], index: usize) -> Opti
 
 /// The dense argument at `index` as a tensor (borrowed, or copied from an array view).
 #[inline]
-pub fn arg_tensor<'a>(
-    args: &[Operand<'a>],
-    index: usize,
-) -> Option<std::borrow::Cow<'a, Tensor>> {
+pub fn arg_tensor<'a>(args: &[Operand<'a>], index: usize) -> Option<std::borrow::Cow<'a, Tensor>> {
     args.get(index).and_then(Operand::to_tensor)
 }
 

@@ -38,13 +38,15 @@ pub mod value;
 pub mod __private;
 
 pub use anonymous::{AnonymousExtension, AnonymousSpec};
+pub use dispatch::{BinaryOp, Handled, ReductionOp, UnaryOp};
 pub use dtype::{DType, Element};
 pub use error::ArgRef;
 pub use error::{
-    DispatchError, Error, JsonError, NestError, RegistryError, Result, ShapeError, SpecError, TensorError,
-    ValueError,
+    DispatchError, Error, JsonError, NestError, RegistryError, Result, ShapeError, SpecError,
+    TensorError, ValueError,
 };
 pub use field::{ExactFloat, Field, FieldPath, PathSink, Sink, StaticValue};
+pub use ops::{AsOperand, Op, OpArgs, OpKind, Operand};
 pub use registry::{Registry, RegistryEntry, registered_name, registry};
 pub use serial::{NamedSpec, SpecValue};
 pub use shape::{
@@ -55,5 +57,3 @@ pub use shape::{Dim, Shape};
 pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
 pub use tensor::{Tensor, TensorView};
 pub use value::{Value, ValueSpec};
-pub use ops::{AsOperand, Op, OpArgs, OpKind, Operand};
-pub use dispatch::{BinaryOp, Handled, ReductionOp, UnaryOp};

@@ -174,7 +174,9 @@ impl DispatchTable {
     /// Errors: two entries with the same target and parameter kinds (naming both, file and line);
     /// an entry whose number of arguments does not fit its op or group; more than [`MAX_KEY`]
     /// dispatched arguments.
-    pub fn build(entries: impl IntoIterator<Item = &'static DispatchEntry>) -> Result<DispatchTable> {
+    pub fn build(
+        entries: impl IntoIterator<Item = &'static DispatchEntry>,
+    ) -> Result<DispatchTable> {
         let mut entries: Vec<&'static DispatchEntry> = entries.into_iter().collect();
         // Sorted so that errors and the order of equal-rank candidates do not depend on link order.
         entries.sort_by(|a, b| (a.file, a.line, a.name).cmp(&(b.file, b.line, b.name)));
@@ -337,10 +339,10 @@ impl DispatchTable {
                 Handled::Declined => tried.push(candidate.entry),
             }
         }
-        if let Some(views) = dense_views(operands) {
-            if op.is_builtin() || op.dense_fn().is_some() {
-                return dense::run(op, &views, args).map(Value::Tensor);
-            }
+        if let Some(views) = dense_views(operands)
+            && (op.is_builtin() || op.dense_fn().is_some())
+        {
+            return dense::run(op, &views, args).map(Value::Tensor);
         }
         Err(no_match(
             op,

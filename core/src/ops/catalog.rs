@@ -95,6 +95,7 @@ pub struct Op {
     kind: OpKind,
     arity: Arity,
     dense: Option<DenseFn>,
+    builtin: bool,
 }
 
 impl Op {
@@ -106,6 +107,18 @@ impl Op {
             kind,
             arity,
             dense,
+            builtin: false,
+        }
+    }
+
+    /// A catalog op (its dense default is built in).
+    const fn builtin(name: &'static str, kind: OpKind, arity: Arity) -> Op {
+        Op {
+            name,
+            kind,
+            arity,
+            dense: None,
+            builtin: true,
         }
     }
 
@@ -134,8 +147,9 @@ impl Op {
     }
 
     /// Whether this op is one of the catalog's.
+    #[inline]
     pub fn is_builtin(&self) -> bool {
-        lookup(self.name).is_some_and(|op| std::ptr::eq(op, self))
+        self.builtin
     }
 }
 
@@ -157,7 +171,7 @@ macro_rules! catalog {
     ($($(#[$doc:meta])* $konst:ident = $name:literal, $kind:ident, $arity:expr;)*) => {
         $(
             $(#[$doc])*
-            pub static $konst: Op = Op::new($name, OpKind::$kind, $arity, None);
+            pub static $konst: Op = Op::builtin($name, OpKind::$kind, $arity);
         )*
 
         /// Every op of the catalog, in catalog order.

@@ -166,15 +166,26 @@ pub(crate) fn run(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tenso
         }
         "where" => {
             let TensorView::Bool(cond) = x else {
-                return Err(unsupported(name, 0, x.dtype(), "dtype bool (the condition)"));
+                return Err(unsupported(
+                    name,
+                    0,
+                    x.dtype(),
+                    "dtype bool (the condition)",
+                ));
             };
             let (t, f) = (xs[1].clone(), xs[2].clone());
             match (t, f) {
                 (TensorView::Bool(a), TensorView::Bool(b)) => {
                     Tensor::from(select::select(&cond, &a, &b).map_err(&k)?)
                 }
-                (a, b) => pair!(name, ANY, a, b, |a, b| select::select(&cond, &a, &b)
-                    .map_err(&k)?, [F32, F64, I32, I64, U8, U64]),
+                (a, b) => pair!(
+                    name,
+                    ANY,
+                    a,
+                    b,
+                    |a, b| select::select(&cond, &a, &b).map_err(&k)?,
+                    [F32, F64, I32, I64, U8, U64]
+                ),
             }
         }
         "cast" => {
@@ -187,7 +198,8 @@ pub(crate) fn run(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tenso
             let TensorView::Bool(mask) = xs[1].clone() else {
                 return Err(unsupported(name, 1, xs[1].dtype(), "dtype bool (the mask)"));
             };
-            elem!(name, 0, x, |a| compact::boolean_mask(&a, &mask).map_err(&k)?)
+            elem!(name, 0, x, |a| compact::boolean_mask(&a, &mask)
+                .map_err(&k)?)
         }
         "segment_sum" | "segment_mean" | "segment_max" | "segment_min" => {
             let splits = args
@@ -227,22 +239,134 @@ fn missing(op: &str, what: &str) -> Error {
 fn binary(name: &str, x: TensorView<'_>, y: TensorView<'_>) -> Result<Tensor> {
     let k = kernel(name);
     Ok(match name {
-        "add" => pair!(name, NUMERIC, x, y, |a, b| kb::add(&a, &b).map_err(&k)?, [F32, F64, I32, I64, U8, U64]),
-        "sub" => pair!(name, NUMERIC, x, y, |a, b| kb::sub(&a, &b).map_err(&k)?, [F32, F64, I32, I64, U8, U64]),
-        "mul" => pair!(name, NUMERIC, x, y, |a, b| kb::mul(&a, &b).map_err(&k)?, [F32, F64, I32, I64, U8, U64]),
-        "maximum" => pair!(name, NUMERIC, x, y, |a, b| kb::maximum(&a, &b).map_err(&k)?, [F32, F64, I32, I64, U8, U64]),
-        "minimum" => pair!(name, NUMERIC, x, y, |a, b| kb::minimum(&a, &b).map_err(&k)?, [F32, F64, I32, I64, U8, U64]),
-        "div" => pair!(name, FLOAT, x, y, |a, b| kb::div(&a, &b).map_err(&k)?, [F32, F64]),
-        "pow" => pair!(name, FLOAT, x, y, |a, b| kb::pow(&a, &b).map_err(&k)?, [F32, F64]),
-        "less" => pair!(name, NUMERIC, x, y, |a, b| kb::lt(&a, &b).map_err(&k)?, [F32, F64, I32, I64, U8, U64]),
-        "less_equal" => pair!(name, NUMERIC, x, y, |a, b| kb::le(&a, &b).map_err(&k)?, [F32, F64, I32, I64, U8, U64]),
-        "greater" => pair!(name, NUMERIC, x, y, |a, b| kb::gt(&a, &b).map_err(&k)?, [F32, F64, I32, I64, U8, U64]),
-        "greater_equal" => pair!(name, NUMERIC, x, y, |a, b| kb::ge(&a, &b).map_err(&k)?, [F32, F64, I32, I64, U8, U64]),
-        "equal" => pair!(name, ANY, x, y, |a, b| kb::eq(&a, &b).map_err(&k)?, [Bool, F32, F64, I32, I64, U8, U64]),
-        "not_equal" => pair!(name, ANY, x, y, |a, b| kb::ne(&a, &b).map_err(&k)?, [Bool, F32, F64, I32, I64, U8, U64]),
-        "logical_and" => pair!(name, ANY, x, y, |a, b| kb::logical_and(&a, &b).map_err(&k)?, [Bool, F32, F64, I32, I64, U8, U64]),
-        "logical_or" => pair!(name, ANY, x, y, |a, b| kb::logical_or(&a, &b).map_err(&k)?, [Bool, F32, F64, I32, I64, U8, U64]),
-        _ => pair!(name, ANY, x, y, |a, b| kb::logical_xor(&a, &b).map_err(&k)?, [Bool, F32, F64, I32, I64, U8, U64]),
+        "add" => pair!(
+            name,
+            NUMERIC,
+            x,
+            y,
+            |a, b| kb::add(&a, &b).map_err(&k)?,
+            [F32, F64, I32, I64, U8, U64]
+        ),
+        "sub" => pair!(
+            name,
+            NUMERIC,
+            x,
+            y,
+            |a, b| kb::sub(&a, &b).map_err(&k)?,
+            [F32, F64, I32, I64, U8, U64]
+        ),
+        "mul" => pair!(
+            name,
+            NUMERIC,
+            x,
+            y,
+            |a, b| kb::mul(&a, &b).map_err(&k)?,
+            [F32, F64, I32, I64, U8, U64]
+        ),
+        "maximum" => pair!(
+            name,
+            NUMERIC,
+            x,
+            y,
+            |a, b| kb::maximum(&a, &b).map_err(&k)?,
+            [F32, F64, I32, I64, U8, U64]
+        ),
+        "minimum" => pair!(
+            name,
+            NUMERIC,
+            x,
+            y,
+            |a, b| kb::minimum(&a, &b).map_err(&k)?,
+            [F32, F64, I32, I64, U8, U64]
+        ),
+        "div" => pair!(
+            name,
+            FLOAT,
+            x,
+            y,
+            |a, b| kb::div(&a, &b).map_err(&k)?,
+            [F32, F64]
+        ),
+        "pow" => pair!(
+            name,
+            FLOAT,
+            x,
+            y,
+            |a, b| kb::pow(&a, &b).map_err(&k)?,
+            [F32, F64]
+        ),
+        "less" => pair!(
+            name,
+            NUMERIC,
+            x,
+            y,
+            |a, b| kb::lt(&a, &b).map_err(&k)?,
+            [F32, F64, I32, I64, U8, U64]
+        ),
+        "less_equal" => pair!(
+            name,
+            NUMERIC,
+            x,
+            y,
+            |a, b| kb::le(&a, &b).map_err(&k)?,
+            [F32, F64, I32, I64, U8, U64]
+        ),
+        "greater" => pair!(
+            name,
+            NUMERIC,
+            x,
+            y,
+            |a, b| kb::gt(&a, &b).map_err(&k)?,
+            [F32, F64, I32, I64, U8, U64]
+        ),
+        "greater_equal" => pair!(
+            name,
+            NUMERIC,
+            x,
+            y,
+            |a, b| kb::ge(&a, &b).map_err(&k)?,
+            [F32, F64, I32, I64, U8, U64]
+        ),
+        "equal" => pair!(
+            name,
+            ANY,
+            x,
+            y,
+            |a, b| kb::eq(&a, &b).map_err(&k)?,
+            [Bool, F32, F64, I32, I64, U8, U64]
+        ),
+        "not_equal" => pair!(
+            name,
+            ANY,
+            x,
+            y,
+            |a, b| kb::ne(&a, &b).map_err(&k)?,
+            [Bool, F32, F64, I32, I64, U8, U64]
+        ),
+        "logical_and" => pair!(
+            name,
+            ANY,
+            x,
+            y,
+            |a, b| kb::logical_and(&a, &b).map_err(&k)?,
+            [Bool, F32, F64, I32, I64, U8, U64]
+        ),
+        "logical_or" => pair!(
+            name,
+            ANY,
+            x,
+            y,
+            |a, b| kb::logical_or(&a, &b).map_err(&k)?,
+            [Bool, F32, F64, I32, I64, U8, U64]
+        ),
+        _ => pair!(
+            name,
+            ANY,
+            x,
+            y,
+            |a, b| kb::logical_xor(&a, &b).map_err(&k)?,
+            [Bool, F32, F64, I32, I64, U8, U64]
+        ),
     })
 }
 
@@ -298,12 +422,16 @@ pub(crate) fn reduce_masked(
     let axes = reduce_axes(args, x.shape().len());
     let (axes, kd) = (&axes[..], args.keepdims);
     Ok(match name {
-        "reduce_sum" => num!(name, 0, x, |a| km::masked_sum_axes(&a, &m, axes, kd).map_err(&k)?),
+        "reduce_sum" => num!(name, 0, x, |a| km::masked_sum_axes(&a, &m, axes, kd)
+            .map_err(&k)?),
         "reduce_mean" => {
-            num!(name, 0, x, |a| km::masked_mean_axes(&a, &m, axes, kd).map_err(&k)?)
+            num!(name, 0, x, |a| km::masked_mean_axes(&a, &m, axes, kd)
+                .map_err(&k)?)
         }
-        "reduce_max" => num!(name, 0, x, |a| km::masked_max_axes(&a, &m, axes, kd).map_err(&k)?),
-        "reduce_min" => num!(name, 0, x, |a| km::masked_min_axes(&a, &m, axes, kd).map_err(&k)?),
+        "reduce_max" => num!(name, 0, x, |a| km::masked_max_axes(&a, &m, axes, kd)
+            .map_err(&k)?),
+        "reduce_min" => num!(name, 0, x, |a| km::masked_min_axes(&a, &m, axes, kd)
+            .map_err(&k)?),
         _ => {
             return Err(bad_argument(
                 name,
@@ -316,14 +444,20 @@ pub(crate) fn reduce_masked(
 }
 
 fn reshape(name: &str, x: TensorView<'_>, args: &OpArgs) -> Result<Tensor> {
-    let shape = args.shape.as_deref().ok_or_else(|| missing(name, "shape"))?;
+    let shape = args
+        .shape
+        .as_deref()
+        .ok_or_else(|| missing(name, "shape"))?;
     let n: Option<usize> = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
     let len: usize = x.shape().iter().product();
     if n != Some(len) {
         return Err(bad_argument(
             name,
             "shape",
-            format!("a shape of {len} elements (the input has shape {:?})", x.shape()),
+            format!(
+                "a shape of {len} elements (the input has shape {:?})",
+                x.shape()
+            ),
             format!("{shape:?}"),
         ));
     }
@@ -403,7 +537,11 @@ fn tile(name: &str, x: TensorView<'_>, args: &OpArgs) -> Result<Tensor> {
         return Err(bad_argument(
             name,
             "multiples",
-            format!("{} multiples (one per axis of {:?})", x.shape().len(), x.shape()),
+            format!(
+                "{} multiples (one per axis of {:?})",
+                x.shape().len(),
+                x.shape()
+            ),
             format!("{reps:?}"),
         ));
     }
@@ -531,7 +669,10 @@ mod tests {
         );
         let bad = t(array![1.0f32, 2.0]);
         let err = run(&ADD, &[x.view(), bad.view()], &OpArgs::none()).unwrap_err();
-        assert!(err.to_string().starts_with("add: cannot broadcast"), "{err}");
+        assert!(
+            err.to_string().starts_with("add: cannot broadcast"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -548,13 +689,7 @@ mod tests {
         let err = run1(&REDUCE_SUM, &x, &OpArgs::axes(&[2])).unwrap_err();
         assert!(err.to_string().contains("axis 2 is out of range"), "{err}");
         let mask = t(array![[true, false, true], [false, false, true]]);
-        let ms = reduce_masked(
-            "reduce_sum",
-            x.view(),
-            mask.view(),
-            &OpArgs::axes(&[1]),
-        )
-        .unwrap();
+        let ms = reduce_masked("reduce_sum", x.view(), mask.view(), &OpArgs::axes(&[1])).unwrap();
         assert_eq!(ms, t(array![4i64, 6].into_dyn()));
     }
 
@@ -564,10 +699,16 @@ mod tests {
         let shape = run1(&SHAPE, &x, &OpArgs::none()).unwrap();
         assert_eq!(shape, t(array![2i64, 3].into_dyn()));
         let r = run1(&RESHAPE, &x, &OpArgs::none().with_shape(&[3, 2])).unwrap();
-        assert_eq!(r, t(array![[1.0f64, 2.0], [3.0, 4.0], [5.0, 6.0]].into_dyn()));
+        assert_eq!(
+            r,
+            t(array![[1.0f64, 2.0], [3.0, 4.0], [5.0, 6.0]].into_dyn())
+        );
         assert!(run1(&RESHAPE, &x, &OpArgs::none().with_shape(&[4])).is_err());
         let tr = run1(&TRANSPOSE, &x, &OpArgs::none()).unwrap();
-        assert_eq!(tr, t(array![[1.0f64, 4.0], [2.0, 5.0], [3.0, 6.0]].into_dyn()));
+        assert_eq!(
+            tr,
+            t(array![[1.0f64, 4.0], [2.0, 5.0], [3.0, 6.0]].into_dyn())
+        );
         let tl = run1(&TILE, &t(array![1u8, 2]), &OpArgs::none().with_shape(&[2])).unwrap();
         assert_eq!(tl, t(array![1u8, 2, 1, 2].into_dyn()));
         let g = run1(&GATHER, &x, &OpArgs::none().with_indices(&[1, 0, -1])).unwrap();
@@ -596,6 +737,9 @@ mod tests {
         .unwrap();
         assert_eq!(seg, t(array![3.0f32, 0.0, 3.0].into_dyn()));
         let err = run(&CONCAT, &[], &OpArgs::none()).unwrap_err();
-        assert_eq!(err.to_string(), "concat: expected at least 1 arguments, found 0");
+        assert_eq!(
+            err.to_string(),
+            "concat: expected at least 1 arguments, found 0"
+        );
     }
 }

@@ -311,7 +311,10 @@ fn other(name: &str, specs: &[&TensorSpec], args: &OpArgs) -> Result<Inferred> {
                     format!("{perm:?}"),
                 ));
             }
-            Ok(out(Shape::from_dims(perm.iter().map(|&p| dims[p])), x.dtype))
+            Ok(out(
+                Shape::from_dims(perm.iter().map(|&p| dims[p])),
+                x.dtype,
+            ))
         }
         "concat" | "stack" => {
             let d = same_dtype(name, specs, 0)?;
@@ -343,7 +346,9 @@ fn other(name: &str, specs: &[&TensorSpec], args: &OpArgs) -> Result<Inferred> {
                     merged = merged.merge_with(&s.shape)?;
                 }
             }
-            let mut dims: Vec<Dim> = merged.dims().map_or(vec![Dim::Unknown; rank], <[Dim]>::to_vec);
+            let mut dims: Vec<Dim> = merged
+                .dims()
+                .map_or(vec![Dim::Unknown; rank], <[Dim]>::to_vec);
             if stack {
                 dims.insert(axis, Dim::Known(specs.len()));
             } else {
@@ -391,7 +396,13 @@ fn other(name: &str, specs: &[&TensorSpec], args: &OpArgs) -> Result<Inferred> {
             Ok(out(Shape::from_dims(dims), x.dtype))
         }
         "where" => {
-            check_dtype(name, 0, x.dtype, |d| d == DType::Bool, "dtype bool (the condition)")?;
+            check_dtype(
+                name,
+                0,
+                x.dtype,
+                |d| d == DType::Bool,
+                "dtype bool (the condition)",
+            )?;
             let d = same_dtype(name, specs, 1)?;
             broadcast(name, specs, d)
         }
@@ -402,7 +413,13 @@ fn other(name: &str, specs: &[&TensorSpec], args: &OpArgs) -> Result<Inferred> {
         "zeros_like" | "ones_like" => Ok(out(x.shape.clone(), x.dtype)),
         "boolean_mask" => {
             let m = specs[1];
-            check_dtype(name, 1, m.dtype, |d| d == DType::Bool, "dtype bool (the mask)")?;
+            check_dtype(
+                name,
+                1,
+                m.dtype,
+                |d| d == DType::Bool,
+                "dtype bool (the mask)",
+            )?;
             match (x.shape.dims(), m.shape.rank()) {
                 (Some(dims), Some(k)) if k <= dims.len() => {
                     let mut out_dims = vec![Dim::Unknown];
@@ -428,7 +445,12 @@ fn other(name: &str, specs: &[&TensorSpec], args: &OpArgs) -> Result<Inferred> {
             let rows = Dim::Known(splits.len().saturating_sub(1));
             let shape = match x.shape.dims() {
                 Some([]) => {
-                    return Err(bad_argument(name, "argument 0", "rank >= 1", "a scalar spec"));
+                    return Err(bad_argument(
+                        name,
+                        "argument 0",
+                        "rank >= 1",
+                        "a scalar spec",
+                    ));
                 }
                 Some(dims) => {
                     let mut d = dims.to_vec();
@@ -472,7 +494,10 @@ mod tests {
         assert!(!r.checks.unwrap().is_trivial());
         let z = spec("[4]", DType::F32);
         let err = dense(&ADD, &[&x, &z], &OpArgs::none()).unwrap_err();
-        assert!(err.to_string().contains("must be equal or one must be 1"), "{err}");
+        assert!(
+            err.to_string().contains("must be equal or one must be 1"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -492,14 +517,29 @@ mod tests {
             "i32[4, ?, 5]"
         );
         assert_eq!(
-            one(&GATHER, &x, &OpArgs::none().with_indices(&[0, 0, 1]).with_axis(2)),
+            one(
+                &GATHER,
+                &x,
+                &OpArgs::none().with_indices(&[0, 0, 1]).with_axis(2)
+            ),
             "i32[2, ?, 3]"
         );
         assert_eq!(
-            one(&RESHAPE, &spec("[2, 3]", DType::F32), &OpArgs::none().with_shape(&[6])),
+            one(
+                &RESHAPE,
+                &spec("[2, 3]", DType::F32),
+                &OpArgs::none().with_shape(&[6])
+            ),
             "f32[6]"
         );
-        assert!(one(&RESHAPE, &spec("[2, 3]", DType::F32), &OpArgs::none().with_shape(&[5])).starts_with("error"));
+        assert!(
+            one(
+                &RESHAPE,
+                &spec("[2, 3]", DType::F32),
+                &OpArgs::none().with_shape(&[5])
+            )
+            .starts_with("error")
+        );
         let a = spec("[2, 3]", DType::F32);
         let b = spec("[?, 3]", DType::F32);
         let c = dense(&CONCAT, &[&a, &b], &OpArgs::none()).unwrap();

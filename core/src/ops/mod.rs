@@ -58,7 +58,6 @@ use crate::spec::ExtensionType;
 use crate::tensor::Tensor;
 use crate::value::{Value, ValueSpec};
 
-
 /// Calls any op (catalog or user-declared) on `operands` with `args`, through the dispatch table.
 ///
 /// ```
@@ -329,7 +328,6 @@ impl Tensor {
         dense::run(op, &[self.view()], args)
     }
 }
-
 
 /// Declares a dispatchable op in one line: a `static` [`Op`] that `#[dispatch(op = PATH)]`
 /// handlers register for and [`call`] (or [`Op::apply1`]) runs.

@@ -58,16 +58,14 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Option<Args> {
         ));
         return None;
     }
-    let items = match syn::parse::Parser::parse2(
-        Punctuated::<Item, Token![,]>::parse_terminated,
-        tokens,
-    ) {
-        Ok(items) => items,
-        Err(e) => {
-            cx.syn_error(syn::Error::new(e.span(), format!("{e}; {USAGE}")));
-            return None;
-        }
-    };
+    let items =
+        match syn::parse::Parser::parse2(Punctuated::<Item, Token![,]>::parse_terminated, tokens) {
+            Ok(items) => items,
+            Err(e) => {
+                cx.syn_error(syn::Error::new(e.span(), format!("{e}; {USAGE}")));
+                return None;
+            }
+        };
     let mut target: Option<TargetSpec> = None;
     let mut infer: Option<Path> = None;
     let mut set_target = |cx: &Ctxt, at: &Ident, t: TargetSpec| {
@@ -85,7 +83,13 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Option<Args> {
             Item::Ident(ident) => {
                 let name = ident.to_string();
                 if name == "operators" {
-                    set_target(cx, &ident, TargetSpec::Operators { ident: ident.clone() });
+                    set_target(
+                        cx,
+                        &ident,
+                        TargetSpec::Operators {
+                            ident: ident.clone(),
+                        },
+                    );
                 } else if let Some(kind) = OpKind::from_group_name(&name) {
                     set_target(cx, &ident, TargetSpec::Group { kind });
                 } else if name == "other" {
@@ -95,7 +99,14 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Option<Args> {
                          handler for each op, e.g. `#[dispatch(Reshape)]`",
                     );
                 } else if let Some(op) = catalog::lookup(&name) {
-                    set_target(cx, &ident, TargetSpec::Catalog { op, ident: ident.clone() });
+                    set_target(
+                        cx,
+                        &ident,
+                        TargetSpec::Catalog {
+                            op,
+                            ident: ident.clone(),
+                        },
+                    );
                 } else {
                     let suggestions = catalog::suggest(&name);
                     let hint = if suggestions.is_empty() {

@@ -102,7 +102,8 @@ pub fn handler(h: &Handler) -> TokenStream {
         None => (quote!(), quote!(::core::option::Option::None)),
     };
     let result_span = h.span;
-    let invoke = quote_spanned!(result_span=> __x::IntoHandled::into_handled(#ident(#(#call_args),*)));
+    let invoke =
+        quote_spanned!(result_span=> __x::IntoHandled::into_handled(#ident(#(#call_args),*)));
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]

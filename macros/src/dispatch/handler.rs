@@ -13,7 +13,7 @@ use crate::ctxt::Ctxt;
 /// How one dispatched argument is passed to the user's function.
 pub enum Param {
     /// `&T`, an extension type.
-    Extension(Type),
+    Extension(Box<Type>),
     /// `&Tensor`.
     Tensor,
     /// `&Value`.
@@ -161,11 +161,17 @@ impl<'a> Handler<'a> {
         if n > MAX_KEY {
             cx.error_spanned_by(
                 &sig.inputs,
-                format!("a dispatch handler takes at most {MAX_KEY} dispatched arguments, found {n}"),
+                format!(
+                    "a dispatch handler takes at most {MAX_KEY} dispatched arguments, found {n}"
+                ),
             );
         }
         if let Some(kind) = group {
-            let want = if kind == OpKind::BinaryElementwise { 2 } else { 1 };
+            let want = if kind == OpKind::BinaryElementwise {
+                2
+            } else {
+                1
+            };
             if n != want && cx_errors(cx) == before {
                 cx.error_spanned_by(
                     &sig.inputs,
@@ -311,16 +317,17 @@ fn param(cx: &Sink<'_>, ty: &Type) -> Option<Param> {
                 );
                 return None;
             }
-            Param::Extension(elem.clone())
+            Param::Extension(Box::new(elem.clone()))
         }
     })
 }
 
 fn has_lifetime(args: &PathArguments) -> bool {
     match args {
-        PathArguments::AngleBracketed(a) => {
-            a.args.iter().any(|g| matches!(g, GenericArgument::Lifetime(_)))
-        }
+        PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .any(|g| matches!(g, GenericArgument::Lifetime(_))),
         _ => false,
     }
 }
@@ -332,10 +339,9 @@ fn check_return(cx: &Sink<'_>, sig: &syn::Signature) {
          `extype::Result<Option<T>>` to decline with `Ok(None)`, where `T` is an extension type, \
          `Tensor` or `Value`";
     match &sig.output {
-        ReturnType::Default => cx.error_spanned_by(
-            &sig.ident,
-            format!("missing return type: {HELP}"),
-        ),
+        ReturnType::Default => {
+            cx.error_spanned_by(&sig.ident, format!("missing return type: {HELP}"))
+        }
         ReturnType::Type(_, ty) => {
             if last_ident(ty).is_none_or(|i| i != "Result") {
                 cx.error_spanned_by(ty, format!("unsupported return type: {HELP}"));
