@@ -9,6 +9,54 @@
 //! matches exactly `T`; `&Tensor` matches any dense argument (tensor, array, view); `&Value` and
 //! `&Operand` match any argument (wildcards).
 //!
+//! ```ignore
+//! use extype::{dispatch, BinaryOp, ExtensionType, Operand, Result, Tensor};
+//!
+//! #[derive(Clone, Debug, PartialEq, ExtensionType)]
+//! #[extype(name = "my.Masked")]
+//! pub struct Masked { pub values: Tensor, pub mask: Tensor }
+//!
+//! #[dispatch(Add)]                       // exact: (Masked, Masked)
+//! fn masked_add(x: &Masked, y: &Masked) -> Result<Masked> { /* … */ }
+//!
+//! #[dispatch(binary_elementwise)]        // group, wildcard arguments; declines with Ok(None)
+//! fn masked_binary(op: &BinaryOp, x: &Operand, y: &Operand) -> Result<Option<Masked>> { /* … */ }
+//!
+//! let z = extype::ops::add(&m1, &m2)?;  // -> masked_add
+//! let w = extype::ops::mul(&m1, &dense)?; // -> masked_binary, `op.apply` runs the dense mul
+//! ```
+//!
+//! (`examples/masked_tensor_ops.rs` is the complete, tested version.) The attribute expands to a
+//! [`DispatchEntry`] submitted to `inventory`; the same can be written by hand:
+//!
+//! ```
+//! use extype_core::dispatch::{Call, DispatchEntry, DispatchTable, Handled, ParamKind, Target};
+//! use extype_core::ops::{AsOperand, OpArgs, Operand, catalog};
+//! use extype_core::{Result, Tensor, Value};
+//!
+//! fn dense_neg<'a>(_: &Call<'_>, args: &[Operand<'a>]) -> Result<Handled> {
+//!     // Declines arrays of rank 0, takes the rest.
+//!     let t = args[0].to_tensor().expect("a dense argument");
+//!     if t.ndim() == 0 {
+//!         return Ok(Handled::Declined);
+//!     }
+//!     Ok(Handled::Done(Value::Tensor(t.dense_op(&catalog::ABS, &OpArgs::none())?)))
+//! }
+//! static NEG_IS_ABS: DispatchEntry = DispatchEntry::new(
+//!     Target::Op(&catalog::NEG), &[ParamKind::Tensor], dense_neg, None, "dense_neg", file!(), line!(),
+//! );
+//!
+//! let table = DispatchTable::build([&NEG_IS_ABS])?;
+//! let x = ndarray::array![-1.0f32, 2.0];
+//! let y = table.call(&catalog::NEG, &[x.as_operand()], &OpArgs::none())?;
+//! assert_eq!(y.into_tensor()?, Tensor::from(ndarray::array![1.0f32, 2.0].into_dyn()));
+//! // A scalar: the handler declines and the dense default (the kernels' neg) runs.
+//! let s = ndarray::arr0(3.0f32);
+//! let y = table.call(&catalog::NEG, &[s.as_operand()], &OpArgs::none())?;
+//! assert_eq!(y.into_tensor()?, Tensor::from(ndarray::arr0(-3.0f32).into_dyn()));
+//! # Ok::<(), extype_core::Error>(())
+//! ```
+//!
 //! ## Precedence
 //!
 //! For a call of op `f` on arguments of types `(A, B, …)`, candidates are tried in this order;
@@ -44,10 +92,25 @@
 //!
 //! A call builds the argument `TypeId`s in a fixed-size array (no allocation), does one hash
 //! lookup (FxHash) for the exact key, and on a miss scans the op's short wildcard and group
-//! lists. Measured with `cargo bench -p extype-core --bench dispatch`: see the figures in
-//! `core/benches/dispatch.rs`'s header, copied here at each run of the benchmark:
+//! lists. Measured with `cargo bench -p extype-core --bench dispatch` (`core/benches/dispatch.rs`;
+//! it prints a paired summary after criterion's report):
 //!
-//! BENCH-FIGURES
+//! | benchmark (criterion median; paired-batch medians of 3 runs) | time |
+//! |---|---|
+//! | `ops::add`, two 16-element MaskedTensors (exact handler) | 750 ns (708–759) |
+//! | the handler called directly | 701 ns (670–705) |
+//! | **dispatch overhead** (difference) | **≈ 50 ns** (38–66 ns; target ≤ 100 ns) |
+//! | `ops::add`, two dense 16-element `f32` tensors | 559 ns (532–568) |
+//! | the kernel called directly | 320 ns (302–329) |
+//! | `ops::add`, two dense 1 Mi-element `f32` tensors | 80.7 µs (95–102 µs paired) |
+//! | the kernel called directly | 84.8 µs (88–101 µs paired) |
+//! | **ratio** `ops::add` / kernel, 1 Mi elements | **0.95** criterion; 1.074, 0.988, 1.018 paired |
+//!
+//! (2-core shared VM under load from other builds; the 1 Mi-element figures are memory-bound and
+//! vary by ±5% between runs, in both directions.) The dense path costs ≈ 240 ns more than the
+//! bare kernel whatever the size: table lookups, the dtype dispatch, and wrapping the result in
+//! a shared [`Tensor`](crate::Tensor). For comparison, TensorFlow takes ~44 µs for the same
+//! dispatched MaskedTensor add and ~19 µs for a plain eager add of two 16-element tensors.
 
 pub mod entry;
 pub mod group;

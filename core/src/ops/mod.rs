@@ -30,14 +30,11 @@
 //!
 //! ## Performance
 //!
-//! Measured with `cargo bench -p extype-core --bench dispatch` (2-core shared VM, criterion
-//! medians; see `core/benches/dispatch.rs`):
-//!
-//! | benchmark | median |
-//! |---|---|
-//! | `ops::add` on two 16-element MaskedTensors (exact handler) | see [`crate::dispatch`] |
-//! | the same handler called directly | see [`crate::dispatch`] |
-//! | `ops::add` on two dense 1 Mi-element `f32` tensors vs the kernel | see [`crate::dispatch`] |
+//! Measured with `cargo bench -p extype-core --bench dispatch`: dispatching `ops::add` to an exact
+//! handler for two 16-element MaskedTensors costs ≈ 50 ns over calling the handler directly;
+//! `ops::add` on two dense 1 Mi-element `f32` tensors runs at the kernel's speed (ratio 0.95–1.07
+//! across runs, within the machine's noise), with a fixed ≈ 240 ns for the dense path. Full table
+//! in [`crate::dispatch`].
 
 pub mod args;
 pub mod catalog;
