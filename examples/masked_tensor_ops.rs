@@ -73,7 +73,7 @@ pub mod masked {
     }
 
     /// Elementwise ops map the values and keep the mask.
-    #[dispatch(unary_elementwise)]
+    #[dispatch(unary_elementwise, infer = masked_spec)]
     pub fn masked_unary(op: &UnaryOp, x: &MaskedTensor) -> Result<MaskedTensor> {
         Ok(MaskedTensor {
             values: op.apply(&x.values)?,
@@ -83,7 +83,7 @@ pub mod masked {
 
     /// Binary ops combine the values (a dense operand counts as valid everywhere) and AND the
     /// masks, broadcast to the result's shape. Declines unless a MaskedTensor is involved.
-    #[dispatch(binary_elementwise)]
+    #[dispatch(binary_elementwise, infer = masked_spec)]
     pub fn masked_binary(op: &BinaryOp, x: &Operand, y: &Operand) -> Result<Option<MaskedTensor>> {
         let (Some((xv, xm)), Some((yv, ym))) = (parts(x), parts(y)) else {
             return Ok(None);
@@ -101,29 +101,40 @@ pub mod masked {
     }
 
     /// The exact handler for `MaskedTensor + MaskedTensor` (beats the group handler).
-    #[dispatch(Add, infer = masked_add_spec)]
+    #[dispatch(Add, infer = masked_spec)]
     pub fn masked_add(x: &MaskedTensor, y: &MaskedTensor) -> Result<MaskedTensor> {
         let values = ops::add_as::<Tensor>(&x.values, &y.values)?;
         let mask = ops::logical_and_as::<Tensor>(&x.mask, &y.mask)?;
         Ok(MaskedTensor { values, mask })
     }
 
-    /// The spec of `MaskedTensor + MaskedTensor`: the values' spec broadcast, a bool mask.
-    pub fn masked_add_spec(
+    /// The spec inference of every handler here: the op's own inference on the values' specs
+    /// (a dense spec counts as valid everywhere), and a bool mask of the result's shape.
+    /// Declines when no input is a MaskedTensor (so dense specs keep their own inference).
+    pub fn masked_spec(
         call: &extype::dispatch::Call,
         specs: &[&ValueSpec],
-    ) -> Result<ValueSpec> {
-        let (x, y) = (spec_of(specs[0])?, spec_of(specs[1])?);
-        let values = ops::infer::dense(call.op, &[&x.values, &y.values], call.args)?;
-        let values = values
+    ) -> Result<Option<ValueSpec>> {
+        if !specs.iter().any(|s| is_masked(s)) {
+            return Ok(None);
+        }
+        let parts: Vec<MaskedTensorSpec> =
+            specs.iter().map(|s| spec_of(s)).collect::<Result<_>>()?;
+        let values: Vec<&TensorSpec> = parts.iter().map(|p| &p.values).collect();
+        let out = ops::infer::dense(call.op, &values, call.args)?;
+        let values = out
             .tensor_spec()
             .cloned()
             .ok_or_else(|| extype::Error::invalid("dense inference gave a non-tensor spec"))?;
         let mask = TensorSpec::new(values.shape.clone(), DType::Bool);
-        Ok(ValueSpec::Extension(Box::new(MaskedTensorSpec {
+        Ok(Some(ValueSpec::Extension(Box::new(MaskedTensorSpec {
             values,
             mask,
-        })))
+        }))))
+    }
+
+    fn is_masked(spec: &ValueSpec) -> bool {
+        matches!(spec, ValueSpec::Extension(s) if s.as_any().is::<MaskedTensorSpec>())
     }
 
     fn spec_of(spec: &ValueSpec) -> Result<MaskedTensorSpec> {
@@ -143,7 +154,7 @@ pub mod masked {
     /// Reductions ignore masked-out values: sum and mean with the kernels' masked reductions,
     /// the others by filling masked-out values with the reduction's identity. The result is valid
     /// where at least one reduced value was.
-    #[dispatch(reduction)]
+    #[dispatch(reduction, infer = masked_spec)]
     pub fn masked_reduction(op: &ReductionOp, x: &MaskedTensor) -> Result<MaskedTensor> {
         let valid = op.apply_other(&catalog::REDUCE_ANY, &x.mask)?;
         let name = op.name();
@@ -169,7 +180,7 @@ pub mod masked {
 
     /// `reduce_mean` by its own handler (an exact handler beats the reduction group): the mean
     /// of the valid values over the axes in `args`; valid where any reduced value was.
-    #[dispatch(ReduceMean)]
+    #[dispatch(ReduceMean, infer = masked_spec)]
     pub fn masked_reduce_mean(args: &OpArgs, x: &MaskedTensor) -> Result<MaskedTensor> {
         let axes = args.axes.as_deref();
         let values = ops::masked_reduce(&catalog::REDUCE_MEAN, &x.values, &x.mask, args)?;
@@ -301,8 +312,19 @@ fn main() -> extype::Result<()> {
     {
         println!("add({sa},\n    {sb})\n  = {s}");
     }
-    if let Err(e) = ops::infer_spec(&ops::catalog::MUL, &[&a, &b], &ops::OpArgs::none()) {
-        println!("mul (no `infer` registered): {e}");
+    let sum = ops::infer_spec(
+        &ops::catalog::REDUCE_SUM,
+        &[&out.spec],
+        &ops::OpArgs::axes(&[1]),
+    )?;
+    if let ValueSpec::Extension(s) = &sum.spec
+        && let Some(s) = s.as_any().downcast_ref::<masked::MaskedTensorSpec>()
+    {
+        println!("reduce_sum(that, axis 1) = {s}");
+    }
+    let args = ops::OpArgs::none().with_shape(&[2, 1]);
+    if let Err(e) = ops::infer_spec(&ops::catalog::TILE, &[&a], &args) {
+        println!("tile (no handler): {e}");
     }
     Ok(())
 }

@@ -202,6 +202,26 @@ fn spec_inference_for_masked_add_and_chains() {
         err.to_string().contains("must be equal or one must be 1"),
         "{err}"
     );
+    // Group handlers infer too: mul (binary group), exp (unary), reduce_max (reduction).
+    let m = ops::infer_spec(&catalog::MUL, &[&a, &b], &OpArgs::none()).unwrap();
+    let e = ops::infer_spec(&catalog::EXP, &[&m.spec], &OpArgs::none()).unwrap();
+    let r = ops::infer_spec(&catalog::REDUCE_MAX, &[&e.spec], &OpArgs::axes(&[0])).unwrap();
+    assert_eq!(r.spec, spec("[3]"));
+    // Mixed with a dense spec.
+    let d = ValueSpec::Tensor(TensorSpec::new("[3]".parse().unwrap(), DType::F32));
+    let mixed = ops::infer_spec(&catalog::SUB, &[&d, &a], &OpArgs::none()).unwrap();
+    assert_eq!(mixed.spec, spec("[?, 3]"));
+    // Dense specs alone: the handlers' inference declines, the op's own rule runs.
+    let dense = ops::infer_spec(&catalog::SUB, &[&d, &d], &OpArgs::none()).unwrap();
+    assert_eq!(dense.spec, d);
+    // An op without a MaskedTensor handler.
+    let err =
+        ops::infer_spec(&catalog::TILE, &[&a], &OpArgs::none().with_shape(&[1, 2])).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tile: no handler for arguments (example.MaskedTensor); tried: dense default (not \
+         applicable: argument 0 is example.MaskedTensor, not a tensor)"
+    );
     // A dense chain: exp(x) then reduce_sum over axis 1.
     let x = ValueSpec::Tensor(TensorSpec::new("[?, 8]".parse().unwrap(), DType::F32));
     let e = ops::infer_spec(&catalog::EXP, &[&x], &OpArgs::none()).unwrap();

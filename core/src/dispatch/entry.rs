@@ -103,8 +103,9 @@ pub enum Handled {
 /// type) and wraps the result.
 pub type HandlerFn = for<'c, 'a> fn(&Call<'c>, &[Operand<'a>]) -> Result<Handled>;
 
-/// A handler's spec inference: the output spec for input specs (`#[dispatch(op, infer = f)]`).
-pub type InferFn = for<'c, 's> fn(&Call<'c>, &[&'s ValueSpec]) -> Result<Inferred>;
+/// A handler's spec inference: the output spec for input specs (`#[dispatch(op, infer = f)]`);
+/// `Ok(None)` declines (the next candidate's inference runs).
+pub type InferFn = for<'c, 's> fn(&Call<'c>, &[&'s ValueSpec]) -> Result<Option<Inferred>>;
 
 /// One registered handler. `#[dispatch]` submits one per function to `inventory`; tests may build
 /// their own table from hand-made entries with [`DispatchTable::build`](super::DispatchTable::build).
@@ -196,22 +197,37 @@ impl<T: IntoValue> IntoHandled for Result<Option<T>> {
     }
 }
 
-/// What a spec inference function may return: `Result<Inferred>` or `Result<ValueSpec>`.
+/// What a spec inference function may return: `Result<ValueSpec>` or `Result<Inferred>`, or
+/// either in an `Option` (`Ok(None)` declines, like a handler).
 pub trait IntoInferred {
     /// Converts the inference's return value.
-    fn into_inferred(self) -> Result<Inferred>;
+    fn into_inferred(self) -> Result<Option<Inferred>>;
 }
 
 impl IntoInferred for Result<Inferred> {
     #[inline]
-    fn into_inferred(self) -> Result<Inferred> {
-        self
+    fn into_inferred(self) -> Result<Option<Inferred>> {
+        self.map(Some)
     }
 }
 
 impl IntoInferred for Result<ValueSpec> {
     #[inline]
-    fn into_inferred(self) -> Result<Inferred> {
-        self.map(Inferred::from)
+    fn into_inferred(self) -> Result<Option<Inferred>> {
+        self.map(|s| Some(Inferred::from(s)))
+    }
+}
+
+impl IntoInferred for Result<Option<Inferred>> {
+    #[inline]
+    fn into_inferred(self) -> Result<Option<Inferred>> {
+        self
+    }
+}
+
+impl IntoInferred for Result<Option<ValueSpec>> {
+    #[inline]
+    fn into_inferred(self) -> Result<Option<Inferred>> {
+        self.map(|s| s.map(Inferred::from))
     }
 }

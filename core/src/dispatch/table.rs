@@ -368,11 +368,14 @@ impl DispatchTable {
         }
         let ids: SmallVec<[TypeId; MAX_KEY]> = specs.iter().map(|s| spec_type_id(s)).collect();
         let call = Call { op, args };
-        let mut tried: SmallVec<[&'static DispatchEntry; 4]> = SmallVec::new();
+        let mut tried: SmallVec<[(&'static DispatchEntry, bool); 4]> = SmallVec::new();
         for candidate in self.candidates(op, &ids) {
             match candidate.entry.infer {
-                Some(f) => return f(&call, specs),
-                None => tried.push(candidate.entry),
+                Some(f) => match f(&call, specs)? {
+                    Some(inferred) => return Ok(inferred),
+                    None => tried.push((candidate.entry, true)),
+                },
+                None => tried.push((candidate.entry, false)),
             }
         }
         let dense: Option<SmallVec<[&crate::spec::TensorSpec; 3]>> = specs
@@ -385,13 +388,28 @@ impl DispatchTable {
         if let Some(dense) = dense {
             return infer::dense(op, &dense, args);
         }
-        Err(no_match(
+        let entries: SmallVec<[&'static DispatchEntry; 4]> = tried.iter().map(|t| t.0).collect();
+        let mut err = no_match(
             op,
             specs.iter().map(|s| describe_spec(s)),
-            &tried,
+            &entries,
             "no spec inference; add `infer = …` to its #[dispatch]",
             |i| matches!(specs.get(i), Some(ValueSpec::Tensor(_))),
-        ))
+        );
+        // Say which inferences ran and declined.
+        if let Error::Dispatch(e) = &mut err
+            && let DispatchError::NoMatch { tried: lines, .. } = &mut **e
+        {
+            for (line, (_, declined)) in lines.iter_mut().zip(&tried) {
+                if *declined {
+                    *line = line.replace(
+                        "(no spec inference; add `infer = …` to its #[dispatch])",
+                        "(its inference declined)",
+                    );
+                }
+            }
+        }
+        Err(err)
     }
 }
 

@@ -93,7 +93,7 @@ pub fn handler(h: &Handler) -> TokenStream {
                 fn __extype_infer<'__c, '__s>(
                     __call: &__x::Call<'__c>,
                     __specs: &[&'__s __x::ValueSpec],
-                ) -> __x::Result<__x::Inferred> {
+                ) -> __x::Result<::core::option::Option<__x::Inferred>> {
                     __x::IntoInferred::into_inferred(#path(__call, __specs))
                 }
             },
