@@ -33,6 +33,11 @@ extype::declare_op!(
     pub NO_DENSE: other(1) "tests.no_dense"
 );
 
+extype::declare_op!(
+    /// An op of no arguments (nothing to dispatch on).
+    pub NULLARY: other(0) "tests.nullary"
+);
+
 fn tag(n: i64) -> Tensor {
     Tensor::from(ndarray::arr0(n))
 }
@@ -161,6 +166,40 @@ fn no_match_names_op_arguments_and_candidates() {
     let args = OpArgs::none().with_axis(7);
     let out = NO_DENSE.call(&[a().as_operand()], &args).unwrap();
     assert_eq!(out.into_tensor().unwrap(), tag(7));
+}
+
+#[test]
+fn an_op_of_no_arguments_is_an_error_not_a_panic() {
+    let err = NULLARY.call(&[], &OpArgs::none()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tests.nullary: no handler for arguments (); tried: dense default (none: tests.nullary \
+         has no dense default)"
+    );
+    let err = ops::infer_spec(&NULLARY, &[], &OpArgs::none()).unwrap_err();
+    assert!(
+        err.to_string().starts_with("tests.nullary: specs:"),
+        "{err}"
+    );
+}
+
+#[test]
+fn spec_inference_follows_the_same_precedence() {
+    use extype::{DType, TensorSpec, ValueSpec};
+    let a_spec = Value::from_extension(a()).spec();
+    let d = ValueSpec::Tensor(TensorSpec::new("[2]".parse().unwrap(), DType::F32));
+    // No handler of PROBE registered an inference: the error lists them.
+    let err = ops::infer_spec(&PROBE, &[&a_spec, &d], &OpArgs::none()).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains(
+            "a_tensor(&dispatch_precedence::A, &Tensor) at tests/dispatch_precedence.rs:"
+        ) && text.contains("(no spec inference; add `infer = …` to its #[dispatch])"),
+        "{text}"
+    );
+    // Dense specs: the op's own rule (a user binary op broadcasts and keeps the dtype).
+    let out = ops::infer_spec(&PROBE, &[&d, &d], &OpArgs::none()).unwrap();
+    assert_eq!(out.spec, d);
 }
 
 #[test]

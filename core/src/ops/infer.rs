@@ -194,7 +194,14 @@ pub fn dense(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Inferred> 
         }
         .into());
     }
-    let x = specs[0];
+    let Some(&x) = specs.first() else {
+        return Err(bad_argument(
+            name,
+            "specs",
+            "at least one input spec (an op of no inputs has no default inference)",
+            "none",
+        ));
+    };
     if !op.is_builtin() {
         return match op.kind() {
             OpKind::UnaryElementwise => Ok(out(x.shape.clone(), x.dtype)),
