@@ -85,7 +85,7 @@
 //! Two handlers with the same key (same op or group, same parameter kinds) make the table fail to
 //! build; the error names both functions with their file and line, and every call reports it
 //! (as the [registry](crate::registry()) does). The table is built once, lazily, from every
-//! handler linked into the program ([`table`]); [`DispatchTable::build`] builds one from an
+//! handler linked into the program ([`table()`]); [`DispatchTable::build`] builds one from an
 //! explicit list (tests use it to check duplicate detection without breaking the global table).
 //!
 //! ## Cost
