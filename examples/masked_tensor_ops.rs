@@ -197,6 +197,15 @@ pub mod masked {
         })
     }
 
+    /// `tile` (as in the RFC's example): tiles the values and the mask alike.
+    #[dispatch(Tile, infer = masked_spec)]
+    pub fn masked_tile(args: &OpArgs, x: &MaskedTensor) -> Result<MaskedTensor> {
+        Ok(MaskedTensor {
+            values: x.values.dense_op(&catalog::TILE, args)?,
+            mask: x.mask.dense_op(&catalog::TILE, args)?,
+        })
+    }
+
     /// `shape` of a MaskedTensor: the shape of its values (a dense `i64` tensor).
     #[dispatch(Shape)]
     pub fn masked_shape(x: &MaskedTensor) -> Result<Tensor> {
@@ -292,6 +301,7 @@ fn main() -> extype::Result<()> {
     let cond = Tensor::from(array![true, false, true]);
     show("where(cond, x, y)", &ops::where_(&cond, &x, &y)?)?;
     show("shape(x)", &ops::shape(&x)?)?;
+    show("tile(x, [1, 2])", &ops::tile(&x, &[1, 2])?)?;
     show("&x + &y (operator)", &(&x + &y)?)?;
     show("-&x (operator)", &(-&x)?)?;
 
@@ -322,9 +332,8 @@ fn main() -> extype::Result<()> {
     {
         println!("reduce_sum(that, axis 1) = {s}");
     }
-    let args = ops::OpArgs::none().with_shape(&[2, 1]);
-    if let Err(e) = ops::infer_spec(&ops::catalog::TILE, &[&a], &args) {
-        println!("tile (no handler): {e}");
+    if let Err(e) = ops::infer_spec(&ops::catalog::TRANSPOSE, &[&a], &ops::OpArgs::none()) {
+        println!("transpose (no handler): {e}");
     }
     Ok(())
 }

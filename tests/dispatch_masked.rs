@@ -147,6 +147,15 @@ fn where_and_shape_and_operators() {
     let w: MaskedTensor = ops::where_as(&cond, &a, &b).unwrap();
     assert_eq!(w.values, t(array![[1.0f32, 20.0, 3.0], [4.0, 50.0, 6.0]]));
     assert_eq!(w.mask, t(array![[true, true, true], [true, true, false]]));
+    let tiled: MaskedTensor = ops::tile_as(&a, &[1, 2]).unwrap();
+    assert_eq!(
+        tiled.mask,
+        t(array![
+            [true, false, true, true, false, true],
+            [true, true, false, true, true, false]
+        ])
+    );
+    assert_eq!(tiled.values.shape(), &[2, 6]);
     let s: Tensor = ops::shape_as(&a).unwrap();
     assert_eq!(s, t(array![2i64, 3]));
     let sum = masked((&a + &b).unwrap());
@@ -175,11 +184,11 @@ fn errors_name_op_and_arguments() {
     let a = x();
     let err = ops::mul(&a, &array![1.0f32, 2.0]).unwrap_err();
     assert!(err.to_string().contains("cannot broadcast"), "{err}");
-    // `tile` has no MaskedTensor handler: the error lists what was tried.
-    let err = ops::tile(&a, &[1, 2]).unwrap_err();
+    // `transpose` has no MaskedTensor handler: the error lists what was tried.
+    let err = ops::transpose(&a, None).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "tile: no handler for arguments (example.MaskedTensor); tried: dense default (not \
+        "transpose: no handler for arguments (example.MaskedTensor); tried: dense default (not \
          applicable: argument 0 is example.MaskedTensor, not a tensor)"
     );
 }
@@ -214,12 +223,14 @@ fn spec_inference_for_masked_add_and_chains() {
     // Dense specs alone: the handlers' inference declines, the op's own rule runs.
     let dense = ops::infer_spec(&catalog::SUB, &[&d, &d], &OpArgs::none()).unwrap();
     assert_eq!(dense.spec, d);
-    // An op without a MaskedTensor handler.
-    let err =
-        ops::infer_spec(&catalog::TILE, &[&a], &OpArgs::none().with_shape(&[1, 2])).unwrap_err();
+    // tile has a handler with inference; transpose has no MaskedTensor handler.
+    let tiled =
+        ops::infer_spec(&catalog::TILE, &[&a], &OpArgs::none().with_shape(&[1, 2])).unwrap();
+    assert_eq!(tiled.spec, spec("[?, 6]"));
+    let err = ops::infer_spec(&catalog::TRANSPOSE, &[&a], &OpArgs::none()).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "tile: no handler for arguments (example.MaskedTensor); tried: dense default (not \
+        "transpose: no handler for arguments (example.MaskedTensor); tried: dense default (not \
          applicable: argument 0 is example.MaskedTensor, not a tensor)"
     );
     // A dense chain: exp(x) then reduce_sum over axis 1.

@@ -241,6 +241,11 @@ pub fn tile(x: &impl AsOperand, multiples: &[usize]) -> Result<Value> {
     )
 }
 
+/// [`tile`], returning the concrete type `T`.
+pub fn tile_as<T: FromValue>(x: &impl AsOperand, multiples: &[usize]) -> Result<T> {
+    T::from_value(tile(x, multiples)?)
+}
+
 /// The slices of `x` at `indices` along `axis` (negative indices count from the end).
 pub fn gather(x: &impl AsOperand, indices: &[i64], axis: isize) -> Result<Value> {
     call(
