@@ -139,6 +139,36 @@ fn rule_4_dense_default() {
 }
 
 #[test]
+fn explain_lists_candidates_in_precedence_order() {
+    let table = extype::dispatch::table().unwrap();
+    let names = |xs: &[Operand<'_>]| -> Vec<String> {
+        table
+            .explain(&PROBE, xs)
+            .into_iter()
+            .map(|s| s.split('(').next().unwrap_or_default().to_string())
+            .collect()
+    };
+    let (x, y, d) = (a(), b(), array![1.0f32]);
+    // Exact first, then wildcards (one before two), then groups, then the dense default.
+    assert_eq!(
+        names(&[x.as_operand(), x.as_operand()]),
+        ["exact", "a_any", "any_any"]
+    );
+    assert_eq!(
+        names(&[x.as_operand(), d.as_operand()]),
+        ["a_tensor", "a_any", "any_any"]
+    );
+    assert_eq!(
+        names(&[y.as_operand(), y.as_operand()]),
+        ["any_any", "group"]
+    );
+    assert_eq!(
+        names(&[d.as_operand(), d.as_operand()]),
+        ["any_any", "dense default"]
+    );
+}
+
+#[test]
 fn no_match_names_op_arguments_and_candidates() {
     let err = probe(&array![1.0f32], &a()).unwrap_err();
     let text = err.to_string();

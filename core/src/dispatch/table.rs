@@ -315,6 +315,21 @@ impl DispatchTable {
         )
     }
 
+    /// The handlers a call of `op` on these operands would try, in precedence order (each as
+    /// `name(&A, &B) at file:line`), then `dense default` if every operand is dense and the op
+    /// has one. Nothing is called: this explains a dispatch decision.
+    pub fn explain(&self, op: &'static Op, operands: &[Operand<'_>]) -> Vec<String> {
+        let ids: SmallVec<[TypeId; MAX_KEY]> = operands.iter().map(Operand::type_id).collect();
+        let mut out: Vec<String> = self
+            .candidates(op, &ids)
+            .map(|r| r.entry.describe())
+            .collect();
+        if operands.iter().all(Operand::is_dense) && (op.is_builtin() || op.dense_fn().is_some()) {
+            out.push("dense default".into());
+        }
+        out
+    }
+
     /// Calls `op` on `operands` with `args`: the first handler (in precedence order) that does not
     /// decline produces the result; if all decline or none matches, the dense default runs when
     /// every argument is dense; otherwise the error names the op, the argument types and every
