@@ -57,6 +57,30 @@
 //! # Ok::<(), extype_core::Error>(())
 //! ```
 //!
+//! ## Handler signatures
+//!
+//! - Arguments, in the op's order: `&T` (an extension type), `&Tensor` (a dense argument; an array
+//!   view is copied into a tensor for it), `&Value` (any argument; an extension value passed by
+//!   reference is rebuilt from clones of its components) or `&Operand` (any argument, no cost).
+//!   An extra `&OpArgs` parameter (anywhere) receives the call's non-tensor arguments (axes,
+//!   keepdims, dtype, …) and is not dispatched on.
+//! - Group handlers take the op first: `op: &UnaryOp` / `&BinaryOp` / `&ReductionOp`, then 1, 2
+//!   or 1 arguments. `op.apply(…)` runs the dense op with its extra arguments bound;
+//!   [`ReductionOp::apply_masked`] runs the kernels' masked reductions.
+//! - Return `Result<T>` or `Result<Option<T>>` (`Ok(None)` declines) with `T` an extension type,
+//!   [`Tensor`](crate::Tensor) or [`Value`](crate::Value). Returning `Err` stops the dispatch with
+//!   that error ([`Error::unsupported`](crate::Error::unsupported) for "cannot do this").
+//! - `#[dispatch(Op, infer = f)]` registers `f(call: &Call, specs: &[&ValueSpec])` returning
+//!   `Result<ValueSpec>` / `Result<Inferred>`, optionally in an `Option` to decline; it serves
+//!   [`ops::infer_spec`](crate::ops::infer_spec) with the same precedence as calls.
+//! - `#[dispatch(operators)]` on an extension type (above its `#[derive]`) implements `&a + &b`,
+//!   `-`, `*`, `/` (right-hand side: anything [`AsOperand`](crate::ops::AsOperand)) and unary `-`
+//!   through `ops::add` & co., returning `Result<Value>`.
+//!
+//! Misuse (unknown op, wrong number of arguments for the op's kind, an argument not taken by
+//! shared reference, `impl Trait`, generic or `async` functions, an unsupported return type, a
+//! group handler without its op argument, …) is a compile error at the offending tokens.
+//!
 //! ## Precedence
 //!
 //! For a call of op `f` on arguments of types `(A, B, …)`, candidates are tried in this order;
