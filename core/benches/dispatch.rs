@@ -7,7 +7,8 @@
 //!   dispatched add and ~19 µs for a plain eager add of two 16-element tensors).
 //! - `dense_add_1Mi/ops_add` vs `dense_add_1Mi/kernel`: `ops::add` on two 1 Mi-element `f32`
 //!   tensors vs the kernel called directly (target: within 5%).
-//! - `dense_add_16/*`: the same on 16 elements, i.e. the fixed cost of the dense path.
+//! - `dense_add_16/*`: the same on 16 elements, i.e. the fixed cost of the dense path;
+//!   `kernel_to_tensor` adds wrapping the kernel's result into a shared `Tensor`.
 //!
 //! After criterion's report, a summary prints medians of its own interleaved batches and the
 //! overhead and ratio (so the figures of one run are comparable).
@@ -106,6 +107,10 @@ fn benches(c: &mut Criterion) {
         });
         g.bench_function("kernel", |b| {
             b.iter(|| kernel_add(black_box(&a), black_box(&b2)))
+        });
+        // The kernel plus wrapping its result into a shared `Tensor` (what every op returns).
+        g.bench_function("kernel_to_tensor", |b| {
+            b.iter(|| Tensor::from(kernel_add(black_box(&a), black_box(&b2))))
         });
         g.finish();
     }
