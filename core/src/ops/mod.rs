@@ -31,10 +31,10 @@
 //! ## Performance
 //!
 //! Measured with `cargo bench -p extype-core --bench dispatch`: dispatching `ops::add` to an exact
-//! handler for two 16-element MaskedTensors costs 50–70 ns over calling the handler directly;
+//! handler for two 16-element MaskedTensors costs 49–70 ns over calling the handler directly;
 //! `ops::add` on two dense 1 Mi-element `f32` tensors runs at the kernel's speed (paired ratio
-//! 0.99–1.07 across runs, within this machine's noise), with a fixed ≈ 200–240 ns for the dense
-//! path. Full table in [`crate::dispatch`].
+//! 0.99–1.07 over five runs, within this machine's noise), with a fixed ≈ 200–240 ns for the
+//! dense path. Full table in [`crate::dispatch`].
 
 pub mod args;
 pub mod catalog;
