@@ -24,8 +24,8 @@ fn second_neg(m: &M) -> Result<M> {
 #[test]
 fn every_call_reports_both_handlers() {
     let expected = "two dispatch handlers for op neg with arguments \
-                    (&dispatch_duplicates::M): first_neg at tests/dispatch_duplicates.rs:13 and \
-                    second_neg at tests/dispatch_duplicates.rs:18";
+                    (&dispatch_duplicates::M): first_neg at tests/dispatch_duplicates.rs:14 and \
+                    second_neg at tests/dispatch_duplicates.rs:19";
     let m = M {
         x: Tensor::from(array![1.0f32]),
     };
