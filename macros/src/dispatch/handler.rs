@@ -2,7 +2,7 @@
 
 use extype_core::dispatch::MAX_KEY;
 use extype_core::ops::catalog::{Arity, OpKind};
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, Ident, ItemFn, Path, PathArguments, ReturnType, Type};
@@ -38,11 +38,9 @@ pub struct Handler<'a> {
     pub group: Option<OpKind>,
     pub params: Vec<(Param, Span)>,
     pub infer: Option<&'a Path>,
-    /// Whether the user's function returns `Result<Option<T>>` (declinable): informational.
+    /// Where type errors about the result point: the return type (or the name if none).
     pub span: Span,
 }
-
-use proc_macro2::Span;
 
 fn group_op_type(kind: OpKind) -> &'static str {
     match kind {
