@@ -64,7 +64,7 @@
 //!   compile error.
 
 pub use extype_core::*;
-pub use extype_macros::ExtensionType;
+pub use extype_macros::{ExtensionType, dispatch};
 
 #[cfg(test)]
 mod tests {

@@ -10,14 +10,22 @@ use std::collections::BTreeMap;
 pub use inventory;
 
 pub use crate::contract::{ShapeContract, ShapedField};
+pub use crate::dispatch::{
+    BinaryOp, Call, DispatchEntry, Handled, IntoHandled, IntoInferred, ParamKind, ReductionOp,
+    Target, UnaryOp,
+};
 pub use crate::dtype::{DType, Element};
 pub use crate::error::{Error, Result, SpecError};
 pub use crate::field::{Components, ExactFloat, Field, FieldPath, Sink, StaticValue, data_error};
+pub use crate::ops;
+pub use crate::ops::catalog;
+pub use crate::ops::{AsOperand, Inferred, OpKind, Operand};
 pub use crate::registry::{RegistryEntry, registered_name};
 pub use crate::serial::{NamedSpec, SpecValue, write_struct};
 pub use crate::shape::Shape;
 pub use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
 pub use crate::tensor::{Tensor, TensorView};
+pub use crate::value::{Value, ValueSpec};
 
 /// [`TypeSpec::component_specs`] of a derived type.
 #[inline]
@@ -201,4 +209,25 @@ pub fn fmt_struct_spec<T: ExtensionType, const N: usize>(
         registered_name::<T>(),
         fields.iter().map(|(name, value)| (*name, value)),
     )
+}
+
+/// The extension argument at `index` as `T` (the dispatch key already matched its type).
+#[inline]
+pub fn arg_extension<'a, T: 'static>(args: &[Operand<'a>], index: usize) -> Option<&'a T> {
+    // No `ExtensionType` bound here: `ParamKind::extension::<T>()` checks it, once.
+    args.get(index)
+        .and_then(Operand::as_extension)
+        .and_then(|e| e.as_any().downcast_ref::<T>())
+}
+
+/// The dense argument at `index` as a tensor (borrowed, or copied from an array view).
+#[inline]
+pub fn arg_tensor<'a>(args: &[Operand<'a>], index: usize) -> Option<std::borrow::Cow<'a, Tensor>> {
+    args.get(index).and_then(Operand::to_tensor)
+}
+
+/// The argument at `index` as a [`Value`] (see [`Operand::to_value`] for the cost).
+#[inline]
+pub fn arg_value(args: &[Operand<'_>], index: usize) -> Option<Result<Value>> {
+    args.get(index).map(Operand::to_value)
 }

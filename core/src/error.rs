@@ -37,6 +37,10 @@ pub enum Error {
     /// A [`Value`](crate::Value) was not of the type asked for.
     #[error(transparent)]
     Value(Box<ValueError>),
+    /// Op dispatch failed: no handler, a duplicate registration, bad op arguments, or a kernel
+    /// error (see [`crate::ops`] and [`crate::dispatch`]).
+    #[error(transparent)]
+    Dispatch(Box<DispatchError>),
 }
 
 impl Error {
@@ -69,6 +73,7 @@ boxed_from!(
     RegistryError => Registry,
     NestError => Nest,
     ValueError => Value,
+    DispatchError => Dispatch,
 );
 
 /// An error about shapes: parsing, merging, broadcasting or checking against a pattern.
@@ -509,4 +514,117 @@ pub struct ValueError {
     pub expected: String,
     /// The type or kind found.
     pub found: String,
+}
+
+/// An error about op dispatch ([`crate::ops`], [`crate::dispatch`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DispatchError {
+    /// No handler took the call and the dense default does not apply.
+    #[error(
+        "{op}: no handler for arguments ({}); tried: {}",
+        args.join(", "),
+        if tried.is_empty() { "nothing".to_string() } else { tried.join("; ") }
+    )]
+    NoMatch {
+        /// The op.
+        op: String,
+        /// The type of each argument.
+        args: Vec<String>,
+        /// Every candidate considered, with what it did (`declined`, `not applicable: …`).
+        tried: Vec<String>,
+    },
+    /// Two handlers are registered for the same op and argument types.
+    #[error(
+        "two dispatch handlers for {target} with arguments ({}): {first} at {first_at} and \
+         {second} at {second_at}",
+        args.join(", ")
+    )]
+    Duplicate {
+        /// The op or group.
+        target: String,
+        /// The argument types of the key.
+        args: Vec<String>,
+        /// The first handler's name.
+        first: String,
+        /// Its `file:line`.
+        first_at: String,
+        /// The second handler's name.
+        second: String,
+        /// Its `file:line`.
+        second_at: String,
+    },
+    /// A registered handler does not fit its op (e.g. wrong number of arguments for a
+    /// user-declared op).
+    #[error("dispatch handler {handler} at {at} for {target}: {message}")]
+    BadHandler {
+        /// The op or group.
+        target: String,
+        /// The handler's name.
+        handler: String,
+        /// Its `file:line`.
+        at: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// An op was called with the wrong number of arguments.
+    #[error("{op}: expected {expected} arguments, found {found}")]
+    Arity {
+        /// The op.
+        op: String,
+        /// The number (or range) expected, as text.
+        expected: String,
+        /// The number given.
+        found: usize,
+    },
+    /// An argument of an op is not acceptable (dtype, rank, value of an extra argument).
+    #[error("{op}: {arg}: expected {expected}, found {found}")]
+    Argument {
+        /// The op.
+        op: String,
+        /// The argument (`argument 1`, `axes`, `dtype`).
+        arg: String,
+        /// What the op needs.
+        expected: String,
+        /// What it got.
+        found: String,
+    },
+    /// A handler cannot do what was asked (e.g. `shape` of a ragged value); built with
+    /// [`Error::unsupported`].
+    #[error("{op}: {message}")]
+    Unsupported {
+        /// The op.
+        op: String,
+        /// Why not.
+        message: String,
+    },
+    /// A kernel failed (the message names the kernel's op and argument).
+    #[error("{}", kernel_message(op, source))]
+    Kernel {
+        /// The op that ran the kernel.
+        op: String,
+        /// The kernel's error.
+        source: extype_kernels::KernelError,
+    },
+}
+
+fn kernel_message(op: &str, source: &extype_kernels::KernelError) -> String {
+    let text = source.to_string();
+    if text.starts_with(op) && text[op.len()..].starts_with(':') {
+        text
+    } else {
+        format!("{op}: {text}")
+    }
+}
+
+impl Error {
+    /// The error a dispatch handler returns for a call it cannot serve (as opposed to declining,
+    /// which lets the next candidate try): `op: message`.
+    pub fn unsupported(op: impl Into<String>, message: impl Into<String>) -> Error {
+        DispatchError::Unsupported {
+            op: op.into(),
+            message: message.into(),
+        }
+        .into()
+    }
 }

@@ -14,6 +14,8 @@
 //! - [`value`]: [`Value`] (tensor or extension value).
 //! - [`nest`]: `flatten`, `pack_sequence_as`, `map_structure`, `assert_same_structure`.
 //! - [`contract`]: shape contracts of derived types (`#[extype(shape = "b n")]`).
+//! - [`ops`]: the op catalog and `ops::add(&x, &y)` & co. on tensors, arrays and extension values;
+//!   [`dispatch`]: the handler table behind them (`#[dispatch(...)]`).
 //! - [`error`]: the one [`Error`] type of the project.
 //!
 //! ## How a derived type is put together
@@ -68,10 +70,12 @@
 
 pub mod anonymous;
 pub mod contract;
+pub mod dispatch;
 pub mod dtype;
 pub mod error;
 pub mod field;
 pub mod nest;
+pub mod ops;
 pub mod registry;
 pub mod serial;
 pub mod shape;
@@ -83,13 +87,15 @@ pub mod value;
 pub mod __private;
 
 pub use anonymous::{AnonymousExtension, AnonymousSpec};
+pub use dispatch::{BinaryOp, Handled, ReductionOp, UnaryOp};
 pub use dtype::{DType, Element};
 pub use error::ArgRef;
 pub use error::{
-    Error, JsonError, NestError, RegistryError, Result, ShapeError, SpecError, TensorError,
-    ValueError,
+    DispatchError, Error, JsonError, NestError, RegistryError, Result, ShapeError, SpecError,
+    TensorError, ValueError,
 };
 pub use field::{ExactFloat, Field, FieldPath, PathSink, Sink, StaticValue};
+pub use ops::{AsOperand, Op, OpArgs, OpKind, Operand};
 pub use registry::{Registry, RegistryEntry, registered_name, registry};
 pub use serial::{NamedSpec, SpecValue};
 pub use shape::{

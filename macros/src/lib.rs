@@ -65,6 +65,7 @@ mod ast;
 mod attr;
 mod check;
 mod ctxt;
+mod dispatch;
 mod expand;
 
 use proc_macro::TokenStream;
@@ -76,4 +77,16 @@ use syn::{DeriveInput, parse_macro_input};
 pub fn derive_extension_type(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input).into()
+}
+
+/// Registers a dispatch handler: `#[dispatch(Add)] fn masked_add(x: &MaskedTensor, y: &MaskedTensor)
+/// -> extype::Result<MaskedTensor>`. The key is the op (a catalog name such as `Add` or
+/// `reduce_sum`, a group `unary_elementwise` / `binary_elementwise` / `reduction`, or
+/// `op = path::TO_OP` for an op declared with `declare_op!`) and the argument types of the
+/// signature (`&T` for an extension type, `&Tensor`, `&Value` or `&Operand`). `infer = path`
+/// adds the handler's spec inference. On a struct, `#[dispatch(operators)]` overloads `+ - * /`
+/// and unary `-` through dispatch. See `extype::dispatch` for the precedence rules.
+#[proc_macro_attribute]
+pub fn dispatch(args: TokenStream, input: TokenStream) -> TokenStream {
+    dispatch::dispatch(args.into(), input.into()).into()
 }

@@ -1,0 +1,233 @@
+//! What one registration holds: [`DispatchEntry`], its [`Target`] and [`ParamKind`]s, and the
+//! types a handler is called with ([`Call`]) and returns ([`Handled`]).
+
+use std::any::TypeId;
+use std::fmt;
+
+use crate::error::Result;
+use crate::ops::catalog::{Op, OpKind};
+use crate::ops::infer::Inferred;
+use crate::ops::{IntoValue, OpArgs, Operand};
+use crate::spec::ExtensionType;
+use crate::tensor::Tensor;
+use crate::value::{Value, ValueSpec};
+
+/// What a handler is registered for: one op, or every op of a kind (a group handler).
+#[derive(Debug, Clone, Copy)]
+pub enum Target {
+    /// One op (`#[dispatch(Add)]`, `#[dispatch(op = my_ops::SOFTPLUS)]`).
+    Op(&'static Op),
+    /// Every op of a kind (`#[dispatch(binary_elementwise)]`).
+    Group(OpKind),
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Op(op) => write!(f, "op {}", op.name()),
+            Target::Group(kind) => write!(f, "group {kind}"),
+        }
+    }
+}
+
+/// The type a handler takes in one argument position, read from its signature.
+#[derive(Clone, Copy)]
+pub enum ParamKind {
+    /// `&T` for an extension type `T`: matches arguments of exactly that type.
+    Extension {
+        /// `TypeId::of::<T>`.
+        type_id: fn() -> TypeId,
+        /// `type_name::<T>` (for errors).
+        type_name: fn() -> &'static str,
+    },
+    /// `&Tensor`: matches every dense argument (tensor, array or view).
+    Tensor,
+    /// `&Value` or `&Operand`: matches an argument of any type (a wildcard).
+    Any,
+}
+
+impl ParamKind {
+    /// The kind for `&T`.
+    pub const fn extension<T: ExtensionType>() -> ParamKind {
+        ParamKind::Extension {
+            type_id: TypeId::of::<T>,
+            type_name: std::any::type_name::<T>,
+        }
+    }
+
+    /// The `TypeId` an argument must have, or `None` for a wildcard.
+    pub fn type_id(&self) -> Option<TypeId> {
+        match self {
+            ParamKind::Extension { type_id, .. } => Some(type_id()),
+            ParamKind::Tensor => Some(TypeId::of::<Tensor>()),
+            ParamKind::Any => None,
+        }
+    }
+
+    /// The parameter type as written: `&pkg::Masked`, `&Tensor`, `&Value`.
+    pub fn describe(&self) -> String {
+        match self {
+            ParamKind::Extension { type_name, .. } => format!("&{}", type_name()),
+            ParamKind::Tensor => "&Tensor".into(),
+            ParamKind::Any => "&Value".into(),
+        }
+    }
+}
+
+impl fmt::Debug for ParamKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+/// The op a handler is running and its non-tensor arguments.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    /// The op called.
+    pub op: &'static Op,
+    /// Its extra arguments (axes, keepdims, dtype, …).
+    pub args: &'a OpArgs,
+}
+
+/// What a handler did: produced the result, or declined (TensorFlow's `NotImplemented`), so that
+/// the next candidate runs.
+#[derive(Debug, Clone)]
+pub enum Handled {
+    /// The result.
+    Done(Value),
+    /// Not handled here; try the next candidate.
+    Declined,
+}
+
+/// A registered handler, as the macro generates it: downcasts the arguments (already matched by
+/// type) and wraps the result.
+pub type HandlerFn = for<'c, 'a> fn(&Call<'c>, &[Operand<'a>]) -> Result<Handled>;
+
+/// A handler's spec inference: the output spec for input specs (`#[dispatch(op, infer = f)]`);
+/// `Ok(None)` declines (the next candidate's inference runs).
+pub type InferFn = for<'c, 's> fn(&Call<'c>, &[&'s ValueSpec]) -> Result<Option<Inferred>>;
+
+/// One registered handler. `#[dispatch]` submits one per function to `inventory`; tests may build
+/// their own table from hand-made entries with [`DispatchTable::build`](super::DispatchTable::build).
+#[derive(Debug)]
+pub struct DispatchEntry {
+    /// The op or group.
+    pub target: Target,
+    /// The parameter kind of each dispatched argument, in order.
+    pub params: &'static [ParamKind],
+    /// The wrapper that runs the user's function.
+    pub handler: HandlerFn,
+    /// The handler's spec inference, if it has one.
+    pub infer: Option<InferFn>,
+    /// The user's function name (for errors).
+    pub name: &'static str,
+    /// Source file of the registration.
+    pub file: &'static str,
+    /// Source line of the registration.
+    pub line: u32,
+}
+
+impl DispatchEntry {
+    /// An entry (a `const fn`, so it can be submitted to `inventory`).
+    pub const fn new(
+        target: Target,
+        params: &'static [ParamKind],
+        handler: HandlerFn,
+        infer: Option<InferFn>,
+        name: &'static str,
+        file: &'static str,
+        line: u32,
+    ) -> DispatchEntry {
+        DispatchEntry {
+            target,
+            params,
+            handler,
+            infer,
+            name,
+            file,
+            line,
+        }
+    }
+
+    /// `file:line`.
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+
+    /// `name(&A, &B) at file:line`.
+    pub fn describe(&self) -> String {
+        let params: Vec<String> = self.params.iter().map(ParamKind::describe).collect();
+        format!(
+            "{}({}) at {}",
+            self.name,
+            params.join(", "),
+            self.location()
+        )
+    }
+}
+
+inventory::collect!(DispatchEntry);
+
+/// What a handler function may return: `Result<T>` (done) or `Result<Option<T>>` (`None`
+/// declines), for `T` an extension type, [`Tensor`] or [`Value`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a return type a dispatch handler can have",
+    label = "return `extype::Result<T>` or `extype::Result<Option<T>>` (None declines)",
+    note = "T is an extension type, `Tensor` or `Value`"
+)]
+pub trait IntoHandled {
+    /// Converts the handler's return value.
+    fn into_handled(self) -> Result<Handled>;
+}
+
+impl<T: IntoValue> IntoHandled for Result<T> {
+    #[inline]
+    fn into_handled(self) -> Result<Handled> {
+        self.map(|v| Handled::Done(v.into_value()))
+    }
+}
+
+impl<T: IntoValue> IntoHandled for Result<Option<T>> {
+    #[inline]
+    fn into_handled(self) -> Result<Handled> {
+        self.map(|v| match v {
+            Some(v) => Handled::Done(v.into_value()),
+            None => Handled::Declined,
+        })
+    }
+}
+
+/// What a spec inference function may return: `Result<ValueSpec>` or `Result<Inferred>`, or
+/// either in an `Option` (`Ok(None)` declines, like a handler).
+pub trait IntoInferred {
+    /// Converts the inference's return value.
+    fn into_inferred(self) -> Result<Option<Inferred>>;
+}
+
+impl IntoInferred for Result<Inferred> {
+    #[inline]
+    fn into_inferred(self) -> Result<Option<Inferred>> {
+        self.map(Some)
+    }
+}
+
+impl IntoInferred for Result<ValueSpec> {
+    #[inline]
+    fn into_inferred(self) -> Result<Option<Inferred>> {
+        self.map(|s| Some(Inferred::from(s)))
+    }
+}
+
+impl IntoInferred for Result<Option<Inferred>> {
+    #[inline]
+    fn into_inferred(self) -> Result<Option<Inferred>> {
+        self
+    }
+}
+
+impl IntoInferred for Result<Option<ValueSpec>> {
+    #[inline]
+    fn into_inferred(self) -> Result<Option<Inferred>> {
+        self.map(|s| s.map(Inferred::from))
+    }
+}

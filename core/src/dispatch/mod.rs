@@ -1,0 +1,155 @@
+//! Op dispatch: the table of handlers registered with `#[dispatch(...)]`, and the rules that pick
+//! one for a call.
+//!
+//! A handler is registered for one op (`#[dispatch(Add)]`, `#[dispatch(op = my_ops::SOFTPLUS)]`)
+//! or for every op of a kind (`#[dispatch(unary_elementwise)]`, `binary_elementwise`,
+//! `reduction`: a *group* handler, which receives the op as a callable on dense tensors with its
+//! extra arguments bound — [`UnaryOp`], [`BinaryOp`], [`ReductionOp`]). Its key is the op (or
+//! kind) and the type of each argument, read from the signature: `&T` for an extension type `T`
+//! matches exactly `T`; `&Tensor` matches any dense argument (tensor, array, view); `&Value` and
+//! `&Operand` match any argument (wildcards).
+//!
+//! ```ignore
+//! use extype::{dispatch, BinaryOp, ExtensionType, Operand, Result, Tensor};
+//!
+//! #[derive(Clone, Debug, PartialEq, ExtensionType)]
+//! #[extype(name = "my.Masked")]
+//! pub struct Masked { pub values: Tensor, pub mask: Tensor }
+//!
+//! #[dispatch(Add)]                       // exact: (Masked, Masked)
+//! fn masked_add(x: &Masked, y: &Masked) -> Result<Masked> { /* … */ }
+//!
+//! #[dispatch(binary_elementwise)]        // group, wildcard arguments; declines with Ok(None)
+//! fn masked_binary(op: &BinaryOp, x: &Operand, y: &Operand) -> Result<Option<Masked>> { /* … */ }
+//!
+//! let z = extype::ops::add(&m1, &m2)?;  // -> masked_add
+//! let w = extype::ops::mul(&m1, &dense)?; // -> masked_binary, `op.apply` runs the dense mul
+//! ```
+//!
+//! (`examples/masked_tensor_ops.rs` is the complete, tested version.) The attribute expands to a
+//! [`DispatchEntry`] submitted to `inventory`; the same can be written by hand:
+//!
+//! ```
+//! use extype_core::dispatch::{Call, DispatchEntry, DispatchTable, Handled, ParamKind, Target};
+//! use extype_core::ops::{AsOperand, OpArgs, Operand, catalog};
+//! use extype_core::{Result, Tensor, Value};
+//!
+//! fn dense_neg<'a>(_: &Call<'_>, args: &[Operand<'a>]) -> Result<Handled> {
+//!     // Declines arrays of rank 0, takes the rest.
+//!     let t = args[0].to_tensor().expect("a dense argument");
+//!     if t.ndim() == 0 {
+//!         return Ok(Handled::Declined);
+//!     }
+//!     Ok(Handled::Done(Value::Tensor(t.dense_op(&catalog::ABS, &OpArgs::none())?)))
+//! }
+//! static NEG_IS_ABS: DispatchEntry = DispatchEntry::new(
+//!     Target::Op(&catalog::NEG), &[ParamKind::Tensor], dense_neg, None, "dense_neg", file!(), line!(),
+//! );
+//!
+//! let table = DispatchTable::build([&NEG_IS_ABS])?;
+//! let x = ndarray::array![-1.0f32, 2.0];
+//! let y = table.call(&catalog::NEG, &[x.as_operand()], &OpArgs::none())?;
+//! assert_eq!(y.into_tensor()?, Tensor::from(ndarray::array![1.0f32, 2.0].into_dyn()));
+//! // A scalar: the handler declines and the dense default (the kernels' neg) runs.
+//! let s = ndarray::arr0(3.0f32);
+//! let y = table.call(&catalog::NEG, &[s.as_operand()], &OpArgs::none())?;
+//! assert_eq!(y.into_tensor()?, Tensor::from(ndarray::arr0(-3.0f32).into_dyn()));
+//! # Ok::<(), extype_core::Error>(())
+//! ```
+//!
+//! ## Handler signatures
+//!
+//! - Arguments, in the op's order: `&T` (an extension type), `&Tensor` (a dense argument; an array
+//!   view is copied into a tensor for it), `&Value` (any argument; an extension value passed by
+//!   reference is rebuilt from clones of its components) or `&Operand` (any argument, no cost).
+//!   An extra `&OpArgs` parameter (anywhere) receives the call's non-tensor arguments (axes,
+//!   keepdims, dtype, …) and is not dispatched on.
+//! - Group handlers take the op first: `op: &UnaryOp` / `&BinaryOp` / `&ReductionOp`, then 1, 2
+//!   or 1 arguments. `op.apply(…)` runs the dense op with its extra arguments bound;
+//!   [`ReductionOp::apply_masked`] runs the kernels' masked reductions.
+//! - Return `Result<T>` or `Result<Option<T>>` (`Ok(None)` declines) with `T` an extension type,
+//!   [`Tensor`](crate::Tensor) or [`Value`](crate::Value). Returning `Err` stops the dispatch with
+//!   that error ([`Error::unsupported`](crate::Error::unsupported) for "cannot do this").
+//! - `#[dispatch(Op, infer = f)]` registers `f(call: &Call, specs: &[&ValueSpec])` returning
+//!   `Result<ValueSpec>` / `Result<Inferred>`, optionally in an `Option` to decline; it serves
+//!   [`ops::infer_spec`](crate::ops::infer_spec) with the same precedence as calls.
+//! - `#[dispatch(operators)]` on an extension type (above its `#[derive]`) implements `&a + &b`,
+//!   `-`, `*`, `/` (right-hand side: anything [`AsOperand`](crate::ops::AsOperand)) and unary `-`
+//!   through `ops::add` & co., returning `Result<Value>`.
+//!
+//! Misuse (unknown op, wrong number of arguments for the op's kind, an argument not taken by
+//! shared reference, `impl Trait`, generic or `async` functions, an unsupported return type, a
+//! group handler without its op argument, …) is a compile error at the offending tokens.
+//!
+//! ## Precedence
+//!
+//! For a call of op `f` on arguments of types `(A, B, …)`, candidates are tried in this order;
+//! the first that does not decline gives the result:
+//!
+//! 1. **Exact**: the handler for `f` whose parameter types are exactly `(A, B, …)` (one hash
+//!    lookup). With only extension-type arguments this is a handler taking those extension types;
+//!    with dense arguments, one taking `&Tensor` in those positions (e.g. `(&Masked, &Tensor)`).
+//! 2. **Wildcards**: handlers for `f` taking `&Value`/`&Operand` in some position, whose other
+//!    positions match; fewer wildcards first, then source order (file, line).
+//! 3. **Groups**: group handlers of `f`'s kind whose parameters match; exact ones (no wildcard)
+//!    first, then by number of wildcards, then source order.
+//! 4. **Dense default**: when every argument is dense, the op's kernels (or a user op's
+//!    `dense = …`).
+//!
+//! A handler declines by returning `Ok(None)` (its return type is `Result<Option<T>>`); the next
+//! candidate runs. An error from a handler is returned at once. When nothing takes the call the
+//! error names the op, the argument types and every candidate tried:
+//!
+//! ```text
+//! add: no handler for arguments (test.Masked, test.Ragged); tried: masked_binary(&Value, &Value)
+//! at tests/x.rs:12 (declined); dense default (not applicable: argument 0 is test.Masked, not a
+//! tensor)
+//! ```
+//!
+//! Two handlers with the same key (same op or group, same parameter kinds) make the table fail to
+//! build; the error names both functions with their file and line, and every call reports it
+//! (as the [registry](crate::registry()) does). The table is built once, lazily, from every
+//! handler linked into the program ([`table()`]); [`DispatchTable::build`] builds one from an
+//! explicit list (tests use it to check duplicate detection without breaking the global table).
+//!
+//! ## Cost
+//!
+//! A call builds the argument `TypeId`s in a fixed-size array (no allocation), does one hash
+//! lookup (FxHash) for the exact key, and on a miss scans the op's short wildcard and group
+//! lists. Measured with `cargo bench -p extype-core --bench dispatch` (`core/benches/dispatch.rs`;
+//! it prints a paired summary after criterion's report):
+//!
+//! Three runs (criterion medians; then the bench's own interleaved-batch medians, which pair
+//! each measurement with its reference so that load from other processes hits both alike):
+//!
+//! | benchmark | run 1 | run 2 | run 3 |
+//! |---|---|---|---|
+//! | `ops::add`, two 16-element MaskedTensors (exact handler) | 750 ns | 731 ns | 707 ns |
+//! | the handler called directly | 701 ns | 661 ns | 640 ns |
+//! | **dispatch overhead** (criterion difference) | **49 ns** | **70 ns** | **67 ns** |
+//! | dispatch overhead (paired summary) | 54 ns | 70 ns | 50 ns |
+//! | `ops::add`, two dense 16-element `f32` tensors | 559 ns | 500 ns | 515 ns |
+//! | the kernel called directly | 320 ns | 307 ns | 294 ns |
+//! | the kernel, result wrapped into a `Tensor` | | | 345 ns |
+//! | `ops::add`, two dense 1 Mi-element `f32` tensors | 80.7 µs | 96.6 µs | 86.6 µs |
+//! | the kernel called directly | 84.8 µs | 81.5 µs | 83.5 µs |
+//! | **ratio** `ops::add` / kernel, 1 Mi elements (paired summary) | **1.074** | **1.008** | **1.014** |
+//!
+//! Targets: dispatch overhead ≤ 100 ns — met in every run (49–70 ns). `ops::add` on 1 Mi
+//! elements within 5% of the kernel — the paired medians give 1.074, 0.988, 1.018, 1.008 and
+//! 1.014 over five runs (one above 5%); the sequential criterion medians swing by up to ±20% on
+//! this 2-core VM shared with other builds (0.95, 1.19, 1.04), so they cannot resolve 5%. The
+//! dense path's fixed cost is ≈ 200–240 ns: ≈ 50 ns to wrap the result into a shared
+//! [`Tensor`](crate::Tensor) (which every op returns), the rest table lookups and the dtype
+//! dispatch — 0.2% of a 1 Mi-element add. For comparison, TensorFlow takes ~44 µs for the same
+//! dispatched MaskedTensor add and ~19 µs for a plain eager add of two 16-element tensors.
+
+pub mod entry;
+pub mod group;
+pub mod table;
+
+pub use entry::{
+    Call, DispatchEntry, Handled, HandlerFn, InferFn, IntoHandled, IntoInferred, ParamKind, Target,
+};
+pub use group::{BinaryOp, ReductionOp, UnaryOp};
+pub use table::{DispatchTable, MAX_KEY, table};

@@ -1,0 +1,476 @@
+//! The dispatch table: built once from the registered entries, then one hash lookup per call.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::OnceLock;
+
+use smallvec::SmallVec;
+
+use super::entry::{Call, DispatchEntry, Handled, ParamKind, Target};
+use crate::error::{DispatchError, Error, Result};
+use crate::ops::OpArgs;
+use crate::ops::catalog::{Op, OpKind};
+use crate::ops::infer::{self, Inferred};
+use crate::ops::{Operand, dense};
+use crate::tensor::{Tensor, TensorView};
+use crate::value::{Value, ValueSpec};
+
+/// The most arguments an exact key holds; handlers with more dispatched arguments are refused
+/// when the table is built.
+pub const MAX_KEY: usize = 6;
+
+/// A fast hasher for short keys (`TypeId`s and op names), FxHash's mixing step.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(c);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+        for &b in chunks.remainder() {
+            self.write_u64(u64::from(b));
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(SEED);
+    }
+    #[inline]
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Fx = BuildHasherDefault<FxHasher>;
+
+/// An op or a group, by identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum TargetKey {
+    Op(&'static str),
+    Group(OpKind),
+}
+
+impl TargetKey {
+    fn of(target: &Target) -> TargetKey {
+        match target {
+            Target::Op(op) => TargetKey::Op(op.name()),
+            Target::Group(kind) => TargetKey::Group(*kind),
+        }
+    }
+}
+
+/// The key of an exact lookup: the target and the type of each argument. Fixed size: building one
+/// never allocates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Key {
+    target: TargetKey,
+    len: u8,
+    ids: [TypeId; MAX_KEY],
+}
+
+impl Hash for Key {
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.target.hash(state);
+        state.write_u8(self.len);
+        for id in &self.ids[..usize::from(self.len)] {
+            id.hash(state);
+        }
+    }
+}
+
+fn filler() -> TypeId {
+    TypeId::of::<()>()
+}
+
+/// One entry with its parameter kinds resolved to `TypeId`s (`None`: wildcard).
+#[derive(Debug, Clone)]
+struct Resolved {
+    entry: &'static DispatchEntry,
+    kinds: SmallVec<[Option<TypeId>; 4]>,
+}
+
+impl Resolved {
+    fn wildcards(&self) -> usize {
+        self.kinds.iter().filter(|k| k.is_none()).count()
+    }
+
+    #[inline]
+    fn matches(&self, ids: &[TypeId]) -> bool {
+        self.kinds.len() == ids.len()
+            && self
+                .kinds
+                .iter()
+                .zip(ids)
+                .all(|(k, id)| k.is_none_or(|k| k == *id))
+    }
+}
+
+/// The built, validated dispatch table.
+///
+/// Every call goes through [`DispatchTable::call`]; see the [module docs](super) for the
+/// precedence rules.
+#[derive(Debug)]
+pub struct DispatchTable {
+    exact: HashMap<Key, Resolved, Fx>,
+    wildcard: HashMap<&'static str, Vec<Resolved>, Fx>,
+    groups: [Vec<Resolved>; 3],
+    len: usize,
+}
+
+fn group_index(kind: OpKind) -> Option<usize> {
+    match kind {
+        OpKind::UnaryElementwise => Some(0),
+        OpKind::BinaryElementwise => Some(1),
+        OpKind::Reduction => Some(2),
+        OpKind::Other => None,
+    }
+}
+
+fn target_name(target: &Target) -> String {
+    target.to_string()
+}
+
+fn bad_handler(entry: &DispatchEntry, message: String) -> Error {
+    DispatchError::BadHandler {
+        target: target_name(&entry.target),
+        handler: entry.name.to_string(),
+        at: entry.location(),
+        message,
+    }
+    .into()
+}
+
+static TABLE: OnceLock<Result<DispatchTable>> = OnceLock::new();
+
+/// The global dispatch table: built on first use from every `#[dispatch]` handler linked into the
+/// program, validated (a duplicate key is an error naming both handlers, returned on every call).
+pub fn table() -> Result<&'static DispatchTable> {
+    TABLE
+        .get_or_init(|| DispatchTable::build(inventory::iter::<DispatchEntry>))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+impl DispatchTable {
+    /// Builds and validates a table from entries (the inventory, or an explicit list).
+    ///
+    /// Errors: two entries with the same target and parameter kinds (naming both, file and line);
+    /// an entry whose number of arguments does not fit its op or group; more than [`MAX_KEY`]
+    /// dispatched arguments.
+    pub fn build(
+        entries: impl IntoIterator<Item = &'static DispatchEntry>,
+    ) -> Result<DispatchTable> {
+        let mut entries: Vec<&'static DispatchEntry> = entries.into_iter().collect();
+        // Sorted so that errors and the order of equal-rank candidates do not depend on link order.
+        entries.sort_by(|a, b| (a.file, a.line, a.name).cmp(&(b.file, b.line, b.name)));
+        let mut exact: HashMap<Key, Resolved, Fx> = HashMap::default();
+        let mut wildcard: HashMap<&'static str, Vec<Resolved>, Fx> = HashMap::default();
+        let mut groups: [Vec<Resolved>; 3] = Default::default();
+        let mut seen: HashMap<(TargetKey, Vec<Option<TypeId>>), &'static DispatchEntry> =
+            HashMap::new();
+        for &entry in &entries {
+            let n = entry.params.len();
+            if n > MAX_KEY {
+                return Err(bad_handler(
+                    entry,
+                    format!("takes {n} dispatched arguments; at most {MAX_KEY} are supported"),
+                ));
+            }
+            match entry.target {
+                Target::Op(op) if !op.arity().admits(n) => {
+                    return Err(bad_handler(
+                        entry,
+                        format!("takes {n} arguments but the op takes {}", op.arity()),
+                    ));
+                }
+                Target::Group(kind) => {
+                    let want = match kind {
+                        OpKind::BinaryElementwise => 2,
+                        OpKind::UnaryElementwise | OpKind::Reduction => 1,
+                        OpKind::Other => {
+                            return Err(bad_handler(
+                                entry,
+                                "`other` is not a group; register handlers for each op".into(),
+                            ));
+                        }
+                    };
+                    if n != want {
+                        return Err(bad_handler(
+                            entry,
+                            format!("takes {n} arguments but a {kind} handler takes {want}"),
+                        ));
+                    }
+                }
+                Target::Op(_) => {}
+            }
+            let kinds: SmallVec<[Option<TypeId>; 4]> =
+                entry.params.iter().map(ParamKind::type_id).collect();
+            let target = TargetKey::of(&entry.target);
+            if let Some(first) = seen.insert((target, kinds.to_vec()), entry) {
+                return Err(DispatchError::Duplicate {
+                    target: target_name(&entry.target),
+                    args: entry.params.iter().map(ParamKind::describe).collect(),
+                    first: first.name.to_string(),
+                    first_at: first.location(),
+                    second: entry.name.to_string(),
+                    second_at: entry.location(),
+                }
+                .into());
+            }
+            let resolved = Resolved { entry, kinds };
+            match (entry.target, resolved.wildcards()) {
+                (Target::Group(kind), _) => {
+                    // `Other` was refused above.
+                    if let Some(i) = group_index(kind) {
+                        groups[i].push(resolved);
+                    }
+                }
+                (Target::Op(op), 0) => {
+                    let mut ids = [filler(); MAX_KEY];
+                    for (slot, k) in ids.iter_mut().zip(&resolved.kinds) {
+                        // No wildcard here (counted above).
+                        *slot = k.unwrap_or_else(filler);
+                    }
+                    let key = Key {
+                        target: TargetKey::Op(op.name()),
+                        len: n as u8,
+                        ids,
+                    };
+                    exact.insert(key, resolved);
+                }
+                (Target::Op(op), _) => wildcard.entry(op.name()).or_default().push(resolved),
+            }
+        }
+        // Fewer wildcards first; then source order (file, line), which `entries` already has and
+        // a stable sort keeps.
+        for list in wildcard.values_mut().chain(groups.iter_mut()) {
+            list.sort_by_key(Resolved::wildcards);
+        }
+        Ok(DispatchTable {
+            exact,
+            wildcard,
+            groups,
+            len: entries.len(),
+        })
+    }
+
+    /// The number of registered handlers.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no handler is registered.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The candidates for a call, in precedence order (exact, then wildcard, then group).
+    fn candidates<'t>(
+        &'t self,
+        op: &Op,
+        ids: &[TypeId],
+    ) -> impl Iterator<Item = &'t Resolved> + 't {
+        let exact = (ids.len() <= MAX_KEY)
+            .then(|| {
+                let mut key = Key {
+                    target: TargetKey::Op(op.name()),
+                    len: ids.len() as u8,
+                    ids: [filler(); MAX_KEY],
+                };
+                key.ids[..ids.len()].copy_from_slice(ids);
+                self.exact.get(&key)
+            })
+            .flatten();
+        let wildcard = self
+            .wildcard
+            .get(op.name())
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let groups = group_index(op.kind())
+            .map(|i| self.groups[i].as_slice())
+            .unwrap_or(&[]);
+        let ids: SmallVec<[TypeId; MAX_KEY]> = SmallVec::from_slice(ids);
+        exact.into_iter().chain(
+            wildcard
+                .iter()
+                .chain(groups)
+                .filter(move |r| r.matches(&ids)),
+        )
+    }
+
+    /// The handlers a call of `op` on these operands would try, in precedence order (each as
+    /// `name(&A, &B) at file:line`), then `dense default` if every operand is dense and the op
+    /// has one. Nothing is called: this explains a dispatch decision.
+    pub fn explain(&self, op: &'static Op, operands: &[Operand<'_>]) -> Vec<String> {
+        let ids: SmallVec<[TypeId; MAX_KEY]> = operands.iter().map(Operand::type_id).collect();
+        let mut out: Vec<String> = self
+            .candidates(op, &ids)
+            .map(|r| r.entry.describe())
+            .collect();
+        if operands.iter().all(Operand::is_dense) && (op.is_builtin() || op.dense_fn().is_some()) {
+            out.push("dense default".into());
+        }
+        out
+    }
+
+    /// Calls `op` on `operands` with `args`: the first handler (in precedence order) that does not
+    /// decline produces the result; if all decline or none matches, the dense default runs when
+    /// every argument is dense; otherwise the error names the op, the argument types and every
+    /// candidate tried.
+    pub fn call(&self, op: &'static Op, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
+        let n = operands.len();
+        if !op.arity().admits(n) {
+            return Err(DispatchError::Arity {
+                op: op.name().to_string(),
+                expected: op.arity().to_string(),
+                found: n,
+            }
+            .into());
+        }
+        let mut ids: SmallVec<[TypeId; MAX_KEY]> = SmallVec::with_capacity(n);
+        ids.extend(operands.iter().map(Operand::type_id));
+        let call = Call { op, args };
+        let mut tried: SmallVec<[&'static DispatchEntry; 4]> = SmallVec::new();
+        for candidate in self.candidates(op, &ids) {
+            match (candidate.entry.handler)(&call, operands)? {
+                Handled::Done(value) => return Ok(value),
+                Handled::Declined => tried.push(candidate.entry),
+            }
+        }
+        if let Some(views) = dense_views(operands)
+            && (op.is_builtin() || op.dense_fn().is_some())
+        {
+            return dense::run(op, &views, args).map(Value::Tensor);
+        }
+        Err(no_match(
+            op,
+            operands.iter().map(Operand::describe),
+            &tried,
+            "declined",
+            |i| operands.get(i).is_some_and(Operand::is_dense),
+        ))
+    }
+
+    /// Infers the output spec of `op` on inputs of these specs: the first matching handler (in
+    /// call precedence) that registered an inference runs it; for dense inputs without one, the
+    /// op's own inference ([`infer::dense`]).
+    pub fn infer(&self, op: &'static Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Inferred> {
+        let n = specs.len();
+        if !op.arity().admits(n) {
+            return Err(DispatchError::Arity {
+                op: op.name().to_string(),
+                expected: op.arity().to_string(),
+                found: n,
+            }
+            .into());
+        }
+        let ids: SmallVec<[TypeId; MAX_KEY]> = specs.iter().map(|s| spec_type_id(s)).collect();
+        let call = Call { op, args };
+        let mut tried: SmallVec<[(&'static DispatchEntry, bool); 4]> = SmallVec::new();
+        for candidate in self.candidates(op, &ids) {
+            match candidate.entry.infer {
+                Some(f) => match f(&call, specs)? {
+                    Some(inferred) => return Ok(inferred),
+                    None => tried.push((candidate.entry, true)),
+                },
+                None => tried.push((candidate.entry, false)),
+            }
+        }
+        let dense: Option<SmallVec<[&crate::spec::TensorSpec; 3]>> = specs
+            .iter()
+            .map(|s| match s {
+                ValueSpec::Tensor(t) => Some(t),
+                ValueSpec::Extension(_) => None,
+            })
+            .collect();
+        if let Some(dense) = dense {
+            return infer::dense(op, &dense, args);
+        }
+        let entries: SmallVec<[&'static DispatchEntry; 4]> = tried.iter().map(|t| t.0).collect();
+        let mut err = no_match(
+            op,
+            specs.iter().map(|s| describe_spec(s)),
+            &entries,
+            "no spec inference; add `infer = …` to its #[dispatch]",
+            |i| matches!(specs.get(i), Some(ValueSpec::Tensor(_))),
+        );
+        // Say which inferences ran and declined.
+        if let Error::Dispatch(e) = &mut err
+            && let DispatchError::NoMatch { tried: lines, .. } = &mut **e
+        {
+            for (line, (_, declined)) in lines.iter_mut().zip(&tried) {
+                if *declined {
+                    *line = line.replace(
+                        "(no spec inference; add `infer = …` to its #[dispatch])",
+                        "(its inference declined)",
+                    );
+                }
+            }
+        }
+        Err(err)
+    }
+}
+
+fn spec_type_id(spec: &ValueSpec) -> TypeId {
+    match spec {
+        ValueSpec::Tensor(_) => TypeId::of::<Tensor>(),
+        ValueSpec::Extension(s) => s.value_type_id(),
+    }
+}
+
+fn describe_spec(spec: &ValueSpec) -> String {
+    match spec {
+        ValueSpec::Tensor(t) => format!("Tensor({t})"),
+        ValueSpec::Extension(s) => s.name().to_string(),
+    }
+}
+
+fn dense_views<'a>(operands: &[Operand<'a>]) -> Option<SmallVec<[TensorView<'a>; 3]>> {
+    operands.iter().map(Operand::as_view).collect()
+}
+
+fn no_match(
+    op: &Op,
+    args: impl Iterator<Item = String>,
+    tried: &[&'static DispatchEntry],
+    outcome: &str,
+    is_dense: impl Fn(usize) -> bool,
+) -> Error {
+    let args: Vec<String> = args.collect();
+    let mut tried: Vec<String> = tried
+        .iter()
+        .map(|e| format!("{} ({outcome})", e.describe()))
+        .collect();
+    let first_ext = (0..args.len()).find(|&i| !is_dense(i));
+    let dense = match first_ext {
+        Some(i) => format!(
+            "dense default (not applicable: argument {i} is {}, not a tensor)",
+            args[i]
+        ),
+        None => format!("dense default (none: {} has no dense default)", op.name()),
+    };
+    tried.push(dense);
+    DispatchError::NoMatch {
+        op: op.name().to_string(),
+        args,
+        tried,
+    }
+    .into()
+}

@@ -1,0 +1,377 @@
+//! Ops on dense tensors and on every extension type that registers handlers.
+//!
+//! Every function here takes its tensor-like arguments as `&impl AsOperand` — a [`Tensor`], an
+//! ndarray array or view, a [`Value`], or any [`ExtensionType`] value — and returns
+//! `Result<Value>`; the `*_as::<T>` variants return the concrete type `T` (an extension type,
+//! [`Tensor`] or [`Value`]). A call goes through the dispatch table (see [`crate::dispatch`] for
+//! the precedence rules); when every argument is dense and no handler takes the call, the dense
+//! default runs on the kernels (`extype-kernels`).
+//!
+//! ```
+//! use extype_core::{Tensor, ops};
+//! use ndarray::array;
+//!
+//! let x = array![[1.0f32, 2.0], [3.0, 4.0]];
+//! let y = Tensor::from(array![10.0f32, 20.0]);
+//! let z: Tensor = ops::add_as(&x, &y).unwrap(); // broadcasting, on the kernels
+//! assert_eq!(z, Tensor::from(array![[11.0f32, 22.0], [13.0, 24.0]].into_dyn()));
+//! let s: Tensor = ops::reduce_sum_as(&z, Some(&[1]), false).unwrap();
+//! assert_eq!(s, Tensor::from(array![33.0f32, 37.0].into_dyn()));
+//! let err = ops::add(&x, &array![1i32]).unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "add: argument 1: expected dtype f32 (the dtype of argument 0; cast first), found dtype i32"
+//! );
+//! ```
+//!
+//! The catalog ([`catalog`]) names every op with its kind; users declare more with
+//! [`declare_op!`](crate::declare_op). Every op infers its output spec from input specs
+//! ([`infer_spec`], [`infer`]).
+//!
+//! ## Performance
+//!
+//! Measured with `cargo bench -p extype-core --bench dispatch`: dispatching `ops::add` to an exact
+//! handler for two 16-element MaskedTensors costs 49–70 ns over calling the handler directly;
+//! `ops::add` on two dense 1 Mi-element `f32` tensors runs at the kernel's speed (paired ratio
+//! 0.99–1.07 over five runs, within this machine's noise), with a fixed ≈ 200–240 ns for the
+//! dense path. Full table in [`crate::dispatch`].
+
+pub mod args;
+pub mod catalog;
+pub(crate) mod dense;
+pub mod infer;
+pub mod operand;
+
+pub use args::OpArgs;
+pub use catalog::{Arity, Op, OpKind};
+pub use infer::Inferred;
+pub use operand::{AsOperand, FromValue, IntoValue, Operand};
+
+use crate::dispatch::table;
+use crate::dtype::DType;
+use crate::error::Result;
+#[cfg(doc)]
+use crate::spec::ExtensionType;
+use crate::tensor::Tensor;
+use crate::value::{Value, ValueSpec};
+
+/// Calls any op (catalog or user-declared) on `operands` with `args`, through the dispatch table.
+///
+/// ```
+/// use extype_core::ops::{self, AsOperand, OpArgs, catalog};
+/// let x = ndarray::array![1i64, -2];
+/// let y = ops::call(&catalog::ABS, &[x.as_operand()], &OpArgs::none()).unwrap();
+/// assert_eq!(y.as_tensor().unwrap(), &extype_core::Tensor::from(ndarray::array![1i64, 2].into_dyn()));
+/// ```
+pub fn call(op: &'static Op, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
+    table()?.call(op, operands, args)
+}
+
+/// [`call`], returning the concrete type `T`.
+pub fn call_as<T: FromValue>(
+    op: &'static Op,
+    operands: &[Operand<'_>],
+    args: &OpArgs,
+) -> Result<T> {
+    T::from_value(call(op, operands, args)?)
+}
+
+/// Infers the output spec of `op` on inputs of these specs, through the dispatch table (a
+/// handler's `infer = …` for extension specs; the op's own rule, [`infer::dense`], for tensor
+/// specs). A chain of ops can so be checked before any data exists.
+pub fn infer_spec(op: &'static Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Inferred> {
+    table()?.infer(op, specs, args)
+}
+
+impl Op {
+    /// Calls this op (see [`call`]).
+    pub fn call(&'static self, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
+        call(self, operands, args)
+    }
+
+    /// Calls this op on one argument without extra arguments.
+    pub fn apply1(&'static self, x: &impl AsOperand) -> Result<Value> {
+        call(self, &[x.as_operand()], &OpArgs::none())
+    }
+
+    /// Calls this op on two arguments without extra arguments.
+    pub fn apply2(&'static self, x: &impl AsOperand, y: &impl AsOperand) -> Result<Value> {
+        call(self, &[x.as_operand(), y.as_operand()], &OpArgs::none())
+    }
+}
+
+macro_rules! unary_ops {
+    ($($name:ident, $name_as:ident, $op:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` (unary elementwise; see [`catalog::", stringify!($op), "`]).")]
+        #[inline]
+        pub fn $name(x: &impl AsOperand) -> Result<Value> {
+            call(&catalog::$op, &[x.as_operand()], &OpArgs::none())
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`], returning the concrete type `T`.")]
+        #[inline]
+        pub fn $name_as<T: FromValue>(x: &impl AsOperand) -> Result<T> {
+            T::from_value($name(x)?)
+        }
+    )*};
+}
+
+macro_rules! binary_ops {
+    ($($name:ident, $name_as:ident, $op:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` (binary elementwise, broadcasting; see [`catalog::", stringify!($op), "`]).")]
+        #[inline]
+        pub fn $name(x: &impl AsOperand, y: &impl AsOperand) -> Result<Value> {
+            call(&catalog::$op, &[x.as_operand(), y.as_operand()], &OpArgs::none())
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`], returning the concrete type `T`.")]
+        #[inline]
+        pub fn $name_as<T: FromValue>(x: &impl AsOperand, y: &impl AsOperand) -> Result<T> {
+            T::from_value($name(x, y)?)
+        }
+    )*};
+}
+
+macro_rules! reduction_ops {
+    ($($name:ident, $name_as:ident, $op:ident;)*) => {$(
+        #[doc = concat!("`", stringify!($name), "` over `axes` (`None`: all axes; see [`catalog::", stringify!($op), "`]).")]
+        #[inline]
+        pub fn $name(x: &impl AsOperand, axes: Option<&[isize]>, keepdims: bool) -> Result<Value> {
+            call(&catalog::$op, &[x.as_operand()], &OpArgs::maybe_axes(axes).keepdims(keepdims))
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`], returning the concrete type `T`.")]
+        #[inline]
+        pub fn $name_as<T: FromValue>(
+            x: &impl AsOperand,
+            axes: Option<&[isize]>,
+            keepdims: bool,
+        ) -> Result<T> {
+            T::from_value($name(x, axes, keepdims)?)
+        }
+    )*};
+}
+
+unary_ops! {
+    neg, neg_as, NEG;
+    abs, abs_as, ABS;
+    exp, exp_as, EXP;
+    log, log_as, LOG;
+    sqrt, sqrt_as, SQRT;
+    sin, sin_as, SIN;
+    cos, cos_as, COS;
+    tanh, tanh_as, TANH;
+    sigmoid, sigmoid_as, SIGMOID;
+    floor, floor_as, FLOOR;
+    ceil, ceil_as, CEIL;
+    round, round_as, ROUND;
+    logical_not, logical_not_as, LOGICAL_NOT;
+    is_nan, is_nan_as, IS_NAN;
+    is_finite, is_finite_as, IS_FINITE;
+    shape, shape_as, SHAPE;
+    zeros_like, zeros_like_as, ZEROS_LIKE;
+    ones_like, ones_like_as, ONES_LIKE;
+}
+
+binary_ops! {
+    add, add_as, ADD;
+    sub, sub_as, SUB;
+    mul, mul_as, MUL;
+    div, div_as, DIV;
+    maximum, maximum_as, MAXIMUM;
+    minimum, minimum_as, MINIMUM;
+    pow, pow_as, POW;
+    equal, equal_as, EQUAL;
+    not_equal, not_equal_as, NOT_EQUAL;
+    less, less_as, LESS;
+    less_equal, less_equal_as, LESS_EQUAL;
+    greater, greater_as, GREATER;
+    greater_equal, greater_equal_as, GREATER_EQUAL;
+    logical_and, logical_and_as, LOGICAL_AND;
+    logical_or, logical_or_as, LOGICAL_OR;
+    logical_xor, logical_xor_as, LOGICAL_XOR;
+    boolean_mask, boolean_mask_as, BOOLEAN_MASK;
+}
+
+reduction_ops! {
+    reduce_sum, reduce_sum_as, REDUCE_SUM;
+    reduce_mean, reduce_mean_as, REDUCE_MEAN;
+    reduce_prod, reduce_prod_as, REDUCE_PROD;
+    reduce_max, reduce_max_as, REDUCE_MAX;
+    reduce_min, reduce_min_as, REDUCE_MIN;
+    reduce_any, reduce_any_as, REDUCE_ANY;
+    reduce_all, reduce_all_as, REDUCE_ALL;
+    count_nonzero, count_nonzero_as, COUNT_NONZERO;
+    argmax, argmax_as, ARGMAX;
+    argmin, argmin_as, ARGMIN;
+}
+
+/// Gives `x` the shape `shape` (same number of elements, C order).
+pub fn reshape(x: &impl AsOperand, shape: &[usize]) -> Result<Value> {
+    call(
+        &catalog::RESHAPE,
+        &[x.as_operand()],
+        &OpArgs::none().with_shape(shape),
+    )
+}
+
+/// Permutes the axes of `x` (`None` reverses them).
+pub fn transpose(x: &impl AsOperand, perm: Option<&[usize]>) -> Result<Value> {
+    let mut args = OpArgs::none();
+    args.perm = perm.map(<[usize]>::to_vec);
+    call(&catalog::TRANSPOSE, &[x.as_operand()], &args)
+}
+
+/// Joins `xs` along an existing `axis`.
+pub fn concat(xs: &[Operand<'_>], axis: isize) -> Result<Value> {
+    call(&catalog::CONCAT, xs, &OpArgs::none().with_axis(axis))
+}
+
+/// Joins `xs` along a new `axis`.
+pub fn stack(xs: &[Operand<'_>], axis: isize) -> Result<Value> {
+    call(&catalog::STACK, xs, &OpArgs::none().with_axis(axis))
+}
+
+/// Repeats `x` `multiples[i]` times along axis `i`.
+pub fn tile(x: &impl AsOperand, multiples: &[usize]) -> Result<Value> {
+    call(
+        &catalog::TILE,
+        &[x.as_operand()],
+        &OpArgs::none().with_shape(multiples),
+    )
+}
+
+/// [`tile`], returning the concrete type `T`.
+pub fn tile_as<T: FromValue>(x: &impl AsOperand, multiples: &[usize]) -> Result<T> {
+    T::from_value(tile(x, multiples)?)
+}
+
+/// The slices of `x` at `indices` along `axis` (negative indices count from the end).
+pub fn gather(x: &impl AsOperand, indices: &[i64], axis: isize) -> Result<Value> {
+    call(
+        &catalog::GATHER,
+        &[x.as_operand()],
+        &OpArgs::none().with_indices(indices).with_axis(axis),
+    )
+}
+
+/// `cond ? x : y` elementwise, broadcasting the three (TensorFlow's `where`).
+pub fn where_(cond: &impl AsOperand, x: &impl AsOperand, y: &impl AsOperand) -> Result<Value> {
+    call(
+        &catalog::WHERE,
+        &[cond.as_operand(), x.as_operand(), y.as_operand()],
+        &OpArgs::none(),
+    )
+}
+
+/// [`where_`], returning the concrete type `T`.
+pub fn where_as<T: FromValue>(
+    cond: &impl AsOperand,
+    x: &impl AsOperand,
+    y: &impl AsOperand,
+) -> Result<T> {
+    T::from_value(where_(cond, x, y)?)
+}
+
+/// Converts `x` to `dtype`.
+pub fn cast(x: &impl AsOperand, dtype: DType) -> Result<Value> {
+    call(
+        &catalog::CAST,
+        &[x.as_operand()],
+        &OpArgs::none().with_dtype(dtype),
+    )
+}
+
+/// [`cast`], returning the concrete type `T`.
+pub fn cast_as<T: FromValue>(x: &impl AsOperand, dtype: DType) -> Result<T> {
+    T::from_value(cast(x, dtype)?)
+}
+
+/// A segment reduction of `x` along axis 0: `op` is one of the `SEGMENT_*` ops, `row_splits`
+/// the ragged row boundaries (`[0, …, x.shape[0]]`).
+pub fn segment_reduce(op: &'static Op, x: &impl AsOperand, row_splits: &[i64]) -> Result<Value> {
+    call(
+        op,
+        &[x.as_operand()],
+        &OpArgs::none().with_indices(row_splits),
+    )
+}
+
+/// A masked reduction of dense `values` where `mask` (bool, broadcastable to `values`) is true,
+/// on the kernels (no dispatch): `op` is `REDUCE_SUM`, `REDUCE_MEAN`, `REDUCE_MAX` or
+/// `REDUCE_MIN`; `args` gives the axes and keepdims.
+///
+/// ```
+/// use extype_core::ops::{self, OpArgs, catalog};
+/// let v = ndarray::array![[1.0f64, 2.0], [3.0, 4.0]];
+/// let m = ndarray::array![[true, false], [true, true]];
+/// let mean = ops::masked_reduce(&catalog::REDUCE_MEAN, &v, &m, &OpArgs::axes(&[1])).unwrap();
+/// assert_eq!(mean, extype_core::Tensor::from(ndarray::array![1.0f64, 3.5].into_dyn()));
+/// ```
+pub fn masked_reduce(
+    op: &'static Op,
+    values: &impl AsOperand,
+    mask: &impl AsOperand,
+    args: &OpArgs,
+) -> Result<Tensor> {
+    let (v, m) = (values.as_operand(), mask.as_operand());
+    let err = |o: &Operand<'_>, what: &str| {
+        operand::bad_argument(op.name(), what, "a dense tensor", o.describe())
+    };
+    let vv = v.as_view().ok_or_else(|| err(&v, "values"))?;
+    let mv = m.as_view().ok_or_else(|| err(&m, "mask"))?;
+    dense::reduce_masked(op.name(), vv, mv, args)
+}
+
+/// Tensor conveniences used by handlers.
+impl Tensor {
+    /// Runs a catalog op's dense default on this tensor alone (no dispatch).
+    pub fn dense_op(&self, op: &'static Op, args: &OpArgs) -> Result<Tensor> {
+        dense::run(op, &[self.view()], args)
+    }
+}
+
+/// Declares a dispatchable op in one line: a `static` [`Op`] that `#[dispatch(op = PATH)]`
+/// handlers register for and [`call`] (or [`Op::apply1`]) runs.
+///
+/// Kinds: `unary_elementwise`, `binary_elementwise`, `reduction`, `other(N)` (N arguments).
+/// `dense = f` (a `fn(&[Tensor], &OpArgs) -> Result<Tensor>`) is the dense default; without it,
+/// every call needs a handler.
+///
+/// ```
+/// use extype_core::ops::{self, OpArgs};
+/// use extype_core::{Result, Tensor};
+///
+/// fn softplus_dense(xs: &[Tensor], _: &OpArgs) -> Result<Tensor> {
+///     let x = xs[0].as_array::<f64, ndarray::IxDyn>()?;
+///     Ok(Tensor::from(x.mapv(|v| (1.0 + v.exp()).ln())))
+/// }
+///
+/// extype_core::declare_op!(pub SOFTPLUS: unary_elementwise "my.softplus", dense = softplus_dense);
+///
+/// let y = SOFTPLUS.apply1(&ndarray::array![0.0f64]).unwrap();
+/// let y = y.as_tensor().unwrap().as_array::<f64, ndarray::Ix1>().unwrap()[0];
+/// assert!((y - 2f64.ln()).abs() < 1e-12);
+/// ```
+#[macro_export]
+macro_rules! declare_op {
+    ($(#[$m:meta])* $vis:vis $name:ident : $kind:ident $(($n:literal))? $op:literal $(, dense = $dense:expr)? $(,)?) => {
+        $(#[$m])*
+        $vis static $name: $crate::ops::Op = $crate::ops::Op::new(
+            $op,
+            $crate::declare_op!(@kind $kind),
+            $crate::declare_op!(@arity $kind $(($n))?),
+            $crate::declare_op!(@dense $($dense)?),
+        );
+    };
+    (@kind unary_elementwise) => { $crate::ops::OpKind::UnaryElementwise };
+    (@kind binary_elementwise) => { $crate::ops::OpKind::BinaryElementwise };
+    (@kind reduction) => { $crate::ops::OpKind::Reduction };
+    (@kind other) => { $crate::ops::OpKind::Other };
+    (@arity unary_elementwise) => { $crate::ops::Arity::Exactly(1) };
+    (@arity binary_elementwise) => { $crate::ops::Arity::Exactly(2) };
+    (@arity reduction) => { $crate::ops::Arity::Exactly(1) };
+    (@arity other($n:literal)) => { $crate::ops::Arity::Exactly($n) };
+    (@dense) => { ::core::option::Option::None };
+    (@dense $dense:expr) => { ::core::option::Option::Some($dense) };
+}

@@ -1,0 +1,292 @@
+//! [`Operand`]: one argument of an op, borrowed — a dense tensor (or array view), or an extension
+//! value of any type — and the traits that make one from user values ([`AsOperand`]) and a result
+//! from a handler's return value ([`IntoValue`]).
+
+use std::any::TypeId;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use ndarray::{ArrayBase, Data, Dimension};
+
+use crate::dtype::Element;
+use crate::error::{DispatchError, Error, Result};
+use crate::spec::{AnyExtension, ExtensionType, TensorSpec};
+use crate::tensor::{Tensor, TensorView};
+use crate::value::{Value, ValueSpec};
+
+#[derive(Clone, Debug)]
+enum Repr<'a> {
+    Tensor(&'a Tensor),
+    View(TensorView<'a>),
+    Extension(&'a dyn AnyExtension, Option<&'a Arc<dyn AnyExtension>>),
+}
+
+/// One argument of an op call, borrowed. Handlers whose signature takes `&Operand` accept an
+/// argument of any type in that position (a wildcard); the others are matched by type.
+///
+/// ```
+/// use extype_core::ops::{AsOperand, Operand};
+/// use extype_core::Tensor;
+/// let a = ndarray::array![1.0f32, 2.0];
+/// let op: Operand<'_> = a.as_operand();
+/// assert!(op.is_dense());
+/// assert_eq!(op.type_name(), "Tensor");
+/// assert_eq!(op.to_tensor().unwrap().shape(), &[2]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Operand<'a>(Repr<'a>);
+
+impl<'a> Operand<'a> {
+    /// A dense tensor.
+    #[inline]
+    pub fn tensor(t: &'a Tensor) -> Self {
+        Operand(Repr::Tensor(t))
+    }
+
+    /// A dense array view.
+    #[inline]
+    pub fn view(v: TensorView<'a>) -> Self {
+        Operand(Repr::View(v))
+    }
+
+    /// An extension value.
+    #[inline]
+    pub fn extension(e: &'a dyn AnyExtension) -> Self {
+        Operand(Repr::Extension(e, None))
+    }
+
+    /// A [`Value`] (keeps the shared handle, so [`to_value`](Self::to_value) is O(1)).
+    #[inline]
+    pub fn value(v: &'a Value) -> Self {
+        match v {
+            Value::Tensor(t) => Operand(Repr::Tensor(t)),
+            Value::Extension(e) => Operand(Repr::Extension(&**e, Some(e))),
+        }
+    }
+
+    /// The same argument, for a shorter lifetime.
+    #[inline]
+    pub fn reborrow(&self) -> Operand<'_> {
+        Operand(match &self.0 {
+            Repr::Tensor(t) => Repr::Tensor(t),
+            Repr::View(v) => Repr::View(reborrow(v)),
+            Repr::Extension(e, arc) => Repr::Extension(*e, *arc),
+        })
+    }
+
+    /// Whether the argument is a dense tensor (or array).
+    #[inline]
+    pub fn is_dense(&self) -> bool {
+        !matches!(self.0, Repr::Extension(..))
+    }
+
+    /// The dispatch key of the argument: `TypeId::of::<Tensor>()` for dense arguments, the
+    /// extension type's `TypeId` otherwise.
+    #[inline]
+    pub fn type_id(&self) -> TypeId {
+        match &self.0 {
+            Repr::Extension(e, _) => e.as_any().type_id(),
+            _ => TypeId::of::<Tensor>(),
+        }
+    }
+
+    /// `"Tensor"`, or the registered name of the extension type.
+    pub fn type_name(&self) -> &str {
+        match &self.0 {
+            Repr::Extension(e, _) => e.name(),
+            _ => "Tensor",
+        }
+    }
+
+    /// The argument's description in errors: `Tensor(f32[2, 3])` or `pkg.Masked`.
+    pub fn describe(&self) -> String {
+        match &self.0 {
+            Repr::Tensor(t) => format!("Tensor({})", TensorSpec::from_tensor(t)),
+            Repr::View(v) => format!("Tensor({})", TensorSpec::from_view(v)),
+            Repr::Extension(e, _) => e.name().to_string(),
+        }
+    }
+
+    /// The extension value as `T`, if it is one.
+    #[inline]
+    pub fn downcast_ref<T: ExtensionType>(&self) -> Option<&'a T> {
+        match self.0 {
+            Repr::Extension(e, _) => e.as_any().downcast_ref::<T>(),
+            _ => None,
+        }
+    }
+
+    /// The extension value behind `dyn`, if it is one.
+    #[inline]
+    pub fn as_extension(&self) -> Option<&'a dyn AnyExtension> {
+        match self.0 {
+            Repr::Extension(e, _) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// A view of the dense argument (no copy), or `None` for an extension value.
+    #[inline]
+    pub fn as_view(&self) -> Option<TensorView<'a>> {
+        match &self.0 {
+            Repr::Tensor(t) => Some(t.view()),
+            Repr::View(v) => Some(v.clone()),
+            Repr::Extension(..) => None,
+        }
+    }
+
+    /// The dense argument as a tensor: borrowed when it is a [`Tensor`], copied when it is an
+    /// array view (the one copy a handler taking `&Tensor` may cost). `None` for an extension.
+    #[inline]
+    pub fn to_tensor(&self) -> Option<Cow<'a, Tensor>> {
+        match &self.0 {
+            Repr::Tensor(t) => Some(Cow::Borrowed(*t)),
+            Repr::View(v) => Some(Cow::Owned(v.to_tensor())),
+            Repr::Extension(..) => None,
+        }
+    }
+
+    /// The argument as a [`Value`]: O(1) for tensors and for values passed as [`Value`]; an
+    /// extension value passed by reference is rebuilt from clones of its components (O(1) per
+    /// `Tensor`/`ArcArray` field, a copy for `Array` fields); an array view is copied.
+    pub fn to_value(&self) -> Result<Value> {
+        match &self.0 {
+            Repr::Tensor(t) => Ok(Value::Tensor((*t).clone())),
+            Repr::View(v) => Ok(Value::Tensor(v.to_tensor())),
+            Repr::Extension(_, Some(arc)) => Ok(Value::Extension(Arc::clone(arc))),
+            Repr::Extension(e, None) => e.any_spec().dyn_from_components(e.clone_components()),
+        }
+    }
+
+    /// The argument's spec.
+    pub fn spec(&self) -> ValueSpec {
+        match &self.0 {
+            Repr::Tensor(t) => ValueSpec::Tensor(TensorSpec::from_tensor(t)),
+            Repr::View(v) => ValueSpec::Tensor(TensorSpec::from_view(v)),
+            Repr::Extension(e, _) => ValueSpec::Extension(e.any_spec()),
+        }
+    }
+}
+
+/// Anything an op accepts as an argument: [`Tensor`], [`TensorView`], ndarray arrays and views of
+/// any element type and rank, [`Value`], [`Operand`], and every [`ExtensionType`].
+pub trait AsOperand {
+    /// Borrows `self` as an op argument (O(1), no copy).
+    fn as_operand(&self) -> Operand<'_>;
+}
+
+impl<T: ExtensionType> AsOperand for T {
+    #[inline]
+    fn as_operand(&self) -> Operand<'_> {
+        Operand::extension(self)
+    }
+}
+
+impl AsOperand for Tensor {
+    #[inline]
+    fn as_operand(&self) -> Operand<'_> {
+        Operand::tensor(self)
+    }
+}
+
+/// A view of a view, for the shorter lifetime (`TensorView` is invariant in its lifetime).
+#[inline]
+pub(crate) fn reborrow<'s>(v: &'s TensorView<'_>) -> TensorView<'s> {
+    crate::tensor::each_variant!(TensorView, v, a => Element::into_view(a.view()))
+}
+
+impl AsOperand for TensorView<'_> {
+    #[inline]
+    fn as_operand(&self) -> Operand<'_> {
+        Operand::view(reborrow(self))
+    }
+}
+
+impl AsOperand for Value {
+    #[inline]
+    fn as_operand(&self) -> Operand<'_> {
+        Operand::value(self)
+    }
+}
+
+impl AsOperand for Operand<'_> {
+    #[inline]
+    fn as_operand(&self) -> Operand<'_> {
+        self.reborrow()
+    }
+}
+
+impl<A: Element, S: Data<Elem = A>, D: Dimension> AsOperand for ArrayBase<S, D> {
+    #[inline]
+    fn as_operand(&self) -> Operand<'_> {
+        Operand::view(TensorView::from_array(self.view()))
+    }
+}
+
+/// What a handler may return: an extension value, a [`Tensor`] or a [`Value`].
+pub trait IntoValue {
+    /// Wraps `self` into a [`Value`].
+    fn into_value(self) -> Value;
+}
+
+impl<T: ExtensionType> IntoValue for T {
+    #[inline]
+    fn into_value(self) -> Value {
+        Value::from_extension(self)
+    }
+}
+
+impl IntoValue for Tensor {
+    #[inline]
+    fn into_value(self) -> Value {
+        Value::Tensor(self)
+    }
+}
+
+impl IntoValue for Value {
+    #[inline]
+    fn into_value(self) -> Value {
+        self
+    }
+}
+
+/// What a value can be taken out of an op's result as: [`Tensor`], [`Value`], or any
+/// [`ExtensionType`] (the typed variants `ops::*_as::<T>` use it).
+pub trait FromValue: Sized {
+    /// Takes `Self` out of `value`, or errors naming the expected and found types.
+    fn from_value(value: Value) -> Result<Self>;
+}
+
+impl<T: ExtensionType> FromValue for T {
+    fn from_value(value: Value) -> Result<Self> {
+        value.downcast::<T>()
+    }
+}
+
+impl FromValue for Tensor {
+    fn from_value(value: Value) -> Result<Self> {
+        value.into_tensor()
+    }
+}
+
+impl FromValue for Value {
+    fn from_value(value: Value) -> Result<Self> {
+        Ok(value)
+    }
+}
+
+/// The error for an argument that has the wrong dtype/kind for an op.
+pub(crate) fn bad_argument(
+    op: &str,
+    arg: impl Into<String>,
+    expected: impl Into<String>,
+    found: impl Into<String>,
+) -> Error {
+    DispatchError::Argument {
+        op: op.to_string(),
+        arg: arg.into(),
+        expected: expected.into(),
+        found: found.into(),
+    }
+    .into()
+}

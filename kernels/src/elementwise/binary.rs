@@ -1,0 +1,85 @@
+//! Binary elementwise ops with NumPy broadcasting. Shapes that do not broadcast are a
+//! [`KernelError::Shape`](crate::KernelError::Shape) naming the argument. Results are
+//! `IxDyn` (broadcasting may change the rank).
+
+use ndarray::{ArrayBase, ArrayD, Data, Dimension};
+
+use super::engine::map2;
+use crate::element::{Element, Float, Num};
+use crate::error::Result;
+use crate::layout::{broadcast_shapes, broadcast_to};
+
+/// Applies `f` elementwise to `a` and `b` broadcast together (NumPy rules).
+pub fn zip_with<A, B, U, SA, DA, SB, DB, F>(
+    op: &'static str,
+    a: &ArrayBase<SA, DA>,
+    b: &ArrayBase<SB, DB>,
+    f: F,
+) -> Result<ArrayD<U>>
+where
+    A: Element,
+    B: Element,
+    U: Send,
+    SA: Data<Elem = A>,
+    DA: Dimension,
+    SB: Data<Elem = B>,
+    DB: Dimension,
+    F: Fn(A, B) -> U + Copy + Sync,
+{
+    let (a, b) = (a.view().into_dyn(), b.view().into_dyn());
+    let shape = broadcast_shapes(op, &[("a", a.shape()), ("b", b.shape())])?;
+    let a = broadcast_to(op, "a", &a, &shape)?;
+    let b = broadcast_to(op, "b", &b, &shape)?;
+    Ok(map2(a, b, f))
+}
+
+macro_rules! binary {
+    ($($(#[$doc:meta])* $name:ident <$bound:ident> -> $out:ty, |$x:ident, $y:ident| $body:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<T, SA, DA, SB, DB>(a: &ArrayBase<SA, DA>, b: &ArrayBase<SB, DB>) -> Result<ArrayD<$out>>
+        where
+            T: $bound,
+            SA: Data<Elem = T>,
+            DA: Dimension,
+            SB: Data<Elem = T>,
+            DB: Dimension,
+        {
+            zip_with(stringify!($name), a, b, |$x: T, $y: T| $body)
+        }
+    )*};
+}
+
+binary! {
+    /// `a + b` (wrapping for integers).
+    add<Num> -> T, |x, y| x.add_(y);
+    /// `a - b` (wrapping for integers).
+    sub<Num> -> T, |x, y| x.sub_(y);
+    /// `a * b` (wrapping for integers).
+    mul<Num> -> T, |x, y| x.mul_(y);
+    /// `a / b` (IEEE; floats only — cast integers first, as NumPy's true division does).
+    div<Float> -> T, |x, y| x.div_(y);
+    /// Elementwise maximum; NaN if either is NaN (NumPy's `maximum`).
+    maximum<Num> -> T, |x, y| if x.is_nan_value() || x > y { x } else { y };
+    /// Elementwise minimum; NaN if either is NaN (NumPy's `minimum`).
+    minimum<Num> -> T, |x, y| if x.is_nan_value() || x < y { x } else { y };
+    /// `a ^ b` (floats).
+    pow<Float> -> T, |x, y| x.pow_(y);
+    /// `a == b`.
+    eq<Element> -> bool, |x, y| x == y;
+    /// `a != b`.
+    ne<Element> -> bool, |x, y| x != y;
+    /// `a < b`.
+    lt<Num> -> bool, |x, y| x < y;
+    /// `a <= b`.
+    le<Num> -> bool, |x, y| x <= y;
+    /// `a > b`.
+    gt<Num> -> bool, |x, y| x > y;
+    /// `a >= b`.
+    ge<Num> -> bool, |x, y| x >= y;
+    /// Logical and of the truth values.
+    logical_and<Element> -> bool, |x, y| x.is_nonzero() & y.is_nonzero();
+    /// Logical or of the truth values.
+    logical_or<Element> -> bool, |x, y| x.is_nonzero() | y.is_nonzero();
+    /// Logical xor of the truth values.
+    logical_xor<Element> -> bool, |x, y| x.is_nonzero() ^ y.is_nonzero();
+}

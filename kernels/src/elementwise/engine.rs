@@ -1,0 +1,261 @@
+//! The iteration engine shared by every elementwise kernel: contiguous slices go to a
+//! vectorised map (split across threads in fixed chunks when large); other layouts go lane by
+//! lane along the innermost axis, each lane vectorised when its stride is 1 (or 0: a broadcast
+//! scalar).
+
+use std::mem::MaybeUninit;
+
+use ndarray::{ArrayD, ArrayView1, ArrayViewD, ArrayViewMut1, Axis, IxDyn, Zip};
+use rayon::prelude::*;
+
+use crate::layout::normalize;
+use crate::parallel::{PAR_CHUNK_ELEMS, PAR_MIN_BYTES, use_parallel};
+use crate::simd::{Kernel, Simd, dispatch};
+
+/// `dst[i] = f(src[i])`.
+struct Map1<'a, T, U, F> {
+    src: &'a [T],
+    dst: &'a mut [MaybeUninit<U>],
+    f: F,
+}
+
+impl<T: Copy, U, F: Fn(T) -> U> Kernel for Map1<'_, T, U, F> {
+    type Output = ();
+    #[inline(always)]
+    fn run<S: Simd>(self) {
+        let f = self.f;
+        for (d, &s) in self.dst.iter_mut().zip(self.src) {
+            d.write(f(s));
+        }
+    }
+}
+
+/// `dst[i] = f(a[i], b[i])`.
+struct Map2<'a, A, B, U, F> {
+    a: &'a [A],
+    b: &'a [B],
+    dst: &'a mut [MaybeUninit<U>],
+    f: F,
+}
+
+impl<A: Copy, B: Copy, U, F: Fn(A, B) -> U> Kernel for Map2<'_, A, B, U, F> {
+    type Output = ();
+    #[inline(always)]
+    fn run<S: Simd>(self) {
+        let f = self.f;
+        for ((d, &a), &b) in self.dst.iter_mut().zip(self.a).zip(self.b) {
+            d.write(f(a, b));
+        }
+    }
+}
+
+/// `dst[i] = f(a[i], b[i], c[i])`.
+struct Map3<'a, A, B, C, U, F> {
+    a: &'a [A],
+    b: &'a [B],
+    c: &'a [C],
+    dst: &'a mut [MaybeUninit<U>],
+    f: F,
+}
+
+impl<A: Copy, B: Copy, C: Copy, U, F: Fn(A, B, C) -> U> Kernel for Map3<'_, A, B, C, U, F> {
+    type Output = ();
+    #[inline(always)]
+    fn run<S: Simd>(self) {
+        let f = self.f;
+        for (((d, &a), &b), &c) in self.dst.iter_mut().zip(self.a).zip(self.b).zip(self.c) {
+            d.write(f(a, b, c));
+        }
+    }
+}
+
+/// Builds a `Vec` of `n` outputs by calling `fill(start, chunk)` on disjoint chunks of the
+/// uninitialised buffer (in parallel, in fixed chunks, when the work is large). `fill` must
+/// write every element of its chunk.
+pub(crate) fn build_vec<U: Send>(
+    n: usize,
+    bytes_touched: usize,
+    fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
+) -> Vec<U> {
+    let mut out: Vec<U> = Vec::with_capacity(n);
+    let spare = &mut out.spare_capacity_mut()[..n];
+    if use_parallel(bytes_touched, 2 * PAR_MIN_BYTES) {
+        spare
+            .par_chunks_mut(PAR_CHUNK_ELEMS)
+            .enumerate()
+            .for_each(|(i, chunk)| fill(i * PAR_CHUNK_ELEMS, chunk));
+    } else {
+        fill(0, spare);
+    }
+    // SAFETY: capacity is at least `n`, and `fill` wrote all `n` elements (every caller's
+    // `fill` maps each destination element of its chunk exactly once).
+    unsafe { out.set_len(n) };
+    out
+}
+
+/// One lane of an input, classified for the vectorised lane kernels.
+enum Lane<'a, T> {
+    /// Stride 1 (or length ≤ 1).
+    Slice(&'a [T]),
+    /// Stride 0: one value broadcast along the lane.
+    Splat(T),
+    /// Anything else.
+    Strided,
+}
+
+fn classify<T: Copy>(lane: ArrayView1<'_, T>) -> Lane<'_, T> {
+    if lane.len() > 1 && lane.strides()[0] == 0 {
+        return Lane::Splat(lane[0]);
+    }
+    match lane.to_slice() {
+        Some(s) => Lane::Slice(s),
+        None => Lane::Strided,
+    }
+}
+
+/// Elementwise `f` over one array of any layout; the result has the input's memory order.
+pub(crate) fn map1<T, U, F>(xs: ArrayViewD<'_, T>, f: F) -> ArrayD<U>
+where
+    T: Copy + Sync,
+    U: Send,
+    F: Fn(T) -> U + Copy + Sync,
+{
+    let (xs, transform) = normalize(xs);
+    let out = if let Some(src) = xs.as_slice() {
+        let bytes = src.len() * (size_of::<T>() + size_of::<U>());
+        let v = build_vec(src.len(), bytes, |start, dst| {
+            let src = &src[start..start + dst.len()];
+            dispatch(Map1 { src, dst, f });
+        });
+        ArrayD::from_shape_vec(xs.raw_dim(), v).expect("length matches the shape")
+    } else {
+        lanes_into(&xs.raw_dim(), |out| {
+            let last = Axis(out.ndim() - 1);
+            Zip::from(out.lanes_mut(last))
+                .and(xs.lanes(last))
+                .for_each(|mut o, x| match (o.as_slice_mut(), classify(x.clone())) {
+                    (Some(dst), Lane::Slice(src)) => dispatch(Map1 { src, dst, f }),
+                    (Some(dst), _) => write_slice(dst, x.iter().map(|&x| f(x))),
+                    (None, _) => write_lane(&mut o, x.iter().map(|&x| f(x))),
+                });
+        })
+    };
+    transform.undo(out)
+}
+
+/// Elementwise `f` over two arrays already broadcast to one shape.
+pub(crate) fn map2<A, B, U, F>(a: ArrayViewD<'_, A>, b: ArrayViewD<'_, B>, f: F) -> ArrayD<U>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    U: Send,
+    F: Fn(A, B) -> U + Copy + Sync,
+{
+    // Same contiguous layout (any memory order): one flat map in memory order.
+    let (an, transform) = normalize(a.view());
+    let bn = transform.apply(b.view());
+    if let (Some(sa), Some(sb)) = (an.as_slice(), bn.as_slice()) {
+        let bytes = sa.len() * (size_of::<A>() + size_of::<B>() + size_of::<U>());
+        let v = build_vec(sa.len(), bytes, |start, dst| {
+            let end = start + dst.len();
+            dispatch(Map2 { a: &sa[start..end], b: &sb[start..end], dst, f });
+        });
+        let out = ArrayD::from_shape_vec(an.raw_dim(), v).expect("length matches the shape");
+        return transform.undo(out);
+    }
+    // General: standard-layout output, lane by lane along the last axis.
+    if a.ndim() == 0 {
+        return ArrayD::from_shape_vec(IxDyn(&[]), vec![f(a[[]], b[[]])]).expect("rank 0 holds one element");
+    }
+    lanes_into(&a.raw_dim(), |out| {
+        let last = Axis(out.ndim() - 1);
+        Zip::from(out.lanes_mut(last)).and(a.lanes(last)).and(b.lanes(last)).for_each(
+            |mut o, x, y| {
+                let Some(dst) = o.as_slice_mut() else {
+                    return write_lane(&mut o, x.iter().zip(y.iter()).map(|(&x, &y)| f(x, y)));
+                };
+                match (classify(x.clone()), classify(y.clone())) {
+                    (Lane::Slice(a), Lane::Slice(b)) => dispatch(Map2 { a, b, dst, f }),
+                    (Lane::Slice(src), Lane::Splat(y)) => {
+                        dispatch(Map1 { src, dst, f: move |x| f(x, y) })
+                    }
+                    (Lane::Splat(x), Lane::Slice(src)) => {
+                        dispatch(Map1 { src, dst, f: move |y| f(x, y) })
+                    }
+                    _ => write_slice(dst, x.iter().zip(y.iter()).map(|(&x, &y)| f(x, y))),
+                }
+            },
+        );
+    })
+}
+
+/// Elementwise `f` over three arrays already broadcast to one shape.
+pub(crate) fn map3<A, B, C, U, F>(
+    a: ArrayViewD<'_, A>,
+    b: ArrayViewD<'_, B>,
+    c: ArrayViewD<'_, C>,
+    f: F,
+) -> ArrayD<U>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    C: Copy + Sync,
+    U: Send,
+    F: Fn(A, B, C) -> U + Copy + Sync,
+{
+    let (an, transform) = normalize(a.view());
+    let (bn, cn) = (transform.apply(b.view()), transform.apply(c.view()));
+    if let (Some(sa), Some(sb), Some(sc)) = (an.as_slice(), bn.as_slice(), cn.as_slice()) {
+        let bytes = sa.len() * (size_of::<A>() + size_of::<B>() + size_of::<C>() + size_of::<U>());
+        let v = build_vec(sa.len(), bytes, |start, dst| {
+            let end = start + dst.len();
+            dispatch(Map3 { a: &sa[start..end], b: &sb[start..end], c: &sc[start..end], dst, f });
+        });
+        let out = ArrayD::from_shape_vec(an.raw_dim(), v).expect("length matches the shape");
+        return transform.undo(out);
+    }
+    if a.ndim() == 0 {
+        return ArrayD::from_shape_vec(IxDyn(&[]), vec![f(a[[]], b[[]], c[[]])]).expect("rank 0 holds one element");
+    }
+    lanes_into(&a.raw_dim(), |out| {
+        let last = Axis(out.ndim() - 1);
+        Zip::from(out.lanes_mut(last))
+            .and(a.lanes(last))
+            .and(b.lanes(last))
+            .and(c.lanes(last))
+            .for_each(|mut o, x, y, z| {
+                let vals = x.iter().zip(y.iter()).zip(z.iter()).map(|((&x, &y), &z)| f(x, y, z));
+                let Some(dst) = o.as_slice_mut() else {
+                    return write_lane(&mut o, vals);
+                };
+                match (x.clone().to_slice(), y.clone().to_slice(), z.clone().to_slice()) {
+                    (Some(a), Some(b), Some(c)) => dispatch(Map3 { a, b, c, dst, f }),
+                    _ => write_slice(dst, vals),
+                }
+            });
+    })
+}
+
+fn write_slice<U>(dst: &mut [MaybeUninit<U>], values: impl Iterator<Item = U>) {
+    for (d, v) in dst.iter_mut().zip(values) {
+        d.write(v);
+    }
+}
+
+fn write_lane<U>(o: &mut ArrayViewMut1<'_, MaybeUninit<U>>, values: impl Iterator<Item = U>) {
+    for (d, v) in o.iter_mut().zip(values) {
+        d.write(v);
+    }
+}
+
+/// Allocates an uninitialised standard-layout array of `dim`, lets `fill` write every element
+/// (lane by lane), and returns it initialised.
+fn lanes_into<U>(dim: &IxDyn, fill: impl FnOnce(&mut ArrayD<MaybeUninit<U>>)) -> ArrayD<U> {
+    // Callers handle rank 0 first (a rank-0 view is always contiguous), so there is a last axis.
+    assert!(ndarray::Dimension::ndim(dim) > 0, "lanes_into needs rank >= 1");
+    let mut out = ArrayD::<U>::uninit(dim.clone());
+    fill(&mut out);
+    // SAFETY: `fill` zips over every lane along the last axis of `out` and writes every
+    // element of each lane (each lane kernel writes its whole destination lane).
+    unsafe { out.assume_init() }
+}

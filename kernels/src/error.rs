@@ -1,0 +1,85 @@
+//! The error type of every fallible kernel.
+
+/// Result alias for kernels.
+pub type Result<T, E = KernelError> = std::result::Result<T, E>;
+
+/// What went wrong in a kernel. Every variant names the op and the offending argument or axis,
+/// with what was expected and what was found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum KernelError {
+    /// Shapes that must broadcast (NumPy rules) or match do not.
+    #[error("{op}: cannot broadcast argument {arg} of shape {found:?} to shape {expected:?}")]
+    Shape {
+        /// The op.
+        op: &'static str,
+        /// Which argument (name or position).
+        arg: String,
+        /// The shape it had to agree with.
+        expected: Vec<usize>,
+        /// Its shape.
+        found: Vec<usize>,
+    },
+    /// An axis is out of range for the array's rank.
+    #[error("{op}: axis {axis} is out of range for an array of rank {ndim}")]
+    AxisOutOfRange {
+        /// The op.
+        op: &'static str,
+        /// The axis as given (may be negative).
+        axis: isize,
+        /// The rank of the array.
+        ndim: usize,
+    },
+    /// The same axis was named twice.
+    #[error("{op}: axis {axis} appears more than once")]
+    DuplicateAxis {
+        /// The op.
+        op: &'static str,
+        /// The repeated axis (normalised to be non-negative).
+        axis: usize,
+    },
+    /// A reduction that has no identity (max, min, argmax, argmin) saw no elements.
+    #[error("{op}: zero-size input{where_} has no {op} (it has no identity)")]
+    EmptyReduction {
+        /// The op.
+        op: &'static str,
+        /// Where, e.g. " in segment 3", or empty.
+        where_: String,
+    },
+    /// Ragged row splits are malformed.
+    #[error("{op}: bad row_splits: expected {expected}, found {found}")]
+    RowSplits {
+        /// The op.
+        op: &'static str,
+        /// What was required.
+        expected: String,
+        /// What was found.
+        found: String,
+    },
+    /// An index is out of bounds.
+    #[error("{op}: index {index} at position {position} is out of bounds for axis {axis} of size {size}")]
+    IndexOutOfBounds {
+        /// The op.
+        op: &'static str,
+        /// The offending index.
+        index: i64,
+        /// Its position in the index array.
+        position: usize,
+        /// The axis indexed.
+        axis: usize,
+        /// That axis's size.
+        size: usize,
+    },
+    /// Any other bad argument (e.g. an empty list of arrays to stack).
+    #[error("{op}: bad argument {arg}: expected {expected}, found {found}")]
+    Argument {
+        /// The op.
+        op: &'static str,
+        /// The argument.
+        arg: &'static str,
+        /// What was required.
+        expected: String,
+        /// What was found.
+        found: String,
+    },
+}

@@ -1,0 +1,156 @@
+//! Shape and stride helpers shared by the kernels: broadcasting, axis validation and the
+//! "normalised view" that turns any contiguous layout (transposed, reversed) into a standard one.
+
+use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, ShapeBuilder};
+
+use crate::error::{KernelError, Result};
+
+/// NumPy broadcast of several shapes. `names` label the arguments in errors.
+pub(crate) fn broadcast_shapes(op: &'static str, shapes: &[(&str, &[usize])]) -> Result<Vec<usize>> {
+    let ndim = shapes.iter().map(|(_, s)| s.len()).max().unwrap_or(0);
+    let mut out = vec![1usize; ndim];
+    for (_, shape) in shapes {
+        let offset = ndim - shape.len();
+        for (i, &d) in shape.iter().enumerate() {
+            let o = &mut out[offset + i];
+            if *o == 1 {
+                *o = d;
+            } else if d != 1 && d != *o {
+                // Report against the first argument that disagrees with the running result.
+                let bad = shapes
+                    .iter()
+                    .find(|(_, s)| {
+                        let off = ndim - s.len();
+                        s.iter().enumerate().any(|(j, &e)| e != 1 && e != d && off + j == offset + i)
+                    })
+                    .unwrap_or(&shapes[0]);
+                return Err(KernelError::Shape {
+                    op,
+                    arg: bad.0.to_string(),
+                    expected: shape.to_vec(),
+                    found: bad.1.to_vec(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Broadcasts `view` to `shape` (zero strides), or a shape error naming `arg`.
+pub(crate) fn broadcast_to<'a, T>(
+    op: &'static str,
+    arg: &str,
+    view: &ArrayViewD<'a, T>,
+    shape: &[usize],
+) -> Result<ArrayViewD<'a, T>> {
+    if view.shape() == shape {
+        return Ok(view.clone());
+    }
+    // `broadcast` ties its result to `&view`, and `from_shape_ptr` (which can rebuild a view
+    // for 'a) needs non-negative strides: flip negative axes, rebuild, flip them back.
+    let mut flipped = view.clone();
+    let mut inverted = Vec::new();
+    for a in 0..flipped.ndim() {
+        if flipped.strides()[a] < 0 {
+            flipped.invert_axis(Axis(a));
+            inverted.push(a);
+        }
+    }
+    let strides: Vec<usize> = match flipped.broadcast(IxDyn(shape)) {
+        Some(b) => b.strides().iter().map(|&s| s as usize).collect(),
+        None => {
+            return Err(KernelError::Shape {
+                op,
+                arg: arg.to_string(),
+                expected: shape.to_vec(),
+                found: view.shape().to_vec(),
+            });
+        }
+    };
+    // SAFETY: these are the (non-negative) strides `broadcast` computed for `flipped` and
+    // `shape`, so every index of the new view maps to an element of `flipped`, whose data is
+    // borrowed for 'a. Zero strides alias elements, which is fine for a read-only view.
+    let mut out =
+        unsafe { ArrayViewD::from_shape_ptr(IxDyn(shape).strides(IxDyn(&strides)), flipped.as_ptr()) };
+    let offset = shape.len() - view.ndim();
+    for a in inverted {
+        out.invert_axis(Axis(a + offset));
+    }
+    Ok(out)
+}
+
+/// Normalises an axis that may be negative.
+pub(crate) fn normalize_axis(op: &'static str, axis: isize, ndim: usize) -> Result<usize> {
+    let a = if axis < 0 { axis + ndim as isize } else { axis };
+    if a < 0 || a as usize >= ndim {
+        return Err(KernelError::AxisOutOfRange { op, axis, ndim });
+    }
+    Ok(a as usize)
+}
+
+/// Validates a set of (possibly negative) axes: in range and distinct. Returns them sorted.
+pub(crate) fn normalize_axes(op: &'static str, axes: &[isize], ndim: usize) -> Result<Vec<usize>> {
+    let mut seen = vec![false; ndim];
+    let mut out = Vec::with_capacity(axes.len());
+    for &axis in axes {
+        let a = normalize_axis(op, axis, ndim)?;
+        if seen[a] {
+            return Err(KernelError::DuplicateAxis { op, axis: a });
+        }
+        seen[a] = true;
+        out.push(a);
+    }
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// How a view was rearranged by [`normalize`]: undo it on a result of the same shape.
+#[derive(Clone, Debug)]
+pub(crate) struct Transform {
+    perm: Vec<usize>,
+    inverted: Vec<usize>,
+}
+
+impl Transform {
+    /// Applies the same rearrangement to another view of the same shape.
+    pub(crate) fn apply<'a, T>(&self, mut v: ArrayViewD<'a, T>) -> ArrayViewD<'a, T> {
+        for &a in &self.inverted {
+            v.invert_axis(Axis(a));
+        }
+        v.permuted_axes(IxDyn(&self.perm))
+    }
+
+    /// Maps a result computed on the normalised view back to the original axis order.
+    pub(crate) fn undo<T>(&self, out: ArrayD<T>) -> ArrayD<T> {
+        let mut inverse = vec![0usize; self.perm.len()];
+        for (i, &p) in self.perm.iter().enumerate() {
+            inverse[p] = i;
+        }
+        let mut out = out.permuted_axes(IxDyn(&inverse));
+        for &a in &self.inverted {
+            out.invert_axis(Axis(a));
+        }
+        out
+    }
+}
+
+/// Reverses negative-stride axes and orders axes by decreasing stride, so that a view that is
+/// contiguous in *any* memory order becomes standard (C) layout. Returns the view and how to
+/// undo the rearrangement on a result.
+pub(crate) fn normalize<'a, T>(mut v: ArrayViewD<'a, T>) -> (ArrayViewD<'a, T>, Transform) {
+    let mut inverted = Vec::new();
+    for a in 0..v.ndim() {
+        if v.strides()[a] < 0 {
+            v.invert_axis(Axis(a));
+            inverted.push(a);
+        }
+    }
+    let strides = v.strides().to_vec();
+    let shape = v.shape().to_vec();
+    let mut perm: Vec<usize> = (0..v.ndim()).collect();
+    // Axes of length 1 carry no layout information; keep them in place relative to others by
+    // treating their stride as "large" so they stay outermost.
+    perm.sort_by_key(|&a| std::cmp::Reverse(if shape[a] <= 1 { isize::MAX } else { strides[a] }));
+    let v = v.permuted_axes(IxDyn(&perm));
+    (v, Transform { perm, inverted })
+}

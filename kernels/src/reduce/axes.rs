@@ -1,0 +1,239 @@
+//! Reductions over a set of axes, with `keepdims`, as NumPy's `a.sum(axis=(…), keepdims=…)`.
+//!
+//! Axes may be negative; out-of-range and repeated axes are errors. An empty axis set reduces
+//! nothing (each output is the reduction of one element). Outputs are in standard layout.
+
+use ndarray::{ArrayBase, ArrayD, ArrayViewD, Axis, Data, Dimension, IxDyn, Zip};
+
+use super::full::{arg_extreme, empty};
+use super::tree::{reduce_lane, reduce_view};
+use super::{CountNonzeroR, MaxR, MinR, ProdR, Reducer, SumR};
+use crate::element::{Element, Num};
+use crate::error::Result;
+use crate::layout::normalize_axes;
+
+/// The arrays a reduction over `axes` works on: input (and mask) with kept axes first.
+pub(crate) struct AxesPlan<'a, T> {
+    /// Input with axes permuted to `[kept…, reduced…]`.
+    pub(crate) xs: ArrayViewD<'a, T>,
+    /// Mask permuted the same way.
+    pub(crate) mask: Option<ArrayViewD<'a, bool>>,
+    /// Sorted reduced axes (original numbering).
+    pub(crate) axes: Vec<usize>,
+    /// Shape of the output without keepdims.
+    pub(crate) kept_shape: Vec<usize>,
+    /// Elements reduced into each output.
+    pub(crate) count: usize,
+}
+
+impl<'a, T> AxesPlan<'a, T> {
+    pub(crate) fn new(
+        op: &'static str,
+        xs: ArrayViewD<'a, T>,
+        mask: Option<ArrayViewD<'a, bool>>,
+        axes: &[isize],
+    ) -> Result<Self> {
+        let ndim = xs.ndim();
+        let axes = normalize_axes(op, axes, ndim)?;
+        let kept: Vec<usize> = (0..ndim).filter(|a| !axes.contains(a)).collect();
+        let perm: Vec<usize> = kept.iter().chain(axes.iter()).copied().collect();
+        let kept_shape = kept.iter().map(|&a| xs.shape()[a]).collect();
+        let count = axes.iter().map(|&a| xs.shape()[a]).product();
+        let xs = xs.permuted_axes(IxDyn(&perm));
+        let mask = mask.map(|m| m.permuted_axes(IxDyn(&perm)));
+        Ok(AxesPlan { xs, mask, axes, kept_shape, count })
+    }
+
+    /// Applies `f` to the sub-view (and sub-mask) of every output position.
+    pub(crate) fn map<O>(
+        &self,
+        f: impl Fn(ArrayViewD<'_, T>, Option<ArrayViewD<'_, bool>>) -> O,
+    ) -> ArrayD<O> {
+        let k = self.kept_shape.len();
+        ArrayD::from_shape_fn(IxDyn(&self.kept_shape), |idx| {
+            let mut sub = self.xs.view();
+            let mut msub = self.mask.as_ref().map(|m| m.view());
+            for i in 0..k {
+                sub = sub.index_axis_move(Axis(0), idx[i]);
+                msub = msub.map(|m| m.index_axis_move(Axis(0), idx[i]));
+            }
+            f(sub, msub)
+        })
+    }
+
+    /// Reduces with `r` into an array of partial results in the kept shape.
+    pub(crate) fn reduce<R: Reducer<T>>(&self, r: R) -> ArrayD<R::Acc>
+    where
+        T: Copy + Sync,
+    {
+        let nd = self.xs.ndim();
+        if self.axes.len() == 1 {
+            // One reduced axis (now last): reduce lane by lane, vectorised when contiguous.
+            let last = Axis(nd - 1);
+            return match &self.mask {
+                None => Zip::from(self.xs.lanes(last)).map_collect(|x| reduce_lane(r, x, None)),
+                Some(m) => Zip::from(self.xs.lanes(last))
+                    .and(m.lanes(last))
+                    .map_collect(|x, m| reduce_lane(r, x, Some(m))),
+            };
+        }
+        self.map(|x, m| reduce_view(r, x, m))
+    }
+
+    /// Finishes partial results into the output, inserting length-1 axes for `keepdims`.
+    pub(crate) fn finish<A, O>(
+        &self,
+        parts: ArrayD<A>,
+        keepdims: bool,
+        f: impl Fn(A) -> Result<O>,
+    ) -> Result<ArrayD<O>> {
+        let mut out = Vec::with_capacity(parts.len());
+        // Iterate in logical (C) order so `out` is standard layout.
+        for a in parts.into_iter() {
+            out.push(f(a)?);
+        }
+        let out = ArrayD::from_shape_vec(IxDyn(&self.kept_shape), out)
+            .expect("kept_shape has exactly parts.len() elements");
+        Ok(self.keep_dims(out, keepdims))
+    }
+
+    /// Inserts length-1 axes at the reduced positions when `keepdims`.
+    pub(crate) fn keep_dims<O>(&self, mut out: ArrayD<O>, keepdims: bool) -> ArrayD<O> {
+        if keepdims {
+            for &a in &self.axes {
+                out.insert_axis_inplace(Axis(a));
+            }
+        }
+        out
+    }
+}
+
+fn plan<'a, T, S: Data<Elem = T>, D: Dimension>(
+    op: &'static str,
+    a: &'a ArrayBase<S, D>,
+    axes: &[isize],
+) -> Result<AxesPlan<'a, T>> {
+    AxesPlan::new(op, a.view().into_dyn(), None, axes)
+}
+
+/// Sum over `axes`.
+pub fn sum_axes<T: Num, S: Data<Elem = T>, D: Dimension>(
+    a: &ArrayBase<S, D>,
+    axes: &[isize],
+    keepdims: bool,
+) -> Result<ArrayD<T::Wide>> {
+    let p = plan("sum", a, axes)?;
+    p.finish(p.reduce(SumR), keepdims, |s| Ok(T::sum_finish(s)))
+}
+
+/// Mean over `axes` (NaN where the reduced extent is 0).
+pub fn mean_axes<T: Num, S: Data<Elem = T>, D: Dimension>(
+    a: &ArrayBase<S, D>,
+    axes: &[isize],
+    keepdims: bool,
+) -> Result<ArrayD<T::Real>> {
+    let p = plan("mean", a, axes)?;
+    let n = p.count;
+    p.finish(p.reduce(SumR), keepdims, |s| Ok(T::mean_finish(s, n)))
+}
+
+/// Product over `axes`.
+pub fn prod_axes<T: Num, S: Data<Elem = T>, D: Dimension>(
+    a: &ArrayBase<S, D>,
+    axes: &[isize],
+    keepdims: bool,
+) -> Result<ArrayD<T::Wide>> {
+    let p = plan("prod", a, axes)?;
+    p.finish(p.reduce(ProdR), keepdims, Ok)
+}
+
+/// Maximum over `axes`; an error when the reduced extent is 0.
+pub fn max_axes<T: Num, S: Data<Elem = T>, D: Dimension>(
+    a: &ArrayBase<S, D>,
+    axes: &[isize],
+    keepdims: bool,
+) -> Result<ArrayD<T>> {
+    let p = plan("max", a, axes)?;
+    if p.count == 0 {
+        return Err(empty("max", " (reduced axes have size 0)"));
+    }
+    p.finish(p.reduce(MaxR), keepdims, Ok)
+}
+
+/// Minimum over `axes`; an error when the reduced extent is 0.
+pub fn min_axes<T: Num, S: Data<Elem = T>, D: Dimension>(
+    a: &ArrayBase<S, D>,
+    axes: &[isize],
+    keepdims: bool,
+) -> Result<ArrayD<T>> {
+    let p = plan("min", a, axes)?;
+    if p.count == 0 {
+        return Err(empty("min", " (reduced axes have size 0)"));
+    }
+    p.finish(p.reduce(MinR), keepdims, Ok)
+}
+
+/// Whether any element over `axes` is non-zero.
+pub fn any_axes<T: Element, S: Data<Elem = T>, D: Dimension>(
+    a: &ArrayBase<S, D>,
+    axes: &[isize],
+    keepdims: bool,
+) -> Result<ArrayD<bool>> {
+    let p = plan("any", a, axes)?;
+    p.finish(p.reduce(CountNonzeroR), keepdims, |c| Ok(c > 0))
+}
+
+/// Whether every element over `axes` is non-zero.
+pub fn all_axes<T: Element, S: Data<Elem = T>, D: Dimension>(
+    a: &ArrayBase<S, D>,
+    axes: &[isize],
+    keepdims: bool,
+) -> Result<ArrayD<bool>> {
+    let p = plan("all", a, axes)?;
+    let n = p.count;
+    p.finish(p.reduce(CountNonzeroR), keepdims, |c| Ok(c == n))
+}
+
+/// Number of non-zero elements over `axes`.
+pub fn count_nonzero_axes<T: Element, S: Data<Elem = T>, D: Dimension>(
+    a: &ArrayBase<S, D>,
+    axes: &[isize],
+    keepdims: bool,
+) -> Result<ArrayD<usize>> {
+    let p = plan("count_nonzero", a, axes)?;
+    p.finish(p.reduce(CountNonzeroR), keepdims, Ok)
+}
+
+/// Index of the first maximum (or first NaN) over `axes`, as a flat C-order index into the
+/// reduced axes' shape (for one axis: the index along it, as NumPy's `argmax(axis=…)`).
+pub fn argmax_axes<T: Num, S: Data<Elem = T>, D: Dimension>(
+    a: &ArrayBase<S, D>,
+    axes: &[isize],
+    keepdims: bool,
+) -> Result<ArrayD<usize>> {
+    arg_axes("argmax", a, axes, keepdims, true)
+}
+
+/// Index of the first minimum (or first NaN) over `axes`; see [`argmax_axes`].
+pub fn argmin_axes<T: Num, S: Data<Elem = T>, D: Dimension>(
+    a: &ArrayBase<S, D>,
+    axes: &[isize],
+    keepdims: bool,
+) -> Result<ArrayD<usize>> {
+    arg_axes("argmin", a, axes, keepdims, false)
+}
+
+fn arg_axes<T: Num, S: Data<Elem = T>, D: Dimension>(
+    op: &'static str,
+    a: &ArrayBase<S, D>,
+    axes: &[isize],
+    keepdims: bool,
+    is_max: bool,
+) -> Result<ArrayD<usize>> {
+    let p = plan(op, a, axes)?;
+    if p.count == 0 {
+        return Err(empty(op, " (reduced axes have size 0)"));
+    }
+    let parts = p.map(|x, _| arg_extreme(x, is_max));
+    p.finish(parts, keepdims, |i| i.ok_or_else(|| empty(op, "")))
+}

@@ -1,0 +1,105 @@
+//! Reductions over every element of an array of any layout and rank.
+//!
+//! NumPy semantics: the sum of nothing is 0 and its mean NaN; max/min/argmax/argmin of nothing
+//! are errors; NaN propagates through max/min and argmax/argmin return the first NaN; integer
+//! sums and products widen like NumPy's (`i32 → i64`, `u8 → u64`) and wrap.
+
+use ndarray::{ArrayBase, ArrayViewD, Data, Dimension};
+
+use super::tree::{reduce_slice, reduce_view};
+use super::{CountNonzeroR, MaxR, MinR, ProdR, SumR};
+use crate::element::{Element, Num};
+use crate::error::{KernelError, Result};
+
+/// Sum of all elements (accurate pairwise tree for floats; see the crate docs for the bound).
+pub fn sum<T: Num, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> T::Wide {
+    T::sum_finish(reduce_view(SumR, a.view().into_dyn(), None))
+}
+
+/// Mean of all elements (NaN when empty; `f64` for integer input).
+pub fn mean<T: Num, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> T::Real {
+    T::mean_finish(reduce_view(SumR, a.view().into_dyn(), None), a.len())
+}
+
+/// Product of all elements (1 when empty).
+pub fn prod<T: Num, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> T::Wide {
+    reduce_view(ProdR, a.view().into_dyn(), None)
+}
+
+/// Maximum; NaN if any element is NaN; an error when empty.
+pub fn max<T: Num, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> Result<T> {
+    if a.is_empty() {
+        return Err(empty("max", ""));
+    }
+    Ok(reduce_view(MaxR, a.view().into_dyn(), None))
+}
+
+/// Minimum; NaN if any element is NaN; an error when empty.
+pub fn min<T: Num, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> Result<T> {
+    if a.is_empty() {
+        return Err(empty("min", ""));
+    }
+    Ok(reduce_view(MinR, a.view().into_dyn(), None))
+}
+
+/// Whether any element is non-zero (NaN counts as non-zero).
+pub fn any<T: Element, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> bool {
+    count_nonzero(a) > 0
+}
+
+/// Whether every element is non-zero (true when empty).
+pub fn all<T: Element, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> bool {
+    count_nonzero(a) == a.len()
+}
+
+/// Number of non-zero elements.
+pub fn count_nonzero<T: Element, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> usize {
+    reduce_view(CountNonzeroR, a.view().into_dyn(), None)
+}
+
+/// Flat index (C order of the logical shape) of the first maximum, or of the first NaN.
+pub fn argmax<T: Num, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> Result<usize> {
+    arg_extreme(a.view().into_dyn(), true).ok_or_else(|| empty("argmax", ""))
+}
+
+/// Flat index (C order of the logical shape) of the first minimum, or of the first NaN.
+pub fn argmin<T: Num, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> Result<usize> {
+    arg_extreme(a.view().into_dyn(), false).ok_or_else(|| empty("argmin", ""))
+}
+
+pub(crate) fn empty(op: &'static str, where_: &str) -> KernelError {
+    KernelError::EmptyReduction { op, where_: where_.to_string() }
+}
+
+/// First index of the max (`is_max`) or min in logical order; NaN wins at its first position.
+/// `None` when empty.
+pub(crate) fn arg_extreme<T: Num>(xs: ArrayViewD<'_, T>, is_max: bool) -> Option<usize> {
+    if xs.is_empty() {
+        return None;
+    }
+    if let Some(s) = xs.as_slice() {
+        // Vectorised extreme first, then a scan for its first position.
+        let m = if is_max { reduce_slice(MaxR, s, None) } else { reduce_slice(MinR, s, None) };
+        return if m.is_nan_value() {
+            s.iter().position(|x| x.is_nan_value())
+        } else {
+            s.iter().position(|&x| x == m)
+        };
+    }
+    let mut iter = xs.iter().enumerate();
+    let (_, &first) = iter.next()?;
+    let (mut best, mut best_i) = (first, 0);
+    if best.is_nan_value() {
+        return Some(0);
+    }
+    for (i, &x) in iter {
+        if x.is_nan_value() {
+            return Some(i);
+        }
+        if (is_max && x > best) || (!is_max && x < best) {
+            best = x;
+            best_i = i;
+        }
+    }
+    Some(best_i)
+}

@@ -1,0 +1,169 @@
+//! Per-dtype reduction bodies (sum, product, max, min), reached through [`NumHooks`], a hidden
+//! supertrait of [`crate::Num`]. Floats use the virtual-lane engine; integers use plain folds,
+//! which LLVM vectorises on its own because wrapping integer arithmetic is associative.
+
+use std::fmt::Debug;
+
+use super::lanes::{lanes, lanes_masked};
+use crate::element::{Float, Num};
+use crate::simd::{F32_LANES, F64_LANES};
+
+/// Reduction bodies for one dtype. Implementation detail of [`crate::Num`]; not for users.
+#[doc(hidden)]
+pub trait NumHooks: Copy + Send + Sync + 'static {
+    /// The running state of a sum (`f64` for `f32` input: leaves sum in `f32` lanes and the tree
+    /// above them adds in `f64`).
+    type SumAcc: Copy + Send + Sync + Debug;
+    /// The type of a mean (`f64` for integers, the float type itself for floats).
+    type Real: Float;
+    /// The sum of nothing.
+    fn sum_identity() -> Self::SumAcc;
+    /// Sum of a contiguous leaf.
+    fn sum_leaf(xs: &[Self]) -> Self::SumAcc;
+    /// Sum of the elements of a contiguous leaf where `mask` is true.
+    fn sum_leaf_masked(xs: &[Self], mask: &[bool]) -> Self::SumAcc;
+    /// Adds one element (strided paths).
+    fn sum_step(acc: Self::SumAcc, x: Self) -> Self::SumAcc;
+    /// Adds two partial sums.
+    fn sum_combine(a: Self::SumAcc, b: Self::SumAcc) -> Self::SumAcc;
+    /// The final sum as NumPy types it.
+    fn sum_finish(acc: Self::SumAcc) -> <Self as Num>::Wide
+    where
+        Self: Num;
+    /// The mean of `n` elements whose sum is `acc` (NaN for `n == 0`).
+    fn mean_finish(acc: Self::SumAcc, n: usize) -> Self::Real;
+    /// Product of a contiguous leaf.
+    fn prod_leaf(xs: &[Self]) -> <Self as Num>::Wide
+    where
+        Self: Num;
+    /// Max of a contiguous leaf, starting from `LOWEST`; NaN propagates.
+    fn max_leaf(xs: &[Self]) -> Self;
+    /// Min of a contiguous leaf, starting from `HIGHEST`; NaN propagates.
+    fn min_leaf(xs: &[Self]) -> Self;
+    /// Max over masked-in elements.
+    fn max_leaf_masked(xs: &[Self], mask: &[bool]) -> Self;
+    /// Min over masked-in elements.
+    fn min_leaf_masked(xs: &[Self], mask: &[bool]) -> Self;
+}
+
+macro_rules! float_hooks {
+    ($t:ty, $acc:ty, $lanes:expr) => {
+        impl NumHooks for $t {
+            type SumAcc = $acc;
+            type Real = $t;
+            #[inline(always)]
+            fn sum_identity() -> $acc {
+                0.0
+            }
+            #[inline(always)]
+            fn sum_leaf(xs: &[$t]) -> $acc {
+                lanes::<{ $lanes }, $t, $t>(xs, 0.0, |a, x| a + x, |a, b| a + b) as $acc
+            }
+            #[inline(always)]
+            fn sum_leaf_masked(xs: &[$t], mask: &[bool]) -> $acc {
+                lanes_masked::<{ $lanes }, $t, $t>(xs, mask, 0.0, 0.0, |a, x| a + x, |a, b| a + b)
+                    as $acc
+            }
+            #[inline(always)]
+            fn sum_step(acc: $acc, x: $t) -> $acc {
+                acc + x as $acc
+            }
+            #[inline(always)]
+            fn sum_combine(a: $acc, b: $acc) -> $acc {
+                a + b
+            }
+            #[inline(always)]
+            fn sum_finish(acc: $acc) -> $t {
+                acc as $t
+            }
+            #[inline(always)]
+            fn mean_finish(acc: $acc, n: usize) -> $t {
+                if n == 0 { <$t>::NAN } else { (acc / n as $acc) as $t }
+            }
+            #[inline(always)]
+            fn prod_leaf(xs: &[$t]) -> $t {
+                lanes::<{ $lanes }, $t, $t>(xs, 1.0, |a, x| a * x, |a, b| a * b)
+            }
+            #[inline(always)]
+            fn max_leaf(xs: &[$t]) -> $t {
+                lanes::<{ $lanes }, $t, $t>(xs, <$t>::NEG_INFINITY, <$t>::max_step, <$t>::max_step)
+            }
+            #[inline(always)]
+            fn min_leaf(xs: &[$t]) -> $t {
+                lanes::<{ $lanes }, $t, $t>(xs, <$t>::INFINITY, <$t>::min_step, <$t>::min_step)
+            }
+            #[inline(always)]
+            fn max_leaf_masked(xs: &[$t], mask: &[bool]) -> $t {
+                let lo = <$t>::NEG_INFINITY;
+                lanes_masked::<{ $lanes }, $t, $t>(xs, mask, lo, lo, <$t>::max_step, <$t>::max_step)
+            }
+            #[inline(always)]
+            fn min_leaf_masked(xs: &[$t], mask: &[bool]) -> $t {
+                let hi = <$t>::INFINITY;
+                lanes_masked::<{ $lanes }, $t, $t>(xs, mask, hi, hi, <$t>::min_step, <$t>::min_step)
+            }
+        }
+    };
+}
+float_hooks!(f32, f64, F32_LANES);
+float_hooks!(f64, f64, F64_LANES);
+
+macro_rules! int_hooks {
+    ($($t:ty),*) => {$(
+        impl NumHooks for $t {
+            type SumAcc = <$t as Num>::Wide;
+            type Real = f64;
+            #[inline(always)]
+            fn sum_identity() -> Self::SumAcc {
+                0
+            }
+            #[inline(always)]
+            fn sum_leaf(xs: &[$t]) -> Self::SumAcc {
+                xs.iter().fold(0, |a: Self::SumAcc, &x| a.wrapping_add(x.widen()))
+            }
+            #[inline(always)]
+            fn sum_leaf_masked(xs: &[$t], mask: &[bool]) -> Self::SumAcc {
+                xs.iter().zip(mask).fold(0, |a: Self::SumAcc, (&x, &m)| {
+                    a.wrapping_add(if m { x.widen() } else { 0 })
+                })
+            }
+            #[inline(always)]
+            fn sum_step(acc: Self::SumAcc, x: $t) -> Self::SumAcc {
+                acc.wrapping_add(x.widen())
+            }
+            #[inline(always)]
+            fn sum_combine(a: Self::SumAcc, b: Self::SumAcc) -> Self::SumAcc {
+                a.wrapping_add(b)
+            }
+            #[inline(always)]
+            fn sum_finish(acc: Self::SumAcc) -> Self::SumAcc {
+                acc
+            }
+            #[inline(always)]
+            fn mean_finish(acc: Self::SumAcc, n: usize) -> f64 {
+                if n == 0 { f64::NAN } else { acc as f64 / n as f64 }
+            }
+            #[inline(always)]
+            fn prod_leaf(xs: &[$t]) -> Self::SumAcc {
+                xs.iter().fold(1, |a: Self::SumAcc, &x| a.wrapping_mul(x.widen()))
+            }
+            #[inline(always)]
+            fn max_leaf(xs: &[$t]) -> $t {
+                xs.iter().fold(<$t>::MIN, |a, &x| a.max(x))
+            }
+            #[inline(always)]
+            fn min_leaf(xs: &[$t]) -> $t {
+                xs.iter().fold(<$t>::MAX, |a, &x| a.min(x))
+            }
+            #[inline(always)]
+            fn max_leaf_masked(xs: &[$t], mask: &[bool]) -> $t {
+                xs.iter().zip(mask).fold(<$t>::MIN, |a, (&x, &m)| a.max(if m { x } else { <$t>::MIN }))
+            }
+            #[inline(always)]
+            fn min_leaf_masked(xs: &[$t], mask: &[bool]) -> $t {
+                xs.iter().zip(mask).fold(<$t>::MAX, |a, (&x, &m)| a.min(if m { x } else { <$t>::MAX }))
+            }
+        }
+    )*};
+}
+int_hooks!(i32, i64, u8, u64);

@@ -1,0 +1,136 @@
+//! Masked reductions: reduce the values where a boolean mask is true, without compacting them.
+//!
+//! The mask has the values' shape or broadcasts to it (NumPy rules; the values never
+//! broadcast to the mask). Masked-off elements are replaced by the reduction's identity inside
+//! the vectorised leaf (`0` for sums, `-inf`/`+inf` for max/min), so a masked-off NaN is ignored.
+//! Contiguous values with a contiguous mask take the SIMD path; other layouts go lane by lane.
+
+use ndarray::{ArrayBase, ArrayD, ArrayViewD, Data, Dimension};
+
+use super::axes::AxesPlan;
+use super::full::empty;
+use super::tree::reduce_view;
+use super::{CountMaskR, MaxR, MinR, Reducer, SumR};
+use crate::element::{Element, Num};
+use crate::error::Result;
+use crate::layout::broadcast_to;
+
+/// Pairs a reducer with the count of masked-in elements (for mean, and emptiness of max/min).
+#[derive(Clone, Copy, Debug)]
+struct WithCount<R>(R);
+
+impl<T: Element, R: Reducer<T>> Reducer<T> for WithCount<R> {
+    type Acc = (R::Acc, usize);
+    #[inline(always)]
+    fn identity(self) -> Self::Acc {
+        (self.0.identity(), 0)
+    }
+    #[inline(always)]
+    fn leaf(self, xs: &[T]) -> Self::Acc {
+        (self.0.leaf(xs), xs.len())
+    }
+    #[inline(always)]
+    fn leaf_masked(self, xs: &[T], mask: &[bool]) -> Self::Acc {
+        (self.0.leaf_masked(xs, mask), CountMaskR.leaf_masked(xs, mask))
+    }
+    #[inline(always)]
+    fn step(self, acc: Self::Acc, x: T) -> Self::Acc {
+        (self.0.step(acc.0, x), acc.1 + 1)
+    }
+    #[inline(always)]
+    fn combine(self, a: Self::Acc, b: Self::Acc) -> Self::Acc {
+        (self.0.combine(a.0, b.0), a.1 + b.1)
+    }
+}
+
+fn views<'a, T, S, D, SM, DM>(
+    op: &'static str,
+    values: &'a ArrayBase<S, D>,
+    mask: &'a ArrayBase<SM, DM>,
+) -> Result<(ArrayViewD<'a, T>, ArrayViewD<'a, bool>)>
+where
+    S: Data<Elem = T>,
+    D: Dimension,
+    SM: Data<Elem = bool>,
+    DM: Dimension,
+{
+    let xs = values.view().into_dyn();
+    let m = broadcast_to(op, "mask", &mask.view().into_dyn(), xs.shape())?;
+    Ok((xs, m))
+}
+
+macro_rules! masked_pair {
+    ($(#[$doc:meta])* $name:ident, $(#[$doc_axes:meta])* $name_axes:ident, $op:literal,
+     $bound:ident, $out:ty, $r:expr, |$acc:ident, $n:ident| $finish:expr) => {
+        $(#[$doc])*
+        pub fn $name<T, S, D, SM, DM>(values: &ArrayBase<S, D>, mask: &ArrayBase<SM, DM>) -> Result<$out>
+        where
+            T: $bound,
+            S: Data<Elem = T>,
+            D: Dimension,
+            SM: Data<Elem = bool>,
+            DM: Dimension,
+        {
+            let (xs, m) = views($op, values, mask)?;
+            let ($acc, $n) = reduce_view(WithCount($r), xs, Some(m));
+            $finish
+        }
+
+        $(#[$doc_axes])*
+        pub fn $name_axes<T, S, D, SM, DM>(
+            values: &ArrayBase<S, D>,
+            mask: &ArrayBase<SM, DM>,
+            axes: &[isize],
+            keepdims: bool,
+        ) -> Result<ArrayD<$out>>
+        where
+            T: $bound,
+            S: Data<Elem = T>,
+            D: Dimension,
+            SM: Data<Elem = bool>,
+            DM: Dimension,
+        {
+            let (xs, m) = views($op, values, mask)?;
+            let p = AxesPlan::new($op, xs, Some(m), axes)?;
+            p.finish(p.reduce(WithCount($r)), keepdims, |($acc, $n)| $finish)
+        }
+    };
+}
+
+masked_pair!(
+    /// Sum of the values where `mask` is true (0 when none).
+    masked_sum,
+    /// Masked sum over `axes`.
+    masked_sum_axes,
+    "masked_sum", Num, T::Wide, SumR, |acc, _n| Ok(T::sum_finish(acc))
+);
+masked_pair!(
+    /// Mean of the values where `mask` is true (NaN when none).
+    masked_mean,
+    /// Masked mean over `axes`.
+    masked_mean_axes,
+    "masked_mean", Num, T::Real, SumR, |acc, n| Ok(T::mean_finish(acc, n))
+);
+masked_pair!(
+    /// Maximum of the values where `mask` is true; NaN propagates; an error when none.
+    masked_max,
+    /// Masked maximum over `axes`; an error where no element is selected.
+    masked_max_axes,
+    "masked_max", Num, T, MaxR,
+    |acc, n| if n == 0 { Err(empty("masked_max", " (mask selects nothing)")) } else { Ok(acc) }
+);
+masked_pair!(
+    /// Minimum of the values where `mask` is true; NaN propagates; an error when none.
+    masked_min,
+    /// Masked minimum over `axes`; an error where no element is selected.
+    masked_min_axes,
+    "masked_min", Num, T, MinR,
+    |acc, n| if n == 0 { Err(empty("masked_min", " (mask selects nothing)")) } else { Ok(acc) }
+);
+masked_pair!(
+    /// Number of true mask elements (after broadcasting the mask to the values' shape).
+    masked_count,
+    /// Masked count over `axes`.
+    masked_count_axes,
+    "masked_count", Element, usize, CountMaskR, |_acc, n| Ok(n)
+);

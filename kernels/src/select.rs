@@ -1,0 +1,32 @@
+//! `select` / `where`: `cond ? x : y` elementwise, with NumPy broadcasting of all three.
+
+use ndarray::{ArrayBase, ArrayD, Data, Dimension};
+
+use crate::element::Element;
+use crate::elementwise::engine::map3;
+use crate::error::Result;
+use crate::layout::{broadcast_shapes, broadcast_to};
+
+/// `x` where `cond` is true, else `y`; the three broadcast together (NumPy's `where`).
+pub fn select<T, SC, DC, SX, DX, SY, DY>(
+    cond: &ArrayBase<SC, DC>,
+    x: &ArrayBase<SX, DX>,
+    y: &ArrayBase<SY, DY>,
+) -> Result<ArrayD<T>>
+where
+    T: Element,
+    SC: Data<Elem = bool>,
+    DC: Dimension,
+    SX: Data<Elem = T>,
+    DX: Dimension,
+    SY: Data<Elem = T>,
+    DY: Dimension,
+{
+    const OP: &str = "select";
+    let (c, x, y) = (cond.view().into_dyn(), x.view().into_dyn(), y.view().into_dyn());
+    let shape = broadcast_shapes(OP, &[("cond", c.shape()), ("x", x.shape()), ("y", y.shape())])?;
+    let c = broadcast_to(OP, "cond", &c, &shape)?;
+    let x = broadcast_to(OP, "x", &x, &shape)?;
+    let y = broadcast_to(OP, "y", &y, &shape)?;
+    Ok(map3(c, x, y, |c: bool, x: T, y: T| if c { x } else { y }))
+}
