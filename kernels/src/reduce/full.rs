@@ -68,7 +68,10 @@ pub fn argmin<T: Num, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> R
 }
 
 pub(crate) fn empty(op: &'static str, where_: &str) -> KernelError {
-    KernelError::EmptyReduction { op, where_: where_.to_string() }
+    KernelError::EmptyReduction {
+        op,
+        where_: where_.to_string(),
+    }
 }
 
 /// First index of the max (`is_max`) or min in logical order; NaN wins at its first position.
@@ -79,7 +82,11 @@ pub(crate) fn arg_extreme<T: Num>(xs: ArrayViewD<'_, T>, is_max: bool) -> Option
     }
     if let Some(s) = xs.as_slice() {
         // Vectorised extreme first, then a scan for its first position.
-        let m = if is_max { reduce_slice(MaxR, s, None) } else { reduce_slice(MinR, s, None) };
+        let m = if is_max {
+            reduce_slice(MaxR, s, None)
+        } else {
+            reduce_slice(MinR, s, None)
+        };
         return if m.is_nan_value() {
             s.iter().position(|x| x.is_nan_value())
         } else {

@@ -78,7 +78,11 @@ macro_rules! float_hooks {
             }
             #[inline(always)]
             fn mean_finish(acc: $acc, n: usize) -> $t {
-                if n == 0 { <$t>::NAN } else { (acc / n as $acc) as $t }
+                if n == 0 {
+                    <$t>::NAN
+                } else {
+                    (acc / n as $acc) as $t
+                }
             }
             #[inline(always)]
             fn prod_leaf(xs: &[$t]) -> $t {

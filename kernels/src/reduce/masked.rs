@@ -31,7 +31,10 @@ impl<T: Element, R: Reducer<T>> Reducer<T> for WithCount<R> {
     }
     #[inline(always)]
     fn leaf_masked(self, xs: &[T], mask: &[bool]) -> Self::Acc {
-        (self.0.leaf_masked(xs, mask), CountMaskR.leaf_masked(xs, mask))
+        (
+            self.0.leaf_masked(xs, mask),
+            CountMaskR.leaf_masked(xs, mask),
+        )
     }
     #[inline(always)]
     fn step(self, acc: Self::Acc, x: T) -> Self::Acc {

@@ -16,13 +16,24 @@ use crate::element::Num;
 use crate::error::{KernelError, Result};
 
 /// Checks `row_splits` against `values` and returns them as `usize`.
-pub fn validate_row_splits(op: &'static str, row_splits: &[i64], nrows: usize) -> Result<Vec<usize>> {
-    let bad = |expected: String, found: String| KernelError::RowSplits { op, expected, found };
+pub fn validate_row_splits(
+    op: &'static str,
+    row_splits: &[i64],
+    nrows: usize,
+) -> Result<Vec<usize>> {
+    let bad = |expected: String, found: String| KernelError::RowSplits {
+        op,
+        expected,
+        found,
+    };
     let Some(&first) = row_splits.first() else {
         return Err(bad("at least one split (0)".into(), "an empty list".into()));
     };
     if first != 0 {
-        return Err(bad("row_splits[0] == 0".into(), format!("row_splits[0] == {first}")));
+        return Err(bad(
+            "row_splits[0] == 0".into(),
+            format!("row_splits[0] == {first}"),
+        ));
     }
     let mut out = Vec::with_capacity(row_splits.len());
     let mut prev = 0i64;
@@ -93,7 +104,9 @@ pub fn segment_sum<T: Num, S: Data<Elem = T>, D: Dimension>(
     values: &ArrayBase<S, D>,
     row_splits: &[i64],
 ) -> Result<ArrayD<T::Wide>> {
-    segment_reduce("segment_sum", SumR, values, row_splits, |a, _, _| Ok(T::sum_finish(a)))
+    segment_reduce("segment_sum", SumR, values, row_splits, |a, _, _| {
+        Ok(T::sum_finish(a))
+    })
 }
 
 /// Mean of each segment (NaN for an empty segment).
@@ -101,7 +114,9 @@ pub fn segment_mean<T: Num, S: Data<Elem = T>, D: Dimension>(
     values: &ArrayBase<S, D>,
     row_splits: &[i64],
 ) -> Result<ArrayD<T::Real>> {
-    segment_reduce("segment_mean", SumR, values, row_splits, |a, n, _| Ok(T::mean_finish(a, n)))
+    segment_reduce("segment_mean", SumR, values, row_splits, |a, n, _| {
+        Ok(T::mean_finish(a, n))
+    })
 }
 
 /// Maximum of each segment; NaN propagates; an empty segment is an error.
@@ -110,7 +125,11 @@ pub fn segment_max<T: Num, S: Data<Elem = T>, D: Dimension>(
     row_splits: &[i64],
 ) -> Result<ArrayD<T>> {
     segment_reduce("segment_max", MaxR, values, row_splits, |a, n, seg| {
-        if n == 0 { Err(empty("segment_max", &format!(" in segment {seg}"))) } else { Ok(a) }
+        if n == 0 {
+            Err(empty("segment_max", &format!(" in segment {seg}")))
+        } else {
+            Ok(a)
+        }
     })
 }
 
@@ -120,6 +139,10 @@ pub fn segment_min<T: Num, S: Data<Elem = T>, D: Dimension>(
     row_splits: &[i64],
 ) -> Result<ArrayD<T>> {
     segment_reduce("segment_min", MinR, values, row_splits, |a, n, seg| {
-        if n == 0 { Err(empty("segment_min", &format!(" in segment {seg}"))) } else { Ok(a) }
+        if n == 0 {
+            Err(empty("segment_min", &format!(" in segment {seg}")))
+        } else {
+            Ok(a)
+        }
     })
 }

@@ -215,7 +215,10 @@ pub(crate) fn reduce_view<T: Copy + Sync, R: Reducer<T>>(
         Some(m) => Zip::from(xs.lanes(last))
             .and(m.lanes(last))
             .for_each(|x, m| parts.push(reduce_lane(r, x, Some(m)))),
-        None => xs.lanes(last).into_iter().for_each(|x| parts.push(reduce_lane(r, x, None))),
+        None => xs
+            .lanes(last)
+            .into_iter()
+            .for_each(|x| parts.push(reduce_lane(r, x, None))),
     }
     combine_all::<T, R>(r, &parts)
 }

@@ -78,7 +78,10 @@ impl Isa {
 
     /// The levels this CPU supports, narrowest first.
     pub fn supported() -> Vec<Isa> {
-        Isa::ALL.into_iter().filter(|isa| isa.is_supported()).collect()
+        Isa::ALL
+            .into_iter()
+            .filter(|isa| isa.is_supported())
+            .collect()
     }
 
     /// The widest supported level (detected once and cached).
