@@ -162,7 +162,11 @@ pub(crate) fn exp_f32(x: f32) -> f32 {
     // Clamp with comparisons that keep NaN (a NaN input fails both tests and stays NaN).
     let xc = if x < -104.0 { -104.0 } else { x };
     let xc = if xc > 89.0 { 89.0 } else { xc };
-    let n = (xc * LOG2E + ROUND) - ROUND;
+    // Adding 1.5·2^23 rounds to an integer n that sits in the low mantissa bits of `t`, so
+    // n is read out with integer ops (a float→int cast would not vectorise: Rust's `as`
+    // saturates).
+    let t = xc * LOG2E + ROUND;
+    let n = t - ROUND;
     let r = (xc - n * LN2_HI) - n * LN2_LO;
     let mut p = 1.987_569_1e-4_f32;
     p = p * r + 1.398_199_9e-3;
@@ -172,7 +176,7 @@ pub(crate) fn exp_f32(x: f32) -> f32 {
     p = p * r + 5.000_000_1e-1;
     let poly = p * r * r + r + 1.0;
     // n is in [-150, 129]; split 2^n = 2^n1 * 2^n2 with both halves normal.
-    let ni = if n == n { n as i32 } else { 0 };
+    let ni = (t.to_bits() as i32).wrapping_sub(ROUND.to_bits() as i32);
     let n1 = ni >> 1;
     let n2 = ni - n1;
     let s1 = f32::from_bits(((n1 + 127) as u32) << 23);

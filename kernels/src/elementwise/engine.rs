@@ -93,6 +93,35 @@ pub(crate) fn build_vec<U: Send>(
     out
 }
 
+/// `f` over a contiguous slice into a new `Vec` (parallel in fixed chunks when large).
+fn map_slice<T, U, F>(src: &[T], f: F) -> Vec<U>
+where
+    T: Copy + Sync,
+    U: Send,
+    F: Fn(T) -> U + Copy + Sync,
+{
+    let bytes = src.len() * (size_of::<T>() + size_of::<U>());
+    build_vec(src.len(), bytes, |start, dst| {
+        let src = &src[start..start + dst.len()];
+        dispatch(Map1 { src, dst, f });
+    })
+}
+
+/// `f` over two same-length contiguous slices into a new `Vec`.
+fn zip_slices<A, B, U, F>(sa: &[A], sb: &[B], f: F) -> Vec<U>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    U: Send,
+    F: Fn(A, B) -> U + Copy + Sync,
+{
+    let bytes = sa.len() * (size_of::<A>() + size_of::<B>() + size_of::<U>());
+    build_vec(sa.len(), bytes, |start, dst| {
+        let end = start + dst.len();
+        dispatch(Map2 { a: &sa[start..end], b: &sb[start..end], dst, f });
+    })
+}
+
 /// One lane of an input, classified for the vectorised lane kernels.
 enum Lane<'a, T> {
     /// Stride 1 (or length ≤ 1).
@@ -120,13 +149,14 @@ where
     U: Send,
     F: Fn(T) -> U + Copy + Sync,
 {
+    if let Some(src) = xs.as_slice() {
+        // Standard layout (the common case): no normalisation needed.
+        let v = map_slice(src, f);
+        return ArrayD::from_shape_vec(xs.raw_dim(), v).expect("length matches the shape");
+    }
     let (xs, transform) = normalize(xs);
     let out = if let Some(src) = xs.as_slice() {
-        let bytes = src.len() * (size_of::<T>() + size_of::<U>());
-        let v = build_vec(src.len(), bytes, |start, dst| {
-            let src = &src[start..start + dst.len()];
-            dispatch(Map1 { src, dst, f });
-        });
+        let v = map_slice(src, f);
         ArrayD::from_shape_vec(xs.raw_dim(), v).expect("length matches the shape")
     } else {
         lanes_into(&xs.raw_dim(), |out| {
@@ -151,15 +181,16 @@ where
     U: Send,
     F: Fn(A, B) -> U + Copy + Sync,
 {
+    if let (Some(sa), Some(sb)) = (a.as_slice(), b.as_slice()) {
+        // Both standard layout (the common case): no normalisation needed.
+        let v = zip_slices(sa, sb, f);
+        return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
+    }
     // Same contiguous layout (any memory order): one flat map in memory order.
     let (an, transform) = normalize(a.view());
     let bn = transform.apply(b.view());
     if let (Some(sa), Some(sb)) = (an.as_slice(), bn.as_slice()) {
-        let bytes = sa.len() * (size_of::<A>() + size_of::<B>() + size_of::<U>());
-        let v = build_vec(sa.len(), bytes, |start, dst| {
-            let end = start + dst.len();
-            dispatch(Map2 { a: &sa[start..end], b: &sb[start..end], dst, f });
-        });
+        let v = zip_slices(sa, sb, f);
         let out = ArrayD::from_shape_vec(an.raw_dim(), v).expect("length matches the shape");
         return transform.undo(out);
     }

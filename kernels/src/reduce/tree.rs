@@ -25,22 +25,15 @@ impl<T: Copy, R: Reducer<T>> Kernel for BlockKernel<'_, T, R> {
     #[inline(always)]
     fn run<S: Simd>(self) -> R::Acc {
         let BlockKernel { r, xs, mask } = self;
-        let leaf = |i: usize| {
-            let end = (i + LEAF).min(xs.len());
-            match mask {
-                Some(m) => r.leaf_masked(&xs[i..end], &m[i..end]),
-                None => r.leaf(&xs[i..end]),
-            }
-        };
         if xs.len() <= LEAF {
-            return leaf(0);
+            return leaf(r, xs, mask, 0);
         }
         // Binary counter: stack[k] holds a perfect subtree of 2^level leaves; equal levels merge.
         let mut stack: [(u32, R::Acc); 64] = [(0, r.identity()); 64];
         let mut depth = 0usize;
         let mut start = 0;
         while start < xs.len() {
-            let mut node = (0u32, leaf(start));
+            let mut node = (0u32, leaf(r, xs, mask, start));
             while depth > 0 && stack[depth - 1].0 == node.0 {
                 depth -= 1;
                 node = (node.0 + 1, r.combine(stack[depth].1, node.1));
@@ -54,6 +47,17 @@ impl<T: Copy, R: Reducer<T>> Kernel for BlockKernel<'_, T, R> {
             acc = r.combine(stack[k].1, acc);
         }
         acc
+    }
+}
+
+/// The leaf starting at `start`. A function, not a closure: closures are not reliably inlined
+/// into the target-feature wrapper, and a leaf compiled outside it would not be vectorised.
+#[inline(always)]
+fn leaf<T: Copy, R: Reducer<T>>(r: R, xs: &[T], mask: Option<&[bool]>, start: usize) -> R::Acc {
+    let end = (start + LEAF).min(xs.len());
+    match mask {
+        Some(m) => r.leaf_masked(&xs[start..end], &m[start..end]),
+        None => r.leaf(&xs[start..end]),
     }
 }
 
@@ -193,6 +197,20 @@ pub(crate) fn reduce_view<T: Copy + Sync, R: Reducer<T>>(
 ) -> R::Acc {
     if xs.is_empty() {
         return r.identity();
+    }
+    // Fast paths without the (allocating) normalisation: contiguous in any memory order with
+    // no mask, or values and mask both in standard layout.
+    match &mask {
+        None => {
+            if let Some(s) = xs.as_slice_memory_order() {
+                return reduce_slice(r, s, None);
+            }
+        }
+        Some(m) => {
+            if let (Some(s), Some(ms)) = (xs.as_slice(), m.as_slice()) {
+                return reduce_slice(r, s, Some(ms));
+            }
+        }
     }
     let (xs, transform) = normalize(xs);
     let mask = mask.map(|m| transform.apply(m));
