@@ -14,6 +14,7 @@ use super::{CountMaskR, MaxR, MinR, Reducer, SumR};
 use crate::element::{Element, Num};
 use crate::error::Result;
 use crate::layout::broadcast_to;
+use crate::simd::Simd;
 
 /// Pairs a reducer with the count of masked-in elements (for mean, and emptiness of max/min).
 #[derive(Clone, Copy, Debug)]
@@ -26,12 +27,12 @@ impl<T: Element, R: Reducer<T>> Reducer<T> for WithCount<R> {
         (self.0.identity(), 0)
     }
     #[inline(always)]
-    fn leaf(self, xs: &[T]) -> Self::Acc {
-        (self.0.leaf(xs), xs.len())
+    fn leaf<S: Simd>(self, xs: &[T]) -> Self::Acc {
+        (self.0.leaf::<S>(xs), xs.len())
     }
     #[inline(always)]
-    fn leaf_masked(self, xs: &[T], mask: &[bool]) -> Self::Acc {
-        (self.0.leaf_masked(xs, mask), CountMaskR.leaf_masked(xs, mask))
+    fn leaf_masked<S: Simd>(self, xs: &[T], mask: &[bool]) -> Self::Acc {
+        (self.0.leaf_masked::<S>(xs, mask), <CountMaskR as Reducer<T>>::leaf_masked::<S>(CountMaskR, xs, mask))
     }
     #[inline(always)]
     fn step(self, acc: Self::Acc, x: T) -> Self::Acc {

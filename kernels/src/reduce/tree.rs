@@ -26,14 +26,14 @@ impl<T: Copy, R: Reducer<T>> Kernel for BlockKernel<'_, T, R> {
     fn run<S: Simd>(self) -> R::Acc {
         let BlockKernel { r, xs, mask } = self;
         if xs.len() <= LEAF {
-            return leaf(r, xs, mask, 0);
+            return leaf::<S, T, R>(r, xs, mask, 0);
         }
         // Binary counter: stack[k] holds a perfect subtree of 2^level leaves; equal levels merge.
         let mut stack: [(u32, R::Acc); 64] = [(0, r.identity()); 64];
         let mut depth = 0usize;
         let mut start = 0;
         while start < xs.len() {
-            let mut node = (0u32, leaf(r, xs, mask, start));
+            let mut node = (0u32, leaf::<S, T, R>(r, xs, mask, start));
             while depth > 0 && stack[depth - 1].0 == node.0 {
                 depth -= 1;
                 node = (node.0 + 1, r.combine(stack[depth].1, node.1));
@@ -53,11 +53,11 @@ impl<T: Copy, R: Reducer<T>> Kernel for BlockKernel<'_, T, R> {
 /// The leaf starting at `start`. A function, not a closure: closures are not reliably inlined
 /// into the target-feature wrapper, and a leaf compiled outside it would not be vectorised.
 #[inline(always)]
-fn leaf<T: Copy, R: Reducer<T>>(r: R, xs: &[T], mask: Option<&[bool]>, start: usize) -> R::Acc {
+fn leaf<S: Simd, T: Copy, R: Reducer<T>>(r: R, xs: &[T], mask: Option<&[bool]>, start: usize) -> R::Acc {
     let end = (start + LEAF).min(xs.len());
     match mask {
-        Some(m) => r.leaf_masked(&xs[start..end], &m[start..end]),
-        None => r.leaf(&xs[start..end]),
+        Some(m) => r.leaf_masked::<S>(&xs[start..end], &m[start..end]),
+        None => r.leaf::<S>(&xs[start..end]),
     }
 }
 

@@ -10,10 +10,14 @@
 //! 16 xmm or 64 scalars), so float results are bit-identical on every path.
 
 mod backends;
+pub mod vectors;
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-pub use backends::{Avx2, Avx512, Scalar, Sse2};
+#[cfg(target_arch = "x86_64")]
+pub use backends::{Avx2, Avx512, Sse2};
+pub use backends::Scalar;
+pub use vectors::VirtualVectors;
 
 /// Virtual accumulator lanes for `f32` reductions: 64 lanes = four 512-bit registers. Fixed for
 /// every instruction set so that the association order, hence the result, never depends on the CPU.
@@ -124,7 +128,7 @@ pub fn active_isa() -> Isa {
 
 /// A backend: a marker type naming an instruction-set level. Kernels are generic over it so
 /// that each instantiation is compiled (and vectorised) inside that level's wrapper.
-pub trait Simd: Copy + Send + Sync + 'static {
+pub trait Simd: VirtualVectors + Send + Sync + 'static {
     /// The level this backend compiles for.
     const ISA: Isa;
 }
