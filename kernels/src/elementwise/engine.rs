@@ -77,13 +77,23 @@ pub(crate) fn build_vec<U: Send>(
     bytes_touched: usize,
     fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
 ) -> Vec<U> {
+    build_vec_chunked(n, PAR_CHUNK_ELEMS, bytes_touched, fill)
+}
+
+/// [`build_vec`] with parallel chunks of `chunk` elements (the last may be shorter).
+pub(crate) fn build_vec_chunked<U: Send>(
+    n: usize,
+    chunk: usize,
+    bytes_touched: usize,
+    fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
+) -> Vec<U> {
     let mut out: Vec<U> = Vec::with_capacity(n);
     let spare = &mut out.spare_capacity_mut()[..n];
     if use_parallel(bytes_touched, 2 * PAR_MIN_BYTES) {
         spare
-            .par_chunks_mut(PAR_CHUNK_ELEMS)
+            .par_chunks_mut(chunk.max(1))
             .enumerate()
-            .for_each(|(i, chunk)| fill(i * PAR_CHUNK_ELEMS, chunk));
+            .for_each(|(i, part)| fill(i * chunk.max(1), part));
     } else {
         fill(0, spare);
     }
@@ -120,6 +130,64 @@ where
         let end = start + dst.len();
         dispatch(Map2 { a: &sa[start..end], b: &sb[start..end], dst, f });
     })
+}
+
+/// `f` over three same-length contiguous slices into a new `Vec`.
+fn zip3_slices<A, B, C, U, F>(sa: &[A], sb: &[B], sc: &[C], f: F) -> Vec<U>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    C: Copy + Sync,
+    U: Send,
+    F: Fn(A, B, C) -> U + Copy + Sync,
+{
+    let bytes = sa.len() * (size_of::<A>() + size_of::<B>() + size_of::<C>() + size_of::<U>());
+    build_vec(sa.len(), bytes, |start, dst| {
+        let end = start + dst.len();
+        dispatch(Map3 { a: &sa[start..end], b: &sb[start..end], c: &sc[start..end], dst, f });
+    })
+}
+
+/// If `v` (broadcast to its shape) is a contiguous block of trailing axes repeated along
+/// zero-stride leading axes — the common "bias" broadcast — returns that block.
+fn repeated_block<'a, T>(v: &ArrayViewD<'a, T>) -> Option<&'a [T]> {
+    let (shape, strides) = (v.shape(), v.strides());
+    let mut expected = 1isize;
+    let mut k = shape.len();
+    // Walk trailing axes while they are standard-contiguous.
+    while k > 0 && (shape[k - 1] == 1 || strides[k - 1] == expected) {
+        expected *= shape[k - 1] as isize;
+        k -= 1;
+    }
+    if k == shape.len() || !(0..k).all(|a| strides[a] == 0 || shape[a] == 1) {
+        return None;
+    }
+    let len = expected as usize;
+    // SAFETY: the trailing axes `k..` are standard-contiguous from `v`'s first element, so
+    // `len` elements starting there belong to `v`'s data, borrowed for 'a.
+    Some(unsafe { std::slice::from_raw_parts(v.as_ptr(), len) })
+}
+
+/// `dst[i] = f(a[i], block[i % block.len()])`; `a` starts at a block boundary.
+struct MapRepeat<'a, A, B, U, F> {
+    a: &'a [A],
+    block: &'a [B],
+    dst: &'a mut [MaybeUninit<U>],
+    f: F,
+}
+
+impl<A: Copy, B: Copy, U, F: Fn(A, B) -> U> Kernel for MapRepeat<'_, A, B, U, F> {
+    type Output = ();
+    #[inline(always)]
+    fn run<S: Simd>(self) {
+        let f = self.f;
+        let k = self.block.len();
+        for (dst, a) in self.dst.chunks_mut(k).zip(self.a.chunks(k)) {
+            for ((d, &a), &b) in dst.iter_mut().zip(a).zip(self.block) {
+                d.write(f(a, b));
+            }
+        }
+    }
 }
 
 /// One lane of an input, classified for the vectorised lane kernels.
@@ -186,6 +254,31 @@ where
         let v = zip_slices(sa, sb, f);
         return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
     }
+    // One side standard, the other a repeated contiguous block (e.g. `[n, k] + [k]`).
+    if let Some(sa) = a.as_slice() {
+        if let Some(block) = repeated_block(&b).filter(|bl| !bl.is_empty()) {
+            let k = block.len();
+            let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
+            let bytes = sa.len() * (size_of::<A>() + size_of::<U>());
+            let v = build_vec_chunked(sa.len(), chunk, bytes, |start, dst| {
+                let a = &sa[start..start + dst.len()];
+                dispatch(MapRepeat { a, block, dst, f });
+            });
+            return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
+        }
+    }
+    if let Some(sb) = b.as_slice() {
+        if let Some(block) = repeated_block(&a).filter(|bl| !bl.is_empty()) {
+            let k = block.len();
+            let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
+            let bytes = sb.len() * (size_of::<B>() + size_of::<U>());
+            let v = build_vec_chunked(sb.len(), chunk, bytes, |start, dst| {
+                let a = &sb[start..start + dst.len()];
+                dispatch(MapRepeat { a, block, dst, f: move |y: B, x: A| f(x, y) });
+            });
+            return ArrayD::from_shape_vec(b.raw_dim(), v).expect("length matches the shape");
+        }
+    }
     // Same contiguous layout (any memory order): one flat map in memory order.
     let (an, transform) = normalize(a.view());
     let bn = transform.apply(b.view());
@@ -234,14 +327,15 @@ where
     U: Send,
     F: Fn(A, B, C) -> U + Copy + Sync,
 {
+    if let (Some(sa), Some(sb), Some(sc)) = (a.as_slice(), b.as_slice(), c.as_slice()) {
+        // All standard layout (the common case): no normalisation needed.
+        let v = zip3_slices(sa, sb, sc, f);
+        return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
+    }
     let (an, transform) = normalize(a.view());
     let (bn, cn) = (transform.apply(b.view()), transform.apply(c.view()));
     if let (Some(sa), Some(sb), Some(sc)) = (an.as_slice(), bn.as_slice(), cn.as_slice()) {
-        let bytes = sa.len() * (size_of::<A>() + size_of::<B>() + size_of::<C>() + size_of::<U>());
-        let v = build_vec(sa.len(), bytes, |start, dst| {
-            let end = start + dst.len();
-            dispatch(Map3 { a: &sa[start..end], b: &sb[start..end], c: &sc[start..end], dst, f });
-        });
+        let v = zip3_slices(sa, sb, sc, f);
         let out = ArrayD::from_shape_vec(an.raw_dim(), v).expect("length matches the shape");
         return transform.undo(out);
     }

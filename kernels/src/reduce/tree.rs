@@ -24,30 +24,39 @@ impl<T: Copy, R: Reducer<T>> Kernel for BlockKernel<'_, T, R> {
     type Output = R::Acc;
     #[inline(always)]
     fn run<S: Simd>(self) -> R::Acc {
-        let BlockKernel { r, xs, mask } = self;
-        if xs.len() <= LEAF {
-            return leaf::<S, T, R>(r, xs, mask, 0);
-        }
-        // Binary counter: stack[k] holds a perfect subtree of 2^level leaves; equal levels merge.
-        let mut stack: [(u32, R::Acc); 64] = [(0, r.identity()); 64];
-        let mut depth = 0usize;
-        let mut start = 0;
-        while start < xs.len() {
-            let mut node = (0u32, leaf::<S, T, R>(r, xs, mask, start));
-            while depth > 0 && stack[depth - 1].0 == node.0 {
-                depth -= 1;
-                node = (node.0 + 1, r.combine(stack[depth].1, node.1));
-            }
-            stack[depth] = node;
-            depth += 1;
-            start += LEAF;
-        }
-        let mut acc = stack[depth - 1].1;
-        for k in (0..depth - 1).rev() {
-            acc = r.combine(stack[k].1, acc);
-        }
-        acc
+        tree_serial::<S, T, R>(self.r, self.xs, self.mask)
     }
+}
+
+/// The pairwise tree over the leaves of `xs`, serially, for backend `S`.
+#[inline(always)]
+pub(crate) fn tree_serial<S: Simd, T: Copy, R: Reducer<T>>(
+    r: R,
+    xs: &[T],
+    mask: Option<&[bool]>,
+) -> R::Acc {
+    if xs.len() <= LEAF {
+        return leaf::<S, T, R>(r, xs, mask, 0);
+    }
+    // Binary counter: stack[k] holds a perfect subtree of 2^level leaves; equal levels merge.
+    let mut stack: [(u32, R::Acc); 64] = [(0, r.identity()); 64];
+    let mut depth = 0usize;
+    let mut start = 0;
+    while start < xs.len() {
+        let mut node = (0u32, leaf::<S, T, R>(r, xs, mask, start));
+        while depth > 0 && stack[depth - 1].0 == node.0 {
+            depth -= 1;
+            node = (node.0 + 1, r.combine(stack[depth].1, node.1));
+        }
+        stack[depth] = node;
+        depth += 1;
+        start += LEAF;
+    }
+    let mut acc = stack[depth - 1].1;
+    for k in (0..depth - 1).rev() {
+        acc = r.combine(stack[k].1, acc);
+    }
+    acc
 }
 
 /// The leaf starting at `start`. A function, not a closure: closures are not reliably inlined

@@ -145,32 +145,19 @@ pub(crate) trait Kernel {
 /// Runs `kernel` at the active level.
 #[inline]
 pub(crate) fn dispatch<K: Kernel>(kernel: K) -> K::Output {
-    dispatch_at(active_isa(), kernel)
-}
-
-/// Runs `kernel` at level `isa`, falling back to the scalar reference when `isa` is unsupported.
-#[inline]
-pub(crate) fn dispatch_at<K: Kernel>(isa: Isa, kernel: K) -> K::Output {
     #[cfg(target_arch = "x86_64")]
     {
-        // The `is_supported` checks are cached atomics inside std's feature detection, so
-        // checking here costs a few loads per call and makes every unsafe call below sound.
-        match isa {
-            Isa::Avx512 if isa.is_supported() => {
-                // SAFETY: the CPU supports every feature `run_avx512` enables (checked above).
-                return unsafe { backends::run_avx512(kernel) };
-            }
-            Isa::Avx2 if isa.is_supported() => {
-                // SAFETY: the CPU supports AVX2 and FMA (checked above).
-                return unsafe { backends::run_avx2(kernel) };
-            }
-            Isa::Sse2 if isa.is_supported() => {
-                // SAFETY: the CPU supports SSE2 (checked above; always true on x86-64).
-                return unsafe { backends::run_sse2(kernel) };
-            }
-            _ => {}
+        // `active_isa` only returns levels verified as supported: the detected level comes from
+        // `Isa::supported()`, and `force_isa` refuses unsupported levels.
+        match active_isa() {
+            // SAFETY: AVX-512 F/BW/DQ/VL, AVX2 and FMA are supported (see above).
+            Isa::Avx512 => return unsafe { backends::run_avx512(kernel) },
+            // SAFETY: AVX2 and FMA are supported (see above).
+            Isa::Avx2 => return unsafe { backends::run_avx2(kernel) },
+            // SAFETY: SSE2 is supported (see above; always on x86-64).
+            Isa::Sse2 => return unsafe { backends::run_sse2(kernel) },
+            Isa::Scalar => {}
         }
     }
-    let _ = isa;
     kernel.run::<Scalar>()
 }
