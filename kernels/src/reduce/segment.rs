@@ -62,7 +62,13 @@ fn flat_segments<T: Copy + Sync, R: Reducer<T>>(r: R, xs: &[T], splits: &[usize]
         #[inline(always)]
         fn run<S: Simd>(self) -> Vec<R::Acc> {
             let Segments { r, xs, splits } = self;
-            splits.windows(2).map(|w| tree_serial::<S, T, R>(r, &xs[w[0]..w[1]], None)).collect()
+            // A plain loop, not `map`: a closure would not be reliably inlined into the
+            // target-feature wrapper, and the leaf must be compiled inside it.
+            let mut out = Vec::with_capacity(splits.len().saturating_sub(1));
+            for w in splits.windows(2) {
+                out.push(tree_serial::<S, T, R>(r, &xs[w[0]..w[1]], None));
+            }
+            out
         }
     }
     // Group consecutive segments into tasks of at least PAR_CHUNK_ELEMS elements.
