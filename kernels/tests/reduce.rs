@@ -13,8 +13,8 @@ fn check_sum_f32(v: &ArrayViewD<'_, f32>, what: &str) {
     let got = full::sum(v) as f64;
     let want = ref_sum(v.iter().map(|&x| x as f64));
     let abs: f64 = v.iter().map(|&x| (x as f64).abs()).sum();
-    // Documented bound: u|s| + 64·u·Σ|x| (f32 unit roundoff u), see the crate docs.
-    let bound = F32_EPS * want.abs() + 64.0 * F32_EPS * abs;
+    // Documented first-order bound: u|s| + 70·u·Σ|x| (u = f32 epsilon), see the crate docs.
+    let bound = F32_EPS * want.abs() + 70.0 * F32_EPS * abs;
     if want.is_nan() || want.is_infinite() {
         assert!(same_f64(got, want), "{what}: sum {got} vs {want}");
     } else {
@@ -86,17 +86,21 @@ fn every_tail_length_matches_on_every_isa() {
         let mask: Vec<bool> = (0..n).map(|_| rng.bool()).collect();
         let (a, ad, m) = (Array1::from(xs.clone()), Array1::from(xd), Array1::from(mask));
         let mut results = Vec::new();
+        // Bits, with every NaN mapped to one value: IEEE leaves NaN payload and sign
+        // propagation unspecified (and LLVM commutes additions), so only "is NaN" is compared.
+        let b32 = |x: f32| if x.is_nan() { u32::MAX } else { x.to_bits() };
+        let b64 = |x: f64| if x.is_nan() { u64::MAX } else { x.to_bits() };
         for isa in simd::Isa::supported() {
             assert!(simd::force_isa(Some(isa)));
             results.push((
                 isa,
-                full::sum(&a).to_bits(),
-                full::sum(&ad).to_bits(),
-                full::max(&a).map(f32::to_bits).ok(),
-                full::min(&ad).map(f64::to_bits).ok(),
-                masked::masked_sum(&a, &m).unwrap().to_bits(),
-                masked::masked_max(&ad, &m).map(f64::to_bits).ok(),
-                full::prod(&a.mapv(|x| 1.0 + x / 64.0)).to_bits(),
+                b32(full::sum(&a)),
+                b64(full::sum(&ad)),
+                full::max(&a).map(b32).ok(),
+                full::min(&ad).map(b64).ok(),
+                b32(masked::masked_sum(&a, &m).unwrap()),
+                masked::masked_max(&ad, &m).map(b64).ok(),
+                b32(full::prod(&a.mapv(|x| 1.0 + x / 64.0))),
             ));
         }
         simd::force_isa(None);

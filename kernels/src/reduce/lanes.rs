@@ -16,6 +16,61 @@ pub(crate) trait LaneOp {
     fn s32(acc: f32, x: f32) -> f32;
     /// One `f64` lane.
     fn s64(acc: f64, x: f64) -> f64;
+    /// Pairwise fold of 64 `f32` lanes (lane `j` with `j + width`, halving).
+    #[inline(always)]
+    fn fold32<S: Simd>(v: S::V32) -> f32 {
+        let mut lanes = S::to_array32(v);
+        let mut width = F32_LANES;
+        while width > 1 {
+            width /= 2;
+            for j in 0..width {
+                lanes[j] = Self::s32(lanes[j], lanes[j + width]);
+            }
+        }
+        lanes[0]
+    }
+    /// Pairwise fold of 32 `f64` lanes.
+    #[inline(always)]
+    fn fold64<S: Simd>(v: S::V64) -> f64 {
+        let mut lanes = S::to_array64(v);
+        let mut width = F64_LANES;
+        while width > 1 {
+            width /= 2;
+            for j in 0..width {
+                lanes[j] = Self::s64(lanes[j], lanes[j + width]);
+            }
+        }
+        lanes[0]
+    }
+}
+
+/// Addition, whose fold backends may vectorise.
+pub(crate) struct AddOp;
+impl LaneOp for AddOp {
+    #[inline(always)]
+    fn v32<S: Simd>(acc: S::V32, x: S::V32) -> S::V32 {
+        S::add32(acc, x)
+    }
+    #[inline(always)]
+    fn v64<S: Simd>(acc: S::V64, x: S::V64) -> S::V64 {
+        S::add64(acc, x)
+    }
+    #[inline(always)]
+    fn s32(a: f32, x: f32) -> f32 {
+        a + x
+    }
+    #[inline(always)]
+    fn s64(a: f64, x: f64) -> f64 {
+        a + x
+    }
+    #[inline(always)]
+    fn fold32<S: Simd>(v: S::V32) -> f32 {
+        S::reduce_add32(v)
+    }
+    #[inline(always)]
+    fn fold64<S: Simd>(v: S::V64) -> f64 {
+        S::reduce_add64(v)
+    }
 }
 
 macro_rules! lane_op {
@@ -41,13 +96,12 @@ macro_rules! lane_op {
         }
     };
 }
-lane_op!(AddOp, add32, add64, |a, x| a + x);
 lane_op!(MulOp, mul32, mul64, |a, x| a * x);
 lane_op!(MaxOp, max32, max64, |a, x| if x.is_nan() || x > a { x } else { a });
 lane_op!(MinOp, min32, min64, |a, x| if x.is_nan() || x < a { x } else { a });
 
 macro_rules! engine {
-    ($name:ident, $t:ty, $lanes:expr, $splat:ident, $load:ident, $load_masked:ident, $to_array:ident, $v:ident, $s:ident) => {
+    ($name:ident, $t:ty, $lanes:expr, $splat:ident, $load:ident, $load_masked:ident, $v:ident, $fold:ident) => {
         /// Reduces `xs` (where `mask`, if given, is true; `mask.len() == xs.len()`) with `O`,
         /// starting every lane at `identity`, which must be `O`'s identity.
         #[inline(always)]
@@ -86,17 +140,9 @@ macro_rules! engine {
                 // SAFETY: `tail` holds L elements.
                 acc = O::$v::<S>(acc, unsafe { S::$load(tail.as_ptr()) });
             }
-            let mut lanes = S::$to_array(acc);
-            let mut width = L;
-            while width > 1 {
-                width /= 2;
-                for j in 0..width {
-                    lanes[j] = O::$s(lanes[j], lanes[j + width]);
-                }
-            }
-            lanes[0]
+            O::$fold::<S>(acc)
         }
     };
 }
-engine!(lanes32, f32, F32_LANES, splat32, load32, load32_masked, to_array32, v32, s32);
-engine!(lanes64, f64, F64_LANES, splat64, load64, load64_masked, to_array64, v64, s64);
+engine!(lanes32, f32, F32_LANES, splat32, load32, load32_masked, v32, fold32);
+engine!(lanes64, f64, F64_LANES, splat64, load64, load64_masked, v64, fold64);

@@ -65,6 +65,33 @@ pub trait VirtualVectors: Copy {
     fn min64(acc: Self::V64, x: Self::V64) -> Self::V64;
     /// The lanes in order.
     fn to_array64(v: Self::V64) -> [f64; 32];
+    /// Pairwise sum of the lanes: lane `j` plus lane `j + 32`, then `j + 16`, … (the fixed
+    /// order of every backend). Backends may override with register shuffles in that order.
+    #[inline(always)]
+    fn reduce_add32(v: Self::V32) -> f32 {
+        let mut lanes = Self::to_array32(v);
+        let mut width = 64;
+        while width > 1 {
+            width /= 2;
+            for j in 0..width {
+                lanes[j] += lanes[j + width];
+            }
+        }
+        lanes[0]
+    }
+    /// Pairwise sum of the 32 `f64` lanes, in the same fixed order.
+    #[inline(always)]
+    fn reduce_add64(v: Self::V64) -> f64 {
+        let mut lanes = Self::to_array64(v);
+        let mut width = 32;
+        while width > 1 {
+            width /= 2;
+            for j in 0..width {
+                lanes[j] += lanes[j + width];
+            }
+        }
+        lanes[0]
+    }
 }
 
 macro_rules! scalar_lanes {
@@ -197,7 +224,7 @@ impl VirtualVectors for Avx512 {
         masked: load32_masked = |p, m, fill| {
             let bits = _mm512_test_epi8_mask(_mm512_loadu_si512(m as *const _), _mm512_set1_epi8(1));
             std::array::from_fn(|k| {
-                _mm512_mask_loadu_ps(_mm512_set1_ps(fill), (bits >> (16 * k)) as u16, p.add(16 * k))
+                _mm512_mask_mov_ps(_mm512_set1_ps(fill), (bits >> (16 * k)) as u16, _mm512_loadu_ps(p.add(16 * k)))
             })
         },
         add: add32 = _mm512_add_ps,
@@ -213,7 +240,7 @@ impl VirtualVectors for Avx512 {
         masked: load64_masked = |p, m, fill| {
             let bits = _mm256_test_epi8_mask(_mm256_loadu_si256(m as *const _), _mm256_set1_epi8(1));
             std::array::from_fn(|k| {
-                _mm512_mask_loadu_pd(_mm512_set1_pd(fill), (bits >> (8 * k)) as u8, p.add(8 * k))
+                _mm512_mask_mov_pd(_mm512_set1_pd(fill), (bits >> (8 * k)) as u8, _mm512_loadu_pd(p.add(8 * k)))
             })
         },
         add: add64 = _mm512_add_pd,
@@ -222,6 +249,34 @@ impl VirtualVectors for Avx512 {
         min: min64 = |a, x| _mm512_mask_mov_pd(_mm512_min_pd(x, a), _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(x, x), x),
         to_array: to_array64 = _mm512_storeu_pd
     );
+
+    #[inline(always)]
+    fn reduce_add32(v: Self::V32) -> f32 {
+        // SAFETY: AVX-512 F/DQ and SSE are available inside the AVX-512 wrapper (see above).
+        // Each step adds lane j + width to lane j, exactly the default's pairwise order.
+        unsafe {
+            let v = [_mm512_add_ps(v[0], v[2]), _mm512_add_ps(v[1], v[3])]; // width 32
+            let v = _mm512_add_ps(v[0], v[1]); // width 16
+            let v = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps::<1>(v)); // 8
+            let v = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)); // 4
+            let v = _mm_add_ps(v, _mm_movehl_ps(v, v)); // 2
+            let v = _mm_add_ss(v, _mm_shuffle_ps::<1>(v, v)); // 1
+            _mm_cvtss_f32(v)
+        }
+    }
+
+    #[inline(always)]
+    fn reduce_add64(v: Self::V64) -> f64 {
+        // SAFETY: as in `reduce_add32`; same pairwise order as the default.
+        unsafe {
+            let v = [_mm512_add_pd(v[0], v[2]), _mm512_add_pd(v[1], v[3])]; // width 16
+            let v = _mm512_add_pd(v[0], v[1]); // width 8
+            let v = _mm256_add_pd(_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd::<1>(v)); // 4
+            let v = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v)); // 2
+            let v = _mm_add_sd(v, _mm_unpackhi_pd(v, v)); // 1
+            _mm_cvtsd_f64(v)
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
