@@ -144,12 +144,22 @@ impl VirtualVectors for Scalar {
     scalar_lanes!(splat64, load64, load64_masked, add64, mul64, max64, min64, to_array64, f64, 32, V64);
 }
 
+/// `[e(0), e(1), …, e(n - 1)]` written out, so each element is an inline expression. Array
+/// construction through `std::array::from_fn` would go through a closure, which LLVM does not
+/// reliably inline into the target-feature wrapper; the intrinsics would then become calls.
+#[cfg(target_arch = "x86_64")]
+macro_rules! regs {
+    (4, |$k:ident| $e:expr) => { [{ let $k: usize = 0; $e }, { let $k: usize = 1; $e }, { let $k: usize = 2; $e }, { let $k: usize = 3; $e }] };
+    (8, |$k:ident| $e:expr) => { [{ let $k: usize = 0; $e }, { let $k: usize = 1; $e }, { let $k: usize = 2; $e }, { let $k: usize = 3; $e }, { let $k: usize = 4; $e }, { let $k: usize = 5; $e }, { let $k: usize = 6; $e }, { let $k: usize = 7; $e }] };
+    (16, |$k:ident| $e:expr) => { [{ let $k: usize = 0; $e }, { let $k: usize = 1; $e }, { let $k: usize = 2; $e }, { let $k: usize = 3; $e }, { let $k: usize = 4; $e }, { let $k: usize = 5; $e }, { let $k: usize = 6; $e }, { let $k: usize = 7; $e }, { let $k: usize = 8; $e }, { let $k: usize = 9; $e }, { let $k: usize = 10; $e }, { let $k: usize = 11; $e }, { let $k: usize = 12; $e }, { let $k: usize = 13; $e }, { let $k: usize = 14; $e }, { let $k: usize = 15; $e }] };
+}
+
 /// Implements one element type's half of [`VirtualVectors`] for an x86 backend whose vector
 /// type is `$reg` holding `$w` lanes, `$r` registers per virtual vector.
 #[cfg(target_arch = "x86_64")]
 macro_rules! x86_lanes {
     (
-        $t:ty, $n:literal, $v:ident, $reg:ty, $r:literal, $w:literal,
+        $t:ty, $n:literal, $v:ident, $reg:ty, $r:tt, $w:literal,
         splat: $splat:ident = $set1:ident,
         load: $load:ident = $loadu:ident,
         masked: $load_masked:ident = |$mp:ident, $mm:ident, $mfill:ident| $masked_body:expr,
@@ -168,7 +178,7 @@ macro_rules! x86_lanes {
         #[inline(always)]
         unsafe fn $load(p: *const $t) -> Self::$v {
             // SAFETY: the caller guarantees `$n` readable elements; CPU support as above.
-            std::array::from_fn(|k| unsafe { $loadu(p.add(k * $w)) })
+            regs!($r, |k| unsafe { $loadu(p.add(k * $w)) })
         }
         #[inline(always)]
         unsafe fn $load_masked($mp: *const $t, $mm: *const bool, $mfill: $t) -> Self::$v {
@@ -178,17 +188,17 @@ macro_rules! x86_lanes {
         #[inline(always)]
         fn $add(a: Self::$v, b: Self::$v) -> Self::$v {
             // SAFETY: CPU support as above.
-            std::array::from_fn(|k| unsafe { $addi(a[k], b[k]) })
+            regs!($r, |k| unsafe { $addi(a[k], b[k]) })
         }
         #[inline(always)]
         fn $mul(a: Self::$v, b: Self::$v) -> Self::$v {
             // SAFETY: CPU support as above.
-            std::array::from_fn(|k| unsafe { $muli(a[k], b[k]) })
+            regs!($r, |k| unsafe { $muli(a[k], b[k]) })
         }
         #[inline(always)]
         fn $max(acc: Self::$v, x: Self::$v) -> Self::$v {
             // SAFETY: CPU support as above.
-            std::array::from_fn(|k| unsafe {
+            regs!($r, |k| unsafe {
                 let ($xa, $xx) = (acc[k], x[k]);
                 $max_body
             })
@@ -196,7 +206,7 @@ macro_rules! x86_lanes {
         #[inline(always)]
         fn $min(acc: Self::$v, x: Self::$v) -> Self::$v {
             // SAFETY: CPU support as above.
-            std::array::from_fn(|k| unsafe {
+            regs!($r, |k| unsafe {
                 let ($na, $nx) = (acc[k], x[k]);
                 $min_body
             })
@@ -223,7 +233,7 @@ impl VirtualVectors for Avx512 {
         load: load32 = _mm512_loadu_ps,
         masked: load32_masked = |p, m, fill| {
             let bits = _mm512_test_epi8_mask(_mm512_loadu_si512(m as *const _), _mm512_set1_epi8(1));
-            std::array::from_fn(|k| {
+            regs!(4, |k| {
                 _mm512_mask_mov_ps(_mm512_set1_ps(fill), (bits >> (16 * k)) as u16, _mm512_loadu_ps(p.add(16 * k)))
             })
         },
@@ -239,7 +249,7 @@ impl VirtualVectors for Avx512 {
         load: load64 = _mm512_loadu_pd,
         masked: load64_masked = |p, m, fill| {
             let bits = _mm256_test_epi8_mask(_mm256_loadu_si256(m as *const _), _mm256_set1_epi8(1));
-            std::array::from_fn(|k| {
+            regs!(4, |k| {
                 _mm512_mask_mov_pd(_mm512_set1_pd(fill), (bits >> (8 * k)) as u8, _mm512_loadu_pd(p.add(8 * k)))
             })
         },
@@ -288,7 +298,7 @@ impl VirtualVectors for Avx2 {
         splat: splat32 = _mm256_set1_ps,
         load: load32 = _mm256_loadu_ps,
         masked: load32_masked = |p, m, fill| {
-            std::array::from_fn(|k| {
+            regs!(8, |k| {
                 let bytes = _mm_loadl_epi64(m.add(8 * k) as *const __m128i);
                 let keep = _mm256_cmpgt_epi32(_mm256_cvtepu8_epi32(bytes), _mm256_setzero_si256());
                 _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_loadu_ps(p.add(8 * k)), _mm256_castsi256_ps(keep))
@@ -305,7 +315,7 @@ impl VirtualVectors for Avx2 {
         splat: splat64 = _mm256_set1_pd,
         load: load64 = _mm256_loadu_pd,
         masked: load64_masked = |p, m, fill| {
-            std::array::from_fn(|k| {
+            regs!(8, |k| {
                 let bytes = _mm_cvtsi32_si128(std::ptr::read_unaligned(m.add(4 * k) as *const i32));
                 let keep = _mm256_cmpgt_epi64(_mm256_cvtepu8_epi64(bytes), _mm256_setzero_si256());
                 _mm256_blendv_pd(_mm256_set1_pd(fill), _mm256_loadu_pd(p.add(4 * k)), _mm256_castsi256_pd(keep))
@@ -343,7 +353,7 @@ impl VirtualVectors for Sse2 {
         splat: splat32 = _mm_set1_ps,
         load: load32 = _mm_loadu_ps,
         masked: load32_masked = |p, m, fill| {
-            std::array::from_fn(|k| {
+            regs!(16, |k| {
                 let bytes = _mm_cvtsi32_si128(std::ptr::read_unaligned(m.add(4 * k) as *const i32));
                 let zero = _mm_setzero_si128();
                 let words = _mm_unpacklo_epi16(_mm_unpacklo_epi8(bytes, zero), zero);
@@ -362,7 +372,7 @@ impl VirtualVectors for Sse2 {
         splat: splat64 = _mm_set1_pd,
         load: load64 = _mm_loadu_pd,
         masked: load64_masked = |p, m, fill| {
-            std::array::from_fn(|k| {
+            regs!(16, |k| {
                 let (m0, m1) = (*m.add(2 * k) as i64, *m.add(2 * k + 1) as i64);
                 let keep = _mm_castsi128_pd(_mm_set_epi64x(-m1, -m0));
                 blend_pd(_mm_set1_pd(fill), _mm_loadu_pd(p.add(2 * k)), keep)
