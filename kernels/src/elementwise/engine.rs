@@ -105,7 +105,7 @@ pub(crate) fn build_vec_chunked<U: Send>(
 }
 
 /// `f` over a contiguous slice into a new `Vec` (parallel in fixed chunks when large).
-fn map_slice<T, U, F>(src: &[T], f: F) -> Vec<U>
+pub(crate) fn map_slice<T, U, F>(src: &[T], f: F) -> Vec<U>
 where
     T: Copy + Sync,
     U: Send,
@@ -119,7 +119,7 @@ where
 }
 
 /// `f` over two same-length contiguous slices into a new `Vec`.
-fn zip_slices<A, B, U, F>(sa: &[A], sb: &[B], f: F) -> Vec<U>
+pub(crate) fn zip_slices<A, B, U, F>(sa: &[A], sb: &[B], f: F) -> Vec<U>
 where
     A: Copy + Sync,
     B: Copy + Sync,

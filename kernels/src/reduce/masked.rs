@@ -9,7 +9,7 @@ use ndarray::{ArrayBase, ArrayD, ArrayViewD, Data, Dimension};
 
 use super::axes::AxesPlan;
 use super::full::empty;
-use super::tree::reduce_view;
+use super::tree::{reduce_slice, reduce_view};
 use super::{CountMaskR, MaxR, MinR, Reducer, SumR};
 use crate::element::{Element, Num};
 use crate::error::Result;
@@ -72,8 +72,16 @@ macro_rules! masked_pair {
             SM: Data<Elem = bool>,
             DM: Dimension,
         {
-            let (xs, m) = views($op, values, mask)?;
-            let ($acc, $n) = reduce_view(WithCount($r), xs, Some(m));
+            let ($acc, $n) = match (values.as_slice(), mask.as_slice()) {
+                // Same-shape standard layouts: straight to the slice tree.
+                (Some(xs), Some(m)) if values.shape() == mask.shape() => {
+                    reduce_slice(WithCount($r), xs, Some(m))
+                }
+                _ => {
+                    let (xs, m) = views($op, values, mask)?;
+                    reduce_view(WithCount($r), xs, Some(m))
+                }
+            };
             $finish
         }
 
