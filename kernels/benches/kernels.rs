@@ -30,7 +30,12 @@ fn record(group: &mut BenchmarkGroup<'_, WallTime>, n: usize, name: &str, mut f:
                 f();
             }
             let elapsed = start.elapsed();
-            TIMES.lock().unwrap().entry(key.clone()).or_default().push(elapsed.as_secs_f64() / iters as f64);
+            TIMES
+                .lock()
+                .unwrap()
+                .entry(key.clone())
+                .or_default()
+                .push(elapsed.as_secs_f64() / iters as f64);
             elapsed
         })
     });
@@ -71,7 +76,9 @@ fn data(n: usize, seed: u64) -> Vec<f32> {
     let mut x = seed;
     (0..n)
         .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((x >> 40) as f32) / (1u64 << 24) as f32 - 0.5
         })
         .collect()
@@ -80,9 +87,15 @@ fn data(n: usize, seed: u64) -> Vec<f32> {
 fn bench_size(c: &mut Criterion, n: usize, label: &str) {
     let mut group = c.benchmark_group(label);
     if n >= 1 << 24 {
-        group.sample_size(10).warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(2));
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(300))
+            .measurement_time(Duration::from_secs(2));
     } else {
-        group.sample_size(20).warm_up_time(Duration::from_millis(200)).measurement_time(Duration::from_millis(700));
+        group
+            .sample_size(20)
+            .warm_up_time(Duration::from_millis(200))
+            .measurement_time(Duration::from_millis(700));
     }
     let a = Array1::from(data(n, 1));
     let b = Array1::from(data(n, 2));
@@ -91,51 +104,129 @@ fn bench_size(c: &mut Criterion, n: usize, label: &str) {
     let a2 = a.view().into_shape_with_order((n / cols, cols)).unwrap();
     let row = Array1::from(data(cols, 3));
     let splits: Vec<i64> = (0..=n as i64).step_by(100).chain([n as i64]).collect();
-    let splits: Vec<i64> = { let mut s = splits; s.dedup(); s };
+    let splits: Vec<i64> = {
+        let mut s = splits;
+        s.dedup();
+        s
+    };
     let mut dst = vec![0.0f32; n];
     let (ha, hb) = (a.slice(s![..n / 2]), a.slice(s![n / 2..]));
 
     // Yardsticks.
-    record(&mut group, n, "copy (memcpy)", || { dst.copy_from_slice(a.as_slice().unwrap()); black_box(&dst); });
-    record(&mut group, n, "copy (alloc+memcpy)", || { black_box(a.as_slice().unwrap().to_vec()); });
-    record(&mut group, n, "read: plain SIMD sum, 1 core", || { black_box(plain_sum(a.as_slice().unwrap())); });
+    record(&mut group, n, "copy (memcpy)", || {
+        dst.copy_from_slice(a.as_slice().unwrap());
+        black_box(&dst);
+    });
+    record(&mut group, n, "copy (alloc+memcpy)", || {
+        black_box(a.as_slice().unwrap().to_vec());
+    });
+    record(&mut group, n, "read: plain SIMD sum, 1 core", || {
+        black_box(plain_sum(a.as_slice().unwrap()));
+    });
     record(&mut group, n, "read: plain SIMD sum, all cores", || {
-        black_box(a.as_slice().unwrap().par_chunks(1 << 18).map(plain_sum).sum::<f32>());
+        black_box(
+            a.as_slice()
+                .unwrap()
+                .par_chunks(1 << 18)
+                .map(plain_sum)
+                .sum::<f32>(),
+        );
     });
 
     // Kernels and their ndarray equivalents.
-    record(&mut group, n, "sum", || { black_box(full::sum(&a)); });
-    record(&mut group, n, "ndarray: sum", || { black_box(a.sum()); });
-    record(&mut group, n, "max", || { black_box(full::max(&a).unwrap()); });
-    record(&mut group, n, "ndarray: max", || { black_box(a.fold(f32::NEG_INFINITY, |m, &x| if x > m || x.is_nan() { x } else { m })); });
-    record(&mut group, n, "masked sum", || { black_box(masked::masked_sum(&a, &mask).unwrap()); });
+    record(&mut group, n, "sum", || {
+        black_box(full::sum(&a));
+    });
+    record(&mut group, n, "ndarray: sum", || {
+        black_box(a.sum());
+    });
+    record(&mut group, n, "max", || {
+        black_box(full::max(&a).unwrap());
+    });
+    record(&mut group, n, "ndarray: max", || {
+        black_box(a.fold(
+            f32::NEG_INFINITY,
+            |m, &x| if x > m || x.is_nan() { x } else { m },
+        ));
+    });
+    record(&mut group, n, "masked sum", || {
+        black_box(masked::masked_sum(&a, &mask).unwrap());
+    });
     record(&mut group, n, "ndarray: masked sum", || {
-        black_box(Zip::from(&a).and(&mask).fold(0.0f32, |s, &x, &m| if m { s + x } else { s }));
+        black_box(
+            Zip::from(&a)
+                .and(&mask)
+                .fold(0.0f32, |s, &x, &m| if m { s + x } else { s }),
+        );
     });
-    record(&mut group, n, "add", || { black_box(binary::add(&a, &b).unwrap()); });
-    record(&mut group, n, "ndarray: add", || { black_box(&a + &b); });
-    record(&mut group, n, "add (row broadcast)", || { black_box(binary::add(&a2, &row).unwrap()); });
-    record(&mut group, n, "ndarray: add (row broadcast)", || { black_box(&a2 + &row); });
-    record(&mut group, n, "exp", || { black_box(unary::exp(&a)); });
-    record(&mut group, n, "ndarray: exp", || { black_box(a.mapv(f32::exp)); });
-    record(&mut group, n, "abs", || { black_box(unary::abs(&a)); });
-    record(&mut group, n, "ndarray: abs", || { black_box(a.mapv(f32::abs)); });
-    record(&mut group, n, "segment sum", || { black_box(segment::segment_sum(&a, &splits).unwrap()); });
+    record(&mut group, n, "add", || {
+        black_box(binary::add(&a, &b).unwrap());
+    });
+    record(&mut group, n, "ndarray: add", || {
+        black_box(&a + &b);
+    });
+    record(&mut group, n, "add (row broadcast)", || {
+        black_box(binary::add(&a2, &row).unwrap());
+    });
+    record(&mut group, n, "ndarray: add (row broadcast)", || {
+        black_box(&a2 + &row);
+    });
+    record(&mut group, n, "exp", || {
+        black_box(unary::exp(&a));
+    });
+    record(&mut group, n, "ndarray: exp", || {
+        black_box(a.mapv(f32::exp));
+    });
+    record(&mut group, n, "abs", || {
+        black_box(unary::abs(&a));
+    });
+    record(&mut group, n, "ndarray: abs", || {
+        black_box(a.mapv(f32::abs));
+    });
+    record(&mut group, n, "segment sum", || {
+        black_box(segment::segment_sum(&a, &splits).unwrap());
+    });
     record(&mut group, n, "ndarray: segment sum", || {
-        black_box(Array1::from_iter(splits.windows(2).map(|w| a.slice(s![w[0] as usize..w[1] as usize]).sum())));
+        black_box(Array1::from_iter(
+            splits
+                .windows(2)
+                .map(|w| a.slice(s![w[0] as usize..w[1] as usize]).sum()),
+        ));
     });
-    record(&mut group, n, "select", || { black_box(select::select(&mask, &a, &b).unwrap()); });
+    record(&mut group, n, "select", || {
+        black_box(select::select(&mask, &a, &b).unwrap());
+    });
     record(&mut group, n, "ndarray: select", || {
-        black_box(Zip::from(&mask).and(&a).and(&b).map_collect(|&m, &x, &y| if m { x } else { y }));
+        black_box(
+            Zip::from(&mask)
+                .and(&a)
+                .and(&b)
+                .map_collect(|&m, &x, &y| if m { x } else { y }),
+        );
     });
-    record(&mut group, n, "compaction", || { black_box(compact::boolean_mask(&a, &mask).unwrap()); });
+    record(&mut group, n, "compaction", || {
+        black_box(compact::boolean_mask(&a, &mask).unwrap());
+    });
     record(&mut group, n, "ndarray: compaction", || {
-        black_box(Array1::from_iter(a.iter().zip(mask.iter()).filter(|(_, m)| **m).map(|(&x, _)| x)));
+        black_box(Array1::from_iter(
+            a.iter()
+                .zip(mask.iter())
+                .filter(|(_, m)| **m)
+                .map(|(&x, _)| x),
+        ));
     });
-    record(&mut group, n, "stack", || { black_box(stack_concat::stack(0, &[ha.into_dyn(), hb.into_dyn()]).unwrap()); });
-    record(&mut group, n, "ndarray: stack", || { black_box(ndarray::stack(Axis(0), &[ha, hb]).unwrap()); });
-    record(&mut group, n, "concat", || { black_box(stack_concat::concat(0, &[ha.into_dyn(), hb.into_dyn()]).unwrap()); });
-    record(&mut group, n, "ndarray: concat", || { black_box(ndarray::concatenate(Axis(0), &[ha, hb]).unwrap()); });
+    record(&mut group, n, "stack", || {
+        black_box(stack_concat::stack(0, &[ha.into_dyn(), hb.into_dyn()]).unwrap());
+    });
+    record(&mut group, n, "ndarray: stack", || {
+        black_box(ndarray::stack(Axis(0), &[ha, hb]).unwrap());
+    });
+    record(&mut group, n, "concat", || {
+        black_box(stack_concat::concat(0, &[ha.into_dyn(), hb.into_dyn()]).unwrap());
+    });
+    record(&mut group, n, "ndarray: concat", || {
+        black_box(ndarray::concatenate(Axis(0), &[ha, hb]).unwrap());
+    });
     group.finish();
     let _: Option<(Array2<f32>, ArrayView1<'_, f32>)> = None;
 }
@@ -145,7 +236,13 @@ fn input_bytes(name: &str) -> f64 {
     let name = name.trim_start_matches("ndarray: ");
     match name {
         "masked sum" | "compaction" => 5.0,
-        "add" | "select" => if name == "select" { 9.0 } else { 8.0 },
+        "add" | "select" => {
+            if name == "select" {
+                9.0
+            } else {
+                8.0
+            }
+        }
         _ => 4.0,
     }
 }
@@ -157,36 +254,83 @@ fn median(xs: &mut [f64]) -> f64 {
 
 fn summary() {
     let times = TIMES.lock().unwrap();
-    let sizes: Vec<usize> = { let mut v: Vec<usize> = times.keys().map(|k| k.0).collect(); v.dedup(); v };
+    let sizes: Vec<usize> = {
+        let mut v: Vec<usize> = times.keys().map(|k| k.0).collect();
+        v.dedup();
+        v
+    };
     for n in sizes {
-        let get = |name: &str| times.get(&(n, name.to_string())).map(|v| median(&mut v.clone()));
+        let get = |name: &str| {
+            times
+                .get(&(n, name.to_string()))
+                .map(|v| median(&mut v.clone()))
+        };
         let gbs = |name: &str| get(name).map(|t| input_bytes(name) * n as f64 / t / 1e9);
         let (Some(copy), Some(copy_alloc), Some(read1), Some(read_all)) = (
             gbs("copy (memcpy)"),
             gbs("copy (alloc+memcpy)"),
             gbs("read: plain SIMD sum, 1 core"),
             gbs("read: plain SIMD sum, all cores"),
-        ) else { continue };
-        println!("\n== {} f32 elements: copy {copy:.1} GB/s (alloc+copy {copy_alloc:.1}), read 1 core {read1:.1} GB/s, all cores {read_all:.1} GB/s", label(n));
-        println!("{:<22} {:>11} {:>9} {:>8} {:>8} {:>8} {:>11} {:>9}", "kernel", "median", "GB/s in", "/copy", "/read1", "/readN", "ndarray", "speed-up");
-        for name in ["sum", "max", "masked sum", "add", "add (row broadcast)", "exp", "abs", "segment sum", "select", "compaction", "stack", "concat"] {
-            let (Some(t), Some(g)) = (get(name), gbs(name)) else { continue };
+        ) else {
+            continue;
+        };
+        println!(
+            "\n== {} f32 elements: copy {copy:.1} GB/s (alloc+copy {copy_alloc:.1}), read 1 core {read1:.1} GB/s, all cores {read_all:.1} GB/s",
+            label(n)
+        );
+        println!(
+            "{:<22} {:>11} {:>9} {:>8} {:>8} {:>8} {:>11} {:>9}",
+            "kernel", "median", "GB/s in", "/copy", "/read1", "/readN", "ndarray", "speed-up"
+        );
+        for name in [
+            "sum",
+            "max",
+            "masked sum",
+            "add",
+            "add (row broadcast)",
+            "exp",
+            "abs",
+            "segment sum",
+            "select",
+            "compaction",
+            "stack",
+            "concat",
+        ] {
+            let (Some(t), Some(g)) = (get(name), gbs(name)) else {
+                continue;
+            };
             let nd = get(&format!("ndarray: {name}"));
             println!(
                 "{:<22} {:>11} {:>9.2} {:>7.0}% {:>7.0}% {:>7.0}% {:>11} {:>8.2}x",
-                name, fmt_t(t), g, 100.0 * g / copy, 100.0 * g / read1, 100.0 * g / read_all,
-                nd.map(fmt_t).unwrap_or_default(), nd.map(|x| x / t).unwrap_or(f64::NAN)
+                name,
+                fmt_t(t),
+                g,
+                100.0 * g / copy,
+                100.0 * g / read1,
+                100.0 * g / read_all,
+                nd.map(fmt_t).unwrap_or_default(),
+                nd.map(|x| x / t).unwrap_or(f64::NAN)
             );
         }
     }
 }
 
 fn fmt_t(t: f64) -> String {
-    if t < 1e-6 { format!("{:.1} ns", t * 1e9) } else if t < 1e-3 { format!("{:.2} µs", t * 1e6) } else { format!("{:.2} ms", t * 1e3) }
+    if t < 1e-6 {
+        format!("{:.1} ns", t * 1e9)
+    } else if t < 1e-3 {
+        format!("{:.2} µs", t * 1e6)
+    } else {
+        format!("{:.2} ms", t * 1e3)
+    }
 }
 
 fn label(n: usize) -> String {
-    if n >= 1 << 20 { format!("{} Mi", n >> 20) } else { format!("{} Ki", n >> 10) }
+    if n >= 1 << 20 {
+        format!("{} Mi", n >> 20)
+    } else {
+        format!("{} Ki", n >> 10)
+    }
 }
 
 fn main() {

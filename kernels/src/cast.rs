@@ -42,6 +42,8 @@ impl CastTo<bool> for bool {
 }
 
 /// Converts every element of `a` to `U` (vectorised elementwise map).
-pub fn cast<T: CastTo<U>, U: Element, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> Array<U, D> {
+pub fn cast<T: CastTo<U>, U: Element, S: Data<Elem = T>, D: Dimension>(
+    a: &ArrayBase<S, D>,
+) -> Array<U, D> {
     map(a, |x: T| x.cast())
 }

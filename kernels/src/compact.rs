@@ -40,7 +40,10 @@ impl<T: Copy> Kernel for Compact<'_, T> {
 /// The elements of `values` where `mask` is true. `mask` covers the leading axes of `values`
 /// (`mask.shape() == values.shape()[..mask.ndim()]`); the result has shape
 /// `[selected, values.shape()[mask.ndim()..]…]`, in C order of the mask.
-pub fn boolean_mask<T, S, D, SM, DM>(values: &ArrayBase<S, D>, mask: &ArrayBase<SM, DM>) -> Result<ArrayD<T>>
+pub fn boolean_mask<T, S, D, SM, DM>(
+    values: &ArrayBase<S, D>,
+    mask: &ArrayBase<SM, DM>,
+) -> Result<ArrayD<T>>
 where
     T: Element,
     S: Data<Elem = T>,
@@ -63,7 +66,11 @@ where
     let mut out: Vec<T> = Vec::new();
     if inner_len == 1 || inner.is_empty() {
         if let (Some(sx), Some(sm)) = (xs.as_slice(), m.as_slice()) {
-            dispatch(Compact { xs: sx, mask: sm, out: &mut out });
+            dispatch(Compact {
+                xs: sx,
+                mask: sm,
+                out: &mut out,
+            });
         } else {
             for (&x, &keep) in xs.iter().zip(m.iter()) {
                 if keep {
@@ -73,12 +80,14 @@ where
         }
     } else {
         // Rows of `inner` elements: copy each selected row.
-        let rows = xs.to_shape((m.len(), inner_len)).map_err(|_| KernelError::Argument {
-            op: "boolean_mask",
-            arg: "values",
-            expected: "a layout reshapeable to rows".into(),
-            found: format!("strides {:?}", values.strides()),
-        })?;
+        let rows = xs
+            .to_shape((m.len(), inner_len))
+            .map_err(|_| KernelError::Argument {
+                op: "boolean_mask",
+                arg: "values",
+                expected: "a layout reshapeable to rows".into(),
+                found: format!("strides {:?}", values.strides()),
+            })?;
         let selected = m.iter().filter(|&&b| b).count();
         out.reserve(selected * inner_len);
         for (row, &keep) in rows.axis_iter(Axis(0)).zip(m.iter()) {

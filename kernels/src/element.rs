@@ -173,7 +173,7 @@ pub(crate) fn exp_f32(x: f32) -> f32 {
     p = p * r + 8.333_452e-3;
     p = p * r + 4.166_579_6e-2;
     p = p * r + 1.666_666_5e-1;
-    p = p * r + 5.000_000_1e-1;
+    p = p * r + 0.5; // Cephes: 5.0000001201e-1, which rounds to 0.5 in f32
     let poly = p * r * r + r + 1.0;
     // n is in [-150, 129]; split 2^n = 2^n1 * 2^n2 with both halves normal.
     let ni = (t.to_bits() as i32).wrapping_sub(ROUND.to_bits() as i32);

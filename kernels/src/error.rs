@@ -57,7 +57,9 @@ pub enum KernelError {
         found: String,
     },
     /// An index is out of bounds.
-    #[error("{op}: index {index} at position {position} is out of bounds for axis {axis} of size {size}")]
+    #[error(
+        "{op}: index {index} at position {position} is out of bounds for axis {axis} of size {size}"
+    )]
     IndexOutOfBounds {
         /// The op.
         op: &'static str,

@@ -17,7 +17,12 @@ pub fn gather<T: Element, S: Data<Elem = T>, D: Dimension>(
     const OP: &str = "gather";
     let a = a.view().into_dyn();
     if a.ndim() == 0 {
-        return Err(KernelError::Argument { op: OP, arg: "a", expected: "rank >= 1".into(), found: "a rank-0 array".into() });
+        return Err(KernelError::Argument {
+            op: OP,
+            arg: "a",
+            expected: "rank >= 1".into(),
+            found: "a rank-0 array".into(),
+        });
     }
     let ax = normalize_axis(OP, axis, a.ndim())?;
     let n = a.shape()[ax];
@@ -25,7 +30,13 @@ pub fn gather<T: Element, S: Data<Elem = T>, D: Dimension>(
     for (position, &index) in indices.iter().enumerate() {
         let i = if index < 0 { index + n as i64 } else { index };
         if i < 0 || i >= n as i64 {
-            return Err(KernelError::IndexOutOfBounds { op: OP, index, position, axis: ax, size: n });
+            return Err(KernelError::IndexOutOfBounds {
+                op: OP,
+                index,
+                position,
+                axis: ax,
+                size: n,
+            });
         }
         resolved.push(i as usize);
     }

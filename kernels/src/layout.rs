@@ -6,7 +6,10 @@ use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, ShapeBuilder};
 use crate::error::{KernelError, Result};
 
 /// NumPy broadcast of several shapes. `names` label the arguments in errors.
-pub(crate) fn broadcast_shapes(op: &'static str, shapes: &[(&str, &[usize])]) -> Result<Vec<usize>> {
+pub(crate) fn broadcast_shapes(
+    op: &'static str,
+    shapes: &[(&str, &[usize])],
+) -> Result<Vec<usize>> {
     let ndim = shapes.iter().map(|(_, s)| s.len()).max().unwrap_or(0);
     let mut out = vec![1usize; ndim];
     for (_, shape) in shapes {
@@ -21,7 +24,9 @@ pub(crate) fn broadcast_shapes(op: &'static str, shapes: &[(&str, &[usize])]) ->
                     .iter()
                     .find(|(_, s)| {
                         let off = ndim - s.len();
-                        s.iter().enumerate().any(|(j, &e)| e != 1 && e != d && off + j == offset + i)
+                        s.iter()
+                            .enumerate()
+                            .any(|(j, &e)| e != 1 && e != d && off + j == offset + i)
                     })
                     .unwrap_or(&shapes[0]);
                 return Err(KernelError::Shape {
@@ -70,8 +75,9 @@ pub(crate) fn broadcast_to<'a, T>(
     // SAFETY: these are the (non-negative) strides `broadcast` computed for `flipped` and
     // `shape`, so every index of the new view maps to an element of `flipped`, whose data is
     // borrowed for 'a. Zero strides alias elements, which is fine for a read-only view.
-    let mut out =
-        unsafe { ArrayViewD::from_shape_ptr(IxDyn(shape).strides(IxDyn(&strides)), flipped.as_ptr()) };
+    let mut out = unsafe {
+        ArrayViewD::from_shape_ptr(IxDyn(shape).strides(IxDyn(&strides)), flipped.as_ptr())
+    };
     let offset = shape.len() - view.ndim();
     for a in inverted {
         out.invert_axis(Axis(a + offset));
@@ -150,7 +156,13 @@ pub(crate) fn normalize<'a, T>(mut v: ArrayViewD<'a, T>) -> (ArrayViewD<'a, T>, 
     let mut perm: Vec<usize> = (0..v.ndim()).collect();
     // Axes of length 1 carry no layout information; keep them in place relative to others by
     // treating their stride as "large" so they stay outermost.
-    perm.sort_by_key(|&a| std::cmp::Reverse(if shape[a] <= 1 { isize::MAX } else { strides[a] }));
+    perm.sort_by_key(|&a| {
+        std::cmp::Reverse(if shape[a] <= 1 {
+            isize::MAX
+        } else {
+            strides[a]
+        })
+    });
     let v = v.permuted_axes(IxDyn(&perm));
     (v, Transform { perm, inverted })
 }

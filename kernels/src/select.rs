@@ -23,8 +23,15 @@ where
     DY: Dimension,
 {
     const OP: &str = "select";
-    let (c, x, y) = (cond.view().into_dyn(), x.view().into_dyn(), y.view().into_dyn());
-    let shape = broadcast_shapes(OP, &[("cond", c.shape()), ("x", x.shape()), ("y", y.shape())])?;
+    let (c, x, y) = (
+        cond.view().into_dyn(),
+        x.view().into_dyn(),
+        y.view().into_dyn(),
+    );
+    let shape = broadcast_shapes(
+        OP,
+        &[("cond", c.shape()), ("x", x.shape()), ("y", y.shape())],
+    )?;
     let c = broadcast_to(OP, "cond", &c, &shape)?;
     let x = broadcast_to(OP, "x", &x, &shape)?;
     let y = broadcast_to(OP, "y", &y, &shape)?;

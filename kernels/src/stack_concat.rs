@@ -4,11 +4,14 @@
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
 
 use crate::element::Element;
-use crate::error::{KernelError, Result};
 use crate::elementwise::engine::build_vec;
+use crate::error::{KernelError, Result};
 use crate::layout::normalize_axis;
 
-fn copy_into<T: Element>(dst: &mut ndarray::ArrayViewMutD<'_, std::mem::MaybeUninit<T>>, src: &ArrayViewD<'_, T>) {
+fn copy_into<T: Element>(
+    dst: &mut ndarray::ArrayViewMutD<'_, std::mem::MaybeUninit<T>>,
+    src: &ArrayViewD<'_, T>,
+) {
     if let (Some(d), Some(s)) = (dst.as_slice_mut(), src.as_slice()) {
         for (d, &s) in d.iter_mut().zip(s) {
             d.write(s);
@@ -22,15 +25,28 @@ fn copy_into<T: Element>(dst: &mut ndarray::ArrayViewMutD<'_, std::mem::MaybeUni
 pub fn stack<T: Element>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<ArrayD<T>> {
     const OP: &str = "stack";
     let Some(first) = arrays.first() else {
-        return Err(KernelError::Argument { op: OP, arg: "arrays", expected: "at least one array".into(), found: "none".into() });
+        return Err(KernelError::Argument {
+            op: OP,
+            arg: "arrays",
+            expected: "at least one array".into(),
+            found: "none".into(),
+        });
     };
     let ax = normalize_axis(OP, axis, first.ndim() + 1)?;
     for (i, a) in arrays.iter().enumerate() {
         if a.shape() != first.shape() {
-            return Err(KernelError::Shape { op: OP, arg: format!("arrays[{i}]"), expected: first.shape().to_vec(), found: a.shape().to_vec() });
+            return Err(KernelError::Shape {
+                op: OP,
+                arg: format!("arrays[{i}]"),
+                expected: first.shape().to_vec(),
+                found: a.shape().to_vec(),
+            });
         }
     }
-    let expanded: Vec<ArrayViewD<'_, T>> = arrays.iter().map(|a| a.clone().insert_axis(Axis(ax))).collect();
+    let expanded: Vec<ArrayViewD<'_, T>> = arrays
+        .iter()
+        .map(|a| a.clone().insert_axis(Axis(ax)))
+        .collect();
     join(OP, ax, &expanded)
 }
 
@@ -38,20 +54,41 @@ pub fn stack<T: Element>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Ar
 pub fn concat<T: Element>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<ArrayD<T>> {
     const OP: &str = "concat";
     let Some(first) = arrays.first() else {
-        return Err(KernelError::Argument { op: OP, arg: "arrays", expected: "at least one array".into(), found: "none".into() });
+        return Err(KernelError::Argument {
+            op: OP,
+            arg: "arrays",
+            expected: "at least one array".into(),
+            found: "none".into(),
+        });
     };
     if first.ndim() == 0 {
-        return Err(KernelError::Argument { op: OP, arg: "arrays", expected: "arrays of rank >= 1".into(), found: "a rank-0 array".into() });
+        return Err(KernelError::Argument {
+            op: OP,
+            arg: "arrays",
+            expected: "arrays of rank >= 1".into(),
+            found: "a rank-0 array".into(),
+        });
     }
     let ax = normalize_axis(OP, axis, first.ndim())?;
     for (i, a) in arrays.iter().enumerate() {
         let same_rank = a.ndim() == first.ndim();
-        if !same_rank || a.shape().iter().zip(first.shape()).enumerate().any(|(k, (x, y))| k != ax && x != y) {
+        if !same_rank
+            || a.shape()
+                .iter()
+                .zip(first.shape())
+                .enumerate()
+                .any(|(k, (x, y))| k != ax && x != y)
+        {
             let mut expected = first.shape().to_vec();
             if same_rank {
                 expected[ax] = a.shape()[ax];
             }
-            return Err(KernelError::Shape { op: OP, arg: format!("arrays[{i}]"), expected, found: a.shape().to_vec() });
+            return Err(KernelError::Shape {
+                op: OP,
+                arg: format!("arrays[{i}]"),
+                expected,
+                found: a.shape().to_vec(),
+            });
         }
     }
     join(OP, ax, arrays)
@@ -77,7 +114,11 @@ fn concat_flat<T: Element>(parts: &[&[T]]) -> Vec<T> {
                 // output's spare capacity, so the two cannot overlap. `MaybeUninit<T>` has
                 // `T`'s layout, so copying `T`s into it is a plain byte copy.
                 unsafe {
-                    std::ptr::copy_nonoverlapping(src.as_ptr(), out.as_mut_ptr().cast::<T>(), src.len())
+                    std::ptr::copy_nonoverlapping(
+                        src.as_ptr(),
+                        out.as_mut_ptr().cast::<T>(),
+                        src.len(),
+                    )
                 };
             }
         }
@@ -85,7 +126,11 @@ fn concat_flat<T: Element>(parts: &[&[T]]) -> Vec<T> {
 }
 
 /// Concatenates shape-checked arrays along `ax`.
-fn join<T: Element>(_op: &'static str, ax: usize, arrays: &[ArrayViewD<'_, T>]) -> Result<ArrayD<T>> {
+fn join<T: Element>(
+    _op: &'static str,
+    ax: usize,
+    arrays: &[ArrayViewD<'_, T>],
+) -> Result<ArrayD<T>> {
     let mut shape = arrays[0].shape().to_vec();
     shape[ax] = arrays.iter().map(|a| a.shape()[ax]).sum();
     // Along the leading axis, standard-layout inputs are consecutive runs of the output.
@@ -94,7 +139,9 @@ fn join<T: Element>(_op: &'static str, ax: usize, arrays: &[ArrayViewD<'_, T>]) 
         let slices: Option<Vec<&[T]>> = arrays.iter().map(|a| a.as_slice()).collect();
         if let Some(slices) = slices {
             let v = concat_flat(&slices);
-            return Ok(ArrayD::from_shape_vec(IxDyn(&shape), v).expect("lengths add up to the shape"));
+            return Ok(
+                ArrayD::from_shape_vec(IxDyn(&shape), v).expect("lengths add up to the shape")
+            );
         }
     }
     let mut out = ArrayD::<T>::uninit(IxDyn(&shape));

@@ -11,14 +11,22 @@ use proptest::prelude::*;
 
 fn ulps(a: f32, b: f32) -> u32 {
     if a.is_nan() || b.is_nan() {
-        return if a.is_nan() && b.is_nan() { 0 } else { u32::MAX };
+        return if a.is_nan() && b.is_nan() {
+            0
+        } else {
+            u32::MAX
+        };
     }
     if a == b {
         return 0;
     }
     let key = |x: f32| {
         let i = x.to_bits() as i32;
-        if i < 0 { i32::MIN.wrapping_sub(i) as i64 } else { i as i64 }
+        if i < 0 {
+            i32::MIN.wrapping_sub(i) as i64
+        } else {
+            i as i64
+        }
     };
     (key(a) - key(b)).unsigned_abs().min(u32::MAX as u64) as u32
 }
@@ -28,7 +36,10 @@ fn check_unary(v: &ArrayViewD<'_, f32>, what: &str) {
     assert_eq!(got.shape(), v.shape());
     for (&g, &x) in got.iter().zip(v.iter()) {
         let want = (x as f64).exp() as f32;
-        assert!(ulps(g, want) <= 2 || (want.abs() < 1e-37 && (g - want).abs() < 1e-44), "{what}: exp({x}) = {g}, want {want}");
+        assert!(
+            ulps(g, want) <= 2 || (want.abs() < 1e-37 && (g - want).abs() < 1e-44),
+            "{what}: exp({x}) = {g}, want {want}"
+        );
     }
     for (&g, &x) in unary::abs(v).iter().zip(v.iter()) {
         assert_eq!(g.to_bits(), x.abs().to_bits(), "{what}: abs");
@@ -38,10 +49,16 @@ fn check_unary(v: &ArrayViewD<'_, f32>, what: &str) {
     }
     for (&g, &x) in unary::sigmoid(v).iter().zip(v.iter()) {
         let want = (1.0 / (1.0 + (-(x as f64)).exp())) as f32;
-        assert!(ulps(g, want) <= 4, "{what}: sigmoid({x}) = {g}, want {want}");
+        assert!(
+            ulps(g, want) <= 4,
+            "{what}: sigmoid({x}) = {g}, want {want}"
+        );
     }
     for (&g, &x) in unary::round(v).iter().zip(v.iter()) {
-        assert!(same_f64(g as f64, x.round_ties_even() as f64), "{what}: round");
+        assert!(
+            same_f64(g as f64, x.round_ties_even() as f64),
+            "{what}: round"
+        );
     }
     for (&g, &x) in unary::is_nan(v).iter().zip(v.iter()) {
         assert_eq!(g, x.is_nan());
@@ -65,7 +82,10 @@ fn unary_ops_match_reference_on_every_layout() {
         }
     }
     // The whole f32 exp range, including overflow, underflow to subnormals and zero.
-    let xs: Vec<f32> = (-2200..=2200).map(|i| i as f32 * 0.05).chain([88.72, 88.73, -87.5, -103.0, -104.5, -200.0]).collect();
+    let xs: Vec<f32> = (-2200..=2200)
+        .map(|i| i as f32 * 0.05)
+        .chain([88.72, 88.73, -87.5, -103.0, -104.5, -200.0])
+        .collect();
     check_unary(&Array1::from(xs).into_dyn().view(), "exp range");
     // Other float ops and integer wrapping.
     let a = ndarray::array![[4.0f64, 2.25], [0.5, -1.0]];
@@ -78,37 +98,64 @@ fn unary_ops_match_reference_on_every_layout() {
     assert_eq!(unary::tanh(&a)[[0, 0]], 4.0f64.tanh());
     let i = ndarray::array![i32::MIN, -3, 0, 7];
     assert_eq!(unary::abs(&i), ndarray::array![i32::MIN, 3, 0, 7]);
-    assert_eq!(unary::neg(&ndarray::array![1u8, 0]), ndarray::array![255u8, 0]);
+    assert_eq!(
+        unary::neg(&ndarray::array![1u8, 0]),
+        ndarray::array![255u8, 0]
+    );
 }
 
-fn ref_binary(a: &ArrayViewD<'_, f32>, b: &ArrayViewD<'_, f32>, f: impl Fn(f32, f32) -> f32) -> ArrayD<f32> {
+fn ref_binary(
+    a: &ArrayViewD<'_, f32>,
+    b: &ArrayViewD<'_, f32>,
+    f: impl Fn(f32, f32) -> f32,
+) -> ArrayD<f32> {
     let shape: Vec<usize> = {
         let n = a.ndim().max(b.ndim());
         (0..n)
             .map(|i| {
-                let da = if i + a.ndim() >= n { a.shape()[i + a.ndim() - n] } else { 1 };
-                let db = if i + b.ndim() >= n { b.shape()[i + b.ndim() - n] } else { 1 };
+                let da = if i + a.ndim() >= n {
+                    a.shape()[i + a.ndim() - n]
+                } else {
+                    1
+                };
+                let db = if i + b.ndim() >= n {
+                    b.shape()[i + b.ndim() - n]
+                } else {
+                    1
+                };
                 if da == 1 { db } else { da }
             })
             .collect()
     };
-    let (ab, bb) = (a.broadcast(IxDyn(&shape)).unwrap(), b.broadcast(IxDyn(&shape)).unwrap());
+    let (ab, bb) = (
+        a.broadcast(IxDyn(&shape)).unwrap(),
+        b.broadcast(IxDyn(&shape)).unwrap(),
+    );
     let mut out = ArrayD::zeros(IxDyn(&shape));
-    ndarray::Zip::from(&mut out).and(&ab).and(&bb).for_each(|o, &x, &y| *o = f(x, y));
+    ndarray::Zip::from(&mut out)
+        .and(&ab)
+        .and(&bb)
+        .for_each(|o, &x, &y| *o = f(x, y));
     out
 }
 
 fn assert_same(got: &ArrayD<f32>, want: &ArrayD<f32>, what: &str) {
     assert_eq!(got.shape(), want.shape(), "{what}");
     for (g, w) in got.iter().zip(want.iter()) {
-        assert!(g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()), "{what}: {g} vs {w}");
+        assert!(
+            g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+            "{what}: {g} vs {w}"
+        );
     }
 }
 
 /// Drops a random number of leading axes and sets random axes to 1, for broadcasting.
 fn broadcast_partner(rng: &mut common::Rng, shape: &[usize]) -> Vec<usize> {
     let drop = rng.below(shape.len() + 1);
-    shape[drop..].iter().map(|&d| if rng.below(3) == 0 { 1 } else { d }).collect()
+    shape[drop..]
+        .iter()
+        .map(|&d| if rng.below(3) == 0 { 1 } else { d })
+        .collect()
 }
 
 #[test]
@@ -117,17 +164,45 @@ fn binary_ops_broadcast_like_numpy_on_every_layout() {
     for case in 0..80 {
         let shape_a = shape(&mut rng, 4, 7);
         let shape_b = broadcast_partner(&mut rng, &shape_a);
-        let (shape_a, shape_b) = if rng.bool() { (shape_a, shape_b) } else { (shape_b, shape_a) };
+        let (shape_a, shape_b) = if rng.bool() {
+            (shape_a, shape_b)
+        } else {
+            (shape_b, shape_a)
+        };
         for layout in LAYOUTS {
             let ma = make(layout, &shape_a, || rng.float(case % 3 == 0) as f32);
-            let mb = make(LAYOUTS[rng.below(5)], &shape_b, || rng.float(case % 3 == 0) as f32);
+            let mb = make(LAYOUTS[rng.below(5)], &shape_b, || {
+                rng.float(case % 3 == 0) as f32
+            });
             let (a, b) = (ma.view(), mb.view());
             let what = format!("case {case} {layout:?} {shape_a:?} {shape_b:?}");
-            assert_same(&binary::add(&a, &b).unwrap(), &ref_binary(&a, &b, |x, y| x + y), &what);
-            assert_same(&binary::sub(&a, &b).unwrap(), &ref_binary(&a, &b, |x, y| x - y), &what);
-            assert_same(&binary::mul(&a, &b).unwrap(), &ref_binary(&a, &b, |x, y| x * y), &what);
-            assert_same(&binary::div(&a, &b).unwrap(), &ref_binary(&a, &b, |x, y| x / y), &what);
-            let nanmax = |x: f32, y: f32| if x.is_nan() || y.is_nan() { f32::NAN } else { x.max(y) };
+            assert_same(
+                &binary::add(&a, &b).unwrap(),
+                &ref_binary(&a, &b, |x, y| x + y),
+                &what,
+            );
+            assert_same(
+                &binary::sub(&a, &b).unwrap(),
+                &ref_binary(&a, &b, |x, y| x - y),
+                &what,
+            );
+            assert_same(
+                &binary::mul(&a, &b).unwrap(),
+                &ref_binary(&a, &b, |x, y| x * y),
+                &what,
+            );
+            assert_same(
+                &binary::div(&a, &b).unwrap(),
+                &ref_binary(&a, &b, |x, y| x / y),
+                &what,
+            );
+            let nanmax = |x: f32, y: f32| {
+                if x.is_nan() || y.is_nan() {
+                    f32::NAN
+                } else {
+                    x.max(y)
+                }
+            };
             let got = binary::maximum(&a, &b).unwrap();
             let want = ref_binary(&a, &b, nanmax);
             for (g, w) in got.iter().zip(want.iter()) {
@@ -152,8 +227,17 @@ fn binary_ops_broadcast_like_numpy_on_every_layout() {
     }
     // Integers wrap like NumPy.
     let x = ndarray::array![i32::MAX, 5];
-    assert_eq!(binary::add(&x, &ndarray::array![1, 1]).unwrap().into_dimensionality().unwrap(), ndarray::array![i32::MIN, 6]);
-    assert_eq!(binary::mul(&ndarray::array![200u8], &ndarray::array![2u8]).unwrap()[[0]], 144);
+    assert_eq!(
+        binary::add(&x, &ndarray::array![1, 1])
+            .unwrap()
+            .into_dimensionality()
+            .unwrap(),
+        ndarray::array![i32::MIN, 6]
+    );
+    assert_eq!(
+        binary::mul(&ndarray::array![200u8], &ndarray::array![2u8]).unwrap()[[0]],
+        144
+    );
 }
 
 #[test]
@@ -161,13 +245,21 @@ fn elementwise_results_do_not_depend_on_the_isa() {
     let _guard = ISA_LOCK.lock().unwrap();
     let mut rng = common::Rng(13);
     for n in (0..=192).chain([1000, 4097]) {
-        let a = Array1::from((0..n).map(|_| (rng.float(true) * 11.0) as f32).collect::<Vec<_>>());
+        let a = Array1::from(
+            (0..n)
+                .map(|_| (rng.float(true) * 11.0) as f32)
+                .collect::<Vec<_>>(),
+        );
         let b = Array1::from((0..n).map(|_| rng.float(true) as f32).collect::<Vec<_>>());
         let mut outs = Vec::new();
         for isa in simd::Isa::supported() {
             assert!(simd::force_isa(Some(isa)));
             // Every NaN compares equal (IEEE leaves NaN payload propagation unspecified).
-            let bits = |x: ArrayD<f32>| x.iter().map(|v| if v.is_nan() { u32::MAX } else { v.to_bits() }).collect::<Vec<_>>();
+            let bits = |x: ArrayD<f32>| {
+                x.iter()
+                    .map(|v| if v.is_nan() { u32::MAX } else { v.to_bits() })
+                    .collect::<Vec<_>>()
+            };
             outs.push((
                 bits(unary::exp(&a).into_dyn()),
                 bits(unary::sigmoid(&a).into_dyn()),

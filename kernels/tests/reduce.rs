@@ -18,7 +18,10 @@ fn check_sum_f32(v: &ArrayViewD<'_, f32>, what: &str) {
     if want.is_nan() || want.is_infinite() {
         assert!(same_f64(got, want), "{what}: sum {got} vs {want}");
     } else {
-        assert!((got - want).abs() <= bound, "{what}: sum {got} vs {want} (bound {bound})");
+        assert!(
+            (got - want).abs() <= bound,
+            "{what}: sum {got} vs {want} (bound {bound})"
+        );
     }
 }
 
@@ -36,23 +39,44 @@ fn full_reductions_match_reference_on_every_layout() {
             let xs: Vec<f32> = v.iter().copied().collect();
             // max/min: NaN propagates, empty is an error.
             if xs.is_empty() {
-                assert!(matches!(full::max(&v), Err(KernelError::EmptyReduction { .. })));
+                assert!(matches!(
+                    full::max(&v),
+                    Err(KernelError::EmptyReduction { .. })
+                ));
                 assert!(full::argmin(&v).is_err());
                 assert!(full::mean(&v).is_nan());
             } else {
                 let has_nan = xs.iter().any(|x| x.is_nan());
-                let mx = xs.iter().copied().filter(|x| !x.is_nan()).fold(f32::NEG_INFINITY, f32::max);
-                let mn = xs.iter().copied().filter(|x| !x.is_nan()).fold(f32::INFINITY, f32::min);
+                let mx = xs
+                    .iter()
+                    .copied()
+                    .filter(|x| !x.is_nan())
+                    .fold(f32::NEG_INFINITY, f32::max);
+                let mn = xs
+                    .iter()
+                    .copied()
+                    .filter(|x| !x.is_nan())
+                    .fold(f32::INFINITY, f32::min);
                 let (gmax, gmin) = (full::max(&v).unwrap(), full::min(&v).unwrap());
-                assert!(if has_nan { gmax.is_nan() } else { gmax == mx }, "{what}: max {gmax} vs {mx}");
-                assert!(if has_nan { gmin.is_nan() } else { gmin == mn }, "{what}: min {gmin} vs {mn}");
+                assert!(
+                    if has_nan { gmax.is_nan() } else { gmax == mx },
+                    "{what}: max {gmax} vs {mx}"
+                );
+                assert!(
+                    if has_nan { gmin.is_nan() } else { gmin == mn },
+                    "{what}: min {gmin} vs {mn}"
+                );
                 let first_nan = xs.iter().position(|x| x.is_nan());
                 let amax = first_nan.unwrap_or_else(|| xs.iter().position(|&x| x == mx).unwrap());
                 let amin = first_nan.unwrap_or_else(|| xs.iter().position(|&x| x == mn).unwrap());
                 assert_eq!(full::argmax(&v).unwrap(), amax, "{what}: argmax");
                 assert_eq!(full::argmin(&v).unwrap(), amin, "{what}: argmin");
             }
-            assert_eq!(full::count_nonzero(&v), xs.iter().filter(|&&x| x != 0.0).count(), "{what}");
+            assert_eq!(
+                full::count_nonzero(&v),
+                xs.iter().filter(|&&x| x != 0.0).count(),
+                "{what}"
+            );
             assert_eq!(full::any(&v), xs.iter().any(|&x| x != 0.0), "{what}");
             assert_eq!(full::all(&v), xs.iter().all(|&x| x != 0.0), "{what}");
             // Integers: exact, wrapping like NumPy.
@@ -68,7 +92,11 @@ fn full_reductions_match_reference_on_every_layout() {
             }
             let mu = make(layout, &shape, || rng.next_u64() as u8);
             let vu = mu.view();
-            assert_eq!(full::sum(&vu), vu.iter().map(|&x| x as u64).sum::<u64>(), "{what}: u8 sum");
+            assert_eq!(
+                full::sum(&vu),
+                vu.iter().map(|&x| x as u64).sum::<u64>(),
+                "{what}: u8 sum"
+            );
         }
     }
 }
@@ -79,12 +107,18 @@ fn every_tail_length_matches_on_every_isa() {
     let mut rng = Rng(2);
     // 0..=3×64 covers every tail of the 64 virtual lanes (and of every register width);
     // the larger lengths cross leaf boundaries (4096) with odd tails.
-    let lens: Vec<usize> = (0..=192).chain([4095, 4096, 4097, 3 * 4096 + 17, 9 * 4096 + 1]).collect();
+    let lens: Vec<usize> = (0..=192)
+        .chain([4095, 4096, 4097, 3 * 4096 + 17, 9 * 4096 + 1])
+        .collect();
     for &n in &lens {
         let xs: Vec<f32> = (0..n).map(|_| rng.float(n % 7 == 3) as f32).collect();
         let xd: Vec<f64> = (0..n).map(|_| rng.float(n % 5 == 2)).collect();
         let mask: Vec<bool> = (0..n).map(|_| rng.bool()).collect();
-        let (a, ad, m) = (Array1::from(xs.clone()), Array1::from(xd), Array1::from(mask));
+        let (a, ad, m) = (
+            Array1::from(xs.clone()),
+            Array1::from(xd),
+            Array1::from(mask),
+        );
         let mut results = Vec::new();
         // Bits, with every NaN mapped to one value: IEEE leaves NaN payload and sign
         // propagation unspecified (and LLVM commutes additions), so only "is NaN" is compared.
@@ -107,13 +141,28 @@ fn every_tail_length_matches_on_every_isa() {
         for r in &results[1..] {
             let (isa, rest) = (r.0, (r.1, r.2, r.3, r.4, r.5, r.6, r.7));
             let first = &results[0];
-            assert_eq!(rest, (first.1, first.2, first.3, first.4, first.5, first.6, first.7), "n={n}: {isa:?} differs from {:?}", first.0);
+            assert_eq!(
+                rest,
+                (
+                    first.1, first.2, first.3, first.4, first.5, first.6, first.7
+                ),
+                "n={n}: {isa:?} differs from {:?}",
+                first.0
+            );
         }
         check_sum_f32(&a.view().into_dyn(), &format!("tail {n}"));
-        let want_masked = ref_sum(xs.iter().zip(m.iter()).filter(|(_, m)| **m).map(|(&x, _)| x as f64));
+        let want_masked = ref_sum(
+            xs.iter()
+                .zip(m.iter())
+                .filter(|(_, m)| **m)
+                .map(|(&x, _)| x as f64),
+        );
         let got = masked::masked_sum(&a, &m).unwrap() as f64;
         let abs: f64 = xs.iter().map(|x| (*x as f64).abs()).sum();
-        assert!(close(got, want_masked, want_masked.abs() + 64.0 * abs, F32_EPS), "masked tail {n}: {got} vs {want_masked}");
+        assert!(
+            close(got, want_masked, want_masked.abs() + 64.0 * abs, F32_EPS),
+            "masked tail {n}: {got} vs {want_masked}"
+        );
     }
 }
 
@@ -130,13 +179,26 @@ fn axes_reductions_match_reference() {
             let mut axes: Vec<isize> = Vec::new();
             for a in 0..ndim {
                 if rng.bool() {
-                    axes.push(if rng.bool() { a as isize - ndim as isize } else { a as isize });
+                    axes.push(if rng.bool() {
+                        a as isize - ndim as isize
+                    } else {
+                        a as isize
+                    });
                 }
             }
             let keep = rng.bool();
             let what = format!("case {case} {layout:?} {shape:?} axes {axes:?} keep {keep}");
             let got = axes::sum_axes(&v, &axes, keep).unwrap();
-            let norm: Vec<usize> = axes.iter().map(|&a| if a < 0 { (a + ndim as isize) as usize } else { a as usize }).collect();
+            let norm: Vec<usize> = axes
+                .iter()
+                .map(|&a| {
+                    if a < 0 {
+                        (a + ndim as isize) as usize
+                    } else {
+                        a as usize
+                    }
+                })
+                .collect();
             let want = reference_axes(&v, &norm, keep, |xs| ref_sum(xs.iter().copied()));
             assert_eq!(got.shape(), want.shape(), "{what}");
             for (g, w) in got.iter().zip(want.iter()) {
@@ -146,7 +208,11 @@ fn axes_reductions_match_reference() {
             match axes::max_axes(&v, &axes, keep) {
                 Ok(got) => {
                     let want = reference_axes(&v, &norm, keep, |xs| {
-                        if xs.iter().any(|x| x.is_nan()) { f64::NAN } else { xs.iter().copied().fold(f64::NEG_INFINITY, f64::max) }
+                        if xs.iter().any(|x| x.is_nan()) {
+                            f64::NAN
+                        } else {
+                            xs.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+                        }
                     });
                     for (g, w) in got.iter().zip(want.iter()) {
                         assert!(same_f64(*g, *w), "{what}: max {g} vs {w}");
@@ -167,19 +233,31 @@ fn axes_reductions_match_reference() {
                 }
             }
             let got = axes::mean_axes(&v, &axes, keep).unwrap();
-            let want = reference_axes(&v, &norm, keep, |xs| ref_sum(xs.iter().copied()) / xs.len() as f64);
+            let want = reference_axes(&v, &norm, keep, |xs| {
+                ref_sum(xs.iter().copied()) / xs.len() as f64
+            });
             for (g, w) in got.iter().zip(want.iter()) {
-                assert!(close(*g, *w, w.abs() + 1.0, 1e-12), "{what}: mean {g} vs {w}");
+                assert!(
+                    close(*g, *w, w.abs() + 1.0, 1e-12),
+                    "{what}: mean {g} vs {w}"
+                );
             }
             let got = axes::count_nonzero_axes(&v, &axes, keep).unwrap();
-            let want = reference_axes(&v, &norm, keep, |xs| xs.iter().filter(|&&x| x != 0.0).count() as f64);
+            let want = reference_axes(&v, &norm, keep, |xs| {
+                xs.iter().filter(|&&x| x != 0.0).count() as f64
+            });
             assert_eq!(got.mapv(|c| c as f64), want, "{what}: count_nonzero");
         }
     }
 }
 
 /// Reference reduction over `axes`: gather each output's elements in C order of the reduced axes.
-fn reference_axes(v: &ArrayViewD<'_, f64>, axes: &[usize], keep: bool, f: impl Fn(&[f64]) -> f64) -> ArrayD<f64> {
+fn reference_axes(
+    v: &ArrayViewD<'_, f64>,
+    axes: &[usize],
+    keep: bool,
+    f: impl Fn(&[f64]) -> f64,
+) -> ArrayD<f64> {
     let ndim = v.ndim();
     let kept: Vec<usize> = (0..ndim).filter(|a| !axes.contains(a)).collect();
     let kept_shape: Vec<usize> = kept.iter().map(|&a| v.shape()[a]).collect();
@@ -209,21 +287,37 @@ fn masked_reductions_match_reference() {
             let mmask = make(LAYOUTS[rng.below(5)], &shape, || rng.below(3) != 0);
             let (v, m) = (made.view(), mmask.view());
             let what = format!("case {case} {layout:?} {shape:?}");
-            let sel: Vec<f64> = v.iter().zip(m.iter()).filter(|(_, m)| **m).map(|(&x, _)| x as f64).collect();
+            let sel: Vec<f64> = v
+                .iter()
+                .zip(m.iter())
+                .filter(|(_, m)| **m)
+                .map(|(&x, _)| x as f64)
+                .collect();
             let want = ref_sum(sel.iter().copied());
             let got = masked::masked_sum(&v, &m).unwrap() as f64;
             let abs: f64 = sel.iter().map(|x| x.abs()).sum();
-            assert!(close(got, want, want.abs() + 64.0 * abs, F32_EPS), "{what}: {got} vs {want}");
+            assert!(
+                close(got, want, want.abs() + 64.0 * abs, F32_EPS),
+                "{what}: {got} vs {want}"
+            );
             assert_eq!(masked::masked_count(&v, &m).unwrap(), sel.len());
             match masked::masked_max(&v, &m) {
                 Ok(g) => {
-                    let w = if sel.iter().any(|x| x.is_nan()) { f64::NAN } else { sel.iter().copied().fold(f64::NEG_INFINITY, f64::max) };
+                    let w = if sel.iter().any(|x| x.is_nan()) {
+                        f64::NAN
+                    } else {
+                        sel.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+                    };
                     assert!(same_f64(g as f64, w), "{what}: masked max {g} vs {w}");
                 }
                 Err(_) => assert!(sel.is_empty(), "{what}"),
             }
             let mean = masked::masked_mean(&v, &m).unwrap() as f64;
-            assert!(close(mean, want / sel.len() as f64, 1.0 + abs, F32_EPS * 8.0) || sel.is_empty() && mean.is_nan(), "{what}: mean");
+            assert!(
+                close(mean, want / sel.len() as f64, 1.0 + abs, F32_EPS * 8.0)
+                    || sel.is_empty() && mean.is_nan(),
+                "{what}: mean"
+            );
         }
     }
     // A broadcast mask over rows, and a masked-off NaN that must be ignored.
@@ -231,8 +325,14 @@ fn masked_reductions_match_reference() {
     let m = ndarray::array![true, false, true];
     assert_eq!(masked::masked_sum(&v, &m).unwrap(), 14.0);
     assert_eq!(masked::masked_max(&v, &m).unwrap(), 6.0);
-    assert_eq!(masked::masked_sum_axes(&v, &m, &[1], false).unwrap(), ndarray::arr1(&[4.0f32, 10.0]).into_dyn());
-    assert!(matches!(masked::masked_sum(&v, &ndarray::array![true, false]), Err(KernelError::Shape { .. })));
+    assert_eq!(
+        masked::masked_sum_axes(&v, &m, &[1], false).unwrap(),
+        ndarray::arr1(&[4.0f32, 10.0]).into_dyn()
+    );
+    assert!(matches!(
+        masked::masked_sum(&v, &ndarray::array![true, false]),
+        Err(KernelError::Shape { .. })
+    ));
 }
 
 #[test]
@@ -254,10 +354,14 @@ fn segment_reductions_match_reference() {
             let got = segment::segment_sum(&v, &splits).unwrap();
             let maxes = segment::segment_max(&v, &splits);
             for (s, w) in splits.windows(2).enumerate() {
-                let rows = v.slice_axis(Axis(0), ndarray::Slice::from(w[0] as usize..w[1] as usize));
+                let rows =
+                    v.slice_axis(Axis(0), ndarray::Slice::from(w[0] as usize..w[1] as usize));
                 let want = reference_axes(&rows, &[0], false, |xs| ref_sum(xs.iter().copied()));
                 for (g, w) in got.index_axis(Axis(0), s).iter().zip(want.iter()) {
-                    assert!(close(*g, *w, w.abs() + 1.0, 1e-12), "case {case} {layout:?} seg {s}: {g} vs {w}");
+                    assert!(
+                        close(*g, *w, w.abs() + 1.0, 1e-12),
+                        "case {case} {layout:?} seg {s}: {g} vs {w}"
+                    );
                 }
             }
             let any_empty = splits.windows(2).any(|w| w[0] == w[1]);
@@ -266,17 +370,39 @@ fn segment_reductions_match_reference() {
     }
     let v = Array1::from(vec![1.0f32, 2.0, 3.0]);
     for bad in [&[][..], &[1, 3], &[0, 2, 1, 3], &[0, 2], &[0, 4]] {
-        assert!(matches!(segment::segment_sum(&v, bad), Err(KernelError::RowSplits { .. })), "{bad:?}");
+        assert!(
+            matches!(
+                segment::segment_sum(&v, bad),
+                Err(KernelError::RowSplits { .. })
+            ),
+            "{bad:?}"
+        );
     }
-    assert_eq!(segment::segment_mean(&v, &[0, 0, 3]).unwrap().as_slice().unwrap()[1], 2.0);
+    assert_eq!(
+        segment::segment_mean(&v, &[0, 0, 3])
+            .unwrap()
+            .as_slice()
+            .unwrap()[1],
+        2.0
+    );
     assert!(segment::segment_mean(&v, &[0, 0, 3]).unwrap()[[0]].is_nan());
 }
 
 #[test]
 fn reduction_errors_name_the_problem() {
     let a = ArrayD::<f32>::zeros(IxDyn(&[2, 3]));
-    assert!(matches!(axes::sum_axes(&a, &[2], false), Err(KernelError::AxisOutOfRange { axis: 2, ndim: 2, .. })));
-    assert!(matches!(axes::sum_axes(&a, &[1, -1], false), Err(KernelError::DuplicateAxis { axis: 1, .. })));
+    assert!(matches!(
+        axes::sum_axes(&a, &[2], false),
+        Err(KernelError::AxisOutOfRange {
+            axis: 2,
+            ndim: 2,
+            ..
+        })
+    ));
+    assert!(matches!(
+        axes::sum_axes(&a, &[1, -1], false),
+        Err(KernelError::DuplicateAxis { axis: 1, .. })
+    ));
     let e = ArrayD::<f32>::zeros(IxDyn(&[0, 3]));
     assert!(axes::max_axes(&e, &[0], false).is_err());
     assert_eq!(axes::max_axes(&e, &[1], false).unwrap().shape(), &[0]);
@@ -291,10 +417,28 @@ fn serial_and_parallel_sums_are_bit_identical() {
     let n = (1 << 20) + 12345;
     let a = Array1::from((0..n).map(|_| rng.unit() as f32).collect::<Vec<_>>());
     let m = Array1::from((0..n).map(|_| rng.bool()).collect::<Vec<_>>());
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    let serial = pool.install(|| (full::sum(&a), masked::masked_sum(&a, &m).unwrap(), full::max(&a).unwrap()));
-    let pool4 = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
-    let parallel = pool4.install(|| (full::sum(&a), masked::masked_sum(&a, &m).unwrap(), full::max(&a).unwrap()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let serial = pool.install(|| {
+        (
+            full::sum(&a),
+            masked::masked_sum(&a, &m).unwrap(),
+            full::max(&a).unwrap(),
+        )
+    });
+    let pool4 = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    let parallel = pool4.install(|| {
+        (
+            full::sum(&a),
+            masked::masked_sum(&a, &m).unwrap(),
+            full::max(&a).unwrap(),
+        )
+    });
     assert_eq!(serial.0.to_bits(), parallel.0.to_bits());
     assert_eq!(serial.1.to_bits(), parallel.1.to_bits());
     assert_eq!(serial.2, parallel.2);

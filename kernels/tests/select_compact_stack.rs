@@ -12,7 +12,10 @@ fn select_matches_reference_with_broadcasting() {
     let mut rng = Rng(21);
     for case in 0..60 {
         let shape = shape(&mut rng, 3, 9);
-        let shape_c: Vec<usize> = shape.iter().map(|&d| if rng.below(3) == 0 { 1 } else { d }).collect();
+        let shape_c: Vec<usize> = shape
+            .iter()
+            .map(|&d| if rng.below(3) == 0 { 1 } else { d })
+            .collect();
         for layout in LAYOUTS {
             let mc = make(LAYOUTS[rng.below(5)], &shape_c, || rng.bool());
             let mx = make(layout, &shape, || rng.float(true) as f32);
@@ -21,14 +24,22 @@ fn select_matches_reference_with_broadcasting() {
             let got = select::select(&c, &x, &y).unwrap();
             let cb = c.broadcast(IxDyn(&shape)).unwrap();
             let mut want = ArrayD::<f32>::zeros(IxDyn(&shape));
-            Zip::from(&mut want).and(&cb).and(&x).and(&y).for_each(|w, &c, &x, &y| *w = if c { x } else { y });
+            Zip::from(&mut want)
+                .and(&cb)
+                .and(&x)
+                .and(&y)
+                .for_each(|w, &c, &x, &y| *w = if c { x } else { y });
             assert_eq!(got.shape(), want.shape(), "case {case}");
             for (g, w) in got.iter().zip(want.iter()) {
                 assert_eq!(g.to_bits(), w.to_bits(), "case {case} {layout:?}");
             }
         }
     }
-    let bad = select::select(&ndarray::array![true, false, true], &ndarray::array![1.0f32, 2.0], &ndarray::array![0.0f32]);
+    let bad = select::select(
+        &ndarray::array![true, false, true],
+        &ndarray::array![1.0f32, 2.0],
+        &ndarray::array![0.0f32],
+    );
     assert!(matches!(bad, Err(KernelError::Shape { .. })));
 }
 
@@ -54,7 +65,11 @@ fn boolean_mask_matches_reference() {
             let mut want_shape = vec![m.iter().filter(|&&b| b).count()];
             want_shape.extend_from_slice(&shape[k..]);
             assert_eq!(got.shape(), &want_shape[..], "case {case} {layout:?}");
-            assert_eq!(got.iter().copied().collect::<Vec<_>>(), want, "case {case} {layout:?}");
+            assert_eq!(
+                got.iter().copied().collect::<Vec<_>>(),
+                want,
+                "case {case} {layout:?}"
+            );
         }
     }
     // Every tail length of the contiguous path.
@@ -65,7 +80,10 @@ fn boolean_mask_matches_reference() {
         let want: Vec<f32> = (0..n).filter(|i| i % 3 != 1).map(|i| i as f32).collect();
         assert_eq!(got.as_slice().unwrap(), &want[..]);
     }
-    let bad = compact::boolean_mask(&ndarray::array![[1, 2], [3, 4]], &ndarray::array![true, false, true]);
+    let bad = compact::boolean_mask(
+        &ndarray::array![[1, 2], [3, 4]],
+        &ndarray::array![true, false, true],
+    );
     assert!(matches!(bad, Err(KernelError::Shape { .. })));
 }
 
@@ -75,7 +93,9 @@ fn stack_concat_gather_match_reference() {
     for case in 0..40 {
         let shape = shape(&mut rng, 3, 6);
         let count = 1 + rng.below(4);
-        let made: Vec<_> = (0..count).map(|_| make(LAYOUTS[rng.below(5)], &shape, || rng.next_u64() as i64)).collect();
+        let made: Vec<_> = (0..count)
+            .map(|_| make(LAYOUTS[rng.below(5)], &shape, || rng.next_u64() as i64))
+            .collect();
         let views: Vec<_> = made.iter().map(|m| m.view()).collect();
         for axis in 0..=shape.len() {
             let got = stack_concat::stack(axis as isize, &views).unwrap();
@@ -88,31 +108,69 @@ fn stack_concat_gather_match_reference() {
             let want = ndarray::concatenate(Axis(axis), &views).unwrap();
             assert_eq!(got, want, "case {case} concat axis {axis}");
             let n = shape[axis] as i64;
-            let idx: Vec<i64> = if n == 0 { vec![] } else { (0..7).map(|_| rng.below(2 * n as usize) as i64 - n).collect() };
+            let idx: Vec<i64> = if n == 0 {
+                vec![]
+            } else {
+                (0..7)
+                    .map(|_| rng.below(2 * n as usize) as i64 - n)
+                    .collect()
+            };
             let got = gather::gather(&views[0], &idx, axis as isize).unwrap();
-            let resolved: Vec<usize> = idx.iter().map(|&i| if i < 0 { (i + n) as usize } else { i as usize }).collect();
+            let resolved: Vec<usize> = idx
+                .iter()
+                .map(|&i| if i < 0 { (i + n) as usize } else { i as usize })
+                .collect();
             let want = views[0].select(Axis(axis), &resolved);
             assert_eq!(got, want, "case {case} gather axis {axis}");
-            assert!(matches!(gather::gather(&views[0], &[n], axis as isize), Err(KernelError::IndexOutOfBounds { .. })));
+            assert!(matches!(
+                gather::gather(&views[0], &[n], axis as isize),
+                Err(KernelError::IndexOutOfBounds { .. })
+            ));
         }
     }
     let a = ArrayD::<f32>::zeros(IxDyn(&[2, 3]));
     let b = ArrayD::<f32>::zeros(IxDyn(&[2, 4]));
     assert!(stack_concat::stack(0, &[a.view(), b.view()]).is_err());
-    assert_eq!(stack_concat::concat(1, &[a.view(), b.view()]).unwrap().shape(), &[2, 7]);
+    assert_eq!(
+        stack_concat::concat(1, &[a.view(), b.view()])
+            .unwrap()
+            .shape(),
+        &[2, 7]
+    );
     assert!(stack_concat::concat(0, &[a.view(), b.view()]).is_err());
     assert!(stack_concat::concat::<f32>(0, &[]).is_err());
-    assert!(matches!(stack_concat::stack(3, &[a.view()]), Err(KernelError::AxisOutOfRange { .. })));
-    assert!(matches!(gather::gather(&a, &[0], 2), Err(KernelError::AxisOutOfRange { .. })));
+    assert!(matches!(
+        stack_concat::stack(3, &[a.view()]),
+        Err(KernelError::AxisOutOfRange { .. })
+    ));
+    assert!(matches!(
+        gather::gather(&a, &[0], 2),
+        Err(KernelError::AxisOutOfRange { .. })
+    ));
 }
 
 #[test]
 fn casts_follow_documented_semantics() {
     let x = ndarray::array![[1.7f32, -2.5], [f32::NAN, 3e10]];
-    assert_eq!(cast::cast::<f32, i32, _, _>(&x), ndarray::array![[1, -2], [0, i32::MAX]]);
-    assert_eq!(cast::cast::<f32, bool, _, _>(&x), ndarray::array![[true, true], [true, true]]);
-    assert_eq!(cast::cast::<i32, u8, _, _>(&ndarray::array![257, -1]), ndarray::array![1u8, 255]);
-    assert_eq!(cast::cast::<bool, f64, _, _>(&ndarray::array![true, false]), ndarray::array![1.0, 0.0]);
+    assert_eq!(
+        cast::cast::<f32, i32, _, _>(&x),
+        ndarray::array![[1, -2], [0, i32::MAX]]
+    );
+    assert_eq!(
+        cast::cast::<f32, bool, _, _>(&x),
+        ndarray::array![[true, true], [true, true]]
+    );
+    assert_eq!(
+        cast::cast::<i32, u8, _, _>(&ndarray::array![257, -1]),
+        ndarray::array![1u8, 255]
+    );
+    assert_eq!(
+        cast::cast::<bool, f64, _, _>(&ndarray::array![true, false]),
+        ndarray::array![1.0, 0.0]
+    );
     let t = ndarray::array![[1i64, 2], [3, 4]];
-    assert_eq!(cast::cast::<i64, f32, _, _>(&t.t()), ndarray::array![[1.0f32, 3.0], [2.0, 4.0]]);
+    assert_eq!(
+        cast::cast::<i64, f32, _, _>(&t.t()),
+        ndarray::array![[1.0f32, 3.0], [2.0, 4.0]]
+    );
 }

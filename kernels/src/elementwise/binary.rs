@@ -26,12 +26,10 @@ where
     DB: Dimension,
     F: Fn(A, B) -> U + Copy + Sync,
 {
-    if let (Some(sa), Some(sb)) = (a.as_slice(), b.as_slice()) {
-        if a.shape() == b.shape() {
-            // Same shape, standard layout: skip broadcasting and the dynamic-dimension views.
-            let v = zip_slices(sa, sb, f);
-            return Ok(ArrayD::from_shape_vec(a.shape(), v).expect("length matches the shape"));
-        }
+    if let (Some(sa), Some(sb), true) = (a.as_slice(), b.as_slice(), a.shape() == b.shape()) {
+        // Same shape, standard layout: skip broadcasting and the dynamic-dimension views.
+        let v = zip_slices(sa, sb, f);
+        return Ok(ArrayD::from_shape_vec(a.shape(), v).expect("length matches the shape"));
     }
     let (a, b) = (a.view().into_dyn(), b.view().into_dyn());
     let shape = broadcast_shapes(op, &[("a", a.shape()), ("b", b.shape())])?;

@@ -129,7 +129,12 @@ where
     let bytes = sa.len() * (size_of::<A>() + size_of::<B>() + size_of::<U>());
     build_vec(sa.len(), bytes, |start, dst| {
         let end = start + dst.len();
-        dispatch(Map2 { a: &sa[start..end], b: &sb[start..end], dst, f });
+        dispatch(Map2 {
+            a: &sa[start..end],
+            b: &sb[start..end],
+            dst,
+            f,
+        });
     })
 }
 
@@ -145,7 +150,13 @@ where
     let bytes = sa.len() * (size_of::<A>() + size_of::<B>() + size_of::<C>() + size_of::<U>());
     build_vec(sa.len(), bytes, |start, dst| {
         let end = start + dst.len();
-        dispatch(Map3 { a: &sa[start..end], b: &sb[start..end], c: &sc[start..end], dst, f });
+        dispatch(Map3 {
+            a: &sa[start..end],
+            b: &sb[start..end],
+            c: &sc[start..end],
+            dst,
+            f,
+        });
     })
 }
 
@@ -232,7 +243,7 @@ where
             let last = Axis(out.ndim() - 1);
             Zip::from(out.lanes_mut(last))
                 .and(xs.lanes(last))
-                .for_each(|mut o, x| match (o.as_slice_mut(), classify(x.clone())) {
+                .for_each(|mut o, x| match (o.as_slice_mut(), classify(x)) {
                     (Some(dst), Lane::Slice(src)) => dispatch(Map1 { src, dst, f }),
                     (Some(dst), _) => write_slice(dst, x.iter().map(|&x| f(x))),
                     (None, _) => write_lane(&mut o, x.iter().map(|&x| f(x))),
@@ -256,29 +267,32 @@ where
         return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
     }
     // One side standard, the other a repeated contiguous block (e.g. `[n, k] + [k]`).
-    if let Some(sa) = a.as_slice() {
-        if let Some(block) = repeated_block(&b).filter(|bl| !bl.is_empty()) {
-            let k = block.len();
-            let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
-            let bytes = sa.len() * (size_of::<A>() + size_of::<U>());
-            let v = build_vec_chunked(sa.len(), chunk, bytes, |start, dst| {
-                let a = &sa[start..start + dst.len()];
-                dispatch(MapRepeat { a, block, dst, f });
-            });
-            return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
-        }
+    if let (Some(sa), Some(block)) = (a.as_slice(), repeated_block(&b).filter(|bl| !bl.is_empty()))
+    {
+        let k = block.len();
+        let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
+        let bytes = sa.len() * (size_of::<A>() + size_of::<U>());
+        let v = build_vec_chunked(sa.len(), chunk, bytes, |start, dst| {
+            let a = &sa[start..start + dst.len()];
+            dispatch(MapRepeat { a, block, dst, f });
+        });
+        return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
     }
-    if let Some(sb) = b.as_slice() {
-        if let Some(block) = repeated_block(&a).filter(|bl| !bl.is_empty()) {
-            let k = block.len();
-            let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
-            let bytes = sb.len() * (size_of::<B>() + size_of::<U>());
-            let v = build_vec_chunked(sb.len(), chunk, bytes, |start, dst| {
-                let a = &sb[start..start + dst.len()];
-                dispatch(MapRepeat { a, block, dst, f: move |y: B, x: A| f(x, y) });
+    if let (Some(sb), Some(block)) = (b.as_slice(), repeated_block(&a).filter(|bl| !bl.is_empty()))
+    {
+        let k = block.len();
+        let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
+        let bytes = sb.len() * (size_of::<B>() + size_of::<U>());
+        let v = build_vec_chunked(sb.len(), chunk, bytes, |start, dst| {
+            let a = &sb[start..start + dst.len()];
+            dispatch(MapRepeat {
+                a,
+                block,
+                dst,
+                f: move |y: B, x: A| f(x, y),
             });
-            return ArrayD::from_shape_vec(b.raw_dim(), v).expect("length matches the shape");
-        }
+        });
+        return ArrayD::from_shape_vec(b.raw_dim(), v).expect("length matches the shape");
     }
     // Same contiguous layout (any memory order): one flat map in memory order.
     let (an, transform) = normalize(a.view());
@@ -290,27 +304,33 @@ where
     }
     // General: standard-layout output, lane by lane along the last axis.
     if a.ndim() == 0 {
-        return ArrayD::from_shape_vec(IxDyn(&[]), vec![f(a[[]], b[[]])]).expect("rank 0 holds one element");
+        return ArrayD::from_shape_vec(IxDyn(&[]), vec![f(a[[]], b[[]])])
+            .expect("rank 0 holds one element");
     }
     lanes_into(&a.raw_dim(), |out| {
         let last = Axis(out.ndim() - 1);
-        Zip::from(out.lanes_mut(last)).and(a.lanes(last)).and(b.lanes(last)).for_each(
-            |mut o, x, y| {
+        Zip::from(out.lanes_mut(last))
+            .and(a.lanes(last))
+            .and(b.lanes(last))
+            .for_each(|mut o, x, y| {
                 let Some(dst) = o.as_slice_mut() else {
                     return write_lane(&mut o, x.iter().zip(y.iter()).map(|(&x, &y)| f(x, y)));
                 };
-                match (classify(x.clone()), classify(y.clone())) {
+                match (classify(x), classify(y)) {
                     (Lane::Slice(a), Lane::Slice(b)) => dispatch(Map2 { a, b, dst, f }),
-                    (Lane::Slice(src), Lane::Splat(y)) => {
-                        dispatch(Map1 { src, dst, f: move |x| f(x, y) })
-                    }
-                    (Lane::Splat(x), Lane::Slice(src)) => {
-                        dispatch(Map1 { src, dst, f: move |y| f(x, y) })
-                    }
+                    (Lane::Slice(src), Lane::Splat(y)) => dispatch(Map1 {
+                        src,
+                        dst,
+                        f: move |x| f(x, y),
+                    }),
+                    (Lane::Splat(x), Lane::Slice(src)) => dispatch(Map1 {
+                        src,
+                        dst,
+                        f: move |y| f(x, y),
+                    }),
                     _ => write_slice(dst, x.iter().zip(y.iter()).map(|(&x, &y)| f(x, y))),
                 }
-            },
-        );
+            });
     })
 }
 
@@ -341,7 +361,8 @@ where
         return transform.undo(out);
     }
     if a.ndim() == 0 {
-        return ArrayD::from_shape_vec(IxDyn(&[]), vec![f(a[[]], b[[]], c[[]])]).expect("rank 0 holds one element");
+        return ArrayD::from_shape_vec(IxDyn(&[]), vec![f(a[[]], b[[]], c[[]])])
+            .expect("rank 0 holds one element");
     }
     lanes_into(&a.raw_dim(), |out| {
         let last = Axis(out.ndim() - 1);
@@ -350,11 +371,19 @@ where
             .and(b.lanes(last))
             .and(c.lanes(last))
             .for_each(|mut o, x, y, z| {
-                let vals = x.iter().zip(y.iter()).zip(z.iter()).map(|((&x, &y), &z)| f(x, y, z));
+                let vals = x
+                    .iter()
+                    .zip(y.iter())
+                    .zip(z.iter())
+                    .map(|((&x, &y), &z)| f(x, y, z));
                 let Some(dst) = o.as_slice_mut() else {
                     return write_lane(&mut o, vals);
                 };
-                match (x.clone().to_slice(), y.clone().to_slice(), z.clone().to_slice()) {
+                match (
+                    x.clone().to_slice(),
+                    y.clone().to_slice(),
+                    z.clone().to_slice(),
+                ) {
                     (Some(a), Some(b), Some(c)) => dispatch(Map3 { a, b, c, dst, f }),
                     _ => write_slice(dst, vals),
                 }
@@ -378,7 +407,10 @@ fn write_lane<U>(o: &mut ArrayViewMut1<'_, MaybeUninit<U>>, values: impl Iterato
 /// (lane by lane), and returns it initialised.
 fn lanes_into<U>(dim: &IxDyn, fill: impl FnOnce(&mut ArrayD<MaybeUninit<U>>)) -> ArrayD<U> {
     // Callers handle rank 0 first (a rank-0 view is always contiguous), so there is a last axis.
-    assert!(ndarray::Dimension::ndim(dim) > 0, "lanes_into needs rank >= 1");
+    assert!(
+        ndarray::Dimension::ndim(dim) > 0,
+        "lanes_into needs rank >= 1"
+    );
     let mut out = ArrayD::<U>::uninit(dim.clone());
     fill(&mut out);
     // SAFETY: `fill` zips over every lane along the last axis of `out` and writes every

@@ -41,7 +41,13 @@ impl<'a, T> AxesPlan<'a, T> {
         let count = axes.iter().map(|&a| xs.shape()[a]).product();
         let xs = xs.permuted_axes(IxDyn(&perm));
         let mask = mask.map(|m| m.permuted_axes(IxDyn(&perm)));
-        Ok(AxesPlan { xs, mask, axes, kept_shape, count })
+        Ok(AxesPlan {
+            xs,
+            mask,
+            axes,
+            kept_shape,
+            count,
+        })
     }
 
     /// Applies `f` to the sub-view (and sub-mask) of every output position.

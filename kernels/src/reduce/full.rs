@@ -13,7 +13,10 @@ use crate::error::{KernelError, Result};
 
 /// Reduces every element: contiguous arrays (any memory order) go straight to the slice
 /// tree, skipping the dynamic-dimension view machinery (measurable on small inputs).
-fn reduce_all<T: Copy + Sync, R: Reducer<T>, S: Data<Elem = T>, D: Dimension>(r: R, a: &ArrayBase<S, D>) -> R::Acc {
+fn reduce_all<T: Copy + Sync, R: Reducer<T>, S: Data<Elem = T>, D: Dimension>(
+    r: R,
+    a: &ArrayBase<S, D>,
+) -> R::Acc {
     match a.as_slice_memory_order() {
         Some(s) => reduce_slice(r, s, None),
         None => reduce_view(r, a.view().into_dyn(), None),
@@ -77,7 +80,10 @@ pub fn argmin<T: Num, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> R
 }
 
 pub(crate) fn empty(op: &'static str, where_: &str) -> KernelError {
-    KernelError::EmptyReduction { op, where_: where_.to_string() }
+    KernelError::EmptyReduction {
+        op,
+        where_: where_.to_string(),
+    }
 }
 
 /// First index of the max (`is_max`) or min in logical order; NaN wins at its first position.
@@ -88,7 +94,11 @@ pub(crate) fn arg_extreme<T: Num>(xs: ArrayViewD<'_, T>, is_max: bool) -> Option
     }
     if let Some(s) = xs.as_slice() {
         // Vectorised extreme first, then a scan for its first position.
-        let m = if is_max { reduce_slice(MaxR, s, None) } else { reduce_slice(MinR, s, None) };
+        let m = if is_max {
+            reduce_slice(MaxR, s, None)
+        } else {
+            reduce_slice(MinR, s, None)
+        };
         return if m.is_nan_value() {
             s.iter().position(|x| x.is_nan_value())
         } else {

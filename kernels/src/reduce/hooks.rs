@@ -77,7 +77,11 @@ macro_rules! float_hooks {
             }
             #[inline(always)]
             fn mean_finish(acc: $acc, n: usize) -> $t {
-                if n == 0 { <$t>::NAN } else { (acc / n as $acc) as $t }
+                if n == 0 {
+                    <$t>::NAN
+                } else {
+                    (acc / n as $acc) as $t
+                }
             }
             #[inline(always)]
             fn prod_leaf<S: Simd>(xs: &[$t]) -> $t {

@@ -97,15 +97,27 @@ macro_rules! lane_op {
     };
 }
 lane_op!(MulOp, mul32, mul64, |a, x| a * x);
-lane_op!(MaxOp, max32, max64, |a, x| if x.is_nan() || x > a { x } else { a });
-lane_op!(MinOp, min32, min64, |a, x| if x.is_nan() || x < a { x } else { a });
+lane_op!(MaxOp, max32, max64, |a, x| if x.is_nan() || x > a {
+    x
+} else {
+    a
+});
+lane_op!(MinOp, min32, min64, |a, x| if x.is_nan() || x < a {
+    x
+} else {
+    a
+});
 
 macro_rules! engine {
     ($name:ident, $t:ty, $lanes:expr, $splat:ident, $load:ident, $load_masked:ident, $v:ident, $fold:ident) => {
         /// Reduces `xs` (where `mask`, if given, is true; `mask.len() == xs.len()`) with `O`,
         /// starting every lane at `identity`, which must be `O`'s identity.
         #[inline(always)]
-        pub(crate) fn $name<S: Simd, O: LaneOp>(xs: &[$t], mask: Option<&[bool]>, identity: $t) -> $t {
+        pub(crate) fn $name<S: Simd, O: LaneOp>(
+            xs: &[$t],
+            mask: Option<&[bool]>,
+            identity: $t,
+        ) -> $t {
             const L: usize = $lanes;
             let n = match mask {
                 Some(m) => xs.len().min(m.len()),
@@ -124,7 +136,9 @@ macro_rules! engine {
                 Some(m) => {
                     for i in 0..rows {
                         // SAFETY: `(i + 1) * L <= n`, and `n` is at most both lengths.
-                        let v = unsafe { S::$load_masked(xs.as_ptr().add(i * L), m.as_ptr().add(i * L), identity) };
+                        let v = unsafe {
+                            S::$load_masked(xs.as_ptr().add(i * L), m.as_ptr().add(i * L), identity)
+                        };
                         acc = O::$v::<S>(acc, v);
                     }
                 }
@@ -144,5 +158,23 @@ macro_rules! engine {
         }
     };
 }
-engine!(lanes32, f32, F32_LANES, splat32, load32, load32_masked, v32, fold32);
-engine!(lanes64, f64, F64_LANES, splat64, load64, load64_masked, v64, fold64);
+engine!(
+    lanes32,
+    f32,
+    F32_LANES,
+    splat32,
+    load32,
+    load32_masked,
+    v32,
+    fold32
+);
+engine!(
+    lanes64,
+    f64,
+    F64_LANES,
+    splat64,
+    load64,
+    load64_masked,
+    v64,
+    fold64
+);

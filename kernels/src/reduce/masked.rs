@@ -32,7 +32,10 @@ impl<T: Element, R: Reducer<T>> Reducer<T> for WithCount<R> {
     }
     #[inline(always)]
     fn leaf_masked<S: Simd>(self, xs: &[T], mask: &[bool]) -> Self::Acc {
-        (self.0.leaf_masked::<S>(xs, mask), <CountMaskR as Reducer<T>>::leaf_masked::<S>(CountMaskR, xs, mask))
+        (
+            self.0.leaf_masked::<S>(xs, mask),
+            <CountMaskR as Reducer<T>>::leaf_masked::<S>(CountMaskR, xs, mask),
+        )
     }
     #[inline(always)]
     fn step(self, acc: Self::Acc, x: T) -> Self::Acc {

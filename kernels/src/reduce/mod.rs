@@ -83,7 +83,9 @@ impl<T: Num> Reducer<T> for ProdR {
     fn leaf_masked<S: Simd>(self, xs: &[T], mask: &[bool]) -> T::Wide {
         xs.iter()
             .zip(mask)
-            .fold(<Self as Reducer<T>>::identity(self), |a, (&x, &m)| if m { a.mul_(x.widen()) } else { a })
+            .fold(<Self as Reducer<T>>::identity(self), |a, (&x, &m)| {
+                if m { a.mul_(x.widen()) } else { a }
+            })
     }
     #[inline(always)]
     fn step(self, acc: T::Wide, x: T) -> T::Wide {
@@ -164,7 +166,10 @@ impl<T: Element> Reducer<T> for CountNonzeroR {
     }
     #[inline(always)]
     fn leaf_masked<S: Simd>(self, xs: &[T], mask: &[bool]) -> usize {
-        xs.iter().zip(mask).map(|(x, &m)| (m && x.is_nonzero()) as usize).sum()
+        xs.iter()
+            .zip(mask)
+            .map(|(x, &m)| (m && x.is_nonzero()) as usize)
+            .sum()
     }
     #[inline(always)]
     fn step(self, acc: usize, x: T) -> usize {

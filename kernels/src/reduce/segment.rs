@@ -20,13 +20,24 @@ use crate::parallel::{PAR_CHUNK_ELEMS, PAR_MIN_BYTES, use_parallel};
 use crate::simd::{Kernel, Simd, dispatch};
 
 /// Checks `row_splits` against `values` and returns them as `usize`.
-pub fn validate_row_splits(op: &'static str, row_splits: &[i64], nrows: usize) -> Result<Vec<usize>> {
-    let bad = |expected: String, found: String| KernelError::RowSplits { op, expected, found };
+pub fn validate_row_splits(
+    op: &'static str,
+    row_splits: &[i64],
+    nrows: usize,
+) -> Result<Vec<usize>> {
+    let bad = |expected: String, found: String| KernelError::RowSplits {
+        op,
+        expected,
+        found,
+    };
     let Some(&first) = row_splits.first() else {
         return Err(bad("at least one split (0)".into(), "an empty list".into()));
     };
     if first != 0 {
-        return Err(bad("row_splits[0] == 0".into(), format!("row_splits[0] == {first}")));
+        return Err(bad(
+            "row_splits[0] == 0".into(),
+            format!("row_splits[0] == {first}"),
+        ));
     }
     let mut out = Vec::with_capacity(row_splits.len());
     let mut prev = 0i64;
@@ -80,12 +91,19 @@ fn flat_segments<T: Copy + Sync, R: Reducer<T>>(r: R, xs: &[T], splits: &[usize]
             first = i;
         }
     }
-    let run = |&(a, b): &(usize, usize)| dispatch(Segments { r, xs, splits: &splits[a..=b] });
-    let parts: Vec<Vec<R::Acc>> = if groups.len() > 1 && use_parallel(size_of_val(xs), 2 * PAR_MIN_BYTES) {
-        groups.par_iter().map(run).collect()
-    } else {
-        groups.iter().map(run).collect()
+    let run = |&(a, b): &(usize, usize)| {
+        dispatch(Segments {
+            r,
+            xs,
+            splits: &splits[a..=b],
+        })
     };
+    let parts: Vec<Vec<R::Acc>> =
+        if groups.len() > 1 && use_parallel(size_of_val(xs), 2 * PAR_MIN_BYTES) {
+            groups.par_iter().map(run).collect()
+        } else {
+            groups.iter().map(run).collect()
+        };
     parts.into_iter().flatten().collect()
 }
 
@@ -117,7 +135,11 @@ where
     shape[0] = nseg;
     let mut out = Vec::with_capacity(shape.iter().product());
     if let Some(flat) = xs.as_slice().filter(|_| xs.ndim() == 1) {
-        for (seg, (acc, w)) in flat_segments(r, flat, &splits).into_iter().zip(splits.windows(2)).enumerate() {
+        for (seg, (acc, w)) in flat_segments(r, flat, &splits)
+            .into_iter()
+            .zip(splits.windows(2))
+            .enumerate()
+        {
             out.push(finish(acc, w[1] - w[0], seg)?);
         }
         return Ok(ArrayD::from_shape_vec(IxDyn(&shape), out).expect("one output per segment"));
@@ -138,7 +160,9 @@ pub fn segment_sum<T: Num, S: Data<Elem = T>, D: Dimension>(
     values: &ArrayBase<S, D>,
     row_splits: &[i64],
 ) -> Result<ArrayD<T::Wide>> {
-    segment_reduce("segment_sum", SumR, values, row_splits, |a, _, _| Ok(T::sum_finish(a)))
+    segment_reduce("segment_sum", SumR, values, row_splits, |a, _, _| {
+        Ok(T::sum_finish(a))
+    })
 }
 
 /// Mean of each segment (NaN for an empty segment).
@@ -146,7 +170,9 @@ pub fn segment_mean<T: Num, S: Data<Elem = T>, D: Dimension>(
     values: &ArrayBase<S, D>,
     row_splits: &[i64],
 ) -> Result<ArrayD<T::Real>> {
-    segment_reduce("segment_mean", SumR, values, row_splits, |a, n, _| Ok(T::mean_finish(a, n)))
+    segment_reduce("segment_mean", SumR, values, row_splits, |a, n, _| {
+        Ok(T::mean_finish(a, n))
+    })
 }
 
 /// Maximum of each segment; NaN propagates; an empty segment is an error.
@@ -155,7 +181,11 @@ pub fn segment_max<T: Num, S: Data<Elem = T>, D: Dimension>(
     row_splits: &[i64],
 ) -> Result<ArrayD<T>> {
     segment_reduce("segment_max", MaxR, values, row_splits, |a, n, seg| {
-        if n == 0 { Err(empty("segment_max", &format!(" in segment {seg}"))) } else { Ok(a) }
+        if n == 0 {
+            Err(empty("segment_max", &format!(" in segment {seg}")))
+        } else {
+            Ok(a)
+        }
     })
 }
 
@@ -165,6 +195,10 @@ pub fn segment_min<T: Num, S: Data<Elem = T>, D: Dimension>(
     row_splits: &[i64],
 ) -> Result<ArrayD<T>> {
     segment_reduce("segment_min", MinR, values, row_splits, |a, n, seg| {
-        if n == 0 { Err(empty("segment_min", &format!(" in segment {seg}"))) } else { Ok(a) }
+        if n == 0 {
+            Err(empty("segment_min", &format!(" in segment {seg}")))
+        } else {
+            Ok(a)
+        }
     })
 }

@@ -62,7 +62,12 @@ pub(crate) fn tree_serial<S: Simd, T: Copy, R: Reducer<T>>(
 /// The leaf starting at `start`. A function, not a closure: closures are not reliably inlined
 /// into the target-feature wrapper, and a leaf compiled outside it would not be vectorised.
 #[inline(always)]
-fn leaf<S: Simd, T: Copy, R: Reducer<T>>(r: R, xs: &[T], mask: Option<&[bool]>, start: usize) -> R::Acc {
+fn leaf<S: Simd, T: Copy, R: Reducer<T>>(
+    r: R,
+    xs: &[T],
+    mask: Option<&[bool]>,
+    start: usize,
+) -> R::Acc {
     let end = (start + LEAF).min(xs.len());
     match mask {
         Some(m) => r.leaf_masked::<S>(&xs[start..end], &m[start..end]),
@@ -78,7 +83,7 @@ fn reduce_block<T: Copy + Sync, R: Reducer<T>>(
     mask: Option<&[bool]>,
     leaves: usize,
 ) -> R::Acc {
-    let bytes = xs.len() * std::mem::size_of::<T>();
+    let bytes = size_of_val(xs);
     if leaves >= 2 && use_parallel(bytes, 2 * PAR_MIN_BYTES) {
         let half = (leaves / 2) * LEAF;
         let (xl, xr) = xs.split_at(half.min(xs.len()));
@@ -242,7 +247,10 @@ pub(crate) fn reduce_view<T: Copy + Sync, R: Reducer<T>>(
         Some(m) => Zip::from(xs.lanes(last))
             .and(m.lanes(last))
             .for_each(|x, m| parts.push(reduce_lane(r, x, Some(m)))),
-        None => xs.lanes(last).into_iter().for_each(|x| parts.push(reduce_lane(r, x, None))),
+        None => xs
+            .lanes(last)
+            .into_iter()
+            .for_each(|x| parts.push(reduce_lane(r, x, None))),
     }
     combine_all::<T, R>(r, &parts)
 }

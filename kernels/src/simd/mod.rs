@@ -14,9 +14,9 @@ pub mod vectors;
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+pub use backends::Scalar;
 #[cfg(target_arch = "x86_64")]
 pub use backends::{Avx2, Avx512, Sse2};
-pub use backends::Scalar;
 pub use vectors::VirtualVectors;
 
 /// Virtual accumulator lanes for `f32` reductions: 64 lanes = four 512-bit registers. Fixed for
@@ -82,7 +82,10 @@ impl Isa {
 
     /// The levels this CPU supports, narrowest first.
     pub fn supported() -> Vec<Isa> {
-        Isa::ALL.into_iter().filter(|isa| isa.is_supported()).collect()
+        Isa::ALL
+            .into_iter()
+            .filter(|isa| isa.is_supported())
+            .collect()
     }
 
     /// The widest supported level (detected once and cached).

@@ -110,7 +110,10 @@ macro_rules! scalar_lanes {
         unsafe fn $load_masked(p: *const $t, m: *const bool, fill: $t) -> Self::$v {
             // SAFETY: the caller guarantees `$n` readable elements at `p` and at `m`.
             let (x, m) = unsafe {
-                (std::ptr::read_unaligned(p as *const [$t; $n]), std::ptr::read_unaligned(m as *const [bool; $n]))
+                (
+                    std::ptr::read_unaligned(p as *const [$t; $n]),
+                    std::ptr::read_unaligned(m as *const [bool; $n]),
+                )
             };
             std::array::from_fn(|j| if m[j] { x[j] } else { fill })
         }
@@ -124,11 +127,23 @@ macro_rules! scalar_lanes {
         }
         #[inline(always)]
         fn $max(acc: Self::$v, x: Self::$v) -> Self::$v {
-            std::array::from_fn(|j| if x[j].is_nan() || x[j] > acc[j] { x[j] } else { acc[j] })
+            std::array::from_fn(|j| {
+                if x[j].is_nan() || x[j] > acc[j] {
+                    x[j]
+                } else {
+                    acc[j]
+                }
+            })
         }
         #[inline(always)]
         fn $min(acc: Self::$v, x: Self::$v) -> Self::$v {
-            std::array::from_fn(|j| if x[j].is_nan() || x[j] < acc[j] { x[j] } else { acc[j] })
+            std::array::from_fn(|j| {
+                if x[j].is_nan() || x[j] < acc[j] {
+                    x[j]
+                } else {
+                    acc[j]
+                }
+            })
         }
         #[inline(always)]
         fn $to_array(v: Self::$v) -> [$t; $n] {
@@ -140,8 +155,32 @@ macro_rules! scalar_lanes {
 impl VirtualVectors for Scalar {
     type V32 = [f32; 64];
     type V64 = [f64; 32];
-    scalar_lanes!(splat32, load32, load32_masked, add32, mul32, max32, min32, to_array32, f32, 64, V32);
-    scalar_lanes!(splat64, load64, load64_masked, add64, mul64, max64, min64, to_array64, f64, 32, V64);
+    scalar_lanes!(
+        splat32,
+        load32,
+        load32_masked,
+        add32,
+        mul32,
+        max32,
+        min32,
+        to_array32,
+        f32,
+        64,
+        V32
+    );
+    scalar_lanes!(
+        splat64,
+        load64,
+        load64_masked,
+        add64,
+        mul64,
+        max64,
+        min64,
+        to_array64,
+        f64,
+        32,
+        V64
+    );
 }
 
 /// `[e(0), e(1), …, e(n - 1)]` written out, so each element is an inline expression. Array

@@ -59,7 +59,13 @@ pub enum Layout {
     Broadcast,
 }
 
-pub const LAYOUTS: [Layout; 5] = [Layout::C, Layout::F, Layout::Stepped, Layout::Reversed, Layout::Broadcast];
+pub const LAYOUTS: [Layout; 5] = [
+    Layout::C,
+    Layout::F,
+    Layout::Stepped,
+    Layout::Reversed,
+    Layout::Broadcast,
+];
 
 /// An owned backing array plus the recipe to view it in `layout` with logical `shape`.
 pub struct Made<T> {
@@ -92,18 +98,32 @@ pub fn make<T: Clone>(layout: Layout, shape: &[usize], mut fill: impl FnMut() ->
         Layout::C | Layout::Reversed => shape.to_vec(),
         Layout::F => shape.iter().rev().copied().collect(),
         Layout::Stepped => shape.iter().map(|&d| 2 * d).collect(),
-        Layout::Broadcast => shape.iter().enumerate().map(|(i, &d)| if i % 2 == 0 { 1 } else { d }).collect(),
+        Layout::Broadcast => shape
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| if i % 2 == 0 { 1 } else { d })
+            .collect(),
     };
     let n: usize = backing.iter().product();
     let owner = ArrayD::from_shape_vec(IxDyn(&backing), (0..n).map(|_| fill()).collect()).unwrap();
-    Made { owner, layout, shape: shape.to_vec() }
+    Made {
+        owner,
+        layout,
+        shape: shape.to_vec(),
+    }
 }
 
 /// A random shape of rank `0..=max_rank` with dims in `0..=max_dim` (dims are rarely 0).
 pub fn shape(rng: &mut Rng, max_rank: usize, max_dim: usize) -> Vec<usize> {
     let rank = rng.below(max_rank + 1);
     (0..rank)
-        .map(|_| if rng.below(12) == 0 { 0 } else { 1 + rng.below(max_dim) })
+        .map(|_| {
+            if rng.below(12) == 0 {
+                0
+            } else {
+                1 + rng.below(max_dim)
+            }
+        })
         .collect()
 }
 
@@ -113,7 +133,11 @@ pub fn ref_sum(xs: impl IntoIterator<Item = f64>) -> f64 {
     for x in xs {
         plain += x;
         let t = s + x;
-        c += if s.abs() >= x.abs() { (s - t) + x } else { (x - t) + s };
+        c += if s.abs() >= x.abs() {
+            (s - t) + x
+        } else {
+            (x - t) + s
+        };
         s = t;
     }
     // Non-finite sums (inf, NaN) are what plain IEEE addition says; compensation would NaN them.
