@@ -15,7 +15,7 @@ use criterion::{BenchmarkGroup, Criterion, measurement::WallTime};
 use extype_kernels::elementwise::{binary, unary};
 use extype_kernels::reduce::{full, masked, segment};
 use extype_kernels::{compact, select, stack_concat};
-use ndarray::{Array1, Array2, ArrayView1, Axis, Zip, s};
+use ndarray::{Array1, Axis, Zip, s};
 use rayon::prelude::*;
 
 /// (size label, bench name) → per-iteration times in seconds.
@@ -228,7 +228,6 @@ fn bench_size(c: &mut Criterion, n: usize, label: &str) {
         black_box(ndarray::concatenate(Axis(0), &[ha, hb]).unwrap());
     });
     group.finish();
-    let _: Option<(Array2<f32>, ArrayView1<'_, f32>)> = None;
 }
 
 /// Input bytes each benchmark reads per element (for GB/s).
@@ -254,6 +253,16 @@ fn median(xs: &mut [f64]) -> f64 {
 
 fn summary() {
     let times = TIMES.lock().unwrap();
+    // Medians for `bench/compare_numpy.py`: size label, name, seconds.
+    let mut tsv = String::from("size\tname\tmedian_s\n");
+    for ((n, name), v) in times.iter() {
+        tsv += &format!("{}\t{}\t{:e}\n", label(*n), name, median(&mut v.clone()));
+    }
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/extype-kernels-bench.tsv");
+    if let Err(e) = std::fs::write(&path, tsv) {
+        eprintln!("could not write {}: {e}", path.display());
+    }
     let sizes: Vec<usize> = {
         let mut v: Vec<usize> = times.keys().map(|k| k.0).collect();
         v.dedup();
