@@ -38,7 +38,11 @@ impl<T: Copy, U, F: Fn(T) -> U> Kernel for Map1<'_, T, U, F> {
                 d[j].write(f(s[j]));
             }
         }
-        for (d, &s) in dst_blocks.into_remainder().iter_mut().zip(src_blocks.remainder()) {
+        for (d, &s) in dst_blocks
+            .into_remainder()
+            .iter_mut()
+            .zip(src_blocks.remainder())
+        {
             d.write(f(s));
         }
     }
