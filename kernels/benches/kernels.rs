@@ -342,6 +342,43 @@ fn label(n: usize) -> String {
     }
 }
 
+/// Times `full::sum` on 1 thread and on all threads for sizes around the parallel threshold,
+/// forcing one split at each size: prints the medians so the crossover (where splitting starts
+/// to pay) can be read off.
+fn parallel_crossover() {
+    println!(
+        "\n== parallel crossover: f32 sum, median of 201 runs (no split vs one split in two halves)"
+    );
+    for shift in 16..=23 {
+        let n = 1usize << shift;
+        let a = Array1::from(data(n, 9));
+        let time = |f: &dyn Fn() -> f32| {
+            let mut t: Vec<f64> = (0..201)
+                .map(|_| {
+                    let s = Instant::now();
+                    black_box(f());
+                    s.elapsed().as_secs_f64()
+                })
+                .collect();
+            median(&mut t)
+        };
+        // Same calling thread both ways: no split, then exactly one split into two halves.
+        extype_kernels::parallel::set_parallel_min_bytes(usize::MAX / 4);
+        let serial = time(&|| full::sum(&a));
+        extype_kernels::parallel::set_parallel_min_bytes(n * 4 / 2);
+        let parallel = time(&|| full::sum(&a));
+        extype_kernels::parallel::set_parallel_min_bytes(extype_kernels::parallel::PAR_MIN_BYTES);
+        println!(
+            "{:>8} elements ({:>5} KiB): serial {:>10}, split {:>10}, speed-up {:.2}x",
+            n,
+            n * 4 >> 10,
+            fmt_t(serial),
+            fmt_t(parallel),
+            serial / parallel
+        );
+    }
+}
+
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     for n in [4 << 10, 1 << 20, 64 << 20] {
@@ -349,4 +386,5 @@ fn main() {
     }
     c.final_summary();
     summary();
+    parallel_crossover();
 }

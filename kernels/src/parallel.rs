@@ -3,22 +3,37 @@
 //! Splits happen only at fixed boundaries (perfect blocks of reduction leaves, fixed-size
 //! chunks of elementwise outputs), so results never depend on the number of threads.
 
-/// Minimum bytes of input per parallel task. Measured on the 2-core development machine
-/// (see the crate docs): below about 1 MiB per task the join overhead (~5–10 µs) costs more
-/// than the second core gains; above it both cores stream from DRAM.
-pub const PAR_MIN_BYTES: usize = 1 << 20;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Minimum bytes of input per parallel task (work splits in two only from twice this size).
+/// Measured with `cargo bench -p extype-kernels` ("parallel crossover": an `f32` sum with no
+/// split against exactly one split into two rayon tasks, same calling thread) on the shared
+/// 2-core development machine: splitting lost at every size up to 32 MiB (0.11× at 256 KiB,
+/// 0.36× at 1 MiB, 0.81× at 4 MiB, 0.96× at 16 MiB, 0.94× at 32 MiB) — the second core was
+/// busy with other work and one core already draws most of the DRAM bandwidth. So only inputs
+/// of 32 MiB and more split, where the all-cores read yardstick sometimes beats one core.
+pub const PAR_MIN_BYTES: usize = 16 << 20;
 
 /// Elements per chunk of a parallel elementwise kernel (256 Ki elements: 1 MiB of `f32`).
 pub const PAR_CHUNK_ELEMS: usize = 1 << 18;
 
-/// Whether work of `bytes` should be split, given a minimum of `min_bytes` for splitting.
+static MIN_BYTES: AtomicUsize = AtomicUsize::new(PAR_MIN_BYTES);
+
+/// Overrides [`PAR_MIN_BYTES`] (for measuring the crossover in the benchmark; results do not
+/// depend on it, only speed does).
+#[doc(hidden)]
+pub fn set_parallel_min_bytes(bytes: usize) {
+    MIN_BYTES.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// Whether work touching `bytes` should be split in two (each half at least the minimum).
 #[inline]
-pub(crate) fn use_parallel(bytes: usize, min_bytes: usize) -> bool {
-    bytes >= min_bytes && rayon::current_num_threads() > 1
+pub(crate) fn use_parallel(bytes: usize) -> bool {
+    bytes >= 2 * MIN_BYTES.load(Ordering::Relaxed) && rayon::current_num_threads() > 1
 }
 
 /// Outputs at least this large ask the kernel for transparent huge pages before first touch.
-pub const HUGE_PAGE_MIN_BYTES: usize = 8 << 20;
+pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
 
 /// Asks Linux to back the 2 MiB-aligned interior of a fresh allocation with transparent huge
 /// pages (`madvise(MADV_HUGEPAGE)`). First-touch page faults on 4 KiB pages cost more than a

@@ -9,7 +9,7 @@ use ndarray::{ArrayD, ArrayView1, ArrayViewD, ArrayViewMut1, Axis, IxDyn, Zip};
 use rayon::prelude::*;
 
 use crate::layout::normalize;
-use crate::parallel::{PAR_CHUNK_ELEMS, PAR_MIN_BYTES, advise_huge_pages, use_parallel};
+use crate::parallel::{PAR_CHUNK_ELEMS, advise_huge_pages, use_parallel};
 use crate::simd::{Kernel, Simd, dispatch};
 
 /// Elements per unrolled block of the map kernels.
@@ -108,7 +108,7 @@ pub(crate) fn build_vec_chunked<U: Send>(
     let mut out: Vec<U> = Vec::with_capacity(n);
     let spare = &mut out.spare_capacity_mut()[..n];
     advise_huge_pages(spare);
-    if use_parallel(bytes_touched, 2 * PAR_MIN_BYTES) {
+    if use_parallel(bytes_touched) {
         spare
             .par_chunks_mut(chunk.max(1))
             .enumerate()

@@ -16,7 +16,7 @@ use super::tree::tree_serial;
 use super::{MaxR, MinR, Reducer, SumR};
 use crate::element::Num;
 use crate::error::{KernelError, Result};
-use crate::parallel::{PAR_CHUNK_ELEMS, PAR_MIN_BYTES, use_parallel};
+use crate::parallel::{PAR_CHUNK_ELEMS, use_parallel};
 use crate::simd::{Kernel, Simd, dispatch};
 
 /// Checks `row_splits` against `values` and returns them as `usize`.
@@ -98,12 +98,11 @@ fn flat_segments<T: Copy + Sync, R: Reducer<T>>(r: R, xs: &[T], splits: &[usize]
             splits: &splits[a..=b],
         })
     };
-    let parts: Vec<Vec<R::Acc>> =
-        if groups.len() > 1 && use_parallel(size_of_val(xs), 2 * PAR_MIN_BYTES) {
-            groups.par_iter().map(run).collect()
-        } else {
-            groups.iter().map(run).collect()
-        };
+    let parts: Vec<Vec<R::Acc>> = if groups.len() > 1 && use_parallel(size_of_val(xs)) {
+        groups.par_iter().map(run).collect()
+    } else {
+        groups.iter().map(run).collect()
+    };
     parts.into_iter().flatten().collect()
 }
 

@@ -10,7 +10,7 @@ use ndarray::{ArrayView1, ArrayViewD, Axis, Zip};
 
 use super::{LEAF, Reducer};
 use crate::layout::normalize;
-use crate::parallel::{PAR_MIN_BYTES, use_parallel};
+use crate::parallel::use_parallel;
 use crate::simd::{Kernel, Simd, dispatch};
 
 /// A perfect block of leaves, reduced serially inside one dispatch (binary-counter pairwise).
@@ -84,7 +84,7 @@ fn reduce_block<T: Copy + Sync, R: Reducer<T>>(
     leaves: usize,
 ) -> R::Acc {
     let bytes = size_of_val(xs);
-    if leaves >= 2 && use_parallel(bytes, 2 * PAR_MIN_BYTES) {
+    if leaves >= 2 && use_parallel(bytes) {
         let half = (leaves / 2) * LEAF;
         let (xl, xr) = xs.split_at(half.min(xs.len()));
         let (ml, mr) = match mask {
