@@ -371,7 +371,7 @@ fn parallel_crossover() {
         println!(
             "{:>8} elements ({:>5} KiB): serial {:>10}, split {:>10}, speed-up {:.2}x",
             n,
-            n * 4 >> 10,
+            (n * 4) >> 10,
             fmt_t(serial),
             fmt_t(parallel),
             serial / parallel

@@ -417,28 +417,33 @@ fn serial_and_parallel_sums_are_bit_identical() {
     let n = (1 << 20) + 12345;
     let a = Array1::from((0..n).map(|_| rng.unit() as f32).collect::<Vec<_>>());
     let m = Array1::from((0..n).map(|_| rng.bool()).collect::<Vec<_>>());
+    let b = Array1::from((0..n).map(|_| rng.unit() as f32).collect::<Vec<_>>());
+    let splits: Vec<i64> = (0..=n as i64).step_by(1000).chain([n as i64]).collect();
+    let run = || {
+        (
+            full::sum(&a),
+            masked::masked_sum(&a, &m).unwrap(),
+            full::max(&a).unwrap(),
+            extype_kernels::elementwise::binary::add(&a, &b).unwrap(),
+            segment::segment_sum(&a, &splits).unwrap(),
+        )
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .unwrap();
-    let serial = pool.install(|| {
-        (
-            full::sum(&a),
-            masked::masked_sum(&a, &m).unwrap(),
-            full::max(&a).unwrap(),
-        )
-    });
+    let serial = pool.install(run);
+    // Split at 64 KiB so this 4 MiB input takes the parallel paths (the default threshold is
+    // far larger); only speed depends on the threshold, so concurrent tests are unaffected.
+    extype_kernels::parallel::set_parallel_min_bytes(64 << 10);
     let pool4 = rayon::ThreadPoolBuilder::new()
         .num_threads(4)
         .build()
         .unwrap();
-    let parallel = pool4.install(|| {
-        (
-            full::sum(&a),
-            masked::masked_sum(&a, &m).unwrap(),
-            full::max(&a).unwrap(),
-        )
-    });
+    let parallel = pool4.install(run);
+    extype_kernels::parallel::set_parallel_min_bytes(extype_kernels::parallel::PAR_MIN_BYTES);
+    assert_eq!(serial.3, parallel.3);
+    assert_eq!(serial.4, parallel.4);
     assert_eq!(serial.0.to_bits(), parallel.0.to_bits());
     assert_eq!(serial.1.to_bits(), parallel.1.to_bits());
     assert_eq!(serial.2, parallel.2);
