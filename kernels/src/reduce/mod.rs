@@ -1,7 +1,7 @@
 //! Reductions: over all elements and over axes ([`full`]), masked ([`masked`]) and over ragged
 //! segments ([`segment`]).
 //!
-//! Every reduction is a [`Reducer`]: an identity, a vectorised body for a contiguous leaf of at
+//! Every reduction is a `Reducer` (crate-internal): an identity, a vectorised body for a contiguous leaf of at
 //! most [`LEAF`] elements, a step for strided elements, and a combine. Leaves are combined by a
 //! pairwise tree whose shape depends only on the number of leaves, so serial, parallel and
 //! every SIMD path give bit-identical results.

@@ -1,7 +1,7 @@
 //! The one SIMD dispatch layer.
 //!
 //! Every kernel body is written once as an `#[inline(always)]` generic function over a backend
-//! type `S: Simd` and wrapped in a [`Kernel`]. [`dispatch`] picks the widest instruction set the
+//! type `S: Simd` and wrapped in a `Kernel`. `dispatch` picks the widest instruction set the
 //! CPU supports (detected once, cached in an atomic) and calls the kernel inside a wrapper
 //! function compiled with `#[target_feature(enable = ...)]` for that instruction set, so LLVM
 //! vectorises the inlined body for exactly that width. The vector width never leaks out of
