@@ -79,8 +79,6 @@ pub trait Float: Num {
     fn ceil_(self) -> Self;
     /// Round half to even (NumPy's `round`).
     fn round_(self) -> Self;
-    /// `self` to the power `b`.
-    fn pow_(self, b: Self) -> Self;
     /// From `f64`, rounding.
     fn from_f64(x: f64) -> Self;
     /// Whether the value is NaN.
@@ -298,10 +296,6 @@ macro_rules! float_element {
             #[inline(always)]
             fn round_(self) -> Self {
                 self.round_ties_even()
-            }
-            #[inline(always)]
-            fn pow_(self, b: Self) -> Self {
-                self.powf(b)
             }
             #[inline(always)]
             fn from_f64(x: f64) -> Self {

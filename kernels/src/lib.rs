@@ -29,7 +29,8 @@
 //! first NaN. The sum of nothing is 0, its mean NaN; `max`/`min`/`argmax`/`argmin` of nothing
 //! (and of an empty segment, or a mask selecting nothing) are [`KernelError::EmptyReduction`].
 //! Integer arithmetic wraps; sums and products widen like NumPy's (`i32 → i64`, `u8 → u64`);
-//! integer means are `f64`. `round` is half-to-even. Float → int casts saturate (NaN → 0).
+//! integer means and `div` (true division) are `f64`; integer `pow` wraps and rejects negative
+//! exponents. `round` is half-to-even. Float → int casts saturate (NaN → 0).
 //! Across instruction sets and thread counts results are bit-identical, except for the payload
 //! and sign bits of NaNs, which IEEE 754 leaves unspecified (tests compare NaNs as equal).
 //!
@@ -202,7 +203,6 @@
 //! ## Not done yet
 //!
 //! * NEON backend for aarch64 (scalar backend there).
-//! * Integer `pow` and integer `div` (NumPy: true division to float); `pow`/`div` take floats.
 //! * Masked sum at DRAM speed (58% of read bandwidth), max at 84%, a cheaper path for short
 //!   segments, and lower fixed per-call overhead on 4 Ki inputs (add, stack, concat).
 //! * Reductions over an *outer* axis of a contiguous array (column sums) go lane by lane along

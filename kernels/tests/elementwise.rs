@@ -238,6 +238,36 @@ fn binary_ops_broadcast_like_numpy_on_every_layout() {
         binary::mul(&ndarray::array![200u8], &ndarray::array![2u8]).unwrap()[[0]],
         144
     );
+    // Integer pow wraps; negative integer exponents are an error; true division gives f64.
+    let p = binary::pow(
+        &ndarray::array![3i32, 2, -2, 7],
+        &ndarray::array![4i32, 31, 3, 0],
+    )
+    .unwrap();
+    assert_eq!(p.as_slice().unwrap(), &[81, i32::MIN, -8, 1]);
+    assert_eq!(
+        binary::pow(&ndarray::array![3u8], &ndarray::array![5u8]).unwrap()[[0]],
+        243u8
+    );
+    assert_eq!(
+        binary::pow(&ndarray::array![2i64], &ndarray::array![64i64]).unwrap()[[0]],
+        0
+    );
+    assert!(matches!(
+        binary::pow(&ndarray::array![2i32], &ndarray::array![-1i32]),
+        Err(KernelError::Argument { op: "pow", .. })
+    ));
+    assert_eq!(
+        binary::pow(&ndarray::array![2.0f32], &ndarray::array![0.5f32]).unwrap()[[0]],
+        2f32.sqrt()
+    );
+    assert_eq!(
+        binary::div(&ndarray::array![7i32, -7], &ndarray::array![2i32, 0])
+            .unwrap()
+            .as_slice()
+            .unwrap(),
+        &[3.5, f64::NEG_INFINITY]
+    );
 }
 
 #[test]

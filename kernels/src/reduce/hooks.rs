@@ -16,6 +16,13 @@ pub trait NumHooks: Copy + Send + Sync + 'static {
     type SumAcc: Copy + Send + Sync + Debug;
     /// The type of a mean (`f64` for integers, the float type itself for floats).
     type Real: Float;
+    /// The value as [`Self::Real`](NumHooks::Real) (identity for floats, `as f64` for integers).
+    fn to_real(self) -> Self::Real;
+    /// `self` to the power `e`: IEEE `powf` for floats; wrapping square-and-multiply for
+    /// integers, where `e` must not be negative (checked by the caller, see `exponent_ok`).
+    fn pow_(self, e: Self) -> Self;
+    /// Whether `e` is a valid exponent (integers: not negative, as NumPy requires).
+    fn exponent_ok(e: Self) -> bool;
     /// The sum of nothing.
     fn sum_identity() -> Self::SumAcc;
     /// Sum of a contiguous leaf.
@@ -51,6 +58,18 @@ macro_rules! float_hooks {
         impl NumHooks for $t {
             type SumAcc = $acc;
             type Real = $t;
+            #[inline(always)]
+            fn to_real(self) -> $t {
+                self
+            }
+            #[inline(always)]
+            fn pow_(self, e: $t) -> $t {
+                self.powf(e)
+            }
+            #[inline(always)]
+            fn exponent_ok(_e: $t) -> bool {
+                true
+            }
             #[inline(always)]
             fn sum_identity() -> $acc {
                 0.0
@@ -114,6 +133,28 @@ macro_rules! int_hooks {
         impl NumHooks for $t {
             type SumAcc = <$t as Num>::Wide;
             type Real = f64;
+            #[inline(always)]
+            fn to_real(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn pow_(self, e: $t) -> $t {
+                // Wrapping square-and-multiply over all bits of the (non-negative) exponent.
+                let (mut base, mut e, mut acc) = (self, e as u64, 1 as $t);
+                while e > 0 {
+                    if e & 1 == 1 {
+                        acc = acc.wrapping_mul(base);
+                    }
+                    base = base.wrapping_mul(base);
+                    e >>= 1;
+                }
+                acc
+            }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn exponent_ok(e: $t) -> bool {
+                e >= 0
+            }
             #[inline(always)]
             fn sum_identity() -> Self::SumAcc {
                 0
