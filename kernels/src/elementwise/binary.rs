@@ -1,5 +1,5 @@
 //! Binary elementwise ops with NumPy broadcasting. Shapes that do not broadcast are a
-//! [`KernelError::Shape`](crate::KernelError::Shape) naming the argument. Results are
+//! [`KernelError::Shape`] naming the argument. Results are
 //! `IxDyn` (broadcasting may change the rank).
 
 use ndarray::{ArrayBase, ArrayD, Data, Dimension};
