@@ -205,8 +205,9 @@
 //! * NEON backend for aarch64 (scalar backend there).
 //! * Masked sum at DRAM speed (58% of read bandwidth), max at 84%, a cheaper path for short
 //!   segments, and lower fixed per-call overhead on 4 Ki inputs (add, stack, concat).
-//! * Reductions over an *outer* axis of a contiguous array (column sums) go lane by lane along
-//!   the strided axis: pairwise-accurate, but not vectorised.
+//! * Reductions over *leading* axes of a standard-layout array (column sums, batch sums) are
+//!   vectorised across columns; other non-innermost axis sets (e.g. axis 1 of a rank-3 array)
+//!   still go lane by lane along the strided axis: pairwise-accurate, but not vectorised.
 //! * Outputs of maps over non-contiguous, non-broadcast inputs are built lane by lane without
 //!   parallel splitting.
 

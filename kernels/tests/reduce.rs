@@ -470,3 +470,32 @@ fn sum_accuracy(n: usize) {
     eprintln!("f32 sum of {n} uniform [0,1) values: relative error {rel:e}");
     assert!(rel <= 1e-7, "relative error {rel:e}");
 }
+
+#[test]
+fn leading_axes_reductions_cross_row_blocks_and_column_tiles() {
+    // 300 rows (several 64-row blocks, uneven tree) × 2500 columns (two 2048-column tiles).
+    let mut rng = Rng(8);
+    let a = ArrayD::from_shape_fn(IxDyn(&[300, 2500]), |_| rng.float(false));
+    let got = axes::sum_axes(&a, &[0], false).unwrap();
+    let want = reference_axes(&a.view(), &[0], false, |xs| ref_sum(xs.iter().copied()));
+    for (g, w) in got.iter().zip(want.iter()) {
+        assert!(close(*g, *w, w.abs() + 1.0, 1e-12), "{g} vs {w}");
+    }
+    let got = axes::max_axes(&a, &[0], true).unwrap();
+    assert_eq!(got.shape(), &[1, 2500]);
+    let want = reference_axes(&a.view(), &[0], true, |xs| {
+        xs.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+    });
+    assert_eq!(got, want);
+    let b = ArrayD::from_shape_fn(IxDyn(&[70, 5, 9]), |_| rng.float(true) as f32);
+    let got = axes::sum_axes(&b, &[0, 1], false).unwrap();
+    let want = reference_axes(&b.mapv(|x| x as f64).view(), &[0, 1], false, |xs| {
+        ref_sum(xs.iter().copied())
+    });
+    for (g, w) in got.iter().zip(want.iter()) {
+        assert!(
+            close(*g as f64, *w, w.abs() + 1.0, 1e-5) || (g.is_nan() && w.is_nan()),
+            "{g} vs {w}"
+        );
+    }
+}
