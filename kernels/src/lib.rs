@@ -58,24 +58,25 @@
 //! * The first version wrote reductions as `[f32; 64]` accumulator arrays for LLVM to
 //!   vectorise. LLVM vectorised the loop but kept the accumulators in memory (a load and a
 //!   store per row): a 4 Ki `f32` sum took 351–418 ns, slower than ndarray's `a.sum()`
-//!   (284–297 ns). With the intrinsic backends it takes 95–150 ns (depending on the load of
+//!   (284–297 ns). With the intrinsic backends it takes 91–150 ns (depending on the load of
 //!   the shared machine; ndarray 297–496 ns in the same runs). The masked sum went from
-//!   4.17 ms per 1 Mi (a branchy scalar loop) to 0.11–0.23 ms.
+//!   4.17 ms per 1 Mi (a branchy scalar loop) to 0.05–0.23 ms.
 //! * Closures are not reliably inlined into `#[target_feature]` functions; when they are not,
 //!   their body is compiled for the baseline and every intrinsic becomes a call (perf showed
 //!   `core::array::try_from_fn` and `_mm512_mask_mov_ps` as separate hot functions and the
 //!   4 Ki masked sum at 1.28 µs). So the hot paths use no closures: leaves are `fn`s, register
 //!   arrays are written out by a macro, segment loops are plain `for` loops.
-//! * The hand-written AVX-512 sum in the benchmark (the read-bandwidth yardstick, 8
-//!   independent accumulators, no tree) and the crate's sum run at the same speed out of
-//!   cache and DRAM (see Measured), matching the brief's observation that hand-written AVX-512
-//!   and pulp's x86-v4 level reach the same speed. Crates without runtime dispatch (`wide`)
-//!   compile to SSE2 in a default build (measured 3× slower), so they were ruled out; `pulp`
-//!   would have worked but adds a dependency and a second dispatch abstraction for the ~10
-//!   operations the reductions need, which `std::arch` gives directly on stable Rust 1.95.
+//! * The hand-written AVX-512 sum in the benchmark (the read-bandwidth yardstick: 8
+//!   independent accumulators, no tree, no dispatch) and the crate's sum are within 3–16% of
+//!   each other from L1 to DRAM (see Measured), so the dispatch layer and the fixed-order tree
+//!   cost little. The project's earlier measurements (quoted in the issue, not re-run here)
+//!   found hand-written AVX-512 and `pulp`'s x86-v4 level equally fast, and `wide` (no
+//!   runtime dispatch) 3× slower because a default build compiles it for SSE2. `pulp` would
+//!   have worked, but it adds a dependency and a second dispatch abstraction for the ~10
+//!   operations the reductions need, which `std::arch` provides on stable Rust 1.95.
 //! * aarch64: no NEON backend yet (no aarch64 toolchain here to test one); on non-x86 targets
-//!   everything runs the scalar backend, whose elementwise loops LLVM still vectorises for the
-//!   target's baseline (NEON on aarch64).
+//!   everything runs the scalar backend, whose elementwise loops LLVM can still vectorise for
+//!   the target's baseline (NEON is part of the aarch64 baseline). Not tested on aarch64.
 //!
 //! ## Accuracy of float sums
 //!
@@ -109,11 +110,12 @@
 //! copies and segment reductions split their output in fixed chunks. Splits are at fixed
 //! boundaries, so results never depend on the thread count (tested bit-identical with 1 and 4
 //! threads, with the threshold lowered so a 4 MiB input splits). The threshold
-//! ([`parallel::PAR_MIN_BYTES`], 16 MiB per task) was measured by the benchmark's "parallel
-//! crossover" table: on this shared 2-core machine one split of an `f32` sum lost at every
-//! size up to 32 MiB (0.11× at 256 KiB, 0.36× at 1 MiB, 0.81× at 4 MiB, 0.94–0.96× at
-//! 16–32 MiB), because the second core was busy with other work and one core already draws
-//! most of the DRAM bandwidth; so only inputs of 32 MiB or more split.
+//! ([`parallel::PAR_MIN_BYTES`], 4 MiB per task, so inputs split from 8 MiB) comes from the
+//! benchmark's "parallel crossover" table (an `f32` sum, no split against one split): with the
+//! second core mostly free one split gave 0.93× at 4 MiB, 1.25× at 8 MiB and 1.6× at 16–32 MiB;
+//! with it busy (two other engineers share the machine) 0.80×, 0.88× and 0.98×. Below 4 MiB it
+//! always lost (0.1× at 256 KiB, 0.3–0.4× at 1 MiB): a `rayon::join` from outside the pool
+//! costs ~13 µs here.
 //!
 //! Outputs of 4 MiB or more get `madvise(MADV_HUGEPAGE)` on their 2 MiB-aligned interior
 //! before first touch (Linux; THP is in `madvise` mode here). Faulting in a 256 MiB output in
@@ -123,54 +125,57 @@
 //!
 //! ## Measured
 //!
-//! `cargo bench -p extype-kernels` (criterion, `--release`; about 5 minutes), on the shared
-//! 2-core AMD EPYC (AVX-512) development machine with two other engineers' jobs running, so
-//! absolute numbers move by up to 2× between runs; every ratio below is between figures of
-//! the *same* run. "GB/s in" counts input bytes (4 per `f32`, +1 per mask byte, 8 for add, 9
-//! for select). Yardsticks of that run: copy into touched memory (`copy_from_slice`),
-//! allocate-and-copy (`to_vec`), and a plain hand-written AVX-512 sum on one core and on all
-//! cores (rayon). "ndarray" is the obvious ndarray code: `a.sum()`, a `fold` max, a `Zip`
-//! masked fold, `&a + &b`, `mapv`, slices summed per segment, `Zip::map_collect` select,
-//! a filtered iterator, `ndarray::stack`/`concatenate`.
+//! `cargo bench -p extype-kernels` (criterion, release; about 5 minutes), on the shared 2-core
+//! AMD EPYC (AVX-512) development machine with two other engineers' jobs running, so absolute
+//! numbers move by up to 2× between runs; every ratio below is between figures of the *same*
+//! run (the last full run before this commit; the parallel threshold was 16 MiB per task then,
+//! which changes nothing below 32 MiB inputs). "GB/s" counts input bytes (4 per `f32`, +1 per
+//! mask byte; 8 for add, 9 for select). Yardsticks of that run: copy into touched memory
+//! (`copy_from_slice`), allocate-and-copy (`to_vec`), and a plain hand-written AVX-512 sum on
+//! one core and on all cores (rayon). "×ndarray" is the speed-up over the obvious ndarray code:
+//! `a.sum()`, a `fold` max, a `Zip` masked fold, `&a + &b`, `mapv`, slices summed per
+//! segment, `Zip::map_collect` select, a filtered iterator, `ndarray::stack`/`concatenate`.
 //!
-//! Yardsticks: 4 Ki: copy 107 GB/s, read 179 (1 core) / 210 (all); 1 Mi: copy 46.6, read
-//! 88.7 / 68.9; 64 Mi: copy 16.9 (allocate-and-copy 2.2), read 29.4 / 27.7 GB/s.
+//! Yardsticks: 4 Ki: copy 145 GB/s, read 213 (1 core) / 181 (all); 1 Mi: copy 57.8, read
+//! 104 / 110; 64 Mi: copy 17.8 (allocate-and-copy 2.3), read 31.6 / 24.9 GB/s.
 //!
-//! | kernel | 4 Ki median | ×ndarray | 1 Mi median | GB/s | ×ndarray | 64 Mi median | GB/s | % read (all) | ×ndarray |
+//! | kernel | 4 Ki | GB/s | ×ndarray | 1 Mi | GB/s | ×ndarray | 64 Mi | GB/s | ×ndarray |
 //! |---|---|---|---|---|---|---|---|---|---|
-//! | sum | 94.6 ns | 5.24 | 48.7 µs | 86.1 | 1.70 | 9.96 ms | 27.0 | 97% | 1.00 |
-//! | max | 144 ns | 63.3 | 50.0 µs | 83.9 | 46.3 | 11.5 ms | 23.3 | 84% | 13.9 |
-//! | masked sum | 220 ns | 7.86 | 116 µs | 45.3 | 31.8 | 20.9 ms | 16.1 | 58% | 11.4 |
-//! | add | 468 ns | 0.86 | 114 µs | 73.5 | 1.30 | 37.2 ms | 14.4 | 52% | 4.01 |
-//! | add (row broadcast) | 428 ns | 1.53 | 118 µs | 35.4 | 0.83 | 34.1 ms | 7.9 | 28% | 4.02 |
-//! | exp | 1.82 µs | 4.21 | 301 µs | 14.0 | 5.01 | 35.8 ms | 7.5 | 27% | 6.33 |
-//! | abs | 204 ns | 1.74 | 91.9 µs | 45.6 | 1.06 | 27.0 ms | 10.0 | 36% | 5.00 |
-//! | segment sum (100-element rows) | 1.08 µs | 1.01 | 238 µs | 17.6 | 1.17 | 24.5 ms | 11.0 | 40% | 0.76 |
-//! | select | 565 ns | 1.25 | 128 µs | 74.0 | 1.42 | 39.0 ms | 15.5 | 56% | 4.37 |
-//! | compaction (50% kept) | 1.49 µs | 2.22 | 363 µs | 14.4 | 12.8 | 35.7 ms | 9.4 | 34% | 10.5 |
-//! | stack (2 halves) | 425 ns | 0.74 | 92.4 µs | 45.4 | 1.05 | 26.6 ms | 10.1 | 60% of copy | 5.55 |
-//! | concat (2 halves) | 379 ns | 0.71 | 90.2 µs | 46.5 | 1.07 | 31.2 ms | 8.6 | 51% of copy | 4.72 |
+//! | sum | 91.0 ns | 180 | 3.34 | 41.6 µs | 101 | 1.89 | 9.54 ms | 28.2 | 1.04 |
+//! | max | 137 ns | 119 | 64.3 | 46.9 µs | 89.4 | 46.8 | 9.85 ms | 27.2 | 14.9 |
+//! | masked sum | 113 ns | 181 | 10.0 | 54.5 µs | 96.2 | 72.0 | 15.0 ms | 22.4 | 15.8 |
+//! | add | 373 ns | 87.8 | 1.09 | 121 µs | 69.2 | 1.04 | 31.2 ms | 17.2 | 4.47 |
+//! | add (row broadcast `[n,1024]+[1024]`) | 496 ns | 33.1 | 0.81 | 81.0 µs | 51.8 | 1.13 | 29.1 ms | 9.2 | 4.64 |
+//! | exp | 1.17 µs | 14.0 | 5.21 | 289 µs | 14.5 | 5.09 | 35.2 ms | 7.6 | 6.82 |
+//! | abs | 167 ns | 98.3 | 1.91 | 86.8 µs | 48.3 | 1.06 | 25.5 ms | 10.5 | 5.79 |
+//! | segment sum (100-element rows) | 1.04 µs | 15.7 | 1.03 | 220 µs | 19.1 | 1.21 | 27.9 ms | 9.6 | 0.65 |
+//! | select | 544 ns | 67.8 | 1.14 | 130 µs | 72.5 | 1.64 | 36.7 ms | 16.4 | 4.40 |
+//! | compaction (half kept) | 1.45 µs | 14.1 | 3.16 | 383 µs | 13.7 | 12.3 | 34.4 ms | 9.7 | 10.6 |
+//! | stack (two halves) | 366 ns | 44.8 | 0.80 | 85.6 µs | 49.0 | 1.14 | 26.6 ms | 10.1 | 5.28 |
+//! | concat (two halves) | 281 ns | 58.4 | 0.93 | 88.0 µs | 47.7 | 1.06 | 34.9 ms | 7.7 | 4.06 |
+//!
+//! Fractions of the yardsticks (same run): at 64 Mi, sum 113% and max 109% of the all-core
+//! read figure (89% and 86% of one core's — the all-core figure was the lower one that run),
+//! masked sum 90% (71%); stack 57% and concat 43% of a copy into touched memory (4.4× and
+//! 3.3× allocate-and-copy); at 4 Ki sum 99% and masked sum 100% of the all-core read figure.
 //!
 //! Targets of the issue, against that run:
-//! * reductions on 64 Mi ≥ 90% of the all-core read bandwidth: **sum met (97%)**; max missed
-//!   (84%); masked sum missed (58%: perf shows the masked-load loop stalled on memory, and
-//!   blend-after-load is folded back into masked loads by LLVM);
-//! * copies ≥ 90% of memcpy: met at 1 Mi (stack 97%, concat 100%); missed at 64 Mi (60%, 51%
-//!   of a copy into already-touched memory; the outputs are fresh allocations, and against
-//!   allocate-and-copy they are 4–5× faster) and at 4 Ki (fixed overhead);
-//! * compaction ≥ 8 GB/s: **met** (13.8, 14.4, 9.4 GB/s at 4 Ki, 1 Mi, 64 Mi);
-//! * 4 Ki `f32` sum ≤ 70 ns: missed — 94.6 ns, while the plain AVX-512 loop took 91.6 ns in
-//!   the same run (the kernel is at 97% of the machine's L1 figure that day; in quieter runs
-//!   it measured 130–150 ns with everything else equally slower). Alignment is not varied;
-//! * masked sum in L1 ≥ 100 GB/s: missed narrowly (93 GB/s);
-//! * never slower than ndarray: missed for 4 Ki add (0.86×), stack/concat at 4 Ki (0.71–0.74×,
-//!   fixed per-call overhead of the dynamic-rank paths), row-broadcast add at 1 Mi (0.83×) and
-//!   segment sum at 64 Mi (0.76×: each 100-element segment pays a 64-lane leaf with a padded
-//!   tail and a horizontal fold); everything else is 1.0–63× faster;
+//! * reductions and masked reductions on 64 Mi ≥ 90% of the all-core read bandwidth: **met**
+//!   in that run (sum 113%, max 109%, masked sum 90%); against the one-core figure, which was
+//!   higher that run, 89%, 86%, 71%. In busier runs the masked sum fell to 58% (perf: the
+//!   masked-load loop stalls on memory).
+//! * copies (stack, concat) ≥ 90% of memcpy: met at 1 Mi against allocate-and-copy (both
+//!   ~100%), missed against a copy into already-touched memory (85% at 1 Mi; 57% and 43% at
+//!   64 Mi, where the outputs are fresh allocations); missed at 4 Ki (fixed per-call overhead).
+//! * compaction ≥ 8 GB/s: **met** (14.1, 13.7, 9.7 GB/s at 4 Ki, 1 Mi, 64 Mi).
+//! * 4 Ki `f32` sum ≤ 70 ns: **missed**: 91.0 ns, while the plain AVX-512 loop took 76.9 ns
+//!   in the same run (the kernel is at 84% of it; alignment is not varied in the benchmark).
+//! * masked sum in L1 ≥ 100 GB/s: **met** (181 GB/s at 4 Ki).
+//! * never slower than ndarray: missed for the 4 Ki row-broadcast add (0.81×), 4 Ki stack and
+//!   concat (0.80×, 0.93×: fixed per-call overhead of the dynamic-rank paths) and the 64 Mi
+//!   segment sum (0.65×: each 100-element segment pays a 64-lane leaf with a padded tail and a
+//!   horizontal fold); everything else 1.03–72× faster.
 //! * `f32` sum relative error ≤ 1e-7 on 64 Mi random values: **met** (9.1e-9).
-//!
-//! Parallel crossover (same run, `f32` sum, no split vs one split): 0.10× at 256 KiB, 0.41× at
-//! 1 MiB, 0.80× at 4 MiB, 0.98× at 16 and 32 MiB — hence the 16 MiB-per-task threshold.
 //!
 //! ## NumPy comparison
 //!
@@ -183,28 +188,32 @@
 //!
 //! | op | 4 Ki | 1 Mi | 64 Mi |
 //! |---|---|---|---|
-//! | sum | 24.9 | 4.03 | 1.29 |
-//! | max | 11.0 | 0.92 | 0.73 |
-//! | masked sum | 51.4 | 58.1 | 17.2 |
-//! | add | 2.70 | 1.02 | 0.79 |
-//! | add (row broadcast) | 5.19 | 1.33 | 0.90 |
-//! | exp | 1.59 | 1.27 | 1.20 |
-//! | abs | 5.59 | 1.01 | 0.95 |
-//! | segment sum | 2.27 | 0.91 | 0.64 |
-//! | select | 9.28 | 33.9 | 8.45 |
-//! | compaction | 7.18 | 14.2 | 9.56 |
-//! | stack | 9.04 | 0.85 | 0.96 |
-//! | concat | 3.81 | 0.84 | 0.83 |
+//! | sum | 16.4 | 3.47 | 1.24 |
+//! | max | 8.02 | 0.96 | 0.88 |
+//! | masked sum | 57.4 | 95.8 | 23.6 |
+//! | add | 2.17 | 1.02 | 1.17 |
+//! | add (row broadcast) | 2.85 | 1.98 | 1.14 |
+//! | exp | 1.65 | 1.29 | 1.13 |
+//! | abs | 4.14 | 1.04 | 0.99 |
+//! | segment sum | 1.43 | 0.98 | 0.55 |
+//! | select | 5.49 | 33.1 | 8.15 |
+//! | compaction | 3.67 | 14.1 | 9.96 |
+//! | stack | 6.32 | 1.23 | 0.93 |
+//! | concat | 3.00 | 1.08 | 0.69 |
 //!
-//! NumPy wins where its allocator hands back already-faulted memory for the output (add, abs,
-//! stack, concat on large arrays: NumPy caches and huge-pages its buffers) and on 100-element
-//! segments (see above); the kernels win everywhere masks are involved and on small arrays.
+//! NumPy's sum reached 22.7 GB/s and its max 30.8 GB/s at 64 Mi (the kernels: 28.2, 27.2);
+//! its `v[m].sum()` 0.95 GB/s (the kernels' masked sum: 22.4). NumPy is ahead on the 64 Mi
+//! segment sum (`reduceat`, 0.55×: see above), on concat (0.69×: NumPy's allocator hands back
+//! already-faulted, huge-paged memory for the output) and, within noise, on max and abs; the
+//! kernels are ahead everywhere masks are involved and on small arrays (fixed overhead).
 //!
 //! ## Not done yet
 //!
 //! * NEON backend for aarch64 (scalar backend there).
-//! * Masked sum at DRAM speed (58% of read bandwidth), max at 84%, a cheaper path for short
-//!   segments, and lower fixed per-call overhead on 4 Ki inputs (add, stack, concat).
+//! * A masked sum that holds DRAM speed on a busy machine (58–90% of the read yardstick across
+//!   runs), a cheaper path for short segments (100-element segments lose to ndarray and NumPy
+//!   at 64 Mi), lower fixed per-call overhead at 4 Ki (row-broadcast add, stack, concat), and
+//!   the 4 Ki sum ≤ 70 ns target.
 //! * Reductions over *leading* axes of a standard-layout array (column sums, batch sums) are
 //!   vectorised across columns; other non-innermost axis sets (e.g. axis 1 of a rank-3 array)
 //!   still go lane by lane along the strided axis: pairwise-accurate, but not vectorised.

@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Minimum bytes of input per parallel task (work splits in two only from twice this size).
 /// Measured with `cargo bench -p extype-kernels` ("parallel crossover": an `f32` sum with no
 /// split against exactly one split into two rayon tasks, same calling thread) on the shared
-/// 2-core development machine: splitting lost at every size up to 32 MiB (0.11× at 256 KiB,
-/// 0.36× at 1 MiB, 0.81× at 4 MiB, 0.96× at 16 MiB, 0.94× at 32 MiB) — the second core was
-/// busy with other work and one core already draws most of the DRAM bandwidth. So only inputs
-/// of 32 MiB and more split, where the all-cores read yardstick sometimes beats one core.
-pub const PAR_MIN_BYTES: usize = 16 << 20;
+/// 2-core development machine, in two runs: with the second core mostly free, one split gained
+/// 0.93× at 4 MiB, 1.25× at 8 MiB, 1.6× at 16–32 MiB; with it busy, 0.80× at 4 MiB, 0.88× at
+/// 8 MiB, 0.98× at 16–32 MiB. Below 4 MiB it always lost (0.1× at 256 KiB, 0.3–0.4× at 1 MiB).
+/// So inputs split from 8 MiB: a clear gain when a core is free, a small loss when not.
+pub const PAR_MIN_BYTES: usize = 4 << 20;
 
 /// Elements per chunk of a parallel elementwise kernel (256 Ki elements: 1 MiB of `f32`).
 pub const PAR_CHUNK_ELEMS: usize = 1 << 18;
