@@ -67,9 +67,10 @@
 //!   4 Ki masked sum at 1.28 µs). So the hot paths use no closures: leaves are `fn`s, register
 //!   arrays are written out by a macro, segment loops are plain `for` loops.
 //! * The hand-written AVX-512 sum in the benchmark (the read-bandwidth yardstick: 8
-//!   independent accumulators, no tree, no dispatch) and the crate's sum are within 3–16% of
-//!   each other from L1 to DRAM (see Measured), so the dispatch layer and the fixed-order tree
-//!   cost little. The project's earlier measurements (quoted in the issue, not re-run here)
+//!   independent accumulators, no tree, no dispatch) bounds what the crate's sum can do: in
+//!   the run under Measured the crate's sum reached 95% of its one-core speed at 1 Mi, 75% at
+//!   4 Ki (about 20 ns of per-call overhead), and 120% at 64 Mi, where it also splits across
+//!   both cores. The dispatch layer and the fixed-order tree cost little beyond that overhead. The project's earlier measurements (quoted in the issue, not re-run here)
 //!   found hand-written AVX-512 and `pulp`'s x86-v4 level equally fast, and `wide` (no
 //!   runtime dispatch) 3× slower because a default build compiles it for SSE2. `pulp` would
 //!   have worked, but it adds a dependency and a second dispatch abstraction for the ~10
@@ -113,8 +114,8 @@
 //! ([`parallel::PAR_MIN_BYTES`], 4 MiB per task, so inputs split from 8 MiB) comes from the
 //! benchmark's "parallel crossover" table (an `f32` sum, no split against one split): with the
 //! second core mostly free one split gave 0.93× at 4 MiB, 1.25× at 8 MiB and 1.6× at 16–32 MiB;
-//! with it busy (two other engineers share the machine) 0.80×, 0.88× and 0.98×. Below 4 MiB it
-//! always lost (0.1× at 256 KiB, 0.3–0.4× at 1 MiB): a `rayon::join` from outside the pool
+//! with it busy (two other engineers share the machine) 0.80×, 0.88× and 0.98×; a third run
+//! (see Measured) was in between. Below 4 MiB it always lost (0.1× at 256 KiB, 0.3–0.4× at 1 MiB): a `rayon::join` from outside the pool
 //! costs ~13 µs here.
 //!
 //! Outputs of 4 MiB or more get `madvise(MADV_HUGEPAGE)` on their 2 MiB-aligned interior
@@ -128,54 +129,51 @@
 //! `cargo bench -p extype-kernels` (criterion, release; about 5 minutes), on the shared 2-core
 //! AMD EPYC (AVX-512) development machine with two other engineers' jobs running, so absolute
 //! numbers move by up to 2× between runs; every ratio below is between figures of the *same*
-//! run (the last full run before this commit; the parallel threshold was 16 MiB per task then,
-//! which changes nothing below 32 MiB inputs). "GB/s" counts input bytes (4 per `f32`, +1 per
-//! mask byte; 8 for add, 9 for select). Yardsticks of that run: copy into touched memory
-//! (`copy_from_slice`), allocate-and-copy (`to_vec`), and a plain hand-written AVX-512 sum on
-//! one core and on all cores (rayon). "×ndarray" is the speed-up over the obvious ndarray code:
-//! `a.sum()`, a `fold` max, a `Zip` masked fold, `&a + &b`, `mapv`, slices summed per
-//! segment, `Zip::map_collect` select, a filtered iterator, `ndarray::stack`/`concatenate`.
+//! run (the last full run, on this commit's code). "GB/s" counts input bytes (4 per `f32`, +1
+//! per mask byte; 8 for add, 9 for select). Yardsticks measured in each group: copy into
+//! touched memory (`copy_from_slice`), allocate-and-copy (`to_vec`), and a plain hand-written
+//! AVX-512 sum on one core and on all cores (rayon). "×ndarray" is the speed-up over the
+//! obvious ndarray code: `a.sum()`, a `fold` max, a `Zip` masked fold, `&a + &b`, `mapv`,
+//! slices summed per segment, `Zip::map_collect` select, a filtered iterator,
+//! `ndarray::stack`/`concatenate`.
 //!
-//! Yardsticks: 4 Ki: copy 145 GB/s, read 213 (1 core) / 181 (all); 1 Mi: copy 57.8, read
-//! 104 / 110; 64 Mi: copy 17.8 (allocate-and-copy 2.3), read 31.6 / 24.9 GB/s.
+//! Yardsticks: 4 Ki: copy 144 GB/s, read 236 (1 core) / 175 (all); 1 Mi: copy 56.8, read
+//! 90.7 / 103; 64 Mi: copy 18.0 (allocate-and-copy 2.0), read 33.1 / 43.4 GB/s.
 //!
 //! | kernel | 4 Ki | GB/s | ×ndarray | 1 Mi | GB/s | ×ndarray | 64 Mi | GB/s | ×ndarray |
 //! |---|---|---|---|---|---|---|---|---|---|
-//! | sum | 91.0 ns | 180 | 3.34 | 41.6 µs | 101 | 1.89 | 9.54 ms | 28.2 | 1.04 |
-//! | max | 137 ns | 119 | 64.3 | 46.9 µs | 89.4 | 46.8 | 9.85 ms | 27.2 | 14.9 |
-//! | masked sum | 113 ns | 181 | 10.0 | 54.5 µs | 96.2 | 72.0 | 15.0 ms | 22.4 | 15.8 |
-//! | add | 373 ns | 87.8 | 1.09 | 121 µs | 69.2 | 1.04 | 31.2 ms | 17.2 | 4.47 |
-//! | add (row broadcast `[n,1024]+[1024]`) | 496 ns | 33.1 | 0.81 | 81.0 µs | 51.8 | 1.13 | 29.1 ms | 9.2 | 4.64 |
-//! | exp | 1.17 µs | 14.0 | 5.21 | 289 µs | 14.5 | 5.09 | 35.2 ms | 7.6 | 6.82 |
-//! | abs | 167 ns | 98.3 | 1.91 | 86.8 µs | 48.3 | 1.06 | 25.5 ms | 10.5 | 5.79 |
-//! | segment sum (100-element rows) | 1.04 µs | 15.7 | 1.03 | 220 µs | 19.1 | 1.21 | 27.9 ms | 9.6 | 0.65 |
-//! | select | 544 ns | 67.8 | 1.14 | 130 µs | 72.5 | 1.64 | 36.7 ms | 16.4 | 4.40 |
-//! | compaction (half kept) | 1.45 µs | 14.1 | 3.16 | 383 µs | 13.7 | 12.3 | 34.4 ms | 9.7 | 10.6 |
-//! | stack (two halves) | 366 ns | 44.8 | 0.80 | 85.6 µs | 49.0 | 1.14 | 26.6 ms | 10.1 | 5.28 |
-//! | concat (two halves) | 281 ns | 58.4 | 0.93 | 88.0 µs | 47.7 | 1.06 | 34.9 ms | 7.7 | 4.06 |
-//!
-//! Fractions of the yardsticks (same run): at 64 Mi, sum 113% and max 109% of the all-core
-//! read figure (89% and 86% of one core's — the all-core figure was the lower one that run),
-//! masked sum 90% (71%); stack 57% and concat 43% of a copy into touched memory (4.4× and
-//! 3.3× allocate-and-copy); at 4 Ki sum 99% and masked sum 100% of the all-core read figure.
+//! | sum | 92.7 ns | 177 | 3.32 | 48.5 µs | 86.5 | 1.71 | 6.76 ms | 39.7 | 1.34 |
+//! | max | 138 ns | 118 | 64.2 | 48.6 µs | 86.2 | 47.2 | 9.37 ms | 28.6 | 16.5 |
+//! | masked sum | 113 ns | 182 | 9.97 | 57.3 µs | 91.5 | 68.5 | 8.52 ms | 39.4 | 27.6 |
+//! | add | 298 ns | 110 | 1.30 | 126 µs | 66.4 | 1.14 | 23.5 ms | 22.9 | 5.53 |
+//! | add (row broadcast `[n,1024]+[1024]`) | 405 ns | 40.5 | 1.02 | 100 µs | 41.8 | 0.93 | 19.9 ms | 13.5 | 6.22 |
+//! | exp | 1.17 µs | 14.0 | 4.91 | 174 µs | 24.1 | 8.46 | 23.7 ms | 11.3 | 8.86 |
+//! | abs | 150 ns | 109 | 2.09 | 55.1 µs | 76.1 | 1.65 | 23.9 ms | 11.2 | 5.48 |
+//! | segment sum (100-element rows) | 1.03 µs | 16.0 | 1.03 | 223 µs | 18.8 | 1.20 | 21.6 ms | 12.4 | 0.84 |
+//! | select | 540 ns | 68.2 | 1.13 | 86.0 µs | 110 | 2.01 | 36.7 ms | 16.5 | 4.21 |
+//! | compaction (half kept) | 1.44 µs | 14.3 | 3.05 | 345 µs | 15.2 | 13.5 | 34.7 ms | 9.7 | 10.5 |
+//! | stack (two halves) | 322 ns | 50.8 | 0.90 | 89.1 µs | 47.1 | 1.09 | 31.2 ms | 8.6 | 4.01 |
+//! | concat (two halves) | 298 ns | 55.0 | 0.87 | 95.5 µs | 43.9 | 0.99 | 35.6 ms | 7.6 | 4.13 |
 //!
 //! Targets of the issue, against that run:
-//! * reductions and masked reductions on 64 Mi ≥ 90% of the all-core read bandwidth: **met**
-//!   in that run (sum 113%, max 109%, masked sum 90%); against the one-core figure, which was
-//!   higher that run, 89%, 86%, 71%. In busier runs the masked sum fell to 58% (perf: the
-//!   masked-load loop stalls on memory).
-//! * copies (stack, concat) ≥ 90% of memcpy: met at 1 Mi against allocate-and-copy (both
-//!   ~100%), missed against a copy into already-touched memory (85% at 1 Mi; 57% and 43% at
-//!   64 Mi, where the outputs are fresh allocations); missed at 4 Ki (fixed per-call overhead).
-//! * compaction ≥ 8 GB/s: **met** (14.1, 13.7, 9.7 GB/s at 4 Ki, 1 Mi, 64 Mi).
-//! * 4 Ki `f32` sum ≤ 70 ns: **missed**: 91.0 ns, while the plain AVX-512 loop took 76.9 ns
-//!   in the same run (the kernel is at 84% of it; alignment is not varied in the benchmark).
-//! * masked sum in L1 ≥ 100 GB/s: **met** (181 GB/s at 4 Ki).
-//! * never slower than ndarray: missed for the 4 Ki row-broadcast add (0.81×), 4 Ki stack and
-//!   concat (0.80×, 0.93×: fixed per-call overhead of the dynamic-rank paths) and the 64 Mi
-//!   segment sum (0.65×: each 100-element segment pays a 64-lane leaf with a padded tail and a
-//!   horizontal fold); everything else 1.03–72× faster.
+//! * reductions and masked reductions on 64 Mi ≥ 90% of the all-core read bandwidth: sum
+//!   **met** (92%), masked sum **met** (91%), max **missed** (66%; 86% of one core). In a
+//!   busier run the masked sum fell to 58% (perf: the masked-load loop stalls on memory).
+//! * copies (stack, concat) ≥ 90% of memcpy: **missed**. Against a copy into already-touched
+//!   memory: 83% and 77% at 1 Mi, 48% and 42% at 64 Mi (their outputs are fresh allocations;
+//!   against allocate-and-copy, 64 Mi stack/concat are 4.3× and 3.8× faster), 35–38% at 4 Ki.
+//! * compaction ≥ 8 GB/s: **met** (14.3, 15.2, 9.7 GB/s at 4 Ki, 1 Mi, 64 Mi).
+//! * 4 Ki `f32` sum ≤ 70 ns: **missed**: 92.7 ns; the plain AVX-512 loop took 69.4 ns in the
+//!   same run (alignment is not varied in the benchmark).
+//! * masked sum in L1 ≥ 100 GB/s: **met** (182 GB/s at 4 Ki).
+//! * never slower than ndarray: **missed** for 4 Ki stack and concat (0.90×, 0.87×: fixed
+//!   per-call overhead of the dynamic-rank paths), the 1 Mi row-broadcast add (0.93×), the
+//!   1 Mi concat (0.99×) and the 64 Mi segment sum (0.84×: each 100-element segment pays a
+//!   64-lane leaf with a padded tail and a horizontal fold); everything else 1.02–68× faster.
 //! * `f32` sum relative error ≤ 1e-7 on 64 Mi random values: **met** (9.1e-9).
+//!
+//! Parallel crossover in that run (`f32` sum, no split vs one split): 0.12× at 256 KiB, 0.40×
+//! at 1 MiB, 0.86× at 4 MiB, 0.85× at 8 MiB, 0.91× at 16 MiB, 1.05× at 32 MiB.
 //!
 //! ## NumPy comparison
 //!
@@ -188,32 +186,32 @@
 //!
 //! | op | 4 Ki | 1 Mi | 64 Mi |
 //! |---|---|---|---|
-//! | sum | 16.4 | 3.47 | 1.24 |
-//! | max | 8.02 | 0.96 | 0.88 |
-//! | masked sum | 57.4 | 95.8 | 23.6 |
-//! | add | 2.17 | 1.02 | 1.17 |
-//! | add (row broadcast) | 2.85 | 1.98 | 1.14 |
-//! | exp | 1.65 | 1.29 | 1.13 |
-//! | abs | 4.14 | 1.04 | 0.99 |
-//! | segment sum | 1.43 | 0.98 | 0.55 |
-//! | select | 5.49 | 33.1 | 8.15 |
-//! | compaction | 3.67 | 14.1 | 9.96 |
-//! | stack | 6.32 | 1.23 | 0.93 |
-//! | concat | 3.00 | 1.08 | 0.69 |
+//! | sum | 16.3 | 3.08 | 1.88 |
+//! | max | 8.10 | 0.81 | 0.87 |
+//! | masked sum | 57.7 | 90.0 | 41.6 |
+//! | add | 2.76 | 0.95 | 1.34 |
+//! | add (row broadcast) | 3.54 | 1.60 | 1.55 |
+//! | exp | 1.68 | 2.15 | 1.68 |
+//! | abs | 4.61 | 1.69 | 1.05 |
+//! | segment sum | 1.51 | 0.96 | 0.70 |
+//! | select | 5.63 | 49.1 | 7.79 |
+//! | compaction | 3.69 | 14.8 | 10.2 |
+//! | stack | 7.24 | 0.91 | 0.82 |
+//! | concat | 2.93 | 0.81 | 0.70 |
 //!
-//! NumPy's sum reached 22.7 GB/s and its max 30.8 GB/s at 64 Mi (the kernels: 28.2, 27.2);
-//! its `v[m].sum()` 0.95 GB/s (the kernels' masked sum: 22.4). NumPy is ahead on the 64 Mi
-//! segment sum (`reduceat`, 0.55×: see above), on concat (0.69×: NumPy's allocator hands back
-//! already-faulted, huge-paged memory for the output) and, within noise, on max and abs; the
-//! kernels are ahead everywhere masks are involved and on small arrays (fixed overhead).
+//! NumPy's sum reached 21.2 GB/s and its max 33.0 GB/s at 64 Mi (the kernels: 39.7, 28.6);
+//! its `v[m].sum()` 0.95 GB/s (the kernels' masked sum: 39.4). NumPy is ahead on max, on the
+//! 64 Mi segment sum (`reduceat`, 0.70×: see above), and on stack/concat at 1 Mi and 64 Mi
+//! (0.70–0.91×: NumPy's allocator hands back already-faulted, huge-paged memory for the
+//! output); the kernels are ahead everywhere masks are involved and on small arrays.
 //!
 //! ## Not done yet
 //!
 //! * NEON backend for aarch64 (scalar backend there).
-//! * A masked sum that holds DRAM speed on a busy machine (58–90% of the read yardstick across
-//!   runs), a cheaper path for short segments (100-element segments lose to ndarray and NumPy
-//!   at 64 Mi), lower fixed per-call overhead at 4 Ki (row-broadcast add, stack, concat), and
-//!   the 4 Ki sum ≤ 70 ns target.
+//! * Max at DRAM speed (66–86% of the read yardsticks), a masked sum that holds DRAM speed on
+//!   a busy machine (58–91% across runs), a cheaper path for short segments (100-element
+//!   segments lose to ndarray and NumPy at 64 Mi), copies at memcpy speed into fresh outputs,
+//!   lower fixed per-call overhead at 4 Ki (stack, concat), and the 4 Ki sum ≤ 70 ns target.
 //! * Reductions over *leading* axes of a standard-layout array (column sums, batch sums) are
 //!   vectorised across columns; other non-innermost axis sets (e.g. axis 1 of a rank-3 array)
 //!   still go lane by lane along the strided axis: pairwise-accurate, but not vectorised.

@@ -7,11 +7,10 @@
 //! for max/min (NumPy: max of nothing is an error).
 
 use ndarray::{ArrayBase, ArrayD, ArrayViewD, Axis, Data, Dimension, IxDyn, Slice};
+use rayon::prelude::*;
 
 use super::axes::AxesPlan;
 use super::full::empty;
-use rayon::prelude::*;
-
 use super::tree::tree_serial;
 use super::{MaxR, MinR, Reducer, SumR};
 use crate::element::Num;
