@@ -43,6 +43,20 @@ pub fn stack<T: Element>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Ar
             });
         }
     }
+    if ax == 0 {
+        // Standard-layout inputs stacked on a new leading axis are consecutive runs of the
+        // output: skip building expanded views.
+        let slices: Option<Vec<&[T]>> = arrays.iter().map(|a| a.as_slice()).collect();
+        if let Some(slices) = slices {
+            let mut shape = Vec::with_capacity(first.ndim() + 1);
+            shape.push(arrays.len());
+            shape.extend_from_slice(first.shape());
+            let v = concat_flat(&slices);
+            return Ok(
+                ArrayD::from_shape_vec(IxDyn(&shape), v).expect("lengths add up to the shape")
+            );
+        }
+    }
     let expanded: Vec<ArrayViewD<'_, T>> = arrays
         .iter()
         .map(|a| a.clone().insert_axis(Axis(ax)))
