@@ -247,6 +247,62 @@ fn axes_reductions_match_reference() {
                 xs.iter().filter(|&&x| x != 0.0).count() as f64
             });
             assert_eq!(got.mapv(|c| c as f64), want, "{what}: count_nonzero");
+            let got = axes::any_axes(&v, &axes, keep).unwrap();
+            let want = reference_axes(&v, &norm, keep, |xs| {
+                xs.iter().any(|&x| x != 0.0) as u8 as f64
+            });
+            assert_eq!(got.mapv(|b| b as u8 as f64), want, "{what}: any");
+            let got = axes::all_axes(&v, &axes, keep).unwrap();
+            let want = reference_axes(&v, &norm, keep, |xs| {
+                xs.iter().all(|&x| x != 0.0) as u8 as f64
+            });
+            assert_eq!(got.mapv(|b| b as u8 as f64), want, "{what}: all");
+            let got = axes::prod_axes(&v, &axes, keep).unwrap();
+            let want = reference_axes(&v, &norm, keep, |xs| xs.iter().product());
+            for (g, w) in got.iter().zip(want.iter()) {
+                assert!(close(*g, *w, w.abs(), 1e-12), "{what}: prod {g} vs {w}");
+            }
+            if count > 0 {
+                let got = axes::min_axes(&v, &axes, keep).unwrap();
+                let want = reference_axes(&v, &norm, keep, |xs| {
+                    if xs.iter().any(|x| x.is_nan()) {
+                        f64::NAN
+                    } else {
+                        xs.iter().copied().fold(f64::INFINITY, f64::min)
+                    }
+                });
+                for (g, w) in got.iter().zip(want.iter()) {
+                    assert!(same_f64(*g, *w), "{what}: min {g} vs {w}");
+                }
+                let got = axes::argmin_axes(&v, &axes, keep).unwrap();
+                let want = reference_axes(&v, &norm, keep, |xs| {
+                    xs.iter().position(|x| x.is_nan()).unwrap_or_else(|| {
+                        let m = xs.iter().copied().fold(f64::INFINITY, f64::min);
+                        xs.iter().position(|&x| x == m).unwrap()
+                    }) as f64
+                });
+                assert_eq!(got.mapv(|i| i as f64), want, "{what}: argmin");
+            }
+            // Masked sum and max over the same axes with a random mask of the same layout kind.
+            let mmask = make(layout, &shape, || rng.below(3) != 0);
+            let m = mmask.view();
+            let got = masked::masked_sum_axes(&v, &m, &axes, keep).unwrap();
+            let zeroed = ndarray::Zip::from(&v)
+                .and(&m)
+                .map_collect(|&x, &k| if k { x } else { 0.0 });
+            let want = reference_axes(&zeroed.view(), &norm, keep, |xs| {
+                ref_sum(xs.iter().copied())
+            });
+            for (g, w) in got.iter().zip(want.iter()) {
+                assert!(
+                    close(*g, *w, w.abs() + 1.0, 1e-12),
+                    "{what}: masked sum {g} vs {w}"
+                );
+            }
+            let got = masked::masked_count_axes(&v, &m, &axes, keep).unwrap();
+            let ones = m.mapv(|k| k as u8 as f64);
+            let want = reference_axes(&ones.view(), &norm, keep, |xs| xs.iter().sum());
+            assert_eq!(got.mapv(|c| c as f64), want, "{what}: masked count");
         }
     }
 }
