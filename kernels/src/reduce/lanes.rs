@@ -146,9 +146,14 @@ macro_rules! engine {
             let done = rows * L;
             if done < n {
                 let mut tail = [identity; L];
-                for j in 0..n - done {
-                    if mask.is_none_or(|m| m[done + j]) {
-                        tail[j] = xs[done + j];
+                match mask {
+                    None => tail[..n - done].copy_from_slice(&xs[done..n]),
+                    Some(m) => {
+                        for j in 0..n - done {
+                            if m[done + j] {
+                                tail[j] = xs[done + j];
+                            }
+                        }
                     }
                 }
                 // SAFETY: `tail` holds L elements.
