@@ -222,7 +222,14 @@ fn binary_ops_broadcast_like_numpy_on_every_layout() {
     let a = ArrayD::<f32>::zeros(IxDyn(&[2, 3]));
     let b = ArrayD::<f32>::zeros(IxDyn(&[2]));
     match binary::add(&a, &b) {
-        Err(KernelError::Shape { op: "add", .. }) => {}
+        Err(KernelError::Shape {
+            op: "add",
+            arg,
+            expected,
+            found,
+        }) => {
+            assert_eq!((arg.as_str(), expected, found), ("b", vec![2, 3], vec![2]));
+        }
         other => panic!("expected a shape error, got {other:?}"),
     }
     // Integers wrap like NumPy.
