@@ -129,8 +129,9 @@
 //! `cargo bench -p extype-kernels` (criterion, release; about 5 minutes), on the shared 2-core
 //! AMD EPYC (AVX-512) development machine with two other engineers' jobs running, so absolute
 //! numbers move by up to 2× between runs; every ratio below is between figures of the *same*
-//! run (the last full run, on this commit's code). "GB/s" counts input bytes (4 per `f32`, +1
-//! per mask byte; 8 for add, 9 for select). Yardsticks measured in each group: copy into
+//! run (the last full run; after it only the axis-0 stack path, noted below, and a `memcpy`
+//! for the unmasked tail of a reduction leaf changed). "GB/s" counts input bytes (4 per
+//! `f32`, +1 per mask byte; 8 for add, 9 for select). Yardsticks measured in each group: copy into
 //! touched memory (`copy_from_slice`), allocate-and-copy (`to_vec`), and a plain hand-written
 //! AVX-512 sum on one core and on all cores (rayon). "×ndarray" is the speed-up over the
 //! obvious ndarray code: `a.sum()`, a `fold` max, a `Zip` masked fold, `&a + &b`, `mapv`,
