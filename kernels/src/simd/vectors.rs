@@ -278,8 +278,8 @@ impl VirtualVectors for Avx512 {
         },
         add: add32 = _mm512_add_ps,
         mul: mul32 = _mm512_mul_ps,
-        max: max32 = |a, x| _mm512_mask_mov_ps(_mm512_max_ps(x, a), _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x), x),
-        min: min32 = |a, x| _mm512_mask_mov_ps(_mm512_min_ps(x, a), _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x, x), x),
+        max: max32 = |a, x| _mm512_mask_max_ps(x, _mm512_cmp_ps_mask::<_CMP_ORD_Q>(x, x), x, a),
+        min: min32 = |a, x| _mm512_mask_min_ps(x, _mm512_cmp_ps_mask::<_CMP_ORD_Q>(x, x), x, a),
         to_array: to_array32 = _mm512_storeu_ps
     );
     x86_lanes!(
@@ -294,8 +294,8 @@ impl VirtualVectors for Avx512 {
         },
         add: add64 = _mm512_add_pd,
         mul: mul64 = _mm512_mul_pd,
-        max: max64 = |a, x| _mm512_mask_mov_pd(_mm512_max_pd(x, a), _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(x, x), x),
-        min: min64 = |a, x| _mm512_mask_mov_pd(_mm512_min_pd(x, a), _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(x, x), x),
+        max: max64 = |a, x| _mm512_mask_max_pd(x, _mm512_cmp_pd_mask::<_CMP_ORD_Q>(x, x), x, a),
+        min: min64 = |a, x| _mm512_mask_min_pd(x, _mm512_cmp_pd_mask::<_CMP_ORD_Q>(x, x), x, a),
         to_array: to_array64 = _mm512_storeu_pd
     );
 
