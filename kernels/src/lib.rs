@@ -214,10 +214,10 @@
 //! ## Not done yet
 //!
 //! * NEON backend for aarch64 (scalar backend there).
-//! * Max at DRAM speed (66–86% of the all-core read yardstick across runs), a masked sum that holds DRAM speed on
-//!   a busy machine (58–91% across runs), a cheaper path for short segments (100-element
-//!   segments lose to ndarray and NumPy at 64 Mi), copies at memcpy speed into fresh outputs,
-//!   lower fixed per-call overhead at 4 Ki (stack, concat), and the 4 Ki sum ≤ 70 ns target.
+//! * Max and masked sum at DRAM speed on a busy machine (66–86% and 58–91% of the all-core
+//!   read yardstick across runs), a cheaper path for short segments (100-element segments
+//!   lose to ndarray and NumPy at 64 Mi), copies at memcpy speed into fresh outputs, lower
+//!   fixed per-call overhead at 4 Ki (concat), and the 4 Ki sum ≤ 70 ns on a busy machine.
 //! * Reductions over *leading* axes of a standard-layout array (column sums, batch sums) are
 //!   vectorised across columns; other non-innermost axis sets (e.g. axis 1 of a rank-3 array)
 //!   still go lane by lane along the strided axis: pairwise-accurate, but not vectorised.
