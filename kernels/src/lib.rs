@@ -66,15 +66,16 @@
 //!   `core::array::try_from_fn` and `_mm512_mask_mov_ps` as separate hot functions and the
 //!   4 Ki masked sum at 1.28 µs). So the hot paths use no closures: leaves are `fn`s, register
 //!   arrays are written out by a macro, segment loops are plain `for` loops.
-//! * The hand-written AVX-512 sum in the benchmark (the read-bandwidth yardstick: 8
-//!   independent accumulators, no tree, no dispatch) bounds what the crate's sum can do: in
-//!   the run under Measured the crate's sum reached 95% of its one-core speed at 1 Mi, 75% at
-//!   4 Ki (about 20 ns of per-call overhead), and 120% at 64 Mi, where it also splits across
-//!   both cores. The dispatch layer and the fixed-order tree cost little beyond that overhead. The project's earlier measurements (quoted in the issue, not re-run here)
-//!   found hand-written AVX-512 and `pulp`'s x86-v4 level equally fast, and `wide` (no
-//!   runtime dispatch) 3× slower because a default build compiles it for SSE2. `pulp` would
-//!   have worked, but it adds a dependency and a second dispatch abstraction for the ~10
-//!   operations the reductions need, which `std::arch` provides on stable Rust 1.95.
+//! * The hand-written AVX-512 sum in the benchmark (the read-bandwidth yardstick: 8 independent
+//!   accumulators, no tree, no dispatch) bounds what the crate's sum can do: in the run under
+//!   Measured the crate's sum reached 95% of its one-core speed at 1 Mi, 75% at 4 Ki (about 20 ns
+//!   of per-call overhead), and 120% at 64 Mi, where it also splits across both cores. The dispatch
+//!   layer and the fixed-order tree cost little beyond that overhead. The project's earlier
+//!   measurements (quoted in the issue, not re-run here) found hand-written AVX-512 and `pulp`'s
+//!   x86-v4 level equally fast, and `wide` (no runtime dispatch) 3× slower because a default build
+//!   compiles it for SSE2. `pulp` would have worked, but it adds a dependency and a second dispatch
+//!   abstraction for the ~10 operations the reductions need, which `std::arch` provides on stable
+//!   Rust 1.95.
 //! * aarch64: no NEON backend yet (no aarch64 toolchain here to test one); on non-x86 targets
 //!   everything runs the scalar backend, whose elementwise loops LLVM can still vectorise for
 //!   the target's baseline (NEON is part of the aarch64 baseline). Not tested on aarch64.
@@ -114,9 +115,9 @@
 //! ([`parallel::PAR_MIN_BYTES`], 4 MiB per task, so inputs split from 8 MiB) comes from the
 //! benchmark's "parallel crossover" table (an `f32` sum, no split against one split): with the
 //! second core mostly free one split gave 0.93× at 4 MiB, 1.25× at 8 MiB and 1.6× at 16–32 MiB;
-//! with it busy (two other engineers share the machine) 0.80×, 0.88× and 0.98×; a third run
-//! (see Measured) was in between. Below 4 MiB it always lost (0.1× at 256 KiB, 0.3–0.4× at 1 MiB): a `rayon::join` from outside the pool
-//! costs ~13 µs here.
+//! with it busy (two other engineers share the machine) 0.80×, 0.88× and 0.98×; a third run (see
+//! Measured) was in between. Below 4 MiB it always lost (0.1× at 256 KiB, 0.3–0.4× at 1 MiB): a
+//! `rayon::join` from outside the pool costs ~13 µs here.
 //!
 //! Outputs of 4 MiB or more get `madvise(MADV_HUGEPAGE)` on their 2 MiB-aligned interior
 //! before first touch (Linux; THP is in `madvise` mode here). Faulting in a 256 MiB output in
@@ -126,17 +127,16 @@
 //!
 //! ## Measured
 //!
-//! `cargo bench -p extype-kernels` (criterion, release; about 5 minutes), on the shared 2-core
-//! AMD EPYC (AVX-512) development machine with two other engineers' jobs running, so absolute
-//! numbers move by up to 2× between runs; every ratio below is between figures of the *same*
-//! run (the last full run; after it only the axis-0 stack path and the AVX-512 max step, both
-//! noted below, and a `memcpy` for the unmasked tail of a reduction leaf changed). "GB/s" counts input bytes (4 per
+//! `cargo bench -p extype-kernels` (criterion, release; about 5 minutes), on the shared 2-core AMD
+//! EPYC (AVX-512) development machine with two other engineers' jobs running, so absolute numbers
+//! move by up to 2× between runs; every ratio below is between figures of the *same* run (the last
+//! full run; after it only the axis-0 stack path and the AVX-512 max step, both noted below, and a
+//! `memcpy` for the unmasked tail of a reduction leaf changed). "GB/s" counts input bytes (4 per
 //! `f32`, +1 per mask byte; 8 for add, 9 for select). Yardsticks measured in each group: copy into
 //! touched memory (`copy_from_slice`), allocate-and-copy (`to_vec`), and a plain hand-written
-//! AVX-512 sum on one core and on all cores (rayon). "×ndarray" is the speed-up over the
-//! obvious ndarray code: `a.sum()`, a `fold` max, a `Zip` masked fold, `&a + &b`, `mapv`,
-//! slices summed per segment, `Zip::map_collect` select, a filtered iterator,
-//! `ndarray::stack`/`concatenate`.
+//! AVX-512 sum on one core and on all cores (rayon). "×ndarray" is the speed-up over the obvious
+//! ndarray code: `a.sum()`, a `fold` max, a `Zip` masked fold, `&a + &b`, `mapv`, slices summed per
+//! segment, `Zip::map_collect` select, a filtered iterator, `ndarray::stack`/`concatenate`.
 //!
 //! Yardsticks: 4 Ki: copy 144 GB/s, read 236 (1 core) / 175 (all); 1 Mi: copy 56.8, read
 //! 90.7 / 103; 64 Mi: copy 18.0 (allocate-and-copy 2.0), read 33.1 / 43.4 GB/s.
@@ -171,11 +171,12 @@
 //!   the core evidently clocked higher (plain loop 36.9 ns), measured 55.5 ns — so the target
 //!   is met only when the machine is quiet. Alignment is not varied in the benchmark.
 //! * masked sum in L1 ≥ 100 GB/s: **met** (182 GB/s at 4 Ki).
-//! * never slower than ndarray: **missed** for 4 Ki stack and concat (0.90×, 0.87×: fixed
-//!   per-call overhead of the dynamic-rank paths; after that run a direct path for stacking
-//!   standard-layout inputs on axis 0 measured 279 ns, 1.08× ndarray, in a filtered run), the 1 Mi row-broadcast add (0.93×), the
-//!   1 Mi concat (0.99×) and the 64 Mi segment sum (0.84×: each 100-element segment pays a
-//!   64-lane leaf with a padded tail and a horizontal fold); everything else 1.02–68× faster.
+//! * never slower than ndarray: **missed** for 4 Ki stack and concat (0.90×, 0.87×: fixed per-call
+//!   overhead of the dynamic-rank paths; after that run a direct path for stacking standard-layout
+//!   inputs on axis 0 measured 279 ns, 1.08× ndarray, in a filtered run), the 1 Mi row-broadcast
+//!   add (0.93×), the 1 Mi concat (0.99×) and the 64 Mi segment sum (0.84×: each 100-element
+//!   segment pays a 64-lane leaf with a padded tail and a horizontal fold); everything else
+//!   1.02–68× faster.
 //! * `f32` sum relative error ≤ 1e-7 on 64 Mi random values: **met** (9.1e-9).
 //!
 //! Parallel crossover in that run (`f32` sum, no split vs one split): 0.12× at 256 KiB, 0.40×
