@@ -4,6 +4,7 @@ use ndarray::{ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
 
 use crate::element::Element;
 use crate::error::{KernelError, Result};
+use crate::parallel::advise_huge_pages;
 use crate::simd::{Kernel, Simd, dispatch};
 
 /// Branch-free compaction of a contiguous run: every element is stored at the write cursor,
@@ -25,6 +26,7 @@ impl<T: Copy> Kernel for Compact<'_, T> {
         out.reserve(kept + 1);
         let base = out.len();
         let dst = out.spare_capacity_mut();
+        advise_huge_pages(dst);
         let mut j = 0usize;
         for (&x, &m) in xs[..n].iter().zip(&mask[..n]) {
             // `j <= kept < dst.len()` always: j counts selected elements seen so far.

@@ -79,8 +79,6 @@ pub trait Float: Num {
     fn ceil_(self) -> Self;
     /// Round half to even (NumPy's `round`).
     fn round_(self) -> Self;
-    /// `self` to the power `b`.
-    fn pow_(self, b: Self) -> Self;
     /// From `f64`, rounding.
     fn from_f64(x: f64) -> Self;
     /// Whether the value is NaN.
@@ -162,17 +160,21 @@ pub(crate) fn exp_f32(x: f32) -> f32 {
     // Clamp with comparisons that keep NaN (a NaN input fails both tests and stays NaN).
     let xc = if x < -104.0 { -104.0 } else { x };
     let xc = if xc > 89.0 { 89.0 } else { xc };
-    let n = (xc * LOG2E + ROUND) - ROUND;
+    // Adding 1.5·2^23 rounds to an integer n that sits in the low mantissa bits of `t`, so
+    // n is read out with integer ops (a float→int cast would not vectorise: Rust's `as`
+    // saturates).
+    let t = xc * LOG2E + ROUND;
+    let n = t - ROUND;
     let r = (xc - n * LN2_HI) - n * LN2_LO;
     let mut p = 1.987_569_1e-4_f32;
     p = p * r + 1.398_199_9e-3;
     p = p * r + 8.333_452e-3;
     p = p * r + 4.166_579_6e-2;
     p = p * r + 1.666_666_5e-1;
-    p = p * r + 5.000_000_1e-1;
+    p = p * r + 0.5; // Cephes: 5.0000001201e-1, which rounds to 0.5 in f32
     let poly = p * r * r + r + 1.0;
     // n is in [-150, 129]; split 2^n = 2^n1 * 2^n2 with both halves normal.
-    let ni = if n == n { n as i32 } else { 0 };
+    let ni = (t.to_bits() as i32).wrapping_sub(ROUND.to_bits() as i32);
     let n1 = ni >> 1;
     let n2 = ni - n1;
     let s1 = f32::from_bits(((n1 + 127) as u32) << 23);
@@ -294,10 +296,6 @@ macro_rules! float_element {
             #[inline(always)]
             fn round_(self) -> Self {
                 self.round_ties_even()
-            }
-            #[inline(always)]
-            fn pow_(self, b: Self) -> Self {
-                self.powf(b)
             }
             #[inline(always)]
             fn from_f64(x: f64) -> Self {

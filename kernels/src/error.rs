@@ -9,7 +9,9 @@ pub type Result<T, E = KernelError> = std::result::Result<T, E>;
 #[non_exhaustive]
 pub enum KernelError {
     /// Shapes that must broadcast (NumPy rules) or match do not.
-    #[error("{op}: cannot broadcast argument {arg} of shape {found:?} to shape {expected:?}")]
+    #[error(
+        "{op}: argument {arg} has shape {found:?}, which does not broadcast with (or match) {expected:?}"
+    )]
     Shape {
         /// The op.
         op: &'static str,

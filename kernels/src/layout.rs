@@ -12,28 +12,21 @@ pub(crate) fn broadcast_shapes(
 ) -> Result<Vec<usize>> {
     let ndim = shapes.iter().map(|(_, s)| s.len()).max().unwrap_or(0);
     let mut out = vec![1usize; ndim];
-    for (_, shape) in shapes {
+    for (name, shape) in shapes {
+        let before = out.clone();
         let offset = ndim - shape.len();
         for (i, &d) in shape.iter().enumerate() {
             let o = &mut out[offset + i];
             if *o == 1 {
                 *o = d;
             } else if d != 1 && d != *o {
-                // Report against the first argument that disagrees with the running result.
-                let bad = shapes
-                    .iter()
-                    .find(|(_, s)| {
-                        let off = ndim - s.len();
-                        s.iter()
-                            .enumerate()
-                            .any(|(j, &e)| e != 1 && e != d && off + j == offset + i)
-                    })
-                    .unwrap_or(&shapes[0]);
+                // Name the first argument that disagrees with the arguments before it, and
+                // the shape those broadcast to.
                 return Err(KernelError::Shape {
                     op,
-                    arg: bad.0.to_string(),
-                    expected: shape.to_vec(),
-                    found: bad.1.to_vec(),
+                    arg: name.to_string(),
+                    expected: before,
+                    found: shape.to_vec(),
                 });
             }
         }

@@ -3,16 +3,60 @@
 //! Splits happen only at fixed boundaries (perfect blocks of reduction leaves, fixed-size
 //! chunks of elementwise outputs), so results never depend on the number of threads.
 
-/// Minimum bytes of input per parallel task. Measured on the 2-core development machine
-/// (see the crate docs): below about 1 MiB per task the join overhead (~5–10 µs) costs more
-/// than the second core gains; above it both cores stream from DRAM.
-pub const PAR_MIN_BYTES: usize = 1 << 20;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Minimum bytes of input per parallel task (work splits in two only from twice this size).
+/// Measured with `cargo bench -p extype-kernels` ("parallel crossover": an `f32` sum with no
+/// split against exactly one split into two rayon tasks, same calling thread) on the shared
+/// 2-core development machine, in two runs: with the second core mostly free, one split gained
+/// 0.93× at 4 MiB, 1.25× at 8 MiB, 1.6× at 16–32 MiB; with it busy, 0.80× at 4 MiB, 0.88× at
+/// 8 MiB, 0.98× at 16–32 MiB. Below 4 MiB it always lost (0.1× at 256 KiB, 0.3–0.4× at 1 MiB).
+/// So inputs split from 8 MiB: a clear gain when a core is free, a small loss when not.
+pub const PAR_MIN_BYTES: usize = 4 << 20;
 
 /// Elements per chunk of a parallel elementwise kernel (256 Ki elements: 1 MiB of `f32`).
 pub const PAR_CHUNK_ELEMS: usize = 1 << 18;
 
-/// Whether work of `bytes` should be split, given a minimum of `min_bytes` for splitting.
+static MIN_BYTES: AtomicUsize = AtomicUsize::new(PAR_MIN_BYTES);
+
+/// Overrides [`PAR_MIN_BYTES`] (for measuring the crossover in the benchmark; results do not
+/// depend on it, only speed does).
+#[doc(hidden)]
+pub fn set_parallel_min_bytes(bytes: usize) {
+    MIN_BYTES.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// Whether work touching `bytes` should be split in two (each half at least the minimum).
 #[inline]
-pub(crate) fn use_parallel(bytes: usize, min_bytes: usize) -> bool {
-    bytes >= min_bytes && rayon::current_num_threads() > 1
+pub(crate) fn use_parallel(bytes: usize) -> bool {
+    bytes >= 2 * MIN_BYTES.load(Ordering::Relaxed) && rayon::current_num_threads() > 1
+}
+
+/// Outputs at least this large ask the kernel for transparent huge pages before first touch.
+pub const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
+
+/// Asks Linux to back the 2 MiB-aligned interior of a fresh allocation with transparent huge
+/// pages (`madvise(MADV_HUGEPAGE)`). First-touch page faults on 4 KiB pages cost more than a
+/// streaming kernel itself on large outputs (measured: allocating and filling 256 MiB ran at
+/// 1.2 GB/s against 8.9 GB/s for a copy into touched memory); with 2 MiB pages there are 512×
+/// fewer faults. Purely advisory: errors are ignored and the memory stays ordinary.
+pub(crate) fn advise_huge_pages<T>(buf: &mut [std::mem::MaybeUninit<T>]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let bytes = std::mem::size_of_val(buf);
+        if bytes < HUGE_PAGE_MIN_BYTES {
+            return;
+        }
+        let start = buf.as_mut_ptr() as usize;
+        let (lo, hi) = (start.next_multiple_of(HUGE), (start + bytes) / HUGE * HUGE);
+        if lo < hi {
+            // SAFETY: `[lo, hi)` lies inside `buf`, which this process owns (a live, unique
+            // allocation); MADV_HUGEPAGE changes only how pages are backed, never contents or
+            // validity, so no Rust invariant depends on the call.
+            unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = buf;
 }

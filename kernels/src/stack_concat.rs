@@ -4,6 +4,7 @@
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
 
 use crate::element::Element;
+use crate::elementwise::engine::build_vec;
 use crate::error::{KernelError, Result};
 use crate::layout::normalize_axis;
 
@@ -40,6 +41,20 @@ pub fn stack<T: Element>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Ar
                 expected: first.shape().to_vec(),
                 found: a.shape().to_vec(),
             });
+        }
+    }
+    if ax == 0 {
+        // Standard-layout inputs stacked on a new leading axis are consecutive runs of the
+        // output: skip building expanded views.
+        let slices: Option<Vec<&[T]>> = arrays.iter().map(|a| a.as_slice()).collect();
+        if let Some(slices) = slices {
+            let mut shape = Vec::with_capacity(first.ndim() + 1);
+            shape.push(arrays.len());
+            shape.extend_from_slice(first.shape());
+            let v = concat_flat(&slices);
+            return Ok(
+                ArrayD::from_shape_vec(IxDyn(&shape), v).expect("lengths add up to the shape")
+            );
         }
     }
     let expanded: Vec<ArrayViewD<'_, T>> = arrays
@@ -93,6 +108,37 @@ pub fn concat<T: Element>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<A
     join(OP, ax, arrays)
 }
 
+/// Concatenates contiguous runs into one `Vec`, copying chunks in parallel when large.
+fn concat_flat<T: Element>(parts: &[&[T]]) -> Vec<T> {
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    let mut starts = Vec::with_capacity(parts.len());
+    let mut at = 0;
+    for p in parts {
+        starts.push(at);
+        at += p.len();
+    }
+    build_vec(total, 2 * total * size_of::<T>(), |start, dst| {
+        let end = start + dst.len();
+        for (p, &s) in parts.iter().zip(&starts) {
+            let (lo, hi) = (s.max(start), (s + p.len()).min(end));
+            if lo < hi {
+                let src = &p[lo - s..hi - s];
+                let out = &mut dst[lo - start..hi - start];
+                // SAFETY: `src` and `out` have the same length `hi - lo`; `out` is part of the
+                // output's spare capacity, so the two cannot overlap. `MaybeUninit<T>` has
+                // `T`'s layout, so copying `T`s into it is a plain byte copy.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        src.as_ptr(),
+                        out.as_mut_ptr().cast::<T>(),
+                        src.len(),
+                    )
+                };
+            }
+        }
+    })
+}
+
 /// Concatenates shape-checked arrays along `ax`.
 fn join<T: Element>(
     _op: &'static str,
@@ -101,6 +147,17 @@ fn join<T: Element>(
 ) -> Result<ArrayD<T>> {
     let mut shape = arrays[0].shape().to_vec();
     shape[ax] = arrays.iter().map(|a| a.shape()[ax]).sum();
+    // Along the leading axis, standard-layout inputs are consecutive runs of the output.
+    let leading = arrays[0].shape()[..ax].iter().all(|&d| d == 1);
+    if leading {
+        let slices: Option<Vec<&[T]>> = arrays.iter().map(|a| a.as_slice()).collect();
+        if let Some(slices) = slices {
+            let v = concat_flat(&slices);
+            return Ok(
+                ArrayD::from_shape_vec(IxDyn(&shape), v).expect("lengths add up to the shape")
+            );
+        }
+    }
     let mut out = ArrayD::<T>::uninit(IxDyn(&shape));
     let mut start = 0;
     for a in arrays {

@@ -222,7 +222,14 @@ fn binary_ops_broadcast_like_numpy_on_every_layout() {
     let a = ArrayD::<f32>::zeros(IxDyn(&[2, 3]));
     let b = ArrayD::<f32>::zeros(IxDyn(&[2]));
     match binary::add(&a, &b) {
-        Err(KernelError::Shape { op: "add", .. }) => {}
+        Err(KernelError::Shape {
+            op: "add",
+            arg,
+            expected,
+            found,
+        }) => {
+            assert_eq!((arg.as_str(), expected, found), ("b", vec![2, 3], vec![2]));
+        }
         other => panic!("expected a shape error, got {other:?}"),
     }
     // Integers wrap like NumPy.
@@ -237,6 +244,36 @@ fn binary_ops_broadcast_like_numpy_on_every_layout() {
     assert_eq!(
         binary::mul(&ndarray::array![200u8], &ndarray::array![2u8]).unwrap()[[0]],
         144
+    );
+    // Integer pow wraps; negative integer exponents are an error; true division gives f64.
+    let p = binary::pow(
+        &ndarray::array![3i32, 2, -2, 7],
+        &ndarray::array![4i32, 31, 3, 0],
+    )
+    .unwrap();
+    assert_eq!(p.as_slice().unwrap(), &[81, i32::MIN, -8, 1]);
+    assert_eq!(
+        binary::pow(&ndarray::array![3u8], &ndarray::array![5u8]).unwrap()[[0]],
+        243u8
+    );
+    assert_eq!(
+        binary::pow(&ndarray::array![2i64], &ndarray::array![64i64]).unwrap()[[0]],
+        0
+    );
+    assert!(matches!(
+        binary::pow(&ndarray::array![2i32], &ndarray::array![-1i32]),
+        Err(KernelError::Argument { op: "pow", .. })
+    ));
+    assert_eq!(
+        binary::pow(&ndarray::array![2.0f32], &ndarray::array![0.5f32]).unwrap()[[0]],
+        2f32.sqrt()
+    );
+    assert_eq!(
+        binary::div(&ndarray::array![7i32, -7], &ndarray::array![2i32, 0])
+            .unwrap()
+            .as_slice()
+            .unwrap(),
+        &[3.5, f64::NEG_INFINITY]
     );
 }
 
@@ -254,7 +291,12 @@ fn elementwise_results_do_not_depend_on_the_isa() {
         let mut outs = Vec::new();
         for isa in simd::Isa::supported() {
             assert!(simd::force_isa(Some(isa)));
-            let bits = |x: ArrayD<f32>| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            // Every NaN compares equal (IEEE leaves NaN payload propagation unspecified).
+            let bits = |x: ArrayD<f32>| {
+                x.iter()
+                    .map(|v| if v.is_nan() { u32::MAX } else { v.to_bits() })
+                    .collect::<Vec<_>>()
+            };
             outs.push((
                 bits(unary::exp(&a).into_dyn()),
                 bits(unary::sigmoid(&a).into_dyn()),

@@ -1,11 +1,12 @@
 //! Binary elementwise ops with NumPy broadcasting. Shapes that do not broadcast are a
-//! [`KernelError::Shape`](crate::KernelError::Shape) naming the argument. Results are
+//! [`KernelError::Shape`] naming the argument. Results are
 //! `IxDyn` (broadcasting may change the rank).
 
 use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 
-use super::engine::map2;
+use super::engine::{map2, zip_slices};
 use crate::element::{Element, Float, Num};
+use crate::error::KernelError;
 use crate::error::Result;
 use crate::layout::{broadcast_shapes, broadcast_to};
 
@@ -26,6 +27,11 @@ where
     DB: Dimension,
     F: Fn(A, B) -> U + Copy + Sync,
 {
+    if let (Some(sa), Some(sb), true) = (a.as_slice(), b.as_slice(), a.shape() == b.shape()) {
+        // Same shape, standard layout: skip broadcasting and the dynamic-dimension views.
+        let v = zip_slices(sa, sb, f);
+        return Ok(ArrayD::from_shape_vec(a.shape(), v).expect("length matches the shape"));
+    }
     let (a, b) = (a.view().into_dyn(), b.view().into_dyn());
     let shape = broadcast_shapes(op, &[("a", a.shape()), ("b", b.shape())])?;
     let a = broadcast_to(op, "a", &a, &shape)?;
@@ -56,14 +62,12 @@ binary! {
     sub<Num> -> T, |x, y| x.sub_(y);
     /// `a * b` (wrapping for integers).
     mul<Num> -> T, |x, y| x.mul_(y);
-    /// `a / b` (IEEE; floats only — cast integers first, as NumPy's true division does).
-    div<Float> -> T, |x, y| x.div_(y);
+    /// True division `a / b` (NumPy's `/`): IEEE for floats; integers divide as `f64`.
+    div<Num> -> T::Real, |x, y| x.to_real().div_(y.to_real());
     /// Elementwise maximum; NaN if either is NaN (NumPy's `maximum`).
     maximum<Num> -> T, |x, y| if x.is_nan_value() || x > y { x } else { y };
     /// Elementwise minimum; NaN if either is NaN (NumPy's `minimum`).
     minimum<Num> -> T, |x, y| if x.is_nan_value() || x < y { x } else { y };
-    /// `a ^ b` (floats).
-    pow<Float> -> T, |x, y| x.pow_(y);
     /// `a == b`.
     eq<Element> -> bool, |x, y| x == y;
     /// `a != b`.
@@ -82,4 +86,25 @@ binary! {
     logical_or<Element> -> bool, |x, y| x.is_nonzero() | y.is_nonzero();
     /// Logical xor of the truth values.
     logical_xor<Element> -> bool, |x, y| x.is_nonzero() ^ y.is_nonzero();
+}
+
+/// `a ^ b`: IEEE `powf` for floats; for integers wrapping (as NumPy) with non-negative
+/// exponents — a negative integer exponent is an error, as in NumPy.
+pub fn pow<T, SA, DA, SB, DB>(a: &ArrayBase<SA, DA>, b: &ArrayBase<SB, DB>) -> Result<ArrayD<T>>
+where
+    T: Num,
+    SA: Data<Elem = T>,
+    DA: Dimension,
+    SB: Data<Elem = T>,
+    DB: Dimension,
+{
+    if let Some(bad) = b.iter().find(|&&e| !T::exponent_ok(e)) {
+        return Err(KernelError::Argument {
+            op: "pow",
+            arg: "b",
+            expected: "non-negative integer exponents".into(),
+            found: format!("{bad:?}"),
+        });
+    }
+    zip_with("pow", a, b, |x: T, y: T| x.pow_(y))
 }

@@ -9,8 +9,11 @@ use ndarray::{ArrayD, ArrayView1, ArrayViewD, ArrayViewMut1, Axis, IxDyn, Zip};
 use rayon::prelude::*;
 
 use crate::layout::normalize;
-use crate::parallel::{PAR_CHUNK_ELEMS, PAR_MIN_BYTES, use_parallel};
+use crate::parallel::{PAR_CHUNK_ELEMS, advise_huge_pages, use_parallel};
 use crate::simd::{Kernel, Simd, dispatch};
+
+/// Elements per unrolled block of the map kernels.
+const UNROLL: usize = 64;
 
 /// `dst[i] = f(src[i])`.
 struct Map1<'a, T, U, F> {
@@ -24,7 +27,22 @@ impl<T: Copy, U, F: Fn(T) -> U> Kernel for Map1<'_, T, U, F> {
     #[inline(always)]
     fn run<S: Simd>(self) {
         let f = self.f;
-        for (d, &s) in self.dst.iter_mut().zip(self.src) {
+        let n = self.dst.len().min(self.src.len());
+        let (dst, src) = (&mut self.dst[..n], &self.src[..n]);
+        // Blocks of 64 independent elements: the vectorised body has four registers in flight,
+        // which hides the latency of long dependency chains (exp, sigmoid).
+        let mut dst_blocks = dst.chunks_exact_mut(UNROLL);
+        let mut src_blocks = src.chunks_exact(UNROLL);
+        for (d, s) in (&mut dst_blocks).zip(&mut src_blocks) {
+            for j in 0..UNROLL {
+                d[j].write(f(s[j]));
+            }
+        }
+        for (d, &s) in dst_blocks
+            .into_remainder()
+            .iter_mut()
+            .zip(src_blocks.remainder())
+        {
             d.write(f(s));
         }
     }
@@ -77,13 +95,24 @@ pub(crate) fn build_vec<U: Send>(
     bytes_touched: usize,
     fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
 ) -> Vec<U> {
+    build_vec_chunked(n, PAR_CHUNK_ELEMS, bytes_touched, fill)
+}
+
+/// [`build_vec`] with parallel chunks of `chunk` elements (the last may be shorter).
+pub(crate) fn build_vec_chunked<U: Send>(
+    n: usize,
+    chunk: usize,
+    bytes_touched: usize,
+    fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
+) -> Vec<U> {
     let mut out: Vec<U> = Vec::with_capacity(n);
     let spare = &mut out.spare_capacity_mut()[..n];
-    if use_parallel(bytes_touched, 2 * PAR_MIN_BYTES) {
+    advise_huge_pages(spare);
+    if use_parallel(bytes_touched) {
         spare
-            .par_chunks_mut(PAR_CHUNK_ELEMS)
+            .par_chunks_mut(chunk.max(1))
             .enumerate()
-            .for_each(|(i, chunk)| fill(i * PAR_CHUNK_ELEMS, chunk));
+            .for_each(|(i, part)| fill(i * chunk.max(1), part));
     } else {
         fill(0, spare);
     }
@@ -91,6 +120,104 @@ pub(crate) fn build_vec<U: Send>(
     // `fill` maps each destination element of its chunk exactly once).
     unsafe { out.set_len(n) };
     out
+}
+
+/// `f` over a contiguous slice into a new `Vec` (parallel in fixed chunks when large).
+pub(crate) fn map_slice<T, U, F>(src: &[T], f: F) -> Vec<U>
+where
+    T: Copy + Sync,
+    U: Send,
+    F: Fn(T) -> U + Copy + Sync,
+{
+    let bytes = src.len() * (size_of::<T>() + size_of::<U>());
+    build_vec(src.len(), bytes, |start, dst| {
+        let src = &src[start..start + dst.len()];
+        dispatch(Map1 { src, dst, f });
+    })
+}
+
+/// `f` over two same-length contiguous slices into a new `Vec`.
+pub(crate) fn zip_slices<A, B, U, F>(sa: &[A], sb: &[B], f: F) -> Vec<U>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    U: Send,
+    F: Fn(A, B) -> U + Copy + Sync,
+{
+    let bytes = sa.len() * (size_of::<A>() + size_of::<B>() + size_of::<U>());
+    build_vec(sa.len(), bytes, |start, dst| {
+        let end = start + dst.len();
+        dispatch(Map2 {
+            a: &sa[start..end],
+            b: &sb[start..end],
+            dst,
+            f,
+        });
+    })
+}
+
+/// `f` over three same-length contiguous slices into a new `Vec`.
+fn zip3_slices<A, B, C, U, F>(sa: &[A], sb: &[B], sc: &[C], f: F) -> Vec<U>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    C: Copy + Sync,
+    U: Send,
+    F: Fn(A, B, C) -> U + Copy + Sync,
+{
+    let bytes = sa.len() * (size_of::<A>() + size_of::<B>() + size_of::<C>() + size_of::<U>());
+    build_vec(sa.len(), bytes, |start, dst| {
+        let end = start + dst.len();
+        dispatch(Map3 {
+            a: &sa[start..end],
+            b: &sb[start..end],
+            c: &sc[start..end],
+            dst,
+            f,
+        });
+    })
+}
+
+/// If `v` (broadcast to its shape) is a contiguous block of trailing axes repeated along
+/// zero-stride leading axes — the common "bias" broadcast — returns that block.
+fn repeated_block<'a, T>(v: &ArrayViewD<'a, T>) -> Option<&'a [T]> {
+    let (shape, strides) = (v.shape(), v.strides());
+    let mut expected = 1isize;
+    let mut k = shape.len();
+    // Walk trailing axes while they are standard-contiguous.
+    while k > 0 && (shape[k - 1] == 1 || strides[k - 1] == expected) {
+        expected *= shape[k - 1] as isize;
+        k -= 1;
+    }
+    if k == shape.len() || !(0..k).all(|a| strides[a] == 0 || shape[a] == 1) {
+        return None;
+    }
+    let len = expected as usize;
+    // SAFETY: the trailing axes `k..` are standard-contiguous from `v`'s first element, so
+    // `len` elements starting there belong to `v`'s data, borrowed for 'a.
+    Some(unsafe { std::slice::from_raw_parts(v.as_ptr(), len) })
+}
+
+/// `dst[i] = f(a[i], block[i % block.len()])`; `a` starts at a block boundary.
+struct MapRepeat<'a, A, B, U, F> {
+    a: &'a [A],
+    block: &'a [B],
+    dst: &'a mut [MaybeUninit<U>],
+    f: F,
+}
+
+impl<A: Copy, B: Copy, U, F: Fn(A, B) -> U> Kernel for MapRepeat<'_, A, B, U, F> {
+    type Output = ();
+    #[inline(always)]
+    fn run<S: Simd>(self) {
+        let f = self.f;
+        let k = self.block.len();
+        for (dst, a) in self.dst.chunks_mut(k).zip(self.a.chunks(k)) {
+            for ((d, &a), &b) in dst.iter_mut().zip(a).zip(self.block) {
+                d.write(f(a, b));
+            }
+        }
+    }
 }
 
 /// One lane of an input, classified for the vectorised lane kernels.
@@ -120,20 +247,21 @@ where
     U: Send,
     F: Fn(T) -> U + Copy + Sync,
 {
+    if let Some(src) = xs.as_slice() {
+        // Standard layout (the common case): no normalisation needed.
+        let v = map_slice(src, f);
+        return ArrayD::from_shape_vec(xs.raw_dim(), v).expect("length matches the shape");
+    }
     let (xs, transform) = normalize(xs);
     let out = if let Some(src) = xs.as_slice() {
-        let bytes = src.len() * (size_of::<T>() + size_of::<U>());
-        let v = build_vec(src.len(), bytes, |start, dst| {
-            let src = &src[start..start + dst.len()];
-            dispatch(Map1 { src, dst, f });
-        });
+        let v = map_slice(src, f);
         ArrayD::from_shape_vec(xs.raw_dim(), v).expect("length matches the shape")
     } else {
         lanes_into(&xs.raw_dim(), |out| {
             let last = Axis(out.ndim() - 1);
             Zip::from(out.lanes_mut(last))
                 .and(xs.lanes(last))
-                .for_each(|mut o, x| match (o.as_slice_mut(), classify(x.clone())) {
+                .for_each(|mut o, x| match (o.as_slice_mut(), classify(x)) {
                     (Some(dst), Lane::Slice(src)) => dispatch(Map1 { src, dst, f }),
                     (Some(dst), _) => write_slice(dst, x.iter().map(|&x| f(x))),
                     (None, _) => write_lane(&mut o, x.iter().map(|&x| f(x))),
@@ -151,20 +279,44 @@ where
     U: Send,
     F: Fn(A, B) -> U + Copy + Sync,
 {
+    if let (Some(sa), Some(sb)) = (a.as_slice(), b.as_slice()) {
+        // Both standard layout (the common case): no normalisation needed.
+        let v = zip_slices(sa, sb, f);
+        return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
+    }
+    // One side standard, the other a repeated contiguous block (e.g. `[n, k] + [k]`).
+    if let (Some(sa), Some(block)) = (a.as_slice(), repeated_block(&b).filter(|bl| !bl.is_empty()))
+    {
+        let k = block.len();
+        let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
+        let bytes = sa.len() * (size_of::<A>() + size_of::<U>());
+        let v = build_vec_chunked(sa.len(), chunk, bytes, |start, dst| {
+            let a = &sa[start..start + dst.len()];
+            dispatch(MapRepeat { a, block, dst, f });
+        });
+        return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
+    }
+    if let (Some(sb), Some(block)) = (b.as_slice(), repeated_block(&a).filter(|bl| !bl.is_empty()))
+    {
+        let k = block.len();
+        let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
+        let bytes = sb.len() * (size_of::<B>() + size_of::<U>());
+        let v = build_vec_chunked(sb.len(), chunk, bytes, |start, dst| {
+            let a = &sb[start..start + dst.len()];
+            dispatch(MapRepeat {
+                a,
+                block,
+                dst,
+                f: move |y: B, x: A| f(x, y),
+            });
+        });
+        return ArrayD::from_shape_vec(b.raw_dim(), v).expect("length matches the shape");
+    }
     // Same contiguous layout (any memory order): one flat map in memory order.
     let (an, transform) = normalize(a.view());
     let bn = transform.apply(b.view());
     if let (Some(sa), Some(sb)) = (an.as_slice(), bn.as_slice()) {
-        let bytes = sa.len() * (size_of::<A>() + size_of::<B>() + size_of::<U>());
-        let v = build_vec(sa.len(), bytes, |start, dst| {
-            let end = start + dst.len();
-            dispatch(Map2 {
-                a: &sa[start..end],
-                b: &sb[start..end],
-                dst,
-                f,
-            });
-        });
+        let v = zip_slices(sa, sb, f);
         let out = ArrayD::from_shape_vec(an.raw_dim(), v).expect("length matches the shape");
         return transform.undo(out);
     }
@@ -182,7 +334,7 @@ where
                 let Some(dst) = o.as_slice_mut() else {
                     return write_lane(&mut o, x.iter().zip(y.iter()).map(|(&x, &y)| f(x, y)));
                 };
-                match (classify(x.clone()), classify(y.clone())) {
+                match (classify(x), classify(y)) {
                     (Lane::Slice(a), Lane::Slice(b)) => dispatch(Map2 { a, b, dst, f }),
                     (Lane::Slice(src), Lane::Splat(y)) => dispatch(Map1 {
                         src,
@@ -214,20 +366,15 @@ where
     U: Send,
     F: Fn(A, B, C) -> U + Copy + Sync,
 {
+    if let (Some(sa), Some(sb), Some(sc)) = (a.as_slice(), b.as_slice(), c.as_slice()) {
+        // All standard layout (the common case): no normalisation needed.
+        let v = zip3_slices(sa, sb, sc, f);
+        return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
+    }
     let (an, transform) = normalize(a.view());
     let (bn, cn) = (transform.apply(b.view()), transform.apply(c.view()));
     if let (Some(sa), Some(sb), Some(sc)) = (an.as_slice(), bn.as_slice(), cn.as_slice()) {
-        let bytes = sa.len() * (size_of::<A>() + size_of::<B>() + size_of::<C>() + size_of::<U>());
-        let v = build_vec(sa.len(), bytes, |start, dst| {
-            let end = start + dst.len();
-            dispatch(Map3 {
-                a: &sa[start..end],
-                b: &sb[start..end],
-                c: &sc[start..end],
-                dst,
-                f,
-            });
-        });
+        let v = zip3_slices(sa, sb, sc, f);
         let out = ArrayD::from_shape_vec(an.raw_dim(), v).expect("length matches the shape");
         return transform.undo(out);
     }

@@ -3,7 +3,7 @@
 
 use ndarray::{Array, ArrayBase, Data, Dimension};
 
-use super::engine::map1;
+use super::engine::{map_slice, map1};
 use crate::element::{Element, Float, Num};
 
 /// Applies `f` elementwise (vectorised when `f` is simple enough for LLVM to vectorise).
@@ -15,6 +15,11 @@ where
     D: Dimension,
     F: Fn(T) -> U + Copy + Sync,
 {
+    if let Some(src) = a.as_slice() {
+        // Standard layout: skip the dynamic-dimension machinery.
+        let v = map_slice(src, f);
+        return Array::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
+    }
     map1(a.view().into_dyn(), f)
         .into_dimensionality::<D>()
         .expect("an elementwise map keeps the input's rank")

@@ -11,6 +11,7 @@ use super::{CountNonzeroR, MaxR, MinR, ProdR, Reducer, SumR};
 use crate::element::{Element, Num};
 use crate::error::Result;
 use crate::layout::normalize_axes;
+use crate::simd::{Kernel, Simd, dispatch};
 
 /// The arrays a reduction over `axes` works on: input (and mask) with kept axes first.
 pub(crate) struct AxesPlan<'a, T> {
@@ -24,6 +25,9 @@ pub(crate) struct AxesPlan<'a, T> {
     pub(crate) kept_shape: Vec<usize>,
     /// Elements reduced into each output.
     pub(crate) count: usize,
+    /// The input as given, when it is standard layout and the reduced axes are the leading
+    /// ones: then it is a `[count, outputs]` row-major matrix reduced over its rows.
+    leading: Option<&'a [T]>,
 }
 
 impl<'a, T> AxesPlan<'a, T> {
@@ -39,6 +43,13 @@ impl<'a, T> AxesPlan<'a, T> {
         let perm: Vec<usize> = kept.iter().chain(axes.iter()).copied().collect();
         let kept_shape = kept.iter().map(|&a| xs.shape()[a]).collect();
         let count = axes.iter().map(|&a| xs.shape()[a]).product();
+        let is_leading =
+            !axes.is_empty() && axes.len() < ndim && axes.iter().enumerate().all(|(i, &a)| a == i);
+        let leading = if is_leading && mask.is_none() {
+            xs.to_slice()
+        } else {
+            None
+        };
         let xs = xs.permuted_axes(IxDyn(&perm));
         let mask = mask.map(|m| m.permuted_axes(IxDyn(&perm)));
         Ok(AxesPlan {
@@ -47,6 +58,7 @@ impl<'a, T> AxesPlan<'a, T> {
             axes,
             kept_shape,
             count,
+            leading,
         })
     }
 
@@ -73,6 +85,12 @@ impl<'a, T> AxesPlan<'a, T> {
         T: Copy + Sync,
     {
         let nd = self.xs.ndim();
+        if let Some(rows) = self.leading {
+            let width = self.kept_shape.iter().product();
+            let accs = reduce_rows(r, rows, self.count, width);
+            return ArrayD::from_shape_vec(IxDyn(&self.kept_shape), accs)
+                .expect("one partial result per output");
+        }
         if self.axes.len() == 1 {
             // One reduced axis (now last): reduce lane by lane, vectorised when contiguous.
             let last = Axis(nd - 1);
@@ -113,6 +131,79 @@ impl<'a, T> AxesPlan<'a, T> {
         out
     }
 }
+
+/// Reduces the `rows` rows of a row-major `[rows, width]` matrix into `width` results: rows
+/// are added elementwise into a row of accumulators (vectorised across columns), in blocks of
+/// [`ROW_BLOCK`] rows combined by the same binary-counter pairwise tree as the leaves of a
+/// full reduction, over column tiles that stay in cache.
+fn reduce_rows<T: Copy + Sync, R: Reducer<T>>(
+    r: R,
+    xs: &[T],
+    rows: usize,
+    width: usize,
+) -> Vec<R::Acc> {
+    struct Rows<'a, T, R> {
+        r: R,
+        xs: &'a [T],
+        rows: usize,
+        width: usize,
+    }
+    impl<T: Copy, R: Reducer<T>> Kernel for Rows<'_, T, R> {
+        type Output = Vec<R::Acc>;
+        #[inline(always)]
+        fn run<S: Simd>(self) -> Vec<R::Acc> {
+            let Rows { r, xs, rows, width } = self;
+            let mut out = Vec::with_capacity(width);
+            let mut stack: Vec<(u32, Vec<R::Acc>)> = Vec::new();
+            let mut col = 0;
+            while col < width {
+                let tile = COLUMN_TILE.min(width - col);
+                stack.clear();
+                let mut start = 0;
+                while start < rows {
+                    let mut acc = vec![r.identity(); tile];
+                    for i in start..(start + ROW_BLOCK).min(rows) {
+                        let row = &xs[i * width + col..i * width + col + tile];
+                        for (a, &x) in acc.iter_mut().zip(row) {
+                            *a = r.step(*a, x);
+                        }
+                    }
+                    let mut node = (0u32, acc);
+                    while stack.last().is_some_and(|top| top.0 == node.0) {
+                        let (level, mut left) = stack.pop().expect("checked non-empty");
+                        for (l, &x) in left.iter_mut().zip(&node.1) {
+                            *l = r.combine(*l, x);
+                        }
+                        node = (level + 1, left);
+                    }
+                    stack.push(node);
+                    start += ROW_BLOCK;
+                }
+                let mut acc = match stack.pop() {
+                    Some((_, acc)) => acc,
+                    None => vec![r.identity(); tile],
+                };
+                while let Some((_, mut left)) = stack.pop() {
+                    for (l, &x) in left.iter_mut().zip(&acc) {
+                        *l = r.combine(*l, x);
+                    }
+                    acc = left;
+                }
+                out.extend_from_slice(&acc);
+                col += tile;
+            }
+            out
+        }
+    }
+    dispatch(Rows { r, xs, rows, width })
+}
+
+/// Rows added sequentially before the pairwise tree takes over (bounds the sequential part
+/// of the rounding error, like the rows of a leaf do).
+const ROW_BLOCK: usize = 64;
+
+/// Columns per tile of [`reduce_rows`]: 2048 accumulators stay in L1/L2 while rows stream.
+const COLUMN_TILE: usize = 2048;
 
 fn plan<'a, T, S: Data<Elem = T>, D: Dimension>(
     op: &'static str,

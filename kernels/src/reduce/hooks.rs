@@ -4,9 +4,9 @@
 
 use std::fmt::Debug;
 
-use super::lanes::{lanes, lanes_masked};
+use super::lanes::{AddOp, MaxOp, MinOp, MulOp, lanes32, lanes64};
 use crate::element::{Float, Num};
-use crate::simd::{F32_LANES, F64_LANES};
+use crate::simd::Simd;
 
 /// Reduction bodies for one dtype. Implementation detail of [`crate::Num`]; not for users.
 #[doc(hidden)]
@@ -16,12 +16,19 @@ pub trait NumHooks: Copy + Send + Sync + 'static {
     type SumAcc: Copy + Send + Sync + Debug;
     /// The type of a mean (`f64` for integers, the float type itself for floats).
     type Real: Float;
+    /// The value as [`Self::Real`](NumHooks::Real) (identity for floats, `as f64` for integers).
+    fn to_real(self) -> Self::Real;
+    /// `self` to the power `e`: IEEE `powf` for floats; wrapping square-and-multiply for
+    /// integers, where `e` must not be negative (checked by the caller, see `exponent_ok`).
+    fn pow_(self, e: Self) -> Self;
+    /// Whether `e` is a valid exponent (integers: not negative, as NumPy requires).
+    fn exponent_ok(e: Self) -> bool;
     /// The sum of nothing.
     fn sum_identity() -> Self::SumAcc;
     /// Sum of a contiguous leaf.
-    fn sum_leaf(xs: &[Self]) -> Self::SumAcc;
+    fn sum_leaf<S: Simd>(xs: &[Self]) -> Self::SumAcc;
     /// Sum of the elements of a contiguous leaf where `mask` is true.
-    fn sum_leaf_masked(xs: &[Self], mask: &[bool]) -> Self::SumAcc;
+    fn sum_leaf_masked<S: Simd>(xs: &[Self], mask: &[bool]) -> Self::SumAcc;
     /// Adds one element (strided paths).
     fn sum_step(acc: Self::SumAcc, x: Self) -> Self::SumAcc;
     /// Adds two partial sums.
@@ -33,36 +40,47 @@ pub trait NumHooks: Copy + Send + Sync + 'static {
     /// The mean of `n` elements whose sum is `acc` (NaN for `n == 0`).
     fn mean_finish(acc: Self::SumAcc, n: usize) -> Self::Real;
     /// Product of a contiguous leaf.
-    fn prod_leaf(xs: &[Self]) -> <Self as Num>::Wide
+    fn prod_leaf<S: Simd>(xs: &[Self]) -> <Self as Num>::Wide
     where
         Self: Num;
     /// Max of a contiguous leaf, starting from `LOWEST`; NaN propagates.
-    fn max_leaf(xs: &[Self]) -> Self;
+    fn max_leaf<S: Simd>(xs: &[Self]) -> Self;
     /// Min of a contiguous leaf, starting from `HIGHEST`; NaN propagates.
-    fn min_leaf(xs: &[Self]) -> Self;
+    fn min_leaf<S: Simd>(xs: &[Self]) -> Self;
     /// Max over masked-in elements.
-    fn max_leaf_masked(xs: &[Self], mask: &[bool]) -> Self;
+    fn max_leaf_masked<S: Simd>(xs: &[Self], mask: &[bool]) -> Self;
     /// Min over masked-in elements.
-    fn min_leaf_masked(xs: &[Self], mask: &[bool]) -> Self;
+    fn min_leaf_masked<S: Simd>(xs: &[Self], mask: &[bool]) -> Self;
 }
 
 macro_rules! float_hooks {
-    ($t:ty, $acc:ty, $lanes:expr) => {
+    ($t:ty, $acc:ty, $engine:ident) => {
         impl NumHooks for $t {
             type SumAcc = $acc;
             type Real = $t;
+            #[inline(always)]
+            fn to_real(self) -> $t {
+                self
+            }
+            #[inline(always)]
+            fn pow_(self, e: $t) -> $t {
+                self.powf(e)
+            }
+            #[inline(always)]
+            fn exponent_ok(_e: $t) -> bool {
+                true
+            }
             #[inline(always)]
             fn sum_identity() -> $acc {
                 0.0
             }
             #[inline(always)]
-            fn sum_leaf(xs: &[$t]) -> $acc {
-                lanes::<{ $lanes }, $t, $t>(xs, 0.0, |a, x| a + x, |a, b| a + b) as $acc
+            fn sum_leaf<S: Simd>(xs: &[$t]) -> $acc {
+                $engine::<S, AddOp>(xs, None, 0.0) as $acc
             }
             #[inline(always)]
-            fn sum_leaf_masked(xs: &[$t], mask: &[bool]) -> $acc {
-                lanes_masked::<{ $lanes }, $t, $t>(xs, mask, 0.0, 0.0, |a, x| a + x, |a, b| a + b)
-                    as $acc
+            fn sum_leaf_masked<S: Simd>(xs: &[$t], mask: &[bool]) -> $acc {
+                $engine::<S, AddOp>(xs, Some(mask), 0.0) as $acc
             }
             #[inline(always)]
             fn sum_step(acc: $acc, x: $t) -> $acc {
@@ -85,32 +103,30 @@ macro_rules! float_hooks {
                 }
             }
             #[inline(always)]
-            fn prod_leaf(xs: &[$t]) -> $t {
-                lanes::<{ $lanes }, $t, $t>(xs, 1.0, |a, x| a * x, |a, b| a * b)
+            fn prod_leaf<S: Simd>(xs: &[$t]) -> $t {
+                $engine::<S, MulOp>(xs, None, 1.0)
             }
             #[inline(always)]
-            fn max_leaf(xs: &[$t]) -> $t {
-                lanes::<{ $lanes }, $t, $t>(xs, <$t>::NEG_INFINITY, <$t>::max_step, <$t>::max_step)
+            fn max_leaf<S: Simd>(xs: &[$t]) -> $t {
+                $engine::<S, MaxOp>(xs, None, <$t>::NEG_INFINITY)
             }
             #[inline(always)]
-            fn min_leaf(xs: &[$t]) -> $t {
-                lanes::<{ $lanes }, $t, $t>(xs, <$t>::INFINITY, <$t>::min_step, <$t>::min_step)
+            fn min_leaf<S: Simd>(xs: &[$t]) -> $t {
+                $engine::<S, MinOp>(xs, None, <$t>::INFINITY)
             }
             #[inline(always)]
-            fn max_leaf_masked(xs: &[$t], mask: &[bool]) -> $t {
-                let lo = <$t>::NEG_INFINITY;
-                lanes_masked::<{ $lanes }, $t, $t>(xs, mask, lo, lo, <$t>::max_step, <$t>::max_step)
+            fn max_leaf_masked<S: Simd>(xs: &[$t], mask: &[bool]) -> $t {
+                $engine::<S, MaxOp>(xs, Some(mask), <$t>::NEG_INFINITY)
             }
             #[inline(always)]
-            fn min_leaf_masked(xs: &[$t], mask: &[bool]) -> $t {
-                let hi = <$t>::INFINITY;
-                lanes_masked::<{ $lanes }, $t, $t>(xs, mask, hi, hi, <$t>::min_step, <$t>::min_step)
+            fn min_leaf_masked<S: Simd>(xs: &[$t], mask: &[bool]) -> $t {
+                $engine::<S, MinOp>(xs, Some(mask), <$t>::INFINITY)
             }
         }
     };
 }
-float_hooks!(f32, f64, F32_LANES);
-float_hooks!(f64, f64, F64_LANES);
+float_hooks!(f32, f64, lanes32);
+float_hooks!(f64, f64, lanes64);
 
 macro_rules! int_hooks {
     ($($t:ty),*) => {$(
@@ -118,15 +134,37 @@ macro_rules! int_hooks {
             type SumAcc = <$t as Num>::Wide;
             type Real = f64;
             #[inline(always)]
+            fn to_real(self) -> f64 {
+                self as f64
+            }
+            #[inline(always)]
+            fn pow_(self, e: $t) -> $t {
+                // Wrapping square-and-multiply over all bits of the (non-negative) exponent.
+                let (mut base, mut e, mut acc) = (self, e as u64, 1 as $t);
+                while e > 0 {
+                    if e & 1 == 1 {
+                        acc = acc.wrapping_mul(base);
+                    }
+                    base = base.wrapping_mul(base);
+                    e >>= 1;
+                }
+                acc
+            }
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn exponent_ok(e: $t) -> bool {
+                e >= 0
+            }
+            #[inline(always)]
             fn sum_identity() -> Self::SumAcc {
                 0
             }
             #[inline(always)]
-            fn sum_leaf(xs: &[$t]) -> Self::SumAcc {
+            fn sum_leaf<S: Simd>(xs: &[$t]) -> Self::SumAcc {
                 xs.iter().fold(0, |a: Self::SumAcc, &x| a.wrapping_add(x.widen()))
             }
             #[inline(always)]
-            fn sum_leaf_masked(xs: &[$t], mask: &[bool]) -> Self::SumAcc {
+            fn sum_leaf_masked<S: Simd>(xs: &[$t], mask: &[bool]) -> Self::SumAcc {
                 xs.iter().zip(mask).fold(0, |a: Self::SumAcc, (&x, &m)| {
                     a.wrapping_add(if m { x.widen() } else { 0 })
                 })
@@ -148,23 +186,23 @@ macro_rules! int_hooks {
                 if n == 0 { f64::NAN } else { acc as f64 / n as f64 }
             }
             #[inline(always)]
-            fn prod_leaf(xs: &[$t]) -> Self::SumAcc {
+            fn prod_leaf<S: Simd>(xs: &[$t]) -> Self::SumAcc {
                 xs.iter().fold(1, |a: Self::SumAcc, &x| a.wrapping_mul(x.widen()))
             }
             #[inline(always)]
-            fn max_leaf(xs: &[$t]) -> $t {
+            fn max_leaf<S: Simd>(xs: &[$t]) -> $t {
                 xs.iter().fold(<$t>::MIN, |a, &x| a.max(x))
             }
             #[inline(always)]
-            fn min_leaf(xs: &[$t]) -> $t {
+            fn min_leaf<S: Simd>(xs: &[$t]) -> $t {
                 xs.iter().fold(<$t>::MAX, |a, &x| a.min(x))
             }
             #[inline(always)]
-            fn max_leaf_masked(xs: &[$t], mask: &[bool]) -> $t {
+            fn max_leaf_masked<S: Simd>(xs: &[$t], mask: &[bool]) -> $t {
                 xs.iter().zip(mask).fold(<$t>::MIN, |a, (&x, &m)| a.max(if m { x } else { <$t>::MIN }))
             }
             #[inline(always)]
-            fn min_leaf_masked(xs: &[$t], mask: &[bool]) -> $t {
+            fn min_leaf_masked<S: Simd>(xs: &[$t], mask: &[bool]) -> $t {
                 xs.iter().zip(mask).fold(<$t>::MAX, |a, (&x, &m)| a.min(if m { x } else { <$t>::MAX }))
             }
         }

@@ -9,32 +9,37 @@ use ndarray::{ArrayBase, ArrayD, ArrayViewD, Data, Dimension};
 
 use super::axes::AxesPlan;
 use super::full::empty;
-use super::tree::reduce_view;
+use super::tree::{reduce_slice, reduce_view};
 use super::{CountMaskR, MaxR, MinR, Reducer, SumR};
 use crate::element::{Element, Num};
 use crate::error::Result;
 use crate::layout::broadcast_to;
+use crate::simd::Simd;
 
-/// Pairs a reducer with the count of masked-in elements (for mean, and emptiness of max/min).
+/// Pairs a reducer with the count of masked-in elements (for mean, and emptiness of max/min),
+/// computed only when `COUNT`.
 #[derive(Clone, Copy, Debug)]
-struct WithCount<R>(R);
+struct WithCount<R, const COUNT: bool>(R);
 
-impl<T: Element, R: Reducer<T>> Reducer<T> for WithCount<R> {
+impl<T: Element, R: Reducer<T>, const COUNT: bool> Reducer<T> for WithCount<R, COUNT> {
     type Acc = (R::Acc, usize);
     #[inline(always)]
     fn identity(self) -> Self::Acc {
         (self.0.identity(), 0)
     }
     #[inline(always)]
-    fn leaf(self, xs: &[T]) -> Self::Acc {
-        (self.0.leaf(xs), xs.len())
+    fn leaf<S: Simd>(self, xs: &[T]) -> Self::Acc {
+        (self.0.leaf::<S>(xs), xs.len())
     }
     #[inline(always)]
-    fn leaf_masked(self, xs: &[T], mask: &[bool]) -> Self::Acc {
-        (
-            self.0.leaf_masked(xs, mask),
-            CountMaskR.leaf_masked(xs, mask),
-        )
+    fn leaf_masked<S: Simd>(self, xs: &[T], mask: &[bool]) -> Self::Acc {
+        // The count costs a second pass over the mask; only reductions that need it pay.
+        let count = if COUNT {
+            <CountMaskR as Reducer<T>>::leaf_masked::<S>(CountMaskR, xs, mask)
+        } else {
+            0
+        };
+        (self.0.leaf_masked::<S>(xs, mask), count)
     }
     #[inline(always)]
     fn step(self, acc: Self::Acc, x: T) -> Self::Acc {
@@ -64,7 +69,7 @@ where
 
 macro_rules! masked_pair {
     ($(#[$doc:meta])* $name:ident, $(#[$doc_axes:meta])* $name_axes:ident, $op:literal,
-     $bound:ident, $out:ty, $r:expr, |$acc:ident, $n:ident| $finish:expr) => {
+     $bound:ident, $out:ty, $r:expr, $count:literal, |$acc:ident, $n:ident| $finish:expr) => {
         $(#[$doc])*
         pub fn $name<T, S, D, SM, DM>(values: &ArrayBase<S, D>, mask: &ArrayBase<SM, DM>) -> Result<$out>
         where
@@ -74,8 +79,16 @@ macro_rules! masked_pair {
             SM: Data<Elem = bool>,
             DM: Dimension,
         {
-            let (xs, m) = views($op, values, mask)?;
-            let ($acc, $n) = reduce_view(WithCount($r), xs, Some(m));
+            let ($acc, $n) = match (values.as_slice(), mask.as_slice()) {
+                // Same-shape standard layouts: straight to the slice tree.
+                (Some(xs), Some(m)) if values.shape() == mask.shape() => {
+                    reduce_slice(WithCount::<_, $count>($r), xs, Some(m))
+                }
+                _ => {
+                    let (xs, m) = views($op, values, mask)?;
+                    reduce_view(WithCount::<_, $count>($r), xs, Some(m))
+                }
+            };
             $finish
         }
 
@@ -95,7 +108,7 @@ macro_rules! masked_pair {
         {
             let (xs, m) = views($op, values, mask)?;
             let p = AxesPlan::new($op, xs, Some(m), axes)?;
-            p.finish(p.reduce(WithCount($r)), keepdims, |($acc, $n)| $finish)
+            p.finish(p.reduce(WithCount::<_, $count>($r)), keepdims, |($acc, $n)| $finish)
         }
     };
 }
@@ -105,21 +118,21 @@ masked_pair!(
     masked_sum,
     /// Masked sum over `axes`.
     masked_sum_axes,
-    "masked_sum", Num, T::Wide, SumR, |acc, _n| Ok(T::sum_finish(acc))
+    "masked_sum", Num, T::Wide, SumR, false, |acc, _n| Ok(T::sum_finish(acc))
 );
 masked_pair!(
     /// Mean of the values where `mask` is true (NaN when none).
     masked_mean,
     /// Masked mean over `axes`.
     masked_mean_axes,
-    "masked_mean", Num, T::Real, SumR, |acc, n| Ok(T::mean_finish(acc, n))
+    "masked_mean", Num, T::Real, SumR, true, |acc, n| Ok(T::mean_finish(acc, n))
 );
 masked_pair!(
     /// Maximum of the values where `mask` is true; NaN propagates; an error when none.
     masked_max,
     /// Masked maximum over `axes`; an error where no element is selected.
     masked_max_axes,
-    "masked_max", Num, T, MaxR,
+    "masked_max", Num, T, MaxR, true,
     |acc, n| if n == 0 { Err(empty("masked_max", " (mask selects nothing)")) } else { Ok(acc) }
 );
 masked_pair!(
@@ -127,7 +140,7 @@ masked_pair!(
     masked_min,
     /// Masked minimum over `axes`; an error where no element is selected.
     masked_min_axes,
-    "masked_min", Num, T, MinR,
+    "masked_min", Num, T, MinR, true,
     |acc, n| if n == 0 { Err(empty("masked_min", " (mask selects nothing)")) } else { Ok(acc) }
 );
 masked_pair!(
@@ -135,5 +148,5 @@ masked_pair!(
     masked_count,
     /// Masked count over `axes`.
     masked_count_axes,
-    "masked_count", Element, usize, CountMaskR, |_acc, n| Ok(n)
+    "masked_count", Element, usize, CountMaskR, true, |_acc, n| Ok(n)
 );

@@ -1,7 +1,7 @@
 //! Reductions: over all elements and over axes ([`full`]), masked ([`masked`]) and over ragged
 //! segments ([`segment`]).
 //!
-//! Every reduction is a [`Reducer`]: an identity, a vectorised body for a contiguous leaf of at
+//! Every reduction is a `Reducer` (crate-internal): an identity, a vectorised body for a contiguous leaf of at
 //! most [`LEAF`] elements, a step for strided elements, and a combine. Leaves are combined by a
 //! pairwise tree whose shape depends only on the number of leaves, so serial, parallel and
 //! every SIMD path give bit-identical results.
@@ -16,6 +16,7 @@ pub mod segment;
 pub(crate) mod tree;
 
 use crate::element::{Element, Num};
+use crate::simd::Simd;
 
 /// Elements per leaf of the pairwise tree. 4096 `f32` = 64 rows of the 64 virtual lanes: big
 /// enough that the per-leaf horizontal fold costs little, small enough that each lane adds at
@@ -29,9 +30,9 @@ pub(crate) trait Reducer<T>: Copy + Send + Sync {
     /// The partial result of no elements.
     fn identity(self) -> Self::Acc;
     /// Reduces a contiguous run of at most [`LEAF`] elements (the vectorised body).
-    fn leaf(self, xs: &[T]) -> Self::Acc;
+    fn leaf<S: Simd>(self, xs: &[T]) -> Self::Acc;
     /// Reduces the elements of a contiguous run where `mask` is true.
-    fn leaf_masked(self, xs: &[T], mask: &[bool]) -> Self::Acc;
+    fn leaf_masked<S: Simd>(self, xs: &[T], mask: &[bool]) -> Self::Acc;
     /// Adds one element.
     fn step(self, acc: Self::Acc, x: T) -> Self::Acc;
     /// Combines two partial results (left then right).
@@ -48,12 +49,12 @@ impl<T: Num> Reducer<T> for SumR {
         T::sum_identity()
     }
     #[inline(always)]
-    fn leaf(self, xs: &[T]) -> T::SumAcc {
-        T::sum_leaf(xs)
+    fn leaf<S: Simd>(self, xs: &[T]) -> T::SumAcc {
+        T::sum_leaf::<S>(xs)
     }
     #[inline(always)]
-    fn leaf_masked(self, xs: &[T], mask: &[bool]) -> T::SumAcc {
-        T::sum_leaf_masked(xs, mask)
+    fn leaf_masked<S: Simd>(self, xs: &[T], mask: &[bool]) -> T::SumAcc {
+        T::sum_leaf_masked::<S>(xs, mask)
     }
     #[inline(always)]
     fn step(self, acc: T::SumAcc, x: T) -> T::SumAcc {
@@ -75,11 +76,11 @@ impl<T: Num> Reducer<T> for ProdR {
         <T::Wide as Num>::ONE
     }
     #[inline(always)]
-    fn leaf(self, xs: &[T]) -> T::Wide {
-        T::prod_leaf(xs)
+    fn leaf<S: Simd>(self, xs: &[T]) -> T::Wide {
+        T::prod_leaf::<S>(xs)
     }
     #[inline(always)]
-    fn leaf_masked(self, xs: &[T], mask: &[bool]) -> T::Wide {
+    fn leaf_masked<S: Simd>(self, xs: &[T], mask: &[bool]) -> T::Wide {
         xs.iter()
             .zip(mask)
             .fold(<Self as Reducer<T>>::identity(self), |a, (&x, &m)| {
@@ -106,12 +107,12 @@ impl<T: Num> Reducer<T> for MaxR {
         T::LOWEST
     }
     #[inline(always)]
-    fn leaf(self, xs: &[T]) -> T {
-        T::max_leaf(xs)
+    fn leaf<S: Simd>(self, xs: &[T]) -> T {
+        T::max_leaf::<S>(xs)
     }
     #[inline(always)]
-    fn leaf_masked(self, xs: &[T], mask: &[bool]) -> T {
-        T::max_leaf_masked(xs, mask)
+    fn leaf_masked<S: Simd>(self, xs: &[T], mask: &[bool]) -> T {
+        T::max_leaf_masked::<S>(xs, mask)
     }
     #[inline(always)]
     fn step(self, acc: T, x: T) -> T {
@@ -133,12 +134,12 @@ impl<T: Num> Reducer<T> for MinR {
         T::HIGHEST
     }
     #[inline(always)]
-    fn leaf(self, xs: &[T]) -> T {
-        T::min_leaf(xs)
+    fn leaf<S: Simd>(self, xs: &[T]) -> T {
+        T::min_leaf::<S>(xs)
     }
     #[inline(always)]
-    fn leaf_masked(self, xs: &[T], mask: &[bool]) -> T {
-        T::min_leaf_masked(xs, mask)
+    fn leaf_masked<S: Simd>(self, xs: &[T], mask: &[bool]) -> T {
+        T::min_leaf_masked::<S>(xs, mask)
     }
     #[inline(always)]
     fn step(self, acc: T, x: T) -> T {
@@ -160,11 +161,11 @@ impl<T: Element> Reducer<T> for CountNonzeroR {
         0
     }
     #[inline(always)]
-    fn leaf(self, xs: &[T]) -> usize {
+    fn leaf<S: Simd>(self, xs: &[T]) -> usize {
         xs.iter().map(|x| x.is_nonzero() as usize).sum()
     }
     #[inline(always)]
-    fn leaf_masked(self, xs: &[T], mask: &[bool]) -> usize {
+    fn leaf_masked<S: Simd>(self, xs: &[T], mask: &[bool]) -> usize {
         xs.iter()
             .zip(mask)
             .map(|(x, &m)| (m && x.is_nonzero()) as usize)
@@ -190,11 +191,11 @@ impl<T: Element> Reducer<T> for CountMaskR {
         0
     }
     #[inline(always)]
-    fn leaf(self, xs: &[T]) -> usize {
+    fn leaf<S: Simd>(self, xs: &[T]) -> usize {
         xs.len()
     }
     #[inline(always)]
-    fn leaf_masked(self, _xs: &[T], mask: &[bool]) -> usize {
+    fn leaf_masked<S: Simd>(self, _xs: &[T], mask: &[bool]) -> usize {
         mask.iter().map(|&m| m as usize).sum()
     }
     #[inline(always)]

@@ -7,13 +7,16 @@
 //! for max/min (NumPy: max of nothing is an error).
 
 use ndarray::{ArrayBase, ArrayD, ArrayViewD, Axis, Data, Dimension, IxDyn, Slice};
+use rayon::prelude::*;
 
 use super::axes::AxesPlan;
 use super::full::empty;
-use super::tree::reduce_slice;
+use super::tree::tree_serial;
 use super::{MaxR, MinR, Reducer, SumR};
 use crate::element::Num;
 use crate::error::{KernelError, Result};
+use crate::parallel::{PAR_CHUNK_ELEMS, use_parallel};
+use crate::simd::{Kernel, Simd, dispatch};
 
 /// Checks `row_splits` against `values` and returns them as `usize`.
 pub fn validate_row_splits(
@@ -56,6 +59,52 @@ pub fn validate_row_splits(
     Ok(out)
 }
 
+/// Reduces every segment of a contiguous 1-D array: many segments per dispatch, groups of
+/// segments in parallel when the input is large.
+fn flat_segments<T: Copy + Sync, R: Reducer<T>>(r: R, xs: &[T], splits: &[usize]) -> Vec<R::Acc> {
+    struct Segments<'a, T, R> {
+        r: R,
+        xs: &'a [T],
+        splits: &'a [usize],
+    }
+    impl<T: Copy, R: Reducer<T>> Kernel for Segments<'_, T, R> {
+        type Output = Vec<R::Acc>;
+        #[inline(always)]
+        fn run<S: Simd>(self) -> Vec<R::Acc> {
+            let Segments { r, xs, splits } = self;
+            // A plain loop, not `map`: a closure would not be reliably inlined into the
+            // target-feature wrapper, and the leaf must be compiled inside it.
+            let mut out = Vec::with_capacity(splits.len().saturating_sub(1));
+            for w in splits.windows(2) {
+                out.push(tree_serial::<S, T, R>(r, &xs[w[0]..w[1]], None));
+            }
+            out
+        }
+    }
+    // Group consecutive segments into tasks of at least PAR_CHUNK_ELEMS elements.
+    let mut groups = Vec::new();
+    let mut first = 0;
+    for i in 1..splits.len() {
+        if splits[i] - splits[first] >= PAR_CHUNK_ELEMS || i == splits.len() - 1 {
+            groups.push((first, i));
+            first = i;
+        }
+    }
+    let run = |&(a, b): &(usize, usize)| {
+        dispatch(Segments {
+            r,
+            xs,
+            splits: &splits[a..=b],
+        })
+    };
+    let parts: Vec<Vec<R::Acc>> = if groups.len() > 1 && use_parallel(size_of_val(xs)) {
+        groups.par_iter().map(run).collect()
+    } else {
+        groups.iter().map(run).collect()
+    };
+    parts.into_iter().flatten().collect()
+}
+
 fn segment_reduce<T, R, O, S, D>(
     op: &'static str,
     r: R,
@@ -83,13 +132,18 @@ where
     let mut shape = xs.shape().to_vec();
     shape[0] = nseg;
     let mut out = Vec::with_capacity(shape.iter().product());
-    let flat = xs.as_slice().filter(|_| xs.ndim() == 1);
+    if let Some(flat) = xs.as_slice().filter(|_| xs.ndim() == 1) {
+        for (seg, (acc, w)) in flat_segments(r, flat, &splits)
+            .into_iter()
+            .zip(splits.windows(2))
+            .enumerate()
+        {
+            out.push(finish(acc, w[1] - w[0], seg)?);
+        }
+        return Ok(ArrayD::from_shape_vec(IxDyn(&shape), out).expect("one output per segment"));
+    }
     for (seg, w) in splits.windows(2).enumerate() {
         let (a, b) = (w[0], w[1]);
-        if let Some(s) = flat {
-            out.push(finish(reduce_slice(r, &s[a..b], None), b - a, seg)?);
-            continue;
-        }
         let sub = xs.slice_axis(Axis(0), Slice::from(a..b));
         let plan = AxesPlan::new(op, sub, None, &[0])?;
         for acc in plan.reduce(r).into_iter() {

@@ -10,7 +10,7 @@ use ndarray::{ArrayView1, ArrayViewD, Axis, Zip};
 
 use super::{LEAF, Reducer};
 use crate::layout::normalize;
-use crate::parallel::{PAR_MIN_BYTES, use_parallel};
+use crate::parallel::use_parallel;
 use crate::simd::{Kernel, Simd, dispatch};
 
 /// A perfect block of leaves, reduced serially inside one dispatch (binary-counter pairwise).
@@ -24,36 +24,54 @@ impl<T: Copy, R: Reducer<T>> Kernel for BlockKernel<'_, T, R> {
     type Output = R::Acc;
     #[inline(always)]
     fn run<S: Simd>(self) -> R::Acc {
-        let BlockKernel { r, xs, mask } = self;
-        let leaf = |i: usize| {
-            let end = (i + LEAF).min(xs.len());
-            match mask {
-                Some(m) => r.leaf_masked(&xs[i..end], &m[i..end]),
-                None => r.leaf(&xs[i..end]),
-            }
-        };
-        if xs.len() <= LEAF {
-            return leaf(0);
+        tree_serial::<S, T, R>(self.r, self.xs, self.mask)
+    }
+}
+
+/// The pairwise tree over the leaves of `xs`, serially, for backend `S`.
+#[inline(always)]
+pub(crate) fn tree_serial<S: Simd, T: Copy, R: Reducer<T>>(
+    r: R,
+    xs: &[T],
+    mask: Option<&[bool]>,
+) -> R::Acc {
+    if xs.len() <= LEAF {
+        return leaf::<S, T, R>(r, xs, mask, 0);
+    }
+    // Binary counter: stack[k] holds a perfect subtree of 2^level leaves; equal levels merge.
+    let mut stack: [(u32, R::Acc); 64] = [(0, r.identity()); 64];
+    let mut depth = 0usize;
+    let mut start = 0;
+    while start < xs.len() {
+        let mut node = (0u32, leaf::<S, T, R>(r, xs, mask, start));
+        while depth > 0 && stack[depth - 1].0 == node.0 {
+            depth -= 1;
+            node = (node.0 + 1, r.combine(stack[depth].1, node.1));
         }
-        // Binary counter: stack[k] holds a perfect subtree of 2^level leaves; equal levels merge.
-        let mut stack: [(u32, R::Acc); 64] = [(0, r.identity()); 64];
-        let mut depth = 0usize;
-        let mut start = 0;
-        while start < xs.len() {
-            let mut node = (0u32, leaf(start));
-            while depth > 0 && stack[depth - 1].0 == node.0 {
-                depth -= 1;
-                node = (node.0 + 1, r.combine(stack[depth].1, node.1));
-            }
-            stack[depth] = node;
-            depth += 1;
-            start += LEAF;
-        }
-        let mut acc = stack[depth - 1].1;
-        for k in (0..depth - 1).rev() {
-            acc = r.combine(stack[k].1, acc);
-        }
-        acc
+        stack[depth] = node;
+        depth += 1;
+        start += LEAF;
+    }
+    let mut acc = stack[depth - 1].1;
+    for k in (0..depth - 1).rev() {
+        acc = r.combine(stack[k].1, acc);
+    }
+    acc
+}
+
+/// The leaf starting at `start`. A function, not a closure: closures are not reliably inlined
+/// into the target-feature wrapper, and a leaf compiled outside it would not be vectorised.
+#[inline(always)]
+fn leaf<S: Simd, T: Copy, R: Reducer<T>>(
+    r: R,
+    xs: &[T],
+    mask: Option<&[bool]>,
+    start: usize,
+) -> R::Acc {
+    let end = (start + LEAF).min(xs.len());
+    match mask {
+        Some(m) => r.leaf_masked::<S>(&xs[start..end], &m[start..end]),
+        None => r.leaf::<S>(&xs[start..end]),
     }
 }
 
@@ -65,8 +83,8 @@ fn reduce_block<T: Copy + Sync, R: Reducer<T>>(
     mask: Option<&[bool]>,
     leaves: usize,
 ) -> R::Acc {
-    let bytes = xs.len() * std::mem::size_of::<T>();
-    if leaves >= 2 && use_parallel(bytes, 2 * PAR_MIN_BYTES) {
+    let bytes = size_of_val(xs);
+    if leaves >= 2 && use_parallel(bytes) {
         let half = (leaves / 2) * LEAF;
         let (xl, xr) = xs.split_at(half.min(xs.len()));
         let (ml, mr) = match mask {
@@ -193,6 +211,20 @@ pub(crate) fn reduce_view<T: Copy + Sync, R: Reducer<T>>(
 ) -> R::Acc {
     if xs.is_empty() {
         return r.identity();
+    }
+    // Fast paths without the (allocating) normalisation: contiguous in any memory order with
+    // no mask, or values and mask both in standard layout.
+    match &mask {
+        None => {
+            if let Some(s) = xs.as_slice_memory_order() {
+                return reduce_slice(r, s, None);
+            }
+        }
+        Some(m) => {
+            if let (Some(s), Some(ms)) = (xs.as_slice(), m.as_slice()) {
+                return reduce_slice(r, s, Some(ms));
+            }
+        }
     }
     let (xs, transform) = normalize(xs);
     let mask = mask.map(|m| transform.apply(m));

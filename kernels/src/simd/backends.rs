@@ -10,22 +10,28 @@ impl Simd for Scalar {
 }
 
 /// SSE2 backend (x86-64 baseline, 128-bit vectors).
+#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 pub struct Sse2;
+#[cfg(target_arch = "x86_64")]
 impl Simd for Sse2 {
     const ISA: Isa = Isa::Sse2;
 }
 
 /// AVX2 + FMA backend (256-bit vectors).
+#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 pub struct Avx2;
+#[cfg(target_arch = "x86_64")]
 impl Simd for Avx2 {
     const ISA: Isa = Isa::Avx2;
 }
 
 /// AVX-512 F/BW/DQ/VL backend (512-bit vectors).
+#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 pub struct Avx512;
+#[cfg(target_arch = "x86_64")]
 impl Simd for Avx512 {
     const ISA: Isa = Isa::Avx512;
 }

@@ -1,7 +1,7 @@
 //! The one SIMD dispatch layer.
 //!
 //! Every kernel body is written once as an `#[inline(always)]` generic function over a backend
-//! type `S: Simd` and wrapped in a [`Kernel`]. [`dispatch`] picks the widest instruction set the
+//! type `S: Simd` and wrapped in a `Kernel`. `dispatch` picks the widest instruction set the
 //! CPU supports (detected once, cached in an atomic) and calls the kernel inside a wrapper
 //! function compiled with `#[target_feature(enable = ...)]` for that instruction set, so LLVM
 //! vectorises the inlined body for exactly that width. The vector width never leaks out of
@@ -10,10 +10,14 @@
 //! 16 xmm or 64 scalars), so float results are bit-identical on every path.
 
 mod backends;
+pub mod vectors;
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-pub use backends::{Avx2, Avx512, Scalar, Sse2};
+pub use backends::Scalar;
+#[cfg(target_arch = "x86_64")]
+pub use backends::{Avx2, Avx512, Sse2};
+pub use vectors::VirtualVectors;
 
 /// Virtual accumulator lanes for `f32` reductions: 64 lanes = four 512-bit registers. Fixed for
 /// every instruction set so that the association order, hence the result, never depends on the CPU.
@@ -127,7 +131,7 @@ pub fn active_isa() -> Isa {
 
 /// A backend: a marker type naming an instruction-set level. Kernels are generic over it so
 /// that each instantiation is compiled (and vectorised) inside that level's wrapper.
-pub trait Simd: Copy + Send + Sync + 'static {
+pub trait Simd: VirtualVectors + Send + Sync + 'static {
     /// The level this backend compiles for.
     const ISA: Isa;
 }
@@ -144,32 +148,19 @@ pub(crate) trait Kernel {
 /// Runs `kernel` at the active level.
 #[inline]
 pub(crate) fn dispatch<K: Kernel>(kernel: K) -> K::Output {
-    dispatch_at(active_isa(), kernel)
-}
-
-/// Runs `kernel` at level `isa`, falling back to the scalar reference when `isa` is unsupported.
-#[inline]
-pub(crate) fn dispatch_at<K: Kernel>(isa: Isa, kernel: K) -> K::Output {
     #[cfg(target_arch = "x86_64")]
     {
-        // The `is_supported` checks are cached atomics inside std's feature detection, so
-        // checking here costs a few loads per call and makes every unsafe call below sound.
-        match isa {
-            Isa::Avx512 if isa.is_supported() => {
-                // SAFETY: the CPU supports every feature `run_avx512` enables (checked above).
-                return unsafe { backends::run_avx512(kernel) };
-            }
-            Isa::Avx2 if isa.is_supported() => {
-                // SAFETY: the CPU supports AVX2 and FMA (checked above).
-                return unsafe { backends::run_avx2(kernel) };
-            }
-            Isa::Sse2 if isa.is_supported() => {
-                // SAFETY: the CPU supports SSE2 (checked above; always true on x86-64).
-                return unsafe { backends::run_sse2(kernel) };
-            }
-            _ => {}
+        // `active_isa` only returns levels verified as supported: the detected level comes from
+        // `Isa::supported()`, and `force_isa` refuses unsupported levels.
+        match active_isa() {
+            // SAFETY: AVX-512 F/BW/DQ/VL, AVX2 and FMA are supported (see above).
+            Isa::Avx512 => return unsafe { backends::run_avx512(kernel) },
+            // SAFETY: AVX2 and FMA are supported (see above).
+            Isa::Avx2 => return unsafe { backends::run_avx2(kernel) },
+            // SAFETY: SSE2 is supported (see above; always on x86-64).
+            Isa::Sse2 => return unsafe { backends::run_sse2(kernel) },
+            Isa::Scalar => {}
         }
     }
-    let _ = isa;
     kernel.run::<Scalar>()
 }
