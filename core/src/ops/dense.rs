@@ -678,9 +678,10 @@ mod tests {
         );
         let bad = t(array![1.0f32, 2.0]);
         let err = run(&ADD, &[x.view(), bad.view()], &OpArgs::none()).unwrap_err();
+        let msg = err.to_string();
         assert!(
-            err.to_string().starts_with("add: cannot broadcast"),
-            "{err}"
+            msg.starts_with("add:") && msg.contains("broadcast") && msg.contains("[2]"),
+            "names the op, the problem and the shape: {msg}"
         );
     }
 
