@@ -1,7 +1,7 @@
-//! MaskedTensor through dispatch (the handlers of `examples/masked_tensor_ops.rs`): every
+//! MaskedTensor through dispatch (the handlers of `examples/masked_tensor.rs`): every
 //! elementwise op and reduction works on it, mixes with dense tensors and propagates masks.
 
-#[path = "../examples/masked_tensor_ops.rs"]
+#[path = "../examples/masked_tensor.rs"]
 #[allow(dead_code)]
 mod example;
 

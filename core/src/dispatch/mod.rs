@@ -26,7 +26,7 @@
 //! let w = extype::ops::mul(&m1, &dense)?; // -> masked_binary, `op.apply` runs the dense mul
 //! ```
 //!
-//! (`examples/masked_tensor_ops.rs` is the complete, tested version.) The attribute expands to a
+//! (`examples/masked_tensor.rs` is the complete, tested version.) The attribute expands to a
 //! [`DispatchEntry`] submitted to `inventory`; the same can be written by hand:
 //!
 //! ```
