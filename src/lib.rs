@@ -62,6 +62,16 @@
 //!   field); they are checked wherever `validate` runs, refine deserialized specs, and
 //!   `FooSpec::refine_shapes` applies them to a hand-written spec. A malformed pattern is a
 //!   compile error.
+//!
+//! ## Ops and dispatch
+//!
+//! [`ops`] holds the op catalog: `ops::add(&x, &y)` accepts tensors, ndarray arrays, extension
+//! values and [`Value`]s. Dense inputs run on the SIMD kernels; for extension types,
+//! `#[dispatch(Add)]` on a `fn(&MaskedTensor, &MaskedTensor) -> extype::Result<MaskedTensor>`
+//! registers a handler, and `#[dispatch(unary_elementwise)]` / `binary_elementwise` /
+//! `reduction` register group handlers that receive the op as a callable. The precedence rules
+//! and the handler signatures are documented in [`dispatch`](mod@dispatch); `examples/masked_tensor.rs` is a
+//! complete, tested MaskedTensor.
 
 pub use extype_core::*;
 pub use extype_macros::{ExtensionType, dispatch};
