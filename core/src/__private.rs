@@ -39,7 +39,12 @@ pub fn component_specs<T: Field>(spec: &T::Spec) -> Vec<TensorSpec> {
 pub fn component_paths<T: Field>(spec: &T::Spec) -> Vec<String> {
     let mut out = crate::field::PathSink::default();
     T::component_specs(spec, &FieldPath::Root, &mut out);
-    out.0.into_iter().map(|(path, _)| path).collect()
+    paths_of(out)
+}
+
+// Not generic: the iterator chain is compiled once here, not once per derived type.
+fn paths_of(sink: crate::field::PathSink<TensorSpec>) -> Vec<String> {
+    sink.0.into_iter().map(|(path, _)| path).collect()
 }
 
 /// [`TypeSpec::to_components`] of a derived type.
@@ -64,7 +69,11 @@ pub fn into_components<T: Field>(value: T, capacity: usize) -> Vec<Tensor> {
 pub fn from_components<T: Field>(spec: &T::Spec, components: Vec<Tensor>) -> Result<T> {
     let expected = T::num_components(spec);
     if components.len() != expected {
-        return Err(count_mismatch::<T>(expected, components.len()));
+        return Err(count_mismatch(
+            std::any::type_name::<T>(),
+            expected,
+            components.len(),
+        ));
     }
     let mut components = Components::new(components);
     T::from_components(spec, &FieldPath::Root, &mut components)
@@ -72,9 +81,9 @@ pub fn from_components<T: Field>(spec: &T::Spec, components: Vec<Tensor>) -> Res
 
 #[cold]
 #[inline(never)]
-fn count_mismatch<T>(expected: usize, found: usize) -> Error {
+fn count_mismatch(type_name: &str, expected: usize, found: usize) -> Error {
     SpecError::ComponentCount {
-        type_name: std::any::type_name::<T>().to_string(),
+        type_name: type_name.to_string(),
         expected,
         found,
     }
@@ -86,13 +95,13 @@ fn count_mismatch<T>(expected: usize, found: usize) -> Error {
 pub fn validated<T: ExtensionType>(value: T, path: &FieldPath<'_>) -> Result<T> {
     match value.validate() {
         Ok(()) => Ok(value),
-        Err(e) => Err(invalid::<T>(e, path)),
+        Err(e) => Err(invalid(e, path, registered_name::<T>())),
     }
 }
 
 #[cold]
 #[inline(never)]
-fn invalid<T: ExtensionType>(error: Error, path: &FieldPath<'_>) -> Error {
+fn invalid(error: Error, path: &FieldPath<'_>, type_name: &str) -> Error {
     let message = match error {
         Error::Spec(e) => match *e {
             SpecError::Invalid { message, .. } => message,
@@ -101,7 +110,7 @@ fn invalid<T: ExtensionType>(error: Error, path: &FieldPath<'_>) -> Error {
         other => other.to_string(),
     };
     SpecError::Invalid {
-        type_name: registered_name::<T>().to_string(),
+        type_name: type_name.to_string(),
         path: path.to_string(),
         message,
     }

@@ -39,21 +39,34 @@ pub struct RegistryEntry {
 }
 
 fn deserialize_spec_of<T: ExtensionType>(value: &SpecValue) -> Result<Box<dyn AnySpec>> {
-    Ok(Box::new(T::Spec::deserialize(value)?))
+    match T::Spec::deserialize(value) {
+        Ok(spec) => Ok(Box::new(spec)),
+        Err(e) => Err(e),
+    }
 }
 
 fn from_components_of<T: ExtensionType>(
     spec: &dyn AnySpec,
     components: Vec<Tensor>,
 ) -> Result<Value> {
-    let spec = spec.as_any().downcast_ref::<T::Spec>().ok_or_else(|| {
-        Error::from(SpecError::Data {
-            path: String::new(),
-            expected: format!("a spec of {}", std::any::type_name::<T>()),
-            found: format!("a spec of {}", spec.value_type_name()),
-        })
-    })?;
-    TypeSpec::from_components(spec, components).map(Value::from_extension)
+    // No closures or combinators: each would be one more function compiled per registered type.
+    match spec.as_any().downcast_ref::<T::Spec>() {
+        Some(spec) => match TypeSpec::from_components(spec, components) {
+            Ok(value) => Ok(Value::from_extension(value)),
+            Err(e) => Err(e),
+        },
+        None => Err(spec_mismatch(std::any::type_name::<T>(), spec)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn spec_mismatch(type_name: &str, spec: &dyn AnySpec) -> Error {
+    Error::from(SpecError::Data {
+        path: String::new(),
+        expected: format!("a spec of {type_name}"),
+        found: format!("a spec of {}", spec.value_type_name()),
+    })
 }
 
 impl RegistryEntry {
@@ -109,11 +122,17 @@ pub fn registry() -> Result<&'static Registry> {
 
 /// The name `T` is registered under, or `T::NAME` when it is not registered (or the registry
 /// failed to build).
+#[inline]
 pub fn registered_name<T: ExtensionType>() -> &'static str {
-    registry()
-        .ok()
-        .and_then(|r| r.by_type.get(&TypeId::of::<T>()))
-        .map_or(T::NAME, |e| e.name)
+    registered_name_of(TypeId::of::<T>(), T::NAME)
+}
+
+/// [`registered_name`] by `TypeId` (not generic, so compiled once, not once per type).
+fn registered_name_of(type_id: TypeId, fallback: &'static str) -> &'static str {
+    match registry() {
+        Ok(r) => r.by_type.get(&type_id).map_or(fallback, |e| e.name),
+        Err(_) => fallback,
+    }
 }
 
 impl Registry {

@@ -80,25 +80,38 @@ where
     fn dyn_serialize(&self) -> SpecValue {
         TypeSpec::serialize(self)
     }
+    // No closures or combinators below: each would be one more function compiled per type.
     fn dyn_from_components(&self, components: Vec<Tensor>) -> Result<Value> {
-        TypeSpec::from_components(self, components).map(Value::from_extension)
+        match TypeSpec::from_components(self, components) {
+            Ok(value) => Ok(Value::from_extension(value)),
+            Err(e) => Err(e),
+        }
     }
     fn dyn_eq(&self, other: &dyn AnySpec) -> bool {
-        other.as_any().downcast_ref::<S>() == Some(self)
+        match other.as_any().downcast_ref::<S>() {
+            Some(other) => self == other,
+            None => false,
+        }
     }
     fn dyn_hash(&self, mut state: &mut dyn Hasher) {
         TypeId::of::<S>().hash(&mut state);
         self.hash(&mut state);
     }
     fn dyn_is_compatible_with(&self, other: &dyn AnySpec) -> bool {
-        other
-            .as_any()
-            .downcast_ref::<S>()
-            .is_some_and(|o| TypeSpec::is_compatible_with(self, o))
+        match other.as_any().downcast_ref::<S>() {
+            Some(other) => TypeSpec::is_compatible_with(self, other),
+            None => false,
+        }
     }
+    #[allow(clippy::manual_map)] // `map` would compile one more closure per type.
     fn dyn_most_specific_compatible(&self, other: &dyn AnySpec) -> Option<Box<dyn AnySpec>> {
-        let other = other.as_any().downcast_ref::<S>()?;
-        TypeSpec::most_specific_compatible(self, other).map(|s| Box::new(s) as Box<dyn AnySpec>)
+        match other.as_any().downcast_ref::<S>() {
+            Some(other) => match TypeSpec::most_specific_compatible(self, other) {
+                Some(spec) => Some(Box::new(spec)),
+                None => None,
+            },
+            None => None,
+        }
     }
     fn clone_box(&self) -> Box<dyn AnySpec> {
         Box::new(self.clone())
