@@ -89,7 +89,7 @@ where
     }
     fn dyn_eq(&self, other: &dyn AnySpec) -> bool {
         match other.as_any().downcast_ref::<S>() {
-            Some(other) => self == other,
+            Some(other) => PartialEq::eq(self, other),
             None => false,
         }
     }
