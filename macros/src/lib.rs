@@ -34,32 +34,53 @@
 //! (what that command does by default) and with `CARGO_INCREMENTAL=0` (the full cost of the
 //! crate, as in a clean or CI build), and prints medians and ratios.
 //!
-//! Measured 2026-11-21 on the shared 2-core build machine (Rust 1.95, load average 5–6, so
-//! single runs vary by ±30%), medians of 7:
+//! Measured 2026-11-21 on the shared 2-core build machine (Rust 1.95; other jobs running, so
+//! single runs vary by ±15% and absolute times drift between sessions: compare ratios, or runs
+//! made back to back). Medians of 7, the core before and after the change below, back to back:
 //!
-//! | mode                  | base   | serde  | extype | extype / serde |
-//! |-----------------------|--------|--------|--------|----------------|
-//! | incremental           | 0.14 s | 0.52 s | 1.09 s | 2.1×           |
-//! | `CARGO_INCREMENTAL=0` | 0.24 s | 1.72 s | 6.30 s | 3.7×           |
+//! | mode                  | base   | serde  | extype before | extype now | extype / serde (before → now) |
+//! |-----------------------|--------|--------|---------------|------------|-------------------------------|
+//! | incremental           | 0.08 s | 0.29 s | 0.73 s        | 0.73 s     | 2.8× → 2.5×                   |
+//! | `CARGO_INCREMENTAL=0` | 0.10 s | 0.75 s | 3.30 s        | 2.97 s     | 4.2× → 4.0×                   |
 //!
-//! **The 1.5× target is not met.** Where the time goes (`RUSTC_BOOTSTRAP=1 cargo rustc --
-//! -Ztime-passes` / `-Zprint-mono-items`, diagnostics only): serde's derives emit only code
-//! generic over the serializer, so its crate codegens nothing; every extension type registers
-//! itself (`inventory`), and its registry entry's function pointers and the `AnySpec`
-//! / `AnyExtension` vtables behind them force each type's impls and about 70 instantiations of
-//! generic core code to be codegened in the deriving crate (about 108 mono items per type). LLVM
-//! and codegen are most of the full-build gap; in incremental rebuilds the gap is the bookkeeping
-//! of those cached objects. The expansion itself is comparable in size to serde's (about 3,500
-//! tokens for a 4-field struct with a shape contract).
+//! (serde's medians from the "now" run; in the "before" run they were 0.26 s and 0.78 s, so the
+//! incremental ratio moved mostly with serde's noise: extype's incremental time did not change.)
 //!
-//! Reductions made here: `spec_to_value` and `Display` no longer call
-//! `__private::struct_spec_value::<Self, N>` / `fmt_struct_spec::<Self, N>`, whose iterator
-//! chains and `BTreeMap::from_iter` sort were monomorphized per type (8,690 → 5,379 mono items
-//! for the 50 types; the incremental ratio went from 2.9× to about 2×). `try_new` and
-//! `refine_shapes` are `#[inline]` so they are codegened only where called. Removing `#[inline]`
-//! from the trait methods made builds slower (they would be codegened eagerly), so it stays.
-//! Closing the rest of the gap needs core changes (type-erased `__private` helpers that take the
-//! registered name instead of `T`, and per-type vtables built lazily), outside this crate.
+//! **The 1.5× target is not met, in either mode.** Where the time goes (`RUSTC_BOOTSTRAP=1` rustc
+//! with `-Zprint-mono-items` / `-Ztime-passes` on the generated crate, diagnostics only):
+//! serde's derives emit only code generic over the serializer, so its crate codegens nothing;
+//! every extension type registers itself (`inventory`), and its registry entry's function
+//! pointers (`deserialize_spec`, `from_components`) box the spec as `dyn AnySpec` and the value as
+//! `dyn AnyExtension`, whose vtables force each type's impls and the generic core code behind them
+//! to be codegened in the deriving crate. LLVM and codegen are most of the full-build gap; in
+//! incremental rebuilds the gap is the bookkeeping of those cached objects. The expansion itself
+//! is comparable in size to serde's (about 3,500 tokens for a 4-field struct with a shape
+//! contract).
+//!
+//! Reductions so far:
+//! - `spec_to_value` and `Display` no longer call `__private::struct_spec_value::<Self, N>` /
+//!   `fmt_struct_spec::<Self, N>`, whose iterator chains and `BTreeMap::from_iter` sort were
+//!   monomorphized per type (incremental ratio 2.9× → about 2× then). `try_new` and
+//!   `refine_shapes` are `#[inline]` so they are codegened only where called. Removing `#[inline]`
+//!   from the trait methods made builds slower (they would be codegened eagerly), so it stays.
+//! - Core (this step): the per-type generic helpers no longer carry closures, combinators or
+//!   iterator chains, each of which was its own mono item per type: `component_paths::<T>` collects
+//!   the paths in a non-generic function (that chain alone was ~12 items per type),
+//!   `registered_name::<T>` is a one-line wrapper over a lookup by `TypeId`, the error builders of
+//!   `from_components` / `validated` / the registry entry take names instead of `T`, and the
+//!   `AnySpec` vtable methods and the registry's `deserialize_spec_of` / `from_components_of` use
+//!   `match` instead of `?`, `map` and `is_some_and`. Function mono items of the 50-type crate:
+//!   6,758 → 5,127, about 135 → 103 per type (`MONO_ITEM fn` lines of `-Zprint-mono-items=yes`,
+//!   Rust 1.95; not comparable with counts made otherwise). Full build −10%, incremental
+//!   unchanged (within noise).
+//!
+//! What is left per type is mostly irreducible without changing the core traits: the `Field`,
+//! `TypeSpec` and `ExtensionType` impls, the 14 `AnySpec` and 8 `AnyExtension` vtable methods
+//! (each a thin forwarder to the former at `opt-level = 0`), the spec's derived
+//! `Clone`/`PartialEq`/`Hash`/`Debug`/`Display`, and `Arc<T>` construction and unwrapping. Closing
+//! the gap needs a design change, e.g. one erased object per type instead of two blanket-impl
+//! vtables plus a `TypeSpec` layer, or registering types lazily (not through fn pointers in a
+//! static) so that nothing is codegened until a crate calls it; not attempted here.
 
 mod ast;
 mod attr;
