@@ -29,27 +29,44 @@ pub trait ShapedField: crate::field::Field {
     fn spec_shape_mut(spec: &mut Self::Spec) -> &mut Shape;
 }
 
-/// The tensor fields: their spec is a [`TensorSpec`], their shape the array's.
-macro_rules! shaped_tensor_field {
-    ($(impl[$($generics:tt)*] $ty:ty;)*) => {$(
-        impl<$($generics)*> ShapedField for $ty {
-            fn concrete_shape(&self) -> &[usize] {
-                self.shape()
-            }
-            fn spec_shape(spec: &TensorSpec) -> &Shape {
-                &spec.shape
-            }
-            fn spec_shape_mut(spec: &mut TensorSpec) -> &mut Shape {
-                &mut spec.shape
-            }
-        }
-    )*};
+impl<T: crate::dtype::Element, D: ndarray::Dimension + Send + Sync + 'static> ShapedField
+    for ndarray::Array<T, D>
+{
+    fn concrete_shape(&self) -> &[usize] {
+        self.shape()
+    }
+    fn spec_shape(spec: &TensorSpec) -> &Shape {
+        &spec.shape
+    }
+    fn spec_shape_mut(spec: &mut TensorSpec) -> &mut Shape {
+        &mut spec.shape
+    }
 }
 
-shaped_tensor_field! {
-    impl[T: crate::dtype::Element, D: ndarray::Dimension + Send + Sync + 'static] ndarray::Array<T, D>;
-    impl[T: crate::dtype::Element, D: ndarray::Dimension + Send + Sync + 'static] ndarray::ArcArray<T, D>;
-    impl[] Tensor;
+impl<T: crate::dtype::Element, D: ndarray::Dimension + Send + Sync + 'static> ShapedField
+    for ndarray::ArcArray<T, D>
+{
+    fn concrete_shape(&self) -> &[usize] {
+        self.shape()
+    }
+    fn spec_shape(spec: &TensorSpec) -> &Shape {
+        &spec.shape
+    }
+    fn spec_shape_mut(spec: &mut TensorSpec) -> &mut Shape {
+        &mut spec.shape
+    }
+}
+
+impl ShapedField for Tensor {
+    fn concrete_shape(&self) -> &[usize] {
+        self.shape()
+    }
+    fn spec_shape(spec: &TensorSpec) -> &Shape {
+        &spec.shape
+    }
+    fn spec_shape_mut(spec: &mut TensorSpec) -> &mut Shape {
+        &mut spec.shape
+    }
 }
 
 /// The shape contract of one derived type: `(field path, pattern)` per constrained field, parsed
