@@ -280,6 +280,55 @@ fn argmax_finds_the_first_extreme_across_leaves() {
 }
 
 #[test]
+fn short_and_long_segments_match_on_every_isa() {
+    // Segments shorter than `reduce::SHORT` take the 16-lane path, longer ones the leaf tree;
+    // both must give the same bits on every instruction set, within the documented bound.
+    let _guard = ISA_LOCK.lock().unwrap();
+    let mut rng = Rng(14);
+    let mut splits = vec![0i64];
+    for len in (0..=300).chain([511, 4096, 4097, 5000]) {
+        splits.push(splits.last().unwrap() + len as i64);
+    }
+    let n = *splits.last().unwrap() as usize;
+    let xs: Vec<f32> = (0..n).map(|_| rng.float(false) as f32).collect();
+    let xd: Vec<f64> = (0..n).map(|_| rng.float(false)).collect();
+    let (a, ad) = (Array1::from(xs.clone()), Array1::from(xd.clone()));
+    let bits = |v: ArrayD<f32>, w: ArrayD<f64>| {
+        (
+            v.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            w.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        )
+    };
+    let mut results = Vec::new();
+    for isa in simd::Isa::supported() {
+        assert!(simd::force_isa(Some(isa)));
+        let s32 = segment::segment_sum(&a, &splits).unwrap();
+        let s64 = segment::segment_sum(&ad, &splits).unwrap();
+        results.push((isa, bits(s32, s64)));
+    }
+    simd::force_isa(None);
+    for r in &results[1..] {
+        assert_eq!(
+            r.1, results[0].1,
+            "{:?} differs from {:?}",
+            r.0, results[0].0
+        );
+    }
+    let got = segment::segment_sum(&a, &splits).unwrap();
+    for (i, w) in splits.windows(2).enumerate() {
+        let seg = &xs[w[0] as usize..w[1] as usize];
+        let want = ref_sum(seg.iter().map(|&x| x as f64));
+        let abs: f64 = seg.iter().map(|&x| (x as f64).abs()).sum();
+        let g = got[[i]] as f64;
+        assert!(
+            (g - want).abs() <= F32_EPS * want.abs() + 70.0 * F32_EPS * abs,
+            "segment {i} (len {}): {g} vs {want}",
+            seg.len()
+        );
+    }
+}
+
+#[test]
 fn axes_reductions_match_reference() {
     let mut rng = Rng(3);
     for case in 0..60 {

@@ -88,17 +88,49 @@ impl<A: Copy, B: Copy, C: Copy, U, F: Fn(A, B, C) -> U> Kernel for Map3<'_, A, B
 }
 
 /// Builds a `Vec` of `n` outputs by calling `fill(start, chunk)` on disjoint chunks of the
-/// uninitialised buffer (in parallel, in fixed chunks, when the work is large). `fill` must
-/// write every element of its chunk.
+/// uninitialised buffer (in parallel when the work is large). `fill` must write every element
+/// of its chunk, and its result must not depend on how the output is chunked.
+///
+/// Parallel chunks end at 2 MiB-aligned addresses of the output, so that each transparent huge
+/// page of a fresh output is faulted in (and zeroed by the kernel) by exactly one thread and
+/// copied into right after, while it is still in cache.
 pub(crate) fn build_vec<U: Send>(
     n: usize,
     bytes_touched: usize,
     fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
 ) -> Vec<U> {
-    build_vec_chunked(n, PAR_CHUNK_ELEMS, bytes_touched, fill)
+    const HUGE: usize = 2 << 20;
+    let size = size_of::<U>();
+    if size == 0 || HUGE % size != 0 {
+        return build_vec_chunked(n, PAR_CHUNK_ELEMS, bytes_touched, fill);
+    }
+    let mut out: Vec<U> = Vec::with_capacity(n);
+    let spare = &mut out.spare_capacity_mut()[..n];
+    advise_huge_pages(spare);
+    if use_parallel(bytes_touched) {
+        let addr = spare.as_ptr() as usize;
+        let head = ((addr.next_multiple_of(HUGE) - addr) / size).min(n);
+        let (first, rest) = spare.split_at_mut(head);
+        let per = HUGE / size;
+        rayon::join(
+            || fill(0, first),
+            || {
+                rest.par_chunks_mut(per)
+                    .enumerate()
+                    .for_each(|(i, part)| fill(head + i * per, part))
+            },
+        );
+    } else {
+        fill(0, spare);
+    }
+    // SAFETY: capacity is at least `n`, and `fill` wrote all `n` elements (the chunks tile
+    // `0..n`, and every caller's `fill` writes each element of its chunk exactly once).
+    unsafe { out.set_len(n) };
+    out
 }
 
-/// [`build_vec`] with parallel chunks of `chunk` elements (the last may be shorter).
+/// [`build_vec`] with parallel chunks of exactly `chunk` elements from the start (the last may
+/// be shorter), for `fill`s that need chunk boundaries at multiples of `chunk`.
 pub(crate) fn build_vec_chunked<U: Send>(
     n: usize,
     chunk: usize,

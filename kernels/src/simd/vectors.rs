@@ -151,6 +151,27 @@ pub trait VirtualVectors: Copy {
         // SAFETY: `lanes` holds 32 elements.
         unsafe { Self::load64(lanes.as_ptr()) }
     }
+    /// The short-run sum ([`crate::reduce::SHORT`]): 16 lanes, element `i` added to lane
+    /// `i % 16` in increasing `i` (each lane starting at `+0.0`), then the pairwise fold (lane
+    /// `j` plus lane `j + 8`, `j + 4`, …). This default is the reference; backends override it
+    /// with registers, in the same order.
+    #[inline(always)]
+    fn sum16_32(xs: &[f32]) -> f32 {
+        let mut lanes = [0.0f32; 16];
+        for (i, &x) in xs.iter().enumerate() {
+            lanes[i % 16] += x;
+        }
+        pairwise(lanes, add_step::<f32>)
+    }
+    /// As [`sum16_32`](Self::sum16_32) for `f64`.
+    #[inline(always)]
+    fn sum16_64(xs: &[f64]) -> f64 {
+        let mut lanes = [0.0f64; 16];
+        for (i, &x) in xs.iter().enumerate() {
+            lanes[i % 16] += x;
+        }
+        pairwise(lanes, add_step::<f64>)
+    }
     /// Pairwise fold of the 64 lanes with `add32`'s lane operation: lane `j` with lane
     /// `j + 32`, then `j + 16`, …, down to lane 0 (the fixed order of every backend; backends
     /// override the `reduce_*` defaults with register shuffles in that order).
@@ -702,6 +723,58 @@ impl VirtualVectors for Avx512 {
         }
     }
 
+    #[inline(always)]
+    fn sum16_32(xs: &[f32]) -> f32 {
+        let (rows, n) = (xs.len() / 16, xs.len());
+        let p = xs.as_ptr();
+        // SAFETY: AVX-512 F/DQ are enabled in this backend's wrapper; row `r` reads
+        // `xs[16r..16r + 16]` (in bounds for `r < rows`), and the masked load reads only the
+        // lanes `xs[16 * rows..n]` (the others are +0.0, which leaves a lane's bits unchanged).
+        unsafe {
+            let mut acc = _mm512_setzero_ps();
+            for r in 0..rows {
+                acc = _mm512_add_ps(acc, _mm512_loadu_ps(p.add(16 * r)));
+            }
+            if n % 16 != 0 {
+                let tail = _mm512_maskz_loadu_ps(lane_bits(0, n % 16) as u16, p.add(16 * rows));
+                acc = _mm512_add_ps(acc, tail);
+            }
+            let v = _mm256_add_ps(
+                _mm512_castps512_ps256(acc),
+                _mm512_extractf32x8_ps::<1>(acc),
+            ); // 8
+            let v = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)); // 4
+            fold128_ps!(v, _mm_add_ps)
+        }
+    }
+
+    #[inline(always)]
+    fn sum16_64(xs: &[f64]) -> f64 {
+        let (rows, n) = (xs.len() / 16, xs.len());
+        let p = xs.as_ptr();
+        // SAFETY: as in `sum16_32`; lanes 0..8 in `lo`, 8..16 in `hi`.
+        unsafe {
+            let (mut lo, mut hi) = (_mm512_setzero_pd(), _mm512_setzero_pd());
+            for r in 0..rows {
+                lo = _mm512_add_pd(lo, _mm512_loadu_pd(p.add(16 * r)));
+                hi = _mm512_add_pd(hi, _mm512_loadu_pd(p.add(16 * r + 8)));
+            }
+            if n % 16 != 0 {
+                let bits = lane_bits(0, n % 16);
+                let q = p.add(16 * rows);
+                lo = _mm512_add_pd(lo, _mm512_maskz_loadu_pd(bits as u8, q));
+                hi = _mm512_add_pd(
+                    hi,
+                    _mm512_maskz_loadu_pd((bits >> 8) as u8, q.wrapping_add(8)),
+                );
+            }
+            let v = _mm512_add_pd(lo, hi); // 8
+            let v = _mm256_add_pd(_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd::<1>(v)); // 4
+            let v = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v)); // 2
+            fold128_pd!(v, _mm_add_pd)
+        }
+    }
+
     ordered_steps!(
         4,
         unord512_ps,
@@ -757,6 +830,62 @@ impl VirtualVectors for Avx2 {
         min: min64 = |a, x| min256_pd(a, x),
         to_array: to_array64 = _mm256_storeu_pd
     );
+    #[inline(always)]
+    fn sum16_32(xs: &[f32]) -> f32 {
+        let (rows, n) = (xs.len() / 16, xs.len());
+        let p = xs.as_ptr();
+        // SAFETY: AVX2 is enabled in this backend's wrapper; rows are in bounds as in the
+        // AVX-512 version, and `maskload` reads only lanes whose mask is set (`xs[16 * rows..n]`).
+        unsafe {
+            let (mut lo, mut hi) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+            for r in 0..rows {
+                lo = _mm256_add_ps(lo, _mm256_loadu_ps(p.add(16 * r)));
+                hi = _mm256_add_ps(hi, _mm256_loadu_ps(p.add(16 * r + 8)));
+            }
+            let rem = (n % 16) as i32;
+            if rem != 0 {
+                let q = p.add(16 * rows);
+                let idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+                let m_lo = _mm256_cmpgt_epi32(_mm256_set1_epi32(rem), idx);
+                let m_hi = _mm256_cmpgt_epi32(_mm256_set1_epi32(rem - 8), idx);
+                lo = _mm256_add_ps(lo, _mm256_maskload_ps(q, m_lo));
+                hi = _mm256_add_ps(hi, _mm256_maskload_ps(q.wrapping_add(8), m_hi));
+            }
+            let v = _mm256_add_ps(lo, hi); // 8
+            let v = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)); // 4
+            fold128_ps!(v, _mm_add_ps)
+        }
+    }
+
+    #[inline(always)]
+    fn sum16_64(xs: &[f64]) -> f64 {
+        let (rows, n) = (xs.len() / 16, xs.len());
+        let p = xs.as_ptr();
+        // SAFETY: as in `sum16_32`; register `k` holds lanes `4k..4k + 4`.
+        unsafe {
+            let mut acc = [_mm256_setzero_pd(); 4];
+            for r in 0..rows {
+                acc = regs!(4, |k| _mm256_add_pd(
+                    acc[k],
+                    _mm256_loadu_pd(p.add(16 * r + 4 * k))
+                ));
+            }
+            let rem = (n % 16) as i64;
+            if rem != 0 {
+                let q = p.add(16 * rows);
+                let idx = _mm256_setr_epi64x(0, 1, 2, 3);
+                acc = regs!(4, |k| {
+                    let m = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rem - 4 * k as i64), idx);
+                    _mm256_add_pd(acc[k], _mm256_maskload_pd(q.wrapping_add(4 * k), m))
+                });
+            }
+            let v = [_mm256_add_pd(acc[0], acc[2]), _mm256_add_pd(acc[1], acc[3])]; // 8
+            let v = _mm256_add_pd(v[0], v[1]); // 4
+            let v = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v)); // 2
+            fold128_pd!(v, _mm_add_pd)
+        }
+    }
+
     ordered_steps!(
         8,
         unord256_ps,
