@@ -101,7 +101,7 @@ pub(crate) fn build_vec<U: Send>(
 ) -> Vec<U> {
     const HUGE: usize = 2 << 20;
     let size = size_of::<U>();
-    if size == 0 || HUGE % size != 0 {
+    if size == 0 || !HUGE.is_multiple_of(size) {
         return build_vec_chunked(n, PAR_CHUNK_ELEMS, bytes_touched, fill);
     }
     let mut out: Vec<U> = Vec::with_capacity(n);
