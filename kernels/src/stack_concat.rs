@@ -7,7 +7,7 @@ use crate::element::Element;
 use crate::elementwise::engine::build_vec;
 use crate::error::{KernelError, Result};
 use crate::layout::normalize_axis;
-use crate::parallel::{HUGE_PAGE_MIN_BYTES, use_parallel};
+use crate::parallel::{HUGE_PAGE_MIN_BYTES, use_parallel_output};
 
 fn copy_into<T: Element>(
     dst: &mut ndarray::ArrayViewMutD<'_, std::mem::MaybeUninit<T>>,
@@ -134,10 +134,10 @@ fn concat_standard<T: Element>(arrays: &[ArrayViewD<'_, T>], shape: IxDyn) -> Op
     }
     let total: usize = arrays.iter().map(|a| a.len()).sum();
     debug_assert_eq!(total, shape.size(), "the callers checked the shapes");
-    let v = if use_parallel(total * size_of::<T>()) || total * size_of::<T>() >= HUGE_PAGE_MIN_BYTES
-    {
+    let bytes = total * size_of::<T>();
+    let v = if use_parallel_output(2 * bytes) || bytes >= HUGE_PAGE_MIN_BYTES {
         let slices: Vec<&[T]> = arrays.iter().filter_map(|a| a.as_slice()).collect();
-        concat_flat(&slices, total * size_of::<T>())
+        concat_flat(&slices, 2 * bytes)
     } else {
         let mut v: Vec<T> = Vec::with_capacity(total);
         let mut at = 0;
@@ -164,8 +164,8 @@ fn concat_standard<T: Element>(arrays: &[ArrayViewD<'_, T>], shape: IxDyn) -> Op
     Some(unsafe { ArrayD::from_shape_vec_unchecked(shape, v) })
 }
 
-/// Concatenates contiguous runs into one `Vec`, copying chunks in parallel when `bytes` is
-/// large.
+/// Concatenates contiguous runs into one `Vec`, copying chunks in parallel when `bytes`
+/// (read and written) is large.
 fn concat_flat<T: Element>(parts: &[&[T]], bytes: usize) -> Vec<T> {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     let mut starts = Vec::with_capacity(parts.len());

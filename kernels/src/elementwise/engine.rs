@@ -9,7 +9,7 @@ use ndarray::{ArrayD, ArrayView1, ArrayViewD, ArrayViewMut1, Axis, IxDyn, Zip};
 use rayon::prelude::*;
 
 use crate::layout::normalize;
-use crate::parallel::{PAR_CHUNK_ELEMS, advise_huge_pages, use_parallel};
+use crate::parallel::{PAR_CHUNK_ELEMS, advise_huge_pages, use_parallel_output};
 use crate::simd::{Kernel, Simd, dispatch};
 
 /// Elements per unrolled block of the map kernels.
@@ -107,7 +107,7 @@ pub(crate) fn build_vec<U: Send>(
     let mut out: Vec<U> = Vec::with_capacity(n);
     let spare = &mut out.spare_capacity_mut()[..n];
     advise_huge_pages(spare);
-    if use_parallel(bytes_touched) {
+    if use_parallel_output(bytes_touched) {
         let addr = spare.as_ptr() as usize;
         let head = ((addr.next_multiple_of(HUGE) - addr) / size).min(n);
         let (first, rest) = spare.split_at_mut(head);
@@ -140,7 +140,7 @@ pub(crate) fn build_vec_chunked<U: Send>(
     let mut out: Vec<U> = Vec::with_capacity(n);
     let spare = &mut out.spare_capacity_mut()[..n];
     advise_huge_pages(spare);
-    if use_parallel(bytes_touched) {
+    if use_parallel_output(bytes_touched) {
         spare
             .par_chunks_mut(chunk.max(1))
             .enumerate()
@@ -252,6 +252,25 @@ impl<A: Copy, B: Copy, U, F: Fn(A, B) -> U> Kernel for MapRepeat<'_, A, B, U, F>
     }
 }
 
+/// `f(a[i], block[i % block.len()])` into a new `Vec` (`a.len()` a multiple of the non-empty
+/// `block`'s length): the "bias" broadcast, one vectorised pass per block, parallel in chunks
+/// of whole blocks when large.
+pub(crate) fn zip_repeat<A, B, U, F>(sa: &[A], block: &[B], f: F) -> Vec<U>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    U: Send,
+    F: Fn(A, B) -> U + Copy + Sync,
+{
+    let k = block.len().max(1);
+    let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
+    let bytes = sa.len() * (size_of::<A>() + size_of::<U>());
+    build_vec_chunked(sa.len(), chunk, bytes, |start, dst| {
+        let a = &sa[start..start + dst.len()];
+        dispatch(MapRepeat { a, block, dst, f });
+    })
+}
+
 /// One lane of an input, classified for the vectorised lane kernels.
 enum Lane<'a, T> {
     /// Stride 1 (or length ≤ 1).
@@ -319,29 +338,12 @@ where
     // One side standard, the other a repeated contiguous block (e.g. `[n, k] + [k]`).
     if let (Some(sa), Some(block)) = (a.as_slice(), repeated_block(&b).filter(|bl| !bl.is_empty()))
     {
-        let k = block.len();
-        let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
-        let bytes = sa.len() * (size_of::<A>() + size_of::<U>());
-        let v = build_vec_chunked(sa.len(), chunk, bytes, |start, dst| {
-            let a = &sa[start..start + dst.len()];
-            dispatch(MapRepeat { a, block, dst, f });
-        });
+        let v = zip_repeat(sa, block, f);
         return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
     }
     if let (Some(sb), Some(block)) = (b.as_slice(), repeated_block(&a).filter(|bl| !bl.is_empty()))
     {
-        let k = block.len();
-        let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
-        let bytes = sb.len() * (size_of::<B>() + size_of::<U>());
-        let v = build_vec_chunked(sb.len(), chunk, bytes, |start, dst| {
-            let a = &sb[start..start + dst.len()];
-            dispatch(MapRepeat {
-                a,
-                block,
-                dst,
-                f: move |y: B, x: A| f(x, y),
-            });
-        });
+        let v = zip_repeat(sb, block, move |y: B, x: A| f(x, y));
         return ArrayD::from_shape_vec(b.raw_dim(), v).expect("length matches the shape");
     }
     // Same contiguous layout (any memory order): one flat map in memory order.

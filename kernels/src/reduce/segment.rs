@@ -129,7 +129,8 @@ where
     let nseg = splits.len() - 1;
     // Parallel chunks of segments covering about PAR_CHUNK_ELEMS elements each on average.
     let per_chunk = (nseg * PAR_CHUNK_ELEMS / xs.len().max(1)).clamp(1, nseg.max(1));
-    build_vec_chunked(nseg, per_chunk, size_of_val(xs), |start, dst| {
+    // A reduction: split at the reductions' threshold (`build_vec_chunked` halves its bytes).
+    build_vec_chunked(nseg, per_chunk, 2 * size_of_val(xs), |start, dst| {
         let splits = &splits[start..=start + dst.len()];
         dispatch(Segments {
             r,
