@@ -4,7 +4,7 @@
 //! with lane `j + L/2`, halving). The association order depends on `L` alone, never on the
 //! backend, so every instruction set computes the same bits.
 
-use crate::simd::{F32_LANES, F64_LANES, Simd};
+use crate::simd::{F32_LANES, F64_LANES, Simd, prefetch};
 
 /// A lanewise reduction operation on virtual vectors, and its fixed-order horizontal fold.
 pub(crate) trait LaneOp {
@@ -123,6 +123,13 @@ macro_rules! engine {
                     let n = xs.len().min(m.len());
                     let rows = n / L;
                     for i in 0..rows {
+                        // Two streams (values and mask) at different rates: fetch both ahead
+                        // (no effect on results).
+                        prefetch(xs.as_ptr().wrapping_add(i * L + 1024));
+                        prefetch(xs.as_ptr().wrapping_add(i * L + 1024 + 16));
+                        prefetch(xs.as_ptr().wrapping_add(i * L + 1024 + 32));
+                        prefetch(xs.as_ptr().wrapping_add(i * L + 1024 + 48));
+                        prefetch(m.as_ptr().wrapping_add(i * L + 1024));
                         // SAFETY: `(i + 1) * L <= n`, and `n` is at most both lengths.
                         let v = unsafe {
                             S::$load_masked(xs.as_ptr().add(i * L), m.as_ptr().add(i * L), identity)
