@@ -76,9 +76,21 @@
 //!   compiles it for SSE2. `pulp` would have worked, but it adds a dependency and a second dispatch
 //!   abstraction for the ~10 operations the reductions need, which `std::arch` provides on stable
 //!   Rust 1.95.
-//! * aarch64: no NEON backend yet (no aarch64 toolchain here to test one); on non-x86 targets
-//!   everything runs the scalar backend, whose elementwise loops LLVM can still vectorise for
-//!   the target's baseline (NEON is part of the aarch64 baseline). Not tested on aarch64.
+//! * Fixed costs of a reduction leaf, all keeping the fixed association order: the horizontal
+//!   fold of every lane operation (add, mul, max, min) runs in registers on AVX-512 and AVX2
+//!   (lane `j` with `j + width`, as the scalar reference); AVX-512 loads rows from the 64-byte
+//!   boundary before the data (masked loads at both ends) and rotates the accumulator back with
+//!   4 `vpermt2ps`, so no load splits a cache line whatever the alignment (4 Ki sum at offsets
+//!   0, +1, +3 elements: 62–65 ns each; before, 64 ns aligned and 93–95 ns at +1 and +3); a
+//!   max/min row is checked for NaN with one unordered compare per *pair* of registers and,
+//!   without NaN, stepped with a plain `vmaxps` (exact then), else with the exact NaN step.
+//!   Tested: every start offset 0..16 × every length 0..=130 and across leaves, ±0 ties, NaN,
+//!   bit-identical on every level.
+//! * aarch64: no NEON backend. This machine has only the x86-64 toolchain (no aarch64
+//!   `rust-std`, no `rust-src` to build one), so a NEON backend could be neither compiled nor
+//!   tested, and none is written. On non-x86 targets everything runs the scalar backend, whose
+//!   elementwise loops LLVM can still vectorise for the target's baseline (NEON is part of the
+//!   aarch64 baseline). Not tested on aarch64.
 //!
 //! ## Accuracy of float sums
 //!
@@ -93,6 +105,13 @@
 //! * `f32`: `|ŝ − s| ≤ u32·|s| + 69·u32·Σ|xᵢ| + ⌈log₂(n/4096)⌉·u64·Σ|xᵢ|`;
 //! * `f64`: `|ŝ − s| ≤ (127 + 5 + ⌈log₂(n/4096)⌉)·u64·Σ|xᵢ|`.
 //!
+//! Segments shorter than [`reduce::SHORT`] = 256 elements (ragged rows) use a cheaper fixed
+//! algorithm, also the same on every path: 16 lanes (element `i` to lane `i % 16`, each lane
+//! sequential from `+0.0`, at most 16 terms), then a 4-level pairwise fold, in the element
+//! type: `f32`: `|ŝ − s| ≤ u32·|s| + 19·u32·Σ|xᵢ|`; `f64`: `≤ 19·u64·Σ|xᵢ|`. (So the
+//! segment sum of a short run can differ in the last bits from [`reduce::full::sum`] of the
+//! same run; both are deterministic.)
+//!
 //! These are worst-case bounds; rounding errors of random data cancel: the measured relative
 //! error of the `f32` sum of 64 Mi uniform `[0, 1)` values against a compensated `f64`
 //! reference is 9.1e-9 (target ≤ 1e-7; test `f32_sum_accuracy_64mi`, and a 1 Mi version that
@@ -104,26 +123,42 @@
 //! slice in memory order — reductions directly, maps with the output in the input's memory
 //! order. Other layouts go lane by lane along the innermost (smallest-stride) axis; a lane with
 //! stride 1 is vectorised, a broadcast (stride 0) operand becomes a scalar, and the common
-//! "bias" broadcast (`[n, k] + [k]`) is one vectorised pass over repeated blocks.
+//! "bias" broadcast (`[n, k] + [k]`) is one vectorised pass over repeated blocks (reached
+//! without any broadcasting machinery when one standard-layout shape is a suffix of the
+//! other's). `stack`/`concat` of standard-layout inputs along the leading axis are one `memcpy`
+//! per input into the uninitialised output (no zero-fill, no dynamic-rank views, the shape
+//! built without a heap allocation).
 //!
 //! ## Parallelism and large outputs
 //!
 //! [`parallel`]: reductions split perfect blocks of leaves in halves with `rayon::join`; maps,
-//! copies and segment reductions split their output in fixed chunks. Splits are at fixed
-//! boundaries, so results never depend on the thread count (tested bit-identical with 1 and 4
-//! threads, with the threshold lowered so a 4 MiB input splits). The threshold
-//! ([`parallel::PAR_MIN_BYTES`], 4 MiB per task, so inputs split from 8 MiB) comes from the
+//! copies and segment reductions split their output in chunks. Reductions split at fixed
+//! boundaries, and maps, copies and segments compute each output independently of the chunking,
+//! so results never depend on the thread count (tested bit-identical with 1 and 4 threads, with
+//! the threshold lowered so a 4 MiB input splits). The threshold
+//! ([`parallel::PAR_MIN_BYTES`], 4 MiB per task, so reductions split from 8 MiB) comes from the
 //! benchmark's "parallel crossover" table (an `f32` sum, no split against one split): with the
 //! second core mostly free one split gave 0.93× at 4 MiB, 1.25× at 8 MiB and 1.6× at 16–32 MiB;
-//! with it busy (two other engineers share the machine) 0.80×, 0.88× and 0.98×; a third run (see
-//! Measured) was in between. Below 4 MiB it always lost (0.1× at 256 KiB, 0.3–0.4× at 1 MiB): a
-//! `rayon::join` from outside the pool costs ~13 µs here.
+//! with it busy (other engineers share the machine) 0.80×, 0.88× and 0.98×. Below 4 MiB it
+//! always lost (0.1× at 256 KiB, 0.3–0.4× at 1 MiB): a `rayon::join` from outside the pool costs
+//! ~13 µs here. Kernels that build an output (maps, copies) split from twice that, 16 MiB of
+//! input and output touched: at 1 Mi elements one core beat two on the shared machine (add
+//! 115–119 µs serial against 108–166 µs split; row-broadcast add 84 µs against 74–99 µs).
 //!
-//! Outputs of 4 MiB or more get `madvise(MADV_HUGEPAGE)` on their 2 MiB-aligned interior
-//! before first touch (Linux; THP is in `madvise` mode here). Faulting in a 256 MiB output in
-//! 4 KiB pages cost more than the add itself: the 64 Mi add took 268 ms before, 71–100 ms
-//! after (ndarray's `&a + &b`: 288–315 ms; allocate-and-copy in the same runs: 1.0–2.2 GB/s
-//! against 9–18 GB/s for a copy into touched memory).
+//! Outputs of 8 MiB or more get `madvise(MADV_HUGEPAGE)` on their 2 MiB-aligned interior
+//! before first touch (Linux; THP is in `madvise` mode here), and parallel chunks of an output
+//! end at 2 MiB-aligned addresses, so each huge page is faulted (and zeroed by the kernel) by
+//! one thread and filled right after. Faulting in a 256 MiB output in 4 KiB pages cost more
+//! than the add itself (268 ms before, 71–100 ms after). Below 8 MiB the allocator usually
+//! recycles heap memory (glibc's adaptive `mmap` threshold grows to 32 MiB) and the advice is
+//! pure cost: about 30 µs a call at 4 MiB (1 Mi add 150 µs with it, 115–119 µs without).
+//!
+//! Streams whose loop does little per cache line prefetch ahead in software: masked reductions
+//! (values 4 KiB and mask 1 KiB ahead: 64 Mi masked sum and max went from 18–24 ms to 8–13 ms
+//! in back-to-back runs) and segment reductions (4 KiB ahead: 100-element segments at 64 Mi
+//! went from 8 to 13 GB/s on one core, and to 36 GB/s with the output written directly). For
+//! plain sums and max the hardware prefetcher suffices (a software prefetch made the 4 Ki sum
+//! 10–15 ns slower and did not help at 64 Mi).
 //!
 //! ## Measured
 //!

@@ -14,6 +14,17 @@ use std::arch::x86_64::*;
 
 use super::{Avx2, Avx512, Scalar, Sse2};
 
+/// The reference (scalar) pairwise folds, as default methods of [`VirtualVectors`].
+macro_rules! fold_defaults {
+    ($($name:ident: $v:ident, $t:ty, $to_array:ident, $step:ident;)*) => {$(
+        #[doc = concat!("Pairwise fold of the lanes with `", stringify!($step), "`.")]
+        #[inline(always)]
+        fn $name(v: Self::$v) -> $t {
+            pairwise(Self::$to_array(v), $step::<$t>)
+        }
+    )*};
+}
+
 /// Operations on virtual vectors. All pointer-taking methods require `count` readable
 /// elements (64 `f32`/`bool` or 32 `f64`/`bool`) at the pointers.
 pub trait VirtualVectors: Copy {
@@ -172,47 +183,18 @@ pub trait VirtualVectors: Copy {
         }
         pairwise(lanes, add_step::<f64>)
     }
-    /// Pairwise fold of the 64 lanes with `add32`'s lane operation: lane `j` with lane
-    /// `j + 32`, then `j + 16`, …, down to lane 0 (the fixed order of every backend; backends
-    /// override the `reduce_*` defaults with register shuffles in that order).
-    #[inline(always)]
-    fn reduce_add32(v: Self::V32) -> f32 {
-        pairwise(Self::to_array32(v), add_step::<f32>)
-    }
-    /// Pairwise fold of the 64 lanes with `mul32`'s lane operation.
-    #[inline(always)]
-    fn reduce_mul32(v: Self::V32) -> f32 {
-        pairwise(Self::to_array32(v), mul_step::<f32>)
-    }
-    /// Pairwise fold of the 64 lanes with `max32`'s lane operation (`max_step`).
-    #[inline(always)]
-    fn reduce_max32(v: Self::V32) -> f32 {
-        pairwise(Self::to_array32(v), max_step::<f32>)
-    }
-    /// Pairwise fold of the 64 lanes with `min32`'s lane operation (`min_step`).
-    #[inline(always)]
-    fn reduce_min32(v: Self::V32) -> f32 {
-        pairwise(Self::to_array32(v), min_step::<f32>)
-    }
-    /// Pairwise fold of the 32 `f64` lanes with `add64`'s lane operation, in the same order.
-    #[inline(always)]
-    fn reduce_add64(v: Self::V64) -> f64 {
-        pairwise(Self::to_array64(v), add_step::<f64>)
-    }
-    /// Pairwise fold of the 32 `f64` lanes with `mul64`'s lane operation.
-    #[inline(always)]
-    fn reduce_mul64(v: Self::V64) -> f64 {
-        pairwise(Self::to_array64(v), mul_step::<f64>)
-    }
-    /// Pairwise fold of the 32 `f64` lanes with `max_step`.
-    #[inline(always)]
-    fn reduce_max64(v: Self::V64) -> f64 {
-        pairwise(Self::to_array64(v), max_step::<f64>)
-    }
-    /// Pairwise fold of the 32 `f64` lanes with `min_step`.
-    #[inline(always)]
-    fn reduce_min64(v: Self::V64) -> f64 {
-        pairwise(Self::to_array64(v), min_step::<f64>)
+    // Pairwise folds of the 64 `f32` (32 `f64`) lanes with each lane operation: lane `j` with
+    // lane `j + L/2`, then `j + L/4`, …, down to lane 0 (the fixed order of every backend;
+    // backends override these defaults with register shuffles in that order).
+    fold_defaults! {
+        reduce_add32: V32, f32, to_array32, add_step;
+        reduce_mul32: V32, f32, to_array32, mul_step;
+        reduce_max32: V32, f32, to_array32, max_step;
+        reduce_min32: V32, f32, to_array32, min_step;
+        reduce_add64: V64, f64, to_array64, add_step;
+        reduce_mul64: V64, f64, to_array64, mul_step;
+        reduce_max64: V64, f64, to_array64, max_step;
+        reduce_min64: V64, f64, to_array64, min_step;
     }
 }
 
@@ -464,12 +446,33 @@ macro_rules! fold128_pd {
         _mm_cvtsd_f64(v)
     }};
 }
+/// The whole-register levels of the fold: register `k` with register `k + r/2`, halving, down
+/// to one register (`r` = 4 or 8).
+#[cfg(target_arch = "x86_64")]
+macro_rules! fold_regs {
+    (4, $v:expr, $s:path) => {{
+        let v = $v;
+        let v = [$s(v[0], v[2]), $s(v[1], v[3])];
+        $s(v[0], v[1])
+    }};
+    (8, $v:expr, $s:path) => {{
+        let v = $v;
+        fold_regs!(
+            4,
+            [
+                $s(v[0], v[4]),
+                $s(v[1], v[5]),
+                $s(v[2], v[6]),
+                $s(v[3], v[7])
+            ],
+            $s
+        )
+    }};
+}
 #[cfg(target_arch = "x86_64")]
 macro_rules! avx512_fold32 {
     ($v:expr, $s512:path, $s256:path, $s128:path) => {{
-        let v = $v;
-        let v = [$s512(v[0], v[2]), $s512(v[1], v[3])]; // width 32
-        let v = $s512(v[0], v[1]); // 16
+        let v = fold_regs!(4, $v, $s512); // widths 32, 16
         let v = $s256(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps::<1>(v)); // 8
         let v = $s128(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)); // 4
         fold128_ps!(v, $s128)
@@ -478,9 +481,7 @@ macro_rules! avx512_fold32 {
 #[cfg(target_arch = "x86_64")]
 macro_rules! avx512_fold64 {
     ($v:expr, $s512:path, $s256:path, $s128:path) => {{
-        let v = $v;
-        let v = [$s512(v[0], v[2]), $s512(v[1], v[3])]; // width 16
-        let v = $s512(v[0], v[1]); // 8
+        let v = fold_regs!(4, $v, $s512); // widths 16, 8
         let v = $s256(_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd::<1>(v)); // 4
         let v = $s128(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v)); // 2
         fold128_pd!(v, $s128)
@@ -489,15 +490,7 @@ macro_rules! avx512_fold64 {
 #[cfg(target_arch = "x86_64")]
 macro_rules! avx2_fold32 {
     ($v:expr, $s256:path, $s128:path) => {{
-        let v = $v;
-        let v = [
-            $s256(v[0], v[4]),
-            $s256(v[1], v[5]),
-            $s256(v[2], v[6]),
-            $s256(v[3], v[7]),
-        ]; // 32
-        let v = [$s256(v[0], v[2]), $s256(v[1], v[3])]; // 16
-        let v = $s256(v[0], v[1]); // 8
+        let v = fold_regs!(8, $v, $s256); // widths 32, 16, 8
         let v = $s128(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)); // 4
         fold128_ps!(v, $s128)
     }};
@@ -505,15 +498,7 @@ macro_rules! avx2_fold32 {
 #[cfg(target_arch = "x86_64")]
 macro_rules! avx2_fold64 {
     ($v:expr, $s256:path, $s128:path) => {{
-        let v = $v;
-        let v = [
-            $s256(v[0], v[4]),
-            $s256(v[1], v[5]),
-            $s256(v[2], v[6]),
-            $s256(v[3], v[7]),
-        ]; // 16
-        let v = [$s256(v[0], v[2]), $s256(v[1], v[3])]; // 8
-        let v = $s256(v[0], v[1]); // 4
+        let v = fold_regs!(8, $v, $s256); // widths 16, 8, 4
         let v = $s128(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v)); // 2
         fold128_pd!(v, $s128)
     }};
@@ -560,55 +545,37 @@ macro_rules! ordered_steps {
     };
 }
 
-/// Whether any lane of four 512-bit registers is NaN.
+/// `unord512_ps`/`_pd`: whether any lane of four 512-bit registers is NaN; `unord256_ps`/`_pd`:
+/// of eight 256-bit registers. Registers are compared in pairs (unordered if either is NaN).
+/// Only called inside a wrapper that enables the instructions (AVX-512 F, resp. AVX).
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn unord512_ps(x: [__m512; 4]) -> bool {
-    // SAFETY: AVX-512 F is enabled by the caller's wrapper.
-    unsafe {
-        (_mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x[0], x[1])
-            | _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(x[2], x[3]))
-            != 0
-    }
+macro_rules! unord_fns {
+    ($($n512:ident: $r512:ty, $cmp512:ident; $n256:ident: $r256:ty, $cmp256:ident, $or:ident, $movemask:ident;)*) => {$(
+        #[inline(always)]
+        unsafe fn $n512(x: [$r512; 4]) -> bool {
+            // SAFETY: AVX-512 F is enabled by the caller's wrapper.
+            unsafe {
+                ($cmp512::<_CMP_UNORD_Q>(x[0], x[1]) | $cmp512::<_CMP_UNORD_Q>(x[2], x[3])) != 0
+            }
+        }
+        #[inline(always)]
+        unsafe fn $n256(x: [$r256; 8]) -> bool {
+            // SAFETY: AVX is enabled by the caller's wrapper.
+            unsafe {
+                // No closure for the compare: it might not be inlined into the wrapper.
+                let u01 = $cmp256::<_CMP_UNORD_Q>(x[0], x[1]);
+                let u23 = $cmp256::<_CMP_UNORD_Q>(x[2], x[3]);
+                let u45 = $cmp256::<_CMP_UNORD_Q>(x[4], x[5]);
+                let u67 = $cmp256::<_CMP_UNORD_Q>(x[6], x[7]);
+                $movemask($or($or(u01, u23), $or(u45, u67))) != 0
+            }
+        }
+    )*};
 }
 #[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn unord512_pd(x: [__m512d; 4]) -> bool {
-    // SAFETY: AVX-512 F is enabled by the caller's wrapper.
-    unsafe {
-        (_mm512_cmp_pd_mask::<_CMP_UNORD_Q>(x[0], x[1])
-            | _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(x[2], x[3]))
-            != 0
-    }
-}
-/// Whether any lane of eight 256-bit registers is NaN.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn unord256_ps(x: [__m256; 8]) -> bool {
-    // SAFETY: AVX is enabled by the caller's wrapper.
-    unsafe {
-        // No closure for the compare: it might not be inlined into the wrapper.
-        let u01 = _mm256_cmp_ps::<_CMP_UNORD_Q>(x[0], x[1]);
-        let u23 = _mm256_cmp_ps::<_CMP_UNORD_Q>(x[2], x[3]);
-        let u45 = _mm256_cmp_ps::<_CMP_UNORD_Q>(x[4], x[5]);
-        let u67 = _mm256_cmp_ps::<_CMP_UNORD_Q>(x[6], x[7]);
-        let any = _mm256_or_ps(_mm256_or_ps(u01, u23), _mm256_or_ps(u45, u67));
-        _mm256_movemask_ps(any) != 0
-    }
-}
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-unsafe fn unord256_pd(x: [__m256d; 8]) -> bool {
-    // SAFETY: AVX is enabled by the caller's wrapper.
-    unsafe {
-        // No closure for the compare: it might not be inlined into the wrapper.
-        let u01 = _mm256_cmp_pd::<_CMP_UNORD_Q>(x[0], x[1]);
-        let u23 = _mm256_cmp_pd::<_CMP_UNORD_Q>(x[2], x[3]);
-        let u45 = _mm256_cmp_pd::<_CMP_UNORD_Q>(x[4], x[5]);
-        let u67 = _mm256_cmp_pd::<_CMP_UNORD_Q>(x[6], x[7]);
-        let any = _mm256_or_pd(_mm256_or_pd(u01, u23), _mm256_or_pd(u45, u67));
-        _mm256_movemask_pd(any) != 0
-    }
+unord_fns! {
+    unord512_ps: __m512, _mm512_cmp_ps_mask; unord256_ps: __m256, _mm256_cmp_ps, _mm256_or_ps, _mm256_movemask_ps;
+    unord512_pd: __m512d, _mm512_cmp_pd_mask; unord256_pd: __m256d, _mm256_cmp_pd, _mm256_or_pd, _mm256_movemask_pd;
 }
 
 /// The `reduce_*` overrides of an x86 backend: each folds with `$fold32`/`$fold64` and the
@@ -879,8 +846,7 @@ impl VirtualVectors for Avx2 {
                     _mm256_add_pd(acc[k], _mm256_maskload_pd(q.wrapping_add(4 * k), m))
                 });
             }
-            let v = [_mm256_add_pd(acc[0], acc[2]), _mm256_add_pd(acc[1], acc[3])]; // 8
-            let v = _mm256_add_pd(v[0], v[1]); // 4
+            let v = fold_regs!(4, acc, _mm256_add_pd); // widths 8, 4
             let v = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v)); // 2
             fold128_pd!(v, _mm_add_pd)
         }
