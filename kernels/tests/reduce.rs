@@ -659,6 +659,7 @@ fn serial_and_parallel_sums_are_bit_identical() {
     let a = Array1::from((0..n).map(|_| rng.unit() as f32).collect::<Vec<_>>());
     let m = Array1::from((0..n).map(|_| rng.bool()).collect::<Vec<_>>());
     let b = Array1::from((0..n).map(|_| rng.unit() as f32).collect::<Vec<_>>());
+    let half = Array1::from((0..n).map(|i| i >= n / 2).collect::<Vec<_>>());
     let splits: Vec<i64> = (0..=n as i64).step_by(1000).chain([n as i64]).collect();
     let run = || {
         (
@@ -667,6 +668,9 @@ fn serial_and_parallel_sums_are_bit_identical() {
             full::max(&a).unwrap(),
             extype_kernels::elementwise::binary::add(&a, &b).unwrap(),
             segment::segment_sum(&a, &splits).unwrap(),
+            extype_kernels::compact::boolean_mask(&a, &m).unwrap(),
+            // Whole chunks selecting nothing, then everything.
+            extype_kernels::compact::boolean_mask(&a, &half).unwrap(),
         )
     };
     let pool = rayon::ThreadPoolBuilder::new()
@@ -685,6 +689,19 @@ fn serial_and_parallel_sums_are_bit_identical() {
     extype_kernels::parallel::set_parallel_min_bytes(extype_kernels::parallel::PAR_MIN_BYTES);
     assert_eq!(serial.3, parallel.3);
     assert_eq!(serial.4, parallel.4);
+    assert_eq!(serial.5, parallel.5);
+    assert_eq!(serial.6, parallel.6);
+    let want: Vec<f32> = a
+        .iter()
+        .zip(m.iter())
+        .filter(|(_, m)| **m)
+        .map(|(&x, _)| x)
+        .collect();
+    assert_eq!(parallel.5.as_slice().unwrap(), &want[..]);
+    assert_eq!(
+        parallel.6.as_slice().unwrap(),
+        &a.as_slice().unwrap()[n / 2..]
+    );
     assert_eq!(serial.0.to_bits(), parallel.0.to_bits());
     assert_eq!(serial.1.to_bits(), parallel.1.to_bits());
     assert_eq!(serial.2, parallel.2);
