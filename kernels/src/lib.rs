@@ -67,10 +67,11 @@
 //!   4 Ki masked sum at 1.28 µs). So the hot paths use no closures: leaves are `fn`s, register
 //!   arrays are written out by a macro, segment loops are plain `for` loops.
 //! * The hand-written AVX-512 sum in the benchmark (the read-bandwidth yardstick: 8 independent
-//!   accumulators, no tree, no dispatch) bounds what the crate's sum can do: in the run under
-//!   Measured the crate's sum reached 95% of its one-core speed at 1 Mi, 75% at 4 Ki (about 20 ns
-//!   of per-call overhead), and 120% at 64 Mi, where it also splits across both cores. The dispatch
-//!   layer and the fixed-order tree cost little beyond that overhead. The project's earlier
+//!   accumulators, no tree, no dispatch, unaligned loads) is the yardstick for the crate's sum: in
+//!   the run under Measured the crate's sum reached 112% of its one-core speed at 4 Ki and 105% at
+//!   1 Mi (it loads aligned rows; the plain loop splits cache lines on the benchmark's 16-byte
+//!   aligned `Vec`), and 121% at 64 Mi, where it also splits across both cores. The dispatch
+//!   layer and the fixed-order tree cost little beyond a fixed ~20 ns per call. The project's earlier
 //!   measurements (quoted in the issue, not re-run here) found hand-written AVX-512 and `pulp`'s
 //!   x86-v4 level equally fast, and `wide` (no runtime dispatch) 3× slower because a default build
 //!   compiles it for SSE2. `pulp` would have worked, but it adds a dependency and a second dispatch

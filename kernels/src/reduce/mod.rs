@@ -23,7 +23,7 @@ use crate::simd::Simd;
 /// most 64 (f32) or 128 (f64) terms sequentially.
 pub const LEAF: usize = 4096;
 
-/// Segments shorter than this take [`Reducer::short`]: for float sums, 16 lanes (element `i`
+/// Segments shorter than this take the reducer's `short` path: for float sums, 16 lanes (element `i`
 /// to lane `i % 16`, each lane sequential, then a pairwise fold), instead of a 64-lane leaf
 /// whose fixed cost (tail, rotation, 6-level fold) dominates a 100-element segment.
 pub const SHORT: usize = 256;
