@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 SIZES = [("4 Ki", 4 << 10), ("1 Mi", 1 << 20), ("64 Mi", 64 << 20)]
-INPUT_BYTES = {"masked sum": 5, "compaction": 5, "add": 8, "select": 9}
+INPUT_BYTES = {"masked sum": 5, "masked max": 5, "compaction": 5, "add": 8, "select": 9}
 
 
 def median_time(fn, budget=0.7, max_reps=200):
@@ -46,6 +46,9 @@ def ops(n):
     return {
         "sum": lambda: a.sum(),
         "max": lambda: a.max(),
+        "argmax": lambda: a.argmax(),
+        "masked max": lambda: a[m].max(),
+        "masked max (where)": lambda: np.where(m, a, -np.inf).max(),
         "masked sum": lambda: a[m].sum(),
         "masked sum (where)": lambda: np.where(m, a, 0).sum(),
         "add": lambda: a + b,

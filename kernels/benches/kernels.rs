@@ -3,8 +3,10 @@
 //! Run with `cargo bench -p extype-kernels` (add a filter such as `-- 1Mi` for one size).
 //! Every benchmark records its per-iteration times as criterion measures them; at the end a
 //! summary prints, per size, each kernel's median time, its input bandwidth, its fraction of
-//! the copy and plain-SIMD-sum read bandwidths measured in the same run, and its speed-up
-//! over the ndarray equivalent.
+//! the yardsticks measured in the same run — `/copy`: a copy into already-touched memory
+//! (`copy_from_slice`, the bandwidth ceiling); `/fresh`: allocate-and-copy (`to_vec`, what a
+//! kernel producing a new output of the same bytes must do); `/read1`, `/readN`: a plain
+//! AVX-512 sum on one core and on all cores — and its speed-up over the ndarray equivalent.
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -110,7 +112,15 @@ fn bench_size(c: &mut Criterion, n: usize, label: &str) {
         s
     };
     let mut dst = vec![0.0f32; n];
+    // The same data at a 64-byte boundary and 1 and 3 elements past one (a `Vec` is only
+    // guaranteed 4-byte aligned, in practice 16), to measure the sum at controlled alignments.
+    let mut padded = vec![0.0f32; n + 32];
+    let boundary = padded.as_ptr().align_offset(64);
+
     let (ha, hb) = (a.slice(s![..n / 2]), a.slice(s![n / 2..]));
+    // The kernels take dynamic-rank views: convert once, outside the timed loop (the ndarray
+    // calls get their static-rank views the same way).
+    let halves = [ha.into_dyn(), hb.into_dyn()];
 
     // Yardsticks.
     record(&mut group, n, "copy (memcpy)", || {
@@ -140,6 +150,23 @@ fn bench_size(c: &mut Criterion, n: usize, label: &str) {
     record(&mut group, n, "ndarray: sum", || {
         black_box(a.sum());
     });
+    if n <= 1 << 20 {
+        for (offset, name) in [
+            (0, "sum (64-byte aligned)"),
+            (1, "sum (offset 1)"),
+            (3, "sum (offset 3)"),
+        ] {
+            // Copy the data in place for each offset (the copies overlap).
+            padded[boundary + offset..boundary + offset + n].copy_from_slice(a.as_slice().unwrap());
+            let v = ndarray::ArrayView1::from(&padded[boundary + offset..][..n]);
+            record(&mut group, n, name, || {
+                black_box(full::sum(&v));
+            });
+            record(&mut group, n, &format!("ndarray: {name}"), || {
+                black_box(v.sum());
+            });
+        }
+    }
     record(&mut group, n, "max", || {
         black_box(full::max(&a).unwrap());
     });
@@ -148,6 +175,35 @@ fn bench_size(c: &mut Criterion, n: usize, label: &str) {
             f32::NEG_INFINITY,
             |m, &x| if x > m || x.is_nan() { x } else { m },
         ));
+    });
+    record(&mut group, n, "argmax", || {
+        black_box(full::argmax(&a).unwrap());
+    });
+    record(&mut group, n, "ndarray: argmax", || {
+        // First maximum, first NaN wins (the kernel's semantics).
+        let mut best = (0usize, f32::NEG_INFINITY);
+        for (i, &x) in a.iter().enumerate() {
+            if x.is_nan() {
+                best = (i, x);
+                break;
+            }
+            if x > best.1 || i == 0 {
+                best = (i, x);
+            }
+        }
+        black_box(best.0);
+    });
+    record(&mut group, n, "masked max", || {
+        black_box(masked::masked_max(&a, &mask).unwrap());
+    });
+    record(&mut group, n, "ndarray: masked max", || {
+        black_box(
+            Zip::from(&a)
+                .and(&mask)
+                .fold(f32::NEG_INFINITY, |s, &x, &m| {
+                    if m && (x > s || x.is_nan()) { x } else { s }
+                }),
+        );
     });
     record(&mut group, n, "masked sum", || {
         black_box(masked::masked_sum(&a, &mask).unwrap());
@@ -216,13 +272,13 @@ fn bench_size(c: &mut Criterion, n: usize, label: &str) {
         ));
     });
     record(&mut group, n, "stack", || {
-        black_box(stack_concat::stack(0, &[ha.into_dyn(), hb.into_dyn()]).unwrap());
+        black_box(stack_concat::stack(0, &halves).unwrap());
     });
     record(&mut group, n, "ndarray: stack", || {
         black_box(ndarray::stack(Axis(0), &[ha, hb]).unwrap());
     });
     record(&mut group, n, "concat", || {
-        black_box(stack_concat::concat(0, &[ha.into_dyn(), hb.into_dyn()]).unwrap());
+        black_box(stack_concat::concat(0, &halves).unwrap());
     });
     record(&mut group, n, "ndarray: concat", || {
         black_box(ndarray::concatenate(Axis(0), &[ha, hb]).unwrap());
@@ -234,7 +290,7 @@ fn bench_size(c: &mut Criterion, n: usize, label: &str) {
 fn input_bytes(name: &str) -> f64 {
     let name = name.trim_start_matches("ndarray: ");
     match name {
-        "masked sum" | "compaction" => 5.0,
+        "masked sum" | "masked max" | "compaction" => 5.0,
         "add" | "select" => {
             if name == "select" {
                 9.0
@@ -288,13 +344,26 @@ fn summary() {
             label(n)
         );
         println!(
-            "{:<22} {:>11} {:>9} {:>8} {:>8} {:>8} {:>11} {:>9}",
-            "kernel", "median", "GB/s in", "/copy", "/read1", "/readN", "ndarray", "speed-up"
+            "{:<22} {:>11} {:>9} {:>8} {:>8} {:>8} {:>8} {:>11} {:>9}",
+            "kernel",
+            "median",
+            "GB/s in",
+            "/copy",
+            "/fresh",
+            "/read1",
+            "/readN",
+            "ndarray",
+            "speed-up"
         );
         for name in [
             "sum",
+            "sum (64-byte aligned)",
+            "sum (offset 1)",
+            "sum (offset 3)",
             "max",
+            "argmax",
             "masked sum",
+            "masked max",
             "add",
             "add (row broadcast)",
             "exp",
@@ -310,11 +379,12 @@ fn summary() {
             };
             let nd = get(&format!("ndarray: {name}"));
             println!(
-                "{:<22} {:>11} {:>9.2} {:>7.0}% {:>7.0}% {:>7.0}% {:>11} {:>8.2}x",
+                "{:<22} {:>11} {:>9.2} {:>7.0}% {:>7.0}% {:>7.0}% {:>7.0}% {:>11} {:>8.2}x",
                 name,
                 fmt_t(t),
                 g,
                 100.0 * g / copy,
+                100.0 * g / copy_alloc,
                 100.0 * g / read1,
                 100.0 * g / read_all,
                 nd.map(fmt_t).unwrap_or_default(),

@@ -1,12 +1,13 @@
 //! `stack` (new axis) and `concat` (existing axis) of arrays of any layout into one
 //! standard-layout array. Contiguous inputs joined along axis 0 are plain `memcpy`s.
 
-use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
+use ndarray::{ArrayD, ArrayViewD, Axis, Dimension, IxDyn, Slice};
 
 use crate::element::Element;
 use crate::elementwise::engine::build_vec;
 use crate::error::{KernelError, Result};
 use crate::layout::normalize_axis;
+use crate::parallel::{HUGE_PAGE_MIN_BYTES, use_parallel_output};
 
 fn copy_into<T: Element>(
     dst: &mut ndarray::ArrayViewMutD<'_, std::mem::MaybeUninit<T>>,
@@ -46,15 +47,15 @@ pub fn stack<T: Element>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Ar
     if ax == 0 {
         // Standard-layout inputs stacked on a new leading axis are consecutive runs of the
         // output: skip building expanded views.
-        let slices: Option<Vec<&[T]>> = arrays.iter().map(|a| a.as_slice()).collect();
-        if let Some(slices) = slices {
-            let mut shape = Vec::with_capacity(first.ndim() + 1);
-            shape.push(arrays.len());
-            shape.extend_from_slice(first.shape());
-            let v = concat_flat(&slices);
-            return Ok(
-                ArrayD::from_shape_vec(IxDyn(&shape), v).expect("lengths add up to the shape")
-            );
+        let shape = dims(first.ndim() + 1, |k| {
+            if k == 0 {
+                arrays.len()
+            } else {
+                first.shape()[k - 1]
+            }
+        });
+        if let Some(out) = concat_standard(arrays, shape) {
+            return Ok(out);
         }
     }
     let expanded: Vec<ArrayViewD<'_, T>> = arrays
@@ -108,8 +109,64 @@ pub fn concat<T: Element>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<A
     join(OP, ax, arrays)
 }
 
-/// Concatenates contiguous runs into one `Vec`, copying chunks in parallel when large.
-fn concat_flat<T: Element>(parts: &[&[T]]) -> Vec<T> {
+/// A shape of `ndim` dimensions, dimension `k` being `dim(k)`, built without a heap
+/// allocation up to rank 8 (`IxDyn` itself stores up to 4 dimensions inline).
+fn dims(ndim: usize, dim: impl Fn(usize) -> usize) -> IxDyn {
+    const INLINE: usize = 8;
+    if ndim <= INLINE {
+        let mut d = [0usize; INLINE];
+        for (k, x) in d[..ndim].iter_mut().enumerate() {
+            *x = dim(k);
+        }
+        IxDyn(&d[..ndim])
+    } else {
+        IxDyn(&(0..ndim).map(dim).collect::<Vec<_>>())
+    }
+}
+
+/// The fast path of both joins: when every input is in standard layout and the output of
+/// `shape` is their data back to back (joining along the leading axis), one `memcpy` per input
+/// into the uninitialised output (no zero-fill, no per-element views); large outputs go
+/// through [`concat_flat`] (huge pages, both cores). `None` when an input is not standard.
+fn concat_standard<T: Element>(arrays: &[ArrayViewD<'_, T>], shape: IxDyn) -> Option<ArrayD<T>> {
+    if !arrays.iter().all(|a| a.is_standard_layout()) {
+        return None;
+    }
+    let total: usize = arrays.iter().map(|a| a.len()).sum();
+    debug_assert_eq!(total, shape.size(), "the callers checked the shapes");
+    let bytes = total * size_of::<T>();
+    let v = if use_parallel_output(2 * bytes) || bytes >= HUGE_PAGE_MIN_BYTES {
+        let slices: Vec<&[T]> = arrays.iter().filter_map(|a| a.as_slice()).collect();
+        concat_flat(&slices, 2 * bytes)
+    } else {
+        let mut v: Vec<T> = Vec::with_capacity(total);
+        let mut at = 0;
+        for a in arrays {
+            // Standard layout (checked above), so `as_slice` is `Some`.
+            let src = a.as_slice()?;
+            // SAFETY: `at + src.len() <= total` (the lengths sum to `total`), so the
+            // destination lies in `v`'s capacity; `v` is a fresh allocation, so it cannot
+            // overlap `src`. Copying `T: Copy` values bytewise is a valid initialisation.
+            unsafe {
+                std::ptr::copy_nonoverlapping(src.as_ptr(), v.as_mut_ptr().add(at), src.len())
+            };
+            at += src.len();
+        }
+        // SAFETY: elements `0..at` were written above, and `at == total` when every input
+        // was standard (an early `None` return drops `v` with length 0).
+        unsafe { v.set_len(at) };
+        v
+    };
+    debug_assert_eq!(v.len(), shape.size());
+    // SAFETY: `v` holds `total` elements, the product of `shape` (the callers built `shape`
+    // from the inputs' checked shapes, whose element counts fit in memory, so the product does
+    // not overflow); the default (C-order) strides of `shape` address exactly `0..total`.
+    Some(unsafe { ArrayD::from_shape_vec_unchecked(shape, v) })
+}
+
+/// Concatenates contiguous runs into one `Vec`, copying chunks in parallel when `bytes`
+/// (read and written) is large.
+fn concat_flat<T: Element>(parts: &[&[T]], bytes: usize) -> Vec<T> {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     let mut starts = Vec::with_capacity(parts.len());
     let mut at = 0;
@@ -117,7 +174,7 @@ fn concat_flat<T: Element>(parts: &[&[T]]) -> Vec<T> {
         starts.push(at);
         at += p.len();
     }
-    build_vec(total, 2 * total * size_of::<T>(), |start, dst| {
+    build_vec(total, bytes, |start, dst| {
         let end = start + dst.len();
         for (p, &s) in parts.iter().zip(&starts) {
             let (lo, hi) = (s.max(start), (s + p.len()).min(end));
@@ -145,20 +202,21 @@ fn join<T: Element>(
     ax: usize,
     arrays: &[ArrayViewD<'_, T>],
 ) -> Result<ArrayD<T>> {
-    let mut shape = arrays[0].shape().to_vec();
-    shape[ax] = arrays.iter().map(|a| a.shape()[ax]).sum();
-    // Along the leading axis, standard-layout inputs are consecutive runs of the output.
-    let leading = arrays[0].shape()[..ax].iter().all(|&d| d == 1);
-    if leading {
-        let slices: Option<Vec<&[T]>> = arrays.iter().map(|a| a.as_slice()).collect();
-        if let Some(slices) = slices {
-            let v = concat_flat(&slices);
-            return Ok(
-                ArrayD::from_shape_vec(IxDyn(&shape), v).expect("lengths add up to the shape")
-            );
+    let first = arrays[0].shape();
+    let shape = dims(first.len(), |k| {
+        if k == ax {
+            arrays.iter().map(|a| a.shape()[ax]).sum()
+        } else {
+            first[k]
         }
+    });
+    // Along the leading axis, standard-layout inputs are consecutive runs of the output.
+    if first[..ax].iter().all(|&d| d == 1)
+        && let Some(out) = concat_standard(arrays, shape.clone())
+    {
+        return Ok(out);
     }
-    let mut out = ArrayD::<T>::uninit(IxDyn(&shape));
+    let mut out = ArrayD::<T>::uninit(shape);
     let mut start = 0;
     for a in arrays {
         let len = a.shape()[ax];

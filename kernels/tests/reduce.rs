@@ -167,6 +167,168 @@ fn every_tail_length_matches_on_every_isa() {
 }
 
 #[test]
+fn every_alignment_matches_on_every_isa() {
+    // The AVX-512 path loads rows from the preceding 64-byte boundary and rotates its lanes
+    // back; every start offset within a 64-byte line, with every tail, must give the bits of
+    // the scalar reference (which never rotates). Values include ±0 (whose max/min tie is
+    // decided by the fold order), NaN and ±inf.
+    let _guard = ISA_LOCK.lock().unwrap();
+    let mut rng = Rng(12);
+    let lens: Vec<usize> = (0..=130)
+        .chain([191, 192, 193, 4095, 4096, 4097, 2 * 4096 + 77])
+        .collect();
+    let max_len = *lens.iter().max().unwrap();
+    let zeros = |rng: &mut Rng| if rng.bool() { 0.0 } else { -0.0 };
+    let b32 = |x: f32| if x.is_nan() { u32::MAX } else { x.to_bits() };
+    let b64 = |x: f64| if x.is_nan() { u64::MAX } else { x.to_bits() };
+    for round in 0..3 {
+        // Round 0: signed zeros only (ties everywhere); 1: plain values; 2: with specials.
+        let buf32: Vec<f32> = (0..max_len + 16)
+            .map(|_| {
+                if round == 0 {
+                    zeros(&mut rng) as f32
+                } else {
+                    rng.float(round == 2) as f32
+                }
+            })
+            .collect();
+        let buf64: Vec<f64> = (0..max_len + 8)
+            .map(|_| {
+                if round == 0 {
+                    zeros(&mut rng)
+                } else {
+                    rng.float(round == 2)
+                }
+            })
+            .collect();
+        for &n in &lens {
+            for off in 0..16 {
+                let a = ndarray::ArrayView1::from(&buf32[off..off + n]);
+                let ad = ndarray::ArrayView1::from(&buf64[off % 8..off % 8 + n]);
+                let mut results = Vec::new();
+                for isa in simd::Isa::supported() {
+                    assert!(simd::force_isa(Some(isa)));
+                    results.push((
+                        isa,
+                        (
+                            b32(full::sum(&a)),
+                            full::max(&a).map(b32).ok(),
+                            full::min(&a).map(b32).ok(),
+                            b64(full::sum(&ad)),
+                            full::max(&ad).map(b64).ok(),
+                            full::min(&ad).map(b64).ok(),
+                            b64(full::prod(&ad.mapv(|x| 1.0 + x / 64.0))),
+                            full::argmax(&a).ok(),
+                        ),
+                    ));
+                }
+                simd::force_isa(None);
+                for r in &results[1..] {
+                    assert_eq!(
+                        r.1, results[0].1,
+                        "round {round} n={n} offset {off}: {:?} differs from {:?}",
+                        r.0, results[0].0
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn argmax_finds_the_first_extreme_across_leaves() {
+    // argmax/argmin find the leftmost leaf holding the extreme in one pass and scan only it:
+    // check ties across leaves, ±0 ties, NaN, -inf-only data and a parallel-sized input.
+    let scan = |xs: &[f32], is_max: bool| {
+        if let Some(i) = xs.iter().position(|x| x.is_nan()) {
+            return i;
+        }
+        let mut best = 0;
+        for (i, &x) in xs.iter().enumerate() {
+            if (is_max && x > xs[best]) || (!is_max && x < xs[best]) {
+                best = i;
+            }
+        }
+        best
+    };
+    let mut rng = Rng(13);
+    for n in [1, 4095, 4096, 4097, 5 * 4096 + 3, (1 << 22) + 5] {
+        let base: Vec<f32> = (0..n).map(|_| rng.float(false) as f32).collect();
+        let mut cases: Vec<Vec<f32>> = vec![base.clone()];
+        let mut tie = base.clone();
+        for i in [n / 7, n / 3, n - 1] {
+            tie[i] = 100.0;
+            tie[n - 1 - i] = -100.0;
+        }
+        cases.push(tie);
+        let mut zeros = vec![0.0f32; n];
+        for i in (0..n).step_by(3) {
+            zeros[i] = -0.0;
+        }
+        cases.push(zeros);
+        let mut nan = base.clone();
+        nan[n - 1] = f32::NAN;
+        nan[n / 2] = f32::NAN;
+        cases.push(nan);
+        cases.push(vec![f32::NEG_INFINITY; n]);
+        for xs in cases {
+            let a = Array1::from(xs.clone());
+            assert_eq!(full::argmax(&a).unwrap(), scan(&xs, true), "n={n}");
+            assert_eq!(full::argmin(&a).unwrap(), scan(&xs, false), "n={n}");
+        }
+    }
+}
+
+#[test]
+fn short_and_long_segments_match_on_every_isa() {
+    // Segments shorter than `reduce::SHORT` take the 16-lane path, longer ones the leaf tree;
+    // both must give the same bits on every instruction set, within the documented bound.
+    let _guard = ISA_LOCK.lock().unwrap();
+    let mut rng = Rng(14);
+    let mut splits = vec![0i64];
+    for len in (0..=300).chain([511, 4096, 4097, 5000]) {
+        splits.push(splits.last().unwrap() + len as i64);
+    }
+    let n = *splits.last().unwrap() as usize;
+    let xs: Vec<f32> = (0..n).map(|_| rng.float(false) as f32).collect();
+    let xd: Vec<f64> = (0..n).map(|_| rng.float(false)).collect();
+    let (a, ad) = (Array1::from(xs.clone()), Array1::from(xd.clone()));
+    let bits = |v: ArrayD<f32>, w: ArrayD<f64>| {
+        (
+            v.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            w.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        )
+    };
+    let mut results = Vec::new();
+    for isa in simd::Isa::supported() {
+        assert!(simd::force_isa(Some(isa)));
+        let s32 = segment::segment_sum(&a, &splits).unwrap();
+        let s64 = segment::segment_sum(&ad, &splits).unwrap();
+        results.push((isa, bits(s32, s64)));
+    }
+    simd::force_isa(None);
+    for r in &results[1..] {
+        assert_eq!(
+            r.1, results[0].1,
+            "{:?} differs from {:?}",
+            r.0, results[0].0
+        );
+    }
+    let got = segment::segment_sum(&a, &splits).unwrap();
+    for (i, w) in splits.windows(2).enumerate() {
+        let seg = &xs[w[0] as usize..w[1] as usize];
+        let want = ref_sum(seg.iter().map(|&x| x as f64));
+        let abs: f64 = seg.iter().map(|&x| (x as f64).abs()).sum();
+        let g = got[[i]] as f64;
+        assert!(
+            (g - want).abs() <= F32_EPS * want.abs() + 70.0 * F32_EPS * abs,
+            "segment {i} (len {}): {g} vs {want}",
+            seg.len()
+        );
+    }
+}
+
+#[test]
 fn axes_reductions_match_reference() {
     let mut rng = Rng(3);
     for case in 0..60 {
@@ -359,6 +521,7 @@ fn masked_reductions_match_reference() {
             assert_eq!(masked::masked_count(&v, &m).unwrap(), sel.len());
             match masked::masked_max(&v, &m) {
                 Ok(g) => {
+                    assert!(!sel.is_empty(), "{what}: masked max of nothing");
                     let w = if sel.iter().any(|x| x.is_nan()) {
                         f64::NAN
                     } else {
@@ -381,6 +544,28 @@ fn masked_reductions_match_reference() {
     let m = ndarray::array![true, false, true];
     assert_eq!(masked::masked_sum(&v, &m).unwrap(), 14.0);
     assert_eq!(masked::masked_max(&v, &m).unwrap(), 6.0);
+    // Max/min count the mask only when the result is the identity: a selected ±inf equal to
+    // the identity is a result, selecting nothing is an error (also past one leaf).
+    for n in [3, 5000] {
+        let mut x = vec![1.0f32; n];
+        x[n - 2] = f32::NEG_INFINITY;
+        x[n - 1] = f32::INFINITY;
+        let mut sel = vec![false; n];
+        sel[n - 2] = true;
+        let (x, sel, none) = (
+            Array1::from(x),
+            Array1::from(sel),
+            Array1::from(vec![false; n]),
+        );
+        assert_eq!(masked::masked_max(&x, &sel).unwrap(), f32::NEG_INFINITY);
+        assert!(masked::masked_max(&x, &none).is_err());
+        assert!(masked::masked_min(&x, &none).is_err());
+        let only_inf = Array1::from((0..n).map(|i| i == n - 1).collect::<Vec<_>>());
+        assert_eq!(masked::masked_min(&x, &only_inf).unwrap(), f32::INFINITY);
+        let xi = x.mapv(|v| if v.is_finite() { 1i32 } else { i32::MIN });
+        assert_eq!(masked::masked_max(&xi, &sel).unwrap(), i32::MIN);
+        assert!(masked::masked_max(&xi, &none).is_err());
+    }
     assert_eq!(
         masked::masked_sum_axes(&v, &m, &[1], false).unwrap(),
         ndarray::arr1(&[4.0f32, 10.0]).into_dyn()
@@ -474,6 +659,7 @@ fn serial_and_parallel_sums_are_bit_identical() {
     let a = Array1::from((0..n).map(|_| rng.unit() as f32).collect::<Vec<_>>());
     let m = Array1::from((0..n).map(|_| rng.bool()).collect::<Vec<_>>());
     let b = Array1::from((0..n).map(|_| rng.unit() as f32).collect::<Vec<_>>());
+    let half = Array1::from((0..n).map(|i| i >= n / 2).collect::<Vec<_>>());
     let splits: Vec<i64> = (0..=n as i64).step_by(1000).chain([n as i64]).collect();
     let run = || {
         (
@@ -482,6 +668,9 @@ fn serial_and_parallel_sums_are_bit_identical() {
             full::max(&a).unwrap(),
             extype_kernels::elementwise::binary::add(&a, &b).unwrap(),
             segment::segment_sum(&a, &splits).unwrap(),
+            extype_kernels::compact::boolean_mask(&a, &m).unwrap(),
+            // Whole chunks selecting nothing, then everything.
+            extype_kernels::compact::boolean_mask(&a, &half).unwrap(),
         )
     };
     let pool = rayon::ThreadPoolBuilder::new()
@@ -500,6 +689,19 @@ fn serial_and_parallel_sums_are_bit_identical() {
     extype_kernels::parallel::set_parallel_min_bytes(extype_kernels::parallel::PAR_MIN_BYTES);
     assert_eq!(serial.3, parallel.3);
     assert_eq!(serial.4, parallel.4);
+    assert_eq!(serial.5, parallel.5);
+    assert_eq!(serial.6, parallel.6);
+    let want: Vec<f32> = a
+        .iter()
+        .zip(m.iter())
+        .filter(|(_, m)| **m)
+        .map(|(&x, _)| x)
+        .collect();
+    assert_eq!(parallel.5.as_slice().unwrap(), &want[..]);
+    assert_eq!(
+        parallel.6.as_slice().unwrap(),
+        &a.as_slice().unwrap()[n / 2..]
+    );
     assert_eq!(serial.0.to_bits(), parallel.0.to_bits());
     assert_eq!(serial.1.to_bits(), parallel.1.to_bits());
     assert_eq!(serial.2, parallel.2);

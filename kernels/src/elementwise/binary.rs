@@ -4,7 +4,7 @@
 
 use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 
-use super::engine::{map2, zip_slices};
+use super::engine::{map2, zip_repeat, zip_slices};
 use crate::element::{Element, Float, Num};
 use crate::error::KernelError;
 use crate::error::Result;
@@ -31,6 +31,18 @@ where
         // Same shape, standard layout: skip broadcasting and the dynamic-dimension views.
         let v = zip_slices(sa, sb, f);
         return Ok(ArrayD::from_shape_vec(a.shape(), v).expect("length matches the shape"));
+    }
+    if let (Some(sa), Some(sb)) = (a.as_slice(), b.as_slice()) {
+        // The "bias" broadcast (`[n, k] + [k]`, either side): one operand's shape is a proper
+        // suffix of the other's, both standard layout. Skip the broadcasting machinery.
+        if a.ndim() > b.ndim() && a.shape().ends_with(b.shape()) && !sb.is_empty() {
+            let v = zip_repeat(sa, sb, f);
+            return Ok(ArrayD::from_shape_vec(a.shape(), v).expect("length matches the shape"));
+        }
+        if b.ndim() > a.ndim() && b.shape().ends_with(a.shape()) && !sa.is_empty() {
+            let v = zip_repeat(sb, sa, move |y: B, x: A| f(x, y));
+            return Ok(ArrayD::from_shape_vec(b.shape(), v).expect("length matches the shape"));
+        }
     }
     let (a, b) = (a.view().into_dyn(), b.view().into_dyn());
     let shape = broadcast_shapes(op, &[("a", a.shape()), ("b", b.shape())])?;

@@ -9,7 +9,7 @@ use ndarray::{ArrayD, ArrayView1, ArrayViewD, ArrayViewMut1, Axis, IxDyn, Zip};
 use rayon::prelude::*;
 
 use crate::layout::normalize;
-use crate::parallel::{PAR_CHUNK_ELEMS, advise_huge_pages, use_parallel};
+use crate::parallel::{PAR_CHUNK_ELEMS, advise_huge_pages, use_parallel_output};
 use crate::simd::{Kernel, Simd, dispatch};
 
 /// Elements per unrolled block of the map kernels.
@@ -88,17 +88,49 @@ impl<A: Copy, B: Copy, C: Copy, U, F: Fn(A, B, C) -> U> Kernel for Map3<'_, A, B
 }
 
 /// Builds a `Vec` of `n` outputs by calling `fill(start, chunk)` on disjoint chunks of the
-/// uninitialised buffer (in parallel, in fixed chunks, when the work is large). `fill` must
-/// write every element of its chunk.
+/// uninitialised buffer (in parallel when the work is large). `fill` must write every element
+/// of its chunk, and its result must not depend on how the output is chunked.
+///
+/// Parallel chunks end at 2 MiB-aligned addresses of the output, so that each transparent huge
+/// page of a fresh output is faulted in (and zeroed by the kernel) by exactly one thread and
+/// copied into right after, while it is still in cache.
 pub(crate) fn build_vec<U: Send>(
     n: usize,
     bytes_touched: usize,
     fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
 ) -> Vec<U> {
-    build_vec_chunked(n, PAR_CHUNK_ELEMS, bytes_touched, fill)
+    const HUGE: usize = 2 << 20;
+    let size = size_of::<U>();
+    if size == 0 || !HUGE.is_multiple_of(size) {
+        return build_vec_chunked(n, PAR_CHUNK_ELEMS, bytes_touched, fill);
+    }
+    let mut out: Vec<U> = Vec::with_capacity(n);
+    let spare = &mut out.spare_capacity_mut()[..n];
+    advise_huge_pages(spare);
+    if use_parallel_output(bytes_touched) {
+        let addr = spare.as_ptr() as usize;
+        let head = ((addr.next_multiple_of(HUGE) - addr) / size).min(n);
+        let (first, rest) = spare.split_at_mut(head);
+        let per = HUGE / size;
+        rayon::join(
+            || fill(0, first),
+            || {
+                rest.par_chunks_mut(per)
+                    .enumerate()
+                    .for_each(|(i, part)| fill(head + i * per, part))
+            },
+        );
+    } else {
+        fill(0, spare);
+    }
+    // SAFETY: capacity is at least `n`, and `fill` wrote all `n` elements (the chunks tile
+    // `0..n`, and every caller's `fill` writes each element of its chunk exactly once).
+    unsafe { out.set_len(n) };
+    out
 }
 
-/// [`build_vec`] with parallel chunks of `chunk` elements (the last may be shorter).
+/// [`build_vec`] with parallel chunks of exactly `chunk` elements from the start (the last may
+/// be shorter), for `fill`s that need chunk boundaries at multiples of `chunk`.
 pub(crate) fn build_vec_chunked<U: Send>(
     n: usize,
     chunk: usize,
@@ -108,7 +140,7 @@ pub(crate) fn build_vec_chunked<U: Send>(
     let mut out: Vec<U> = Vec::with_capacity(n);
     let spare = &mut out.spare_capacity_mut()[..n];
     advise_huge_pages(spare);
-    if use_parallel(bytes_touched) {
+    if use_parallel_output(bytes_touched) {
         spare
             .par_chunks_mut(chunk.max(1))
             .enumerate()
@@ -220,6 +252,25 @@ impl<A: Copy, B: Copy, U, F: Fn(A, B) -> U> Kernel for MapRepeat<'_, A, B, U, F>
     }
 }
 
+/// `f(a[i], block[i % block.len()])` into a new `Vec` (`a.len()` a multiple of the non-empty
+/// `block`'s length): the "bias" broadcast, one vectorised pass per block, parallel in chunks
+/// of whole blocks when large.
+pub(crate) fn zip_repeat<A, B, U, F>(sa: &[A], block: &[B], f: F) -> Vec<U>
+where
+    A: Copy + Sync,
+    B: Copy + Sync,
+    U: Send,
+    F: Fn(A, B) -> U + Copy + Sync,
+{
+    let k = block.len().max(1);
+    let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
+    let bytes = sa.len() * (size_of::<A>() + size_of::<U>());
+    build_vec_chunked(sa.len(), chunk, bytes, |start, dst| {
+        let a = &sa[start..start + dst.len()];
+        dispatch(MapRepeat { a, block, dst, f });
+    })
+}
+
 /// One lane of an input, classified for the vectorised lane kernels.
 enum Lane<'a, T> {
     /// Stride 1 (or length ≤ 1).
@@ -287,29 +338,12 @@ where
     // One side standard, the other a repeated contiguous block (e.g. `[n, k] + [k]`).
     if let (Some(sa), Some(block)) = (a.as_slice(), repeated_block(&b).filter(|bl| !bl.is_empty()))
     {
-        let k = block.len();
-        let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
-        let bytes = sa.len() * (size_of::<A>() + size_of::<U>());
-        let v = build_vec_chunked(sa.len(), chunk, bytes, |start, dst| {
-            let a = &sa[start..start + dst.len()];
-            dispatch(MapRepeat { a, block, dst, f });
-        });
+        let v = zip_repeat(sa, block, f);
         return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
     }
     if let (Some(sb), Some(block)) = (b.as_slice(), repeated_block(&a).filter(|bl| !bl.is_empty()))
     {
-        let k = block.len();
-        let chunk = (PAR_CHUNK_ELEMS / k).max(1) * k;
-        let bytes = sb.len() * (size_of::<B>() + size_of::<U>());
-        let v = build_vec_chunked(sb.len(), chunk, bytes, |start, dst| {
-            let a = &sb[start..start + dst.len()];
-            dispatch(MapRepeat {
-                a,
-                block,
-                dst,
-                f: move |y: B, x: A| f(x, y),
-            });
-        });
+        let v = zip_repeat(sb, block, move |y: B, x: A| f(x, y));
         return ArrayD::from_shape_vec(b.raw_dim(), v).expect("length matches the shape");
     }
     // Same contiguous layout (any memory order): one flat map in memory order.

@@ -7,9 +7,10 @@
 use ndarray::{ArrayBase, ArrayViewD, Data, Dimension};
 
 use super::tree::{reduce_slice, reduce_view};
-use super::{CountNonzeroR, MaxR, MinR, ProdR, Reducer, SumR};
+use super::{CountNonzeroR, LEAF, MaxR, MinR, ProdR, Reducer, SumR};
 use crate::element::{Element, Num};
 use crate::error::{KernelError, Result};
+use crate::simd::Simd;
 
 /// Reduces every element: contiguous arrays (any memory order) go straight to the slice
 /// tree, skipping the dynamic-dimension view machinery (measurable on small inputs).
@@ -79,6 +80,58 @@ pub fn argmin<T: Num, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> R
     arg_extreme(a.view().into_dyn(), false).ok_or_else(|| empty("argmin", ""))
 }
 
+/// The first index where `hit` holds: whole blocks are tested with a branch-free `|` fold
+/// (which LLVM vectorises; `position` exits early and is not vectorised), then the hit block
+/// is searched.
+fn first_match<T: Copy>(xs: &[T], hit: impl Fn(T) -> bool) -> Option<usize> {
+    const BLOCK: usize = 64;
+    for (b, block) in xs.chunks(BLOCK).enumerate() {
+        if block.iter().fold(false, |any, &x| any | hit(x)) {
+            return block.iter().position(|&x| hit(x)).map(|p| b * BLOCK + p);
+        }
+    }
+    None
+}
+
+/// Per leaf, the max (`MAX`) or min and the leaf's start (element offset from `base`, the
+/// address of the slice's first element); combining keeps the leftmost leaf holding the
+/// extreme, or the first NaN, exactly as a left-to-right scan would. Contiguous slices only.
+#[derive(Clone, Copy, Debug)]
+struct ArgLeafR<const MAX: bool> {
+    base: usize,
+}
+
+impl<T: Num, const MAX: bool> Reducer<T> for ArgLeafR<MAX> {
+    type Acc = (T, usize);
+    #[inline(always)]
+    fn identity(self) -> (T, usize) {
+        (if MAX { T::LOWEST } else { T::HIGHEST }, usize::MAX)
+    }
+    #[inline(always)]
+    fn leaf<S: Simd>(self, xs: &[T]) -> (T, usize) {
+        let m = if MAX {
+            T::max_leaf::<S>(xs)
+        } else {
+            T::min_leaf::<S>(xs)
+        };
+        (m, (xs.as_ptr() as usize - self.base) / size_of::<T>())
+    }
+    fn leaf_masked<S: Simd>(self, _xs: &[T], _mask: &[bool]) -> (T, usize) {
+        unreachable!("argmax/argmin reduce unmasked slices only")
+    }
+    fn step(self, _acc: (T, usize), _x: T) -> (T, usize) {
+        unreachable!("argmax/argmin reduce contiguous slices only")
+    }
+    #[inline(always)]
+    fn combine(self, a: (T, usize), b: (T, usize)) -> (T, usize) {
+        let b_wins = a.1 == usize::MAX
+            || (!a.0.is_nan_value()
+                && b.1 != usize::MAX
+                && (b.0.is_nan_value() || if MAX { b.0 > a.0 } else { b.0 < a.0 }));
+        if b_wins { b } else { a }
+    }
+}
+
 pub(crate) fn empty(op: &'static str, where_: &str) -> KernelError {
     KernelError::EmptyReduction {
         op,
@@ -93,17 +146,21 @@ pub(crate) fn arg_extreme<T: Num>(xs: ArrayViewD<'_, T>, is_max: bool) -> Option
         return None;
     }
     if let Some(s) = xs.as_slice() {
-        // Vectorised extreme first, then a scan for its first position.
-        let m = if is_max {
-            reduce_slice(MaxR, s, None)
+        // One vectorised pass finds the extreme and the first leaf holding it; only that leaf
+        // is scanned for the position.
+        let base = s.as_ptr() as usize;
+        let (m, start) = if is_max {
+            reduce_slice(ArgLeafR::<true> { base }, s, None)
         } else {
-            reduce_slice(MinR, s, None)
+            reduce_slice(ArgLeafR::<false> { base }, s, None)
         };
-        return if m.is_nan_value() {
-            s.iter().position(|x| x.is_nan_value())
+        let leaf = &s[start..(start + LEAF).min(s.len())];
+        let pos = if m.is_nan_value() {
+            first_match(leaf, |x| x.is_nan_value())
         } else {
-            s.iter().position(|&x| x == m)
+            first_match(leaf, |x| x == m)
         };
+        return pos.map(|p| start + p);
     }
     let mut iter = xs.iter().enumerate();
     let (_, &first) = iter.next()?;

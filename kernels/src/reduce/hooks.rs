@@ -27,6 +27,8 @@ pub trait NumHooks: Copy + Send + Sync + 'static {
     fn sum_identity() -> Self::SumAcc;
     /// Sum of a contiguous leaf.
     fn sum_leaf<S: Simd>(xs: &[Self]) -> Self::SumAcc;
+    /// Sum of a contiguous run shorter than [`super::SHORT`] (see there).
+    fn sum_short<S: Simd>(xs: &[Self]) -> Self::SumAcc;
     /// Sum of the elements of a contiguous leaf where `mask` is true.
     fn sum_leaf_masked<S: Simd>(xs: &[Self], mask: &[bool]) -> Self::SumAcc;
     /// Adds one element (strided paths).
@@ -54,7 +56,7 @@ pub trait NumHooks: Copy + Send + Sync + 'static {
 }
 
 macro_rules! float_hooks {
-    ($t:ty, $acc:ty, $engine:ident) => {
+    ($t:ty, $acc:ty, $engine:ident, $short:ident) => {
         impl NumHooks for $t {
             type SumAcc = $acc;
             type Real = $t;
@@ -77,6 +79,10 @@ macro_rules! float_hooks {
             #[inline(always)]
             fn sum_leaf<S: Simd>(xs: &[$t]) -> $acc {
                 $engine::<S, AddOp>(xs, None, 0.0) as $acc
+            }
+            #[inline(always)]
+            fn sum_short<S: Simd>(xs: &[$t]) -> $acc {
+                S::$short(xs) as $acc
             }
             #[inline(always)]
             fn sum_leaf_masked<S: Simd>(xs: &[$t], mask: &[bool]) -> $acc {
@@ -125,8 +131,8 @@ macro_rules! float_hooks {
         }
     };
 }
-float_hooks!(f32, f64, lanes32);
-float_hooks!(f64, f64, lanes64);
+float_hooks!(f32, f64, lanes32, sum16_32);
+float_hooks!(f64, f64, lanes64, sum16_64);
 
 macro_rules! int_hooks {
     ($($t:ty),*) => {$(
@@ -162,6 +168,10 @@ macro_rules! int_hooks {
             #[inline(always)]
             fn sum_leaf<S: Simd>(xs: &[$t]) -> Self::SumAcc {
                 xs.iter().fold(0, |a: Self::SumAcc, &x| a.wrapping_add(x.widen()))
+            }
+            #[inline(always)]
+            fn sum_short<S: Simd>(xs: &[$t]) -> Self::SumAcc {
+                Self::sum_leaf::<crate::simd::Scalar>(xs)
             }
             #[inline(always)]
             fn sum_leaf_masked<S: Simd>(xs: &[$t], mask: &[bool]) -> Self::SumAcc {

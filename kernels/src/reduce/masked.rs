@@ -67,9 +67,43 @@ where
     Ok((xs, m))
 }
 
+/// How a masked reduction learns its count of selected elements: `true` (counted alongside,
+/// for means), `false` (not needed), or `lazy` (max/min: only "selects nothing" matters, and
+/// that is possible only when the result is the identity, `-inf`/`+inf`, as masked-off lanes
+/// read the identity and a selected NaN gives NaN; so the mask is counted only then, instead
+/// of in a second pass over every leaf's mask).
+macro_rules! count {
+    (eager true) => {
+        true
+    };
+    (eager false) => {
+        false
+    };
+    (eager lazy) => {
+        false
+    };
+    (axes lazy) => {
+        true
+    };
+    (axes $c:tt) => {
+        $c
+    };
+    (finish lazy, $acc:expr, $n:expr, $r:expr, $values:expr, $mask:expr) => {{
+        let _ = $n; // not counted
+        if $acc == <_ as Reducer<T>>::identity($r) {
+            masked_count($values, $mask)?
+        } else {
+            1
+        }
+    }};
+    (finish $c:tt, $acc:expr, $n:expr, $r:expr, $values:expr, $mask:expr) => {
+        $n
+    };
+}
+
 macro_rules! masked_pair {
     ($(#[$doc:meta])* $name:ident, $(#[$doc_axes:meta])* $name_axes:ident, $op:literal,
-     $bound:ident, $out:ty, $r:expr, $count:literal, |$acc:ident, $n:ident| $finish:expr) => {
+     $bound:ident, $out:ty, $r:expr, $count:tt, |$acc:ident, $n:ident| $finish:expr) => {
         $(#[$doc])*
         pub fn $name<T, S, D, SM, DM>(values: &ArrayBase<S, D>, mask: &ArrayBase<SM, DM>) -> Result<$out>
         where
@@ -82,13 +116,14 @@ macro_rules! masked_pair {
             let ($acc, $n) = match (values.as_slice(), mask.as_slice()) {
                 // Same-shape standard layouts: straight to the slice tree.
                 (Some(xs), Some(m)) if values.shape() == mask.shape() => {
-                    reduce_slice(WithCount::<_, $count>($r), xs, Some(m))
+                    reduce_slice(WithCount::<_, { count!(eager $count) }>($r), xs, Some(m))
                 }
                 _ => {
                     let (xs, m) = views($op, values, mask)?;
-                    reduce_view(WithCount::<_, $count>($r), xs, Some(m))
+                    reduce_view(WithCount::<_, { count!(eager $count) }>($r), xs, Some(m))
                 }
             };
+            let $n = count!(finish $count, $acc, $n, $r, values, mask);
             $finish
         }
 
@@ -108,7 +143,7 @@ macro_rules! masked_pair {
         {
             let (xs, m) = views($op, values, mask)?;
             let p = AxesPlan::new($op, xs, Some(m), axes)?;
-            p.finish(p.reduce(WithCount::<_, $count>($r)), keepdims, |($acc, $n)| $finish)
+            p.finish(p.reduce(WithCount::<_, { count!(axes $count) }>($r)), keepdims, |($acc, $n)| $finish)
         }
     };
 }
@@ -132,7 +167,7 @@ masked_pair!(
     masked_max,
     /// Masked maximum over `axes`; an error where no element is selected.
     masked_max_axes,
-    "masked_max", Num, T, MaxR, true,
+    "masked_max", Num, T, MaxR, lazy,
     |acc, n| if n == 0 { Err(empty("masked_max", " (mask selects nothing)")) } else { Ok(acc) }
 );
 masked_pair!(
@@ -140,7 +175,7 @@ masked_pair!(
     masked_min,
     /// Masked minimum over `axes`; an error where no element is selected.
     masked_min_axes,
-    "masked_min", Num, T, MinR, true,
+    "masked_min", Num, T, MinR, lazy,
     |acc, n| if n == 0 { Err(empty("masked_min", " (mask selects nothing)")) } else { Ok(acc) }
 );
 masked_pair!(

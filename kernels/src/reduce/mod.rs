@@ -23,6 +23,11 @@ use crate::simd::Simd;
 /// most 64 (f32) or 128 (f64) terms sequentially.
 pub const LEAF: usize = 4096;
 
+/// Segments shorter than this take the reducer's `short` path: for float sums, 16 lanes (element `i`
+/// to lane `i % 16`, each lane sequential, then a pairwise fold), instead of a 64-lane leaf
+/// whose fixed cost (tail, rotation, 6-level fold) dominates a 100-element segment.
+pub const SHORT: usize = 256;
+
 /// A reduction, split into the pieces the tree and the strided paths need.
 pub(crate) trait Reducer<T>: Copy + Send + Sync {
     /// Partial result.
@@ -33,6 +38,13 @@ pub(crate) trait Reducer<T>: Copy + Send + Sync {
     fn leaf<S: Simd>(self, xs: &[T]) -> Self::Acc;
     /// Reduces the elements of a contiguous run where `mask` is true.
     fn leaf_masked<S: Simd>(self, xs: &[T], mask: &[bool]) -> Self::Acc;
+    /// Reduces a short contiguous run (fewer than [`SHORT`] elements, e.g. one segment of a
+    /// ragged batch) with a cheaper fixed algorithm, the same on every backend. Default: the
+    /// leaf.
+    #[inline(always)]
+    fn short<S: Simd>(self, xs: &[T]) -> Self::Acc {
+        self.leaf::<S>(xs)
+    }
     /// Adds one element.
     fn step(self, acc: Self::Acc, x: T) -> Self::Acc;
     /// Combines two partial results (left then right).
@@ -55,6 +67,10 @@ impl<T: Num> Reducer<T> for SumR {
     #[inline(always)]
     fn leaf_masked<S: Simd>(self, xs: &[T], mask: &[bool]) -> T::SumAcc {
         T::sum_leaf_masked::<S>(xs, mask)
+    }
+    #[inline(always)]
+    fn short<S: Simd>(self, xs: &[T]) -> T::SumAcc {
+        T::sum_short::<S>(xs)
     }
     #[inline(always)]
     fn step(self, acc: T::SumAcc, x: T) -> T::SumAcc {

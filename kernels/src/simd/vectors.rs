@@ -14,6 +14,17 @@ use std::arch::x86_64::*;
 
 use super::{Avx2, Avx512, Scalar, Sse2};
 
+/// The reference (scalar) pairwise folds, as default methods of [`VirtualVectors`].
+macro_rules! fold_defaults {
+    ($($name:ident: $v:ident, $t:ty, $to_array:ident, $step:ident;)*) => {$(
+        #[doc = concat!("Pairwise fold of the lanes with `", stringify!($step), "`.")]
+        #[inline(always)]
+        fn $name(v: Self::$v) -> $t {
+            pairwise(Self::$to_array(v), $step::<$t>)
+        }
+    )*};
+}
+
 /// Operations on virtual vectors. All pointer-taking methods require `count` readable
 /// elements (64 `f32`/`bool` or 32 `f64`/`bool`) at the pointers.
 pub trait VirtualVectors: Copy {
@@ -65,33 +76,162 @@ pub trait VirtualVectors: Copy {
     fn min64(acc: Self::V64, x: Self::V64) -> Self::V64;
     /// The lanes in order.
     fn to_array64(v: Self::V64) -> [f64; 32];
-    /// Pairwise sum of the lanes: lane `j` plus lane `j + 32`, then `j + 16`, … (the fixed
-    /// order of every backend). Backends may override with register shuffles in that order.
+    /// Whether some lane of `x` may be NaN. Backends without a cheap test answer `true`, so
+    /// the exact `max32`/`min32` run.
     #[inline(always)]
-    fn reduce_add32(v: Self::V32) -> f32 {
+    fn any_nan32(_x: Self::V32) -> bool {
+        true
+    }
+    /// As [`any_nan32`](Self::any_nan32) for 32 `f64` lanes.
+    #[inline(always)]
+    fn any_nan64(_x: Self::V64) -> bool {
+        true
+    }
+    /// `max32` for an `x` with no NaN lane (`acc` may have NaN lanes, which stick).
+    #[inline(always)]
+    fn max32_ordered(acc: Self::V32, x: Self::V32) -> Self::V32 {
+        Self::max32(acc, x)
+    }
+    /// `min32` for an `x` with no NaN lane.
+    #[inline(always)]
+    fn min32_ordered(acc: Self::V32, x: Self::V32) -> Self::V32 {
+        Self::min32(acc, x)
+    }
+    /// `max64` for an `x` with no NaN lane.
+    #[inline(always)]
+    fn max64_ordered(acc: Self::V64, x: Self::V64) -> Self::V64 {
+        Self::max64(acc, x)
+    }
+    /// `min64` for an `x` with no NaN lane.
+    #[inline(always)]
+    fn min64_ordered(acc: Self::V64, x: Self::V64) -> Self::V64 {
+        Self::min64(acc, x)
+    }
+    /// The alignment, in `f32` elements, at which this backend's row loads are fastest: rows
+    /// are loaded from that alignment (see [`load32_range`](Self::load32_range)) and the
+    /// accumulator is rotated back (see [`rotate32`](Self::rotate32)). 1: no preference.
+    const ALIGN32: usize = 1;
+    /// As [`ALIGN32`](Self::ALIGN32), in `f64` elements.
+    const ALIGN64: usize = 1;
+    /// Loads 64 lanes; lanes outside `lo..hi` read `fill`, and only lanes `lo..hi` are read
+    /// from memory.
+    ///
+    /// # Safety
+    /// `lo <= hi <= 64`, and `p.wrapping_add(j)` must be valid for reading for `j` in `lo..hi`.
+    #[inline(always)]
+    unsafe fn load32_range(p: *const f32, lo: usize, hi: usize, fill: f32) -> Self::V32 {
+        let mut lanes = [fill; 64];
+        // SAFETY: the caller guarantees `lo..hi` readable at `p` and `hi <= 64`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(p.wrapping_add(lo), lanes.as_mut_ptr().add(lo), hi - lo);
+            Self::load32(lanes.as_ptr())
+        }
+    }
+    /// As [`load32_range`](Self::load32_range) for 32 `f64` lanes.
+    ///
+    /// # Safety
+    /// `lo <= hi <= 32`, and `p.wrapping_add(j)` must be valid for reading for `j` in `lo..hi`.
+    #[inline(always)]
+    unsafe fn load64_range(p: *const f64, lo: usize, hi: usize, fill: f64) -> Self::V64 {
+        let mut lanes = [fill; 32];
+        // SAFETY: as in `load32_range`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(p.wrapping_add(lo), lanes.as_mut_ptr().add(lo), hi - lo);
+            Self::load64(lanes.as_ptr())
+        }
+    }
+    /// Lane `j` of the result is lane `(j + k) % 64` of `v`; `k < ALIGN32`.
+    #[inline(always)]
+    fn rotate32(v: Self::V32, k: usize) -> Self::V32 {
+        if k == 0 {
+            return v;
+        }
         let mut lanes = Self::to_array32(v);
-        let mut width = 64;
-        while width > 1 {
-            width /= 2;
-            for j in 0..width {
-                lanes[j] += lanes[j + width];
-            }
-        }
-        lanes[0]
+        lanes.rotate_left(k % 64);
+        // SAFETY: `lanes` holds 64 elements.
+        unsafe { Self::load32(lanes.as_ptr()) }
     }
-    /// Pairwise sum of the 32 `f64` lanes, in the same fixed order.
+    /// Lane `j` of the result is lane `(j + k) % 32` of `v`; `k < ALIGN64`.
     #[inline(always)]
-    fn reduce_add64(v: Self::V64) -> f64 {
-        let mut lanes = Self::to_array64(v);
-        let mut width = 32;
-        while width > 1 {
-            width /= 2;
-            for j in 0..width {
-                lanes[j] += lanes[j + width];
-            }
+    fn rotate64(v: Self::V64, k: usize) -> Self::V64 {
+        if k == 0 {
+            return v;
         }
-        lanes[0]
+        let mut lanes = Self::to_array64(v);
+        lanes.rotate_left(k % 32);
+        // SAFETY: `lanes` holds 32 elements.
+        unsafe { Self::load64(lanes.as_ptr()) }
     }
+    /// The short-run sum ([`crate::reduce::SHORT`]): 16 lanes, element `i` added to lane
+    /// `i % 16` in increasing `i` (each lane starting at `+0.0`), then the pairwise fold (lane
+    /// `j` plus lane `j + 8`, `j + 4`, …). This default is the reference; backends override it
+    /// with registers, in the same order.
+    #[inline(always)]
+    fn sum16_32(xs: &[f32]) -> f32 {
+        let mut lanes = [0.0f32; 16];
+        for (i, &x) in xs.iter().enumerate() {
+            lanes[i % 16] += x;
+        }
+        pairwise(lanes, add_step::<f32>)
+    }
+    /// As [`sum16_32`](Self::sum16_32) for `f64`.
+    #[inline(always)]
+    fn sum16_64(xs: &[f64]) -> f64 {
+        let mut lanes = [0.0f64; 16];
+        for (i, &x) in xs.iter().enumerate() {
+            lanes[i % 16] += x;
+        }
+        pairwise(lanes, add_step::<f64>)
+    }
+    // Pairwise folds of the 64 `f32` (32 `f64`) lanes with each lane operation: lane `j` with
+    // lane `j + L/2`, then `j + L/4`, …, down to lane 0 (the fixed order of every backend;
+    // backends override these defaults with register shuffles in that order).
+    fold_defaults! {
+        reduce_add32: V32, f32, to_array32, add_step;
+        reduce_mul32: V32, f32, to_array32, mul_step;
+        reduce_max32: V32, f32, to_array32, max_step;
+        reduce_min32: V32, f32, to_array32, min_step;
+        reduce_add64: V64, f64, to_array64, add_step;
+        reduce_mul64: V64, f64, to_array64, mul_step;
+        reduce_max64: V64, f64, to_array64, max_step;
+        reduce_min64: V64, f64, to_array64, min_step;
+    }
+}
+
+/// The reference fold: lane `j` with lane `j + width` for `width = N/2, N/4, …, 1`.
+#[inline(always)]
+fn pairwise<T: Copy, const N: usize>(mut lanes: [T; N], step: fn(T, T) -> T) -> T {
+    let mut width = N;
+    while width > 1 {
+        width /= 2;
+        for j in 0..width {
+            lanes[j] = step(lanes[j], lanes[j + width]);
+        }
+    }
+    lanes[0]
+}
+
+/// The scalar lane operations (the reference semantics of the vector ones).
+#[inline(always)]
+pub(crate) fn add_step<T: std::ops::Add<Output = T>>(acc: T, x: T) -> T {
+    acc + x
+}
+#[inline(always)]
+pub(crate) fn mul_step<T: std::ops::Mul<Output = T>>(acc: T, x: T) -> T {
+    acc * x
+}
+/// `x` if `x` is NaN or `x > acc`, else `acc`.
+#[inline(always)]
+#[allow(clippy::eq_op)]
+pub(crate) fn max_step<T: PartialOrd + Copy>(acc: T, x: T) -> T {
+    // `x != x` is the generic NaN test.
+    if x != x || x > acc { x } else { acc }
+}
+/// `x` if `x` is NaN or `x < acc`, else `acc`.
+#[inline(always)]
+#[allow(clippy::eq_op)]
+pub(crate) fn min_step<T: PartialOrd + Copy>(acc: T, x: T) -> T {
+    if x != x || x < acc { x } else { acc }
 }
 
 macro_rules! scalar_lanes {
@@ -127,23 +267,11 @@ macro_rules! scalar_lanes {
         }
         #[inline(always)]
         fn $max(acc: Self::$v, x: Self::$v) -> Self::$v {
-            std::array::from_fn(|j| {
-                if x[j].is_nan() || x[j] > acc[j] {
-                    x[j]
-                } else {
-                    acc[j]
-                }
-            })
+            std::array::from_fn(|j| max_step(acc[j], x[j]))
         }
         #[inline(always)]
         fn $min(acc: Self::$v, x: Self::$v) -> Self::$v {
-            std::array::from_fn(|j| {
-                if x[j].is_nan() || x[j] < acc[j] {
-                    x[j]
-                } else {
-                    acc[j]
-                }
-            })
+            std::array::from_fn(|j| min_step(acc[j], x[j]))
         }
         #[inline(always)]
         fn $to_array(v: Self::$v) -> [$t; $n] {
@@ -262,6 +390,213 @@ macro_rules! x86_lanes {
     };
 }
 
+/// Bit `j` set for `j` in `lo..hi` (`lo <= hi <= 64`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn lane_bits(lo: usize, hi: usize) -> u64 {
+    let below = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    below(hi) & !below(lo)
+}
+
+/// One register of the `max_step`/`min_step` lane operations, per width. Only called from
+/// backend code inlined into a target-feature wrapper that enables the instructions used
+/// (AVX-512 F for the 512-bit forms, AVX for `blendv`; both wrappers enable AVX).
+#[cfg(target_arch = "x86_64")]
+macro_rules! x86_steps {
+    ($($name:ident: $reg:ty = |$a:ident, $x:ident| $body:expr;)*) => {$(
+        #[inline(always)]
+        unsafe fn $name($a: $reg, $x: $reg) -> $reg {
+            // SAFETY: the enclosing wrapper enables the instructions (see above).
+            unsafe { $body }
+        }
+    )*};
+}
+#[cfg(target_arch = "x86_64")]
+x86_steps! {
+    max512_ps: __m512 = |a, x| _mm512_mask_max_ps(x, _mm512_cmp_ps_mask::<_CMP_ORD_Q>(x, x), x, a);
+    min512_ps: __m512 = |a, x| _mm512_mask_min_ps(x, _mm512_cmp_ps_mask::<_CMP_ORD_Q>(x, x), x, a);
+    max512_pd: __m512d = |a, x| _mm512_mask_max_pd(x, _mm512_cmp_pd_mask::<_CMP_ORD_Q>(x, x), x, a);
+    min512_pd: __m512d = |a, x| _mm512_mask_min_pd(x, _mm512_cmp_pd_mask::<_CMP_ORD_Q>(x, x), x, a);
+    max256_ps: __m256 = |a, x| _mm256_blendv_ps(_mm256_max_ps(x, a), x, _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x));
+    min256_ps: __m256 = |a, x| _mm256_blendv_ps(_mm256_min_ps(x, a), x, _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x));
+    max256_pd: __m256d = |a, x| _mm256_blendv_pd(_mm256_max_pd(x, a), x, _mm256_cmp_pd::<_CMP_UNORD_Q>(x, x));
+    min256_pd: __m256d = |a, x| _mm256_blendv_pd(_mm256_min_pd(x, a), x, _mm256_cmp_pd::<_CMP_UNORD_Q>(x, x));
+    max128_ps: __m128 = |a, x| _mm_blendv_ps(_mm_max_ps(x, a), x, _mm_cmpunord_ps(x, x));
+    min128_ps: __m128 = |a, x| _mm_blendv_ps(_mm_min_ps(x, a), x, _mm_cmpunord_ps(x, x));
+    max128_pd: __m128d = |a, x| _mm_blendv_pd(_mm_max_pd(x, a), x, _mm_cmpunord_pd(x, x));
+    min128_pd: __m128d = |a, x| _mm_blendv_pd(_mm_min_pd(x, a), x, _mm_cmpunord_pd(x, x));
+}
+
+/// The pairwise fold of [`VirtualVectors::reduce_add32`] (lane `j` with `j + width`, width
+/// halving) in registers: whole registers first, then halves of one register.
+#[cfg(target_arch = "x86_64")]
+macro_rules! fold128_ps {
+    ($v:expr, $s128:path) => {{
+        let v = $v;
+        let v = $s128(v, _mm_movehl_ps(v, v)); // width 2: lanes 2, 3 onto 0, 1
+        let v = $s128(v, _mm_shuffle_ps::<1>(v, v)); // width 1
+        _mm_cvtss_f32(v)
+    }};
+}
+#[cfg(target_arch = "x86_64")]
+macro_rules! fold128_pd {
+    ($v:expr, $s128:path) => {{
+        let v = $v;
+        let v = $s128(v, _mm_unpackhi_pd(v, v)); // width 1
+        _mm_cvtsd_f64(v)
+    }};
+}
+/// The whole-register levels of the fold: register `k` with register `k + r/2`, halving, down
+/// to one register (`r` = 4 or 8).
+#[cfg(target_arch = "x86_64")]
+macro_rules! fold_regs {
+    (4, $v:expr, $s:path) => {{
+        let v = $v;
+        let v = [$s(v[0], v[2]), $s(v[1], v[3])];
+        $s(v[0], v[1])
+    }};
+    (8, $v:expr, $s:path) => {{
+        let v = $v;
+        fold_regs!(
+            4,
+            [
+                $s(v[0], v[4]),
+                $s(v[1], v[5]),
+                $s(v[2], v[6]),
+                $s(v[3], v[7])
+            ],
+            $s
+        )
+    }};
+}
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx512_fold32 {
+    ($v:expr, $s512:path, $s256:path, $s128:path) => {{
+        let v = fold_regs!(4, $v, $s512); // widths 32, 16
+        let v = $s256(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps::<1>(v)); // 8
+        let v = $s128(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)); // 4
+        fold128_ps!(v, $s128)
+    }};
+}
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx512_fold64 {
+    ($v:expr, $s512:path, $s256:path, $s128:path) => {{
+        let v = fold_regs!(4, $v, $s512); // widths 16, 8
+        let v = $s256(_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd::<1>(v)); // 4
+        let v = $s128(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v)); // 2
+        fold128_pd!(v, $s128)
+    }};
+}
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx2_fold32 {
+    ($v:expr, $s256:path, $s128:path) => {{
+        let v = fold_regs!(8, $v, $s256); // widths 32, 16, 8
+        let v = $s128(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)); // 4
+        fold128_ps!(v, $s128)
+    }};
+}
+#[cfg(target_arch = "x86_64")]
+macro_rules! avx2_fold64 {
+    ($v:expr, $s256:path, $s128:path) => {{
+        let v = fold_regs!(8, $v, $s256); // widths 16, 8, 4
+        let v = $s128(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v)); // 2
+        fold128_pd!(v, $s128)
+    }};
+}
+
+/// The NaN test and the NaN-free max/min steps of an x86 backend with `$r` registers per
+/// virtual vector. `max(x, acc)` (x86 semantics: `x > acc ? x : acc`, the second operand when
+/// either is NaN) is exactly `max_step(acc, x)` when `x` has no NaN; a NaN in `acc` sticks.
+/// The test compares registers in pairs (unordered if either is NaN): half a compare per
+/// register, against a compare and a blend per register for the exact step.
+#[cfg(target_arch = "x86_64")]
+macro_rules! ordered_steps {
+    ($r:tt, $unord32:expr, $unord64:expr, $max_ps:ident, $min_ps:ident, $max_pd:ident, $min_pd:ident) => {
+        #[inline(always)]
+        fn any_nan32(x: Self::V32) -> bool {
+            // SAFETY: the enclosing wrapper enables the instructions (see `x86_steps!`).
+            unsafe { $unord32(x) }
+        }
+        #[inline(always)]
+        fn any_nan64(x: Self::V64) -> bool {
+            // SAFETY: as above.
+            unsafe { $unord64(x) }
+        }
+        #[inline(always)]
+        fn max32_ordered(acc: Self::V32, x: Self::V32) -> Self::V32 {
+            // SAFETY: as above.
+            regs!($r, |k| unsafe { $max_ps(x[k], acc[k]) })
+        }
+        #[inline(always)]
+        fn min32_ordered(acc: Self::V32, x: Self::V32) -> Self::V32 {
+            // SAFETY: as above.
+            regs!($r, |k| unsafe { $min_ps(x[k], acc[k]) })
+        }
+        #[inline(always)]
+        fn max64_ordered(acc: Self::V64, x: Self::V64) -> Self::V64 {
+            // SAFETY: as above.
+            regs!($r, |k| unsafe { $max_pd(x[k], acc[k]) })
+        }
+        #[inline(always)]
+        fn min64_ordered(acc: Self::V64, x: Self::V64) -> Self::V64 {
+            // SAFETY: as above.
+            regs!($r, |k| unsafe { $min_pd(x[k], acc[k]) })
+        }
+    };
+}
+
+/// `unord512_ps`/`_pd`: whether any lane of four 512-bit registers is NaN; `unord256_ps`/`_pd`:
+/// of eight 256-bit registers. Registers are compared in pairs (unordered if either is NaN).
+/// Only called inside a wrapper that enables the instructions (AVX-512 F, resp. AVX).
+#[cfg(target_arch = "x86_64")]
+macro_rules! unord_fns {
+    ($($n512:ident: $r512:ty, $cmp512:ident; $n256:ident: $r256:ty, $cmp256:ident, $or:ident, $movemask:ident;)*) => {$(
+        #[inline(always)]
+        unsafe fn $n512(x: [$r512; 4]) -> bool {
+            // SAFETY: AVX-512 F is enabled by the caller's wrapper.
+            unsafe {
+                ($cmp512::<_CMP_UNORD_Q>(x[0], x[1]) | $cmp512::<_CMP_UNORD_Q>(x[2], x[3])) != 0
+            }
+        }
+        #[inline(always)]
+        unsafe fn $n256(x: [$r256; 8]) -> bool {
+            // SAFETY: AVX is enabled by the caller's wrapper.
+            unsafe {
+                // No closure for the compare: it might not be inlined into the wrapper.
+                let u01 = $cmp256::<_CMP_UNORD_Q>(x[0], x[1]);
+                let u23 = $cmp256::<_CMP_UNORD_Q>(x[2], x[3]);
+                let u45 = $cmp256::<_CMP_UNORD_Q>(x[4], x[5]);
+                let u67 = $cmp256::<_CMP_UNORD_Q>(x[6], x[7]);
+                $movemask($or($or(u01, u23), $or(u45, u67))) != 0
+            }
+        }
+    )*};
+}
+#[cfg(target_arch = "x86_64")]
+unord_fns! {
+    unord512_ps: __m512, _mm512_cmp_ps_mask; unord256_ps: __m256, _mm256_cmp_ps, _mm256_or_ps, _mm256_movemask_ps;
+    unord512_pd: __m512d, _mm512_cmp_pd_mask; unord256_pd: __m256d, _mm256_cmp_pd, _mm256_or_pd, _mm256_movemask_pd;
+}
+
+/// The `reduce_*` overrides of an x86 backend: each folds with `$fold32`/`$fold64` and the
+/// given per-width register steps.
+#[cfg(target_arch = "x86_64")]
+macro_rules! reduce_fns {
+    ($fold32:ident, $fold64:ident; $($n32:ident, $n64:ident = [$($s32:path),*], [$($s64:path),*];)*) => {$(
+        #[inline(always)]
+        fn $n32(v: Self::V32) -> f32 {
+            // SAFETY: the backend is only instantiated inside its target-feature wrapper,
+            // which enables every instruction the fold uses; same order as the default.
+            unsafe { $fold32!(v, $($s32),*) }
+        }
+        #[inline(always)]
+        fn $n64(v: Self::V64) -> f64 {
+            // SAFETY: as above.
+            unsafe { $fold64!(v, $($s64),*) }
+        }
+    )*};
+}
+
 #[cfg(target_arch = "x86_64")]
 impl VirtualVectors for Avx512 {
     type V32 = [__m512; 4];
@@ -278,8 +613,8 @@ impl VirtualVectors for Avx512 {
         },
         add: add32 = _mm512_add_ps,
         mul: mul32 = _mm512_mul_ps,
-        max: max32 = |a, x| _mm512_mask_max_ps(x, _mm512_cmp_ps_mask::<_CMP_ORD_Q>(x, x), x, a),
-        min: min32 = |a, x| _mm512_mask_min_ps(x, _mm512_cmp_ps_mask::<_CMP_ORD_Q>(x, x), x, a),
+        max: max32 = |a, x| max512_ps(a, x),
+        min: min32 = |a, x| min512_ps(a, x),
         to_array: to_array32 = _mm512_storeu_ps
     );
     x86_lanes!(
@@ -294,38 +629,134 @@ impl VirtualVectors for Avx512 {
         },
         add: add64 = _mm512_add_pd,
         mul: mul64 = _mm512_mul_pd,
-        max: max64 = |a, x| _mm512_mask_max_pd(x, _mm512_cmp_pd_mask::<_CMP_ORD_Q>(x, x), x, a),
-        min: min64 = |a, x| _mm512_mask_min_pd(x, _mm512_cmp_pd_mask::<_CMP_ORD_Q>(x, x), x, a),
+        max: max64 = |a, x| max512_pd(a, x),
+        min: min64 = |a, x| min512_pd(a, x),
         to_array: to_array64 = _mm512_storeu_pd
     );
 
+    const ALIGN32: usize = 16;
+    const ALIGN64: usize = 8;
+
     #[inline(always)]
-    fn reduce_add32(v: Self::V32) -> f32 {
-        // SAFETY: AVX-512 F/DQ and SSE are available inside the AVX-512 wrapper (see above).
-        // Each step adds lane j + width to lane j, exactly the default's pairwise order.
+    unsafe fn load32_range(p: *const f32, lo: usize, hi: usize, fill: f32) -> Self::V32 {
+        let bits = lane_bits(lo, hi);
+        // SAFETY: AVX-512 F is enabled in this backend's wrapper. A masked load reads only the
+        // lanes whose mask bit is set (faults are suppressed for the others): lanes `lo..hi`,
+        // which the caller guarantees readable.
+        regs!(4, |k| unsafe {
+            _mm512_mask_loadu_ps(
+                _mm512_set1_ps(fill),
+                (bits >> (16 * k)) as u16,
+                p.wrapping_add(16 * k),
+            )
+        })
+    }
+
+    #[inline(always)]
+    unsafe fn load64_range(p: *const f64, lo: usize, hi: usize, fill: f64) -> Self::V64 {
+        let bits = lane_bits(lo, hi);
+        // SAFETY: as in `load32_range`.
+        regs!(4, |k| unsafe {
+            _mm512_mask_loadu_pd(
+                _mm512_set1_pd(fill),
+                (bits >> (8 * k)) as u8,
+                p.wrapping_add(8 * k),
+            )
+        })
+    }
+
+    #[inline(always)]
+    fn rotate32(v: Self::V32, k: usize) -> Self::V32 {
+        // SAFETY: AVX-512 F as above. Lane t of register q takes lane t + k of the pair
+        // (register q, register q + 1 mod 4), i.e. virtual lane (16q + t + k) mod 64 (k < 16).
         unsafe {
-            let v = [_mm512_add_ps(v[0], v[2]), _mm512_add_ps(v[1], v[3])]; // width 32
-            let v = _mm512_add_ps(v[0], v[1]); // width 16
-            let v = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps::<1>(v)); // 8
-            let v = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)); // 4
-            let v = _mm_add_ps(v, _mm_movehl_ps(v, v)); // 2
-            let v = _mm_add_ss(v, _mm_shuffle_ps::<1>(v, v)); // 1
-            _mm_cvtss_f32(v)
+            let idx = _mm512_add_epi32(
+                _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                _mm512_set1_epi32(k as i32),
+            );
+            regs!(4, |q| _mm512_permutex2var_ps(v[q], idx, v[(q + 1) % 4]))
         }
     }
 
     #[inline(always)]
-    fn reduce_add64(v: Self::V64) -> f64 {
-        // SAFETY: as in `reduce_add32`; same pairwise order as the default.
+    fn rotate64(v: Self::V64, k: usize) -> Self::V64 {
+        // SAFETY: as in `rotate32`, with 8 lanes per register (k < 8).
         unsafe {
-            let v = [_mm512_add_pd(v[0], v[2]), _mm512_add_pd(v[1], v[3])]; // width 16
-            let v = _mm512_add_pd(v[0], v[1]); // width 8
-            let v = _mm256_add_pd(_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd::<1>(v)); // 4
-            let v = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v)); // 2
-            let v = _mm_add_sd(v, _mm_unpackhi_pd(v, v)); // 1
-            _mm_cvtsd_f64(v)
+            let idx = _mm512_add_epi64(
+                _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7),
+                _mm512_set1_epi64(k as i64),
+            );
+            regs!(4, |q| _mm512_permutex2var_pd(v[q], idx, v[(q + 1) % 4]))
         }
     }
+
+    #[inline(always)]
+    fn sum16_32(xs: &[f32]) -> f32 {
+        let (rows, n) = (xs.len() / 16, xs.len());
+        let p = xs.as_ptr();
+        // SAFETY: AVX-512 F/DQ are enabled in this backend's wrapper; row `r` reads
+        // `xs[16r..16r + 16]` (in bounds for `r < rows`), and the masked load reads only the
+        // lanes `xs[16 * rows..n]` (the others are +0.0, which leaves a lane's bits unchanged).
+        unsafe {
+            let mut acc = _mm512_setzero_ps();
+            for r in 0..rows {
+                acc = _mm512_add_ps(acc, _mm512_loadu_ps(p.add(16 * r)));
+            }
+            if n % 16 != 0 {
+                let tail = _mm512_maskz_loadu_ps(lane_bits(0, n % 16) as u16, p.add(16 * rows));
+                acc = _mm512_add_ps(acc, tail);
+            }
+            let v = _mm256_add_ps(
+                _mm512_castps512_ps256(acc),
+                _mm512_extractf32x8_ps::<1>(acc),
+            ); // 8
+            let v = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)); // 4
+            fold128_ps!(v, _mm_add_ps)
+        }
+    }
+
+    #[inline(always)]
+    fn sum16_64(xs: &[f64]) -> f64 {
+        let (rows, n) = (xs.len() / 16, xs.len());
+        let p = xs.as_ptr();
+        // SAFETY: as in `sum16_32`; lanes 0..8 in `lo`, 8..16 in `hi`.
+        unsafe {
+            let (mut lo, mut hi) = (_mm512_setzero_pd(), _mm512_setzero_pd());
+            for r in 0..rows {
+                lo = _mm512_add_pd(lo, _mm512_loadu_pd(p.add(16 * r)));
+                hi = _mm512_add_pd(hi, _mm512_loadu_pd(p.add(16 * r + 8)));
+            }
+            if n % 16 != 0 {
+                let bits = lane_bits(0, n % 16);
+                let q = p.add(16 * rows);
+                lo = _mm512_add_pd(lo, _mm512_maskz_loadu_pd(bits as u8, q));
+                hi = _mm512_add_pd(
+                    hi,
+                    _mm512_maskz_loadu_pd((bits >> 8) as u8, q.wrapping_add(8)),
+                );
+            }
+            let v = _mm512_add_pd(lo, hi); // 8
+            let v = _mm256_add_pd(_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd::<1>(v)); // 4
+            let v = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v)); // 2
+            fold128_pd!(v, _mm_add_pd)
+        }
+    }
+
+    ordered_steps!(
+        4,
+        unord512_ps,
+        unord512_pd,
+        _mm512_max_ps,
+        _mm512_min_ps,
+        _mm512_max_pd,
+        _mm512_min_pd
+    );
+    reduce_fns!(avx512_fold32, avx512_fold64;
+        reduce_add32, reduce_add64 = [_mm512_add_ps, _mm256_add_ps, _mm_add_ps], [_mm512_add_pd, _mm256_add_pd, _mm_add_pd];
+        reduce_mul32, reduce_mul64 = [_mm512_mul_ps, _mm256_mul_ps, _mm_mul_ps], [_mm512_mul_pd, _mm256_mul_pd, _mm_mul_pd];
+        reduce_max32, reduce_max64 = [max512_ps, max256_ps, max128_ps], [max512_pd, max256_pd, max128_pd];
+        reduce_min32, reduce_min64 = [min512_ps, min256_ps, min128_ps], [min512_pd, min256_pd, min128_pd];
+    );
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -345,8 +776,8 @@ impl VirtualVectors for Avx2 {
         },
         add: add32 = _mm256_add_ps,
         mul: mul32 = _mm256_mul_ps,
-        max: max32 = |a, x| _mm256_blendv_ps(_mm256_max_ps(x, a), x, _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x)),
-        min: min32 = |a, x| _mm256_blendv_ps(_mm256_min_ps(x, a), x, _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x)),
+        max: max32 = |a, x| max256_ps(a, x),
+        min: min32 = |a, x| min256_ps(a, x),
         to_array: to_array32 = _mm256_storeu_ps
     );
     x86_lanes!(
@@ -362,9 +793,79 @@ impl VirtualVectors for Avx2 {
         },
         add: add64 = _mm256_add_pd,
         mul: mul64 = _mm256_mul_pd,
-        max: max64 = |a, x| _mm256_blendv_pd(_mm256_max_pd(x, a), x, _mm256_cmp_pd::<_CMP_UNORD_Q>(x, x)),
-        min: min64 = |a, x| _mm256_blendv_pd(_mm256_min_pd(x, a), x, _mm256_cmp_pd::<_CMP_UNORD_Q>(x, x)),
+        max: max64 = |a, x| max256_pd(a, x),
+        min: min64 = |a, x| min256_pd(a, x),
         to_array: to_array64 = _mm256_storeu_pd
+    );
+    #[inline(always)]
+    fn sum16_32(xs: &[f32]) -> f32 {
+        let (rows, n) = (xs.len() / 16, xs.len());
+        let p = xs.as_ptr();
+        // SAFETY: AVX2 is enabled in this backend's wrapper; rows are in bounds as in the
+        // AVX-512 version, and `maskload` reads only lanes whose mask is set (`xs[16 * rows..n]`).
+        unsafe {
+            let (mut lo, mut hi) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+            for r in 0..rows {
+                lo = _mm256_add_ps(lo, _mm256_loadu_ps(p.add(16 * r)));
+                hi = _mm256_add_ps(hi, _mm256_loadu_ps(p.add(16 * r + 8)));
+            }
+            let rem = (n % 16) as i32;
+            if rem != 0 {
+                let q = p.add(16 * rows);
+                let idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+                let m_lo = _mm256_cmpgt_epi32(_mm256_set1_epi32(rem), idx);
+                let m_hi = _mm256_cmpgt_epi32(_mm256_set1_epi32(rem - 8), idx);
+                lo = _mm256_add_ps(lo, _mm256_maskload_ps(q, m_lo));
+                hi = _mm256_add_ps(hi, _mm256_maskload_ps(q.wrapping_add(8), m_hi));
+            }
+            let v = _mm256_add_ps(lo, hi); // 8
+            let v = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)); // 4
+            fold128_ps!(v, _mm_add_ps)
+        }
+    }
+
+    #[inline(always)]
+    fn sum16_64(xs: &[f64]) -> f64 {
+        let (rows, n) = (xs.len() / 16, xs.len());
+        let p = xs.as_ptr();
+        // SAFETY: as in `sum16_32`; register `k` holds lanes `4k..4k + 4`.
+        unsafe {
+            let mut acc = [_mm256_setzero_pd(); 4];
+            for r in 0..rows {
+                acc = regs!(4, |k| _mm256_add_pd(
+                    acc[k],
+                    _mm256_loadu_pd(p.add(16 * r + 4 * k))
+                ));
+            }
+            let rem = (n % 16) as i64;
+            if rem != 0 {
+                let q = p.add(16 * rows);
+                let idx = _mm256_setr_epi64x(0, 1, 2, 3);
+                acc = regs!(4, |k| {
+                    let m = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rem - 4 * k as i64), idx);
+                    _mm256_add_pd(acc[k], _mm256_maskload_pd(q.wrapping_add(4 * k), m))
+                });
+            }
+            let v = fold_regs!(4, acc, _mm256_add_pd); // widths 8, 4
+            let v = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v)); // 2
+            fold128_pd!(v, _mm_add_pd)
+        }
+    }
+
+    ordered_steps!(
+        8,
+        unord256_ps,
+        unord256_pd,
+        _mm256_max_ps,
+        _mm256_min_ps,
+        _mm256_max_pd,
+        _mm256_min_pd
+    );
+    reduce_fns!(avx2_fold32, avx2_fold64;
+        reduce_add32, reduce_add64 = [_mm256_add_ps, _mm_add_ps], [_mm256_add_pd, _mm_add_pd];
+        reduce_mul32, reduce_mul64 = [_mm256_mul_ps, _mm_mul_ps], [_mm256_mul_pd, _mm_mul_pd];
+        reduce_max32, reduce_max64 = [max256_ps, max128_ps], [max256_pd, max128_pd];
+        reduce_min32, reduce_min64 = [min256_ps, min128_ps], [min256_pd, min128_pd];
     );
 }
 
