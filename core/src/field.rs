@@ -241,6 +241,35 @@ pub fn check_tensor(spec: &TensorSpec, tensor: &Tensor, path: &FieldPath<'_>) ->
     }
 }
 
+/// Checks that a serialized struct spec (`fields`, of the type named `name`) has exactly the
+/// `expected` keys; errors name the missing or unknown field's path.
+pub(crate) fn check_struct_keys(
+    fields: &BTreeMap<String, SpecValue>,
+    path: &FieldPath<'_>,
+    name: &str,
+    expected: &[&'static str],
+) -> Result<()> {
+    for field in expected {
+        if !fields.contains_key(*field) {
+            return Err(SpecError::Data {
+                path: path.field(field).to_string(),
+                expected: "a field".into(),
+                found: "nothing (missing field)".into(),
+            }
+            .into());
+        }
+    }
+    if let Some(extra) = fields.keys().find(|k| !expected.contains(&k.as_str())) {
+        return Err(SpecError::Data {
+            path: path.key(extra).to_string(),
+            expected: format!("one of the fields {expected:?} of {name:?}"),
+            found: "an unknown field".into(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// An error for spec data of the wrong kind or content at `path`.
 pub fn data_error(
     path: &FieldPath<'_>,
@@ -290,13 +319,13 @@ pub trait Field: Sized + Send + Sync + 'static {
     fn num_components(spec: &Self::Spec) -> usize;
 
     /// Pushes the spec of each component, in component order.
-    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>);
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>);
 
     /// Pushes a borrowed view of each component (no copy).
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>);
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>);
 
     /// Moves each component out (no copy).
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>);
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>);
 
     /// Rebuilds a value from the next components, checked against `spec`; static data comes from
     /// the spec.
@@ -317,6 +346,11 @@ pub trait Field: Sized + Send + Sync + 'static {
 
     /// The most specific spec compatible with both; `None` when there is none.
     fn spec_most_specific_compatible(a: &Self::Spec, b: &Self::Spec) -> Option<Self::Spec>;
+
+    /// This type's functions behind untyped pointers, for the tables of derived structs (see
+    /// `extype_core::__private::derived`). Not meant to be overridden.
+    #[doc(hidden)]
+    const OPS: &'static crate::derived::FieldOps = &crate::derived::FieldOps::of::<Self>();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -386,7 +420,7 @@ macro_rules! tensor_field_common {
         fn component_specs(
             spec: &TensorSpec,
             path: &FieldPath<'_>,
-            out: &mut impl Sink<TensorSpec>,
+            out: &mut dyn Sink<TensorSpec>,
         ) {
             out.push(path, spec.clone());
         }
@@ -421,12 +455,12 @@ impl<T: Element, D: Dimension + Send + Sync + 'static> Field for Array<T, D> {
     }
 
     #[inline]
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         out.push(path, TensorView::from_array(self.view()));
     }
 
     #[inline]
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         out.push(path, Tensor::from_array(self));
     }
 
@@ -453,12 +487,12 @@ impl<T: Element, D: Dimension + Send + Sync + 'static> Field for ArcArray<T, D> 
     }
 
     #[inline]
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         out.push(path, TensorView::from_array(self.view()));
     }
 
     #[inline]
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         out.push(path, Tensor::from_arc_array(self));
     }
 
@@ -484,12 +518,12 @@ impl Field for Tensor {
     }
 
     #[inline]
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         out.push(path, self.view());
     }
 
     #[inline]
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         out.push(path, self);
     }
 
@@ -559,7 +593,7 @@ macro_rules! static_field {
             fn component_specs(
                 _spec: &$t,
                 _path: &$crate::__private::FieldPath<'_>,
-                _out: &mut impl $crate::__private::Sink<$crate::__private::TensorSpec>,
+                _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorSpec>,
             ) {
             }
 
@@ -567,7 +601,7 @@ macro_rules! static_field {
             fn push_views<'a>(
                 &'a self,
                 _path: &$crate::__private::FieldPath<'_>,
-                _out: &mut impl $crate::__private::Sink<$crate::__private::TensorView<'a>>,
+                _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorView<'a>>,
             ) {
             }
 
@@ -575,7 +609,7 @@ macro_rules! static_field {
             fn push_components(
                 self,
                 _path: &$crate::__private::FieldPath<'_>,
-                _out: &mut impl $crate::__private::Sink<$crate::__private::Tensor>,
+                _out: &mut dyn $crate::__private::Sink<$crate::__private::Tensor>,
             ) {
             }
 
@@ -716,13 +750,13 @@ impl<T: Send + Sync + 'static> Field for std::marker::PhantomData<T> {
     fn component_specs(
         _spec: &Self::Spec,
         _path: &FieldPath<'_>,
-        _out: &mut impl Sink<TensorSpec>,
+        _out: &mut dyn Sink<TensorSpec>,
     ) {
     }
     #[inline]
-    fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut impl Sink<TensorView<'a>>) {}
+    fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorView<'a>>) {}
     #[inline]
-    fn push_components(self, _path: &FieldPath<'_>, _out: &mut impl Sink<Tensor>) {}
+    fn push_components(self, _path: &FieldPath<'_>, _out: &mut dyn Sink<Tensor>) {}
     #[inline]
     fn from_components(
         _spec: &Self::Spec,
@@ -778,11 +812,11 @@ macro_rules! static_float {
                 0
             }
             #[inline]
-            fn component_specs(_spec: &Self::Spec, _path: &FieldPath<'_>, _out: &mut impl Sink<TensorSpec>) {}
+            fn component_specs(_spec: &Self::Spec, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorSpec>) {}
             #[inline]
-            fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut impl Sink<TensorView<'a>>) {}
+            fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorView<'a>>) {}
             #[inline]
-            fn push_components(self, _path: &FieldPath<'_>, _out: &mut impl Sink<Tensor>) {}
+            fn push_components(self, _path: &FieldPath<'_>, _out: &mut dyn Sink<Tensor>) {}
             #[inline]
             fn from_components(spec: &Self::Spec, _path: &FieldPath<'_>, _components: &mut Components) -> Result<Self> {
                 Ok(spec.0)
@@ -828,19 +862,19 @@ impl<F: Field> Field for Option<F> {
     fn num_components(spec: &Self::Spec) -> usize {
         spec.as_ref().map_or(0, F::num_components)
     }
-    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>) {
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
         if let Some(s) = spec {
             F::component_specs(s, path, out);
         }
     }
     #[inline]
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         if let Some(v) = self {
             v.push_views(path, out);
         }
     }
     #[inline]
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         if let Some(v) = self {
             v.push_components(path, out);
         }
@@ -889,17 +923,17 @@ impl<F: Field> Field for Vec<F> {
     fn num_components(spec: &Self::Spec) -> usize {
         spec.iter().map(F::num_components).sum()
     }
-    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>) {
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
         for (i, s) in spec.iter().enumerate() {
             F::component_specs(s, &path.index(i), out);
         }
     }
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         for (i, v) in self.iter().enumerate() {
             v.push_views(&path.index(i), out);
         }
     }
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         for (i, v) in self.into_iter().enumerate() {
             v.push_components(&path.index(i), out);
         }
@@ -953,15 +987,15 @@ impl<F: Field> Field for Box<F> {
     fn num_components(spec: &Self::Spec) -> usize {
         F::num_components(spec)
     }
-    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>) {
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
         F::component_specs(spec, path, out);
     }
     #[inline]
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         F::push_views(self, path, out);
     }
     #[inline]
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         F::push_components(*self, path, out);
     }
     fn from_components(
@@ -1003,17 +1037,17 @@ impl<F: Field, const N: usize> Field for [F; N] {
     fn num_components(spec: &Self::Spec) -> usize {
         spec.iter().map(F::num_components).sum()
     }
-    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>) {
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
         for (i, s) in spec.iter().enumerate() {
             F::component_specs(s, &path.index(i), out);
         }
     }
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         for (i, v) in self.iter().enumerate() {
             v.push_views(&path.index(i), out);
         }
     }
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         for (i, v) in self.into_iter().enumerate() {
             v.push_components(&path.index(i), out);
         }
@@ -1071,17 +1105,17 @@ impl<F: Field> Field for BTreeMap<String, F> {
     fn num_components(spec: &Self::Spec) -> usize {
         spec.values().map(F::num_components).sum()
     }
-    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>) {
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
         for (k, s) in spec {
             F::component_specs(s, &path.key(k), out);
         }
     }
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         for (k, v) in self {
             v.push_views(&path.key(k), out);
         }
     }
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         for (k, v) in self {
             v.push_components(&path.key(&k), out);
         }
@@ -1147,15 +1181,15 @@ macro_rules! tuple_field {
             fn num_components(spec: &Self::Spec) -> usize {
                 0 $(+ $name::num_components(&spec.$idx))+
             }
-            fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>) {
+            fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
                 $($name::component_specs(&spec.$idx, &path.tuple($idx), out);)+
             }
             #[inline]
-            fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+            fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
                 $(self.$idx.push_views(&path.tuple($idx), out);)+
             }
             #[inline]
-            fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+            fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
                 $(self.$idx.push_components(&path.tuple($idx), out);)+
             }
             fn from_components(spec: &Self::Spec, path: &FieldPath<'_>, components: &mut Components) -> Result<Self> {

@@ -70,6 +70,7 @@
 
 pub mod anonymous;
 pub mod contract;
+pub mod derived;
 pub mod dispatch;
 pub mod dtype;
 pub mod error;
@@ -105,4 +106,4 @@ pub use shape::{
 pub use shape::{Dim, Shape};
 pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
 pub use tensor::{Tensor, TensorView};
-pub use value::{Value, ValueSpec};
+pub use value::{SharedExtension, Value, ValueSpec};

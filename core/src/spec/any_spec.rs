@@ -3,7 +3,6 @@
 use std::any::{Any, TypeId};
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
 
 use super::{ExtensionType, TensorSpec, TypeSpec};
 use crate::error::Result;
@@ -152,8 +151,8 @@ impl Hash for dyn AnySpec {
 pub trait AnyExtension: Send + Sync + 'static {
     /// As `Any`, to downcast to the concrete type.
     fn as_any(&self) -> &dyn Any;
-    /// As `Arc<dyn Any>`, to downcast a shared value.
-    fn into_any_arc(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+    /// As `Box<dyn Any>`, to downcast an owned value.
+    fn into_any_box(self: Box<Self>) -> Box<dyn Any + Send + Sync>;
     /// The Rust name of the type.
     fn type_name(&self) -> &'static str;
     /// The registered name of the type.
@@ -165,15 +164,15 @@ pub trait AnyExtension: Send + Sync + 'static {
     /// The components of a clone of the value (O(1) per `Tensor`/`ArcArray` field; an `Array`
     /// field is copied by its `Clone`).
     fn clone_components(&self) -> Vec<Tensor>;
-    /// The components, moved out when this is the only reference (else of a clone).
-    fn into_components_shared(self: Arc<Self>) -> Vec<Tensor>;
+    /// The components, moved out.
+    fn into_components_boxed(self: Box<Self>) -> Vec<Tensor>;
 }
 
 impl<T: ExtensionType> AnyExtension for T {
     fn as_any(&self) -> &dyn Any {
         self
     }
-    fn into_any_arc(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+    fn into_any_box(self: Box<Self>) -> Box<dyn Any + Send + Sync> {
         self
     }
     fn type_name(&self) -> &'static str {
@@ -194,11 +193,8 @@ impl<T: ExtensionType> AnyExtension for T {
     fn clone_components(&self) -> Vec<Tensor> {
         self.clone().into_components()
     }
-    fn into_components_shared(self: Arc<Self>) -> Vec<Tensor> {
-        match Arc::try_unwrap(self) {
-            Ok(value) => value.into_components(),
-            Err(shared) => shared.clone_components(),
-        }
+    fn into_components_boxed(self: Box<Self>) -> Vec<Tensor> {
+        (*self).into_components()
     }
 }
 
