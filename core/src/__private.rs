@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 pub use inventory;
 
 pub use crate::derived;
-pub use crate::derived::{Derived, FieldDesc, StructDesc};
+pub use crate::derived::{Derived, DerivedSpec, FieldDesc, StructDesc};
 
 pub use crate::contract::{ShapeContract, ShapedField};
 pub use crate::dispatch::{

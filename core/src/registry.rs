@@ -26,7 +26,7 @@ pub struct RegistryEntry {
     /// The stable name (`"pkg.MaskedTensor"`), written into serialized specs.
     pub name: &'static str,
     /// The `TypeId` of the value type.
-    pub type_id: fn() -> TypeId,
+    pub type_id: TypeId,
     /// The Rust name of the value type.
     pub type_name: fn() -> &'static str,
     /// How specs of this type are deserialized.
@@ -59,7 +59,7 @@ impl RegistryEntry {
     pub const fn new<T: ExtensionType>(name: &'static str, file: &'static str, line: u32) -> Self {
         RegistryEntry {
             name,
-            type_id: TypeId::of::<T>,
+            type_id: TypeId::of::<T>(),
             type_name: std::any::type_name::<T>,
             decoder: SpecDecoder::Typed(deserialize_spec_of::<T>),
             file,
@@ -163,7 +163,7 @@ impl Registry {
                 }
                 .into());
             }
-            if let Some(first) = by_type.insert((entry.type_id)(), entry) {
+            if let Some(first) = by_type.insert(entry.type_id, entry) {
                 return Err(RegistryError::DuplicateType {
                     type_name: (entry.type_name)().to_string(),
                     first_name: first.name.to_string(),

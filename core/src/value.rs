@@ -169,10 +169,15 @@ impl Value {
                     found: "another type".into(),
                 };
                 match e.try_unwrap() {
-                    Ok(owned) => match owned.into_any_box().downcast::<T>() {
-                        Ok(value) => Ok(*value),
-                        Err(_) => Err(not_t().into()),
-                    },
+                    Ok(owned) if owned.as_any().is::<T>() => {
+                        let mut slot = std::mem::MaybeUninit::<T>::uninit();
+                        // SAFETY: the value is a `T` (checked), moved into a slot for one.
+                        unsafe {
+                            owned.move_into(slot.as_mut_ptr() as *mut u8);
+                            Ok(slot.assume_init())
+                        }
+                    }
+                    Ok(_) => Err(not_t().into()),
                     Err(shared) => match shared.as_any().downcast_ref::<T>() {
                         Some(value) => Ok(value.clone()),
                         None => Err(not_t().into()),

@@ -29,14 +29,13 @@ pub struct TypeFns {
     value_layout: Layout,
     spec_layout: Layout,
     pub(crate) value_type_name: fn() -> &'static str,
-    spec_type_id: fn() -> TypeId,
+    spec_type_id: TypeId,
     drop_value: unsafe fn(*mut u8),
     drop_spec: unsafe fn(*mut u8),
     value_as_any: unsafe fn(*const u8) -> *const dyn Any,
     spec_as_any: unsafe fn(*const u8) -> *const dyn Any,
-    into_any_box: unsafe fn(*mut u8) -> Box<dyn Any + Send + Sync>,
     clone_value: unsafe fn(*const u8, *mut u8),
-    validate: unsafe fn(*const u8) -> Result<()>,
+    validate: Option<unsafe fn(*const u8) -> Result<()>>,
 }
 
 impl fmt::Debug for TypeFns {
@@ -50,16 +49,15 @@ impl fmt::Debug for TypeFns {
 mod fns_of {
     use super::*;
 
-    pub unsafe fn drop_value<T>(p: *mut u8) {
-        unsafe { std::ptr::drop_in_place(p as *mut T) }
+    /// `drop_in_place::<T>` as a function of an untyped pointer: no wrapper to compile per type.
+    pub const fn drop_in_place<T>() -> unsafe fn(*mut u8) {
+        let drop: unsafe fn(*mut T) = std::ptr::drop_in_place::<T>;
+        // SAFETY: pointers to sized types are ABI-compatible (see the `fn` pointer docs, "ABI
+        // compatibility"), and callers only pass pointers to a `T`.
+        unsafe { std::mem::transmute::<unsafe fn(*mut T), unsafe fn(*mut u8)>(drop) }
     }
     pub fn as_any<T: Any>(p: *const u8) -> *const dyn Any {
         p as *const T as *const dyn Any
-    }
-    pub unsafe fn into_any_box<T: Any + Send + Sync>(p: *mut u8) -> Box<dyn Any + Send + Sync> {
-        // SAFETY: `p` was allocated by the global allocator with `T`'s layout (or is dangling
-        // for a zero-sized `T`), which is what `Box<T>` owns.
-        unsafe { Box::from_raw(p as *mut T) }
     }
     pub unsafe fn clone_value<T: Clone>(p: *const u8, out: *mut u8) {
         unsafe { std::ptr::write(out as *mut T, (*(p as *const T)).clone()) }
@@ -70,20 +68,25 @@ mod fns_of {
 }
 
 impl TypeFns {
-    /// The functions of the derived type `T` and of its spec.
-    pub const fn of<T: Derived>() -> TypeFns {
+    /// The functions of the derived type `T` and of its spec. `validates`: whether `T` has a
+    /// `validate` of its own (a shape contract or `#[extype(validate = …)]`); if not, none is
+    /// called.
+    pub const fn of<T: Derived>(validates: bool) -> TypeFns {
         TypeFns {
             value_layout: Layout::new::<T>(),
             spec_layout: Layout::new::<<T as Field>::Spec>(),
             value_type_name: std::any::type_name::<T>,
-            spec_type_id: TypeId::of::<<T as Field>::Spec>,
-            drop_value: fns_of::drop_value::<T>,
-            drop_spec: fns_of::drop_value::<<T as Field>::Spec>,
+            spec_type_id: TypeId::of::<<T as Field>::Spec>(),
+            drop_value: fns_of::drop_in_place::<T>(),
+            drop_spec: fns_of::drop_in_place::<<T as Field>::Spec>(),
             value_as_any: fns_of::as_any::<T>,
             spec_as_any: fns_of::as_any::<<T as Field>::Spec>,
-            into_any_box: fns_of::into_any_box::<T>,
             clone_value: fns_of::clone_value::<T>,
-            validate: fns_of::validate::<T>,
+            validate: if validates {
+                Some(fns_of::validate::<T>)
+            } else {
+                None
+            },
         }
     }
 }
@@ -227,7 +230,7 @@ impl ErasedSpec {
     /// The other spec's memory, when it is a spec of the same type.
     fn same_type<'o>(&self, other: &'o dyn AnySpec) -> Option<*const u8> {
         let any = other.as_any();
-        (any.type_id() == (self.desc.types.spec_type_id)())
+        (any.type_id() == self.desc.types.spec_type_id)
             .then_some(any as *const dyn Any as *const u8)
     }
 }
@@ -244,7 +247,7 @@ impl AnySpec for ErasedSpec {
         (self.desc.types.value_type_name)()
     }
     fn value_type_id(&self) -> TypeId {
-        (self.desc.type_id)()
+        self.desc.type_id
     }
     // SAFETY (the `unsafe` blocks below): `raw` is a live spec described by `desc`, and
     // `same_type` only returns specs of the same type.
@@ -273,7 +276,7 @@ impl AnySpec for ErasedSpec {
     }
     fn dyn_hash(&self, mut state: &mut dyn Hasher) {
         // As the blanket impl hashes a typed spec: its `TypeId`, then its fields.
-        (self.desc.types.spec_type_id)().hash(&mut state);
+        self.desc.types.spec_type_id.hash(&mut state);
         unsafe { super::spec_hash(self.desc, self.raw(), state) }
     }
     fn dyn_is_compatible_with(&self, other: &dyn AnySpec) -> bool {
@@ -353,7 +356,10 @@ impl ErasedValue {
             ptr: memory.finish(),
         };
         // SAFETY: the value is live; on error it is dropped with `value`.
-        match unsafe { (desc.types.validate)(value.ptr.as_ptr()) } {
+        let Some(validate) = desc.types.validate else {
+            return Ok(value);
+        };
+        match unsafe { validate(value.ptr.as_ptr()) } {
             Ok(()) => Ok(value),
             Err(e) => Err(crate::__private::invalid(e, &root, desc.registered_name())),
         }
@@ -380,10 +386,11 @@ impl AnyExtension for ErasedValue {
         // SAFETY: `raw` is a live value of the type `value_as_any` is for.
         unsafe { &*(self.desc.types.value_as_any)(self.raw()) }
     }
-    fn into_any_box(self: Box<Self>) -> Box<dyn Any + Send + Sync> {
-        let this = std::mem::ManuallyDrop::new(*self);
-        // SAFETY: the allocation has the value type's layout; ownership passes to the `Box`.
-        unsafe { (this.desc.types.into_any_box)(this.ptr.as_ptr()) }
+    unsafe fn move_into(self: Box<Self>, out: *mut u8) {
+        let size = self.desc.types.value_layout.size();
+        // SAFETY: `out` has room for a value of this type (the caller's contract); the bytes are
+        // moved, and `consume` frees the allocation without dropping them.
+        (*self).consume(|_, value| unsafe { std::ptr::copy_nonoverlapping(value, out, size) })
     }
     fn type_name(&self) -> &'static str {
         (self.desc.types.value_type_name)()

@@ -32,7 +32,7 @@ use crate::error::{Error, Result, SpecError};
 use crate::field::{Components, Field, FieldPath, PathSink, Sink, data_error};
 use crate::serial::{SpecValue, write_struct};
 use crate::shape::Shape;
-use crate::spec::{ExtensionType, TensorSpec};
+use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
 use crate::tensor::{Tensor, TensorView};
 
 /// What one field type can do, with its value and spec behind untyped pointers.
@@ -246,7 +246,7 @@ pub struct StructDesc {
     /// The default registered name (`ExtensionType::NAME`).
     pub name: &'static str,
     /// The value type's `TypeId`, to find the name it is registered under.
-    pub type_id: fn() -> TypeId,
+    pub type_id: TypeId,
     /// The spec type's name (`FooSpec`), for `Debug`.
     pub spec_name: &'static str,
     /// Whether the struct is a tuple struct (its spec prints as a tuple).
@@ -261,7 +261,7 @@ pub struct StructDesc {
 
 impl StructDesc {
     pub(crate) fn registered_name(&self) -> &'static str {
-        crate::registry::registered_name_of((self.type_id)(), self.name)
+        crate::registry::registered_name_of(self.type_id, self.name)
     }
 }
 
@@ -275,6 +275,61 @@ impl StructDesc {
 pub unsafe trait Derived: ExtensionType + Field {
     /// The table of this type.
     const DESC: &'static StructDesc;
+}
+
+/// The spec struct of a derived type (`FooSpec`). Its [`TypeSpec`] impl is the blanket one
+/// below, through the value type's table, so the derive writes no `TypeSpec` methods at all.
+///
+/// # Safety
+///
+/// `Self` must be the spec type that `<Self::Value as Derived>::DESC` describes.
+pub unsafe trait DerivedSpec: Clone + fmt::Debug + Eq + Hash + Send + Sync + 'static {
+    /// The value type.
+    type Value: Derived + Field<Spec = Self> + ExtensionType<Spec = Self>;
+}
+
+impl<S: DerivedSpec> TypeSpec for S {
+    type Value = S::Value;
+
+    // SAFETY (every `unsafe` block below): `self`, `other` and `value` are specs or values of
+    // the type `DESC` describes (the `DerivedSpec` and `Derived` contracts).
+    #[inline]
+    fn component_specs(&self) -> Vec<TensorSpec> {
+        unsafe { component_spec_list(S::Value::DESC, self as *const S as *const u8) }
+    }
+    #[inline]
+    fn num_components(&self) -> usize {
+        unsafe { num_components(S::Value::DESC, self as *const S as *const u8) }
+    }
+    #[inline]
+    fn component_paths(&self) -> Vec<String> {
+        unsafe { component_paths(S::Value::DESC, self as *const S as *const u8) }
+    }
+    #[inline]
+    fn to_components<'a>(&self, value: &'a S::Value) -> Vec<TensorView<'a>> {
+        unsafe { views(S::Value::DESC, value as *const S::Value as *const u8) }
+    }
+    #[inline]
+    fn from_components(&self, components: Vec<Tensor>) -> Result<S::Value> {
+        from_components::<S::Value>(self, components)
+    }
+    #[inline]
+    fn serialize(&self) -> SpecValue {
+        unsafe { spec_to_value(S::Value::DESC, self as *const S as *const u8) }
+    }
+    #[inline]
+    fn deserialize(value: &SpecValue) -> Result<Self> {
+        spec_from_value::<S::Value>(value, &FieldPath::Root)
+    }
+    #[inline]
+    fn is_compatible_with(&self, other: &Self) -> bool {
+        let (a, b) = (self as *const S as *const u8, other as *const S as *const u8);
+        unsafe { spec_is_compatible(S::Value::DESC, a, b) }
+    }
+    #[inline]
+    fn most_specific_compatible(&self, other: &Self) -> Option<Self> {
+        most_specific_compatible::<S::Value>(self, other)
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

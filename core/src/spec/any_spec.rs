@@ -151,8 +151,12 @@ impl Hash for dyn AnySpec {
 pub trait AnyExtension: Send + Sync + 'static {
     /// As `Any`, to downcast to the concrete type.
     fn as_any(&self) -> &dyn Any;
-    /// As `Box<dyn Any>`, to downcast an owned value.
-    fn into_any_box(self: Box<Self>) -> Box<dyn Any + Send + Sync>;
+    /// Moves the value out of its box into `out`, and frees the box.
+    ///
+    /// # Safety
+    /// `out` must be valid for writing one value of this type (`as_any().type_id()`): aligned,
+    /// with room for it. The caller owns the value afterwards.
+    unsafe fn move_into(self: Box<Self>, out: *mut u8);
     /// The Rust name of the type.
     fn type_name(&self) -> &'static str;
     /// The registered name of the type.
@@ -172,8 +176,9 @@ impl<T: ExtensionType> AnyExtension for T {
     fn as_any(&self) -> &dyn Any {
         self
     }
-    fn into_any_box(self: Box<Self>) -> Box<dyn Any + Send + Sync> {
-        self
+    unsafe fn move_into(self: Box<Self>, out: *mut u8) {
+        // SAFETY: `out` is valid for a `T` (the caller's contract).
+        unsafe { std::ptr::write(out as *mut T, *self) }
     }
     fn type_name(&self) -> &'static str {
         std::any::type_name::<T>()

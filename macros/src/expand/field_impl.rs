@@ -22,6 +22,8 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
     let spec_name = g.spec_ident.to_string();
     let tuple = matches!(g.cont.style, Style::Tuple);
     let contract = g.contract_arg();
+    let validates = g.fields().iter().any(|f| f.attrs.shape.is_some())
+        || g.cont.attrs.validate.is_some();
     let fields = g.fields().iter().map(|f| {
         let ty = f.ty;
         let m = &f.member;
@@ -60,12 +62,12 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
         unsafe impl #impl_generics __x::Derived for #self_ty #where_clause {
             const DESC: &'static __x::StructDesc = &__x::StructDesc {
                 name: <Self as __x::ExtensionType>::NAME,
-                type_id: ::core::any::TypeId::of::<Self>,
+                type_id: ::core::any::TypeId::of::<Self>(),
                 spec_name: #spec_name,
                 tuple: #tuple,
                 fields: &[#(#fields),*],
                 contract: #contract,
-                types: &__x::derived::TypeFns::of::<Self>(),
+                types: &__x::derived::TypeFns::of::<Self>(#validates),
             };
         }
     }

@@ -40,63 +40,15 @@ pub fn traits(g: &Gen) -> TokenStream {
     let spec_ty = g.spec_ty();
     let where_clause = &g.where_clause;
     let name = g.name_expr();
-    let desc = g.desc();
-    let this = erased(quote!(self));
-    let other = erased(quote!(__other));
-    let value = erased(quote!(__value));
     let validate = validate_fn(g);
     let constructor = constructor(g);
     let refine_method = refine_method(g);
     let registration = registration(g);
     quote! {
         #[automatically_derived]
-        impl #impl_generics __x::TypeSpec for #spec_ty #where_clause {
+        // SAFETY: `FooSpec` is the spec type `Foo`'s table describes.
+        unsafe impl #impl_generics __x::DerivedSpec for #spec_ty #where_clause {
             type Value = #self_ty;
-
-            // SAFETY (every `unsafe` block below): `self`, `__other` and `__value` are specs or
-            // values of the type `DESC` describes.
-            #[inline]
-            fn component_specs(&self) -> ::std::vec::Vec<__x::TensorSpec> {
-                unsafe { __x::derived::component_spec_list(#desc, #this) }
-            }
-            #[inline]
-            fn num_components(&self) -> usize {
-                unsafe { __x::derived::num_components(#desc, #this) }
-            }
-            #[inline]
-            fn component_paths(&self) -> ::std::vec::Vec<::std::string::String> {
-                unsafe { __x::derived::component_paths(#desc, #this) }
-            }
-            #[inline]
-            fn to_components<'__a>(
-                &self,
-                __value: &'__a #self_ty,
-            ) -> ::std::vec::Vec<__x::TensorView<'__a>> {
-                unsafe { __x::derived::views(#desc, #value) }
-            }
-            #[inline]
-            fn from_components(
-                &self,
-                __components: ::std::vec::Vec<__x::Tensor>,
-            ) -> __x::Result<#self_ty> {
-                __x::derived::from_components::<#self_ty>(self, __components)
-            }
-            #[inline]
-            fn serialize(&self) -> __x::SpecValue {
-                unsafe { __x::derived::spec_to_value(#desc, #this) }
-            }
-            #[inline]
-            fn deserialize(__value: &__x::SpecValue) -> __x::Result<Self> {
-                __x::derived::spec_from_value::<#self_ty>(__value, &__x::FieldPath::Root)
-            }
-            #[inline]
-            fn is_compatible_with(&self, __other: &Self) -> bool {
-                unsafe { __x::derived::spec_is_compatible(#desc, #this, #other) }
-            }
-            #[inline]
-            fn most_specific_compatible(&self, __other: &Self) -> ::core::option::Option<Self> {
-                __x::derived::most_specific_compatible::<#self_ty>(self, __other)
-            }
         }
 
         #[automatically_derived]
