@@ -4,8 +4,8 @@
 //! compatibility, relaxation, printing, components, downcasts; and they must drop every field
 //! exactly once, also when a rebuild fails half-way or validation rejects the value.
 
-use std::hash::{Hash, Hasher};
 use std::cell::Cell;
+use std::hash::{Hash, Hasher};
 
 use extype::{
     AnySpec, ExtensionType, FieldPath, Result, SpecValue, StaticValue, Tensor, TypeSpec, Value,

@@ -194,18 +194,6 @@ impl<'a> StructFields<'a> {
     }
 }
 
-/// `Display` of a derived spec: `name { field: spec, … }` with the fields in declaration order.
-pub fn fmt_struct_spec<T: ExtensionType, const N: usize>(
-    f: &mut std::fmt::Formatter<'_>,
-    fields: [(&'static str, SpecValue); N],
-) -> std::fmt::Result {
-    write_struct(
-        f,
-        registered_name::<T>(),
-        fields.iter().map(|(name, value)| (*name, value)),
-    )
-}
-
 /// The extension argument at `index` as `T` (the dispatch key already matched its type).
 #[inline]
 pub fn arg_extension<'a, T: 'static>(args: &[Operand<'a>], index: usize) -> Option<&'a T> {

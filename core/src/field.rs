@@ -16,41 +16,34 @@
 //!
 //! ## What the derive emits for `struct Foo { a: A, b: B }`
 //!
-//! (Full, compiled templates: `core/tests/common/{masked,ragged,batch}.rs`.)
+//! The field-by-field work is not generated: it lives once in [`crate::derived`], over a table
+//! of the struct, and every generated method is one call into it.
 //!
 //! ```text
-//! pub struct FooSpec { pub a: <A as Field>::Spec, pub b: <B as Field>::Spec }   // + Clone, Debug, Eq, Hash
+//! pub struct FooSpec { pub a: <A as Field>::Spec, pub b: <B as Field>::Spec }
 //! const _: () = {
 //!     use ::extype::__private as __x;
-//!     impl __x::Field for Foo {
-//!         type Spec = FooSpec;
-//!         fn field_spec(&self) -> FooSpec { FooSpec { a: <A as __x::Field>::field_spec(&self.a), .. } }
-//!         fn num_components(s: &FooSpec) -> usize { 0 + <A as __x::Field>::num_components(&s.a) + .. }
-//!         fn component_specs(s, path, out) { <A as __x::Field>::component_specs(&s.a, &path.field("a"), out); .. }
-//!         fn push_views(&self, path, out)  { <A as __x::Field>::push_views(&self.a, &path.field("a"), out); .. }
-//!         fn push_components(self, path, out) { let Foo { a, b } = self; <A as __x::Field>::push_components(a, &path.field("a"), out); .. }
-//!         fn from_components(s, path, c) -> Result<Foo> {
-//!             let v = Foo { a: <A as __x::Field>::from_components(&s.a, &path.field("a"), c)?, .. };
-//!             __x::validated(v, path)                                  // runs ExtensionType::validate
-//!         }
-//!         fn spec_to_value(s) -> SpecValue { __x::struct_spec_value::<Foo, 2>([("a", <A as __x::Field>::spec_to_value(&s.a)), ..]) }
-//!         fn spec_from_value(v, path) -> Result<FooSpec> {
-//!             let f = __x::StructFields::open::<Foo>(v, path, &["a", "b"])?;
-//!             Ok(FooSpec { a: <A as __x::Field>::spec_from_value(f.get("a")?, &path.field("a"))?, .. })
-//!         }
-//!         fn spec_is_compatible(x, y) -> bool { true && <A as __x::Field>::spec_is_compatible(&x.a, &y.a) && .. }
-//!         fn spec_most_specific_compatible(x, y) -> Option<FooSpec> { Some(FooSpec { a: <A as __x::Field>::spec_most_specific_compatible(&x.a, &y.a)?, .. }) }
+//!     unsafe impl __x::Derived for Foo {
+//!         const DESC: &StructDesc = &StructDesc { name, type_id, fields: &[
+//!             FieldDesc { key: "a", value_offset: offset_of!(Foo, a), spec_offset: offset_of!(FooSpec, a),
+//!                         ops: <A as __x::Field>::OPS, shape: None /* or the ShapedField accessors */ }, ..
+//!         ], contract, types: &TypeFns::of::<Foo>(validates) };
 //!     }
-//!     impl __x::TypeSpec for FooSpec { type Value = Foo; /* one-line delegations to __x:: helpers and Field */ }
+//!     impl Clone/Debug/PartialEq/Eq/Hash/Display for FooSpec   { one call each into __x::derived }
+//!     impl __x::Field for Foo      { type Spec = FooSpec; /* ten one-line calls */ }
+//!     unsafe impl __x::DerivedSpec for FooSpec { type Value = Foo; }   // TypeSpec: blanket impl
 //!     impl __x::ExtensionType for Foo { type Spec = FooSpec; const NAME: &str = "pkg.Foo"; /* spec, into_components, validate */ }
-//!     __x::inventory::submit! { __x::RegistryEntry::new::<Foo>(<Foo as __x::ExtensionType>::NAME, file!(), line!()) }
+//!     __x::inventory::submit! { __x::RegistryEntry::derived::<Foo>("pkg.Foo", file!(), line!()) }
 //! };
 //! ```
 //!
-//! Generic types: every impl bounds each type parameter by `Field` (plus the user's bounds), the
-//! `Field`/`TypeSpec`/`ExtensionType` impls add `where Foo<T>: Clone`, the spec's std traits are
-//! written out (a `#[derive(Eq)]` would demand `T: Eq`), and no inventory entry is emitted (each
-//! instantiation is registered with [`register!`](crate::register)).
+//! Generic types: every impl bounds the field types that name a type parameter by `Field` (plus
+//! the user's bounds), the `Field`/`ExtensionType` impls add `where Foo<T>: Clone`, the spec's std
+//! traits are written out (a `#[derive(Eq)]` would demand `T: Eq`), and no inventory entry is
+//! emitted (each instantiation is registered with [`register!`](crate::register)).
+//!
+//! `core/tests/common/{masked,ragged,batch}.rs` implement the same traits by hand, field by field,
+//! as a type that does not use the derive would.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -747,11 +740,7 @@ impl<T: Send + Sync + 'static> Field for std::marker::PhantomData<T> {
         0
     }
     #[inline]
-    fn component_specs(
-        _spec: &Self::Spec,
-        _path: &FieldPath<'_>,
-        _out: &mut dyn Sink<TensorSpec>,
-    ) {
+    fn component_specs(_spec: &Self::Spec, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorSpec>) {
     }
     #[inline]
     fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorView<'a>>) {}

@@ -228,7 +228,7 @@ impl ErasedSpec {
     }
 
     /// The other spec's memory, when it is a spec of the same type.
-    fn same_type<'o>(&self, other: &'o dyn AnySpec) -> Option<*const u8> {
+    fn same_type(&self, other: &dyn AnySpec) -> Option<*const u8> {
         let any = other.as_any();
         (any.type_id() == self.desc.types.spec_type_id)
             .then_some(any as *const dyn Any as *const u8)
@@ -264,9 +264,8 @@ impl AnySpec for ErasedSpec {
         unsafe { super::spec_to_value(self.desc, self.raw()) }
     }
     fn dyn_from_components(&self, components: Vec<Tensor>) -> Result<Value> {
-        ErasedValue::from_components(self.desc, self.raw(), components).map(|v| {
-            Value::Extension(crate::value::SharedExtension::from_box(Box::new(v)))
-        })
+        ErasedValue::from_components(self.desc, self.raw(), components)
+            .map(|v| Value::Extension(crate::value::SharedExtension::from_box(Box::new(v))))
     }
     fn dyn_eq(&self, other: &dyn AnySpec) -> bool {
         match self.same_type(other) {

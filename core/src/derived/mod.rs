@@ -72,7 +72,10 @@ mod ops_of {
 
     // SAFETY (all functions of this module): callers pass pointers as documented on `FieldOps`.
     pub unsafe fn field_spec<F: Field>(value: *const u8, out: *mut u8) {
-        unsafe { out.cast::<F::Spec>().write((*value.cast::<F>()).field_spec()) }
+        unsafe {
+            out.cast::<F::Spec>()
+                .write((*value.cast::<F>()).field_spec())
+        }
     }
     pub unsafe fn push_views<'a, F: Field>(
         value: *const u8,
@@ -141,7 +144,10 @@ mod ops_of {
         }
     }
     pub unsafe fn spec_clone<F: Field>(spec: *const u8, out: *mut u8) {
-        unsafe { out.cast::<F::Spec>().write((*spec.cast::<F::Spec>()).clone()) }
+        unsafe {
+            out.cast::<F::Spec>()
+                .write((*spec.cast::<F::Spec>()).clone())
+        }
     }
     pub unsafe fn spec_eq<F: Field>(a: *const u8, b: *const u8) -> bool {
         unsafe { *a.cast::<F::Spec>() == *b.cast::<F::Spec>() }
@@ -283,7 +289,9 @@ pub unsafe trait Derived: ExtensionType + Field {
 /// # Safety
 ///
 /// `Self` must be the spec type that `<Self::Value as Derived>::DESC` describes.
-pub unsafe trait DerivedSpec: Clone + fmt::Debug + Eq + Hash + Send + Sync + 'static {
+pub unsafe trait DerivedSpec:
+    Clone + fmt::Debug + Eq + Hash + Send + Sync + 'static
+{
     /// The value type.
     type Value: Derived + Field<Spec = Self> + ExtensionType<Spec = Self>;
 }
@@ -323,7 +331,10 @@ impl<S: DerivedSpec> TypeSpec for S {
     }
     #[inline]
     fn is_compatible_with(&self, other: &Self) -> bool {
-        let (a, b) = (self as *const S as *const u8, other as *const S as *const u8);
+        let (a, b) = (
+            self as *const S as *const u8,
+            other as *const S as *const u8,
+        );
         unsafe { spec_is_compatible(S::Value::DESC, a, b) }
     }
     #[inline]
@@ -730,7 +741,11 @@ pub unsafe fn spec_display(
         .fields
         .iter()
         // SAFETY: as for `write_field_spec`.
-        .map(|field| (field.key, unsafe { (field.ops.spec_to_value)(spec.add(field.spec_offset)) }))
+        .map(|field| {
+            (field.key, unsafe {
+                (field.ops.spec_to_value)(spec.add(field.spec_offset))
+            })
+        })
         .collect();
     write_struct(
         f,
@@ -758,7 +773,11 @@ pub fn field_spec<T: Derived>(value: &T) -> <T as Field>::Spec {
     let mut out = MaybeUninit::<<T as Field>::Spec>::uninit();
     // SAFETY: `T::DESC` describes `T` (the `Derived` contract); every field of `out` is written.
     unsafe {
-        write_field_spec(T::DESC, value as *const T as *const u8, out.as_mut_ptr() as *mut u8);
+        write_field_spec(
+            T::DESC,
+            value as *const T as *const u8,
+            out.as_mut_ptr() as *mut u8,
+        );
         out.assume_init()
     }
 }
@@ -777,6 +796,8 @@ pub fn from_components_at<T: Derived>(
     let spec = spec as *const <T as Field>::Spec as *const u8;
     // SAFETY: `T::DESC` describes `T`; on `Ok` every field of `out` is written.
     let built = unsafe { write_from_components(T::DESC, spec, path, components, place as _) };
+    // Not `?`: that would compile `Try` glue for every derived type.
+    #[allow(clippy::question_mark)]
     if let Err(e) = built {
         return Err(e);
     }
@@ -786,7 +807,11 @@ pub fn from_components_at<T: Derived>(
         Ok(()) => Ok(unsafe { out.assume_init() }),
         Err(e) => {
             unsafe { std::ptr::drop_in_place(place) };
-            Err(crate::__private::invalid(e, path, T::DESC.registered_name()))
+            Err(crate::__private::invalid(
+                e,
+                path,
+                T::DESC.registered_name(),
+            ))
         }
     }
 }
@@ -805,15 +830,18 @@ pub fn from_components<T: Derived>(
 }
 
 /// Moves each component out of the value.
-pub fn push_components_of<T: Derived>(
-    value: T,
-    path: &FieldPath<'_>,
-    out: &mut dyn Sink<Tensor>,
-) {
+pub fn push_components_of<T: Derived>(value: T, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
     let value = ManuallyDrop::new(value);
     // SAFETY: `T::DESC` describes `T`. Every field is moved out (read) once, and the value is
     // never used or dropped again (`ManuallyDrop` skips the struct's drop).
-    unsafe { push_components(T::DESC, &value as *const ManuallyDrop<T> as *mut u8, path, out) }
+    unsafe {
+        push_components(
+            T::DESC,
+            &value as *const ManuallyDrop<T> as *mut u8,
+            path,
+            out,
+        )
+    }
 }
 
 /// The components, moved out, in component order.

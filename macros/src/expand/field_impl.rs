@@ -22,8 +22,8 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
     let spec_name = g.spec_ident.to_string();
     let tuple = matches!(g.cont.style, Style::Tuple);
     let contract = g.contract_arg();
-    let validates = g.fields().iter().any(|f| f.attrs.shape.is_some())
-        || g.cont.attrs.validate.is_some();
+    let validates =
+        g.fields().iter().any(|f| f.attrs.shape.is_some()) || g.cont.attrs.validate.is_some();
     let fields = g.fields().iter().map(|f| {
         let ty = f.ty;
         let m = &f.member;
