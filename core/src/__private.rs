@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 
 pub use inventory;
 
+pub use crate::derived;
+pub use crate::derived::{Derived, DerivedSpec, FieldDesc, StructDesc};
+
 pub use crate::contract::{ShapeContract, ShapedField};
 pub use crate::dispatch::{
     BinaryOp, Call, DispatchEntry, Handled, IntoHandled, IntoInferred, ParamKind, ReductionOp,
@@ -101,7 +104,7 @@ pub fn validated<T: ExtensionType>(value: T, path: &FieldPath<'_>) -> Result<T> 
 
 #[cold]
 #[inline(never)]
-fn invalid(error: Error, path: &FieldPath<'_>, type_name: &str) -> Error {
+pub(crate) fn invalid(error: Error, path: &FieldPath<'_>, type_name: &str) -> Error {
     let message = match error {
         Error::Spec(e) => match *e {
             SpecError::Invalid { message, .. } => message,
@@ -171,24 +174,7 @@ impl<'a> StructFields<'a> {
                 &named.value,
             ));
         };
-        for field in expected {
-            if !fields.contains_key(*field) {
-                return Err(SpecError::Data {
-                    path: path.field(field).to_string(),
-                    expected: "a field".into(),
-                    found: "nothing (missing field)".into(),
-                }
-                .into());
-            }
-        }
-        if let Some(extra) = fields.keys().find(|k| !expected.contains(&k.as_str())) {
-            return Err(SpecError::Data {
-                path: path.key(extra).to_string(),
-                expected: format!("one of the fields {expected:?} of {name:?}"),
-                found: "an unknown field".into(),
-            }
-            .into());
-        }
+        crate::field::check_struct_keys(fields, path, name, expected)?;
         Ok(StructFields {
             fields,
             path: *path,
@@ -206,18 +192,6 @@ impl<'a> StructFields<'a> {
             .into()
         })
     }
-}
-
-/// `Display` of a derived spec: `name { field: spec, … }` with the fields in declaration order.
-pub fn fmt_struct_spec<T: ExtensionType, const N: usize>(
-    f: &mut std::fmt::Formatter<'_>,
-    fields: [(&'static str, SpecValue); N],
-) -> std::fmt::Result {
-    write_struct(
-        f,
-        registered_name::<T>(),
-        fields.iter().map(|(name, value)| (*name, value)),
-    )
 }
 
 /// The extension argument at `index` as `T` (the dispatch key already matched its type).

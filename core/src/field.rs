@@ -16,41 +16,34 @@
 //!
 //! ## What the derive emits for `struct Foo { a: A, b: B }`
 //!
-//! (Full, compiled templates: `core/tests/common/{masked,ragged,batch}.rs`.)
+//! The field-by-field work is not generated: it lives once in [`crate::derived`], over a table
+//! of the struct, and every generated method is one call into it.
 //!
 //! ```text
-//! pub struct FooSpec { pub a: <A as Field>::Spec, pub b: <B as Field>::Spec }   // + Clone, Debug, Eq, Hash
+//! pub struct FooSpec { pub a: <A as Field>::Spec, pub b: <B as Field>::Spec }
 //! const _: () = {
 //!     use ::extype::__private as __x;
-//!     impl __x::Field for Foo {
-//!         type Spec = FooSpec;
-//!         fn field_spec(&self) -> FooSpec { FooSpec { a: <A as __x::Field>::field_spec(&self.a), .. } }
-//!         fn num_components(s: &FooSpec) -> usize { 0 + <A as __x::Field>::num_components(&s.a) + .. }
-//!         fn component_specs(s, path, out) { <A as __x::Field>::component_specs(&s.a, &path.field("a"), out); .. }
-//!         fn push_views(&self, path, out)  { <A as __x::Field>::push_views(&self.a, &path.field("a"), out); .. }
-//!         fn push_components(self, path, out) { let Foo { a, b } = self; <A as __x::Field>::push_components(a, &path.field("a"), out); .. }
-//!         fn from_components(s, path, c) -> Result<Foo> {
-//!             let v = Foo { a: <A as __x::Field>::from_components(&s.a, &path.field("a"), c)?, .. };
-//!             __x::validated(v, path)                                  // runs ExtensionType::validate
-//!         }
-//!         fn spec_to_value(s) -> SpecValue { __x::struct_spec_value::<Foo, 2>([("a", <A as __x::Field>::spec_to_value(&s.a)), ..]) }
-//!         fn spec_from_value(v, path) -> Result<FooSpec> {
-//!             let f = __x::StructFields::open::<Foo>(v, path, &["a", "b"])?;
-//!             Ok(FooSpec { a: <A as __x::Field>::spec_from_value(f.get("a")?, &path.field("a"))?, .. })
-//!         }
-//!         fn spec_is_compatible(x, y) -> bool { true && <A as __x::Field>::spec_is_compatible(&x.a, &y.a) && .. }
-//!         fn spec_most_specific_compatible(x, y) -> Option<FooSpec> { Some(FooSpec { a: <A as __x::Field>::spec_most_specific_compatible(&x.a, &y.a)?, .. }) }
+//!     unsafe impl __x::Derived for Foo {
+//!         const DESC: &StructDesc = &StructDesc { name, type_id, fields: &[
+//!             FieldDesc { key: "a", value_offset: offset_of!(Foo, a), spec_offset: offset_of!(FooSpec, a),
+//!                         ops: <A as __x::Field>::OPS, shape: None /* or the ShapedField accessors */ }, ..
+//!         ], contract, types: &TypeFns::of::<Foo>(validates) };
 //!     }
-//!     impl __x::TypeSpec for FooSpec { type Value = Foo; /* one-line delegations to __x:: helpers and Field */ }
+//!     impl Clone/Debug/PartialEq/Eq/Hash/Display for FooSpec   { one call each into __x::derived }
+//!     impl __x::Field for Foo      { type Spec = FooSpec; /* ten one-line calls */ }
+//!     unsafe impl __x::DerivedSpec for FooSpec { type Value = Foo; }   // TypeSpec: blanket impl
 //!     impl __x::ExtensionType for Foo { type Spec = FooSpec; const NAME: &str = "pkg.Foo"; /* spec, into_components, validate */ }
-//!     __x::inventory::submit! { __x::RegistryEntry::new::<Foo>(<Foo as __x::ExtensionType>::NAME, file!(), line!()) }
+//!     __x::inventory::submit! { __x::RegistryEntry::derived::<Foo>("pkg.Foo", file!(), line!()) }
 //! };
 //! ```
 //!
-//! Generic types: every impl bounds each type parameter by `Field` (plus the user's bounds), the
-//! `Field`/`TypeSpec`/`ExtensionType` impls add `where Foo<T>: Clone`, the spec's std traits are
-//! written out (a `#[derive(Eq)]` would demand `T: Eq`), and no inventory entry is emitted (each
-//! instantiation is registered with [`register!`](crate::register)).
+//! Generic types: every impl bounds the field types that name a type parameter by `Field` (plus
+//! the user's bounds), the `Field`/`ExtensionType` impls add `where Foo<T>: Clone`, the spec's std
+//! traits are written out (a `#[derive(Eq)]` would demand `T: Eq`), and no inventory entry is
+//! emitted (each instantiation is registered with [`register!`](crate::register)).
+//!
+//! `core/tests/common/{masked,ragged,batch}.rs` implement the same traits by hand, field by field,
+//! as a type that does not use the derive would.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -241,6 +234,35 @@ pub fn check_tensor(spec: &TensorSpec, tensor: &Tensor, path: &FieldPath<'_>) ->
     }
 }
 
+/// Checks that a serialized struct spec (`fields`, of the type named `name`) has exactly the
+/// `expected` keys; errors name the missing or unknown field's path.
+pub(crate) fn check_struct_keys(
+    fields: &BTreeMap<String, SpecValue>,
+    path: &FieldPath<'_>,
+    name: &str,
+    expected: &[&'static str],
+) -> Result<()> {
+    for field in expected {
+        if !fields.contains_key(*field) {
+            return Err(SpecError::Data {
+                path: path.field(field).to_string(),
+                expected: "a field".into(),
+                found: "nothing (missing field)".into(),
+            }
+            .into());
+        }
+    }
+    if let Some(extra) = fields.keys().find(|k| !expected.contains(&k.as_str())) {
+        return Err(SpecError::Data {
+            path: path.key(extra).to_string(),
+            expected: format!("one of the fields {expected:?} of {name:?}"),
+            found: "an unknown field".into(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// An error for spec data of the wrong kind or content at `path`.
 pub fn data_error(
     path: &FieldPath<'_>,
@@ -290,13 +312,13 @@ pub trait Field: Sized + Send + Sync + 'static {
     fn num_components(spec: &Self::Spec) -> usize;
 
     /// Pushes the spec of each component, in component order.
-    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>);
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>);
 
     /// Pushes a borrowed view of each component (no copy).
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>);
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>);
 
     /// Moves each component out (no copy).
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>);
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>);
 
     /// Rebuilds a value from the next components, checked against `spec`; static data comes from
     /// the spec.
@@ -317,6 +339,11 @@ pub trait Field: Sized + Send + Sync + 'static {
 
     /// The most specific spec compatible with both; `None` when there is none.
     fn spec_most_specific_compatible(a: &Self::Spec, b: &Self::Spec) -> Option<Self::Spec>;
+
+    /// This type's functions behind untyped pointers, for the tables of derived structs (see
+    /// `extype_core::__private::derived`). Not meant to be overridden.
+    #[doc(hidden)]
+    const OPS: &'static crate::derived::FieldOps = &crate::derived::FieldOps::of::<Self>();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -386,7 +413,7 @@ macro_rules! tensor_field_common {
         fn component_specs(
             spec: &TensorSpec,
             path: &FieldPath<'_>,
-            out: &mut impl Sink<TensorSpec>,
+            out: &mut dyn Sink<TensorSpec>,
         ) {
             out.push(path, spec.clone());
         }
@@ -421,12 +448,12 @@ impl<T: Element, D: Dimension + Send + Sync + 'static> Field for Array<T, D> {
     }
 
     #[inline]
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         out.push(path, TensorView::from_array(self.view()));
     }
 
     #[inline]
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         out.push(path, Tensor::from_array(self));
     }
 
@@ -453,12 +480,12 @@ impl<T: Element, D: Dimension + Send + Sync + 'static> Field for ArcArray<T, D> 
     }
 
     #[inline]
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         out.push(path, TensorView::from_array(self.view()));
     }
 
     #[inline]
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         out.push(path, Tensor::from_arc_array(self));
     }
 
@@ -484,12 +511,12 @@ impl Field for Tensor {
     }
 
     #[inline]
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         out.push(path, self.view());
     }
 
     #[inline]
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         out.push(path, self);
     }
 
@@ -559,7 +586,7 @@ macro_rules! static_field {
             fn component_specs(
                 _spec: &$t,
                 _path: &$crate::__private::FieldPath<'_>,
-                _out: &mut impl $crate::__private::Sink<$crate::__private::TensorSpec>,
+                _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorSpec>,
             ) {
             }
 
@@ -567,7 +594,7 @@ macro_rules! static_field {
             fn push_views<'a>(
                 &'a self,
                 _path: &$crate::__private::FieldPath<'_>,
-                _out: &mut impl $crate::__private::Sink<$crate::__private::TensorView<'a>>,
+                _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorView<'a>>,
             ) {
             }
 
@@ -575,7 +602,7 @@ macro_rules! static_field {
             fn push_components(
                 self,
                 _path: &$crate::__private::FieldPath<'_>,
-                _out: &mut impl $crate::__private::Sink<$crate::__private::Tensor>,
+                _out: &mut dyn $crate::__private::Sink<$crate::__private::Tensor>,
             ) {
             }
 
@@ -713,16 +740,12 @@ impl<T: Send + Sync + 'static> Field for std::marker::PhantomData<T> {
         0
     }
     #[inline]
-    fn component_specs(
-        _spec: &Self::Spec,
-        _path: &FieldPath<'_>,
-        _out: &mut impl Sink<TensorSpec>,
-    ) {
+    fn component_specs(_spec: &Self::Spec, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorSpec>) {
     }
     #[inline]
-    fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut impl Sink<TensorView<'a>>) {}
+    fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorView<'a>>) {}
     #[inline]
-    fn push_components(self, _path: &FieldPath<'_>, _out: &mut impl Sink<Tensor>) {}
+    fn push_components(self, _path: &FieldPath<'_>, _out: &mut dyn Sink<Tensor>) {}
     #[inline]
     fn from_components(
         _spec: &Self::Spec,
@@ -778,11 +801,11 @@ macro_rules! static_float {
                 0
             }
             #[inline]
-            fn component_specs(_spec: &Self::Spec, _path: &FieldPath<'_>, _out: &mut impl Sink<TensorSpec>) {}
+            fn component_specs(_spec: &Self::Spec, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorSpec>) {}
             #[inline]
-            fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut impl Sink<TensorView<'a>>) {}
+            fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorView<'a>>) {}
             #[inline]
-            fn push_components(self, _path: &FieldPath<'_>, _out: &mut impl Sink<Tensor>) {}
+            fn push_components(self, _path: &FieldPath<'_>, _out: &mut dyn Sink<Tensor>) {}
             #[inline]
             fn from_components(spec: &Self::Spec, _path: &FieldPath<'_>, _components: &mut Components) -> Result<Self> {
                 Ok(spec.0)
@@ -828,19 +851,19 @@ impl<F: Field> Field for Option<F> {
     fn num_components(spec: &Self::Spec) -> usize {
         spec.as_ref().map_or(0, F::num_components)
     }
-    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>) {
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
         if let Some(s) = spec {
             F::component_specs(s, path, out);
         }
     }
     #[inline]
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         if let Some(v) = self {
             v.push_views(path, out);
         }
     }
     #[inline]
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         if let Some(v) = self {
             v.push_components(path, out);
         }
@@ -889,17 +912,17 @@ impl<F: Field> Field for Vec<F> {
     fn num_components(spec: &Self::Spec) -> usize {
         spec.iter().map(F::num_components).sum()
     }
-    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>) {
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
         for (i, s) in spec.iter().enumerate() {
             F::component_specs(s, &path.index(i), out);
         }
     }
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         for (i, v) in self.iter().enumerate() {
             v.push_views(&path.index(i), out);
         }
     }
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         for (i, v) in self.into_iter().enumerate() {
             v.push_components(&path.index(i), out);
         }
@@ -953,15 +976,15 @@ impl<F: Field> Field for Box<F> {
     fn num_components(spec: &Self::Spec) -> usize {
         F::num_components(spec)
     }
-    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>) {
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
         F::component_specs(spec, path, out);
     }
     #[inline]
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         F::push_views(self, path, out);
     }
     #[inline]
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         F::push_components(*self, path, out);
     }
     fn from_components(
@@ -1003,17 +1026,17 @@ impl<F: Field, const N: usize> Field for [F; N] {
     fn num_components(spec: &Self::Spec) -> usize {
         spec.iter().map(F::num_components).sum()
     }
-    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>) {
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
         for (i, s) in spec.iter().enumerate() {
             F::component_specs(s, &path.index(i), out);
         }
     }
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         for (i, v) in self.iter().enumerate() {
             v.push_views(&path.index(i), out);
         }
     }
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         for (i, v) in self.into_iter().enumerate() {
             v.push_components(&path.index(i), out);
         }
@@ -1071,17 +1094,17 @@ impl<F: Field> Field for BTreeMap<String, F> {
     fn num_components(spec: &Self::Spec) -> usize {
         spec.values().map(F::num_components).sum()
     }
-    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>) {
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
         for (k, s) in spec {
             F::component_specs(s, &path.key(k), out);
         }
     }
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
         for (k, v) in self {
             v.push_views(&path.key(k), out);
         }
     }
-    fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         for (k, v) in self {
             v.push_components(&path.key(&k), out);
         }
@@ -1147,15 +1170,15 @@ macro_rules! tuple_field {
             fn num_components(spec: &Self::Spec) -> usize {
                 0 $(+ $name::num_components(&spec.$idx))+
             }
-            fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut impl Sink<TensorSpec>) {
+            fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
                 $($name::component_specs(&spec.$idx, &path.tuple($idx), out);)+
             }
             #[inline]
-            fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut impl Sink<TensorView<'a>>) {
+            fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
                 $(self.$idx.push_views(&path.tuple($idx), out);)+
             }
             #[inline]
-            fn push_components(self, path: &FieldPath<'_>, out: &mut impl Sink<Tensor>) {
+            fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
                 $(self.$idx.push_components(&path.tuple($idx), out);)+
             }
             fn from_components(spec: &Self::Spec, path: &FieldPath<'_>, components: &mut Components) -> Result<Self> {

@@ -14,6 +14,8 @@
 //! - [`value`]: [`Value`] (tensor or extension value).
 //! - [`nest`]: `flatten`, `pack_sequence_as`, `map_structure`, `assert_same_structure`.
 //! - [`contract`]: shape contracts of derived types (`#[extype(shape = "b n")]`).
+//! - [`derived`]: the runtime of derived types: their tables, and the field-by-field logic the
+//!   derive calls (one implementation for every derived type).
 //! - [`ops`]: the op catalog and `ops::add(&x, &y)` & co. on tensors, arrays and extension values;
 //!   [`dispatch`]: the handler table behind them (`#[dispatch(...)]`).
 //! - [`error`]: the one [`Error`] type of the project.
@@ -21,12 +23,14 @@
 //! ## How a derived type is put together
 //!
 //! For `struct Foo { a: A, b: B }` the derive emits `FooSpec { a: <A as Field>::Spec, b: <B as
-//! Field>::Spec }`, an `impl Field for Foo` that calls [`Field`]'s functions field by field (with
-//! each field's [`FieldPath`]), one-line `impl TypeSpec for FooSpec` / `impl ExtensionType for
-//! Foo` delegating to helpers of the hidden `__private` module, and one registry entry. The
-//! integration tests hold the exact template: `core/tests/common/masked.rs` (plain type, with
-//! comments), `core/tests/common/ragged.rs` (generic type with a nested extension field) and
-//! `core/tests/common/batch.rs` (containers of extension values, static fields).
+//! Field>::Spec }`, a table of the struct ([`derived::Derived`]: each field's offsets and its
+//! type's [`Field`] functions), one-line impls of [`Field`], [`ExtensionType`] and the spec's std
+//! traits that call [`derived`] (where the field-by-field logic lives, once), and one registry
+//! entry. `FooSpec`'s [`TypeSpec`] is a blanket impl over [`derived::DerivedSpec`]. The
+//! integration tests also implement the traits by hand, as a type that does not use the derive
+//! would: `core/tests/common/masked.rs` (plain type, with comments), `core/tests/common/ragged.rs`
+//! (generic type with a nested extension field) and `core/tests/common/batch.rs` (containers of
+//! extension values, static fields).
 //!
 //! ```
 //! use extype_core::{DType, Shape, Tensor, TensorSpec};
@@ -70,6 +74,7 @@
 
 pub mod anonymous;
 pub mod contract;
+pub mod derived;
 pub mod dispatch;
 pub mod dtype;
 pub mod error;
@@ -105,4 +110,4 @@ pub use shape::{
 pub use shape::{Dim, Shape};
 pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
 pub use tensor::{Tensor, TensorView};
-pub use value::{Value, ValueSpec};
+pub use value::{SharedExtension, Value, ValueSpec};

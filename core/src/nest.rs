@@ -293,7 +293,7 @@ impl Nest for Value {
     fn flatten_into(self, expand: bool, out: &mut Vec<Value>) {
         match self {
             Value::Extension(e) if expand => {
-                out.extend(e.into_components_shared().into_iter().map(Value::Tensor));
+                out.extend(e.into_components().into_iter().map(Value::Tensor));
             }
             leaf => out.push(leaf),
         }
@@ -324,7 +324,7 @@ impl Nest for Value {
                 // The spec is taken first so the value itself can give its components up.
                 let spec = e.any_spec();
                 let mapped = e
-                    .into_components_shared()
+                    .into_components()
                     .into_iter()
                     .map(|t| f(Value::Tensor(t)))
                     .collect::<Result<Vec<_>>>()?;

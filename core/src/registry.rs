@@ -12,7 +12,8 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::anonymous::AnonymousExtension;
-use crate::error::{Error, RegistryError, Result, SpecError};
+use crate::derived::{Derived, ErasedSpec, StructDesc};
+use crate::error::{RegistryError, Result, SpecError};
 use crate::serial::SpecValue;
 use crate::spec::{AnySpec, ExtensionType, TypeSpec};
 use crate::tensor::Tensor;
@@ -25,17 +26,25 @@ pub struct RegistryEntry {
     /// The stable name (`"pkg.MaskedTensor"`), written into serialized specs.
     pub name: &'static str,
     /// The `TypeId` of the value type.
-    pub type_id: fn() -> TypeId,
+    pub type_id: TypeId,
     /// The Rust name of the value type.
     pub type_name: fn() -> &'static str,
-    /// Deserializes a spec of this type (a [`SpecValue::Spec`] carrying `name`).
-    pub deserialize_spec: fn(&SpecValue) -> Result<Box<dyn AnySpec>>,
-    /// Rebuilds a value from a spec of this type and its components.
-    pub from_components: fn(&dyn AnySpec, Vec<Tensor>) -> Result<Value>,
+    /// How specs of this type are deserialized.
+    pub decoder: SpecDecoder,
     /// Source file of the registration.
     pub file: &'static str,
     /// Source line of the registration.
     pub line: u32,
+}
+
+/// How a registered type's specs are deserialized.
+#[derive(Debug, Clone, Copy)]
+pub enum SpecDecoder {
+    /// Through the type's `TypeSpec::deserialize`, boxed (types registered with
+    /// [`RegistryEntry::new`]).
+    Typed(fn(&SpecValue) -> Result<Box<dyn AnySpec>>),
+    /// Through a derived type's table, with no code of its own (see [`crate::derived`]).
+    Derived(&'static StructDesc),
 }
 
 fn deserialize_spec_of<T: ExtensionType>(value: &SpecValue) -> Result<Box<dyn AnySpec>> {
@@ -45,41 +54,40 @@ fn deserialize_spec_of<T: ExtensionType>(value: &SpecValue) -> Result<Box<dyn An
     }
 }
 
-fn from_components_of<T: ExtensionType>(
-    spec: &dyn AnySpec,
-    components: Vec<Tensor>,
-) -> Result<Value> {
-    // No closures or combinators: each would be one more function compiled per registered type.
-    match spec.as_any().downcast_ref::<T::Spec>() {
-        Some(spec) => match TypeSpec::from_components(spec, components) {
-            Ok(value) => Ok(Value::from_extension(value)),
-            Err(e) => Err(e),
-        },
-        None => Err(spec_mismatch(std::any::type_name::<T>(), spec)),
-    }
-}
-
-#[cold]
-#[inline(never)]
-fn spec_mismatch(type_name: &str, spec: &dyn AnySpec) -> Error {
-    Error::from(SpecError::Data {
-        path: String::new(),
-        expected: format!("a spec of {type_name}"),
-        found: format!("a spec of {}", spec.value_type_name()),
-    })
-}
-
 impl RegistryEntry {
     /// The entry registering `T` under `name`, defined at `file:line` (pass `file!()`, `line!()`).
     pub const fn new<T: ExtensionType>(name: &'static str, file: &'static str, line: u32) -> Self {
         RegistryEntry {
             name,
-            type_id: TypeId::of::<T>,
+            type_id: TypeId::of::<T>(),
             type_name: std::any::type_name::<T>,
-            deserialize_spec: deserialize_spec_of::<T>,
-            from_components: from_components_of::<T>,
+            decoder: SpecDecoder::Typed(deserialize_spec_of::<T>),
             file,
             line,
+        }
+    }
+
+    /// The entry of a derived type (what `#[derive(ExtensionType)]` submits): its specs are
+    /// decoded through its table, so registering it compiles no code of its own.
+    pub const fn derived<T: Derived>(name: &'static str, file: &'static str, line: u32) -> Self {
+        RegistryEntry {
+            name,
+            type_id: T::DESC.type_id,
+            type_name: T::DESC.types.value_type_name,
+            decoder: SpecDecoder::Derived(T::DESC),
+            file,
+            line,
+        }
+    }
+
+    /// Deserializes a spec of this type (a [`SpecValue::Spec`] carrying its name).
+    pub fn deserialize_spec(&self, value: &SpecValue) -> Result<Box<dyn AnySpec>> {
+        match self.decoder {
+            SpecDecoder::Typed(decode) => decode(value),
+            SpecDecoder::Derived(desc) => match ErasedSpec::deserialize(desc, value) {
+                Ok(spec) => Ok(Box::new(spec)),
+                Err(e) => Err(e),
+            },
         }
     }
 
@@ -128,7 +136,7 @@ pub fn registered_name<T: ExtensionType>() -> &'static str {
 }
 
 /// [`registered_name`] by `TypeId` (not generic, so compiled once, not once per type).
-fn registered_name_of(type_id: TypeId, fallback: &'static str) -> &'static str {
+pub(crate) fn registered_name_of(type_id: TypeId, fallback: &'static str) -> &'static str {
     match registry() {
         Ok(r) => r.by_type.get(&type_id).map_or(fallback, |e| e.name),
         Err(_) => fallback,
@@ -155,7 +163,7 @@ impl Registry {
                 }
                 .into());
             }
-            if let Some(first) = by_type.insert((entry.type_id)(), entry) {
+            if let Some(first) = by_type.insert(entry.type_id, entry) {
                 return Err(RegistryError::DuplicateType {
                     type_name: (entry.type_name)().to_string(),
                     first_name: first.name.to_string(),
@@ -231,7 +239,7 @@ impl Registry {
             }
             .into());
         };
-        (self.get(&named.name)?.deserialize_spec)(value)
+        self.get(&named.name)?.deserialize_spec(value)
     }
 
     /// Rebuilds a value from a serialized spec and its components. A name that is not linked into

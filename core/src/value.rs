@@ -20,7 +20,60 @@ pub enum Value {
     /// A dense tensor.
     Tensor(Tensor),
     /// An extension value.
-    Extension(Arc<dyn AnyExtension>),
+    Extension(SharedExtension),
+}
+
+/// An extension value of any type behind a shared pointer: what [`Value::Extension`] holds.
+/// Derefs to [`dyn AnyExtension`](AnyExtension); clone is O(1).
+///
+/// The value is boxed inside the `Arc` (`Arc<Box<dyn AnyExtension>>`) so that moving it out of a
+/// unique reference is code shared by all types; an `Arc<T>` per type would compile its own
+/// reference counting for every registered type (see the macros crate, "Compile-time cost").
+#[derive(Clone)]
+pub struct SharedExtension(Arc<Box<dyn AnyExtension>>);
+
+impl SharedExtension {
+    /// Wraps an extension value.
+    pub fn new<T: ExtensionType>(value: T) -> Self {
+        SharedExtension::from_box(Box::new(value))
+    }
+
+    /// Wraps a boxed extension value.
+    pub fn from_box(value: Box<dyn AnyExtension>) -> Self {
+        SharedExtension(Arc::new(value))
+    }
+
+    /// The value, if this is the only reference to it.
+    pub fn try_unwrap(self) -> std::result::Result<Box<dyn AnyExtension>, SharedExtension> {
+        Arc::try_unwrap(self.0).map_err(SharedExtension)
+    }
+
+    /// The components: moved out when this is the only reference, else those of a clone.
+    pub fn into_components(self) -> Vec<Tensor> {
+        match self.try_unwrap() {
+            Ok(value) => value.into_components_boxed(),
+            Err(shared) => shared.clone_components(),
+        }
+    }
+
+    /// Whether both point to the same value.
+    pub fn ptr_eq(a: &SharedExtension, b: &SharedExtension) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+}
+
+impl std::ops::Deref for SharedExtension {
+    type Target = dyn AnyExtension;
+
+    fn deref(&self) -> &(dyn AnyExtension + 'static) {
+        &**self.0
+    }
+}
+
+impl std::fmt::Debug for SharedExtension {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
 }
 
 /// The spec of a [`Value`].
@@ -59,7 +112,7 @@ impl ValueSpec {
 impl Value {
     /// Wraps an extension value.
     pub fn from_extension<T: ExtensionType>(value: T) -> Value {
-        Value::Extension(Arc::new(value))
+        Value::Extension(SharedExtension::new(value))
     }
 
     /// `"Tensor"`, or the registered name of the extension type.
@@ -110,13 +163,26 @@ impl Value {
     pub fn downcast<T: ExtensionType>(self) -> Result<T> {
         match self {
             Value::Extension(e) if e.as_any().is::<T>() => {
-                let any = e.into_any_arc();
-                let arc = any.downcast::<T>().map_err(|_| ValueError {
+                let not_t = || ValueError {
                     op: "downcast",
                     expected: std::any::type_name::<T>().into(),
                     found: "another type".into(),
-                })?;
-                Ok(Arc::try_unwrap(arc).unwrap_or_else(|shared| (*shared).clone()))
+                };
+                match e.try_unwrap() {
+                    Ok(owned) if owned.as_any().is::<T>() => {
+                        let mut slot = std::mem::MaybeUninit::<T>::uninit();
+                        // SAFETY: the value is a `T` (checked), moved into a slot for one.
+                        unsafe {
+                            owned.move_into(slot.as_mut_ptr() as *mut u8);
+                            Ok(slot.assume_init())
+                        }
+                    }
+                    Ok(_) => Err(not_t().into()),
+                    Err(shared) => match shared.as_any().downcast_ref::<T>() {
+                        Some(value) => Ok(value.clone()),
+                        None => Err(not_t().into()),
+                    },
+                }
             }
             other => Err(other.mismatch("downcast", std::any::type_name::<T>())),
         }

@@ -51,7 +51,7 @@ fn entries_are_collected() {
         ]
     );
     let entry = registry.get("test.MaskedTensor").unwrap();
-    assert_eq!((entry.type_id)(), std::any::TypeId::of::<MaskedTensor>());
+    assert_eq!(entry.type_id, std::any::TypeId::of::<MaskedTensor>());
     assert!(entry.file.ends_with("masked.rs"), "{}", entry.file);
     assert_eq!((entry.type_name)(), std::any::type_name::<MaskedTensor>());
     assert_eq!(

@@ -13,11 +13,31 @@
 //!
 //! Every misuse has a compile-fail case under `tests/ui/<theme>/` with its expected `.stderr`
 //! (`cargo test --test ui`; regenerate with `TRYBUILD=overwrite cargo test --test ui` and read
-//! each file). Each shows exactly one error. Unsupported field types are reported through
-//! `Field`'s `on_unimplemented`: the generated impls are bounded on `for<'__f> Ty: Field` (a
-//! higher-ranked bound, so rustc does not reject it as trivially false), so only one place
-//! proves the bound — the registry entry of a non-generic type, or a per-field assertion spanned
-//! on the field's type for a generic one.
+//! each file). Misuse the macro detects (attributes, names, patterns, shapes of input) is one
+//! error per mistake, spanned on the offending token, plus a stub so nothing else is reported.
+//!
+//! An unsupported field *type* can only be seen by the trait solver: its first error is at the
+//! field's type, through `Field`'s `on_unimplemented` (what a field may be). rustc then repeats
+//! the unmet bound where the generated code uses the spec type (about ten times). Reporting it
+//! once needs every generated impl bounded on `Ty: Field` (higher-ranked, or trivially true
+//! bounds, which rustc accepts when they hold); measured with the benchmark below, those bounds
+//! cost 0.1–0.35 of the ratio to serde on their own (higher-ranked ones about 1 s per 50 types,
+//! in coherence checking and type checking), which would put the crate over its compile-time
+//! budget. So the generated impls carry bounds only for field types that name a type parameter.
+//!
+//! ## How derived types are compiled
+//!
+//! The struct-level logic (build the spec, walk the components, rebuild from components,
+//! (de)serialize, compare, relax, clone, hash and print specs) lives once in
+//! `extype_core::derived`, over a per-type table: `unsafe impl Derived for Foo { const DESC }`,
+//! with each field's offset in `Foo` and in `FooSpec` (`offset_of!`) and the operations of the
+//! field's *type* (`<Ty as Field>::OPS`, shared by every struct with such a field). Every
+//! generated method is one call into that module; `FooSpec`'s `TypeSpec` impl is a blanket impl
+//! over `DerivedSpec`. The registry entry (`RegistryEntry::derived::<Foo>`) holds the table, and
+//! specs and values it deserializes or rebuilds are `ErasedSpec` / `ErasedValue`: one
+//! implementation of `dyn AnySpec` / `dyn AnyExtension` for all derived types, which still
+//! downcast to `FooSpec` / `Foo` and compare, hash and print like them
+//! (`tests/derive_erased.rs`).
 //!
 //! ## Compile-time cost
 //!
@@ -34,53 +54,30 @@
 //! (what that command does by default) and with `CARGO_INCREMENTAL=0` (the full cost of the
 //! crate, as in a clean or CI build), and prints medians and ratios.
 //!
-//! Measured 2026-11-21 on the shared 2-core build machine (Rust 1.95; other jobs running, so
-//! single runs vary by ±15% and absolute times drift between sessions: compare ratios, or runs
-//! made back to back). Medians of 7, the core before and after the change below, back to back:
+//! COMPILE_TIME_TABLE
 //!
-//! | mode                  | base   | serde  | extype before | extype now | extype / serde (before → now) |
-//! |-----------------------|--------|--------|---------------|------------|-------------------------------|
-//! | incremental           | 0.08 s | 0.29 s | 0.73 s        | 0.73 s     | 2.8× → 2.5×                   |
-//! | `CARGO_INCREMENTAL=0` | 0.10 s | 0.75 s | 3.30 s        | 2.97 s     | 4.2× → 4.0×                   |
+//! Where the time went before (`RUSTC_BOOTSTRAP=1` rustc with `-Ztime-passes`,
+//! `-Zprint-mono-items` and `--emit=llvm-ir` on the generated crate, diagnostics only): serde's
+//! derives emit only code generic over the serializer, so its crate codegens nothing, while
+//! every extension type's registry entry forced its `AnySpec` (15 methods) and `AnyExtension`
+//! (8 methods) vtables, the derive's field-by-field impls, `Arc<Foo>` reference counting and the
+//! generic helpers behind them to be compiled in the deriving crate: about 100 functions and
+//! 3,500 lines of LLVM IR per type. The per-field `for<'__f> Ty: Field` bounds on every impl
+//! cost another second of coherence and type checking.
 //!
-//! (serde's medians from the "now" run; in the "before" run they were 0.26 s and 0.78 s, so the
-//! incremental ratio moved mostly with serde's noise: extype's incremental time did not change.)
+//! What changed, each step measured:
+//! - no bounds on the generated impls (see "Diagnostics"): full build 2.9 → 1.7 s in the
+//!   `-Ztime-passes` total of the generated crate;
+//! - the table-driven runtime above: per type, generated methods are one-line calls, `#[inline]`
+//!   so that unused ones are not compiled; the registry entry reaches only the table;
+//! - `Value::Extension` holds an `SharedExtension` (`Arc<Box<dyn AnyExtension>>`), so moving a
+//!   value out of a unique reference is shared code instead of `Arc::<Foo>::try_unwrap` per type;
+//! - `TypeId`s are constants in the table, `drop_in_place` is stored without a wrapper, and a
+//!   type with neither a shape contract nor `validate` stores no validation function.
 //!
-//! **The 1.5× target is not met, in either mode.** Where the time goes (`RUSTC_BOOTSTRAP=1` rustc
-//! with `-Zprint-mono-items` / `-Ztime-passes` on the generated crate, diagnostics only):
-//! serde's derives emit only code generic over the serializer, so its crate codegens nothing;
-//! every extension type registers itself (`inventory`), and its registry entry's function
-//! pointers (`deserialize_spec`, `from_components`) box the spec as `dyn AnySpec` and the value as
-//! `dyn AnyExtension`, whose vtables force each type's impls and the generic core code behind them
-//! to be codegened in the deriving crate. LLVM and codegen are most of the full-build gap; in
-//! incremental rebuilds the gap is the bookkeeping of those cached objects. The expansion itself
-//! is comparable in size to serde's (about 3,500 tokens for a 4-field struct with a shape
-//! contract).
-//!
-//! Reductions so far:
-//! - `spec_to_value` and `Display` no longer call `__private::struct_spec_value::<Self, N>` /
-//!   `fmt_struct_spec::<Self, N>`, whose iterator chains and `BTreeMap::from_iter` sort were
-//!   monomorphized per type (incremental ratio 2.9× → about 2× then). `try_new` and
-//!   `refine_shapes` are `#[inline]` so they are codegened only where called. Removing `#[inline]`
-//!   from the trait methods made builds slower (they would be codegened eagerly), so it stays.
-//! - Core (this step): the per-type generic helpers no longer carry closures, combinators or
-//!   iterator chains, each of which was its own mono item per type: `component_paths::<T>` collects
-//!   the paths in a non-generic function (that chain alone was ~12 items per type),
-//!   `registered_name::<T>` is a one-line wrapper over a lookup by `TypeId`, the error builders of
-//!   `from_components` / `validated` / the registry entry take names instead of `T`, and the
-//!   `AnySpec` vtable methods and the registry's `deserialize_spec_of` / `from_components_of` use
-//!   `match` instead of `?`, `map` and `is_some_and`. Function mono items of the 50-type crate:
-//!   6,758 → 5,127, about 135 → 103 per type (`MONO_ITEM fn` lines of `-Zprint-mono-items=yes`,
-//!   Rust 1.95; not comparable with counts made otherwise). Full build −10%, incremental
-//!   unchanged (within noise).
-//!
-//! What is left per type is mostly irreducible without changing the core traits: the `Field`,
-//! `TypeSpec` and `ExtensionType` impls, the 14 `AnySpec` and 8 `AnyExtension` vtable methods
-//! (each a thin forwarder to the former at `opt-level = 0`), the spec's derived
-//! `Clone`/`PartialEq`/`Hash`/`Debug`/`Display`, and `Arc<T>` construction and unwrapping. Closing
-//! the gap needs a design change, e.g. one erased object per type instead of two blanket-impl
-//! vtables plus a `TypeSpec` layer, or registering types lazily (not through fn pointers in a
-//! static) so that nothing is codegened until a crate calls it; not attempted here.
+//! LLVM IR of the 50-type crate: 174,569 → 63,058 lines after the table-driven runtime (with the
+//! erased registry boxes), about 17 functions per type (drop glue, `Any`, clone, the inventory
+//! constructor); `-Zprint-mono-items`: 6,217 → 2,051 function items.
 
 mod ast;
 mod attr;

@@ -4,7 +4,6 @@
 
 use std::any::TypeId;
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use ndarray::{ArrayBase, Data, Dimension};
 
@@ -12,13 +11,13 @@ use crate::dtype::Element;
 use crate::error::{DispatchError, Error, Result};
 use crate::spec::{AnyExtension, ExtensionType, TensorSpec};
 use crate::tensor::{Tensor, TensorView};
-use crate::value::{Value, ValueSpec};
+use crate::value::{SharedExtension, Value, ValueSpec};
 
 #[derive(Clone, Debug)]
 enum Repr<'a> {
     Tensor(&'a Tensor),
     View(TensorView<'a>),
-    Extension(&'a dyn AnyExtension, Option<&'a Arc<dyn AnyExtension>>),
+    Extension(&'a dyn AnyExtension, Option<&'a SharedExtension>),
 }
 
 /// One argument of an op call, borrowed. Handlers whose signature takes `&Operand` accept an
@@ -153,7 +152,7 @@ impl<'a> Operand<'a> {
         match &self.0 {
             Repr::Tensor(t) => Ok(Value::Tensor((*t).clone())),
             Repr::View(v) => Ok(Value::Tensor(v.to_tensor())),
-            Repr::Extension(_, Some(arc)) => Ok(Value::Extension(Arc::clone(arc))),
+            Repr::Extension(_, Some(arc)) => Ok(Value::Extension(SharedExtension::clone(arc))),
             Repr::Extension(e, None) => e.any_spec().dyn_from_components(e.clone_components()),
         }
     }

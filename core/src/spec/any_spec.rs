@@ -3,7 +3,6 @@
 use std::any::{Any, TypeId};
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
 
 use super::{ExtensionType, TensorSpec, TypeSpec};
 use crate::error::Result;
@@ -152,8 +151,12 @@ impl Hash for dyn AnySpec {
 pub trait AnyExtension: Send + Sync + 'static {
     /// As `Any`, to downcast to the concrete type.
     fn as_any(&self) -> &dyn Any;
-    /// As `Arc<dyn Any>`, to downcast a shared value.
-    fn into_any_arc(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
+    /// Moves the value out of its box into `out`, and frees the box.
+    ///
+    /// # Safety
+    /// `out` must be valid for writing one value of this type (`as_any().type_id()`): aligned,
+    /// with room for it. The caller owns the value afterwards.
+    unsafe fn move_into(self: Box<Self>, out: *mut u8);
     /// The Rust name of the type.
     fn type_name(&self) -> &'static str;
     /// The registered name of the type.
@@ -165,16 +168,17 @@ pub trait AnyExtension: Send + Sync + 'static {
     /// The components of a clone of the value (O(1) per `Tensor`/`ArcArray` field; an `Array`
     /// field is copied by its `Clone`).
     fn clone_components(&self) -> Vec<Tensor>;
-    /// The components, moved out when this is the only reference (else of a clone).
-    fn into_components_shared(self: Arc<Self>) -> Vec<Tensor>;
+    /// The components, moved out.
+    fn into_components_boxed(self: Box<Self>) -> Vec<Tensor>;
 }
 
 impl<T: ExtensionType> AnyExtension for T {
     fn as_any(&self) -> &dyn Any {
         self
     }
-    fn into_any_arc(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
-        self
+    unsafe fn move_into(self: Box<Self>, out: *mut u8) {
+        // SAFETY: `out` is valid for a `T` (the caller's contract).
+        unsafe { std::ptr::write(out as *mut T, *self) }
     }
     fn type_name(&self) -> &'static str {
         std::any::type_name::<T>()
@@ -194,11 +198,8 @@ impl<T: ExtensionType> AnyExtension for T {
     fn clone_components(&self) -> Vec<Tensor> {
         self.clone().into_components()
     }
-    fn into_components_shared(self: Arc<Self>) -> Vec<Tensor> {
-        match Arc::try_unwrap(self) {
-            Ok(value) => value.into_components(),
-            Err(shared) => shared.clone_components(),
-        }
+    fn into_components_boxed(self: Box<Self>) -> Vec<Tensor> {
+        (*self).into_components()
     }
 }
 

@@ -106,7 +106,7 @@ const _: () = {
         fn component_specs(
             __spec: &BatchSpec,
             __path: &__x::FieldPath<'_>,
-            __out: &mut impl __x::Sink<__x::TensorSpec>,
+            __out: &mut dyn __x::Sink<__x::TensorSpec>,
         ) {
             <::std::vec::Vec<super::MaskedTensor> as __x::Field>::component_specs(
                 &__spec.children,
@@ -132,7 +132,7 @@ const _: () = {
         fn push_views<'__a>(
             &'__a self,
             __path: &__x::FieldPath<'_>,
-            __out: &mut impl __x::Sink<__x::TensorView<'__a>>,
+            __out: &mut dyn __x::Sink<__x::TensorView<'__a>>,
         ) {
             <::std::vec::Vec<super::MaskedTensor> as __x::Field>::push_views(
                 &self.children,
@@ -154,7 +154,7 @@ const _: () = {
         fn push_components(
             self,
             __path: &__x::FieldPath<'_>,
-            __out: &mut impl __x::Sink<__x::Tensor>,
+            __out: &mut dyn __x::Sink<__x::Tensor>,
         ) {
             let Batch {
                 children,

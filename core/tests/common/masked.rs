@@ -88,7 +88,7 @@ const _: () = {
         fn component_specs(
             __spec: &MaskedTensorSpec,
             __path: &__x::FieldPath<'_>,
-            __out: &mut impl __x::Sink<__x::TensorSpec>,
+            __out: &mut dyn __x::Sink<__x::TensorSpec>,
         ) {
             <ArrayD<f32> as __x::Field>::component_specs(
                 &__spec.values,
@@ -106,7 +106,7 @@ const _: () = {
         fn push_views<'__a>(
             &'__a self,
             __path: &__x::FieldPath<'_>,
-            __out: &mut impl __x::Sink<__x::TensorView<'__a>>,
+            __out: &mut dyn __x::Sink<__x::TensorView<'__a>>,
         ) {
             <ArrayD<f32> as __x::Field>::push_views(&self.values, &__path.field("values"), __out);
             <ArrayD<bool> as __x::Field>::push_views(&self.mask, &__path.field("mask"), __out);
@@ -116,7 +116,7 @@ const _: () = {
         fn push_components(
             self,
             __path: &__x::FieldPath<'_>,
-            __out: &mut impl __x::Sink<__x::Tensor>,
+            __out: &mut dyn __x::Sink<__x::Tensor>,
         ) {
             let MaskedTensor { values, mask } = self;
             <ArrayD<f32> as __x::Field>::push_components(values, &__path.field("values"), __out);

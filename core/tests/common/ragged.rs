@@ -155,7 +155,7 @@ const _: () = {
         fn component_specs(
             __spec: &RaggedTensorSpec<V>,
             __path: &__x::FieldPath<'_>,
-            __out: &mut impl __x::Sink<__x::TensorSpec>,
+            __out: &mut dyn __x::Sink<__x::TensorSpec>,
         ) {
             <V as __x::Field>::component_specs(&__spec.values, &__path.field("values"), __out);
             <ArcArray1<i64> as __x::Field>::component_specs(
@@ -169,7 +169,7 @@ const _: () = {
         fn push_views<'__a>(
             &'__a self,
             __path: &__x::FieldPath<'_>,
-            __out: &mut impl __x::Sink<__x::TensorView<'__a>>,
+            __out: &mut dyn __x::Sink<__x::TensorView<'__a>>,
         ) {
             <V as __x::Field>::push_views(&self.values, &__path.field("values"), __out);
             <ArcArray1<i64> as __x::Field>::push_views(
@@ -183,7 +183,7 @@ const _: () = {
         fn push_components(
             self,
             __path: &__x::FieldPath<'_>,
-            __out: &mut impl __x::Sink<__x::Tensor>,
+            __out: &mut dyn __x::Sink<__x::Tensor>,
         ) {
             let RaggedTensor { values, row_splits } = self;
             <V as __x::Field>::push_components(values, &__path.field("values"), __out);

@@ -65,7 +65,7 @@ const _: () = {
         fn component_specs(
             __spec: &SharedPairSpec,
             __path: &__x::FieldPath<'_>,
-            __out: &mut impl __x::Sink<__x::TensorSpec>,
+            __out: &mut dyn __x::Sink<__x::TensorSpec>,
         ) {
             <::extype::Tensor as __x::Field>::component_specs(
                 &__spec.values,
@@ -83,7 +83,7 @@ const _: () = {
         fn push_views<'__a>(
             &'__a self,
             __path: &__x::FieldPath<'_>,
-            __out: &mut impl __x::Sink<__x::TensorView<'__a>>,
+            __out: &mut dyn __x::Sink<__x::TensorView<'__a>>,
         ) {
             <::extype::Tensor as __x::Field>::push_views(
                 &self.values,
@@ -97,7 +97,7 @@ const _: () = {
         fn push_components(
             self,
             __path: &__x::FieldPath<'_>,
-            __out: &mut impl __x::Sink<__x::Tensor>,
+            __out: &mut dyn __x::Sink<__x::Tensor>,
         ) {
             let SharedPair { values, mask } = self;
             <::extype::Tensor as __x::Field>::push_components(

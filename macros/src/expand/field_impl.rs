@@ -1,65 +1,88 @@
-//! `impl Field for Foo`: each method is the same call made on every field, in declaration order,
-//! with the field's path; the logic lives in core.
+//! The type's table (`unsafe impl Derived`: offsets and per-field-type operations) and
+//! `impl Field for Foo`, whose methods are one call each into `__private::derived`, where the
+//! field-by-field logic lives.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
-use super::{Gen, as_field, key, path_expr};
+use super::{Gen, erased, key};
 use crate::ast::Style;
 
+/// `unsafe impl Derived for Foo { const DESC = &StructDesc { .. } }`.
+///
+/// Sound because every entry is computed from the struct itself: `offset_of!` of each field in
+/// `Foo` and in `FooSpec` (whose fields mirror `Foo`'s, with the types `<Ty as Field>::Spec`),
+/// and `<Ty as Field>::OPS` of the field's own type.
+pub fn derived_impl(g: &Gen) -> TokenStream {
+    let impl_generics = g.impl_generics();
+    let self_ty = g.self_ty();
+    let spec_ty = g.spec_ty();
+    let where_clause = &g.where_clause;
+    let spec_name = g.spec_ident.to_string();
+    let tuple = matches!(g.cont.style, Style::Tuple);
+    let contract = g.contract_arg();
+    let validates =
+        g.fields().iter().any(|f| f.attrs.shape.is_some()) || g.cont.attrs.validate.is_some();
+    let fields = g.fields().iter().map(|f| {
+        let ty = f.ty;
+        let m = &f.member;
+        let key = key(f);
+        let position = match m {
+            syn::Member::Named(_) => quote!(::core::option::Option::None),
+            syn::Member::Unnamed(index) => {
+                let index = index.index as usize;
+                quote!(::core::option::Option::Some(#index))
+            }
+        };
+        // Spanned on the field's type: an unsupported type is reported here and at the spec's
+        // field, with the same span and message, which rustc prints once.
+        let ops = quote_spanned!(ty.span()=> <#ty as __x::Field>::OPS);
+        let shape = match &f.attrs.shape {
+            Some(_) => {
+                let shaped = quote_spanned!(ty.span()=> <#ty as __x::ShapedField>::SHAPE_OPS);
+                quote!(::core::option::Option::Some(#shaped))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote! {
+            __x::FieldDesc {
+                key: #key,
+                position: #position,
+                value_offset: ::core::mem::offset_of!(#self_ty, #m),
+                spec_offset: ::core::mem::offset_of!(#spec_ty, #m),
+                ops: #ops,
+                shape: #shape,
+            }
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        // SAFETY: the offsets and operations are those of the struct's own fields (see above).
+        unsafe impl #impl_generics __x::Derived for #self_ty #where_clause {
+            const DESC: &'static __x::StructDesc = &__x::StructDesc {
+                name: <Self as __x::ExtensionType>::NAME,
+                type_id: ::core::any::TypeId::of::<Self>(),
+                spec_name: #spec_name,
+                tuple: #tuple,
+                fields: &[#(#fields),*],
+                contract: #contract,
+                types: &__x::derived::TypeFns::of::<Self>(#validates),
+            };
+        }
+    }
+}
+
+/// `impl Field for Foo`, so the type nests inside other extension types.
 pub fn field_impl(g: &Gen) -> TokenStream {
     let impl_generics = g.impl_generics();
     let self_ty = g.self_ty();
     let spec_ty = g.spec_ty();
     let where_clause = &g.where_clause;
-    let fields = g.fields();
-    let n = fields.len();
-    let as_fields: Vec<_> = fields.iter().map(as_field).collect();
-    let paths: Vec<_> = fields.iter().map(path_expr).collect();
-    let members: Vec<_> = fields.iter().map(|f| &f.member).collect();
-    let keys: Vec<_> = fields.iter().map(key).collect();
-    // Locals for moving the fields out of `self` by destructuring.
-    let locals: Vec<_> = (0..n).map(|i| format_ident!("__f{}", i)).collect();
-    let destructure = match g.cont.style {
-        Style::Named => quote!(Self { #(#members: #locals),* }),
-        Style::Tuple => quote!(Self ( #(#locals),* )),
-        Style::Unit => quote!(Self {}),
-    };
-
-    let field_specs: Vec<_> = fields
-        .iter()
-        .zip(&as_fields)
-        .map(|(f, af)| {
-            let m = &f.member;
-            quote!(#af::field_spec(&self.#m))
-        })
-        .collect();
-    let spec_value = g.construct(g.spec_ctor(), &field_specs);
-
-    let rebuilt: Vec<_> = as_fields
-        .iter()
-        .zip(&members)
-        .zip(&paths)
-        .map(|((af, m), p)| quote!(#af::from_components(&__spec.#m, #p, __components)?))
-        .collect();
-    let rebuilt_value = g.construct(quote!(Self), &rebuilt);
-
-    let deserialized: Vec<_> = as_fields
-        .iter()
-        .zip(&keys)
-        .zip(&paths)
-        .map(|((af, k), p)| quote!(#af::spec_from_value(__fields.get(#k)?, #p)?))
-        .collect();
-    let deserialized_spec = g.construct(g.spec_ctor(), &deserialized);
-    let refine = super::traits::refine_call(g, quote!(__spec));
-
-    let relaxed: Vec<_> = as_fields
-        .iter()
-        .zip(&members)
-        .map(|(af, m)| quote!(#af::spec_most_specific_compatible(&__a.#m, &__b.#m)?))
-        .collect();
-    let relaxed_spec = g.construct(g.spec_ctor(), &relaxed);
-
+    let spec = erased(quote!(__spec));
+    let a = erased(quote!(__a));
+    let b = erased(quote!(__b));
+    let this = erased(quote!(self));
     quote! {
         #[automatically_derived]
         impl #impl_generics __x::Field for #self_ty #where_clause {
@@ -67,40 +90,46 @@ pub fn field_impl(g: &Gen) -> TokenStream {
 
             #[inline]
             fn field_spec(&self) -> #spec_ty {
-                #spec_value
+                __x::derived::field_spec(self)
             }
 
             #[inline]
             fn num_components(__spec: &#spec_ty) -> usize {
-                0 #(+ #as_fields::num_components(&__spec.#members))*
+                // SAFETY: `__spec` is a spec of `Self`, described by `Self::DESC`.
+                unsafe { __x::derived::num_components(<Self as __x::Derived>::DESC, #spec) }
             }
 
             #[inline]
             fn component_specs(
                 __spec: &#spec_ty,
                 __path: &__x::FieldPath<'_>,
-                __out: &mut impl __x::Sink<__x::TensorSpec>,
+                __out: &mut dyn __x::Sink<__x::TensorSpec>,
             ) {
-                #(#as_fields::component_specs(&__spec.#members, #paths, __out);)*
+                // SAFETY: as above.
+                unsafe {
+                    __x::derived::component_specs(<Self as __x::Derived>::DESC, #spec, __path, __out)
+                }
             }
 
             #[inline]
             fn push_views<'__a>(
                 &'__a self,
                 __path: &__x::FieldPath<'_>,
-                __out: &mut impl __x::Sink<__x::TensorView<'__a>>,
+                __out: &mut dyn __x::Sink<__x::TensorView<'__a>>,
             ) {
-                #(#as_fields::push_views(&self.#members, #paths, __out);)*
+                // SAFETY: `self` is described by `Self::DESC` and outlives the views.
+                unsafe {
+                    __x::derived::push_views(<Self as __x::Derived>::DESC, #this, __path, __out)
+                }
             }
 
             #[inline]
             fn push_components(
                 self,
                 __path: &__x::FieldPath<'_>,
-                __out: &mut impl __x::Sink<__x::Tensor>,
+                __out: &mut dyn __x::Sink<__x::Tensor>,
             ) {
-                let #destructure = self;
-                #(#as_fields::push_components(#locals, #paths, __out);)*
+                __x::derived::push_components_of(self, __path, __out)
             }
 
             #[inline]
@@ -109,39 +138,27 @@ pub fn field_impl(g: &Gen) -> TokenStream {
                 __path: &__x::FieldPath<'_>,
                 __components: &mut __x::Components,
             ) -> __x::Result<Self> {
-                let __value = #rebuilt_value;
-                __x::validated(__value, __path)
+                __x::derived::from_components_at::<Self>(__spec, __path, __components)
             }
 
-            // Built with plain `insert`s rather than `__x::struct_spec_value::<Self, N>`: that
-            // helper's iterator chain (and `BTreeMap::from_iter`'s sort) is monomorphized once
-            // per derived type, which dominated the derive's compile time.
+            #[inline]
             fn spec_to_value(__spec: &#spec_ty) -> __x::SpecValue {
-                let mut __fields = ::std::collections::BTreeMap::new();
-                #(__fields.insert(
-                    ::std::string::String::from(#keys),
-                    #as_fields::spec_to_value(&__spec.#members),
-                );)*
-                __x::SpecValue::spec(
-                    __x::registered_name::<Self>(),
-                    __x::SpecValue::Map(__fields),
-                )
+                // SAFETY: as above.
+                unsafe { __x::derived::spec_to_value(<Self as __x::Derived>::DESC, #spec) }
             }
 
+            #[inline]
             fn spec_from_value(
                 __value: &__x::SpecValue,
                 __path: &__x::FieldPath<'_>,
             ) -> __x::Result<#spec_ty> {
-                let __fields = __x::StructFields::open::<Self>(__value, __path, &[#(#keys),*])?;
-                #[allow(unused_mut)]
-                let mut __spec = #deserialized_spec;
-                #refine
-                ::core::result::Result::Ok(__spec)
+                __x::derived::spec_from_value::<Self>(__value, __path)
             }
 
             #[inline]
             fn spec_is_compatible(__a: &#spec_ty, __b: &#spec_ty) -> bool {
-                true #(&& #as_fields::spec_is_compatible(&__a.#members, &__b.#members))*
+                // SAFETY: as above.
+                unsafe { __x::derived::spec_is_compatible(<Self as __x::Derived>::DESC, #a, #b) }
             }
 
             #[inline]
@@ -149,7 +166,7 @@ pub fn field_impl(g: &Gen) -> TokenStream {
                 __a: &#spec_ty,
                 __b: &#spec_ty,
             ) -> ::core::option::Option<#spec_ty> {
-                ::core::option::Option::Some(#relaxed_spec)
+                __x::derived::most_specific_compatible::<Self>(__a, __b)
             }
         }
     }

@@ -16,7 +16,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{DeriveInput, Ident, WhereClause};
 
-use crate::ast::{Container, Field, Style};
+use crate::ast::{Container, Field};
 use crate::check;
 use crate::ctxt::Ctxt;
 
@@ -45,18 +45,18 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
 fn generate(g: &Gen) -> TokenStream {
     let spec_struct = spec_struct::definition(g);
     let spec_impls = spec_struct::std_impls(g);
+    let derived_impl = field_impl::derived_impl(g);
     let field_impl = field_impl::field_impl(g);
     let traits = traits::traits(g);
     let contract = traits::contract_static(g);
-    let field_assertions = field_assertions(g);
     quote! {
         #spec_struct
 
-        #[allow(non_local_definitions, unused_qualifications, unused_lifetimes, clippy::all)]
+        #[allow(non_local_definitions, unused_qualifications, clippy::all)]
         const _: () = {
             use ::extype::__private as __x;
-            #field_assertions
             #contract
+            #derived_impl
             #spec_impls
             #field_impl
             #traits
@@ -73,24 +73,19 @@ pub struct Gen<'a> {
 }
 
 impl<'a> Gen<'a> {
-    /// Every impl (and the spec struct) is bounded on `FieldType: Field` for each field, so that
-    /// an unsupported field type is not re-reported by every use inside the generated code. A
-    /// bound on a type that names no generic parameter would be a "trivially false bound" error
-    /// of its own, so it is written higher-ranked (`for<'__f> Instant: Field`), which rustc
-    /// accepts; [`field_assertions`] then reports each unsupported type once, at the field.
+    /// A field type that names a type parameter (`ArrayD<T>`) can only be checked per
+    /// instantiation, so every impl of a generic type is bounded on `Ty: Field` for such fields.
+    /// Other field types get no bound: an unsupported one is reported where the spec struct and
+    /// the type's table name `<Ty as Field>` (see `field_impl::derived_impl`).
     fn new(cont: &'a Container<'a>) -> Self {
         let mut where_clause = cont.generics.where_clause.clone();
-        if !cont.fields.is_empty() {
-            let clause = where_clause.get_or_insert_with(|| syn::parse_quote!(where));
-            for field in &cont.fields {
-                let ty = field.ty;
-                let predicate: syn::WherePredicate = if mentions_generic_param(cont, ty) {
-                    syn::parse_quote_spanned!(ty.span()=> #ty: ::extype::__private::Field)
-                } else {
-                    syn::parse_quote_spanned!(ty.span()=>
-                        for<'__f> #ty: ::extype::__private::Field)
-                };
-                clause.predicates.push(predicate);
+        for field in &cont.fields {
+            let ty = field.ty;
+            if mentions_generic_param(cont, ty) {
+                where_clause
+                    .get_or_insert_with(|| syn::parse_quote!(where))
+                    .predicates
+                    .push(syn::parse_quote_spanned!(ty.span()=> #ty: ::extype::__private::Field));
             }
         }
         if cont.generics.type_params().next().is_some() {
@@ -109,6 +104,21 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// `Some(&__CONTRACT)` when the type has a shape contract, else `None`.
+    pub fn contract_arg(&self) -> TokenStream {
+        if self.fields().iter().any(|f| f.attrs.shape.is_some()) {
+            quote!(::core::option::Option::Some(&__CONTRACT))
+        } else {
+            quote!(::core::option::Option::None)
+        }
+    }
+
+    /// `<Foo as __x::Derived>::DESC`.
+    pub fn desc(&self) -> TokenStream {
+        let self_ty = self.self_ty();
+        quote!(<#self_ty as __x::Derived>::DESC)
+    }
+
     pub fn ident(&self) -> &Ident {
         self.cont.ident
     }
@@ -125,15 +135,6 @@ impl<'a> Gen<'a> {
         let ident = &self.spec_ident;
         let (_, ty_generics, _) = self.cont.generics.split_for_impl();
         quote!(#ident #ty_generics)
-    }
-
-    /// `FooSpec::<T>`: the spec type in expression position (a struct literal `FooSpec<T> { .. }`
-    /// does not parse).
-    pub fn spec_ctor(&self) -> TokenStream {
-        let ident = &self.spec_ident;
-        let (_, ty_generics, _) = self.cont.generics.split_for_impl();
-        let turbofish = ty_generics.as_turbofish();
-        quote!(#ident #turbofish)
     }
 
     /// `impl<T: Bound>` generics.
@@ -161,18 +162,6 @@ impl<'a> Gen<'a> {
             }
         }
     }
-
-    /// Builds the value or spec struct from one expression per field.
-    pub fn construct(&self, ty: TokenStream, values: &[TokenStream]) -> TokenStream {
-        match self.cont.style {
-            Style::Named => {
-                let members = self.fields().iter().map(|f| &f.member);
-                quote!(#ty { #(#members: #values),* })
-            }
-            Style::Tuple => quote!(#ty ( #(#values),* )),
-            Style::Unit => quote!(#ty {}),
-        }
-    }
 }
 
 /// Whether `ty` names one of the container's type or const parameters (then its `Field` bound
@@ -194,61 +183,16 @@ fn mentions_generic_param(cont: &Container, ty: &syn::Type) -> bool {
     !params.is_empty() && visit(quote!(#ty), &params)
 }
 
-/// One check per field type that names no generic parameter: `Ty: Field`, spanned on the type,
-/// so an unsupported type gives exactly one error (through `Field`'s `on_unimplemented`), at
-/// the field. The impls only assume the bound (see [`Gen::new`]).
-///
-/// A non-generic type needs no separate check: its registry entry proves the bounds, one field
-/// at a time, spanned on each field's type (see `traits::registration`); a second check would
-/// report the same problem twice.
-fn field_assertions(g: &Gen) -> TokenStream {
-    if !g.is_generic() {
-        return TokenStream::new();
-    }
-    let checks: Vec<_> = g
-        .fields()
-        .iter()
-        .filter(|f| !mentions_generic_param(g.cont, f.ty))
-        .map(|f| {
-            let ty = f.ty;
-            quote_spanned!(ty.span()=> __field::<#ty>();)
-        })
-        .collect();
-    if checks.is_empty() {
-        return TokenStream::new();
-    }
-    quote! {
-        fn __assert_fields() {
-            fn __field<__T: __x::Field>() {}
-            #(#checks)*
-        }
-    }
-}
-
-/// `<Ty as __x::Field>`, spanned on the field's type so trait errors point at it.
-pub fn as_field(field: &Field) -> TokenStream {
-    let ty = field.ty;
-    quote_spanned!(ty.span()=> <#ty as __x::Field>)
+/// `expr as *const _ as *const u8`: a reference as the untyped pointer `__private::derived` takes
+/// (casts, not a generic call, so nothing is compiled per type for it).
+pub fn erased(expr: TokenStream) -> TokenStream {
+    quote!(#expr as *const _ as *const u8)
 }
 
 /// `<Ty as ::extype::__private::Field>::Spec`, for items outside the `const _` block.
 pub fn spec_of(field: &Field) -> TokenStream {
     let ty = field.ty;
     quote_spanned!(ty.span()=> <#ty as ::extype::__private::Field>::Spec)
-}
-
-/// The field's path below `__path`: `&__path.field("values")` or `&__path.tuple(0)`.
-pub fn path_expr(field: &Field) -> TokenStream {
-    match &field.member {
-        syn::Member::Named(_) => {
-            let name = &field.path;
-            quote!(&__path.field(#name))
-        }
-        syn::Member::Unnamed(index) => {
-            let index = index.index as usize;
-            quote!(&__path.tuple(#index))
-        }
-    }
 }
 
 /// The field's key in the serialized spec: its name, or its position for tuple structs.

@@ -1,12 +1,13 @@
 //! The generated `FooSpec`: public fields mirroring `Foo`, and its Clone/Debug/Eq/Hash/Display.
 //!
 //! The std impls are written out rather than derived: `#[derive(Eq)]` on `FooSpec<T>` would demand
-//! `T: Eq`, which `f32` is not, although the spec holds only `TensorSpec`s.
+//! `T: Eq`, which `f32` is not, although the spec holds only `TensorSpec`s. Each is one call into
+//! `__private::derived`, which walks the fields through the type's table.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Gen, as_field, key, spec_of};
+use super::{Gen, erased, spec_of};
 use crate::ast::Style;
 
 pub fn definition(g: &Gen) -> TokenStream {
@@ -30,12 +31,10 @@ pub fn definition(g: &Gen) -> TokenStream {
     match g.cont.style {
         Style::Named | Style::Unit => quote! {
             #[doc = #doc]
-            #[allow(unused_lifetimes)] // `for<'__f>` in the field bounds, see `Gen::new`
             #vis struct #spec_ident #generics #where_clause { #(#fields,)* }
         },
         Style::Tuple => quote! {
             #[doc = #doc]
-            #[allow(unused_lifetimes)] // `for<'__f>` in the field bounds, see `Gen::new`
             #vis struct #spec_ident #generics ( #(#fields,)* ) #where_clause;
         },
     }
@@ -46,65 +45,50 @@ pub fn std_impls(g: &Gen) -> TokenStream {
     let spec_ty = g.spec_ty();
     let where_clause = &g.where_clause;
     let self_ty = g.self_ty();
-    let members: Vec<_> = g.fields().iter().map(|f| &f.member).collect();
-    let spec_ident_text = g.spec_ident.to_string();
-    let clones = members
-        .iter()
-        .map(|m| quote!(::core::clone::Clone::clone(&self.#m)));
-    let cloned = g.construct(quote!(Self), &clones.collect::<Vec<_>>());
-    let debug = match g.cont.style {
-        Style::Tuple => quote! {
-            f.debug_tuple(#spec_ident_text) #(.field(&self.#members))* .finish()
-        },
-        _ => {
-            let names = g.fields().iter().map(|f| &f.path);
-            quote! {
-                f.debug_struct(#spec_ident_text) #(.field(#names, &self.#members))* .finish()
-            }
-        }
-    };
-    let display_fields = g.fields().iter().map(|f| {
-        let as_field = as_field(f);
-        let key = key(f);
-        let m = &f.member;
-        quote!((#key, &#as_field::spec_to_value(&self.#m)))
-    });
+    let desc = g.desc();
+    let this = erased(quote!(self));
+    let other = erased(quote!(other));
     quote! {
         #[automatically_derived]
         impl #impl_generics ::core::clone::Clone for #spec_ty #where_clause {
             #[inline]
-            fn clone(&self) -> Self { #cloned }
+            fn clone(&self) -> Self {
+                __x::derived::clone_spec::<#self_ty>(self)
+            }
         }
         #[automatically_derived]
         impl #impl_generics ::core::fmt::Debug for #spec_ty #where_clause {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result { #debug }
+            #[inline]
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                // SAFETY: `self` is a spec of the type `DESC` describes.
+                unsafe { __x::derived::spec_debug(#desc, #this, f) }
+            }
         }
         #[automatically_derived]
         impl #impl_generics ::core::cmp::PartialEq for #spec_ty #where_clause {
             #[inline]
             fn eq(&self, other: &Self) -> bool {
-                true #(&& self.#members == other.#members)*
+                // SAFETY: as above, for both.
+                unsafe { __x::derived::spec_eq(#desc, #this, #other) }
             }
         }
         #[automatically_derived]
         impl #impl_generics ::core::cmp::Eq for #spec_ty #where_clause {}
         #[automatically_derived]
         impl #impl_generics ::core::hash::Hash for #spec_ty #where_clause {
+            #[inline]
             fn hash<__H: ::core::hash::Hasher>(&self, state: &mut __H) {
-                #(::core::hash::Hash::hash(&self.#members, state);)*
+                // SAFETY: as above.
+                unsafe { __x::derived::spec_hash(#desc, #this, state) }
             }
         }
         #[automatically_derived]
         impl #impl_generics ::core::fmt::Display for #spec_ty #where_clause {
             /// `name { field: spec, … }`, e.g. `pkg.Masked { values: f32[8, ?], mask: bool[8, ?] }`.
+            #[inline]
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                // `write_struct` over a copied slice iterator is one instantiation shared by all
-                // derived types (`fmt_struct_spec::<Self, N>` would be one per type).
-                __x::write_struct(
-                    f,
-                    __x::registered_name::<#self_ty>(),
-                    [#(#display_fields),*].iter().copied(),
-                )
+                // SAFETY: as above.
+                unsafe { __x::derived::spec_display(#desc, #this, f) }
             }
         }
     }

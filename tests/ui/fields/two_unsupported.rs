@@ -1,4 +1,4 @@
-// Two unsupported field types: each is reported once, at its own field, and nothing else.
+// Two unsupported field types: each is reported at its own field first (both in one run).
 use extype::ExtensionType;
 use ndarray::ArrayD;
 

@@ -1,5 +1,5 @@
-// An unsupported field type, and the type used elsewhere: one error at the derive, plus the
-// user's own use of `try_new` (the type is not an extension type), nothing from generated code.
+// An unsupported field type, and the type used elsewhere: the errors are the field's (first, at
+// its type) and its repeats in generated code; the user's own use of `try_new` adds none.
 use extype::ExtensionType;
 use ndarray::ArrayD;
 

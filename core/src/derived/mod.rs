@@ -1,0 +1,907 @@
+//! Derived extension types as tables: what `#[derive(ExtensionType)]` generates calls into.
+//!
+//! A derived struct is described by a [`StructDesc`]: its name and, per field, the field's offset
+//! in the value and in the spec, and a [`FieldOps`] table of what the field's type can do (one
+//! table per field *type*, shared by every struct that has such a field). The struct-level work
+//! (build the spec, walk the components, rebuild from components, (de)serialize, compare, relax,
+//! clone, hash, print the spec) is written once, here, over those tables, instead of once per
+//! derived type. Each generated method is one call into this module.
+//!
+//! Why: the registry entry of every derived type forces its code to be compiled in the crate
+//! that derives it (see the macros crate, "Compile-time cost"). Per-type code that walks the
+//! fields, with its `?` chains, drop flags and unwinding paths, made a 50-type crate compile 4×
+//! slower than the same structs deriving serde's traits. Through the tables, each derived type
+//! costs a handful of one-line functions.
+//!
+//! Soundness rests on [`Derived`], an `unsafe` trait: its [`StructDesc`] must describe `Self` and
+//! its spec exactly (the derive writes it with `offset_of!` and each field's own `FieldOps`).
+//! Given that, every function here only touches memory through the offsets and types the
+//! table states.
+
+mod erased;
+
+pub use erased::{ErasedSpec, ErasedValue, TypeFns};
+
+use std::any::TypeId;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::mem::{ManuallyDrop, MaybeUninit};
+
+use crate::contract::{ShapeContract, ShapedField};
+use crate::error::{Error, Result, SpecError};
+use crate::field::{Components, Field, FieldPath, PathSink, Sink, data_error};
+use crate::serial::{SpecValue, write_struct};
+use crate::shape::Shape;
+use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
+use crate::tensor::{Tensor, TensorView};
+
+/// What one field type can do, with its value and spec behind untyped pointers.
+///
+/// Built by [`FieldOps::of`] (reached as [`Field::OPS`]); every pointer argument must point to a
+/// live `F` (value side) or `F::Spec` (spec side), and every `out` pointer to writable, suitably
+/// aligned, uninitialised memory for one.
+pub struct FieldOps {
+    field_spec: unsafe fn(*const u8, *mut u8),
+    push_views: for<'a> unsafe fn(*const u8, &FieldPath<'_>, &mut dyn Sink<TensorView<'a>>),
+    push_components: unsafe fn(*mut u8, &FieldPath<'_>, &mut dyn Sink<Tensor>),
+    from_components: unsafe fn(*const u8, &FieldPath<'_>, &mut Components, *mut u8) -> Result<()>,
+    drop_value: unsafe fn(*mut u8),
+    num_components: unsafe fn(*const u8) -> usize,
+    component_specs: unsafe fn(*const u8, &FieldPath<'_>, &mut dyn Sink<TensorSpec>),
+    spec_to_value: unsafe fn(*const u8) -> SpecValue,
+    spec_from_value: unsafe fn(&SpecValue, &FieldPath<'_>, *mut u8) -> Result<()>,
+    spec_is_compatible: unsafe fn(*const u8, *const u8) -> bool,
+    spec_most_specific_compatible: unsafe fn(*const u8, *const u8, *mut u8) -> bool,
+    spec_clone: unsafe fn(*const u8, *mut u8),
+    spec_eq: unsafe fn(*const u8, *const u8) -> bool,
+    spec_hash: unsafe fn(*const u8, &mut dyn Hasher),
+    spec_debug: unsafe fn(*const u8) -> *const dyn fmt::Debug,
+    drop_spec: unsafe fn(*mut u8),
+}
+
+impl fmt::Debug for FieldOps {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FieldOps")
+    }
+}
+
+// Each function below is `F`'s `Field` method with its arguments read from, and its result
+// written to, the pointers the caller vouches for (see `FieldOps`).
+mod ops_of {
+    use super::*;
+
+    // SAFETY (all functions of this module): callers pass pointers as documented on `FieldOps`.
+    pub unsafe fn field_spec<F: Field>(value: *const u8, out: *mut u8) {
+        unsafe {
+            out.cast::<F::Spec>()
+                .write((*value.cast::<F>()).field_spec())
+        }
+    }
+    pub unsafe fn push_views<'a, F: Field>(
+        value: *const u8,
+        path: &FieldPath<'_>,
+        out: &mut dyn Sink<TensorView<'a>>,
+    ) {
+        unsafe { (*value.cast::<F>()).push_views(path, out) }
+    }
+    pub unsafe fn push_components<F: Field>(
+        value: *mut u8,
+        path: &FieldPath<'_>,
+        out: &mut dyn Sink<Tensor>,
+    ) {
+        unsafe { value.cast::<F>().read().push_components(path, out) }
+    }
+    pub unsafe fn from_components<F: Field>(
+        spec: *const u8,
+        path: &FieldPath<'_>,
+        components: &mut Components,
+        out: *mut u8,
+    ) -> Result<()> {
+        let value = F::from_components(unsafe { &*spec.cast::<F::Spec>() }, path, components)?;
+        unsafe { out.cast::<F>().write(value) };
+        Ok(())
+    }
+    pub unsafe fn drop_value<F: Field>(value: *mut u8) {
+        unsafe { value.cast::<F>().drop_in_place() }
+    }
+    pub unsafe fn num_components<F: Field>(spec: *const u8) -> usize {
+        F::num_components(unsafe { &*spec.cast::<F::Spec>() })
+    }
+    pub unsafe fn component_specs<F: Field>(
+        spec: *const u8,
+        path: &FieldPath<'_>,
+        out: &mut dyn Sink<TensorSpec>,
+    ) {
+        F::component_specs(unsafe { &*spec.cast::<F::Spec>() }, path, out)
+    }
+    pub unsafe fn spec_to_value<F: Field>(spec: *const u8) -> SpecValue {
+        F::spec_to_value(unsafe { &*spec.cast::<F::Spec>() })
+    }
+    pub unsafe fn spec_from_value<F: Field>(
+        value: &SpecValue,
+        path: &FieldPath<'_>,
+        out: *mut u8,
+    ) -> Result<()> {
+        let spec = F::spec_from_value(value, path)?;
+        unsafe { out.cast::<F::Spec>().write(spec) };
+        Ok(())
+    }
+    pub unsafe fn spec_is_compatible<F: Field>(a: *const u8, b: *const u8) -> bool {
+        unsafe { F::spec_is_compatible(&*a.cast::<F::Spec>(), &*b.cast::<F::Spec>()) }
+    }
+    pub unsafe fn spec_most_specific_compatible<F: Field>(
+        a: *const u8,
+        b: *const u8,
+        out: *mut u8,
+    ) -> bool {
+        let (a, b) = unsafe { (&*a.cast::<F::Spec>(), &*b.cast::<F::Spec>()) };
+        match F::spec_most_specific_compatible(a, b) {
+            Some(spec) => {
+                unsafe { out.cast::<F::Spec>().write(spec) };
+                true
+            }
+            None => false,
+        }
+    }
+    pub unsafe fn spec_clone<F: Field>(spec: *const u8, out: *mut u8) {
+        unsafe {
+            out.cast::<F::Spec>()
+                .write((*spec.cast::<F::Spec>()).clone())
+        }
+    }
+    pub unsafe fn spec_eq<F: Field>(a: *const u8, b: *const u8) -> bool {
+        unsafe { *a.cast::<F::Spec>() == *b.cast::<F::Spec>() }
+    }
+    pub unsafe fn spec_hash<F: Field>(spec: *const u8, mut state: &mut dyn Hasher) {
+        unsafe { (*spec.cast::<F::Spec>()).hash(&mut state) }
+    }
+    pub fn spec_debug<F: Field>(spec: *const u8) -> *const dyn fmt::Debug {
+        spec.cast::<F::Spec>() as *const dyn fmt::Debug
+    }
+    pub unsafe fn drop_spec<F: Field>(spec: *mut u8) {
+        unsafe { spec.cast::<F::Spec>().drop_in_place() }
+    }
+}
+
+impl FieldOps {
+    /// The table of field type `F`.
+    pub const fn of<F: Field>() -> FieldOps {
+        FieldOps {
+            field_spec: ops_of::field_spec::<F>,
+            push_views: ops_of::push_views::<F>,
+            push_components: ops_of::push_components::<F>,
+            from_components: ops_of::from_components::<F>,
+            drop_value: ops_of::drop_value::<F>,
+            num_components: ops_of::num_components::<F>,
+            component_specs: ops_of::component_specs::<F>,
+            spec_to_value: ops_of::spec_to_value::<F>,
+            spec_from_value: ops_of::spec_from_value::<F>,
+            spec_is_compatible: ops_of::spec_is_compatible::<F>,
+            spec_most_specific_compatible: ops_of::spec_most_specific_compatible::<F>,
+            spec_clone: ops_of::spec_clone::<F>,
+            spec_eq: ops_of::spec_eq::<F>,
+            spec_hash: ops_of::spec_hash::<F>,
+            spec_debug: ops_of::spec_debug::<F>,
+            drop_spec: ops_of::drop_spec::<F>,
+        }
+    }
+}
+
+/// The shape accessors of a field under a shape contract (a [`ShapedField`]).
+pub struct ShapeOps {
+    concrete_shape: unsafe fn(*const u8) -> *const [usize],
+    spec_shape_mut: unsafe fn(*mut u8) -> *mut Shape,
+}
+
+impl fmt::Debug for ShapeOps {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ShapeOps")
+    }
+}
+
+unsafe fn concrete_shape_of<F: ShapedField>(value: *const u8) -> *const [usize] {
+    // SAFETY: `value` points to a live `F`.
+    unsafe { (*value.cast::<F>()).concrete_shape() }
+}
+
+unsafe fn spec_shape_mut_of<F: ShapedField>(spec: *mut u8) -> *mut Shape {
+    // SAFETY: `spec` points to a live, exclusively borrowed `F::Spec`.
+    F::spec_shape_mut(unsafe { &mut *spec.cast::<F::Spec>() })
+}
+
+impl ShapeOps {
+    /// The accessors of field type `F`.
+    pub const fn of<F: ShapedField>() -> ShapeOps {
+        ShapeOps {
+            concrete_shape: concrete_shape_of::<F>,
+            spec_shape_mut: spec_shape_mut_of::<F>,
+        }
+    }
+}
+
+/// One field of a derived struct.
+#[derive(Debug)]
+pub struct FieldDesc {
+    /// Its key in the serialized spec, and its name in paths: the field name, or its position
+    /// (`"0"`) in a tuple struct.
+    pub key: &'static str,
+    /// `Some(i)` for the `i`th field of a tuple struct (paths read `.i`).
+    pub position: Option<usize>,
+    /// `offset_of!(Foo, field)`.
+    pub value_offset: usize,
+    /// `offset_of!(FooSpec, field)`.
+    pub spec_offset: usize,
+    /// What the field's type can do.
+    pub ops: &'static FieldOps,
+    /// Its shape accessors, when the field has `#[extype(shape = "…")]`.
+    pub shape: Option<&'static ShapeOps>,
+}
+
+impl FieldDesc {
+    fn path<'p>(&self, parent: &'p FieldPath<'p>) -> FieldPath<'p> {
+        match self.position {
+            Some(i) => parent.tuple(i),
+            None => parent.field(self.key),
+        }
+    }
+}
+
+/// A derived struct: its names and its fields, in declaration order.
+#[derive(Debug)]
+pub struct StructDesc {
+    /// The default registered name (`ExtensionType::NAME`).
+    pub name: &'static str,
+    /// The value type's `TypeId`, to find the name it is registered under.
+    pub type_id: TypeId,
+    /// The spec type's name (`FooSpec`), for `Debug`.
+    pub spec_name: &'static str,
+    /// Whether the struct is a tuple struct (its spec prints as a tuple).
+    pub tuple: bool,
+    /// The fields, in declaration order.
+    pub fields: &'static [FieldDesc],
+    /// The shape contract over the fields with `#[extype(shape = "…")]`, if any.
+    pub contract: Option<&'static ShapeContract>,
+    /// The functions of the value and spec types themselves (drop, clone, `Any`).
+    pub types: &'static TypeFns,
+}
+
+impl StructDesc {
+    pub(crate) fn registered_name(&self) -> &'static str {
+        crate::registry::registered_name_of(self.type_id, self.name)
+    }
+}
+
+/// A struct the derive describes with a [`StructDesc`].
+///
+/// # Safety
+///
+/// `DESC` must describe `Self` and `<Self as Field>::Spec` exactly: one [`FieldDesc`] per field,
+/// in declaration order, each with the field's offsets in both structs and the `FieldOps` of the
+/// field's own type. `#[derive(ExtensionType)]` is the only intended implementor.
+pub unsafe trait Derived: ExtensionType + Field {
+    /// The table of this type.
+    const DESC: &'static StructDesc;
+}
+
+/// The spec struct of a derived type (`FooSpec`). Its [`TypeSpec`] impl is the blanket one
+/// below, through the value type's table, so the derive writes no `TypeSpec` methods at all.
+///
+/// # Safety
+///
+/// `Self` must be the spec type that `<Self::Value as Derived>::DESC` describes.
+pub unsafe trait DerivedSpec:
+    Clone + fmt::Debug + Eq + Hash + Send + Sync + 'static
+{
+    /// The value type.
+    type Value: Derived + Field<Spec = Self> + ExtensionType<Spec = Self>;
+}
+
+impl<S: DerivedSpec> TypeSpec for S {
+    type Value = S::Value;
+
+    // SAFETY (every `unsafe` block below): `self`, `other` and `value` are specs or values of
+    // the type `DESC` describes (the `DerivedSpec` and `Derived` contracts).
+    #[inline]
+    fn component_specs(&self) -> Vec<TensorSpec> {
+        unsafe { component_spec_list(S::Value::DESC, self as *const S as *const u8) }
+    }
+    #[inline]
+    fn num_components(&self) -> usize {
+        unsafe { num_components(S::Value::DESC, self as *const S as *const u8) }
+    }
+    #[inline]
+    fn component_paths(&self) -> Vec<String> {
+        unsafe { component_paths(S::Value::DESC, self as *const S as *const u8) }
+    }
+    #[inline]
+    fn to_components<'a>(&self, value: &'a S::Value) -> Vec<TensorView<'a>> {
+        unsafe { views(S::Value::DESC, value as *const S::Value as *const u8) }
+    }
+    #[inline]
+    fn from_components(&self, components: Vec<Tensor>) -> Result<S::Value> {
+        from_components::<S::Value>(self, components)
+    }
+    #[inline]
+    fn serialize(&self) -> SpecValue {
+        unsafe { spec_to_value(S::Value::DESC, self as *const S as *const u8) }
+    }
+    #[inline]
+    fn deserialize(value: &SpecValue) -> Result<Self> {
+        spec_from_value::<S::Value>(value, &FieldPath::Root)
+    }
+    #[inline]
+    fn is_compatible_with(&self, other: &Self) -> bool {
+        let (a, b) = (
+            self as *const S as *const u8,
+            other as *const S as *const u8,
+        );
+        unsafe { spec_is_compatible(S::Value::DESC, a, b) }
+    }
+    #[inline]
+    fn most_specific_compatible(&self, other: &Self) -> Option<Self> {
+        most_specific_compatible::<S::Value>(self, other)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Walking the fields (non-generic: compiled once for every derived type)
+
+/// Drops the first `count` fields of a partly initialised value (`spec == false`) or spec.
+///
+/// # Safety
+/// Those fields at `base` are initialised and not used afterwards.
+unsafe fn drop_fields(desc: &StructDesc, base: *mut u8, count: usize, spec: bool) {
+    for field in &desc.fields[..count] {
+        // SAFETY: the caller guarantees field `i < count` is initialised at its offset.
+        unsafe {
+            if spec {
+                (field.ops.drop_spec)(base.add(field.spec_offset))
+            } else {
+                (field.ops.drop_value)(base.add(field.value_offset))
+            }
+        }
+    }
+}
+
+/// # Safety
+/// `value` points to a live value described by `desc`; `out` to an uninitialised spec of it.
+unsafe fn write_field_spec(desc: &StructDesc, value: *const u8, out: *mut u8) {
+    for f in desc.fields {
+        // SAFETY: offsets and ops come from the `Derived` table of the pointees' type.
+        unsafe { (f.ops.field_spec)(value.add(f.value_offset), out.add(f.spec_offset)) }
+    }
+}
+
+/// The number of components of a spec.
+///
+/// # Safety
+/// `spec` points to a live spec described by `desc`.
+pub unsafe fn num_components(desc: &StructDesc, spec: *const u8) -> usize {
+    let mut n = 0;
+    for f in desc.fields {
+        // SAFETY: as for `write_field_spec`.
+        n += unsafe { (f.ops.num_components)(spec.add(f.spec_offset)) };
+    }
+    n
+}
+
+/// Pushes each component's spec.
+///
+/// # Safety
+/// `spec` points to a live spec described by `desc`.
+pub unsafe fn component_specs(
+    desc: &StructDesc,
+    spec: *const u8,
+    path: &FieldPath<'_>,
+    out: &mut dyn Sink<TensorSpec>,
+) {
+    for f in desc.fields {
+        // SAFETY: as for `write_field_spec`.
+        unsafe { (f.ops.component_specs)(spec.add(f.spec_offset), &f.path(path), out) }
+    }
+}
+
+/// The component specs, in component order.
+///
+/// # Safety
+/// `spec` points to a live spec described by `desc`.
+pub unsafe fn component_spec_list(desc: &StructDesc, spec: *const u8) -> Vec<TensorSpec> {
+    // SAFETY: forwarded from the caller.
+    let mut out = Vec::with_capacity(unsafe { num_components(desc, spec) });
+    unsafe { component_specs(desc, spec, &FieldPath::Root, &mut out) };
+    out
+}
+
+/// The component paths (`values`, `parts[1]`), in component order.
+///
+/// # Safety
+/// `spec` points to a live spec described by `desc`.
+pub unsafe fn component_paths(desc: &StructDesc, spec: *const u8) -> Vec<String> {
+    let mut out = PathSink::default();
+    // SAFETY: forwarded from the caller.
+    unsafe { component_specs(desc, spec, &FieldPath::Root, &mut out) };
+    out.0.into_iter().map(|(path, _)| path).collect()
+}
+
+/// Pushes a view of each component.
+///
+/// # Safety
+/// `value` points to a live value described by `desc` that outlives `'a`.
+pub unsafe fn push_views<'a>(
+    desc: &StructDesc,
+    value: *const u8,
+    path: &FieldPath<'_>,
+    out: &mut dyn Sink<TensorView<'a>>,
+) {
+    for f in desc.fields {
+        // SAFETY: as for `write_field_spec`; the views borrow the value for `'a`.
+        unsafe { (f.ops.push_views)(value.add(f.value_offset), &f.path(path), out) }
+    }
+}
+
+/// Views of the components, in component order.
+///
+/// # Safety
+/// `value` points to a live value described by `desc` that outlives `'a`.
+pub unsafe fn views<'a>(desc: &StructDesc, value: *const u8) -> Vec<TensorView<'a>> {
+    let mut out = Vec::with_capacity(desc.fields.len());
+    // SAFETY: forwarded from the caller.
+    unsafe { push_views(desc, value, &FieldPath::Root, &mut out) };
+    out
+}
+
+/// Moves each component out of the value.
+///
+/// # Safety
+/// `value` points to a live value described by `desc`, which the caller gives up: every field
+/// is moved out, and the value must not be used or dropped afterwards.
+unsafe fn push_components(
+    desc: &StructDesc,
+    value: *mut u8,
+    path: &FieldPath<'_>,
+    out: &mut dyn Sink<Tensor>,
+) {
+    for f in desc.fields {
+        // SAFETY: each field is read (moved) exactly once.
+        unsafe { (f.ops.push_components)(value.add(f.value_offset), &f.path(path), out) }
+    }
+}
+
+/// The components wrapped for rebuilding, after checking their count against the spec.
+///
+/// # Safety
+/// `spec` points to a live spec described by `desc`.
+unsafe fn checked_components(
+    desc: &StructDesc,
+    spec: *const u8,
+    components: Vec<Tensor>,
+) -> Result<Components> {
+    // SAFETY: forwarded from the caller.
+    let expected = unsafe { num_components(desc, spec) };
+    if components.len() == expected {
+        Ok(Components::new(components))
+    } else {
+        Err(count_mismatch(desc, expected, components.len()))
+    }
+}
+
+/// The components, moved out of the value at `value`, in component order.
+///
+/// # Safety
+/// As for [`push_components`]: the value is given up.
+unsafe fn components_moved(desc: &StructDesc, value: *mut u8) -> Vec<Tensor> {
+    let mut out = Vec::with_capacity(desc.fields.len());
+    // SAFETY: forwarded from the caller.
+    unsafe { push_components(desc, value, &FieldPath::Root, &mut out) };
+    out
+}
+
+/// # Safety
+/// `spec` points to a live spec described by `desc`; `out` to an uninitialised value. On `Ok`
+/// every field of `out` is initialised; on `Err` none is (what was built is dropped).
+unsafe fn write_from_components(
+    desc: &StructDesc,
+    spec: *const u8,
+    path: &FieldPath<'_>,
+    components: &mut Components,
+    out: *mut u8,
+) -> Result<()> {
+    for (i, f) in desc.fields.iter().enumerate() {
+        // SAFETY: as for `write_field_spec`.
+        let built = unsafe {
+            (f.ops.from_components)(
+                spec.add(f.spec_offset),
+                &f.path(path),
+                components,
+                out.add(f.value_offset),
+            )
+        };
+        if let Err(e) = built {
+            // SAFETY: fields `..i` were written above.
+            unsafe { drop_fields(desc, out, i, false) };
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// The serialized spec: `SpecValue::Spec` named by the registered name, fields by key.
+///
+/// # Safety
+/// `spec` points to a live spec described by `desc`.
+pub unsafe fn spec_to_value(desc: &StructDesc, spec: *const u8) -> SpecValue {
+    let mut fields = std::collections::BTreeMap::new();
+    for f in desc.fields {
+        // SAFETY: as for `write_field_spec`.
+        let value = unsafe { (f.ops.spec_to_value)(spec.add(f.spec_offset)) };
+        fields.insert(f.key.to_string(), value);
+    }
+    SpecValue::spec(desc.registered_name(), SpecValue::Map(fields))
+}
+
+/// # Safety
+/// `out` points to an uninitialised spec described by `desc`. On `Ok` it is initialised; on
+/// `Err` nothing in it is.
+unsafe fn write_spec_from_value(
+    desc: &StructDesc,
+    value: &SpecValue,
+    path: &FieldPath<'_>,
+    out: *mut u8,
+) -> Result<()> {
+    let fields = open_struct(desc, value, path)?;
+    for (i, f) in desc.fields.iter().enumerate() {
+        // Present: `open_struct` checked every key.
+        let field_value = &fields[f.key];
+        // SAFETY: as for `write_field_spec`.
+        let decoded =
+            unsafe { (f.ops.spec_from_value)(field_value, &f.path(path), out.add(f.spec_offset)) };
+        if let Err(e) = decoded {
+            // SAFETY: fields `..i` were written above.
+            unsafe { drop_fields(desc, out, i, true) };
+            return Err(e);
+        }
+    }
+    if let Some(contract) = desc.contract {
+        // SAFETY: the spec is complete; the shapes are disjoint fields of it.
+        let refined = unsafe { refine_spec(desc, contract, path, out) };
+        if let Err(e) = refined {
+            // SAFETY: every field was written above.
+            unsafe { drop_fields(desc, out, desc.fields.len(), true) };
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// The field map of a serialized struct spec, with every expected key and no other.
+fn open_struct<'v>(
+    desc: &StructDesc,
+    value: &'v SpecValue,
+    path: &FieldPath<'_>,
+) -> Result<&'v std::collections::BTreeMap<String, SpecValue>> {
+    let name = desc.registered_name();
+    let SpecValue::Spec(named) = value else {
+        return Err(data_error(path, format!("spec {name:?}"), value));
+    };
+    if named.name != name && named.name != desc.name {
+        return Err(data_error(path, format!("spec {name:?}"), value));
+    }
+    let SpecValue::Map(fields) = &named.value else {
+        return Err(data_error(
+            path,
+            format!("a map of the fields of {name:?}"),
+            &named.value,
+        ));
+    };
+    let keys: Vec<&'static str> = desc.fields.iter().map(|f| f.key).collect();
+    crate::field::check_struct_keys(fields, path, name, &keys)?;
+    Ok(fields)
+}
+
+/// Refines the shapes of the contract's fields in place.
+///
+/// # Safety
+/// `spec` points to a live, exclusively borrowed spec described by `desc`.
+unsafe fn refine_spec(
+    desc: &StructDesc,
+    contract: &ShapeContract,
+    path: &FieldPath<'_>,
+    spec: *mut u8,
+) -> Result<()> {
+    let mut shapes: Vec<&mut Shape> = Vec::with_capacity(desc.fields.len());
+    for f in desc.fields {
+        if let Some(shape) = f.shape {
+            // SAFETY: distinct fields, so the `&mut` borrows are disjoint.
+            shapes.push(unsafe { &mut *(shape.spec_shape_mut)(spec.add(f.spec_offset)) });
+        }
+    }
+    contract.refine(path, &mut shapes)
+}
+
+/// Checks a value against its type's shape contract.
+///
+/// # Safety
+/// `value` points to a live value described by `desc`.
+pub unsafe fn check_contract(desc: &StructDesc, value: *const u8) -> Result<()> {
+    let Some(contract) = desc.contract else {
+        return Ok(());
+    };
+    let mut shapes: Vec<&[usize]> = Vec::with_capacity(desc.fields.len());
+    for f in desc.fields {
+        if let Some(shape) = f.shape {
+            // SAFETY: as for `write_field_spec`.
+            shapes.push(unsafe { &*(shape.concrete_shape)(value.add(f.value_offset)) });
+        }
+    }
+    contract.check(&FieldPath::Root, &shapes)
+}
+
+/// Loose compatibility, field by field.
+///
+/// # Safety
+/// `a` and `b` point to live specs described by `desc`.
+pub unsafe fn spec_is_compatible(desc: &StructDesc, a: *const u8, b: *const u8) -> bool {
+    desc.fields.iter().all(|f| {
+        // SAFETY: as for `write_field_spec`.
+        unsafe { (f.ops.spec_is_compatible)(a.add(f.spec_offset), b.add(f.spec_offset)) }
+    })
+}
+
+/// # Safety
+/// `a` and `b` point to live specs described by `desc`, `out` to an uninitialised one. On
+/// `true` `out` is initialised; on `false` nothing in it is.
+unsafe fn write_most_specific_compatible(
+    desc: &StructDesc,
+    a: *const u8,
+    b: *const u8,
+    out: *mut u8,
+) -> bool {
+    for (i, f) in desc.fields.iter().enumerate() {
+        let o = f.spec_offset;
+        // SAFETY: as for `write_field_spec`.
+        if !unsafe { (f.ops.spec_most_specific_compatible)(a.add(o), b.add(o), out.add(o)) } {
+            // SAFETY: fields `..i` were written above.
+            unsafe { drop_fields(desc, out, i, true) };
+            return false;
+        }
+    }
+    true
+}
+
+/// # Safety
+/// `spec` points to a live spec described by `desc`, `out` to an uninitialised one, which is
+/// initialised on return. A panicking clone leaks the fields cloned so far.
+unsafe fn write_spec_clone(desc: &StructDesc, spec: *const u8, out: *mut u8) {
+    for f in desc.fields {
+        // SAFETY: as for `write_field_spec`.
+        unsafe { (f.ops.spec_clone)(spec.add(f.spec_offset), out.add(f.spec_offset)) }
+    }
+}
+
+/// Strict equality, field by field.
+///
+/// # Safety
+/// `a` and `b` point to live specs described by `desc`.
+pub unsafe fn spec_eq(desc: &StructDesc, a: *const u8, b: *const u8) -> bool {
+    desc.fields.iter().all(|f| {
+        // SAFETY: as for `write_field_spec`.
+        unsafe { (f.ops.spec_eq)(a.add(f.spec_offset), b.add(f.spec_offset)) }
+    })
+}
+
+/// Hashes each field's spec in declaration order (what a derived `Hash` does).
+///
+/// # Safety
+/// `spec` points to a live spec described by `desc`.
+pub unsafe fn spec_hash(desc: &StructDesc, spec: *const u8, state: &mut dyn Hasher) {
+    for f in desc.fields {
+        // SAFETY: as for `write_field_spec`.
+        unsafe { (f.ops.spec_hash)(spec.add(f.spec_offset), state) }
+    }
+}
+
+/// `FooSpec { values: …, mask: … }`, as a derived `Debug` prints it.
+///
+/// # Safety
+/// `spec` points to a live spec described by `desc`.
+pub unsafe fn spec_debug(
+    desc: &StructDesc,
+    spec: *const u8,
+    f: &mut fmt::Formatter<'_>,
+) -> fmt::Result {
+    if desc.tuple {
+        let mut t = f.debug_tuple(desc.spec_name);
+        for field in desc.fields {
+            // SAFETY: as for `write_field_spec`.
+            t.field(unsafe { &*(field.ops.spec_debug)(spec.add(field.spec_offset)) });
+        }
+        t.finish()
+    } else {
+        let mut s = f.debug_struct(desc.spec_name);
+        for field in desc.fields {
+            // SAFETY: as for `write_field_spec`.
+            s.field(field.key, unsafe {
+                &*(field.ops.spec_debug)(spec.add(field.spec_offset))
+            });
+        }
+        s.finish()
+    }
+}
+
+/// `pkg.Masked { values: f32[8, ?], mask: bool[8, ?] }`, fields in declaration order.
+///
+/// # Safety
+/// `spec` points to a live spec described by `desc`.
+pub unsafe fn spec_display(
+    desc: &StructDesc,
+    spec: *const u8,
+    f: &mut fmt::Formatter<'_>,
+) -> fmt::Result {
+    let values: Vec<(&str, SpecValue)> = desc
+        .fields
+        .iter()
+        // SAFETY: as for `write_field_spec`.
+        .map(|field| {
+            (field.key, unsafe {
+                (field.ops.spec_to_value)(spec.add(field.spec_offset))
+            })
+        })
+        .collect();
+    write_struct(
+        f,
+        desc.registered_name(),
+        values.iter().map(|(k, v)| (*k, v)),
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn count_mismatch(desc: &StructDesc, expected: usize, found: usize) -> Error {
+    SpecError::ComponentCount {
+        type_name: desc.registered_name().to_string(),
+        expected,
+        found,
+    }
+    .into()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed entry points (generic only where a value or spec is built, and then a few lines)
+
+/// The exact spec of a value.
+pub fn field_spec<T: Derived>(value: &T) -> <T as Field>::Spec {
+    let mut out = MaybeUninit::<<T as Field>::Spec>::uninit();
+    // SAFETY: `T::DESC` describes `T` (the `Derived` contract); every field of `out` is written.
+    unsafe {
+        write_field_spec(
+            T::DESC,
+            value as *const T as *const u8,
+            out.as_mut_ptr() as *mut u8,
+        );
+        out.assume_init()
+    }
+}
+
+// The typed entry points below avoid `?`, closures and pointer methods: each of those would be
+// compiled once more for every derived type.
+
+/// Rebuilds a value from the components that follow, checked against `spec`, then validates it.
+pub fn from_components_at<T: Derived>(
+    spec: &<T as Field>::Spec,
+    path: &FieldPath<'_>,
+    components: &mut Components,
+) -> Result<T> {
+    let mut out = MaybeUninit::<T>::uninit();
+    let place = out.as_mut_ptr();
+    let spec = spec as *const <T as Field>::Spec as *const u8;
+    // SAFETY: `T::DESC` describes `T`; on `Ok` every field of `out` is written.
+    let built = unsafe { write_from_components(T::DESC, spec, path, components, place as _) };
+    // Not `?`: that would compile `Try` glue for every derived type.
+    #[allow(clippy::question_mark)]
+    if let Err(e) = built {
+        return Err(e);
+    }
+    // Validated in place, so the value is moved once, on success.
+    // SAFETY: `out` is initialised (above); it is either returned or dropped here, once.
+    match unsafe { (*place).validate() } {
+        Ok(()) => Ok(unsafe { out.assume_init() }),
+        Err(e) => {
+            unsafe { std::ptr::drop_in_place(place) };
+            Err(crate::__private::invalid(
+                e,
+                path,
+                T::DESC.registered_name(),
+            ))
+        }
+    }
+}
+
+/// Rebuilds a value from exactly its components (the count is checked first).
+pub fn from_components<T: Derived>(
+    spec: &<T as Field>::Spec,
+    components: Vec<Tensor>,
+) -> Result<T> {
+    let erased = spec as *const <T as Field>::Spec as *const u8;
+    // SAFETY: `T::DESC` describes `T::Spec`.
+    match unsafe { checked_components(T::DESC, erased, components) } {
+        Ok(mut components) => from_components_at(spec, &FieldPath::Root, &mut components),
+        Err(e) => Err(e),
+    }
+}
+
+/// Moves each component out of the value.
+pub fn push_components_of<T: Derived>(value: T, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+    let value = ManuallyDrop::new(value);
+    // SAFETY: `T::DESC` describes `T`. Every field is moved out (read) once, and the value is
+    // never used or dropped again (`ManuallyDrop` skips the struct's drop).
+    unsafe {
+        push_components(
+            T::DESC,
+            &value as *const ManuallyDrop<T> as *mut u8,
+            path,
+            out,
+        )
+    }
+}
+
+/// The components, moved out, in component order.
+pub fn into_components<T: Derived>(value: T) -> Vec<Tensor> {
+    let value = ManuallyDrop::new(value);
+    // SAFETY: `T::DESC` describes `T`; the value is given up (`ManuallyDrop` skips its drop).
+    unsafe { components_moved(T::DESC, &value as *const ManuallyDrop<T> as *mut u8) }
+}
+
+/// Deserializes a spec, then refines it with the type's shape contract, if any.
+pub fn spec_from_value<T: Derived>(
+    value: &SpecValue,
+    path: &FieldPath<'_>,
+) -> Result<<T as Field>::Spec> {
+    let mut out = MaybeUninit::<<T as Field>::Spec>::uninit();
+    // SAFETY: `T::DESC` describes `T::Spec`; on `Ok` every field of `out` is written.
+    unsafe {
+        match write_spec_from_value(T::DESC, value, path, out.as_mut_ptr() as *mut u8) {
+            Ok(()) => Ok(out.assume_init()),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Refines a spec in place with the type's shape contract (if it has none, there is nothing to
+/// refine).
+pub fn refine<T: Derived>(spec: &mut <T as Field>::Spec) -> Result<()> {
+    let Some(contract) = T::DESC.contract else {
+        return Ok(());
+    };
+    let spec = spec as *mut <T as Field>::Spec as *mut u8;
+    // SAFETY: `T::DESC` describes `T::Spec`, which is exclusively borrowed.
+    unsafe { refine_spec(T::DESC, contract, &FieldPath::Root, spec) }
+}
+
+/// The most specific spec compatible with both; `None` when a field has none.
+pub fn most_specific_compatible<T: Derived>(
+    a: &<T as Field>::Spec,
+    b: &<T as Field>::Spec,
+) -> Option<<T as Field>::Spec> {
+    let mut out = MaybeUninit::<<T as Field>::Spec>::uninit();
+    let a = a as *const <T as Field>::Spec as *const u8;
+    let b = b as *const <T as Field>::Spec as *const u8;
+    // SAFETY: `T::DESC` describes `T::Spec`; on `true` every field of `out` is written.
+    unsafe {
+        if write_most_specific_compatible(T::DESC, a, b, out.as_mut_ptr() as *mut u8) {
+            Some(out.assume_init())
+        } else {
+            None
+        }
+    }
+}
+
+/// A field-by-field clone of a spec.
+pub fn clone_spec<T: Derived>(spec: &<T as Field>::Spec) -> <T as Field>::Spec {
+    let mut out = MaybeUninit::<<T as Field>::Spec>::uninit();
+    let spec = spec as *const <T as Field>::Spec as *const u8;
+    // SAFETY: `T::DESC` describes `T::Spec`; every field of `out` is written.
+    unsafe {
+        write_spec_clone(T::DESC, spec, out.as_mut_ptr() as *mut u8);
+        out.assume_init()
+    }
+}
