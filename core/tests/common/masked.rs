@@ -1,7 +1,9 @@
-//! MaskedTensor: the template for `#[derive(ExtensionType)]`.
+//! MaskedTensor, implemented by hand: how a type that does not use `#[derive(ExtensionType)]`
+//! implements the traits, field by field (the derive itself emits a table of the struct and
+//! one-line calls into `extype_core::derived`; see the `Field` docs).
 //!
-//! Everything below the "generated" line is what the derive must emit for the user code above
-//! it, token for token up to formatting. Rules it follows:
+//! Below the "generated" line is code in the style of generated code, for the user code above
+//! it. Rules it follows:
 //! - every path is absolute: `::extype::__private::…` for extype items, `::core::…` for std;
 //! - fields are handled only through `Field`, in declaration order, each with its path
 //!   `&__path.field("name")`; field types are named as written by the user (`<TY as Field>`);

@@ -1,5 +1,5 @@
-//! Extension types shared by the integration tests, written by hand exactly as
-//! `#[derive(ExtensionType)]` will generate them (see `masked.rs` for the annotated template).
+//! Extension types shared by the integration tests, implemented by hand field by field, as a type
+//! that does not use `#[derive(ExtensionType)]` would (see `masked.rs`, annotated).
 #![allow(dead_code, unused_imports)]
 
 pub mod batch;
