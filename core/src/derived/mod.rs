@@ -25,7 +25,7 @@ pub use erased::{ErasedSpec, ErasedValue, TypeFns};
 use std::any::TypeId;
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::mem::{ManuallyDrop, MaybeUninit};
+use std::mem::MaybeUninit;
 
 use crate::contract::{ShapeContract, ShapedField};
 use crate::error::{Error, Result, SpecError};
@@ -785,38 +785,8 @@ pub fn field_spec<T: Derived>(value: &T) -> <T as Field>::Spec {
 // The typed entry points below avoid `?`, closures and pointer methods: each of those would be
 // compiled once more for every derived type.
 
-/// Rebuilds a value from the components that follow, checked against `spec`, then validates it.
-pub fn from_components_at<T: Derived>(
-    spec: &<T as Field>::Spec,
-    path: &FieldPath<'_>,
-    components: &mut Components,
-) -> Result<T> {
-    let mut out = MaybeUninit::<T>::uninit();
-    let place = out.as_mut_ptr();
-    let spec = spec as *const <T as Field>::Spec as *const u8;
-    // SAFETY: `T::DESC` describes `T`; on `Ok` every field of `out` is written.
-    let built = unsafe { write_from_components(T::DESC, spec, path, components, place as _) };
-    // Not `?`: that would compile `Try` glue for every derived type.
-    #[allow(clippy::question_mark)]
-    if let Err(e) = built {
-        return Err(e);
-    }
-    // Validated in place, so the value is moved once, on success.
-    // SAFETY: `out` is initialised (above); it is either returned or dropped here, once.
-    match unsafe { (*place).validate() } {
-        Ok(()) => Ok(unsafe { out.assume_init() }),
-        Err(e) => {
-            unsafe { std::ptr::drop_in_place(place) };
-            Err(crate::__private::invalid(
-                e,
-                path,
-                T::DESC.registered_name(),
-            ))
-        }
-    }
-}
-
-/// Rebuilds a value from exactly its components (the count is checked first).
+/// Rebuilds a value from exactly its components (the count is checked first), through the
+/// type's `Field::from_components` (written field by field: the typed API's hot path).
 pub fn from_components<T: Derived>(
     spec: &<T as Field>::Spec,
     components: Vec<Tensor>,
@@ -824,31 +794,17 @@ pub fn from_components<T: Derived>(
     let erased = spec as *const <T as Field>::Spec as *const u8;
     // SAFETY: `T::DESC` describes `T::Spec`.
     match unsafe { checked_components(T::DESC, erased, components) } {
-        Ok(mut components) => from_components_at(spec, &FieldPath::Root, &mut components),
+        Ok(mut components) => T::from_components(spec, &FieldPath::Root, &mut components),
         Err(e) => Err(e),
     }
 }
 
-/// Moves each component out of the value.
-pub fn push_components_of<T: Derived>(value: T, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
-    let value = ManuallyDrop::new(value);
-    // SAFETY: `T::DESC` describes `T`. Every field is moved out (read) once, and the value is
-    // never used or dropped again (`ManuallyDrop` skips the struct's drop).
-    unsafe {
-        push_components(
-            T::DESC,
-            &value as *const ManuallyDrop<T> as *mut u8,
-            path,
-            out,
-        )
-    }
-}
-
-/// The components, moved out, in component order.
+/// The components, moved out, in component order (through the type's `Field::push_components`,
+/// written field by field).
 pub fn into_components<T: Derived>(value: T) -> Vec<Tensor> {
-    let value = ManuallyDrop::new(value);
-    // SAFETY: `T::DESC` describes `T`; the value is given up (`ManuallyDrop` skips its drop).
-    unsafe { components_moved(T::DESC, &value as *const ManuallyDrop<T> as *mut u8) }
+    let mut out = Vec::with_capacity(T::DESC.fields.len());
+    value.push_components(&FieldPath::Root, &mut out);
+    out
 }
 
 /// Deserializes a spec, then refines it with the type's shape contract, if any.

@@ -3,10 +3,30 @@
 //! field-by-field logic lives.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{Gen, erased, key};
+
+/// `<Ty as __x::Field>`, spanned on the field's type so trait errors point at it.
+fn as_field(field: &crate::ast::Field) -> TokenStream {
+    let ty = field.ty;
+    quote_spanned!(ty.span()=> <#ty as __x::Field>)
+}
+
+/// The field's path below `__path`: `&__path.field("values")` or `&__path.tuple(0)`.
+fn path_expr(field: &crate::ast::Field) -> TokenStream {
+    match &field.member {
+        syn::Member::Named(_) => {
+            let name = &field.path;
+            quote!(&__path.field(#name))
+        }
+        syn::Member::Unnamed(index) => {
+            let index = index.index as usize;
+            quote!(&__path.tuple(#index))
+        }
+    }
+}
 use crate::ast::Style;
 
 /// `unsafe impl Derived for Foo { const DESC = &StructDesc { .. } }`.
@@ -79,6 +99,33 @@ pub fn field_impl(g: &Gen) -> TokenStream {
     let self_ty = g.self_ty();
     let spec_ty = g.spec_ty();
     let where_clause = &g.where_clause;
+    // The two hot paths of the typed API (moving components out, rebuilding from them) are
+    // written field by field, so they compile to straight-line code where they are used; being
+    // `#[inline]`, they are not compiled at all in a crate that only defines the type. Everything
+    // else goes through the table.
+    let fields = g.fields();
+    let members: Vec<_> = fields.iter().map(|f| &f.member).collect();
+    let as_fields: Vec<_> = fields.iter().map(as_field).collect();
+    let paths: Vec<_> = fields.iter().map(path_expr).collect();
+    let locals: Vec<_> = (0..fields.len())
+        .map(|i| format_ident!("__f{}", i))
+        .collect();
+    let destructure = match g.cont.style {
+        Style::Named => quote!(Self { #(#members: #locals),* }),
+        Style::Tuple => quote!(Self ( #(#locals),* )),
+        Style::Unit => quote!(Self {}),
+    };
+    let rebuilt: Vec<_> = as_fields
+        .iter()
+        .zip(&members)
+        .zip(&paths)
+        .map(|((af, m), p)| quote!(#af::from_components(&__spec.#m, #p, __components)?))
+        .collect();
+    let rebuilt_value = match g.cont.style {
+        Style::Named => quote!(Self { #(#members: #rebuilt),* }),
+        Style::Tuple => quote!(Self ( #(#rebuilt),* )),
+        Style::Unit => quote!(Self {}),
+    };
     let spec = erased(quote!(__spec));
     let a = erased(quote!(__a));
     let b = erased(quote!(__b));
@@ -129,7 +176,8 @@ pub fn field_impl(g: &Gen) -> TokenStream {
                 __path: &__x::FieldPath<'_>,
                 __out: &mut dyn __x::Sink<__x::Tensor>,
             ) {
-                __x::derived::push_components_of(self, __path, __out)
+                let #destructure = self;
+                #(#as_fields::push_components(#locals, #paths, __out);)*
             }
 
             #[inline]
@@ -138,7 +186,8 @@ pub fn field_impl(g: &Gen) -> TokenStream {
                 __path: &__x::FieldPath<'_>,
                 __components: &mut __x::Components,
             ) -> __x::Result<Self> {
-                __x::derived::from_components_at::<Self>(__spec, __path, __components)
+                let __value = #rebuilt_value;
+                __x::validated(__value, __path)
             }
 
             #[inline]
