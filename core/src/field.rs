@@ -182,6 +182,29 @@ impl Components {
         }
     }
 
+    /// Like [`next_checked`](Self::next_checked), but checks the component where it lies and
+    /// copies it straight to `out` (one move instead of several through `Result`s).
+    ///
+    /// # Safety
+    /// `out` is valid for writing one `Tensor`; on `Err` nothing is written or consumed.
+    #[inline]
+    pub(crate) unsafe fn next_checked_into(
+        &mut self,
+        spec: &TensorSpec,
+        path: &FieldPath<'_>,
+        out: *mut Tensor,
+    ) -> Result<()> {
+        let Some(next) = self.iter.as_slice().first() else {
+            return Err(missing_component(path));
+        };
+        check_tensor(spec, next, path)?;
+        // SAFETY: `next` is a live element of the list; it is copied to `out` (valid, by the
+        // caller's contract) and then taken off the list and forgotten, so it is owned once.
+        unsafe { std::ptr::copy_nonoverlapping(next, out, 1) };
+        std::mem::forget(self.iter.next());
+        Ok(())
+    }
+
     /// The next component, checked against `spec` (dtype, and shape admitted by the spec).
     #[inline]
     pub fn next_checked(&mut self, spec: &TensorSpec, path: &FieldPath<'_>) -> Result<Tensor> {
@@ -327,6 +350,30 @@ pub trait Field: Sized + Send + Sync + 'static {
         path: &FieldPath<'_>,
         components: &mut Components,
     ) -> Result<Self>;
+
+    /// [`from_components`](Self::from_components), writing the value to `out` (what the tables
+    /// of derived structs call). The default moves `from_components`'s result there; tensor
+    /// fields copy the component straight from the list. Not meant to be overridden elsewhere.
+    ///
+    /// # Safety
+    /// `out` is valid for writing one `Self`; on `Err` nothing is written.
+    #[doc(hidden)]
+    #[inline]
+    unsafe fn from_components_into(
+        spec: &Self::Spec,
+        path: &FieldPath<'_>,
+        components: &mut Components,
+        out: *mut Self,
+    ) -> Result<()> {
+        match Self::from_components(spec, path, components) {
+            Ok(value) => {
+                // SAFETY: the caller's contract.
+                unsafe { out.write(value) };
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
 
     /// Serializes the spec.
     fn spec_to_value(spec: &Self::Spec) -> SpecValue;
@@ -527,6 +574,17 @@ impl Field for Tensor {
         components: &mut Components,
     ) -> Result<Self> {
         components.next_checked(spec, path)
+    }
+
+    #[inline]
+    unsafe fn from_components_into(
+        spec: &TensorSpec,
+        path: &FieldPath<'_>,
+        components: &mut Components,
+        out: *mut Self,
+    ) -> Result<()> {
+        // SAFETY: forwarded from the caller.
+        unsafe { components.next_checked_into(spec, path, out) }
     }
 }
 

@@ -97,9 +97,9 @@ mod ops_of {
         components: &mut Components,
         out: *mut u8,
     ) -> Result<()> {
-        let value = F::from_components(unsafe { &*spec.cast::<F::Spec>() }, path, components)?;
-        unsafe { out.cast::<F>().write(value) };
-        Ok(())
+        unsafe {
+            F::from_components_into(&*spec.cast::<F::Spec>(), path, components, out.cast::<F>())
+        }
     }
     pub unsafe fn drop_value<F: Field>(value: *mut u8) {
         unsafe { value.cast::<F>().drop_in_place() }
@@ -785,6 +785,37 @@ pub fn field_spec<T: Derived>(value: &T) -> <T as Field>::Spec {
 // The typed entry points below avoid `?`, closures and pointer methods: each of those would be
 // compiled once more for every derived type.
 
+/// Rebuilds a value from the components that follow, checked against `spec`, then validates it.
+pub fn from_components_at<T: Derived>(
+    spec: &<T as Field>::Spec,
+    path: &FieldPath<'_>,
+    components: &mut Components,
+) -> Result<T> {
+    let mut out = MaybeUninit::<T>::uninit();
+    let place = out.as_mut_ptr();
+    let spec = spec as *const <T as Field>::Spec as *const u8;
+    // SAFETY: `T::DESC` describes `T`; on `Ok` every field of `out` is written.
+    let built = unsafe { write_from_components(T::DESC, spec, path, components, place as _) };
+    // Not `?`: that would compile `Try` glue for every derived type.
+    #[allow(clippy::question_mark)]
+    if let Err(e) = built {
+        return Err(e);
+    }
+    // Validated in place, so the value is moved once, on success.
+    // SAFETY: `out` is initialised (above); it is either returned or dropped here, once.
+    match unsafe { (*place).validate() } {
+        Ok(()) => Ok(unsafe { out.assume_init() }),
+        Err(e) => {
+            unsafe { std::ptr::drop_in_place(place) };
+            Err(crate::__private::invalid(
+                e,
+                path,
+                T::DESC.registered_name(),
+            ))
+        }
+    }
+}
+
 /// Rebuilds a value from exactly its components (the count is checked first), through the
 /// type's `Field::from_components` (written field by field: the typed API's hot path).
 pub fn from_components<T: Derived>(
@@ -800,7 +831,7 @@ pub fn from_components<T: Derived>(
 }
 
 /// The components, moved out, in component order (through the type's `Field::push_components`,
-/// written field by field).
+/// which the derive writes field by field: the typed API's hot path).
 pub fn into_components<T: Derived>(value: T) -> Vec<Tensor> {
     let mut out = Vec::with_capacity(T::DESC.fields.len());
     value.push_components(&FieldPath::Root, &mut out);

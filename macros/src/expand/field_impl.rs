@@ -99,10 +99,9 @@ pub fn field_impl(g: &Gen) -> TokenStream {
     let self_ty = g.self_ty();
     let spec_ty = g.spec_ty();
     let where_clause = &g.where_clause;
-    // The two hot paths of the typed API (moving components out, rebuilding from them) are
-    // written field by field, so they compile to straight-line code where they are used; being
-    // `#[inline]`, they are not compiled at all in a crate that only defines the type. Everything
-    // else goes through the table.
+    // Moving the components out is written field by field (a destructuring and one call per
+    // field): straight-line code where it is used, and, being `#[inline]`, not compiled at all in
+    // a crate that only defines the type. Everything else goes through the table.
     let fields = g.fields();
     let members: Vec<_> = fields.iter().map(|f| &f.member).collect();
     let as_fields: Vec<_> = fields.iter().map(as_field).collect();
@@ -113,17 +112,6 @@ pub fn field_impl(g: &Gen) -> TokenStream {
     let destructure = match g.cont.style {
         Style::Named => quote!(Self { #(#members: #locals),* }),
         Style::Tuple => quote!(Self ( #(#locals),* )),
-        Style::Unit => quote!(Self {}),
-    };
-    let rebuilt: Vec<_> = as_fields
-        .iter()
-        .zip(&members)
-        .zip(&paths)
-        .map(|((af, m), p)| quote!(#af::from_components(&__spec.#m, #p, __components)?))
-        .collect();
-    let rebuilt_value = match g.cont.style {
-        Style::Named => quote!(Self { #(#members: #rebuilt),* }),
-        Style::Tuple => quote!(Self ( #(#rebuilt),* )),
         Style::Unit => quote!(Self {}),
     };
     let spec = erased(quote!(__spec));
@@ -186,8 +174,7 @@ pub fn field_impl(g: &Gen) -> TokenStream {
                 __path: &__x::FieldPath<'_>,
                 __components: &mut __x::Components,
             ) -> __x::Result<Self> {
-                let __value = #rebuilt_value;
-                __x::validated(__value, __path)
+                __x::derived::from_components_at::<Self>(__spec, __path, __components)
             }
 
             #[inline]
