@@ -830,12 +830,19 @@ pub fn from_components<T: Derived>(
     }
 }
 
-/// The components, moved out, in component order (through the type's `Field::push_components`,
-/// which the derive writes field by field: the typed API's hot path).
+/// Moves each component out of the value.
+pub fn push_components_of<T: Derived>(value: T, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+    let value = std::mem::ManuallyDrop::new(value);
+    // SAFETY: `T::DESC` describes `T`. Every field is moved out (read) once, and the value is
+    // never used or dropped again (`ManuallyDrop` skips the struct's drop).
+    unsafe { push_components(T::DESC, &value as *const _ as *mut u8, path, out) }
+}
+
+/// The components, moved out, in component order.
 pub fn into_components<T: Derived>(value: T) -> Vec<Tensor> {
-    let mut out = Vec::with_capacity(T::DESC.fields.len());
-    value.push_components(&FieldPath::Root, &mut out);
-    out
+    let value = std::mem::ManuallyDrop::new(value);
+    // SAFETY: `T::DESC` describes `T`; the value is given up (`ManuallyDrop` skips its drop).
+    unsafe { components_moved(T::DESC, &value as *const _ as *mut u8) }
 }
 
 /// Deserializes a spec, then refines it with the type's shape contract, if any.

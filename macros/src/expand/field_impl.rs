@@ -3,30 +3,10 @@
 //! field-by-field logic lives.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::{Gen, erased, key};
-
-/// `<Ty as __x::Field>`, spanned on the field's type so trait errors point at it.
-fn as_field(field: &crate::ast::Field) -> TokenStream {
-    let ty = field.ty;
-    quote_spanned!(ty.span()=> <#ty as __x::Field>)
-}
-
-/// The field's path below `__path`: `&__path.field("values")` or `&__path.tuple(0)`.
-fn path_expr(field: &crate::ast::Field) -> TokenStream {
-    match &field.member {
-        syn::Member::Named(_) => {
-            let name = &field.path;
-            quote!(&__path.field(#name))
-        }
-        syn::Member::Unnamed(index) => {
-            let index = index.index as usize;
-            quote!(&__path.tuple(#index))
-        }
-    }
-}
 use crate::ast::Style;
 
 /// `unsafe impl Derived for Foo { const DESC = &StructDesc { .. } }`.
@@ -99,21 +79,6 @@ pub fn field_impl(g: &Gen) -> TokenStream {
     let self_ty = g.self_ty();
     let spec_ty = g.spec_ty();
     let where_clause = &g.where_clause;
-    // Moving the components out is written field by field (a destructuring and one call per
-    // field): straight-line code where it is used, and, being `#[inline]`, not compiled at all in
-    // a crate that only defines the type. Everything else goes through the table.
-    let fields = g.fields();
-    let members: Vec<_> = fields.iter().map(|f| &f.member).collect();
-    let as_fields: Vec<_> = fields.iter().map(as_field).collect();
-    let paths: Vec<_> = fields.iter().map(path_expr).collect();
-    let locals: Vec<_> = (0..fields.len())
-        .map(|i| format_ident!("__f{}", i))
-        .collect();
-    let destructure = match g.cont.style {
-        Style::Named => quote!(Self { #(#members: #locals),* }),
-        Style::Tuple => quote!(Self ( #(#locals),* )),
-        Style::Unit => quote!(Self {}),
-    };
     let spec = erased(quote!(__spec));
     let a = erased(quote!(__a));
     let b = erased(quote!(__b));
@@ -164,8 +129,7 @@ pub fn field_impl(g: &Gen) -> TokenStream {
                 __path: &__x::FieldPath<'_>,
                 __out: &mut dyn __x::Sink<__x::Tensor>,
             ) {
-                let #destructure = self;
-                #(#as_fields::push_components(#locals, #paths, __out);)*
+                __x::derived::push_components_of(self, __path, __out)
             }
 
             #[inline]
