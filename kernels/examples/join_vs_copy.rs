@@ -1,9 +1,10 @@
-//! Fixed costs of a 4 Ki `f32` stack/concat (two 2 Ki halves, as in the benchmark) against
-//! allocate-and-copy of the same bytes, measured interleaved: each of 201 rounds times every
-//! variant for 1000 calls in turn, so load on the shared machine hits all variants alike.
-//! Prints medians and each variant's speed as a percentage of `to_vec`'s.
+//! Stack/concat of two halves of an `f32` array (as in the benchmark; 4 Ki elements unless a
+//! count is given) against allocate-and-copy of the same bytes, measured interleaved: each of
+//! 201 rounds times every variant in turn (1000 calls each at 4 Ki, fewer for larger arrays), so
+//! load on the shared machine hits all variants alike. Prints medians and each variant's speed
+//! as a percentage of `to_vec`'s.
 //!
-//! `cargo run --release -p extype-kernels --example join_4ki`
+//! `cargo run --release -p extype-kernels --example join_vs_copy [-- ELEMENTS]`
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -14,7 +15,10 @@ use ndarray::{Array1, ArrayD, Axis, IxDyn, s};
 type Variant<'a> = (&'static str, Box<dyn FnMut() + 'a>);
 
 fn main() {
-    let n = 4096;
+    let n: usize = std::env::args()
+        .nth(1)
+        .map_or(4096, |a| a.parse().expect("an element count"));
+    let calls = (4_000_000 / n).clamp(1, 1000);
     let a = Array1::from((0..n).map(|i| i as f32).collect::<Vec<_>>());
     let (ha, hb) = (a.slice(s![..n / 2]), a.slice(s![n / 2..]));
     let halves = [ha.into_dyn(), hb.into_dyn()];
@@ -88,10 +92,10 @@ fn main() {
     for _ in 0..201 {
         for ((_, f), t) in variants.iter_mut().zip(&mut times) {
             let start = Instant::now();
-            for _ in 0..1000 {
+            for _ in 0..calls {
                 f();
             }
-            t.push(start.elapsed().as_secs_f64() / 1000.0 * 1e9);
+            t.push(start.elapsed().as_secs_f64() / calls as f64 * 1e9);
         }
     }
     let medians: Vec<f64> = times
@@ -101,6 +105,7 @@ fn main() {
             t[t.len() / 2]
         })
         .collect();
+    println!("{n} f32 elements, {calls} calls per round");
     for ((name, _), m) in variants.iter().zip(&medians) {
         println!(
             "{name:<34} {m:8.1} ns  {:5.0}% of to_vec",
