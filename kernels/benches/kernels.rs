@@ -5,7 +5,8 @@
 //! summary prints, per size, each kernel's median time, its input bandwidth, its fraction of
 //! the yardsticks measured in the same run — `/copy`: a copy into already-touched memory
 //! (`copy_from_slice`, the bandwidth ceiling); `/fresh`: allocate-and-copy (`to_vec`, what a
-//! kernel producing a new output of the same bytes must do); `/read1`, `/readN`: a plain
+//! kernel producing a new output of the same bytes must do; the header also gives it returned as
+//! an `ArrayD`, the floor for stack/concat); `/read1`, `/readN`: a plain
 //! AVX-512 sum on one core and on all cores — and its speed-up over the ndarray equivalent.
 
 use std::collections::BTreeMap;
@@ -129,6 +130,11 @@ fn bench_size(c: &mut Criterion, n: usize, label: &str) {
     });
     record(&mut group, n, "copy (alloc+memcpy)", || {
         black_box(a.as_slice().unwrap().to_vec());
+    });
+    // The same, returned as a dynamic-rank array (the cheapest construction measured: static
+    // rank, then `into_dyn`): what stack/concat, which return an `ArrayD`, cannot go below.
+    record(&mut group, n, "copy (alloc+memcpy, ArrayD)", || {
+        black_box(Array1::from_vec(a.as_slice().unwrap().to_vec()).into_dyn());
     });
     record(&mut group, n, "read: plain SIMD sum, 1 core", || {
         black_box(plain_sum(a.as_slice().unwrap()));
@@ -339,8 +345,9 @@ fn summary() {
         ) else {
             continue;
         };
+        let dyn_fresh = gbs("copy (alloc+memcpy, ArrayD)").unwrap_or(f64::NAN);
         println!(
-            "\n== {} f32 elements: copy {copy:.1} GB/s (alloc+copy {copy_alloc:.1}), read 1 core {read1:.1} GB/s, all cores {read_all:.1} GB/s",
+            "\n== {} f32 elements: copy {copy:.1} GB/s (alloc+copy {copy_alloc:.1}, into an ArrayD {dyn_fresh:.1}), read 1 core {read1:.1} GB/s, all cores {read_all:.1} GB/s",
             label(n)
         );
         println!(

@@ -126,9 +126,10 @@
 //! stride 1 is vectorised, a broadcast (stride 0) operand becomes a scalar, and the common
 //! "bias" broadcast (`[n, k] + [k]`) is one vectorised pass over repeated blocks (reached
 //! without any broadcasting machinery when one standard-layout shape is a suffix of the
-//! other's). `stack`/`concat` of standard-layout inputs along the leading axis are one `memcpy`
-//! per input into the uninitialised output (no zero-fill, no dynamic-rank views, the shape
-//! built without a heap allocation).
+//! other's). `stack`/`concat` of standard-layout inputs along the leading axis (or an axis
+//! preceded only by length-1 axes) are one `memcpy` per input into the uninitialised output (no
+//! zero-fill, no dynamic-rank views, the shape built without a heap allocation, ranks 1 and 2
+//! constructed at static rank and converted).
 //!
 //! ## Parallelism and large outputs
 //!
@@ -222,6 +223,36 @@
 //!   the copy at 24–31 ms on one core and 22–25 ms on two (one outlier of 360 ms), so at best
 //!   ~75% of the touched copy; the kernels take that route (huge pages, both cores, chunks on huge-page
 //!   boundaries), 26–34 ms across runs.
+//!
+//!   *Why 4 Ki stays short, measured after that run* (not in the table). The example
+//!   `cargo run --release -p extype-kernels --example join_vs_copy` times the variants
+//!   interleaved (201 rounds, every variant in turn), so the load hits them alike. At load 3.0,
+//!   11:07 UTC, two runs each of this code and of the code before the last change, alternating:
+//!   `to_vec` of 16 KiB 117–120 ns; the same bytes as two `memcpy`s into a fresh `Vec` 97–98% of
+//!   its speed; `to_vec` *returned as an `ArrayD`* 83–85% (static rank, then `into_dyn`, the
+//!   cheapest construction found) or 71–72% (`ArrayD::from_shape_vec`); allocation alone 15 ns.
+//!   So any function returning an `ArrayD` spends 22–24 ns of a budget of 13 ns (90% of 118) on
+//!   building the array: two inline `IxDyn`s moved through ndarray's constructors, where `perf`
+//!   samples pile up on loads of bytes just stored (store-forwarding stalls, by the look of it).
+//!   The kernels: stack 166–171 ns (69–71%), concat 170–172 ns (68–70%); before the last change
+//!   175–176 ns (67–68%) and 180–183 ns (65–67%); ndarray 42–44% and 48–49%. (At load 5.1–5.2
+//!   earlier, three runs: stack 69–72%, concat 68–74%, the old code within the same range.) The
+//!   last change — one pass checking layouts and summing lengths instead of three, the shape
+//!   passed on the stack, ranks 1–2 built at static rank (7–8 ns less per construction in
+//!   isolation) — gains 5–10 ns; what remains above the `ArrayD` floor (~25 ns: argument
+//!   checks, a second `memcpy`, the layout test per input) was not found to shrink further (a
+//!   variant with one `as_slice` per input measured the same). At 1 Mi the same example puts
+//!   stack and concat at 100–116% of `to_vec`, old and new code alike. The benchmark now also
+//!   measures that floor ("copy (alloc+memcpy, ArrayD)", printed in each size's header). Five
+//!   *filtered* criterion runs after the change (no full run: `-- '^(4 Ki|1 Mi)/(copy.*|read.*|stack|concat|ndarray: (stack|concat)|add|ndarray: add)$'`,
+//!   two also with `64 Mi`; four at 10:58–11:01 UTC, load 5.2–5.9, the fifth at 11:05–11:06,
+//!   load 3.3), stack/concat at 4 Ki against allocate-and-copy: 70%/68%, 69%/53%, 52%/47%,
+//!   52%/56%, 85%/86%; against the `ArrayD` floor of the same run: 88%/86%, (floor an outlier),
+//!   63%/57%, 65%/70%, 77%/78%. At 1 Mi: stack 121%, 96%, 105%, 97%, 87%, concat 117%, 128%,
+//!   83%, 102%, 86% of allocate-and-copy (the same work: one 4 MiB allocation and `memcpy`s; the
+//!   interleaved example's 100–116% is the steadier figure); at 64 Mi 417%/296% and 526%/381%
+//!   (against touched memory 51%/36% and 67%/48%, under load). So still **missed at 4 Ki**; met
+//!   at 64 Mi; at 1 Mi met in the interleaved measurement and in 7 of 10 criterion figures.
 //! * compaction ≥ 8 GB/s: in that run 7.87 GB/s at 4 Ki (**missed**, noise: 13.6–13.9 GB/s in
 //!   two filtered runs right after), 13.9 at 1 Mi, 9.34 at 64 Mi. After that run compaction
 //!   became parallel for large inputs (counts per fixed chunk, prefix sums, each chunk compacts
@@ -244,7 +275,14 @@
 //!   1.06–1.41×, 1 Mi concat 1.24×, 64 Mi segment sum 2.21× (full run; 2.61× in a filtered run).
 //!   What changed: a direct `memcpy` path for stack/concat, the bias broadcast reached without
 //!   broadcasting machinery, no `madvise` on 4 MiB outputs, maps split from 16 MiB, and short
-//!   segments in 16 lanes with prefetch and no intermediate vectors.
+//!   segments in 16 lanes with prefetch and no intermediate vectors. Re-measured in the five
+//!   filtered runs above (load 3.3–5.9): 4 Ki concat 1.28×, 1.17×, 1.28×, 1.42×, 1.28×; 1 Mi add
+//!   1.28×, 1.34×, 1.06×, 1.36×, 1.18× — the full run's 0.93× and 0.88× were noise. The same runs
+//!   put 1 Mi stack at 1.19×, 0.85×, 1.12×, 0.99×, 1.07× and concat at 1.19×, 1.20×, 0.98×,
+//!   1.26×, 1.07×: at 1 Mi both sides are one 4 MiB allocation and `memcpy`s of contiguous
+//!   halves, so they tie within noise (the interleaved example: ndarray at 94–107% of `to_vec`,
+//!   the kernels 100–116%) rather than the kernels being reliably faster (4 Ki stack 1.44–2.21×,
+//!   64 Mi 3.0–5.2×).
 //! * `f32` sum relative error ≤ 1e-7 on 64 Mi random values: **met** (9.1e-9; test
 //!   `f32_sum_accuracy_64mi`, and a 1 Mi version that runs by default: 8.4e-9).
 //!
@@ -290,8 +328,10 @@
 //!
 //! * NEON backend for aarch64 (scalar backend there): not buildable or testable on this machine
 //!   (x86-64 toolchain only).
-//! * stack/concat at 4 Ki at 90% of allocate-and-copy (55–88% across runs): the remaining cost
-//!   is the `ArrayD` construction and the per-input `memcpy` calls.
+//! * stack/concat at 4 Ki at 90% of allocate-and-copy (47–88% across runs): allocate-and-copy
+//!   merely returned as an `ArrayD` reaches 83–85% (see the copy target), so the target needs an
+//!   output type other than ndarray's dynamic-rank array (or a cheaper constructor in ndarray);
+//!   the kernels' own checks and second `memcpy` cost a further ~10–15 points.
 //! * 64 Mi stack/concat at 90% of a copy into *touched* memory: not reachable with a fresh
 //!   output here (kernel zeroing of fresh pages; see the targets above).
 //! * The 4 Ki sum under load (up to 78 ns in re-runs): the fixed association (64 rows per

@@ -1,7 +1,7 @@
 //! `stack` (new axis) and `concat` (existing axis) of arrays of any layout into one
 //! standard-layout array. Contiguous inputs joined along axis 0 are plain `memcpy`s.
 
-use ndarray::{ArrayD, ArrayViewD, Axis, Dimension, IxDyn, Slice};
+use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
 
 use crate::element::Element;
 use crate::elementwise::engine::build_vec;
@@ -44,17 +44,15 @@ pub fn stack<T: Element>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Ar
             });
         }
     }
-    if ax == 0 {
-        // Standard-layout inputs stacked on a new leading axis are consecutive runs of the
-        // output: skip building expanded views.
-        let shape = dims(first.ndim() + 1, |k| {
-            if k == 0 {
-                arrays.len()
-            } else {
-                first.shape()[k - 1]
-            }
-        });
-        if let Some(out) = concat_standard(arrays, shape) {
+    // Stacked on a new axis preceded only by axes of length 1, standard-layout inputs are
+    // consecutive runs of the output: skip building expanded views.
+    if first.shape()[..ax].iter().all(|&d| d == 1) {
+        let shape = |k: usize| match k.cmp(&ax) {
+            std::cmp::Ordering::Less => first.shape()[k],
+            std::cmp::Ordering::Equal => arrays.len(),
+            std::cmp::Ordering::Greater => first.shape()[k - 1],
+        };
+        if let Some(out) = with_dims(first.ndim() + 1, shape, |s| concat_standard(arrays, s)) {
             return Ok(out);
         }
     }
@@ -109,18 +107,19 @@ pub fn concat<T: Element>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<A
     join(OP, ax, arrays)
 }
 
-/// A shape of `ndim` dimensions, dimension `k` being `dim(k)`, built without a heap
-/// allocation up to rank 8 (`IxDyn` itself stores up to 4 dimensions inline).
-fn dims(ndim: usize, dim: impl Fn(usize) -> usize) -> IxDyn {
+/// Calls `f` with a shape of `ndim` dimensions, dimension `k` being `dim(k)`, held on the
+/// stack up to rank 8 (no heap allocation).
+#[inline]
+fn with_dims<R>(ndim: usize, dim: impl Fn(usize) -> usize, f: impl FnOnce(&[usize]) -> R) -> R {
     const INLINE: usize = 8;
     if ndim <= INLINE {
         let mut d = [0usize; INLINE];
         for (k, x) in d[..ndim].iter_mut().enumerate() {
             *x = dim(k);
         }
-        IxDyn(&d[..ndim])
+        f(&d[..ndim])
     } else {
-        IxDyn(&(0..ndim).map(dim).collect::<Vec<_>>())
+        f(&(0..ndim).map(dim).collect::<Vec<_>>())
     }
 }
 
@@ -128,12 +127,17 @@ fn dims(ndim: usize, dim: impl Fn(usize) -> usize) -> IxDyn {
 /// `shape` is their data back to back (joining along the leading axis), one `memcpy` per input
 /// into the uninitialised output (no zero-fill, no per-element views); large outputs go
 /// through [`concat_flat`] (huge pages, both cores). `None` when an input is not standard.
-fn concat_standard<T: Element>(arrays: &[ArrayViewD<'_, T>], shape: IxDyn) -> Option<ArrayD<T>> {
-    if !arrays.iter().all(|a| a.is_standard_layout()) {
-        return None;
+fn concat_standard<T: Element>(arrays: &[ArrayViewD<'_, T>], shape: &[usize]) -> Option<ArrayD<T>> {
+    // One pass: every input standard (`as_slice` is `Some` exactly then), and the total.
+    let mut total = 0;
+    for a in arrays {
+        total += a.as_slice()?.len();
     }
-    let total: usize = arrays.iter().map(|a| a.len()).sum();
-    debug_assert_eq!(total, shape.size(), "the callers checked the shapes");
+    debug_assert_eq!(
+        total,
+        shape.iter().product::<usize>(),
+        "the callers checked the shapes"
+    );
     let bytes = total * size_of::<T>();
     let v = if use_parallel_output(2 * bytes) || bytes >= HUGE_PAGE_MIN_BYTES {
         let slices: Vec<&[T]> = arrays.iter().filter_map(|a| a.as_slice()).collect();
@@ -141,9 +145,7 @@ fn concat_standard<T: Element>(arrays: &[ArrayViewD<'_, T>], shape: IxDyn) -> Op
     } else {
         let mut v: Vec<T> = Vec::with_capacity(total);
         let mut at = 0;
-        for a in arrays {
-            // Standard layout (checked above), so `as_slice` is `Some`.
-            let src = a.as_slice()?;
+        for src in arrays.iter().filter_map(|a| a.as_slice()) {
             // SAFETY: `at + src.len() <= total` (the lengths sum to `total`), so the
             // destination lies in `v`'s capacity; `v` is a fresh allocation, so it cannot
             // overlap `src`. Copying `T: Copy` values bytewise is a valid initialisation.
@@ -152,16 +154,35 @@ fn concat_standard<T: Element>(arrays: &[ArrayViewD<'_, T>], shape: IxDyn) -> Op
             };
             at += src.len();
         }
-        // SAFETY: elements `0..at` were written above, and `at == total` when every input
-        // was standard (an early `None` return drops `v` with length 0).
+        // SAFETY: elements `0..at` were written above, and `at == total` (every input is
+        // standard, checked above, so none was skipped).
         unsafe { v.set_len(at) };
         v
     };
-    debug_assert_eq!(v.len(), shape.size());
-    // SAFETY: `v` holds `total` elements, the product of `shape` (the callers built `shape`
-    // from the inputs' checked shapes, whose element counts fit in memory, so the product does
-    // not overflow); the default (C-order) strides of `shape` address exactly `0..total`.
-    Some(unsafe { ArrayD::from_shape_vec_unchecked(shape, v) })
+    debug_assert_eq!(v.len(), shape.iter().product::<usize>());
+    Some(standard_from_vec(shape, v))
+}
+
+/// `v` as a standard-layout array of `shape`. Ranks 1 and 2 are built at static rank and
+/// converted (cheaper than ndarray's dynamic-rank constructor, which derives the strides and
+/// moves two dynamic shapes: a measurable part of a 4 Ki join).
+#[inline]
+fn standard_from_vec<T>(shape: &[usize], v: Vec<T>) -> ArrayD<T> {
+    assert_eq!(
+        v.len(),
+        shape.iter().product::<usize>(),
+        "shape of the joined data"
+    );
+    match *shape {
+        [_] => ndarray::Array1::from_vec(v).into_dyn(),
+        // SAFETY: `v` holds exactly `rows * cols` elements (asserted above), which C-order
+        // strides address exactly.
+        [rows, cols] => {
+            unsafe { ndarray::Array2::from_shape_vec_unchecked((rows, cols), v) }.into_dyn()
+        }
+        // SAFETY: as above, for the C-order strides of `shape`.
+        _ => unsafe { ArrayD::from_shape_vec_unchecked(IxDyn(shape), v) },
+    }
 }
 
 /// Concatenates contiguous runs into one `Vec`, copying chunks in parallel when `bytes`
@@ -203,19 +224,20 @@ fn join<T: Element>(
     arrays: &[ArrayViewD<'_, T>],
 ) -> Result<ArrayD<T>> {
     let first = arrays[0].shape();
-    let shape = dims(first.len(), |k| {
+    let dim = |k: usize| {
         if k == ax {
             arrays.iter().map(|a| a.shape()[ax]).sum()
         } else {
             first[k]
         }
-    });
+    };
     // Along the leading axis, standard-layout inputs are consecutive runs of the output.
     if first[..ax].iter().all(|&d| d == 1)
-        && let Some(out) = concat_standard(arrays, shape.clone())
+        && let Some(out) = with_dims(first.len(), dim, |s| concat_standard(arrays, s))
     {
         return Ok(out);
     }
+    let shape = with_dims(first.len(), dim, IxDyn);
     let mut out = ArrayD::<T>::uninit(shape);
     let mut start = 0;
     for a in arrays {
