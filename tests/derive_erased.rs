@@ -258,3 +258,37 @@ fn typed_and_erased_paths_give_equal_values() {
     assert_eq!(typed, erased);
     assert_eq!(typed, value);
 }
+
+/// `Tensor` fields are checked where they lie in the component list and copied out once
+/// (`Field::from_components_into`); a mismatch consumes nothing and names the field.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.erased.Tensors")]
+pub struct Tensors {
+    pub a: Tensor,
+    pub b: Tensor,
+}
+
+#[test]
+fn tensor_fields_rebuild_in_place_and_report_mismatches() {
+    let value = Tensors {
+        a: Tensor::from(arr1(&[1.0f32, 2.0])),
+        b: Tensor::from(arr1(&[true])),
+    };
+    let spec = value.spec();
+    let typed = TypeSpec::from_components(&spec, value.clone().into_components()).unwrap();
+    assert_eq!(typed, value);
+    let r = registry().unwrap();
+    let rebuilt = r
+        .rebuild(&spec.serialize(), value.clone().into_components())
+        .unwrap();
+    assert_eq!(rebuilt.downcast::<Tensors>().unwrap(), value);
+
+    let wrong = vec![Tensor::from(arr1(&[1.0f32, 2.0])), Tensor::from(arr1(&[1i64]))];
+    for err in [
+        TypeSpec::from_components(&spec, wrong.clone()).unwrap_err(),
+        r.rebuild(&spec.serialize(), wrong).unwrap_err(),
+    ] {
+        let text = err.to_string();
+        assert_eq!(text, "component b: expected dtype bool, found i64");
+    }
+}
