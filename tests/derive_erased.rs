@@ -283,7 +283,10 @@ fn tensor_fields_rebuild_in_place_and_report_mismatches() {
         .unwrap();
     assert_eq!(rebuilt.downcast::<Tensors>().unwrap(), value);
 
-    let wrong = vec![Tensor::from(arr1(&[1.0f32, 2.0])), Tensor::from(arr1(&[1i64]))];
+    let wrong = vec![
+        Tensor::from(arr1(&[1.0f32, 2.0])),
+        Tensor::from(arr1(&[1i64])),
+    ];
     for err in [
         TypeSpec::from_components(&spec, wrong.clone()).unwrap_err(),
         r.rebuild(&spec.serialize(), wrong).unwrap_err(),
