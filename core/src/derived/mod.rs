@@ -29,7 +29,7 @@ use std::mem::MaybeUninit;
 
 use crate::contract::{ShapeContract, ShapedField};
 use crate::error::{Error, Result, SpecError};
-use crate::field::{Components, Field, FieldPath, PathSink, Sink, data_error};
+use crate::field::{Components, Field, FieldPath, PathSink, Sink};
 use crate::serial::{SpecValue, write_struct};
 use crate::shape::Shape;
 use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
@@ -548,10 +548,12 @@ unsafe fn write_spec_from_value(
     path: &FieldPath<'_>,
     out: *mut u8,
 ) -> Result<()> {
-    let fields = open_struct(desc, value, path)?;
+    let keys: Vec<&'static str> = desc.fields.iter().map(|f| f.key).collect();
+    let name = desc.registered_name();
+    let fields = crate::__private::StructFields::open_named(value, path, name, desc.name, &keys)?;
     for (i, f) in desc.fields.iter().enumerate() {
-        // Present: `open_struct` checked every key.
-        let field_value = &fields[f.key];
+        // Present: `open_named` checked every key.
+        let field_value = fields.get(f.key)?;
         // SAFETY: as for `write_field_spec`.
         let decoded =
             unsafe { (f.ops.spec_from_value)(field_value, &f.path(path), out.add(f.spec_offset)) };
@@ -571,31 +573,6 @@ unsafe fn write_spec_from_value(
         }
     }
     Ok(())
-}
-
-/// The field map of a serialized struct spec, with every expected key and no other.
-fn open_struct<'v>(
-    desc: &StructDesc,
-    value: &'v SpecValue,
-    path: &FieldPath<'_>,
-) -> Result<&'v std::collections::BTreeMap<String, SpecValue>> {
-    let name = desc.registered_name();
-    let SpecValue::Spec(named) = value else {
-        return Err(data_error(path, format!("spec {name:?}"), value));
-    };
-    if named.name != name && named.name != desc.name {
-        return Err(data_error(path, format!("spec {name:?}"), value));
-    }
-    let SpecValue::Map(fields) = &named.value else {
-        return Err(data_error(
-            path,
-            format!("a map of the fields of {name:?}"),
-            &named.value,
-        ));
-    };
-    let keys: Vec<&'static str> = desc.fields.iter().map(|f| f.key).collect();
-    crate::field::check_struct_keys(fields, path, name, &keys)?;
-    Ok(fields)
 }
 
 /// Refines the shapes of the contract's fields in place.
