@@ -1,0 +1,421 @@
+//! The layering check: core's modules are layered, bottom to top, in the order `ARCHITECTURE.md`
+//! (at the repository root) states, and a module refers only to itself and to modules below it.
+//!
+//! The test reads that order from the document, then every `crate::…` path in core's code
+//! (comments, strings and `$crate` excluded; `use crate::{a, b::c}` groups, `super::` paths that
+//! leave a top-level module, and items the crate root re-exports are resolved to their module)
+//! and fails with one line per reference that points up. It also fails when the document and the
+//! source disagree about which modules exist, so the document stays true.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The module order of the section "## Modules of core" in ARCHITECTURE.md: its numbered items
+/// `N. `name` — …`, bottom (1) to top.
+fn documented_order(doc: &str) -> Vec<String> {
+    let mut in_section = false;
+    let mut order = Vec::new();
+    for line in doc.lines() {
+        if line.starts_with("## ") {
+            in_section = line.starts_with("## Modules of core");
+            continue;
+        }
+        if !in_section {
+            continue;
+        }
+        let trimmed = line.trim_start();
+        let Some((number, rest)) = trimmed.split_once(". ") else {
+            continue;
+        };
+        if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let rest = rest.trim_start();
+        if let Some(name) = rest.strip_prefix('`').and_then(|r| r.split('`').next()) {
+            order.push(name.trim_end_matches('/').to_string());
+        }
+    }
+    order
+}
+
+/// Removes comments (line, nested block, doc) and the contents of string and char literals,
+/// keeping line breaks so that line numbers stay right.
+fn strip(src: &str) -> String {
+    let s: Vec<char> = src.chars().collect();
+    let mut out = String::with_capacity(src.len());
+    let mut i = 0;
+    let blank = |c: char, out: &mut String| out.push(if c == '\n' { '\n' } else { ' ' });
+    while i < s.len() {
+        let c = s[i];
+        let next = s.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < s.len() && s[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0usize;
+            while i < s.len() {
+                if s[i] == '/' && s.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if s[i] == '*' && s.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    blank(s[i], &mut out);
+                    i += 1;
+                }
+            }
+        } else if c == 'r'
+            && (next == Some('"') || next == Some('#'))
+            && (i == 0 || !(s[i - 1].is_alphanumeric() || s[i - 1] == '_'))
+        {
+            // A raw string r"…" or r#"…"#.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while s.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if s.get(j) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            j += 1;
+            loop {
+                if j >= s.len() {
+                    break;
+                }
+                if s[j] == '"' && (0..hashes).all(|h| s.get(j + 1 + h) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                blank(s[j], &mut out);
+                j += 1;
+            }
+            out.push_str("\"\"");
+            i = j;
+        } else if c == '"' {
+            i += 1;
+            while i < s.len() && s[i] != '"' {
+                if s[i] == '\\' {
+                    i += 1;
+                }
+                if i < s.len() {
+                    blank(s[i], &mut out);
+                }
+                i += 1;
+            }
+            out.push_str("\"\"");
+            i += 1;
+        } else if c == '\'' {
+            // A char literal ('x', '\n', '\u{..}'), or a lifetime ('a), which is kept.
+            if next == Some('\\') {
+                let mut j = i + 2;
+                while j < s.len() && s[j] != '\'' {
+                    j += 1;
+                }
+                out.push_str("' '");
+                i = j + 1;
+            } else if s.get(i + 2) == Some(&'\'') {
+                out.push_str("' '");
+                i += 3;
+            } else {
+                out.push(c);
+                i += 1;
+            }
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The first path segments named after `crate::` at `at` (which points just past `crate::`):
+/// one for `crate::a::…`, several for `crate::{a::x, b}`.
+fn first_segments(code: &[char], mut at: usize) -> Vec<String> {
+    while at < code.len() && code[at].is_whitespace() {
+        at += 1;
+    }
+    if code.get(at) == Some(&'{') {
+        let mut names = Vec::new();
+        let mut depth = 0usize;
+        let mut expect_name = true;
+        while at < code.len() {
+            let c = code[at];
+            match c {
+                '{' => {
+                    depth += 1;
+                    expect_name = depth == 1;
+                }
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                ',' if depth == 1 => expect_name = true,
+                c if is_ident(c) && expect_name && depth == 1 => {
+                    let start = at;
+                    while at < code.len() && is_ident(code[at]) {
+                        at += 1;
+                    }
+                    names.push(code[start..at].iter().collect());
+                    expect_name = false;
+                    continue;
+                }
+                _ => {}
+            }
+            at += 1;
+        }
+        names
+    } else {
+        let start = at;
+        while at < code.len() && is_ident(code[at]) {
+            at += 1;
+        }
+        // `crate::name!` is a `#[macro_export]` macro at the crate root: not a module reference.
+        if code.get(at) == Some(&'!') || start == at {
+            return Vec::new();
+        }
+        vec![code[start..at].iter().collect()]
+    }
+}
+
+/// The `crate::`-relative first segments a file refers to, with their line numbers. `depth` is
+/// the file's nesting below `src/` as a module (a top-level file or a folder's `mod.rs` is 1,
+/// a file in a folder 2, …): `super::` chains that climb to the crate root count as `crate::`.
+fn references(code: &str, depth: usize) -> Vec<(usize, String)> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut refs = Vec::new();
+    let mut line = 1;
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] == '\n' {
+            line += 1;
+            i += 1;
+            continue;
+        }
+        let boundary = i == 0 || !(is_ident(chars[i - 1]) || chars[i - 1] == '$');
+        let rest = &chars[i..];
+        if boundary && rest.starts_with(&['c', 'r', 'a', 't', 'e', ':', ':']) {
+            for name in first_segments(&chars, i + 7) {
+                refs.push((line, name));
+            }
+            i += 7;
+            continue;
+        }
+        if boundary && rest.starts_with(&['s', 'u', 'p', 'e', 'r', ':', ':']) {
+            let mut j = i;
+            let mut climbs = 0;
+            while chars[j..].starts_with(&['s', 'u', 'p', 'e', 'r', ':', ':']) {
+                climbs += 1;
+                j += 7;
+            }
+            if climbs >= depth {
+                for name in first_segments(&chars, j) {
+                    refs.push((line, name));
+                }
+            }
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    refs
+}
+
+/// Item name → the top-level module it comes from, for the crate root's `pub use` re-exports
+/// (`crate::Error` is `error`'s `Error`).
+fn root_reexports(lib: &str, modules: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let code = strip(lib);
+    let mut map = BTreeMap::new();
+    for stmt in code.split(';') {
+        let stmt = stmt.trim();
+        let Some(path) = stmt
+            .strip_prefix("pub use ")
+            .or_else(|| stmt.strip_prefix("pub(crate) use "))
+        else {
+            continue;
+        };
+        let path = path.trim();
+        let module: String = path.chars().take_while(|&c| is_ident(c)).collect();
+        if !modules.contains(&module) {
+            continue;
+        }
+        let tail = &path[module.len()..];
+        // Every identifier after the last `::` of each group member is an exported name.
+        let names: Vec<&str> = match (tail.find('{'), tail.rfind('}')) {
+            (Some(a), Some(b)) => tail[a + 1..b].split(',').collect(),
+            _ => vec![tail],
+        };
+        for name in names {
+            let name = name.trim();
+            let exported = match name.split_once(" as ") {
+                Some((_, alias)) => alias.trim(),
+                None => name.rsplit("::").next().unwrap_or(name).trim(),
+            };
+            if !exported.is_empty() && exported != "self" {
+                map.insert(exported.to_string(), module.clone());
+            }
+        }
+        if !tail.contains('{') && tail.is_empty() {
+            map.insert(module.clone(), module.clone());
+        }
+    }
+    map
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn core_modules_import_only_downward() {
+    let root = root();
+    let doc_path = root.join("ARCHITECTURE.md");
+    let doc = fs::read_to_string(&doc_path)
+        .unwrap_or_else(|e| panic!("read {}: {e}", doc_path.display()));
+    let order = documented_order(&doc);
+    assert!(
+        !order.is_empty(),
+        "ARCHITECTURE.md has no numbered list under a heading \"## Modules of core\""
+    );
+    let rank: BTreeMap<&str, usize> = order
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.as_str(), i))
+        .collect();
+
+    let src = root.join("core/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let present: BTreeSet<String> = files
+        .iter()
+        .filter_map(|f| {
+            let rel = f.strip_prefix(&src).ok()?;
+            let first = rel.components().next()?.as_os_str().to_str()?;
+            let name = first.trim_end_matches(".rs");
+            (name != "lib").then(|| name.to_string())
+        })
+        .collect();
+    let documented: BTreeSet<String> = order.iter().cloned().collect();
+    let mut problems = String::new();
+    for m in present.difference(&documented) {
+        writeln!(problems, "core/src/{m}: a module ARCHITECTURE.md does not list").unwrap();
+    }
+    for m in documented.difference(&present) {
+        writeln!(problems, "ARCHITECTURE.md lists `{m}`, which core/src does not have").unwrap();
+    }
+
+    let lib = fs::read_to_string(src.join("lib.rs")).expect("core/src/lib.rs");
+    let reexports = root_reexports(&lib, &present);
+    for file in &files {
+        let rel = file.strip_prefix(&src).expect("under src");
+        let parts: Vec<&str> = rel
+            .components()
+            .map(|c| c.as_os_str().to_str().expect("utf-8 path"))
+            .collect();
+        if parts == ["lib.rs"] {
+            continue;
+        }
+        let module = parts[0].trim_end_matches(".rs");
+        let Some(&own) = rank.get(module) else {
+            continue;
+        };
+        let last = parts[parts.len() - 1];
+        let depth = if last == "mod.rs" {
+            parts.len() - 1
+        } else {
+            parts.len()
+        };
+        let text = fs::read_to_string(file).expect("source file");
+        for (line, name) in references(&strip(&text), depth) {
+            let target = if present.contains(&name) {
+                name.clone()
+            } else if let Some(m) = reexports.get(&name) {
+                m.clone()
+            } else {
+                writeln!(
+                    problems,
+                    "core/src/{}:{line}: `crate::{name}` is neither a module nor a root re-export \
+                     this check can resolve",
+                    rel.display()
+                )
+                .unwrap();
+                continue;
+            };
+            let Some(&theirs) = rank.get(target.as_str()) else {
+                continue;
+            };
+            if theirs > own {
+                writeln!(
+                    problems,
+                    "core/src/{}:{line}: `{module}` (layer {}) refers to `crate::{name}` in \
+                     `{target}` (layer {}), above it",
+                    rel.display(),
+                    own + 1,
+                    theirs + 1
+                )
+                .unwrap();
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "core's layering (ARCHITECTURE.md, \"Modules of core\") is broken:\n{problems}"
+    );
+}
+
+#[test]
+fn the_checker_sees_what_it_must() {
+    let code = strip(
+        "use crate::{dtype::DType, error::{Error, Result}};\n\
+         // crate::hidden in a comment\n\
+         /* crate::block /* nested */ */ let s = \"crate::in_string\"; let c = 'x';\n\
+         fn f<'a>(x: &'a str) { crate::ops::add(); $crate::not_this::x; crate::declare_op!(); }\n\
+         use super::super::registry::Registry;",
+    );
+    let refs: Vec<String> = references(&code, 2).into_iter().map(|r| r.1).collect();
+    assert_eq!(refs, ["dtype", "error", "ops", "registry"]);
+    let refs: Vec<String> = references(&code, 3).into_iter().map(|r| r.1).collect();
+    assert_eq!(refs, ["dtype", "error", "ops"], "super::super stays inside at depth 3");
+    let modules: BTreeSet<String> = ["error", "value"].iter().map(|s| s.to_string()).collect();
+    let map = root_reexports(
+        "pub use error::{Error, Result as R};\npub use value::Value;\npub mod value;",
+        &modules,
+    );
+    assert_eq!(map.get("Error").map(String::as_str), Some("error"));
+    assert_eq!(map.get("R").map(String::as_str), Some("error"));
+    assert_eq!(map.get("Value").map(String::as_str), Some("value"));
+    let order = documented_order(
+        "# A\n## Modules of core, bottom to top\n1. `dtype` — x\n2. `field/` — y\n## Other\n3. `no`",
+    );
+    assert_eq!(order, ["dtype", "field"]);
+}
