@@ -328,10 +328,18 @@ fn core_modules_import_only_downward() {
     let documented: BTreeSet<String> = order.iter().cloned().collect();
     let mut problems = String::new();
     for m in present.difference(&documented) {
-        writeln!(problems, "core/src/{m}: a module ARCHITECTURE.md does not list").unwrap();
+        writeln!(
+            problems,
+            "core/src/{m}: a module ARCHITECTURE.md does not list"
+        )
+        .unwrap();
     }
     for m in documented.difference(&present) {
-        writeln!(problems, "ARCHITECTURE.md lists `{m}`, which core/src does not have").unwrap();
+        writeln!(
+            problems,
+            "ARCHITECTURE.md lists `{m}`, which core/src does not have"
+        )
+        .unwrap();
     }
 
     let lib = fs::read_to_string(src.join("lib.rs")).expect("core/src/lib.rs");
@@ -405,7 +413,11 @@ fn the_checker_sees_what_it_must() {
     let refs: Vec<String> = references(&code, 2).into_iter().map(|r| r.1).collect();
     assert_eq!(refs, ["dtype", "error", "ops", "registry"]);
     let refs: Vec<String> = references(&code, 3).into_iter().map(|r| r.1).collect();
-    assert_eq!(refs, ["dtype", "error", "ops"], "super::super stays inside at depth 3");
+    assert_eq!(
+        refs,
+        ["dtype", "error", "ops"],
+        "super::super stays inside at depth 3"
+    );
     let modules: BTreeSet<String> = ["error", "value"].iter().map(|s| s.to_string()).collect();
     let map = root_reexports(
         "pub use error::{Error, Result as R};\npub use value::Value;\npub mod value;",
