@@ -4,11 +4,11 @@
 
 use ndarray::{Array, ArrayBase, Data, Dimension};
 
-use crate::element::Element;
 use crate::elementwise::unary::map;
+use crate::scalar::Scalar;
 
 /// Conversion of one element to another dtype.
-pub trait CastTo<U>: Element {
+pub trait CastTo<U>: Scalar {
     /// Converts `self` to `U`.
     fn cast(self) -> U;
 }
@@ -22,7 +22,7 @@ macro_rules! num_casts {
         }
         impl CastTo<$from> for bool {
             #[inline(always)]
-            fn cast(self) -> $from { <$from as Element>::from_bool(self) }
+            fn cast(self) -> $from { <$from as Scalar>::from_bool(self) }
         }
     )*};
     (@to $from:ty; $($to:ty),*) => {$(
@@ -42,7 +42,7 @@ impl CastTo<bool> for bool {
 }
 
 /// Converts every element of `a` to `U` (vectorised elementwise map).
-pub fn cast<T: CastTo<U>, U: Element, S: Data<Elem = T>, D: Dimension>(
+pub fn cast<T: CastTo<U>, U: Scalar, S: Data<Elem = T>, D: Dimension>(
     a: &ArrayBase<S, D>,
 ) -> Array<U, D> {
     map(a, |x: T| x.cast())

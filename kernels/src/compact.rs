@@ -2,8 +2,8 @@
 
 use ndarray::{ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
 
-use crate::element::Element;
 use crate::error::{KernelError, Result};
+use crate::scalar::Scalar;
 use std::mem::MaybeUninit;
 
 use rayon::prelude::*;
@@ -104,7 +104,7 @@ pub fn boolean_mask<T, S, D, SM, DM>(
     mask: &ArrayBase<SM, DM>,
 ) -> Result<ArrayD<T>>
 where
-    T: Element,
+    T: Scalar,
     S: Data<Elem = T>,
     D: Dimension,
     SM: Data<Elem = bool>,

@@ -3,13 +3,13 @@
 
 use ndarray::{ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
 
-use crate::element::Element;
 use crate::error::{KernelError, Result};
 use crate::layout::normalize_axis;
+use crate::scalar::Scalar;
 
 /// Takes `indices` along `axis`: the output has `a`'s shape with that axis replaced by
 /// `indices.len()`. Indices in `-n..n` are valid; anything else is an error.
-pub fn gather<T: Element, S: Data<Elem = T>, D: Dimension>(
+pub fn gather<T: Scalar, S: Data<Elem = T>, D: Dimension>(
     a: &ArrayBase<S, D>,
     indices: &[i64],
     axis: isize,

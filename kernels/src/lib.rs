@@ -20,7 +20,7 @@
 //! | [`gather`] | `gather(a, indices, axis)` (NumPy `take`, bounds-checked, negative indices) |
 //! | [`cast`] | `cast::<T, U>(a)` between f32 f64 i32 i64 u8 u64 bool |
 //!
-//! Dtypes: f32, f64, i32, i64, u8, u64 and bool wherever meaningful ([`Element`] all of them,
+//! Dtypes: f32, f64, i32, i64, u8, u64 and bool wherever meaningful ([`Scalar`] all of them,
 //! [`Num`] the numeric ones, [`Float`] f32/f64).
 //!
 //! ## Semantics (NumPy's)
@@ -131,16 +131,17 @@
 
 pub mod cast;
 pub mod compact;
-pub mod element;
 pub mod elementwise;
 pub mod error;
 pub mod gather;
 pub(crate) mod layout;
 pub mod parallel;
 pub mod reduce;
+pub mod scalar;
+pub mod scalar;
 pub mod select;
 pub mod simd;
 pub mod stack_concat;
 
-pub use element::{Element, Float, Num};
 pub use error::{KernelError, Result};
+pub use scalar::{Float, Num, Scalar};

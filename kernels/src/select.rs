@@ -2,10 +2,10 @@
 
 use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 
-use crate::element::Element;
 use crate::elementwise::engine::map3;
 use crate::error::Result;
 use crate::layout::{broadcast_shapes, broadcast_to};
+use crate::scalar::Scalar;
 
 /// `x` where `cond` is true, else `y`; the three broadcast together (NumPy's `where`).
 pub fn select<T, SC, DC, SX, DX, SY, DY>(
@@ -14,7 +14,7 @@ pub fn select<T, SC, DC, SX, DX, SY, DY>(
     y: &ArrayBase<SY, DY>,
 ) -> Result<ArrayD<T>>
 where
-    T: Element,
+    T: Scalar,
     SC: Data<Elem = bool>,
     DC: Dimension,
     SX: Data<Elem = T>,

@@ -3,13 +3,13 @@
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
 
-use crate::element::Element;
 use crate::elementwise::engine::build_vec;
 use crate::error::{KernelError, Result};
 use crate::layout::normalize_axis;
 use crate::parallel::{HUGE_PAGE_MIN_BYTES, use_parallel_output};
+use crate::scalar::Scalar;
 
-fn copy_into<T: Element>(
+fn copy_into<T: Scalar>(
     dst: &mut ndarray::ArrayViewMutD<'_, std::mem::MaybeUninit<T>>,
     src: &ArrayViewD<'_, T>,
 ) {
@@ -23,7 +23,7 @@ fn copy_into<T: Element>(
 }
 
 /// Joins `arrays` (all of one shape) along a new axis `axis` (`-ndim-1..=ndim`).
-pub fn stack<T: Element>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<ArrayD<T>> {
+pub fn stack<T: Scalar>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<ArrayD<T>> {
     const OP: &str = "stack";
     let Some(first) = arrays.first() else {
         return Err(KernelError::Argument {
@@ -64,7 +64,7 @@ pub fn stack<T: Element>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Ar
 }
 
 /// Joins `arrays` along existing axis `axis`; all other axes must agree.
-pub fn concat<T: Element>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<ArrayD<T>> {
+pub fn concat<T: Scalar>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<ArrayD<T>> {
     const OP: &str = "concat";
     let Some(first) = arrays.first() else {
         return Err(KernelError::Argument {
@@ -127,7 +127,7 @@ fn with_dims<R>(ndim: usize, dim: impl Fn(usize) -> usize, f: impl FnOnce(&[usiz
 /// `shape` is their data back to back (joining along the leading axis), one `memcpy` per input
 /// into the uninitialised output (no zero-fill, no per-element views); large outputs go
 /// through [`concat_flat`] (huge pages, both cores). `None` when an input is not standard.
-fn concat_standard<T: Element>(arrays: &[ArrayViewD<'_, T>], shape: &[usize]) -> Option<ArrayD<T>> {
+fn concat_standard<T: Scalar>(arrays: &[ArrayViewD<'_, T>], shape: &[usize]) -> Option<ArrayD<T>> {
     // One pass: every input standard (`as_slice` is `Some` exactly then), and the total.
     let mut total = 0;
     for a in arrays {
@@ -187,7 +187,7 @@ fn standard_from_vec<T>(shape: &[usize], v: Vec<T>) -> ArrayD<T> {
 
 /// Concatenates contiguous runs into one `Vec`, copying chunks in parallel when `bytes`
 /// (read and written) is large.
-fn concat_flat<T: Element>(parts: &[&[T]], bytes: usize) -> Vec<T> {
+fn concat_flat<T: Scalar>(parts: &[&[T]], bytes: usize) -> Vec<T> {
     let total: usize = parts.iter().map(|p| p.len()).sum();
     let mut starts = Vec::with_capacity(parts.len());
     let mut at = 0;
@@ -218,7 +218,7 @@ fn concat_flat<T: Element>(parts: &[&[T]], bytes: usize) -> Vec<T> {
 }
 
 /// Concatenates shape-checked arrays along `ax`.
-fn join<T: Element>(
+fn join<T: Scalar>(
     _op: &'static str,
     ax: usize,
     arrays: &[ArrayViewD<'_, T>],

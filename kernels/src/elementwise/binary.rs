@@ -5,10 +5,10 @@
 use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 
 use super::engine::{map2, zip_repeat, zip_slices};
-use crate::element::{Element, Float, Num};
 use crate::error::KernelError;
 use crate::error::Result;
 use crate::layout::{broadcast_shapes, broadcast_to};
+use crate::scalar::{Float, Num, Scalar};
 
 /// Applies `f` elementwise to `a` and `b` broadcast together (NumPy rules).
 pub fn zip_with<A, B, U, SA, DA, SB, DB, F>(
@@ -18,8 +18,8 @@ pub fn zip_with<A, B, U, SA, DA, SB, DB, F>(
     f: F,
 ) -> Result<ArrayD<U>>
 where
-    A: Element,
-    B: Element,
+    A: Scalar,
+    B: Scalar,
     U: Send,
     SA: Data<Elem = A>,
     DA: Dimension,
@@ -81,9 +81,9 @@ binary! {
     /// Elementwise minimum; NaN if either is NaN (NumPy's `minimum`).
     minimum<Num> -> T, |x, y| if x.is_nan_value() || x < y { x } else { y };
     /// `a == b`.
-    eq<Element> -> bool, |x, y| x == y;
+    eq<Scalar> -> bool, |x, y| x == y;
     /// `a != b`.
-    ne<Element> -> bool, |x, y| x != y;
+    ne<Scalar> -> bool, |x, y| x != y;
     /// `a < b`.
     lt<Num> -> bool, |x, y| x < y;
     /// `a <= b`.
@@ -93,11 +93,11 @@ binary! {
     /// `a >= b`.
     ge<Num> -> bool, |x, y| x >= y;
     /// Logical and of the truth values.
-    logical_and<Element> -> bool, |x, y| x.is_nonzero() & y.is_nonzero();
+    logical_and<Scalar> -> bool, |x, y| x.is_nonzero() & y.is_nonzero();
     /// Logical or of the truth values.
-    logical_or<Element> -> bool, |x, y| x.is_nonzero() | y.is_nonzero();
+    logical_or<Scalar> -> bool, |x, y| x.is_nonzero() | y.is_nonzero();
     /// Logical xor of the truth values.
-    logical_xor<Element> -> bool, |x, y| x.is_nonzero() ^ y.is_nonzero();
+    logical_xor<Scalar> -> bool, |x, y| x.is_nonzero() ^ y.is_nonzero();
 }
 
 /// `a ^ b`: IEEE `powf` for floats; for integers wrapping (as NumPy) with non-negative

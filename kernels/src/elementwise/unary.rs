@@ -4,12 +4,12 @@
 use ndarray::{Array, ArrayBase, Data, Dimension};
 
 use super::engine::{map_slice, map1};
-use crate::element::{Element, Float, Num};
+use crate::scalar::{Float, Num, Scalar};
 
 /// Applies `f` elementwise (vectorised when `f` is simple enough for LLVM to vectorise).
 pub fn map<T, U, S, D, F>(a: &ArrayBase<S, D>, f: F) -> Array<U, D>
 where
-    T: Element,
+    T: Scalar,
     U: Send,
     S: Data<Elem = T>,
     D: Dimension,
@@ -60,9 +60,9 @@ unary! {
     /// Round half to even (NumPy's `round`).
     round<Float> -> T, |x| x.round_();
     /// Logical not: `x == 0`.
-    logical_not<Element> -> bool, |x| !x.is_nonzero();
+    logical_not<Scalar> -> bool, |x| !x.is_nonzero();
     /// Whether `x` is NaN (`false` for integers and bool).
-    is_nan<Element> -> bool, |x| x.is_nan_value();
+    is_nan<Scalar> -> bool, |x| x.is_nan_value();
     /// Whether `x` is finite (`true` for integers and bool).
-    is_finite<Element> -> bool, |x| x.is_finite_value();
+    is_finite<Scalar> -> bool, |x| x.is_finite_value();
 }

@@ -8,9 +8,9 @@ use ndarray::{ArrayBase, ArrayD, ArrayViewD, Axis, Data, Dimension, IxDyn, Zip};
 use super::full::{arg_extreme, empty};
 use super::tree::{reduce_lane, reduce_view};
 use super::{CountNonzeroR, MaxR, MinR, ProdR, Reducer, SumR};
-use crate::element::{Element, Num};
 use crate::error::Result;
 use crate::layout::normalize_axes;
+use crate::scalar::{Num, Scalar};
 use crate::simd::{Kernel, Simd, dispatch};
 
 /// The arrays a reduction over `axes` works on: input (and mask) with kept axes first.
@@ -271,7 +271,7 @@ pub fn min_axes<T: Num, S: Data<Elem = T>, D: Dimension>(
 }
 
 /// Whether any element over `axes` is non-zero.
-pub fn any_axes<T: Element, S: Data<Elem = T>, D: Dimension>(
+pub fn any_axes<T: Scalar, S: Data<Elem = T>, D: Dimension>(
     a: &ArrayBase<S, D>,
     axes: &[isize],
     keepdims: bool,
@@ -281,7 +281,7 @@ pub fn any_axes<T: Element, S: Data<Elem = T>, D: Dimension>(
 }
 
 /// Whether every element over `axes` is non-zero.
-pub fn all_axes<T: Element, S: Data<Elem = T>, D: Dimension>(
+pub fn all_axes<T: Scalar, S: Data<Elem = T>, D: Dimension>(
     a: &ArrayBase<S, D>,
     axes: &[isize],
     keepdims: bool,
@@ -292,7 +292,7 @@ pub fn all_axes<T: Element, S: Data<Elem = T>, D: Dimension>(
 }
 
 /// Number of non-zero elements over `axes`.
-pub fn count_nonzero_axes<T: Element, S: Data<Elem = T>, D: Dimension>(
+pub fn count_nonzero_axes<T: Scalar, S: Data<Elem = T>, D: Dimension>(
     a: &ArrayBase<S, D>,
     axes: &[isize],
     keepdims: bool,

@@ -8,8 +8,8 @@ use ndarray::{ArrayBase, ArrayViewD, Data, Dimension};
 
 use super::tree::{reduce_slice, reduce_view};
 use super::{CountNonzeroR, LEAF, MaxR, MinR, ProdR, Reducer, SumR};
-use crate::element::{Element, Num};
 use crate::error::{KernelError, Result};
+use crate::scalar::{Num, Scalar};
 use crate::simd::Simd;
 
 /// Reduces every element: contiguous arrays (any memory order) go straight to the slice
@@ -56,17 +56,17 @@ pub fn min<T: Num, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> Resu
 }
 
 /// Whether any element is non-zero (NaN counts as non-zero).
-pub fn any<T: Element, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> bool {
+pub fn any<T: Scalar, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> bool {
     count_nonzero(a) > 0
 }
 
 /// Whether every element is non-zero (true when empty).
-pub fn all<T: Element, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> bool {
+pub fn all<T: Scalar, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> bool {
     count_nonzero(a) == a.len()
 }
 
 /// Number of non-zero elements.
-pub fn count_nonzero<T: Element, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> usize {
+pub fn count_nonzero<T: Scalar, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> usize {
     reduce_all(CountNonzeroR, a)
 }
 

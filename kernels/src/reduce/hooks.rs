@@ -5,7 +5,7 @@
 use std::fmt::Debug;
 
 use super::lanes::{AddOp, MaxOp, MinOp, MulOp, lanes32, lanes64};
-use crate::element::{Float, Num};
+use crate::scalar::{Float, Num};
 use crate::simd::Simd;
 
 /// Reduction bodies for one dtype. Implementation detail of [`crate::Num`]; not for users.

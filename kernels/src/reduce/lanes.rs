@@ -66,7 +66,7 @@ macro_rules! engine {
         /// Reduces `xs` (where `mask`, if given, is true; `mask.len() == xs.len()`) with `O`,
         /// starting every lane at `identity`, which must be `O`'s identity.
         ///
-        /// Element `i` always goes to virtual lane `i % L`, lanes accumulate in increasing `i`.
+        /// Scalar `i` always goes to virtual lane `i % L`, lanes accumulate in increasing `i`.
         /// Without a mask, a backend that prefers aligned rows (`ALIGN > 1`) loads rows from
         /// the aligned address `k` elements before `xs`: register lane `P` then accumulates the
         /// elements of virtual lane `(P - k) % L`, in the same order, plus identities where a

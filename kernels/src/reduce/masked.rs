@@ -11,9 +11,9 @@ use super::axes::AxesPlan;
 use super::full::empty;
 use super::tree::{reduce_slice, reduce_view};
 use super::{CountMaskR, MaxR, MinR, Reducer, SumR};
-use crate::element::{Element, Num};
 use crate::error::Result;
 use crate::layout::broadcast_to;
+use crate::scalar::{Num, Scalar};
 use crate::simd::Simd;
 
 /// Pairs a reducer with the count of masked-in elements (for mean, and emptiness of max/min),
@@ -21,7 +21,7 @@ use crate::simd::Simd;
 #[derive(Clone, Copy, Debug)]
 struct WithCount<R, const COUNT: bool>(R);
 
-impl<T: Element, R: Reducer<T>, const COUNT: bool> Reducer<T> for WithCount<R, COUNT> {
+impl<T: Scalar, R: Reducer<T>, const COUNT: bool> Reducer<T> for WithCount<R, COUNT> {
     type Acc = (R::Acc, usize);
     #[inline(always)]
     fn identity(self) -> Self::Acc {
@@ -183,5 +183,5 @@ masked_pair!(
     masked_count,
     /// Masked count over `axes`.
     masked_count_axes,
-    "masked_count", Element, usize, CountMaskR, true, |_acc, n| Ok(n)
+    "masked_count", Scalar, usize, CountMaskR, true, |_acc, n| Ok(n)
 );

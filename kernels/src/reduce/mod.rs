@@ -15,7 +15,7 @@ pub mod masked;
 pub mod segment;
 pub(crate) mod tree;
 
-use crate::element::{Element, Num};
+use crate::scalar::{Num, Scalar};
 use crate::simd::Simd;
 
 /// Elements per leaf of the pairwise tree. 4096 `f32` = 64 rows of the 64 virtual lanes: big
@@ -170,7 +170,7 @@ impl<T: Num> Reducer<T> for MinR {
 /// Number of non-zero elements (also `any` = count > 0, `all` = count == n).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CountNonzeroR;
-impl<T: Element> Reducer<T> for CountNonzeroR {
+impl<T: Scalar> Reducer<T> for CountNonzeroR {
     type Acc = usize;
     #[inline(always)]
     fn identity(self) -> usize {
@@ -200,7 +200,7 @@ impl<T: Element> Reducer<T> for CountNonzeroR {
 /// Number of true mask elements (the values are ignored): the masked `count`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CountMaskR;
-impl<T: Element> Reducer<T> for CountMaskR {
+impl<T: Scalar> Reducer<T> for CountMaskR {
     type Acc = usize;
     #[inline(always)]
     fn identity(self) -> usize {

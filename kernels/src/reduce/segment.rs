@@ -13,10 +13,10 @@ use super::axes::AxesPlan;
 use super::full::empty;
 use super::tree::tree_serial;
 use super::{MaxR, MinR, Reducer, SHORT, SumR};
-use crate::element::Num;
 use crate::elementwise::engine::build_vec_chunked;
 use crate::error::{KernelError, Result};
 use crate::parallel::PAR_CHUNK_ELEMS;
+use crate::scalar::Num;
 use crate::simd::{Kernel, Simd, dispatch, prefetch};
 
 /// Checks `row_splits` against `values` and returns them as `usize`.

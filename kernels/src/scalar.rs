@@ -1,12 +1,13 @@
-//! Element traits: what the kernels need to know about each dtype.
+//! The element types the kernels compute on, and what the kernels need to know about each.
 //!
-//! [`Element`] is every supported dtype (f32, f64, i32, i64, u8, u64, bool); [`Num`] the numeric
+//! [`Scalar`] is every supported dtype (f32, f64, i32, i64, u8, u64, bool); [`Num`] the numeric
 //! ones (NumPy arithmetic semantics: integers wrap); [`Float`] the floating-point ones.
 
 use std::fmt::Debug;
 
-/// A scalar type the kernels handle.
-pub trait Element: Copy + Send + Sync + PartialEq + Debug + Default + 'static {
+/// A scalar type the kernels handle: the element types they compute on (extype-core's tensor
+/// `Element`s are a superset; the two traits are named apart because they mean different sets).
+pub trait Scalar: Copy + Send + Sync + PartialEq + Debug + Default + 'static {
     /// NumPy's name for the dtype.
     const NAME: &'static str;
     /// `true` unless the value is zero (or `false`). NaN is non-zero, as in NumPy.
@@ -20,7 +21,7 @@ pub trait Element: Copy + Send + Sync + PartialEq + Debug + Default + 'static {
 }
 
 /// A numeric scalar: wrapping integer arithmetic and NaN-propagating float comparisons (NumPy).
-pub trait Num: Element + PartialOrd + crate::reduce::hooks::NumHooks {
+pub trait Num: Scalar + PartialOrd + crate::reduce::hooks::NumHooks {
     /// The type sums and products accumulate in and return, as NumPy: `i32 → i64`, `u8 → u64`,
     /// floats and 64-bit integers keep their type.
     type Wide: Num;
@@ -85,7 +86,7 @@ pub trait Float: Num {
     fn is_nan_(self) -> bool;
 }
 
-impl Element for bool {
+impl Scalar for bool {
     const NAME: &'static str = "bool";
     #[inline(always)]
     fn is_nonzero(self) -> bool {
@@ -107,7 +108,7 @@ impl Element for bool {
 
 macro_rules! int_element {
     ($($t:ty => $name:literal, $wide:ty);*) => {$(
-        impl Element for $t {
+        impl Scalar for $t {
             const NAME: &'static str = $name;
             #[inline(always)]
             fn is_nonzero(self) -> bool { self != 0 }
@@ -185,7 +186,7 @@ pub(crate) fn exp_f32(x: f32) -> f32 {
 
 macro_rules! float_element {
     ($t:ty, $name:literal, $exp:expr) => {
-        impl Element for $t {
+        impl Scalar for $t {
             const NAME: &'static str = $name;
             #[inline(always)]
             fn is_nonzero(self) -> bool {
