@@ -138,7 +138,6 @@ pub(crate) mod layout;
 pub mod parallel;
 pub mod reduce;
 pub mod scalar;
-pub mod scalar;
 pub mod select;
 pub mod simd;
 pub mod stack_concat;
