@@ -431,3 +431,72 @@ fn the_checker_sees_what_it_must() {
     );
     assert_eq!(order, ["dtype", "field"]);
 }
+
+/// The names in a manifest's `[dependencies]` table (build and dev dependencies are not part of
+/// the crate graph a user's build sees).
+fn dependencies(manifest: &str) -> BTreeSet<String> {
+    let mut in_deps = false;
+    let mut names = BTreeSet::new();
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]"
+                || (line.starts_with("[target.") && line.ends_with(".dependencies]"));
+            continue;
+        }
+        if in_deps && !line.is_empty() && !line.starts_with('#') {
+            let name: String = line
+                .chars()
+                .take_while(|&c| is_ident(c) || c == '-')
+                .collect();
+            names.insert(name);
+        }
+    }
+    names
+}
+
+/// The crate graph of ARCHITECTURE.md: the leaf crate depends on no other crate of the
+/// workspace, the macros only on the leaf (never on the runtime, so the derive builds beside it),
+/// the kernels on none, core on the leaf and the kernels.
+#[test]
+fn crate_graph_points_one_way() {
+    let root = root();
+    let read =
+        |p: &str| fs::read_to_string(root.join(p)).unwrap_or_else(|e| panic!("read {p}: {e}"));
+    let workspace: BTreeSet<&str> = [
+        "extype",
+        "extype-core",
+        "extype-macros",
+        "extype-kernels",
+        "extype-shape",
+    ]
+    .into();
+    let allowed: [(&str, &[&str]); 4] = [
+        ("shape/Cargo.toml", &[]),
+        ("macros/Cargo.toml", &["extype-shape"]),
+        ("kernels/Cargo.toml", &[]),
+        ("core/Cargo.toml", &["extype-shape", "extype-kernels"]),
+    ];
+    let mut problems = String::new();
+    for (manifest, ok) in allowed {
+        for dep in dependencies(&read(manifest)) {
+            if workspace.contains(dep.as_str()) && !ok.contains(&dep.as_str()) {
+                writeln!(
+                    problems,
+                    "{manifest} depends on {dep}; ARCHITECTURE.md allows only {ok:?}"
+                )
+                .unwrap();
+            }
+        }
+    }
+    let macros = dependencies(&read("macros/Cargo.toml"));
+    for heavy in ["ndarray", "rayon", "serde_json", "inventory"] {
+        if macros.contains(heavy) {
+            writeln!(problems, "macros/Cargo.toml depends on {heavy}").unwrap();
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "the crate graph is broken:\n{problems}"
+    );
+}
