@@ -17,7 +17,8 @@ pub use crate::dispatch::{
     BinaryOp, Call, DispatchEntry, Handled, IntoHandled, IntoInferred, ParamKind, ReductionOp,
     Target, UnaryOp,
 };
-pub use crate::dtype::{DType, Element};
+pub use crate::dtype::DType;
+pub use crate::tensor::Element;
 pub use crate::error::{Error, Result, SpecError};
 pub use crate::field::{Components, ExactFloat, Field, FieldPath, Sink, StaticValue, data_error};
 pub use crate::ops;

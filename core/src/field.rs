@@ -51,7 +51,8 @@ use std::hash::{Hash, Hasher};
 
 use ndarray::{ArcArray, Array, Dimension};
 
-use crate::dtype::{DType, Element};
+use crate::dtype::DType;
+use crate::tensor::Element;
 use crate::error::{Result, SpecError};
 use crate::serial::SpecValue;
 use crate::shape::Shape;

@@ -4,8 +4,9 @@
 //! `extype-macros` calls into this crate; users reach it through the `extype` facade.
 //!
 //! - [`shape`]: partial shapes ([`Dim`], [`Shape`]), broadcasting and shape patterns.
-//! - [`dtype`]: [`DType`] and the [`Element`] scalars.
-//! - [`tensor`]: [`Tensor`] (dtype-erased, shared, O(1) clone) and [`TensorView`].
+//! - [`dtype`]: [`DType`], the element types of tensors.
+//! - [`tensor`]: [`Tensor`] (dtype-erased, shared, O(1) clone), [`TensorView`], the [`Element`]
+//!   scalars and [`TensorSpec`].
 //! - [`spec`]: [`TensorSpec`], the [`TypeSpec`] / [`ExtensionType`] traits, [`AnySpec`] /
 //!   [`AnyExtension`].
 //! - [`field`]: the per-field trait [`Field`] that `#[derive(ExtensionType)]` targets.
@@ -93,7 +94,7 @@ pub mod __private;
 
 pub use anonymous::{AnonymousExtension, AnonymousSpec};
 pub use dispatch::{BinaryOp, Handled, ReductionOp, UnaryOp};
-pub use dtype::{DType, Element};
+pub use dtype::DType;
 pub use error::ArgRef;
 pub use error::{
     DispatchError, Error, JsonError, NestError, RegistryError, Result, ShapeError, SpecError,
@@ -109,5 +110,5 @@ pub use shape::{
 };
 pub use shape::{Dim, Shape};
 pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
-pub use tensor::{Tensor, TensorView};
+pub use tensor::{Element, Tensor, TensorView};
 pub use value::{SharedExtension, Value, ValueSpec};

@@ -22,7 +22,7 @@ use std::fmt;
 
 use ndarray::{ArcArray, Array, Dimension};
 
-use crate::dtype::Element;
+use crate::tensor::Element;
 use crate::error::{NestError, Result};
 use crate::field::FieldPath;
 use crate::serial::SpecValue;

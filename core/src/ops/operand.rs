@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use ndarray::{ArrayBase, Data, Dimension};
 
-use crate::dtype::Element;
+use crate::tensor::Element;
 use crate::error::{DispatchError, Error, Result};
 use crate::spec::{AnyExtension, ExtensionType, TensorSpec};
 use crate::tensor::{Tensor, TensorView};

@@ -4,7 +4,7 @@
 use ndarray::{ArcArray, Array, ArrayView, Dimension, IxDyn};
 
 use super::Tensor;
-use crate::dtype::Element;
+use super::Element;
 use crate::error::{Result, TensorError};
 
 #[cold]
