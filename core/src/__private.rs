@@ -25,7 +25,7 @@ pub use crate::ops;
 pub use crate::ops::catalog;
 pub use crate::ops::{AsOperand, Inferred, OpKind, Operand};
 pub use crate::registry::{RegistryEntry, registered_name};
-pub use crate::serial::{NamedSpec, SpecValue, write_struct};
+pub use crate::spec_tree::{NamedSpec, SpecValue, write_struct};
 pub use crate::shape::Shape;
 pub use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
 pub use crate::tensor::{Tensor, TensorView};

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::error::{RegistryError, Result, SpecError};
 use crate::field::{FieldPath, check_tensor, data_error};
 use crate::registry::registered_name;
-use crate::serial::SpecValue;
+use crate::spec_tree::SpecValue;
 use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
 use crate::tensor::{Tensor, TensorView};
 

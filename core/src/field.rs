@@ -54,7 +54,7 @@ use ndarray::{ArcArray, Array, Dimension};
 use crate::dtype::DType;
 use crate::tensor::Element;
 use crate::error::{Result, SpecError};
-use crate::serial::SpecValue;
+use crate::spec_tree::SpecValue;
 use crate::shape::Shape;
 use crate::spec::TensorSpec;
 use crate::tensor::{Tensor, TensorView};

@@ -84,6 +84,7 @@ pub mod nest;
 pub mod ops;
 pub mod registry;
 pub mod serial;
+pub mod spec_tree;
 pub mod shape;
 pub mod spec;
 pub mod tensor;

@@ -25,7 +25,7 @@ use ndarray::{ArcArray, Array, Dimension};
 use crate::tensor::Element;
 use crate::error::{NestError, Result};
 use crate::field::FieldPath;
-use crate::serial::SpecValue;
+use crate::spec_tree::SpecValue;
 use crate::shape::Shape;
 use crate::spec::{AnySpec, ExtensionType, TensorSpec, TypeSpec};
 use crate::tensor::Tensor;

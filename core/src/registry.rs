@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use crate::anonymous::AnonymousExtension;
 use crate::derived::{Derived, ErasedSpec, StructDesc};
 use crate::error::{RegistryError, Result, SpecError};
-use crate::serial::SpecValue;
+use crate::spec_tree::SpecValue;
 use crate::spec::{AnySpec, ExtensionType, TypeSpec};
 use crate::tensor::Tensor;
 use crate::value::Value;

@@ -226,7 +226,7 @@ mod tests {
 
     use super::*;
     use crate::anonymous::AnonymousExtension;
-    use crate::serial::SpecValue;
+    use crate::spec_tree::SpecValue;
 
     fn anonymous(n: usize) -> AnonymousExtension {
         let components = vec![Tensor::from(ndarray::Array1::<f32>::zeros(n))];

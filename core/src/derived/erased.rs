@@ -18,7 +18,7 @@ use std::ptr::NonNull;
 use super::{Derived, StructDesc};
 use crate::error::Result;
 use crate::field::Field;
-use crate::serial::SpecValue;
+use crate::spec_tree::SpecValue;
 use crate::spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec};
 use crate::tensor::{Tensor, TensorView};
 use crate::value::Value;

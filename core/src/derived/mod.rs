@@ -30,7 +30,7 @@ use std::mem::MaybeUninit;
 use crate::contract::{ShapeContract, ShapedField};
 use crate::error::{Error, Result, SpecError};
 use crate::field::{Components, Field, FieldPath, PathSink, Sink};
-use crate::serial::{SpecValue, write_struct};
+use crate::spec_tree::{SpecValue, write_struct};
 use crate::shape::Shape;
 use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
 use crate::tensor::{Tensor, TensorView};

@@ -7,7 +7,7 @@ use std::hash::{Hash, Hasher};
 use super::{ExtensionType, TensorSpec, TypeSpec};
 use crate::error::Result;
 use crate::registry::registered_name;
-use crate::serial::SpecValue;
+use crate::spec_tree::SpecValue;
 use crate::tensor::{Tensor, TensorView};
 use crate::value::Value;
 

@@ -5,7 +5,7 @@ use std::hash::Hash;
 
 use super::TensorSpec;
 use crate::error::Result;
-use crate::serial::SpecValue;
+use crate::spec_tree::SpecValue;
 use crate::tensor::{Tensor, TensorView};
 
 /// The static type of an extension value, with TF's four jobs of a spec:

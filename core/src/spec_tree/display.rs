@@ -79,7 +79,10 @@ pub fn write_struct<'a>(
 mod tests {
     use std::collections::BTreeMap;
 
-    use crate::{DType, Shape, SpecValue, TensorSpec};
+    use super::super::SpecValue;
+    use crate::dtype::DType;
+    use crate::shape::Shape;
+    use crate::tensor::TensorSpec;
 
     #[test]
     fn compact_forms() {
