@@ -6,9 +6,8 @@ use std::collections::BTreeMap;
 
 use crate::error::{RegistryError, Result, SpecError};
 use crate::field::{FieldPath, check_tensor, data_error};
-use crate::registry::registered_name;
 use crate::spec_tree::SpecValue;
-use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
+use crate::spec::{ExtensionType, TensorSpec, TypeSpec, registered_name};
 use crate::tensor::{Tensor, TensorView};
 
 /// The registered name of [`AnonymousExtension`]'s own spec.

@@ -80,6 +80,7 @@ pub mod dispatch;
 pub mod dtype;
 pub mod error;
 pub mod field;
+mod names;
 pub mod nest;
 pub mod ops;
 pub mod registry;

@@ -477,7 +477,7 @@ fn pack_extension<E: ExtensionType>(
         NestError::Leaf {
             index,
             path: path.to_string(),
-            expected: format!("extension value {}", crate::registered_name::<E>()),
+            expected: format!("extension value {}", crate::spec::registered_name::<E>()),
             found,
         }
         .into()

@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 use crate::anonymous::AnonymousExtension;
 use crate::derived::{Derived, ErasedSpec, StructDesc};
 use crate::error::{RegistryError, Result, SpecError};
+use crate::names::NameSource;
 use crate::spec_tree::SpecValue;
 use crate::spec::{AnySpec, ExtensionType, TypeSpec};
 use crate::tensor::Tensor;
@@ -128,20 +129,18 @@ pub fn registry() -> Result<&'static Registry> {
         .map_err(Clone::clone)
 }
 
-/// The name `T` is registered under, or `T::NAME` when it is not registered (or the registry
-/// failed to build).
-#[inline]
-pub fn registered_name<T: ExtensionType>() -> &'static str {
-    registered_name_of(TypeId::of::<T>(), T::NAME)
-}
+pub use crate::spec::registered_name;
 
-/// [`registered_name`] by `TypeId` (not generic, so compiled once, not once per type).
-pub(crate) fn registered_name_of(type_id: TypeId, fallback: &'static str) -> &'static str {
+/// The registry's answer to [`crate::names`]: the name `type_id` is registered under; `None`
+/// when it is not registered or the registry failed to build.
+fn name_of(type_id: TypeId) -> Option<&'static str> {
     match registry() {
-        Ok(r) => r.by_type.get(&type_id).map_or(fallback, |e| e.name),
-        Err(_) => fallback,
+        Ok(r) => r.by_type.get(&type_id).map(|e| e.name),
+        Err(_) => None,
     }
 }
+
+inventory::submit! { NameSource::new(name_of) }
 
 impl Registry {
     /// Builds and validates a table from entries (the inventory, or an explicit list).

@@ -267,7 +267,7 @@ pub struct StructDesc {
 
 impl StructDesc {
     pub(crate) fn registered_name(&self) -> &'static str {
-        crate::registry::registered_name_of(self.type_id, self.name)
+        crate::names::registered_name_of(self.type_id, self.name)
     }
 }
 

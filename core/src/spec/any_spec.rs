@@ -4,9 +4,8 @@ use std::any::{Any, TypeId};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-use super::{ExtensionType, TensorSpec, TypeSpec};
+use super::{ExtensionType, TensorSpec, TypeSpec, registered_name};
 use crate::error::Result;
-use crate::registry::registered_name;
 use crate::spec_tree::SpecValue;
 use crate::tensor::{Tensor, TensorView};
 use crate::value::Value;

@@ -6,4 +6,4 @@ mod type_spec;
 
 pub use any_spec::{AnyExtension, AnySpec};
 pub use crate::tensor::TensorSpec;
-pub use type_spec::{ExtensionType, TypeSpec};
+pub use type_spec::{ExtensionType, TypeSpec, registered_name};
