@@ -29,7 +29,7 @@ pub use crate::spec_tree::{NamedSpec, SpecValue, write_struct};
 pub use crate::shape::Shape;
 pub use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
 pub use crate::tensor::{Tensor, TensorView};
-pub use crate::value::{Value, ValueSpec};
+pub use crate::spec::{Value, ValueSpec};
 
 /// [`TypeSpec::component_specs`] of a derived type.
 #[inline]

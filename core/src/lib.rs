@@ -73,7 +73,6 @@
 //!
 #![warn(missing_docs)]
 
-pub mod anonymous;
 pub mod contract;
 pub mod derived;
 pub mod dispatch;
@@ -84,12 +83,13 @@ mod names;
 pub mod nest;
 pub mod ops;
 pub mod registry;
+pub use registry::anonymous;
 pub mod serial;
 pub mod spec_tree;
 pub mod shape;
 pub mod spec;
 pub mod tensor;
-pub mod value;
+pub use spec::value;
 
 #[doc(hidden)]
 pub mod __private;

@@ -29,7 +29,7 @@ use crate::spec_tree::SpecValue;
 use crate::shape::Shape;
 use crate::spec::{AnySpec, ExtensionType, TensorSpec, TypeSpec};
 use crate::tensor::Tensor;
-use crate::value::Value;
+use crate::spec::Value;
 
 /// The shape of a nested structure, for [`assert_same_structure`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,7 +21,7 @@ use crate::field::Field;
 use crate::spec_tree::SpecValue;
 use crate::spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec};
 use crate::tensor::{Tensor, TensorView};
-use crate::value::Value;
+use crate::spec::Value;
 
 /// What the erased boxes need of a derived value type `T` and its spec type, beyond the field
 /// table. Built by [`TypeFns::of`].
@@ -265,7 +265,7 @@ impl AnySpec for ErasedSpec {
     }
     fn dyn_from_components(&self, components: Vec<Tensor>) -> Result<Value> {
         ErasedValue::from_components(self.desc, self.raw(), components)
-            .map(|v| Value::Extension(crate::value::SharedExtension::from_box(Box::new(v))))
+            .map(|v| Value::Extension(crate::spec::SharedExtension::from_box(Box::new(v))))
     }
     fn dyn_eq(&self, other: &dyn AnySpec) -> bool {
         match self.same_type(other) {

@@ -8,7 +8,7 @@ use super::{ExtensionType, TensorSpec, TypeSpec, registered_name};
 use crate::error::Result;
 use crate::spec_tree::SpecValue;
 use crate::tensor::{Tensor, TensorView};
-use crate::value::Value;
+use super::value::Value;
 
 /// A spec of any extension type, behind `dyn`. Blanket-implemented for every spec of an
 /// [`ExtensionType`]. Comparisons between specs of different types are `false`/`None`. Methods
