@@ -73,8 +73,8 @@
 //!
 #![warn(missing_docs)]
 
-pub mod contract;
-pub mod derived;
+mod contract;
+mod derived;
 pub mod dispatch;
 pub mod dtype;
 pub mod error;

@@ -1,15 +1,16 @@
 //! Anonymous extension values: spec data plus components of a type that is not linked into this
 //! program (TF's `AnonymousExtensionType`), turned into a concrete type by
-//! [`AnonymousExtension::reinterpret`].
+//! [`AnonymousExtension::reinterpret`] (or [`Value::reinterpret`], defined here too: it needs
+//! the anonymous type, which sits with the registry, above the values).
 
 use std::collections::BTreeMap;
 
+use crate::derived::StructFields;
 use crate::error::{RegistryError, Result, SpecError};
-use crate::spec::Value;
-use crate::field::{FieldPath, check_tensor, data_error};
+use crate::field::{Field, FieldPath, check_tensor, data_error};
+use crate::spec::{ExtensionType, TypeSpec, Value, registered_name};
 use crate::spec_tree::SpecValue;
-use crate::spec::{ExtensionType, TensorSpec, TypeSpec, registered_name};
-use crate::tensor::{Tensor, TensorView};
+use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// The registered name of [`AnonymousExtension`]'s own spec.
 pub const ANONYMOUS_NAME: &str = "extype.Anonymous";
@@ -121,7 +122,7 @@ impl TypeSpec for AnonymousSpec {
 
     fn deserialize(value: &SpecValue) -> Result<Self> {
         let root = FieldPath::Root;
-        let fields = crate::__private::StructFields::open_named(
+        let fields = StructFields::open_named(
             value,
             &root,
             ANONYMOUS_NAME,
@@ -143,7 +144,7 @@ impl TypeSpec for AnonymousSpec {
                 ));
             }
         }
-        let component_specs = <Vec<crate::Tensor> as crate::Field>::spec_from_value(
+        let component_specs = <Vec<Tensor> as Field>::spec_from_value(
             fields.get("components")?,
             &root.field("components"),
         )?;
