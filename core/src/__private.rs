@@ -5,7 +5,7 @@
 //! Generated code reaches it as `::extype::__private` (the facade re-exports core). It holds
 //! re-exports only: the logic lives in the module it belongs to — the derive's runtime in
 //! `derived` and `contract` (reachable only from here), fields in [`crate::field`], the
-//! registry entry in [`crate::registry`], op arguments beside [`Operand`].
+//! registry entry in [`mod@crate::registry`], op arguments beside [`Operand`].
 
 pub use inventory;
 

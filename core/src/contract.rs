@@ -111,7 +111,6 @@ impl ShapeOps {
     }
 }
 
-
 /// The shape contract of one derived type: `(field path, pattern)` per constrained field, parsed
 /// once on first use.
 #[derive(Debug)]

@@ -22,14 +22,14 @@ use std::fmt;
 
 use ndarray::{ArcArray, Array, Dimension};
 
-use crate::tensor::Element;
 use crate::error::{NestError, Result};
 use crate::field::FieldPath;
-use crate::spec_tree::SpecValue;
 use crate::shape::Shape;
-use crate::spec::{AnySpec, ExtensionType, TensorSpec, TypeSpec};
-use crate::tensor::Tensor;
 use crate::spec::Value;
+use crate::spec::{AnySpec, ExtensionType, TensorSpec, TypeSpec};
+use crate::spec_tree::SpecValue;
+use crate::tensor::Element;
+use crate::tensor::Tensor;
 
 /// The shape of a nested structure, for [`assert_same_structure`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,14 +9,14 @@
 //!
 //! Implemented here for: `Array<T, D>`, `ArcArray<T, D>`, [`Tensor`] (tensor fields); `Option`,
 //! `Vec`, `Box`, `[F; N]`, tuples up to 6, `BTreeMap<String, F>` (containers); `bool`, integers,
-//! `f32`/`f64` (spec [`ExactFloat`]), `String`, [`DType`], [`Shape`], `()` (static fields);
+//! `f32`/`f64` (spec [`ExactFloat`]), `String`, [`DType`](crate::DType), [`Shape`](crate::Shape), `()` (static fields);
 //! `PhantomData` (markers of generic types). User static
 //! types opt in with [`static_field!`](crate::static_field) after implementing [`StaticValue`].
 //! Extension types get their `Field` impl from the derive.
 //!
 //! ## What the derive emits for `struct Foo { a: A, b: B }`
 //!
-//! The field-by-field work is not generated: it lives once in [`crate::derived`], over a table
+//! The field-by-field work is not generated: it lives once in `__private::derived`, over a table
 //! of the struct, and every generated method is one call into it.
 //!
 //! ```text
@@ -68,11 +68,7 @@ use crate::spec_tree::SpecValue;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// An error for spec data of the wrong kind or content at `path`.
-pub fn data_error(
-    path: &FieldPath<'_>,
-    expected: impl Into<String>,
-    found: &SpecValue,
-) -> Error {
+pub fn data_error(path: &FieldPath<'_>, expected: impl Into<String>, found: &SpecValue) -> Error {
     SpecError::Data {
         path: path.to_string(),
         expected: expected.into(),

@@ -1,6 +1,6 @@
 //! [`FieldOps`]: what one field type can do, behind untyped pointers — the per-field-type table
 //! the tables of derived structs point to (one per field *type*, shared by every struct with such
-//! a field; see [`crate::derived`]). Reached as [`Field::OPS`].
+//! a field; see `__private::derived`). Reached as [`Field::OPS`].
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -17,9 +17,11 @@ use crate::tensor::{Tensor, TensorSpec, TensorView};
 /// aligned, uninitialised memory for one.
 pub struct FieldOps {
     pub(crate) field_spec: unsafe fn(*const u8, *mut u8),
-    pub(crate) push_views: for<'a> unsafe fn(*const u8, &FieldPath<'_>, &mut dyn Sink<TensorView<'a>>),
+    pub(crate) push_views:
+        for<'a> unsafe fn(*const u8, &FieldPath<'_>, &mut dyn Sink<TensorView<'a>>),
     pub(crate) push_components: unsafe fn(*mut u8, &FieldPath<'_>, &mut dyn Sink<Tensor>),
-    pub(crate) from_components: unsafe fn(*const u8, &FieldPath<'_>, &mut Components, *mut u8) -> Result<()>,
+    pub(crate) from_components:
+        unsafe fn(*const u8, &FieldPath<'_>, &mut Components, *mut u8) -> Result<()>,
     pub(crate) drop_value: unsafe fn(*mut u8),
     pub(crate) num_components: unsafe fn(*const u8) -> usize,
     pub(crate) component_specs: unsafe fn(*const u8, &FieldPath<'_>, &mut dyn Sink<TensorSpec>),

@@ -7,9 +7,9 @@ use std::borrow::Cow;
 
 use ndarray::{ArrayBase, Data, Dimension};
 
-use crate::tensor::Element;
 use crate::error::{DispatchError, Error, Result};
 use crate::spec::{AnyExtension, ExtensionType, TensorSpec};
+use crate::tensor::Element;
 use crate::tensor::{Tensor, TensorView};
 use crate::value::{SharedExtension, Value, ValueSpec};
 

@@ -32,7 +32,7 @@ pub enum SpecDecoder {
     /// Through the type's `TypeSpec::deserialize`, boxed (types registered with
     /// [`RegistryEntry::new`]).
     Typed(fn(&SpecValue) -> Result<Box<dyn AnySpec>>),
-    /// Through a derived type's table, with no code of its own (see [`crate::derived`]).
+    /// Through a derived type's table, with no code of its own (see `__private::derived`).
     Derived(&'static StructDesc),
 }
 
@@ -98,4 +98,3 @@ macro_rules! register {
         }
     };
 }
-

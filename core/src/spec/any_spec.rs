@@ -4,11 +4,11 @@ use std::any::{Any, TypeId};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
+use super::value::Value;
 use super::{ExtensionType, TensorSpec, TypeSpec, registered_name};
 use crate::error::Result;
 use crate::spec_tree::SpecValue;
 use crate::tensor::{Tensor, TensorView};
-use super::value::Value;
 
 /// A spec of any extension type, behind `dyn`. Blanket-implemented for every spec of an
 /// [`ExtensionType`]. Comparisons between specs of different types are `false`/`None`. Methods

@@ -8,7 +8,7 @@ mod any_spec;
 mod type_spec;
 pub mod value;
 
-pub use any_spec::{AnyExtension, AnySpec};
 pub use crate::tensor::TensorSpec;
+pub use any_spec::{AnyExtension, AnySpec};
 pub use type_spec::{ExtensionType, TypeSpec, registered_name};
 pub use value::{SharedExtension, Value, ValueSpec};

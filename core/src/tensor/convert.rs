@@ -3,8 +3,8 @@
 
 use ndarray::{ArcArray, Array, ArrayView, Dimension, IxDyn};
 
-use super::Tensor;
 use super::Element;
+use super::Tensor;
 use crate::error::{Result, TensorError};
 
 #[cold]

@@ -92,7 +92,6 @@ impl_element!(
     f64 => F64,
 );
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,8 +2,8 @@
 
 use ndarray::{ArrayView, ArrayViewD, Dimension};
 
-use super::{Tensor, each_variant};
 use super::Element;
+use super::{Tensor, each_variant};
 use crate::dtype::DType;
 use crate::error::{Result, TensorError};
 

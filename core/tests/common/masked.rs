@@ -107,8 +107,16 @@ impl TypeSpec for MaskedTensorSpec {
         let root = FieldPath::Root;
         let mut components = Components::new(components);
         let value = MaskedTensor {
-            values: <ArrayD<f32>>::from_components(&self.values, &root.field("values"), &mut components)?,
-            mask: <ArrayD<bool>>::from_components(&self.mask, &root.field("mask"), &mut components)?,
+            values: <ArrayD<f32>>::from_components(
+                &self.values,
+                &root.field("values"),
+                &mut components,
+            )?,
+            mask: <ArrayD<bool>>::from_components(
+                &self.mask,
+                &root.field("mask"),
+                &mut components,
+            )?,
         };
         match value.validate() {
             Ok(()) => Ok(value),
@@ -118,7 +126,10 @@ impl TypeSpec for MaskedTensorSpec {
 
     fn serialize(&self) -> SpecValue {
         let fields = BTreeMap::from([
-            ("values".to_string(), SpecValue::TensorSpec(self.values.clone())),
+            (
+                "values".to_string(),
+                SpecValue::TensorSpec(self.values.clone()),
+            ),
             ("mask".to_string(), SpecValue::TensorSpec(self.mask.clone())),
         ]);
         SpecValue::spec(registered_name::<MaskedTensor>(), SpecValue::Map(fields))
