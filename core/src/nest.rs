@@ -22,7 +22,8 @@ use std::fmt;
 
 use ndarray::{ArcArray, Array, Dimension};
 
-use crate::error::{NestError, Result};
+use crate::dtype::DType;
+use crate::error::{Error, NestError, Result};
 use crate::field::FieldPath;
 use crate::shape::Shape;
 use crate::spec::Value;
@@ -103,7 +104,7 @@ impl Leaves {
     pub fn next_tensor(
         &mut self,
         path: &FieldPath<'_>,
-        dtype: Option<crate::DType>,
+        dtype: Option<DType>,
     ) -> Result<Tensor> {
         let (index, leaf) = self.next_for(path)?;
         match leaf {
@@ -217,7 +218,7 @@ pub fn assert_same_structure<A: Nest, B: Nest>(
 }
 
 fn same(a: &Structure, b: &Structure, path: &FieldPath<'_>) -> Result<()> {
-    let differ = || -> crate::Error {
+    let differ = || -> Error {
         NestError::Structure {
             path: path.to_string(),
             left: a.to_string(),
@@ -675,7 +676,7 @@ mod tests {
     use ndarray::{Array1, Array2, array};
 
     use super::*;
-    use crate::DType;
+    use crate::dtype::DType;
 
     #[test]
     fn flatten_pack_plain_structures() {

@@ -5,7 +5,8 @@ use super::FieldPath;
 use crate::error::{Error, Result, SpecError};
 use crate::tensor::{Tensor, TensorSpec};
 
-/// Where [`Field`](super::Field) pushes what it yields (views, tensors, component specs), with each item's path.
+/// Where [`Field`](super::Field) pushes what it yields (views, tensors, component specs), with
+/// each item's path.
 ///
 /// `Vec<T>` ignores the paths (free: the path is never formatted); [`PathSink`] keeps them as text
 /// (for naming components on disk).
@@ -37,7 +38,8 @@ impl<T> Sink<T> for PathSink<T> {
     }
 }
 
-/// The components handed to [`Field::from_components`](super::Field::from_components), consumed in order.
+/// The components handed to [`Field::from_components`](super::Field::from_components), consumed
+/// in order.
 #[derive(Debug)]
 pub struct Components {
     iter: std::vec::IntoIter<Tensor>,

@@ -9,9 +9,10 @@
 //!
 //! Implemented here for: `Array<T, D>`, `ArcArray<T, D>`, [`Tensor`] (tensor fields); `Option`,
 //! `Vec`, `Box`, `[F; N]`, tuples up to 6, `BTreeMap<String, F>` (containers); `bool`, integers,
-//! `f32`/`f64` (spec [`ExactFloat`]), `String`, [`DType`](crate::DType), [`Shape`](crate::Shape), `()` (static fields);
-//! `PhantomData` (markers of generic types). User static
-//! types opt in with [`static_field!`](crate::static_field) after implementing [`StaticValue`].
+//! `f32`/`f64` (spec [`ExactFloat`]), `String`, [`DType`](crate::DType),
+//! [`Shape`](crate::Shape), `()` (static fields); `PhantomData` (markers of generic types). User
+//! static types opt in with [`static_field!`](crate::static_field) after implementing
+//! [`StaticValue`].
 //! Extension types get their `Field` impl from the derive.
 //!
 //! ## What the derive emits for `struct Foo { a: A, b: B }`

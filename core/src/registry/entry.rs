@@ -33,6 +33,7 @@ pub enum SpecDecoder {
     /// [`RegistryEntry::new`]).
     Typed(fn(&SpecValue) -> Result<Box<dyn AnySpec>>),
     /// Through a derived type's table, with no code of its own (see `__private::derived`).
+    #[doc(hidden)]
     Derived(&'static StructDesc),
 }
 
@@ -58,6 +59,7 @@ impl RegistryEntry {
 
     /// The entry of a derived type (what `#[derive(ExtensionType)]` submits): its specs are
     /// decoded through its table, so registering it compiles no code of its own.
+    #[doc(hidden)]
     pub const fn derived<T: Derived>(name: &'static str, file: &'static str, line: u32) -> Self {
         RegistryEntry {
             name,
