@@ -101,11 +101,7 @@ impl Leaves {
     }
 
     /// The next leaf as a tensor of the given dtype (or any dtype when `None`).
-    pub fn next_tensor(
-        &mut self,
-        path: &FieldPath<'_>,
-        dtype: Option<DType>,
-    ) -> Result<Tensor> {
+    pub fn next_tensor(&mut self, path: &FieldPath<'_>, dtype: Option<DType>) -> Result<Tensor> {
         let (index, leaf) = self.next_for(path)?;
         match leaf {
             Value::Tensor(t) if dtype.is_none_or(|d| d == t.dtype()) => Ok(t),
