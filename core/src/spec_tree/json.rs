@@ -20,8 +20,12 @@
 //! Objects must have exactly the keys shown. Reading never panics: malformed input, wrong kinds,
 //! missing or unknown keys, unknown dtypes, negative or huge dims (above `isize::MAX`, which no
 //! array can have) are errors whose path locates the problem (`$.spec.value.map.mask`).
-//! Writing then reading gives back an equal value (NaN payloads are canonicalized). Nesting is
-//! bounded by `serde_json`'s recursion limit (128 levels) when reading text.
+//! Writing then reading gives back an equal value (NaN payloads are canonicalized).
+//!
+//! Depth is limited: a document nests at most [`MAX_NESTING`] JSON arrays and objects (the
+//! deepest `serde_json` reads). Reading a deeper one, or writing a tree that would make one, is an
+//! error naming the path where the limit is crossed — so whatever is written reads back, and
+//! nothing recurses without bound.
 //!
 //! This is the tree codec only; typed specs go through [`crate::serial`] (`spec_to_json`,
 //! `spec_from_json::<S>`, `any_spec_from_json` by registered name).
@@ -42,6 +46,10 @@ pub const FORMAT_VERSION: u64 = 1;
 
 /// The key holding the format version in a document.
 pub const FORMAT_KEY: &str = "extype_spec";
+
+/// The deepest nesting of JSON arrays and objects in a document, the document object included:
+/// `serde_json`'s own recursion limit when it reads text.
+pub const MAX_NESTING: usize = 127;
 
 impl SpecValue {
     /// The JSON document for this value (compact).
@@ -123,6 +131,27 @@ impl<'a> JsonPath<'a> {
         JsonPath::Index(self, i)
     }
 
+    /// How many arrays and objects enclose the value at this path.
+    fn depth(&self) -> usize {
+        match self {
+            JsonPath::Root => 0,
+            JsonPath::Key(parent, _) | JsonPath::Index(parent, _) => parent.depth() + 1,
+        }
+    }
+
+    /// Errors when `levels` more arrays or objects opened at this path would nest deeper than
+    /// [`MAX_NESTING`].
+    fn check_nesting(&self, levels: usize) -> std::result::Result<(), JsonError> {
+        if self.depth() + levels > MAX_NESTING {
+            Err(error(
+                self,
+                format!("nested deeper than {MAX_NESTING} JSON arrays and objects"),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
     fn render(&self, out: &mut String) {
         match self {
             JsonPath::Root => out.push('$'),
@@ -190,7 +219,18 @@ fn expect_keys(
     Ok(())
 }
 
+/// How many JSON arrays and objects the `VALUE` form of `value` opens around its own content.
+fn levels(value: &SpecValue) -> usize {
+    match value {
+        SpecValue::None | SpecValue::Bool(_) | SpecValue::Int(_) | SpecValue::Str(_) => 0,
+        SpecValue::Float(f) => usize::from(!f.is_finite()),
+        SpecValue::DType(_) | SpecValue::Shape(_) | SpecValue::Spec(_) | SpecValue::List(_) => 1,
+        SpecValue::TensorSpec(_) | SpecValue::Tuple(_) | SpecValue::Map(_) => 2,
+    }
+}
+
 fn to_json_value(value: &SpecValue, path: &JsonPath<'_>) -> std::result::Result<Json, JsonError> {
+    path.check_nesting(levels(value))?;
     let tagged = |tag: &str, inner: Json| {
         let mut object = Map::new();
         object.insert(tag.to_string(), inner);
@@ -264,6 +304,9 @@ fn sequence(items: &[SpecValue], path: &JsonPath<'_>) -> std::result::Result<Vec
 }
 
 fn from_json_value(json: &Json, path: &JsonPath<'_>) -> std::result::Result<SpecValue, JsonError> {
+    if matches!(json, Json::Array(_) | Json::Object(_)) {
+        path.check_nesting(1)?;
+    }
     match json {
         Json::Null => Ok(SpecValue::None),
         Json::Bool(b) => Ok(SpecValue::Bool(*b)),
@@ -326,6 +369,7 @@ fn from_json_object(
         "shape" => shape(&object["shape"], &path.key("shape")).map(SpecValue::Shape),
         "tensor_spec" => {
             let inner = path.key("tensor_spec");
+            inner.check_nesting(1)?;
             let Json::Object(fields) = &object["tensor_spec"] else {
                 return Err(error(
                     &inner,
@@ -340,6 +384,7 @@ fn from_json_object(
         }
         "tuple" => {
             let inner = path.key("tuple");
+            inner.check_nesting(1)?;
             let Json::Array(items) = &object["tuple"] else {
                 return Err(error(
                     &inner,
@@ -355,6 +400,7 @@ fn from_json_object(
         }
         "map" => {
             let inner = path.key("map");
+            inner.check_nesting(1)?;
             let Json::Object(entries) = &object["map"] else {
                 return Err(error(
                     &inner,
@@ -549,6 +595,46 @@ mod tests {
             err(r#"{"extype_spec": 1, "spec": {"spec": 5, "value": null}}"#)
                 .starts_with("spec json at $.spec.spec: expected a registered type name")
         );
+    }
+
+    /// `depth` lists nested in each other around `null`.
+    fn nested_lists(depth: usize) -> SpecValue {
+        (0..depth).fold(SpecValue::None, |inner, _| SpecValue::List(vec![inner]))
+    }
+
+    #[test]
+    fn depth_is_limited_the_same_way_both_ways() {
+        // The document object is one level, each list one more.
+        let deepest = nested_lists(MAX_NESTING - 1);
+        let text = deepest.to_json().unwrap();
+        assert_eq!(SpecValue::from_json(&text).unwrap(), deepest);
+        let err = nested_lists(MAX_NESTING).to_json().unwrap_err().to_string();
+        assert!(
+            err.contains("nested deeper than 127 JSON arrays and objects"),
+            "{err}"
+        );
+        // Text one level deeper is refused by the reader too, whoever wrote it.
+        let deeper = text.replacen("\"spec\":", "\"spec\":[", 1) + "]";
+        assert!(SpecValue::from_json(&deeper).is_err());
+        // Tagged forms count their own levels: a map is two.
+        let mut map = SpecValue::None;
+        for _ in 0..(MAX_NESTING - 1) / 2 {
+            map = SpecValue::Map(BTreeMap::from([("k".to_string(), map)]));
+        }
+        assert_eq!(SpecValue::from_json(&map.to_json().unwrap()).unwrap(), map);
+        let over = SpecValue::Map(BTreeMap::from([("k".to_string(), map)]));
+        assert!(over.to_json().is_err());
+        // A tree read through serde from an already parsed value is held to the same limit.
+        let json: Json = serde_json::from_str(&text).unwrap();
+        let wrapped = Json::Array(vec![json["spec"].clone()]);
+        let mut unbounded = wrapped;
+        for _ in 0..4 {
+            unbounded = Json::Array(vec![unbounded]);
+        }
+        let err = serde_json::from_value::<SpecValue>(unbounded)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("nested deeper than"), "{err}");
     }
 
     #[test]
