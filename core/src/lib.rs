@@ -126,12 +126,12 @@ pub use error::{
 pub use field::{ExactFloat, Field, FieldPath, PathSink, Sink, StaticValue};
 pub use ops::{AsOperand, Op, OpArgs, OpKind, Operand};
 pub use registry::{Registry, RegistryEntry, registered_name, registry};
-pub use serial::{NamedSpec, SpecValue};
 pub use shape::{
     Bindings, BroadcastChecks, DimensionCalculator, Policy, ShapePattern, StaticBroadcast, Unifier,
     broadcast_shapes, broadcast_static, enforce_shape,
 };
 pub use shape::{Dim, Shape};
 pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
+pub use spec_tree::{NamedSpec, SpecValue};
 pub use tensor::{Element, Tensor, TensorView};
 pub use value::{SharedExtension, Value, ValueSpec};

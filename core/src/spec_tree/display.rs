@@ -79,9 +79,9 @@ pub fn write_struct<'a>(
 mod tests {
     use std::collections::BTreeMap;
 
-    use super::super::SpecValue;
     use crate::dtype::DType;
     use crate::shape::Shape;
+    use crate::spec_tree::SpecValue;
     use crate::tensor::TensorSpec;
 
     #[test]

@@ -5,7 +5,7 @@
 //!
 //! Core's tests have no `extype` facade: each test crate root says
 //! `extern crate extype_core as extype;` so that `::extype::…` resolves as it does in user crates
-//! (the facade's `benches/derived.rs` includes this file too).
+//! (`core/benches/dispatch.rs` and the facade's `benches/derived.rs` include this file too).
 
 use std::collections::BTreeMap;
 
