@@ -1,12 +1,10 @@
-//! Element types of tensors: [`DType`] and the [`Element`] trait mapping Rust scalars to it.
+//! Element types of tensors: [`DType`], its names and sizes.
+//!
+//! The bottom of core: it imports nothing from the crate. The scalar types that map to a dtype
+//! (the `Element` trait) live with the tensors they build, in [`crate::tensor`].
 
 use std::fmt;
 use std::str::FromStr;
-
-use ndarray::{ArcArray, ArrayViewD, IxDyn};
-
-use crate::error::{Error, SpecError};
-use crate::tensor::{Tensor, TensorView};
 
 /// The element type of a tensor.
 ///
@@ -94,104 +92,42 @@ impl fmt::Display for DType {
 }
 
 impl FromStr for DType {
-    type Err = Error;
+    type Err = ParseDTypeError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         DType::ALL
             .into_iter()
             .find(|d| d.name() == s)
-            .ok_or_else(|| {
-                SpecError::UnknownDType {
-                    found: s.to_string(),
-                }
-                .into()
+            .ok_or_else(|| ParseDTypeError {
+                found: s.to_string(),
             })
     }
 }
 
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// A Rust scalar type that can be the element of a [`Tensor`]; maps it to its [`DType`].
+/// A dtype name that is not one of [`DType::ALL`] (from `"f16".parse::<DType>()`).
 ///
-/// Sealed: the set of element types is the set of [`DType`]s.
-pub trait Element: Copy + Send + Sync + fmt::Debug + 'static + sealed::Sealed {
-    /// The dtype of this scalar type.
-    const DTYPE: DType;
-
-    /// Wraps a shared array of this element type into a [`Tensor`].
-    fn into_tensor(array: ArcArray<Self, IxDyn>) -> Tensor;
-
-    /// Unwraps a [`Tensor`] of this element type; gives the tensor back on a dtype mismatch.
-    fn from_tensor(tensor: Tensor) -> Result<ArcArray<Self, IxDyn>, Tensor>;
-
-    /// Borrows the array inside a [`Tensor`] of this element type.
-    fn tensor_array(tensor: &Tensor) -> Option<&ArcArray<Self, IxDyn>>;
-
-    /// Wraps a view of this element type into a [`TensorView`].
-    fn into_view(view: ArrayViewD<'_, Self>) -> TensorView<'_>;
-
-    /// Unwraps a [`TensorView`] of this element type.
-    fn from_view(view: TensorView<'_>) -> Option<ArrayViewD<'_, Self>>;
+/// Converts into the crate's `Error` (as `SpecError::UnknownDType`, same message), so `?` works
+/// in functions returning `extype::Result`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseDTypeError {
+    /// The text that is not a dtype name.
+    pub found: String,
 }
 
-macro_rules! impl_element {
-    ($($t:ty => $variant:ident),* $(,)?) => {$(
-        impl sealed::Sealed for $t {}
-        impl Element for $t {
-            const DTYPE: DType = DType::$variant;
-
-            #[inline]
-            fn into_tensor(array: ArcArray<Self, IxDyn>) -> Tensor {
-                Tensor::$variant(array)
+impl fmt::Display for ParseDTypeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown dtype {:?}; known dtypes: ", self.found)?;
+        for (i, d) in DType::ALL.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
             }
-
-            #[inline]
-            fn from_tensor(tensor: Tensor) -> Result<ArcArray<Self, IxDyn>, Tensor> {
-                match tensor {
-                    Tensor::$variant(a) => Ok(a),
-                    other => Err(other),
-                }
-            }
-
-            #[inline]
-            fn tensor_array(tensor: &Tensor) -> Option<&ArcArray<Self, IxDyn>> {
-                match tensor {
-                    Tensor::$variant(a) => Some(a),
-                    _ => None,
-                }
-            }
-
-            #[inline]
-            fn into_view(view: ArrayViewD<'_, Self>) -> TensorView<'_> {
-                TensorView::$variant(view)
-            }
-
-            #[inline]
-            fn from_view(view: TensorView<'_>) -> Option<ArrayViewD<'_, Self>> {
-                match view {
-                    TensorView::$variant(v) => Some(v),
-                    _ => None,
-                }
-            }
+            f.write_str(d.name())?;
         }
-    )*};
+        Ok(())
+    }
 }
 
-impl_element!(
-    bool => Bool,
-    i8 => I8,
-    i16 => I16,
-    i32 => I32,
-    i64 => I64,
-    u8 => U8,
-    u16 => U16,
-    u32 => U32,
-    u64 => U64,
-    f32 => F32,
-    f64 => F64,
-);
+impl std::error::Error for ParseDTypeError {}
 
 #[cfg(test)]
 mod tests {
@@ -207,9 +143,8 @@ mod tests {
     }
 
     #[test]
-    fn element_dtypes() {
-        assert_eq!(<f32 as Element>::DTYPE, DType::F32);
-        assert_eq!(<bool as Element>::DTYPE, DType::Bool);
+    fn sizes() {
         assert_eq!(DType::U16.size_of(), 2);
+        assert_eq!(DType::F64.size_of(), 8);
     }
 }

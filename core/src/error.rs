@@ -3,7 +3,7 @@
 //! Messages name where the problem is (field path, op, argument, axis), what was expected and what
 //! was found. Library code returns these instead of panicking on bad input.
 
-use crate::dtype::DType;
+use crate::dtype::{DType, ParseDTypeError};
 use std::fmt;
 use std::sync::Arc;
 
@@ -75,6 +75,18 @@ boxed_from!(
     ValueError => Value,
     DispatchError => Dispatch,
 );
+
+impl From<ParseDTypeError> for SpecError {
+    fn from(e: ParseDTypeError) -> Self {
+        SpecError::UnknownDType { found: e.found }
+    }
+}
+
+impl From<ParseDTypeError> for Error {
+    fn from(e: ParseDTypeError) -> Self {
+        SpecError::from(e).into()
+    }
+}
 
 /// An error about shapes: parsing, merging, broadcasting or checking against a pattern.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -626,5 +638,22 @@ impl Error {
             message: message.into(),
         }
         .into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dtype_parse_errors_keep_their_message() {
+        let parse = "f16".parse::<DType>().unwrap_err();
+        let error = Error::from(parse.clone());
+        assert_eq!(error.to_string(), parse.to_string());
+        assert_eq!(
+            error.to_string(),
+            "unknown dtype \"f16\"; known dtypes: bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64"
+        );
+        assert!(matches!(error, Error::Spec(e) if matches!(*e, SpecError::UnknownDType { .. })));
     }
 }

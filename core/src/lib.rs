@@ -3,34 +3,39 @@
 //! The runtime of extype (TensorFlow's Extension Types RFC, in Rust). Generated code from
 //! `extype-macros` calls into this crate; users reach it through the `extype` facade.
 //!
+//! Modules, bottom to top (a module uses only those above it in this list, and `shape`):
+//!
 //! - [`shape`]: partial shapes ([`Dim`], [`Shape`]), broadcasting and shape patterns.
-//! - [`dtype`]: [`DType`] and the [`Element`] scalars.
-//! - [`tensor`]: [`Tensor`] (dtype-erased, shared, O(1) clone) and [`TensorView`].
-//! - [`spec`]: [`TensorSpec`], the [`TypeSpec`] / [`ExtensionType`] traits, [`AnySpec`] /
-//!   [`AnyExtension`].
+//! - [`dtype`]: [`DType`], the element types of tensors.
+//! - [`error`]: the one [`Error`] type of the project.
+//! - [`tensor`]: [`Tensor`] (dtype-erased, shared, O(1) clone), [`TensorView`], the [`Element`]
+//!   scalars and [`TensorSpec`].
+//! - [`spec_tree`]: the serialized spec tree ([`SpecValue`], [`NamedSpec`]), its text form and its
+//!   stable JSON form ([`spec_tree::json`], format version 1).
+//! - `names` (internal): the `TypeId` → registered name lookup the specs need, supplied by the
+//!   registry from above.
+//! - [`spec`]: the [`TypeSpec`] / [`ExtensionType`] traits, [`AnySpec`] / [`AnyExtension`], and
+//!   [`value`]: [`Value`] (tensor or extension value), [`ValueSpec`].
 //! - [`field`]: the per-field trait [`Field`] that `#[derive(ExtensionType)]` targets.
-//! - [`serial`]: [`SpecValue`] and its stable JSON form ([`serial::json`], format version 1).
-//! - [`mod@registry`]: name → type table ([`registry()`]); [`anonymous`]: values of types not linked in.
-//! - [`value`]: [`Value`] (tensor or extension value).
+//! - `contract`, `derived` (reached through `__private`): shape contracts and the runtime of
+//!   derived types — their tables, and the field-by-field logic the derive calls (one
+//!   implementation for every derived type).
+//! - [`mod@registry`]: name → type table ([`registry()`]); [`anonymous`]: values of types not
+//!   linked in.
+//! - [`serial`]: typed specs to and from JSON, by registered name ([`serial::json`]).
 //! - [`nest`]: `flatten`, `pack_sequence_as`, `map_structure`, `assert_same_structure`.
-//! - [`contract`]: shape contracts of derived types (`#[extype(shape = "b n")]`).
-//! - [`derived`]: the runtime of derived types: their tables, and the field-by-field logic the
-//!   derive calls (one implementation for every derived type).
 //! - [`ops`]: the op catalog and `ops::add(&x, &y)` & co. on tensors, arrays and extension values;
 //!   [`dispatch`]: the handler table behind them (`#[dispatch(...)]`).
-//! - [`error`]: the one [`Error`] type of the project.
 //!
 //! ## How a derived type is put together
 //!
 //! For `struct Foo { a: A, b: B }` the derive emits `FooSpec { a: <A as Field>::Spec, b: <B as
-//! Field>::Spec }`, a table of the struct ([`derived::Derived`]: each field's offsets and its
+//! Field>::Spec }`, a table of the struct (`__private::Derived`: each field's offsets and its
 //! type's [`Field`] functions), one-line impls of [`Field`], [`ExtensionType`] and the spec's std
-//! traits that call [`derived`] (where the field-by-field logic lives, once), and one registry
-//! entry. `FooSpec`'s [`TypeSpec`] is a blanket impl over [`derived::DerivedSpec`]. The
-//! integration tests also implement the traits by hand, as a type that does not use the derive
-//! would: `core/tests/common/masked.rs` (plain type, with comments), `core/tests/common/ragged.rs`
-//! (generic type with a nested extension field) and `core/tests/common/batch.rs` (containers of
-//! extension values, static fields).
+//! traits that call `__private::derived` (where the field-by-field logic lives, once), and one
+//! registry entry. `FooSpec`'s [`TypeSpec`] is a blanket impl over `__private::DerivedSpec`. A
+//! type that does not use the derive implements [`TypeSpec`] and [`ExtensionType`] by hand and
+//! registers with [`register!`]: `core/tests/common/masked.rs` is one, on the public API.
 //!
 //! ```
 //! use extype_core::{DType, Shape, Tensor, TensorSpec};
@@ -45,8 +50,10 @@
 //!
 //! ## Performance
 //!
-//! Measured with `cargo bench -p extype-core` (criterion medians, 2-core VM shared with other
-//! builds, load average ~4, release). "Direct baseline" is the same data movement written by
+//! Measured with the runtime bench, now `cargo bench -p extype --bench runtime` over derived types
+//! (these figures are from when it ran in core, on types written field by field like the
+//! derive's output; criterion medians, 2-core VM shared with other builds, load average ~4,
+//! release). "Direct baseline" is the same data movement written by
 //! hand with ndarray, in the same run. Under heavier load (~6) every figure, baselines included,
 //! was up to 2× higher; compare rows with their baseline rather than across runs.
 //!
@@ -72,28 +79,45 @@
 //!
 #![warn(missing_docs)]
 
-pub mod anonymous;
-pub mod contract;
-pub mod derived;
-pub mod dispatch;
-pub mod dtype;
-pub mod error;
-pub mod field;
-pub mod nest;
-pub mod ops;
-pub mod registry;
-pub mod serial;
+// In layer order, bottom to top (see the list above); one per group, so rustfmt keeps the order.
 pub mod shape;
-pub mod spec;
+
+pub mod dtype;
+
+pub mod error;
+
 pub mod tensor;
-pub mod value;
+
+pub mod spec_tree;
+
+mod names;
+
+pub mod spec;
+pub use spec::value;
+
+pub mod field;
+
+mod contract;
+
+mod derived;
+
+pub mod registry;
+pub use registry::anonymous;
+
+pub mod serial;
+
+pub mod nest;
+
+pub mod ops;
+
+pub mod dispatch;
 
 #[doc(hidden)]
 pub mod __private;
 
 pub use anonymous::{AnonymousExtension, AnonymousSpec};
 pub use dispatch::{BinaryOp, Handled, ReductionOp, UnaryOp};
-pub use dtype::{DType, Element};
+pub use dtype::DType;
 pub use error::ArgRef;
 pub use error::{
     DispatchError, Error, JsonError, NestError, RegistryError, Result, ShapeError, SpecError,
@@ -102,12 +126,12 @@ pub use error::{
 pub use field::{ExactFloat, Field, FieldPath, PathSink, Sink, StaticValue};
 pub use ops::{AsOperand, Op, OpArgs, OpKind, Operand};
 pub use registry::{Registry, RegistryEntry, registered_name, registry};
-pub use serial::{NamedSpec, SpecValue};
 pub use shape::{
     Bindings, BroadcastChecks, DimensionCalculator, Policy, ShapePattern, StaticBroadcast, Unifier,
     broadcast_shapes, broadcast_static, enforce_shape,
 };
 pub use shape::{Dim, Shape};
 pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
-pub use tensor::{Tensor, TensorView};
+pub use spec_tree::{NamedSpec, SpecValue};
+pub use tensor::{Element, Tensor, TensorView};
 pub use value::{SharedExtension, Value, ValueSpec};

@@ -22,14 +22,15 @@ use std::fmt;
 
 use ndarray::{ArcArray, Array, Dimension};
 
-use crate::dtype::Element;
-use crate::error::{NestError, Result};
+use crate::dtype::DType;
+use crate::error::{Error, NestError, Result};
 use crate::field::FieldPath;
-use crate::serial::SpecValue;
 use crate::shape::Shape;
+use crate::spec::Value;
 use crate::spec::{AnySpec, ExtensionType, TensorSpec, TypeSpec};
+use crate::spec_tree::SpecValue;
+use crate::tensor::Element;
 use crate::tensor::Tensor;
-use crate::value::Value;
 
 /// The shape of a nested structure, for [`assert_same_structure`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,11 +101,7 @@ impl Leaves {
     }
 
     /// The next leaf as a tensor of the given dtype (or any dtype when `None`).
-    pub fn next_tensor(
-        &mut self,
-        path: &FieldPath<'_>,
-        dtype: Option<crate::DType>,
-    ) -> Result<Tensor> {
+    pub fn next_tensor(&mut self, path: &FieldPath<'_>, dtype: Option<DType>) -> Result<Tensor> {
         let (index, leaf) = self.next_for(path)?;
         match leaf {
             Value::Tensor(t) if dtype.is_none_or(|d| d == t.dtype()) => Ok(t),
@@ -217,7 +214,7 @@ pub fn assert_same_structure<A: Nest, B: Nest>(
 }
 
 fn same(a: &Structure, b: &Structure, path: &FieldPath<'_>) -> Result<()> {
-    let differ = || -> crate::Error {
+    let differ = || -> Error {
         NestError::Structure {
             path: path.to_string(),
             left: a.to_string(),
@@ -477,7 +474,7 @@ fn pack_extension<E: ExtensionType>(
         NestError::Leaf {
             index,
             path: path.to_string(),
-            expected: format!("extension value {}", crate::registered_name::<E>()),
+            expected: format!("extension value {}", crate::spec::registered_name::<E>()),
             found,
         }
         .into()
@@ -675,7 +672,7 @@ mod tests {
     use ndarray::{Array1, Array2, array};
 
     use super::*;
-    use crate::DType;
+    use crate::dtype::DType;
 
     #[test]
     fn flatten_pack_plain_structures() {

@@ -1,5 +1,5 @@
-//! MaskedTensor, hand-written exactly as the derive will generate it (`common/masked.rs`), through
-//! every job of a spec.
+//! MaskedTensor, implemented by hand on the public API (`common/masked.rs`), through every job
+//! of a spec.
 
 extern crate extype_core as extype;
 

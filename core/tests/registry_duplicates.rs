@@ -8,10 +8,7 @@ mod common;
 use common::MaskedTensor;
 use extype::{Registry, RegistryEntry, registry};
 
-extype::register!(
-    common::RaggedTensor<common::RaggedTensor<common::RaggedTensor>>,
-    "test.MaskedTensor"
-);
+extype::register!(extype::AnonymousExtension, "test.MaskedTensor");
 
 #[test]
 fn duplicate_names_are_an_error_naming_both_definitions() {

@@ -1,5 +1,6 @@
 //! Property tests of the JSON form: arbitrary JSON never panics the reader, arbitrary spec values
-//! round-trip exactly, and derived specs survive JSON.
+//! round-trip exactly, and typed specs survive JSON (the hand-written `common/masked.rs`; derived
+//! specs are checked the same way in the facade's `tests/batch.rs`).
 
 extern crate extype_core as extype;
 

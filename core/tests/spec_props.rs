@@ -1,5 +1,6 @@
-//! Property tests of specs over a derived type: rebuilding accepts exactly the components the
-//! spec admits, compatibility is symmetric, and relaxation is an upper bound of both sides.
+//! Property tests of specs over a hand-written type (`common/masked.rs`): rebuilding accepts
+//! exactly the components the spec admits, compatibility is symmetric, and relaxation is an upper
+//! bound of both sides.
 
 extern crate extype_core as extype;
 

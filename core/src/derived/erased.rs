@@ -15,13 +15,12 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ptr::NonNull;
 
-use super::{Derived, StructDesc};
+use super::{Derived, StructDesc, invalid};
 use crate::error::Result;
-use crate::field::Field;
-use crate::serial::SpecValue;
-use crate::spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec};
-use crate::tensor::{Tensor, TensorView};
-use crate::value::Value;
+use crate::field::{Field, FieldPath};
+use crate::spec::{AnyExtension, AnySpec, ExtensionType, SharedExtension, Value};
+use crate::spec_tree::SpecValue;
+use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// What the erased boxes need of a derived value type `T` and its spec type, beyond the field
 /// table. Built by [`TypeFns::of`].
@@ -192,7 +191,7 @@ impl ErasedSpec {
         // SAFETY: `write_spec_from_value` initialises the spec exactly when it returns `Ok`.
         let spec = unsafe {
             ErasedSpec::build(desc, |out| {
-                match super::write_spec_from_value(desc, value, &crate::FieldPath::Root, out) {
+                match super::write_spec_from_value(desc, value, &FieldPath::Root, out) {
                     Ok(()) => true,
                     Err(e) => {
                         error = Some(e);
@@ -265,7 +264,7 @@ impl AnySpec for ErasedSpec {
     }
     fn dyn_from_components(&self, components: Vec<Tensor>) -> Result<Value> {
         ErasedValue::from_components(self.desc, self.raw(), components)
-            .map(|v| Value::Extension(crate::value::SharedExtension::from_box(Box::new(v))))
+            .map(|v| Value::Extension(SharedExtension::from_box(Box::new(v))))
     }
     fn dyn_eq(&self, other: &dyn AnySpec) -> bool {
         match self.same_type(other) {
@@ -345,7 +344,7 @@ impl ErasedValue {
         // SAFETY: `spec` is a live spec described by `desc` (see above).
         let mut components = unsafe { super::checked_components(desc, spec, components) }?;
         let memory = Uninit::new(desc.types.value_layout);
-        let root = crate::FieldPath::Root;
+        let root = FieldPath::Root;
         // SAFETY: on `Ok` every field of the value is initialised.
         unsafe {
             super::write_from_components(desc, spec, &root, &mut components, memory.ptr.as_ptr())
@@ -360,7 +359,7 @@ impl ErasedValue {
         };
         match unsafe { validate(value.ptr.as_ptr()) } {
             Ok(()) => Ok(value),
-            Err(e) => Err(crate::__private::invalid(e, &root, desc.registered_name())),
+            Err(e) => Err(invalid(e, &root, desc.registered_name())),
         }
     }
 

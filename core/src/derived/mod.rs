@@ -17,207 +17,30 @@
 //! its spec exactly (the derive writes it with `offset_of!` and each field's own `FieldOps`).
 //! Given that, every function here only touches memory through the offsets and types the
 //! table states.
+//!
+//! Also here: the helpers generated code calls by name ([`validated`], and [`StructFields`],
+//! which reads a serialized struct spec for derived and hand-written types alike). Not public
+//! API: the module is reached only through `__private`.
 
 mod erased;
+mod struct_fields;
 
 pub use erased::{ErasedSpec, ErasedValue, TypeFns};
+pub use struct_fields::StructFields;
 
 use std::any::TypeId;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::mem::MaybeUninit;
 
-use crate::contract::{ShapeContract, ShapedField};
+use crate::contract::{ShapeContract, ShapeOps};
 use crate::error::{Error, Result, SpecError};
-use crate::field::{Components, Field, FieldPath, PathSink, Sink};
-use crate::serial::{SpecValue, write_struct};
+use crate::field::{Components, Field, FieldOps, FieldPath, PathSink, Sink};
+use crate::names::registered_name_of;
 use crate::shape::Shape;
-use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
-use crate::tensor::{Tensor, TensorView};
-
-/// What one field type can do, with its value and spec behind untyped pointers.
-///
-/// Built by [`FieldOps::of`] (reached as [`Field::OPS`]); every pointer argument must point to a
-/// live `F` (value side) or `F::Spec` (spec side), and every `out` pointer to writable, suitably
-/// aligned, uninitialised memory for one.
-pub struct FieldOps {
-    field_spec: unsafe fn(*const u8, *mut u8),
-    push_views: for<'a> unsafe fn(*const u8, &FieldPath<'_>, &mut dyn Sink<TensorView<'a>>),
-    push_components: unsafe fn(*mut u8, &FieldPath<'_>, &mut dyn Sink<Tensor>),
-    from_components: unsafe fn(*const u8, &FieldPath<'_>, &mut Components, *mut u8) -> Result<()>,
-    drop_value: unsafe fn(*mut u8),
-    num_components: unsafe fn(*const u8) -> usize,
-    component_specs: unsafe fn(*const u8, &FieldPath<'_>, &mut dyn Sink<TensorSpec>),
-    spec_to_value: unsafe fn(*const u8) -> SpecValue,
-    spec_from_value: unsafe fn(&SpecValue, &FieldPath<'_>, *mut u8) -> Result<()>,
-    spec_is_compatible: unsafe fn(*const u8, *const u8) -> bool,
-    spec_most_specific_compatible: unsafe fn(*const u8, *const u8, *mut u8) -> bool,
-    spec_clone: unsafe fn(*const u8, *mut u8),
-    spec_eq: unsafe fn(*const u8, *const u8) -> bool,
-    spec_hash: unsafe fn(*const u8, &mut dyn Hasher),
-    spec_debug: unsafe fn(*const u8) -> *const dyn fmt::Debug,
-    drop_spec: unsafe fn(*mut u8),
-}
-
-impl fmt::Debug for FieldOps {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("FieldOps")
-    }
-}
-
-// Each function below is `F`'s `Field` method with its arguments read from, and its result
-// written to, the pointers the caller vouches for (see `FieldOps`).
-mod ops_of {
-    use super::*;
-
-    // SAFETY (all functions of this module): callers pass pointers as documented on `FieldOps`.
-    pub unsafe fn field_spec<F: Field>(value: *const u8, out: *mut u8) {
-        unsafe {
-            out.cast::<F::Spec>()
-                .write((*value.cast::<F>()).field_spec())
-        }
-    }
-    pub unsafe fn push_views<'a, F: Field>(
-        value: *const u8,
-        path: &FieldPath<'_>,
-        out: &mut dyn Sink<TensorView<'a>>,
-    ) {
-        unsafe { (*value.cast::<F>()).push_views(path, out) }
-    }
-    pub unsafe fn push_components<F: Field>(
-        value: *mut u8,
-        path: &FieldPath<'_>,
-        out: &mut dyn Sink<Tensor>,
-    ) {
-        unsafe { value.cast::<F>().read().push_components(path, out) }
-    }
-    pub unsafe fn from_components<F: Field>(
-        spec: *const u8,
-        path: &FieldPath<'_>,
-        components: &mut Components,
-        out: *mut u8,
-    ) -> Result<()> {
-        unsafe {
-            F::from_components_into(&*spec.cast::<F::Spec>(), path, components, out.cast::<F>())
-        }
-    }
-    pub unsafe fn drop_value<F: Field>(value: *mut u8) {
-        unsafe { value.cast::<F>().drop_in_place() }
-    }
-    pub unsafe fn num_components<F: Field>(spec: *const u8) -> usize {
-        F::num_components(unsafe { &*spec.cast::<F::Spec>() })
-    }
-    pub unsafe fn component_specs<F: Field>(
-        spec: *const u8,
-        path: &FieldPath<'_>,
-        out: &mut dyn Sink<TensorSpec>,
-    ) {
-        F::component_specs(unsafe { &*spec.cast::<F::Spec>() }, path, out)
-    }
-    pub unsafe fn spec_to_value<F: Field>(spec: *const u8) -> SpecValue {
-        F::spec_to_value(unsafe { &*spec.cast::<F::Spec>() })
-    }
-    pub unsafe fn spec_from_value<F: Field>(
-        value: &SpecValue,
-        path: &FieldPath<'_>,
-        out: *mut u8,
-    ) -> Result<()> {
-        let spec = F::spec_from_value(value, path)?;
-        unsafe { out.cast::<F::Spec>().write(spec) };
-        Ok(())
-    }
-    pub unsafe fn spec_is_compatible<F: Field>(a: *const u8, b: *const u8) -> bool {
-        unsafe { F::spec_is_compatible(&*a.cast::<F::Spec>(), &*b.cast::<F::Spec>()) }
-    }
-    pub unsafe fn spec_most_specific_compatible<F: Field>(
-        a: *const u8,
-        b: *const u8,
-        out: *mut u8,
-    ) -> bool {
-        let (a, b) = unsafe { (&*a.cast::<F::Spec>(), &*b.cast::<F::Spec>()) };
-        match F::spec_most_specific_compatible(a, b) {
-            Some(spec) => {
-                unsafe { out.cast::<F::Spec>().write(spec) };
-                true
-            }
-            None => false,
-        }
-    }
-    pub unsafe fn spec_clone<F: Field>(spec: *const u8, out: *mut u8) {
-        unsafe {
-            out.cast::<F::Spec>()
-                .write((*spec.cast::<F::Spec>()).clone())
-        }
-    }
-    pub unsafe fn spec_eq<F: Field>(a: *const u8, b: *const u8) -> bool {
-        unsafe { *a.cast::<F::Spec>() == *b.cast::<F::Spec>() }
-    }
-    pub unsafe fn spec_hash<F: Field>(spec: *const u8, mut state: &mut dyn Hasher) {
-        unsafe { (*spec.cast::<F::Spec>()).hash(&mut state) }
-    }
-    pub fn spec_debug<F: Field>(spec: *const u8) -> *const dyn fmt::Debug {
-        spec.cast::<F::Spec>() as *const dyn fmt::Debug
-    }
-    pub unsafe fn drop_spec<F: Field>(spec: *mut u8) {
-        unsafe { spec.cast::<F::Spec>().drop_in_place() }
-    }
-}
-
-impl FieldOps {
-    /// The table of field type `F`.
-    pub const fn of<F: Field>() -> FieldOps {
-        FieldOps {
-            field_spec: ops_of::field_spec::<F>,
-            push_views: ops_of::push_views::<F>,
-            push_components: ops_of::push_components::<F>,
-            from_components: ops_of::from_components::<F>,
-            drop_value: ops_of::drop_value::<F>,
-            num_components: ops_of::num_components::<F>,
-            component_specs: ops_of::component_specs::<F>,
-            spec_to_value: ops_of::spec_to_value::<F>,
-            spec_from_value: ops_of::spec_from_value::<F>,
-            spec_is_compatible: ops_of::spec_is_compatible::<F>,
-            spec_most_specific_compatible: ops_of::spec_most_specific_compatible::<F>,
-            spec_clone: ops_of::spec_clone::<F>,
-            spec_eq: ops_of::spec_eq::<F>,
-            spec_hash: ops_of::spec_hash::<F>,
-            spec_debug: ops_of::spec_debug::<F>,
-            drop_spec: ops_of::drop_spec::<F>,
-        }
-    }
-}
-
-/// The shape accessors of a field under a shape contract (a [`ShapedField`]).
-pub struct ShapeOps {
-    concrete_shape: unsafe fn(*const u8) -> *const [usize],
-    spec_shape_mut: unsafe fn(*mut u8) -> *mut Shape,
-}
-
-impl fmt::Debug for ShapeOps {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ShapeOps")
-    }
-}
-
-unsafe fn concrete_shape_of<F: ShapedField>(value: *const u8) -> *const [usize] {
-    // SAFETY: `value` points to a live `F`.
-    unsafe { (*value.cast::<F>()).concrete_shape() }
-}
-
-unsafe fn spec_shape_mut_of<F: ShapedField>(spec: *mut u8) -> *mut Shape {
-    // SAFETY: `spec` points to a live, exclusively borrowed `F::Spec`.
-    F::spec_shape_mut(unsafe { &mut *spec.cast::<F::Spec>() })
-}
-
-impl ShapeOps {
-    /// The accessors of field type `F`.
-    pub const fn of<F: ShapedField>() -> ShapeOps {
-        ShapeOps {
-            concrete_shape: concrete_shape_of::<F>,
-            spec_shape_mut: spec_shape_mut_of::<F>,
-        }
-    }
-}
+use crate::spec::{ExtensionType, TypeSpec, registered_name};
+use crate::spec_tree::{SpecValue, write_struct};
+use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// One field of a derived struct.
 #[derive(Debug)]
@@ -267,7 +90,7 @@ pub struct StructDesc {
 
 impl StructDesc {
     pub(crate) fn registered_name(&self) -> &'static str {
-        crate::registry::registered_name_of(self.type_id, self.name)
+        registered_name_of(self.type_id, self.name)
     }
 }
 
@@ -550,7 +373,7 @@ unsafe fn write_spec_from_value(
 ) -> Result<()> {
     let keys: Vec<&'static str> = desc.fields.iter().map(|f| f.key).collect();
     let name = desc.registered_name();
-    let fields = crate::__private::StructFields::open_named(value, path, name, desc.name, &keys)?;
+    let fields = StructFields::open_named(value, path, name, desc.name, &keys)?;
     for (i, f) in desc.fields.iter().enumerate() {
         // Present: `open_named` checked every key.
         let field_value = fields.get(f.key)?;
@@ -784,11 +607,7 @@ pub fn from_components_at<T: Derived>(
         Ok(()) => Ok(unsafe { out.assume_init() }),
         Err(e) => {
             unsafe { std::ptr::drop_in_place(place) };
-            Err(crate::__private::invalid(
-                e,
-                path,
-                T::DESC.registered_name(),
-            ))
+            Err(invalid(e, path, T::DESC.registered_name()))
         }
     }
 }
@@ -875,4 +694,33 @@ pub fn clone_spec<T: Derived>(spec: &<T as Field>::Spec) -> <T as Field>::Spec {
         write_spec_clone(T::DESC, spec, out.as_mut_ptr() as *mut u8);
         out.assume_init()
     }
+}
+
+/// Runs the value's validation; a failure names the type and the field path.
+#[inline]
+pub fn validated<T: ExtensionType>(value: T, path: &FieldPath<'_>) -> Result<T> {
+    match value.validate() {
+        Ok(()) => Ok(value),
+        Err(e) => Err(invalid(e, path, registered_name::<T>())),
+    }
+}
+
+/// A validation failure of the value at `path`, of the type named `type_name` (what
+/// [`Error::invalid`] left blank filled in).
+#[cold]
+#[inline(never)]
+pub(crate) fn invalid(error: Error, path: &FieldPath<'_>, type_name: &str) -> Error {
+    let message = match error {
+        Error::Spec(e) => match *e {
+            SpecError::Invalid { message, .. } => message,
+            other => other.to_string(),
+        },
+        other => other.to_string(),
+    };
+    SpecError::Invalid {
+        type_name: type_name.to_string(),
+        path: path.to_string(),
+        message,
+    }
+    .into()
 }

@@ -7,9 +7,9 @@ use std::borrow::Cow;
 
 use ndarray::{ArrayBase, Data, Dimension};
 
-use crate::dtype::Element;
 use crate::error::{DispatchError, Error, Result};
 use crate::spec::{AnyExtension, ExtensionType, TensorSpec};
+use crate::tensor::Element;
 use crate::tensor::{Tensor, TensorView};
 use crate::value::{SharedExtension, Value, ValueSpec};
 
@@ -288,4 +288,30 @@ pub(crate) fn bad_argument(
         found: found.into(),
     }
     .into()
+}
+
+// Argument access for the wrappers `#[dispatch]` generates (reached as `__private::arg_*`).
+
+/// The extension argument at `index` as `T` (the dispatch key already matched its type).
+#[doc(hidden)]
+#[inline]
+pub fn arg_extension<'a, T: 'static>(args: &[Operand<'a>], index: usize) -> Option<&'a T> {
+    // No `ExtensionType` bound here: `ParamKind::extension::<T>()` checks it, once.
+    args.get(index)
+        .and_then(Operand::as_extension)
+        .and_then(|e| e.as_any().downcast_ref::<T>())
+}
+
+/// The dense argument at `index` as a tensor (borrowed, or copied from an array view).
+#[doc(hidden)]
+#[inline]
+pub fn arg_tensor<'a>(args: &[Operand<'a>], index: usize) -> Option<Cow<'a, Tensor>> {
+    args.get(index).and_then(Operand::to_tensor)
+}
+
+/// The argument at `index` as a [`Value`] (see [`Operand::to_value`] for the cost).
+#[doc(hidden)]
+#[inline]
+pub fn arg_value(args: &[Operand<'_>], index: usize) -> Option<Result<Value>> {
+    args.get(index).map(Operand::to_value)
 }

@@ -4,12 +4,11 @@ use std::any::{Any, TypeId};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-use super::{ExtensionType, TensorSpec, TypeSpec};
+use super::value::Value;
+use super::{ExtensionType, TensorSpec, TypeSpec, registered_name};
 use crate::error::Result;
-use crate::registry::registered_name;
-use crate::serial::SpecValue;
+use crate::spec_tree::SpecValue;
 use crate::tensor::{Tensor, TensorView};
-use crate::value::Value;
 
 /// A spec of any extension type, behind `dyn`. Blanket-implemented for every spec of an
 /// [`ExtensionType`]. Comparisons between specs of different types are `false`/`None`. Methods

@@ -1,10 +1,14 @@
-//! Specs: [`TensorSpec`], the [`TypeSpec`] / [`ExtensionType`] traits, and their object-safe
-//! twins [`AnySpec`] / [`AnyExtension`].
+//! Specs: [`TensorSpec`], the [`TypeSpec`] / [`ExtensionType`] traits, their object-safe
+//! twins [`AnySpec`] / [`AnyExtension`], and [`Value`], the erased handle they hand out.
+//!
+//! Specs and values are one layer: [`AnySpec::dyn_from_components`] returns a [`Value`], and a
+//! [`Value`] holds a `dyn AnyExtension`. [`value`] is also reachable as `crate::value`.
 
 mod any_spec;
-mod tensor_spec;
 mod type_spec;
+pub mod value;
 
+pub use crate::tensor::TensorSpec;
 pub use any_spec::{AnyExtension, AnySpec};
-pub use tensor_spec::TensorSpec;
-pub use type_spec::{ExtensionType, TypeSpec};
+pub use type_spec::{ExtensionType, TypeSpec, registered_name};
+pub use value::{SharedExtension, Value, ValueSpec};

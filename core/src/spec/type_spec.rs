@@ -1,11 +1,13 @@
 //! The [`TypeSpec`] and [`ExtensionType`] traits (TF's Extension Types RFC, in Rust).
 
+use std::any::TypeId;
 use std::fmt::Debug;
 use std::hash::Hash;
 
 use super::TensorSpec;
 use crate::error::Result;
-use crate::serial::SpecValue;
+use crate::names::registered_name_of;
+use crate::spec_tree::SpecValue;
 use crate::tensor::{Tensor, TensorView};
 
 /// The static type of an extension value, with TF's four jobs of a spec:
@@ -59,6 +61,13 @@ pub trait TypeSpec: Clone + Debug + Eq + Hash + Send + Sync + 'static {
 
     /// The most specific spec compatible with both (shapes relaxed); `None` when none is.
     fn most_specific_compatible(&self, other: &Self) -> Option<Self>;
+}
+
+/// The name `T` is registered under, or `T::NAME` when it is not registered (or the registry
+/// failed to build). Never fails; the registry is built on first use.
+#[inline]
+pub fn registered_name<T: ExtensionType>() -> &'static str {
+    registered_name_of(TypeId::of::<T>(), T::NAME)
 }
 
 /// A user type whose values are structs of tensors plus static data.

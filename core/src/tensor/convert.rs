@@ -3,13 +3,13 @@
 
 use ndarray::{ArcArray, Array, ArrayView, Dimension, IxDyn};
 
+use super::Element;
 use super::Tensor;
-use crate::dtype::Element;
-use crate::error::{Result, TensorError};
+use crate::error::{Error, Result, TensorError};
 
 #[cold]
 #[inline(never)]
-fn layout_error(e: ndarray::ShapeError) -> crate::Error {
+fn layout_error(e: ndarray::ShapeError) -> Error {
     TensorError::Layout {
         op: "into_array",
         message: e.to_string(),

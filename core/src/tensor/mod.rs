@@ -1,4 +1,5 @@
-//! Dtype-erased tensors: [`Tensor`] (shared, O(1) clone) and its borrowed twin [`TensorView`].
+//! Dtype-erased tensors: [`Tensor`] (shared, O(1) clone), its borrowed twin [`TensorView`], the
+//! [`Element`] scalars they hold, and [`TensorSpec`], the static type of one tensor.
 //!
 //! Conversions from and to typed `ndarray` arrays move the data: `Array → Tensor` wraps the
 //! buffer in an `Arc` without copying, and `Tensor → Array` unwraps it without copying when the
@@ -6,12 +7,16 @@
 //! first with [`Tensor::is_unique`] or avoid with [`Tensor::into_arc_array`]).
 
 mod convert;
+mod element;
+mod spec;
 mod view;
 
 use ndarray::{ArcArray, IxDyn};
 
 use crate::dtype::DType;
 
+pub use element::Element;
+pub use spec::TensorSpec;
 pub use view::TensorView;
 
 /// Applies `$body` to the typed array inside any [`Tensor`] or [`TensorView`] variant.
@@ -108,7 +113,7 @@ impl Tensor {
     /// A borrowed view.
     #[inline]
     pub fn view(&self) -> TensorView<'_> {
-        each_variant!(Tensor, self, a => crate::dtype::Element::into_view(a.view()))
+        each_variant!(Tensor, self, a => Element::into_view(a.view()))
     }
 
     /// Whether this tensor is the only owner of its data (so converting it to an `Array` moves).

@@ -2,8 +2,9 @@
 
 use ndarray::{ArrayView, ArrayViewD, Dimension};
 
+use super::Element;
 use super::{Tensor, each_variant};
-use crate::dtype::{DType, Element};
+use crate::dtype::DType;
 use crate::error::{Result, TensorError};
 
 /// A dtype-erased borrowed n-d array view. `to_components` hands these out: no data is copied.

@@ -79,7 +79,10 @@ pub fn write_struct<'a>(
 mod tests {
     use std::collections::BTreeMap;
 
-    use crate::{DType, Shape, SpecValue, TensorSpec};
+    use crate::dtype::DType;
+    use crate::shape::Shape;
+    use crate::spec_tree::SpecValue;
+    use crate::tensor::TensorSpec;
 
     #[test]
     fn compact_forms() {

@@ -1,15 +1,16 @@
 //! Anonymous extension values: spec data plus components of a type that is not linked into this
 //! program (TF's `AnonymousExtensionType`), turned into a concrete type by
-//! [`AnonymousExtension::reinterpret`].
+//! [`AnonymousExtension::reinterpret`] (or [`Value::reinterpret`], defined here too: it needs
+//! the anonymous type, which sits with the registry, above the values).
 
 use std::collections::BTreeMap;
 
+use crate::derived::StructFields;
 use crate::error::{RegistryError, Result, SpecError};
-use crate::field::{FieldPath, check_tensor, data_error};
-use crate::registry::registered_name;
-use crate::serial::SpecValue;
-use crate::spec::{ExtensionType, TensorSpec, TypeSpec};
-use crate::tensor::{Tensor, TensorView};
+use crate::field::{Field, FieldPath, check_tensor, data_error};
+use crate::spec::{ExtensionType, TypeSpec, Value, registered_name};
+use crate::spec_tree::SpecValue;
+use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// The registered name of [`AnonymousExtension`]'s own spec.
 pub const ANONYMOUS_NAME: &str = "extype.Anonymous";
@@ -121,7 +122,7 @@ impl TypeSpec for AnonymousSpec {
 
     fn deserialize(value: &SpecValue) -> Result<Self> {
         let root = FieldPath::Root;
-        let fields = crate::__private::StructFields::open_named(
+        let fields = StructFields::open_named(
             value,
             &root,
             ANONYMOUS_NAME,
@@ -143,7 +144,7 @@ impl TypeSpec for AnonymousSpec {
                 ));
             }
         }
-        let component_specs = <Vec<crate::Tensor> as crate::Field>::spec_from_value(
+        let component_specs = <Vec<Tensor> as Field>::spec_from_value(
             fields.get("components")?,
             &root.field("components"),
         )?;
@@ -216,3 +217,80 @@ impl ExtensionType for AnonymousExtension {
 }
 
 crate::register!(AnonymousExtension, ANONYMOUS_NAME);
+
+impl Value {
+    /// Like [`downcast`](Self::downcast), but also turns an anonymous value of `T`'s registered
+    /// name into `T` (validating it).
+    pub fn reinterpret<T: ExtensionType>(self) -> Result<T> {
+        match &self {
+            Value::Extension(e) if e.as_any().is::<AnonymousExtension>() => {
+                let anonymous = self.downcast::<AnonymousExtension>()?;
+                anonymous.reinterpret::<T>()
+            }
+            _ => self.downcast::<T>(),
+        }
+    }
+}
+
+// The tests of `Value` that need extension values: anonymous ones are the ones core has.
+#[cfg(test)]
+mod value_tests {
+    use ndarray::array;
+
+    use super::*;
+    use crate::dtype::DType;
+    use crate::spec::ValueSpec;
+
+    fn anonymous(n: usize) -> AnonymousExtension {
+        let components = vec![Tensor::from(ndarray::Array1::<f32>::zeros(n))];
+        AnonymousExtension::new(SpecValue::spec("a.B", SpecValue::None), components).unwrap()
+    }
+
+    #[test]
+    fn tensor_values() {
+        let v = Value::from(Tensor::from(array![1i8]));
+        assert_eq!(v.as_tensor().unwrap().dtype(), DType::I8);
+        assert!(v.downcast_ref::<AnonymousExtension>().is_err());
+        assert_eq!(v.clone().into_tensor().unwrap(), Tensor::from(array![1i8]));
+        let ValueSpec::Tensor(spec) = v.spec() else {
+            panic!()
+        };
+        assert_eq!(spec.to_string(), "i8[1]");
+    }
+
+    #[test]
+    fn extension_values() {
+        let v = Value::from_extension(anonymous(2));
+        assert_eq!(v.type_name(), "a.B");
+        let err = v.as_tensor().unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!(
+                "as_tensor: expected Tensor, found a.B ({})",
+                std::any::type_name::<AnonymousExtension>()
+            )
+        );
+        let shared = v.clone();
+        let taken = v.downcast::<AnonymousExtension>().unwrap();
+        assert_eq!(taken.components.len(), 1);
+        assert!(shared.downcast_ref::<AnonymousExtension>().is_ok());
+    }
+
+    #[test]
+    fn value_specs() {
+        let a = Value::from_extension(anonymous(2)).spec();
+        let b = Value::from_extension(anonymous(3)).spec();
+        let t = Value::from(Tensor::from(array![1.0f32, 2.0])).spec();
+        assert_ne!(a, b);
+        assert!(!a.is_compatible_with(&b));
+        let joined = a.most_specific_compatible(&b).unwrap();
+        assert!(joined.is_compatible_with(&a) && joined.is_compatible_with(&b));
+        assert!(!a.is_compatible_with(&t));
+        assert_eq!(a.most_specific_compatible(&t), None);
+        let ValueSpec::Extension(spec) = joined else {
+            panic!()
+        };
+        assert_eq!(spec.dyn_component_specs()[0].to_string(), "f32[!1]");
+        assert_eq!(spec.dyn_component_paths(), ["0"]);
+    }
+}

@@ -2,10 +2,9 @@
 
 use std::sync::Arc;
 
-use crate::anonymous::AnonymousExtension;
-use crate::error::{Result, ValueError};
-use crate::spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec};
-use crate::tensor::Tensor;
+use super::{AnyExtension, AnySpec, ExtensionType};
+use crate::error::{Error, Result, ValueError};
+use crate::tensor::{Tensor, TensorSpec};
 
 /// A tensor or an extension value (of any type, possibly anonymous). Clone is O(1).
 ///
@@ -159,7 +158,8 @@ impl Value {
     }
 
     /// Takes the extension value as `T` (moved out when this is the only reference, else
-    /// cloned). An anonymous value is not reinterpreted: use [`Value::reinterpret`].
+    /// cloned). An anonymous value is not reinterpreted: use [`Value::reinterpret`] (defined with
+    /// the anonymous values, in the registry layer).
     pub fn downcast<T: ExtensionType>(self) -> Result<T> {
         match self {
             Value::Extension(e) if e.as_any().is::<T>() => {
@@ -188,19 +188,7 @@ impl Value {
         }
     }
 
-    /// Like [`downcast`](Self::downcast), but also turns an anonymous value of `T`'s registered
-    /// name into `T` (validating it).
-    pub fn reinterpret<T: ExtensionType>(self) -> Result<T> {
-        match &self {
-            Value::Extension(e) if e.as_any().is::<AnonymousExtension>() => {
-                let anonymous = self.downcast::<AnonymousExtension>()?;
-                anonymous.reinterpret::<T>()
-            }
-            _ => self.downcast::<T>(),
-        }
-    }
-
-    fn mismatch(&self, op: &'static str, expected: &str) -> crate::Error {
+    fn mismatch(&self, op: &'static str, expected: &str) -> Error {
         let found = match self {
             Value::Tensor(t) => format!("a tensor ({})", TensorSpec::from_tensor(t)),
             Value::Extension(e) => format!("{} ({})", e.name(), e.type_name()),
@@ -217,67 +205,5 @@ impl Value {
 impl From<Tensor> for Value {
     fn from(t: Tensor) -> Self {
         Value::Tensor(t)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use ndarray::array;
-
-    use super::*;
-    use crate::anonymous::AnonymousExtension;
-    use crate::serial::SpecValue;
-
-    fn anonymous(n: usize) -> AnonymousExtension {
-        let components = vec![Tensor::from(ndarray::Array1::<f32>::zeros(n))];
-        AnonymousExtension::new(SpecValue::spec("a.B", SpecValue::None), components).unwrap()
-    }
-
-    #[test]
-    fn tensor_values() {
-        let v = Value::from(Tensor::from(array![1i8]));
-        assert_eq!(v.as_tensor().unwrap().dtype(), crate::DType::I8);
-        assert!(v.downcast_ref::<AnonymousExtension>().is_err());
-        assert_eq!(v.clone().into_tensor().unwrap(), Tensor::from(array![1i8]));
-        let ValueSpec::Tensor(spec) = v.spec() else {
-            panic!()
-        };
-        assert_eq!(spec.to_string(), "i8[1]");
-    }
-
-    #[test]
-    fn extension_values() {
-        let v = Value::from_extension(anonymous(2));
-        assert_eq!(v.type_name(), "a.B");
-        let err = v.as_tensor().unwrap_err().to_string();
-        assert_eq!(
-            err,
-            format!(
-                "as_tensor: expected Tensor, found a.B ({})",
-                std::any::type_name::<AnonymousExtension>()
-            )
-        );
-        let shared = v.clone();
-        let taken = v.downcast::<AnonymousExtension>().unwrap();
-        assert_eq!(taken.components.len(), 1);
-        assert!(shared.downcast_ref::<AnonymousExtension>().is_ok());
-    }
-
-    #[test]
-    fn value_specs() {
-        let a = Value::from_extension(anonymous(2)).spec();
-        let b = Value::from_extension(anonymous(3)).spec();
-        let t = Value::from(Tensor::from(array![1.0f32, 2.0])).spec();
-        assert_ne!(a, b);
-        assert!(!a.is_compatible_with(&b));
-        let joined = a.most_specific_compatible(&b).unwrap();
-        assert!(joined.is_compatible_with(&a) && joined.is_compatible_with(&b));
-        assert!(!a.is_compatible_with(&t));
-        assert_eq!(a.most_specific_compatible(&t), None);
-        let ValueSpec::Extension(spec) = joined else {
-            panic!()
-        };
-        assert_eq!(spec.dyn_component_specs()[0].to_string(), "f32[!1]");
-        assert_eq!(spec.dyn_component_paths(), ["0"]);
     }
 }

@@ -1,7 +1,4 @@
-//! RaggedTensor (generic, with a nested ragged field), hand-written as the derive will generate
-//! it (`common/ragged.rs`).
-
-extern crate extype_core as extype;
+//! RaggedTensor (generic, with a nested ragged field), derived (`common/ragged.rs`).
 
 mod common;
 

@@ -1,8 +1,6 @@
 //! The registry: entries collected at link time (derived and `register!`ed types), lookups,
 //! unknown names, anonymous values and reinterpretation. Run in release too:
-//! `cargo test --release -p extype-core --test registry`.
-
-extern crate extype_core as extype;
+//! `cargo test --release -p extype --test registry`.
 
 mod common;
 

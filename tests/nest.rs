@@ -1,7 +1,5 @@
 //! `nest` over structures holding extension values, with `expand_composites` on and off.
 
-extern crate extype_core as extype;
-
 mod common;
 
 use std::collections::BTreeMap;

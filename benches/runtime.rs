@@ -1,9 +1,8 @@
-//! Runtime overheads of specs and decomposition: `cargo bench -p extype-core`.
+//! Runtime overheads of specs and decomposition: `cargo bench -p extype --bench runtime`.
 //!
 //! Each group times the extype operation next to a direct baseline doing the same data movement
-//! by hand, so the figures show the cost of the abstraction itself.
-
-extern crate extype_core as extype;
+//! by hand, so the figures show the cost of the abstraction itself. The types are the derived
+//! ones of the integration tests (`tests/common`).
 
 #[path = "../tests/common/mod.rs"]
 mod common;

@@ -1,13 +1,11 @@
-//! Batch: nested extension values in containers plus static fields, hand-written as the derive
-//! will generate it (`common/batch.rs`).
-
-extern crate extype_core as extype;
+//! Batch: nested extension values in containers plus static fields, derived
+//! (`common/batch.rs`).
 
 mod common;
 
 use std::collections::BTreeMap;
 
-use common::{Batch, BatchSpec, MaskedTensor};
+use common::{Batch, BatchSpec, MaskedTensor, MaskedTensorSpec};
 use extype::nest::{flatten, pack_sequence_as};
 use extype::{DType, ExtensionType, SpecValue, Tensor, TypeSpec};
 use ndarray::{ArrayD, array};
@@ -172,4 +170,53 @@ fn nest_expands_nested_values() {
     let leaves = flatten(vec![batch()], false);
     assert_eq!(leaves.len(), 1);
     assert_eq!(leaves[0].type_name(), "test.Batch");
+}
+
+/// The same checks as core's `spec_json_props.rs` runs on its hand-written MaskedTensor, here on
+/// the derived one (decoded through its table).
+#[test]
+fn wrong_kinds_in_a_derived_spec_name_the_field() {
+    let spec = MaskedTensorSpec {
+        values: extype::TensorSpec::new(extype::Shape::unknown(2), DType::F32),
+        mask: extype::TensorSpec::new(extype::Shape::unknown(2), DType::Bool),
+    };
+    let text = extype::serial::spec_to_json(&spec).unwrap();
+    assert_eq!(
+        extype::serial::spec_from_json::<MaskedTensorSpec>(&text).unwrap(),
+        spec
+    );
+    let with_fields = |edit: &dyn Fn(&mut BTreeMap<String, SpecValue>)| {
+        let mut value = spec.serialize();
+        if let SpecValue::Spec(named) = &mut value
+            && let SpecValue::Map(fields) = &mut named.value
+        {
+            edit(fields);
+        }
+        MaskedTensorSpec::deserialize(&value)
+    };
+    let err = with_fields(&|f| {
+        f.insert("mask".into(), SpecValue::Str("oops".into()));
+    })
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "spec mask: expected a tensor spec, found string \"oops\""
+    );
+    let err = with_fields(&|f| {
+        f.remove("mask");
+    })
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "spec mask: expected a field, found nothing (missing field)"
+    );
+    let err = with_fields(&|f| {
+        f.insert("extra".into(), SpecValue::None);
+    })
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("spec extra: expected one of the fields"),
+        "{err}"
+    );
 }

@@ -3,10 +3,10 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::{Tensor, TensorView};
 use crate::dtype::DType;
 use crate::error::{Error, Result, SpecError};
 use crate::shape::{Dim, Shape};
-use crate::tensor::{Tensor, TensorView};
 
 /// The static type of a tensor: a partial [`Shape`] and a [`DType`].
 ///

@@ -1,11 +1,21 @@
-//! [`SpecValue`]: the nested, serializable form of a spec.
+//! The serialized spec tree: [`SpecValue`] (with [`NamedSpec`]), its compact text form
+//! (`Display`) and its stable JSON form ([`json`]).
+//!
+//! This layer knows the tree only: no `TypeSpec`, no registry. Turning a tree into a typed spec
+//! (`TypeSpec::deserialize`) or into a spec of a type found by name is done above it, by the
+//! spec types themselves and by [`crate::serial`] through the registry.
+
+mod display;
+pub mod json;
+
+pub use display::write_struct;
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
 use crate::dtype::DType;
 use crate::shape::Shape;
-use crate::spec::TensorSpec;
+use crate::tensor::TensorSpec;
 
 /// The serialized form of a spec: a nested structure of a few kinds of values (TF's
 /// `TypeSpec.serialize` output). Every registered spec serializes to [`SpecValue::Spec`], which

@@ -1,0 +1,484 @@
+//! Containers of fields: `Option`, `Vec`, `Box`, `[F; N]`, `BTreeMap<String, F>` and tuples up
+//! to 6. Their spec is the same container of specs; components come in order (map entries by
+//! key), with paths `[i]`, `.key` and `.i`.
+
+use std::collections::BTreeMap;
+
+use super::{Components, Field, FieldPath, Sink, data_error};
+use crate::error::Result;
+use crate::spec_tree::SpecValue;
+use crate::tensor::{Tensor, TensorSpec, TensorView};
+
+/// `None` has no components; `Some` has its value's. Serialized as `none` or the inner spec, so
+/// `Option<Option<_>>` (whose `Some(None)` would read back as `None`) is not a supported field.
+impl<F: Field> Field for Option<F> {
+    type Spec = Option<F::Spec>;
+
+    #[inline]
+    fn field_spec(&self) -> Self::Spec {
+        self.as_ref().map(F::field_spec)
+    }
+    #[inline]
+    fn num_components(spec: &Self::Spec) -> usize {
+        spec.as_ref().map_or(0, F::num_components)
+    }
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
+        if let Some(s) = spec {
+            F::component_specs(s, path, out);
+        }
+    }
+    #[inline]
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
+        if let Some(v) = self {
+            v.push_views(path, out);
+        }
+    }
+    #[inline]
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+        if let Some(v) = self {
+            v.push_components(path, out);
+        }
+    }
+    fn from_components(
+        spec: &Self::Spec,
+        path: &FieldPath<'_>,
+        components: &mut Components,
+    ) -> Result<Self> {
+        spec.as_ref()
+            .map(|s| F::from_components(s, path, components))
+            .transpose()
+    }
+    fn spec_to_value(spec: &Self::Spec) -> SpecValue {
+        spec.as_ref().map_or(SpecValue::None, F::spec_to_value)
+    }
+    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+        match value {
+            SpecValue::None => Ok(None),
+            other => F::spec_from_value(other, path).map(Some),
+        }
+    }
+    fn spec_is_compatible(a: &Self::Spec, b: &Self::Spec) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(a), Some(b)) => F::spec_is_compatible(a, b),
+            _ => false,
+        }
+    }
+    fn spec_most_specific_compatible(a: &Self::Spec, b: &Self::Spec) -> Option<Self::Spec> {
+        match (a, b) {
+            (None, None) => Some(None),
+            (Some(a), Some(b)) => F::spec_most_specific_compatible(a, b).map(Some),
+            _ => None,
+        }
+    }
+}
+
+/// The length is static spec data; elements are `[i]` in paths.
+impl<F: Field> Field for Vec<F> {
+    type Spec = Vec<F::Spec>;
+
+    fn field_spec(&self) -> Self::Spec {
+        self.iter().map(F::field_spec).collect()
+    }
+    fn num_components(spec: &Self::Spec) -> usize {
+        spec.iter().map(F::num_components).sum()
+    }
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
+        for (i, s) in spec.iter().enumerate() {
+            F::component_specs(s, &path.index(i), out);
+        }
+    }
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
+        for (i, v) in self.iter().enumerate() {
+            v.push_views(&path.index(i), out);
+        }
+    }
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+        for (i, v) in self.into_iter().enumerate() {
+            v.push_components(&path.index(i), out);
+        }
+    }
+    fn from_components(
+        spec: &Self::Spec,
+        path: &FieldPath<'_>,
+        components: &mut Components,
+    ) -> Result<Self> {
+        spec.iter()
+            .enumerate()
+            .map(|(i, s)| F::from_components(s, &path.index(i), components))
+            .collect()
+    }
+    fn spec_to_value(spec: &Self::Spec) -> SpecValue {
+        SpecValue::List(spec.iter().map(F::spec_to_value).collect())
+    }
+    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+        match value {
+            SpecValue::List(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| F::spec_from_value(v, &path.index(i)))
+                .collect(),
+            other => Err(data_error(path, "a list", other)),
+        }
+    }
+    fn spec_is_compatible(a: &Self::Spec, b: &Self::Spec) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(a, b)| F::spec_is_compatible(a, b))
+    }
+    fn spec_most_specific_compatible(a: &Self::Spec, b: &Self::Spec) -> Option<Self::Spec> {
+        if a.len() != b.len() {
+            return None;
+        }
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| F::spec_most_specific_compatible(a, b))
+            .collect()
+    }
+}
+
+/// The spec is the boxed inner spec (so recursive types have finite specs).
+impl<F: Field> Field for Box<F> {
+    type Spec = Box<F::Spec>;
+
+    #[inline]
+    fn field_spec(&self) -> Self::Spec {
+        Box::new(F::field_spec(self))
+    }
+    #[inline]
+    fn num_components(spec: &Self::Spec) -> usize {
+        F::num_components(spec)
+    }
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
+        F::component_specs(spec, path, out);
+    }
+    #[inline]
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
+        F::push_views(self, path, out);
+    }
+    #[inline]
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+        F::push_components(*self, path, out);
+    }
+    fn from_components(
+        spec: &Self::Spec,
+        path: &FieldPath<'_>,
+        components: &mut Components,
+    ) -> Result<Self> {
+        F::from_components(spec, path, components).map(Box::new)
+    }
+    fn spec_to_value(spec: &Self::Spec) -> SpecValue {
+        F::spec_to_value(spec)
+    }
+    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+        F::spec_from_value(value, path).map(Box::new)
+    }
+    fn spec_is_compatible(a: &Self::Spec, b: &Self::Spec) -> bool {
+        F::spec_is_compatible(a, b)
+    }
+    fn spec_most_specific_compatible(a: &Self::Spec, b: &Self::Spec) -> Option<Self::Spec> {
+        F::spec_most_specific_compatible(a, b).map(Box::new)
+    }
+}
+
+fn into_array<T, const N: usize>(items: Vec<T>) -> [T; N] {
+    match items.try_into() {
+        Ok(array) => array,
+        // Every caller builds exactly N items from an `[_; N]`.
+        Err(_) => unreachable!("built from an array of length N"),
+    }
+}
+
+/// Fixed length `N`; serialized as a tuple; elements are `[i]` in paths.
+impl<F: Field, const N: usize> Field for [F; N] {
+    type Spec = [F::Spec; N];
+
+    fn field_spec(&self) -> Self::Spec {
+        std::array::from_fn(|i| self[i].field_spec())
+    }
+    fn num_components(spec: &Self::Spec) -> usize {
+        spec.iter().map(F::num_components).sum()
+    }
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
+        for (i, s) in spec.iter().enumerate() {
+            F::component_specs(s, &path.index(i), out);
+        }
+    }
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
+        for (i, v) in self.iter().enumerate() {
+            v.push_views(&path.index(i), out);
+        }
+    }
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+        for (i, v) in self.into_iter().enumerate() {
+            v.push_components(&path.index(i), out);
+        }
+    }
+    fn from_components(
+        spec: &Self::Spec,
+        path: &FieldPath<'_>,
+        components: &mut Components,
+    ) -> Result<Self> {
+        let items = spec
+            .iter()
+            .enumerate()
+            .map(|(i, s)| F::from_components(s, &path.index(i), components))
+            .collect::<Result<Vec<F>>>()?;
+        Ok(into_array(items))
+    }
+    fn spec_to_value(spec: &Self::Spec) -> SpecValue {
+        SpecValue::Tuple(spec.iter().map(F::spec_to_value).collect())
+    }
+    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+        match value {
+            SpecValue::Tuple(items) if items.len() == N => {
+                let specs = items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| F::spec_from_value(v, &path.index(i)))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(into_array(specs))
+            }
+            other => Err(data_error(path, format!("a tuple of {N}"), other)),
+        }
+    }
+    fn spec_is_compatible(a: &Self::Spec, b: &Self::Spec) -> bool {
+        a.iter().zip(b).all(|(a, b)| F::spec_is_compatible(a, b))
+    }
+    fn spec_most_specific_compatible(a: &Self::Spec, b: &Self::Spec) -> Option<Self::Spec> {
+        let specs = a
+            .iter()
+            .zip(b)
+            .map(|(a, b)| F::spec_most_specific_compatible(a, b))
+            .collect::<Option<Vec<_>>>()?;
+        Some(into_array(specs))
+    }
+}
+
+/// Entries in key order; entries are `.key` in paths; the key set is static spec data.
+impl<F: Field> Field for BTreeMap<String, F> {
+    type Spec = BTreeMap<String, F::Spec>;
+
+    fn field_spec(&self) -> Self::Spec {
+        self.iter()
+            .map(|(k, v)| (k.clone(), v.field_spec()))
+            .collect()
+    }
+    fn num_components(spec: &Self::Spec) -> usize {
+        spec.values().map(F::num_components).sum()
+    }
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
+        for (k, s) in spec {
+            F::component_specs(s, &path.key(k), out);
+        }
+    }
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
+        for (k, v) in self {
+            v.push_views(&path.key(k), out);
+        }
+    }
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+        for (k, v) in self {
+            v.push_components(&path.key(&k), out);
+        }
+    }
+    fn from_components(
+        spec: &Self::Spec,
+        path: &FieldPath<'_>,
+        components: &mut Components,
+    ) -> Result<Self> {
+        spec.iter()
+            .map(|(k, s)| Ok((k.clone(), F::from_components(s, &path.key(k), components)?)))
+            .collect()
+    }
+    fn spec_to_value(spec: &Self::Spec) -> SpecValue {
+        SpecValue::Map(
+            spec.iter()
+                .map(|(k, s)| (k.clone(), F::spec_to_value(s)))
+                .collect(),
+        )
+    }
+    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+        match value {
+            SpecValue::Map(entries) => entries
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), F::spec_from_value(v, &path.key(k))?)))
+                .collect(),
+            other => Err(data_error(path, "a map", other)),
+        }
+    }
+    fn spec_is_compatible(a: &Self::Spec, b: &Self::Spec) -> bool {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|((ka, a), (kb, b))| ka == kb && F::spec_is_compatible(a, b))
+    }
+    fn spec_most_specific_compatible(a: &Self::Spec, b: &Self::Spec) -> Option<Self::Spec> {
+        if a.len() != b.len() {
+            return None;
+        }
+        a.iter()
+            .zip(b)
+            .map(|((ka, a), (kb, b))| {
+                (ka == kb)
+                    .then(|| F::spec_most_specific_compatible(a, b))
+                    .flatten()
+                    .map(|s| (ka.clone(), s))
+            })
+            .collect()
+    }
+}
+
+macro_rules! tuple_field {
+    ($len:literal; $($name:ident $idx:tt),+) => {
+        /// Serialized as a tuple; elements are `.i` in paths.
+        impl<$($name: Field),+> Field for ($($name,)+) {
+            type Spec = ($($name::Spec,)+);
+
+            #[inline]
+            fn field_spec(&self) -> Self::Spec {
+                ($(self.$idx.field_spec(),)+)
+            }
+            #[inline]
+            fn num_components(spec: &Self::Spec) -> usize {
+                0 $(+ $name::num_components(&spec.$idx))+
+            }
+            fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
+                $($name::component_specs(&spec.$idx, &path.tuple($idx), out);)+
+            }
+            #[inline]
+            fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
+                $(self.$idx.push_views(&path.tuple($idx), out);)+
+            }
+            #[inline]
+            fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+                $(self.$idx.push_components(&path.tuple($idx), out);)+
+            }
+            fn from_components(spec: &Self::Spec, path: &FieldPath<'_>, components: &mut Components) -> Result<Self> {
+                Ok(($($name::from_components(&spec.$idx, &path.tuple($idx), components)?,)+))
+            }
+            fn spec_to_value(spec: &Self::Spec) -> SpecValue {
+                SpecValue::Tuple(vec![$($name::spec_to_value(&spec.$idx)),+])
+            }
+            fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+                match value {
+                    SpecValue::Tuple(items) if items.len() == $len => {
+                        Ok(($($name::spec_from_value(&items[$idx], &path.tuple($idx))?,)+))
+                    }
+                    other => Err(data_error(path, concat!("a tuple of ", $len), other)),
+                }
+            }
+            fn spec_is_compatible(a: &Self::Spec, b: &Self::Spec) -> bool {
+                true $(&& $name::spec_is_compatible(&a.$idx, &b.$idx))+
+            }
+            fn spec_most_specific_compatible(a: &Self::Spec, b: &Self::Spec) -> Option<Self::Spec> {
+                Some(($($name::spec_most_specific_compatible(&a.$idx, &b.$idx)?,)+))
+            }
+        }
+    };
+}
+
+tuple_field!(1; A 0);
+tuple_field!(2; A 0, B 1);
+tuple_field!(3; A 0, B 1, C 2);
+tuple_field!(4; A 0, B 1, C 2, D 3);
+tuple_field!(5; A 0, B 1, C 2, D 3, E 4);
+tuple_field!(6; A 0, B 1, C 2, D 3, E 4, G 5);
+
+#[cfg(test)]
+mod tests {
+    use std::fmt;
+
+    use ndarray::{Array1, array};
+
+    use super::*;
+    use crate::dtype::DType;
+    use crate::shape::Shape;
+
+    fn round_trip<F: Field + fmt::Debug + PartialEq + Clone>(value: F) {
+        let spec = value.field_spec();
+        let mut views = Vec::new();
+        value.push_views(&FieldPath::Root, &mut views);
+        let mut specs = Vec::new();
+        F::component_specs(&spec, &FieldPath::Root, &mut specs);
+        assert_eq!(views.len(), F::num_components(&spec));
+        assert_eq!(specs.len(), views.len());
+        for (s, v) in specs.iter().zip(&views) {
+            assert!(s.admits_view(v));
+        }
+        let mut tensors = Vec::new();
+        value
+            .clone()
+            .push_components(&FieldPath::Root, &mut tensors);
+        let mut components = Components::new(tensors);
+        let back = F::from_components(&spec, &FieldPath::Root, &mut components).unwrap();
+        assert_eq!(components.remaining(), 0);
+        assert_eq!(back, value);
+        let serialized = F::spec_to_value(&spec);
+        assert_eq!(
+            F::spec_from_value(&serialized, &FieldPath::Root).unwrap(),
+            spec
+        );
+        assert!(F::spec_is_compatible(&spec, &spec));
+        assert_eq!(
+            F::spec_most_specific_compatible(&spec, &spec),
+            Some(spec.clone())
+        );
+    }
+
+    #[test]
+    fn containers_round_trip() {
+        round_trip(array![1.0f32, 2.0]);
+        round_trip(Some(array![[true]]));
+        round_trip(None::<Array1<u8>>);
+        round_trip(vec![array![1i32], array![2, 3]]);
+        round_trip(Box::new(array![0.5f64]));
+        round_trip([array![1u16], array![2u16]]);
+        round_trip((array![1i8], 3u32, String::from("x"), 1.5f32));
+        round_trip(
+            [
+                ("a".to_string(), array![1u64]),
+                ("b".to_string(), array![2u64]),
+            ]
+            .into_iter()
+            .collect::<BTreeMap<_, _>>(),
+        );
+        round_trip((DType::F32, Shape::known(&[2, 3]), true, -4i64, 2.5f64));
+        round_trip(((), std::marker::PhantomData::<fn() -> u8>, 7usize));
+        let err = <()>::spec_from_value(&SpecValue::Bool(true), &FieldPath::Root.field("unit"));
+        assert_eq!(
+            err.unwrap_err().to_string(),
+            "spec unit: expected none, found bool true"
+        );
+    }
+
+    #[test]
+    fn rebuild_errors_name_the_path() {
+        let spec: Vec<TensorSpec> = vec![
+            TensorSpec::new("[2]".parse().unwrap(), DType::F32),
+            TensorSpec::new("[?, 3]".parse().unwrap(), DType::F32),
+        ];
+        type V = Vec<ndarray::ArrayD<f32>>;
+        let root = FieldPath::Root;
+        let path = root.field("children");
+        let bad_dtype = vec![
+            Tensor::from(array![1.0f32, 2.0]),
+            Tensor::from(array![[1i32, 2, 3]]),
+        ];
+        let err = V::from_components(&spec, &path, &mut Components::new(bad_dtype)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "component children[1]: expected dtype f32, found i32"
+        );
+        let bad_shape = vec![
+            Tensor::from(array![1.0f32, 2.0]),
+            Tensor::from(array![[1.0f32, 2.0]]),
+        ];
+        let err = V::from_components(&spec, &path, &mut Components::new(bad_shape)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "component children[1]: shape [1, 2] is not compatible with spec shape [?, 3]"
+        );
+        let short = vec![Tensor::from(array![1.0f32, 2.0])];
+        let err = V::from_components(&spec, &path, &mut Components::new(short)).unwrap_err();
+        assert!(err.to_string().contains("children[1]"), "{err}");
+    }
+}

@@ -1,0 +1,227 @@
+//! Tensor fields: `Array<T, D>` (static rank `D`), `ArcArray<T, D>` and [`Tensor`]. Their spec is a
+//! [`TensorSpec`]; each is one component.
+
+use ndarray::{ArcArray, Array, Dimension};
+
+use super::{Components, Field, FieldPath, Sink, check_tensor, data_error};
+use crate::dtype::DType;
+use crate::error::{Error, Result, SpecError};
+use crate::shape::Shape;
+use crate::spec_tree::SpecValue;
+use crate::tensor::{Element, Tensor, TensorSpec, TensorView};
+
+fn tensor_spec_from_value(
+    value: &SpecValue,
+    path: &FieldPath<'_>,
+    dtype: Option<DType>,
+    rank: Option<usize>,
+) -> Result<TensorSpec> {
+    let SpecValue::TensorSpec(spec) = value else {
+        return Err(data_error(path, "a tensor spec", value));
+    };
+    if let Some(dtype) = dtype.filter(|&d| d != spec.dtype) {
+        return Err(data_error(
+            path,
+            format!("a tensor spec of dtype {dtype}"),
+            &SpecValue::Str(format!("tensor spec {spec}")),
+        ));
+    }
+    if let Some(rank) = rank.filter(|&r| spec.shape.rank().is_some_and(|s| s != r)) {
+        return Err(data_error(
+            path,
+            format!("a tensor spec of rank {rank}"),
+            &SpecValue::Str(format!("tensor spec {spec}")),
+        ));
+    }
+    Ok(spec.clone())
+}
+
+#[inline]
+fn rank_checked(
+    spec: &TensorSpec,
+    tensor: &Tensor,
+    rank: Option<usize>,
+    path: &FieldPath<'_>,
+) -> Result<()> {
+    check_tensor(spec, tensor, path)?;
+    match rank {
+        Some(rank) if rank != tensor.ndim() => Err(rank_mismatch(rank, tensor, path)),
+        _ => Ok(()),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn rank_mismatch(rank: usize, tensor: &Tensor, path: &FieldPath<'_>) -> Error {
+    SpecError::ComponentShape {
+        path: path.to_string(),
+        expected: Box::new(Shape::unknown(rank)),
+        found: tensor.shape().to_vec(),
+    }
+    .into()
+}
+
+macro_rules! tensor_field_common {
+    ($dtype:expr, $rank:expr) => {
+        type Spec = TensorSpec;
+
+        #[inline]
+        fn num_components(_spec: &TensorSpec) -> usize {
+            1
+        }
+
+        #[inline]
+        fn component_specs(
+            spec: &TensorSpec,
+            path: &FieldPath<'_>,
+            out: &mut dyn Sink<TensorSpec>,
+        ) {
+            out.push(path, spec.clone());
+        }
+
+        fn spec_to_value(spec: &TensorSpec) -> SpecValue {
+            SpecValue::TensorSpec(spec.clone())
+        }
+
+        fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<TensorSpec> {
+            tensor_spec_from_value(value, path, $dtype, $rank)
+        }
+
+        #[inline]
+        fn spec_is_compatible(a: &TensorSpec, b: &TensorSpec) -> bool {
+            a.is_compatible_with(b)
+        }
+
+        #[inline]
+        fn spec_most_specific_compatible(a: &TensorSpec, b: &TensorSpec) -> Option<TensorSpec> {
+            a.most_specific_compatible(b)
+        }
+    };
+}
+
+/// An owned array: its static rank `D` is part of what a spec must agree with.
+impl<T: Element, D: Dimension + Send + Sync + 'static> Field for Array<T, D> {
+    tensor_field_common!(Some(T::DTYPE), D::NDIM);
+
+    #[inline]
+    fn field_spec(&self) -> TensorSpec {
+        TensorSpec::from_shape_dtype(self.shape(), T::DTYPE)
+    }
+
+    #[inline]
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
+        out.push(path, TensorView::from_array(self.view()));
+    }
+
+    #[inline]
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+        out.push(path, Tensor::from_array(self));
+    }
+
+    #[inline]
+    fn from_components(
+        spec: &TensorSpec,
+        path: &FieldPath<'_>,
+        components: &mut Components,
+    ) -> Result<Self> {
+        let tensor = components.next_for(path)?;
+        rank_checked(spec, &tensor, D::NDIM, path)?;
+        // Moves when the tensor is uniquely owned (the usual case after `into_components`).
+        tensor.into_array::<T, D>()
+    }
+}
+
+/// A shared array: O(1) clone, never copied.
+impl<T: Element, D: Dimension + Send + Sync + 'static> Field for ArcArray<T, D> {
+    tensor_field_common!(Some(T::DTYPE), D::NDIM);
+
+    #[inline]
+    fn field_spec(&self) -> TensorSpec {
+        TensorSpec::from_shape_dtype(self.shape(), T::DTYPE)
+    }
+
+    #[inline]
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
+        out.push(path, TensorView::from_array(self.view()));
+    }
+
+    #[inline]
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+        out.push(path, Tensor::from_arc_array(self));
+    }
+
+    #[inline]
+    fn from_components(
+        spec: &TensorSpec,
+        path: &FieldPath<'_>,
+        components: &mut Components,
+    ) -> Result<Self> {
+        let tensor = components.next_for(path)?;
+        rank_checked(spec, &tensor, D::NDIM, path)?;
+        tensor.into_arc_array::<T, D>()
+    }
+}
+
+/// A dtype-erased tensor: any dtype and rank, fixed by the spec.
+impl Field for Tensor {
+    tensor_field_common!(None, None);
+
+    #[inline]
+    fn field_spec(&self) -> TensorSpec {
+        TensorSpec::from_tensor(self)
+    }
+
+    #[inline]
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
+        out.push(path, self.view());
+    }
+
+    #[inline]
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+        out.push(path, self);
+    }
+
+    #[inline]
+    fn from_components(
+        spec: &TensorSpec,
+        path: &FieldPath<'_>,
+        components: &mut Components,
+    ) -> Result<Self> {
+        components.next_checked(spec, path)
+    }
+
+    #[inline]
+    unsafe fn from_components_into(
+        spec: &TensorSpec,
+        path: &FieldPath<'_>,
+        components: &mut Components,
+        out: *mut Self,
+    ) -> Result<()> {
+        // SAFETY: forwarded from the caller.
+        unsafe { components.next_checked_into(spec, path, out) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ndarray::{Array2, Ix2};
+
+    use super::*;
+
+    #[test]
+    fn static_rank_is_checked() {
+        let spec = TensorSpec::new(Shape::unknown_rank(), DType::F32);
+        let rank3 = vec![Tensor::from(ndarray::Array3::<f32>::zeros((1, 1, 1)))];
+        let root = FieldPath::Root;
+        let err =
+            Array2::<f32>::from_components(&spec, &root.field("x"), &mut Components::new(rank3))
+                .unwrap_err();
+        assert!(err.to_string().contains("component x"), "{err}");
+        let rank1 = SpecValue::TensorSpec(TensorSpec::new("[3]".parse().unwrap(), DType::F32));
+        assert!(ndarray::ArcArray::<f32, Ix2>::spec_from_value(&rank1, &root).is_err());
+        let wrong_dtype =
+            SpecValue::TensorSpec(TensorSpec::new("[3, 3]".parse().unwrap(), DType::F64));
+        let err = Array2::<f32>::spec_from_value(&wrong_dtype, &root.field("v")).unwrap_err();
+        assert!(err.to_string().contains("dtype f32"), "{err}");
+    }
+}

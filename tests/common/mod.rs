@@ -1,0 +1,14 @@
+//! Extension types shared by the integration tests that came from core (`batch`, `nest`,
+//! `ragged_tensor`, `registry`) and by `benches/runtime.rs`: each derived, one per file, so a
+//! registry entry names its file (`masked.rs`).
+#![allow(dead_code, unused_imports)]
+
+pub mod batch;
+pub mod masked;
+pub mod ragged;
+pub mod shared_pair;
+
+pub use batch::{Batch, BatchSpec};
+pub use masked::{MaskedTensor, MaskedTensorSpec};
+pub use ragged::{RaggedTensor, RaggedTensorSpec, RowCount};
+pub use shared_pair::{SharedPair, SharedPairSpec};
