@@ -83,7 +83,7 @@ pub mod nest;
 pub mod ops;
 pub mod registry;
 pub mod serial;
-pub mod shape;
+pub use extype_shape as shape;
 pub mod spec;
 pub mod tensor;
 pub mod value;

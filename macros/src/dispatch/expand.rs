@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
 use super::handler::{Handler, Param, Target};
-use extype_core::ops::catalog::OpKind;
+use extype_shape::signature::OpKind;
 
 pub fn handler(h: &Handler) -> TokenStream {
     let ident = h.ident;

@@ -1,7 +1,6 @@
 //! The model of a handler function, read from its signature and checked.
 
-use extype_core::dispatch::MAX_KEY;
-use extype_core::ops::catalog::{Arity, OpKind};
+use extype_shape::signature::{Arity, MAX_DISPATCH_ARGS as MAX_KEY, OpKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::spanned::Spanned;
@@ -98,13 +97,13 @@ impl<'a> Handler<'a> {
         let (target, group, arity_desc): (Target, Option<OpKind>, Option<(Arity, String)>) =
             match &args.target {
                 TargetSpec::Catalog { op, ident } => {
-                    let konst = Ident::new(&op.name().to_uppercase(), ident.span());
+                    let konst = Ident::new(&op.name.to_uppercase(), ident.span());
                     (
                         Target::Op(quote!(&__x::catalog::#konst)),
                         None,
                         Some((
-                            op.arity(),
-                            format!("`{ident}` is a {} op", kind_words(op.kind())),
+                            op.arity,
+                            format!("`{ident}` is a {} op", kind_words(op.kind)),
                         )),
                     )
                 }

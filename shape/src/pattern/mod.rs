@@ -14,11 +14,11 @@
 //! Names are ASCII identifiers (`[A-Za-z_][A-Za-z0-9_]*`, `_` alone being "any size"). The empty
 //! pattern matches only scalars. [`ShapePattern::enforce`] checks a concrete shape and returns the
 //! bound sizes (the Array API `enforce_shape` proposal); [`ShapePattern::refine`] applies a pattern
-//! to a partial [`Shape`](crate::shape::Shape) and returns the refined shape plus the checks still
+//! to a partial [`Shape`](crate::Shape) and returns the refined shape plus the checks still
 //! needed at run time.
 //!
 //! ```
-//! use extype_core::shape::{EnforcedDim, ShapePattern};
+//! use extype_shape::{EnforcedDim, ShapePattern};
 //! let pattern: ShapePattern = "1 _ ... 3".parse().unwrap();
 //! let got = pattern.enforce(&[1, 5, 2, 4, 3]).unwrap();
 //! assert_eq!(got.dims[1], EnforcedDim::Size(5));
@@ -87,7 +87,7 @@ impl ShapePattern {
     /// Parses a pattern. Errors give the byte position, what was expected and what was found.
     ///
     /// ```
-    /// use extype_core::shape::ShapePattern;
+    /// use extype_shape::ShapePattern;
     /// assert!(ShapePattern::parse("b n 3").is_ok());
     /// let err = ShapePattern::parse("b ... *rest").unwrap_err();
     /// assert!(err.to_string().contains("at position 6"), "{err}");
@@ -393,7 +393,7 @@ impl Bindings {
     }
 
     /// The size bound to `name`, or an [`ShapeError::Unbound`] error naming it (handy in a
-    /// [`DimensionCalculator`](crate::shape::DimensionCalculator)).
+    /// [`DimensionCalculator`](crate::DimensionCalculator)).
     pub fn require(&self, name: &str) -> Result<usize, ShapeError> {
         self.get(name)
             .ok_or_else(|| ShapeError::Unbound { name: name.into() })

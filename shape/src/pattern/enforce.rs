@@ -7,7 +7,7 @@ use smallvec::SmallVec;
 
 use super::{Bindings, DimBinding, Origin, PatternDim, SegmentBinding, ShapePattern};
 use crate::error::{ArgRef, ShapeError};
-use crate::shape::{Dim, Shape};
+use crate::{Dim, Shape};
 
 /// What one pattern item matched in a concrete shape.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -37,7 +37,7 @@ pub struct Enforced {
 /// `enforce_shape(x, pattern)`.
 ///
 /// ```
-/// use extype_core::shape::{EnforcedDim, enforce_shape};
+/// use extype_shape::{EnforcedDim, enforce_shape};
 /// // `x, [d1, d2, (axes, n_elements), d3] = xp.enforce_shape(x, [1, None, ..., 3])`
 /// let got = enforce_shape(&[1, 7, 2, 5, 3], "1 _ ... 3").unwrap();
 /// assert_eq!(got.dims[..2], [EnforcedDim::Size(1), EnforcedDim::Size(7)]);
@@ -65,7 +65,7 @@ impl ShapePattern {
     /// On error `bindings` is left as it was.
     ///
     /// ```
-    /// use extype_core::shape::{Bindings, ShapePattern};
+    /// use extype_shape::{Bindings, ShapePattern};
     /// // `x, [d1, d2, d3] = xp.enforce_shape(x, [d1_input, None, 4])`
     /// let mut bindings = Bindings::new();
     /// bindings.bind("d1_input", 5).unwrap();

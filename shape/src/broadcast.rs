@@ -17,7 +17,7 @@ pub type Sizes = SmallVec<[usize; 4]>;
 /// The error names the two conflicting arguments, the axis of each and their sizes.
 ///
 /// ```
-/// use extype_core::shape::broadcast_shapes;
+/// use extype_shape::broadcast_shapes;
 /// let out = broadcast_shapes(&[&[8, 1, 6, 1], &[7, 1, 5]]).unwrap();
 /// assert_eq!(out.as_slice(), &[8, 7, 6, 5]);
 /// assert_eq!(broadcast_shapes(&[&[0], &[1]]).unwrap().as_slice(), &[0]);

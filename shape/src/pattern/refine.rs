@@ -9,8 +9,8 @@ use smallvec::SmallVec;
 
 use super::{Bindings, DimBinding, Origin, PatternDim, ShapePattern};
 use crate::error::{ArgRef, ShapeError};
-use crate::shape::partial::DimVec;
-use crate::shape::{Dim, Shape};
+use crate::partial::DimVec;
+use crate::{Dim, Shape};
 
 /// An axis of a shape whose rank may be unknown statically: counted from the start, or from the
 /// end (`End(0)` is the last axis) for items after a variadic segment.
@@ -242,7 +242,7 @@ impl Refined {
 /// proposal on a shape that is not fully known yet.
 ///
 /// ```
-/// use extype_core::shape::{Shape, refine_shape};
+/// use extype_shape::{Shape, refine_shape};
 /// let refined = refine_shape(&Shape::unknown_rank(), "1 _ ... 3").unwrap();
 /// assert_eq!(refined.shape.to_string(), "*");
 /// let checks: Vec<String> = refined.checks.iter().map(|c| c.to_string()).collect();
@@ -265,7 +265,7 @@ impl ShapePattern {
     /// Applies this pattern to a partial shape, with no names bound beforehand.
     ///
     /// ```
-    /// use extype_core::shape::{Shape, ShapePattern};
+    /// use extype_shape::{Shape, ShapePattern};
     /// let pattern: ShapePattern = "n n 3".parse().unwrap();
     /// let refined = pattern.refine(&"[5, ?, ?]".parse().unwrap()).unwrap();
     /// assert_eq!(refined.shape.to_string(), "[5, 5, 3]");

@@ -1,7 +1,7 @@
 //! Property tests of the `shape` module: the lattice laws of partial shapes, static broadcasting
 //! against concrete broadcasting, the text form, and parsers that never panic.
 
-use extype_core::shape::{
+use extype_shape::{
     Bindings, Dim, Policy, Shape, ShapePattern, Sizes, Unifier, broadcast_shapes, broadcast_static,
 };
 use proptest::prelude::*;

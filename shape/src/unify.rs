@@ -7,8 +7,8 @@
 //! pattern (inputs without a batch axis simply do not use it).
 //!
 //! ```
-//! use extype_core::shape::{Bindings, Sizes, Unifier};
-//! use extype_core::ShapeError;
+//! use extype_shape::{Bindings, Sizes, Unifier};
+//! use extype_shape::ShapeError;
 //! // 1-d convolution: x is [batch, c_in, n], w is [c_out, c_in, k]; y is [batch, c_out, n - k + 1].
 //! let conv1d = Unifier::new()
 //!     .input("x", "b c_in n")?
@@ -206,7 +206,7 @@ impl Unifier {
     /// (names unknown in every input are compared only then).
     ///
     /// ```
-    /// use extype_core::shape::{Shape, Unifier};
+    /// use extype_shape::{Shape, Unifier};
     /// let u = Unifier::new().input("x", "b n 3")?.input("y", "n k")?;
     /// let shapes: Vec<Shape> = vec!["[?, ?, ?]".parse()?, "[5, ?]".parse()?];
     /// let joint = u.refine(&shapes)?;
@@ -214,7 +214,7 @@ impl Unifier {
     /// assert_eq!(joint.known.get("n"), Some(5));
     /// let bad: Vec<Shape> = vec!["[?, 4, ?]".parse()?, "[5, ?]".parse()?];
     /// assert!(u.refine(&bad).is_err());
-    /// # Ok::<(), extype_core::ShapeError>(())
+    /// # Ok::<(), extype_shape::ShapeError>(())
     /// ```
     pub fn refine<S: Borrow<Shape>>(&self, shapes: &[S]) -> Result<JointRefined, ShapeError> {
         if shapes.len() != self.inputs.len() {

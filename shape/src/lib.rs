@@ -1,4 +1,15 @@
-//! Partial shapes and everything built on them.
+//! # extype-shape
+//!
+//! The leaf crate of extype: partial shapes and everything built on them, and the op signature
+//! table. It depends on nothing of extype (only `thiserror` and `smallvec`), so the macro crate
+//! builds on it without waiting for the runtime; `extype-core` re-exports it as `extype::shape`.
+//!
+//! - Shapes: [`Dim`], [`Shape`], broadcasting, shape patterns, joint unification (below).
+//! - [`error`]: [`ShapeError`] and [`ArgRef`] (wrapped by `extype::Error::Shape`).
+//! - [`signature`]: every catalog op's [`Signature`](signature::Signature) (name, kind, arity),
+//!   name lookup and suggestions, and the dispatch key width
+//!   ([`MAX_DISPATCH_ARGS`](signature::MAX_DISPATCH_ARGS)).
+//! - [`edit_distance`]: the edit distance behind "did you mean" hints.
 //!
 //! A [`Shape`] is either of unknown rank (`*`) or a list of [`Dim`]s, each `Known(n)` (0 is a real
 //! size and `[]` is a scalar), `NotOne` (known to differ from 1, otherwise unknown) or `Unknown`.
@@ -16,7 +27,7 @@
 //! [`Shape::most_specific_compatible`] is the join (it never fails).
 //!
 //! ```
-//! use extype_core::shape::Shape;
+//! use extype_shape::Shape;
 //! let a: Shape = "[8, 3]".parse().unwrap();
 //! let b: Shape = "[8, 5]".parse().unwrap();
 //! assert_eq!(a.most_specific_compatible(&b).to_string(), "[8, !1]");
@@ -55,6 +66,8 @@
 //! (stannum's match dims), a declared leading batch dim, and `_` any-dims; output shapes come from
 //! the bindings through a [`DimensionCalculator`] (a closure, or a pattern of bound names).
 
+#![warn(missing_docs)]
+
 mod broadcast;
 mod dim;
 mod partial;
@@ -62,6 +75,10 @@ mod pattern;
 mod static_broadcast;
 mod text;
 mod unify;
+
+pub mod edit_distance;
+pub mod error;
+pub mod signature;
 
 pub use broadcast::{Sizes, broadcast_shapes};
 pub use dim::Dim;
@@ -74,3 +91,4 @@ pub use static_broadcast::{
     ArgAxis, BroadcastCheck, BroadcastChecks, Policy, StaticBroadcast, broadcast_static,
 };
 pub use unify::{DimensionCalculator, JointRefined, Unifier};
+pub use error::{ArgRef, ShapeError};

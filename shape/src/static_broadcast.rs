@@ -241,7 +241,7 @@ impl BroadcastChecks {
     /// Errors name the argument, the axis, the sizes allowed there and the size found.
     ///
     /// ```
-    /// use extype_core::shape::{Policy, Shape, broadcast_static};
+    /// use extype_shape::{Policy, Shape, broadcast_static};
     /// let a: Shape = "[3]".parse().unwrap();
     /// let b: Shape = "[?]".parse().unwrap();
     /// let out = broadcast_static(&[a, b], Policy::Numpy).unwrap();
@@ -373,7 +373,7 @@ pub struct StaticBroadcast {
 /// output shape, which `shape` admits.
 ///
 /// ```
-/// use extype_core::shape::{Policy, Shape, broadcast_static};
+/// use extype_shape::{Policy, Shape, broadcast_static};
 /// let shapes: Vec<Shape> = ["[!1, 4]", "[?, 1]"].iter().map(|s| s.parse().unwrap()).collect();
 /// let out = broadcast_static(&shapes, Policy::Numpy).unwrap();
 /// assert_eq!(out.shape.to_string(), "[!1, 4]");

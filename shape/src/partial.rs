@@ -125,7 +125,7 @@ impl Shape {
     /// The meet: the shape carrying the knowledge of both. Fails where they conflict.
     ///
     /// ```
-    /// use extype_core::shape::Shape;
+    /// use extype_shape::Shape;
     /// let a: Shape = "[?, 3]".parse().unwrap();
     /// assert_eq!(a.merge_with(&"[8, ?]".parse().unwrap()).unwrap().to_string(), "[8, 3]");
     /// assert!(a.merge_with(&"[8, 4]".parse().unwrap()).is_err());
