@@ -13,6 +13,9 @@ pub use crate::derived;
 pub use crate::derived::{Derived, DerivedSpec, FieldDesc, StructDesc};
 
 pub use crate::contract::{ShapeContract, ShapedField};
+pub use crate::dispatch::param::{
+    GroupParam, HandlerParam, dispatch_indices, dispatched_count, dispatched_params,
+};
 pub use crate::dispatch::{
     BinaryOp, Call, DispatchEntry, Handled, IntoHandled, IntoInferred, ParamKind, ReductionOp,
     Target, UnaryOp,
@@ -192,25 +195,4 @@ impl<'a> StructFields<'a> {
             .into()
         })
     }
-}
-
-/// The extension argument at `index` as `T` (the dispatch key already matched its type).
-#[inline]
-pub fn arg_extension<'a, T: 'static>(args: &[Operand<'a>], index: usize) -> Option<&'a T> {
-    // No `ExtensionType` bound here: `ParamKind::extension::<T>()` checks it, once.
-    args.get(index)
-        .and_then(Operand::as_extension)
-        .and_then(|e| e.as_any().downcast_ref::<T>())
-}
-
-/// The dense argument at `index` as a tensor (borrowed, or copied from an array view).
-#[inline]
-pub fn arg_tensor<'a>(args: &[Operand<'a>], index: usize) -> Option<std::borrow::Cow<'a, Tensor>> {
-    args.get(index).and_then(Operand::to_tensor)
-}
-
-/// The argument at `index` as a [`Value`] (see [`Operand::to_value`] for the cost).
-#[inline]
-pub fn arg_value(args: &[Operand<'_>], index: usize) -> Option<Result<Value>> {
-    args.get(index).map(Operand::to_value)
 }

@@ -146,10 +146,12 @@
 
 pub mod entry;
 pub mod group;
+pub mod param;
 pub mod table;
 
 pub use entry::{
     Call, DispatchEntry, Handled, HandlerFn, InferFn, IntoHandled, IntoInferred, ParamKind, Target,
 };
 pub use group::{BinaryOp, ReductionOp, UnaryOp};
+pub use param::{GroupParam, HandlerParam};
 pub use table::{DispatchTable, MAX_KEY, table};
