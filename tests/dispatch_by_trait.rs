@@ -89,11 +89,23 @@ fn an_alias_of_tensor_is_a_dense_parameter() -> Result<()> {
     let y = ALIASED
         .call(&[x.as_operand()], &OpArgs::none().with_axis(10))?
         .into_tensor()?;
-    assert_eq!(y.as_array::<f64, ndarray::IxDyn>()?.iter().copied().collect::<Vec<_>>(), vec![11.0, 12.0]);
+    assert_eq!(
+        y.as_array::<f64, ndarray::IxDyn>()?
+            .iter()
+            .copied()
+            .collect::<Vec<_>>(),
+        vec![11.0, 12.0]
+    );
     // An array view is dense too.
     let a = array![3.0f64];
     let y = ALIASED.apply1(&a)?.into_tensor()?;
-    assert_eq!(y.as_array::<f64, ndarray::IxDyn>()?.iter().copied().collect::<Vec<_>>(), vec![3.0]);
+    assert_eq!(
+        y.as_array::<f64, ndarray::IxDyn>()?
+            .iter()
+            .copied()
+            .collect::<Vec<_>>(),
+        vec![3.0]
+    );
     // An extension value is not: `&T` is no wildcard.
     let v = user::Value {
         x: Tensor::from(array![1.0f32]),

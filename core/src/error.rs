@@ -5,8 +5,8 @@
 
 use crate::dtype::DType;
 
-pub use extype_shape::error::{ArgRef, ShapeError};
 use extype_shape::Shape;
+pub use extype_shape::error::{ArgRef, ShapeError};
 
 /// Result alias used throughout extype.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

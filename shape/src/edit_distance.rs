@@ -42,6 +42,9 @@ mod tests {
         // Counted in chars, not bytes.
         assert_eq!(d("größe", "grösse"), 2);
         // Symmetric.
-        assert_eq!(d("reduce_summ", "reduce_sum"), d("reduce_sum", "reduce_summ"));
+        assert_eq!(
+            d("reduce_summ", "reduce_sum"),
+            d("reduce_sum", "reduce_summ")
+        );
     }
 }

@@ -82,6 +82,7 @@ pub mod signature;
 
 pub use broadcast::{Sizes, broadcast_shapes};
 pub use dim::Dim;
+pub use error::{ArgRef, ShapeError};
 pub use partial::Shape;
 pub use pattern::{
     AxisRef, Bindings, Enforced, EnforcedDim, PatternCheck, PatternDim, Refined, ShapePattern,
@@ -91,4 +92,3 @@ pub use static_broadcast::{
     ArgAxis, BroadcastCheck, BroadcastChecks, Policy, StaticBroadcast, broadcast_static,
 };
 pub use unify::{DimensionCalculator, JointRefined, Unifier};
-pub use error::{ArgRef, ShapeError};

@@ -64,6 +64,9 @@
 //!   reference is rebuilt from clones of its components) or `&Operand` (any argument, no cost).
 //!   An extra `&OpArgs` parameter (anywhere) receives the call's non-tensor arguments (axes,
 //!   keepdims, dtype, …) and is not dispatched on.
+//!   Parameters are read by trait ([`HandlerParam`]), not by the name of their type: aliases
+//!   (`type T = Tensor;`) work, and a user extension type named `Value` is matched exactly.
+//!   Counts that do not fit the op are compile errors.
 //! - Group handlers take the op first: `op: &UnaryOp` / `&BinaryOp` / `&ReductionOp`, then 1, 2
 //!   or 1 arguments. `op.apply(…)` runs the dense op with its extra arguments bound;
 //!   [`ReductionOp::apply_masked`] runs the kernels' masked reductions.

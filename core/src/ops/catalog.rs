@@ -16,7 +16,6 @@ use crate::tensor::Tensor;
 
 pub use extype_shape::signature::{Arity, OpKind, Signature, to_snake};
 
-
 /// The dense default of a user-declared op: runs on dense tensors only (the arguments, in order).
 pub type DenseFn = fn(&[Tensor], &crate::ops::OpArgs) -> Result<Tensor>;
 
@@ -286,6 +285,10 @@ mod tests {
     #[test]
     fn catalog_matches_the_signature_table() {
         let ours: Vec<Signature> = ALL.iter().map(|op| *op.signature()).collect();
-        assert_eq!(ours, signature::ALL, "core's catalog and extype_shape::signature::ALL differ");
+        assert_eq!(
+            ours,
+            signature::ALL,
+            "core's catalog and extype_shape::signature::ALL differ"
+        );
     }
 }

@@ -12,7 +12,10 @@ use crate::ctxt::Ctxt;
 /// What the handler is registered for.
 pub enum TargetSpec {
     /// A catalog op.
-    Catalog { op: &'static Signature, ident: Ident },
+    Catalog {
+        op: &'static Signature,
+        ident: Ident,
+    },
     /// A group.
     Group { kind: OpKind },
     /// A user-declared op (`op = path`).

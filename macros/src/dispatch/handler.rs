@@ -35,6 +35,15 @@ pub struct Handler<'a> {
     pub span: Span,
 }
 
+/// How many dispatched arguments a group handler takes after its op.
+fn group_arity(kind: OpKind) -> usize {
+    if kind == OpKind::BinaryElementwise {
+        2
+    } else {
+        1
+    }
+}
+
 /// The type of a group handler's op argument, as the user writes it.
 pub fn group_op_type(kind: OpKind) -> &'static str {
     match kind {
@@ -49,7 +58,7 @@ impl<'a> Handler<'a> {
     /// Reads `f`'s signature against the attribute's target, recording every problem in `cx`.
     pub fn from_fn(cx: &Ctxt, args: &'a Args, f: &'a ItemFn) -> Option<Handler<'a>> {
         let sig = &f.sig;
-        let cx = &Sink {
+        let cx = &Counting {
             cx,
             count: std::cell::Cell::new(0),
         };
@@ -107,7 +116,7 @@ impl<'a> Handler<'a> {
                 Some(FnArg::Typed(pt)) => match &*pt.ty {
                     Type::Reference(r) if r.mutability.is_none() => group_ty = Some(&*r.elem),
                     _ => cx.error_spanned_by(
-                        arg_tokens(pt),
+                        pt,
                         format!(
                             "the first argument of a `{}` handler is the op: `op: &{want}`",
                             kind.group_name()
@@ -157,11 +166,7 @@ impl<'a> Handler<'a> {
                 ));
             }
             if let Some(kind) = group {
-                let want = if kind == OpKind::BinaryElementwise {
-                    2
-                } else {
-                    1
-                };
+                let want = group_arity(kind);
                 if count != want {
                     return Some(format!(
                         "a `{}` handler takes the op and {want} argument{}, found {count}",
@@ -191,7 +196,7 @@ impl<'a> Handler<'a> {
             // No count fits, whatever the types: a plain error now.
             let (_, mut message) = bad_counts.pop().expect("0..=n is not empty");
             if let Some(kind) = group
-                && n + 1 == if kind == OpKind::BinaryElementwise { 2 } else { 1 }
+                && n + 1 == group_arity(kind)
             {
                 message.push_str(&format!(
                     "; is the op missing? The first argument is the op: `op: &{}`",
@@ -231,31 +236,27 @@ fn kind_words(kind: OpKind) -> &'static str {
     }
 }
 
-fn cx_errors(cx: &Sink<'_>) -> usize {
+fn cx_errors(cx: &Counting<'_>) -> usize {
     cx.count.get()
 }
 
 /// Records errors in the macro's [`Ctxt`], counting them (so later checks can stay quiet when an
 /// earlier one already explains the problem).
-struct Sink<'c> {
+struct Counting<'c> {
     cx: &'c Ctxt,
     count: std::cell::Cell<usize>,
 }
 
-impl Sink<'_> {
+impl Counting<'_> {
     fn error_spanned_by<T: ToTokens, M: std::fmt::Display>(&self, tokens: T, message: M) {
         self.count.set(self.count.get() + 1);
         self.cx.error_spanned_by(tokens, message);
     }
 }
 
-fn arg_tokens(pt: &syn::PatType) -> TokenStream {
-    pt.to_token_stream()
-}
-
 /// The pointee of a parameter `&P`. What `P` is (extension type, tensor, wildcard, the extra
 /// arguments) is left to the `HandlerParam` trait in the generated code.
-fn param<'t>(cx: &Sink<'_>, ty: &'t Type) -> Option<&'t Type> {
+fn param<'t>(cx: &Counting<'_>, ty: &'t Type) -> Option<&'t Type> {
     let Type::Reference(r) = ty else {
         cx.error_spanned_by(
             ty,
@@ -289,7 +290,7 @@ fn param<'t>(cx: &Sink<'_>, ty: &'t Type) -> Option<&'t Type> {
 /// A handler returns something: what it returns is checked by the `IntoHandled` trait in the
 /// generated code (`Result<T>` or `Result<Option<T>>`), not by the type's name here, so aliases
 /// of `extype::Result` work.
-fn check_return(cx: &Sink<'_>, sig: &syn::Signature) {
+fn check_return(cx: &Counting<'_>, sig: &syn::Signature) {
     if let ReturnType::Default = &sig.output {
         cx.error_spanned_by(
             &sig.ident,
