@@ -16,6 +16,9 @@ pub mod derived {
 pub use crate::derived::{Derived, DerivedSpec, FieldDesc, StructDesc, StructFields, validated};
 
 pub use crate::contract::{ShapeContract, ShapedField};
+pub use crate::dispatch::param::{
+    GroupParam, HandlerParam, dispatch_indices, dispatched_count, dispatched_params,
+};
 pub use crate::dispatch::{
     BinaryOp, Call, DispatchEntry, Handled, IntoHandled, IntoInferred, ParamKind, ReductionOp,
     Target, UnaryOp,

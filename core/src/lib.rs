@@ -80,7 +80,7 @@
 #![warn(missing_docs)]
 
 // In layer order, bottom to top (see the list above); one per group, so rustfmt keeps the order.
-pub mod shape;
+pub use extype_shape as shape;
 
 pub mod dtype;
 

@@ -246,7 +246,14 @@ fn root_reexports(lib: &str, modules: &BTreeSet<String>) -> BTreeMap<String, Str
     let code = strip(lib);
     let mut map = BTreeMap::new();
     for stmt in code.split(';') {
-        let stmt = stmt.trim();
+        // A statement may follow an attribute or an item without `;` (`#![…]`, `mod x { … }`).
+        let Some(at) = stmt
+            .find("pub use ")
+            .or_else(|| stmt.find("pub(crate) use "))
+        else {
+            continue;
+        };
+        let stmt = &stmt[at..];
         let Some(path) = stmt
             .strip_prefix("pub use ")
             .or_else(|| stmt.strip_prefix("pub(crate) use "))
@@ -256,6 +263,10 @@ fn root_reexports(lib: &str, modules: &BTreeSet<String>) -> BTreeMap<String, Str
         let path = path.trim();
         let module: String = path.chars().take_while(|&c| is_ident(c)).collect();
         if !modules.contains(&module) {
+            // `pub use other_crate as name;`: another crate, below every module of this one.
+            if let Some((_, alias)) = path.split_once(" as ") {
+                map.insert(alias.trim().to_string(), String::new());
+            }
             continue;
         }
         let tail = &path[module.len()..];
@@ -379,6 +390,7 @@ fn core_modules_import_only_downward() {
                 .unwrap();
                 continue;
             };
+            // An empty target is another crate (the root re-exports it): below everything.
             let Some(&theirs) = rank.get(target.as_str()) else {
                 continue;
             };
@@ -420,12 +432,18 @@ fn the_checker_sees_what_it_must() {
     );
     let modules: BTreeSet<String> = ["error", "value"].iter().map(|s| s.to_string()).collect();
     let map = root_reexports(
-        "pub use error::{Error, Result as R};\npub use value::Value;\npub mod value;",
+        "pub use error::{Error, Result as R};\npub use value::Value;\npub mod value;\n\
+         #![warn(missing_docs)]\npub use extype_shape as shape;",
         &modules,
     );
     assert_eq!(map.get("Error").map(String::as_str), Some("error"));
     assert_eq!(map.get("R").map(String::as_str), Some("error"));
     assert_eq!(map.get("Value").map(String::as_str), Some("value"));
+    assert_eq!(
+        map.get("shape").map(String::as_str),
+        Some(""),
+        "another crate"
+    );
     let order = documented_order(
         "# A\n## Modules of core, bottom to top\n1. `dtype` — x\n2. `field/` — y\n## Other\n3. `no`",
     );

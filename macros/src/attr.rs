@@ -1,5 +1,6 @@
 //! The `#[extype(...)]` attributes on a container and on its fields.
 
+use extype_shape::edit_distance::edit_distance;
 use syn::{Attribute, LitStr, Meta};
 
 use crate::ctxt::Ctxt;
@@ -85,22 +86,6 @@ fn unknown_key(meta: &syn::meta::ParseNestedMeta, keys: &[&str], place: &str) ->
     meta.error(format!(
         "unknown `extype` attribute `{path}` on a {place}; expected {expected}{hint}"
     ))
-}
-
-/// Levenshtein distance, for "did you mean" hints on misspelled keys.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substituted = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substituted.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
 }
 
 /// The input after `key =`; a key without a value is an error showing the expected form.

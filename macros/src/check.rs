@@ -2,8 +2,7 @@
 
 use std::sync::Arc;
 
-use extype_core::ArgRef;
-use extype_core::shape::{PatternDim, ShapePattern};
+use extype_shape::{ArgRef, PatternDim, ShapePattern, Unifier};
 
 use crate::ast::Container;
 use crate::ctxt::Ctxt;
@@ -101,7 +100,7 @@ fn check_generic_registration(cx: &Ctxt, cont: &Container) {
 /// Each `shape` pattern parses, and together they form one consistent contract (the same
 /// parser and unifier run when the type is used, so what compiles cannot fail to parse later).
 fn check_shape_contracts(cx: &Ctxt, cont: &Container) {
-    let mut unifier = extype_core::shape::Unifier::new();
+    let mut unifier = Unifier::new();
     // Each name's first use: (is a segment, field path, pattern text).
     let mut first_uses: Vec<(Arc<str>, bool, &str, String)> = Vec::new();
     for field in &cont.fields {
@@ -193,14 +192,5 @@ mod tests {
         assert!(v("pkg.Fo-o").unwrap_err().contains("'-'"));
         assert!(v("pkg.Foo.").is_err());
         assert!(v("pkg::Foo").is_err());
-    }
-
-    #[test]
-    fn edit_distance_hints() {
-        use crate::attr::edit_distance as d;
-        assert_eq!(d("nmae", "name"), 2);
-        assert_eq!(d("shap", "shape"), 1);
-        assert_eq!(d("name", "name"), 0);
-        assert!(d("validate", "shape") > 2);
     }
 }

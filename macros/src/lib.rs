@@ -4,6 +4,11 @@
 //! `::extype::__private`; all behaviour lives in `extype-core`. Use them through the `extype`
 //! facade.
 //!
+//! The crate depends on syn, quote, proc-macro2 and the leaf crate `extype-shape` only (the
+//! shape-pattern parser and unifier for `shape` contracts, the op signature table for
+//! `#[dispatch]`, the edit distance for "did you mean"), never on `extype-core`: it builds in
+//! parallel with the runtime, without waiting for ndarray, rayon or the kernels.
+//!
 //! The derive is organised like serde_derive: `ast` and `attr` parse the input into a model,
 //! `check` validates it (collecting every error in a `ctxt::Ctxt`), and `expand` generates
 //! code, split by concern. On invalid input the macro emits the errors plus a minimal stub impl,
@@ -24,6 +29,13 @@
 //! cost 0.1–0.35 of the ratio to serde on their own (higher-ranked ones about 1 s per 50 types,
 //! in coherence checking and type checking), which would put the crate over its compile-time
 //! budget. So the generated impls carry bounds only for field types that name a type parameter.
+//!
+//! `#[dispatch]` never classifies a handler's parameters by their types' names: the generated
+//! code asks the trait (`HandlerParam`, `GroupParam` in core), so an unsupported parameter type
+//! is one error at that type, through the trait's `on_unimplemented`. Whether the number of
+//! dispatched arguments fits the op (`&OpArgs` does not count, and only the trait knows which
+//! parameter is one) is a `const` check spanned at the parameter list; the macro reports it
+//! directly when no count could fit.
 //!
 //! ## How derived types are compiled
 //!
@@ -127,7 +139,9 @@ pub fn derive_extension_type(input: TokenStream) -> TokenStream {
 /// -> extype::Result<MaskedTensor>`. The key is the op (a catalog name such as `Add` or
 /// `reduce_sum`, a group `unary_elementwise` / `binary_elementwise` / `reduction`, or
 /// `op = path::TO_OP` for an op declared with `declare_op!`) and the argument types of the
-/// signature (`&T` for an extension type, `&Tensor`, `&Value` or `&Operand`). `infer = path`
+/// signature (`&T` for an extension type, `&Tensor`, `&Value` or `&Operand`; `&OpArgs` for the
+/// extra arguments), classified by trait in the generated code, never by the type's name, so
+/// aliases work. `infer = path`
 /// adds the handler's spec inference. On a struct, `#[dispatch(operators)]` overloads `+ - * /`
 /// and unary `-` through dispatch. See `extype::dispatch` for the precedence rules.
 #[proc_macro_attribute]

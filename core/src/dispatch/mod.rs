@@ -64,6 +64,9 @@
 //!   reference is rebuilt from clones of its components) or `&Operand` (any argument, no cost).
 //!   An extra `&OpArgs` parameter (anywhere) receives the call's non-tensor arguments (axes,
 //!   keepdims, dtype, …) and is not dispatched on.
+//!   Parameters are read by trait ([`HandlerParam`]), not by the name of their type: aliases
+//!   (`type T = Tensor;`) work, and a user extension type named `Value` is matched exactly.
+//!   Counts that do not fit the op are compile errors.
 //! - Group handlers take the op first: `op: &UnaryOp` / `&BinaryOp` / `&ReductionOp`, then 1, 2
 //!   or 1 arguments. `op.apply(…)` runs the dense op with its extra arguments bound;
 //!   [`ReductionOp::apply_masked`] runs the kernels' masked reductions.
@@ -146,10 +149,12 @@
 
 pub mod entry;
 pub mod group;
+pub mod param;
 pub mod table;
 
 pub use entry::{
     Call, DispatchEntry, Handled, HandlerFn, InferFn, IntoHandled, IntoInferred, ParamKind, Target,
 };
 pub use group::{BinaryOp, ReductionOp, UnaryOp};
+pub use param::{GroupParam, HandlerParam};
 pub use table::{DispatchTable, MAX_KEY, table};

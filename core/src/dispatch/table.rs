@@ -17,8 +17,9 @@ use crate::tensor::{Tensor, TensorView};
 use crate::value::{Value, ValueSpec};
 
 /// The most arguments an exact key holds; handlers with more dispatched arguments are refused
-/// when the table is built.
-pub const MAX_KEY: usize = 6;
+/// when the table is built. The same constant as the leaf crate's
+/// [`MAX_DISPATCH_ARGS`](extype_shape::signature::MAX_DISPATCH_ARGS), which `#[dispatch]` checks.
+pub const MAX_KEY: usize = extype_shape::signature::MAX_DISPATCH_ARGS;
 
 /// A fast hasher for short keys (`TypeId`s and op names), FxHash's mixing step.
 #[derive(Default, Clone, Copy)]

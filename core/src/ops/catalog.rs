@@ -1,88 +1,20 @@
 //! The op catalog: every dispatchable op of extype, as a value with a name, a [`OpKind`] and an
 //! [`Arity`].
 //!
-//! Ops are `static` [`Op`]s (`catalog::ADD`); their identity is their name. The macro crate reads
-//! [`lookup`] at compile time, so `#[dispatch(Add)]` and `#[dispatch(add)]` both name
-//! [`ADD`], and a misspelt op is a compile error. Users declare more ops with
+//! Ops are `static` [`Op`]s (`catalog::ADD`); their identity is their name. Each catalog op holds
+//! its [`Signature`] from the leaf crate's table ([`extype_shape::signature`]), which the macro
+//! crate reads at compile time, so `#[dispatch(Add)]` and `#[dispatch(add)]` both name [`ADD`],
+//! and a misspelt op is a compile error. Users declare more ops with
 //! [`declare_op!`](crate::declare_op).
 
 use std::fmt;
 
+use extype_shape::signature;
+
 use crate::error::Result;
 use crate::tensor::Tensor;
 
-/// What an op does, for group handlers (TensorFlow's `is_unary_elementwise_op` & co.).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum OpKind {
-    /// Maps each element of its one tensor argument independently (`neg`, `exp`, `logical_not`).
-    UnaryElementwise,
-    /// Combines corresponding elements of its two tensor arguments, with broadcasting (`add`,
-    /// `eq`, `logical_and`).
-    BinaryElementwise,
-    /// Combines the elements of its one tensor argument along axes (`reduce_sum`); extra
-    /// arguments: axes and keepdims.
-    Reduction,
-    /// Anything else (`reshape`, `concat`, `where`, …).
-    Other,
-}
-
-impl OpKind {
-    /// The group name used by `#[dispatch(...)]`: `unary_elementwise`, `binary_elementwise`,
-    /// `reduction`, `other`.
-    pub const fn group_name(self) -> &'static str {
-        match self {
-            OpKind::UnaryElementwise => "unary_elementwise",
-            OpKind::BinaryElementwise => "binary_elementwise",
-            OpKind::Reduction => "reduction",
-            OpKind::Other => "other",
-        }
-    }
-
-    /// The kind named by a group name (see [`group_name`](Self::group_name)); `other` is not a
-    /// group (it has no common callable).
-    pub fn from_group_name(name: &str) -> Option<OpKind> {
-        match name {
-            "unary_elementwise" => Some(OpKind::UnaryElementwise),
-            "binary_elementwise" => Some(OpKind::BinaryElementwise),
-            "reduction" => Some(OpKind::Reduction),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for OpKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.group_name())
-    }
-}
-
-/// How many dispatchable (tensor-like) arguments an op takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Arity {
-    /// Exactly this many.
-    Exactly(usize),
-    /// At least this many (`concat`, `stack`).
-    AtLeast(usize),
-}
-
-impl Arity {
-    /// Whether `n` arguments fit.
-    pub const fn admits(self, n: usize) -> bool {
-        match self {
-            Arity::Exactly(k) => n == k,
-            Arity::AtLeast(k) => n >= k,
-        }
-    }
-}
-
-impl fmt::Display for Arity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Arity::Exactly(n) => write!(f, "{n}"),
-            Arity::AtLeast(n) => write!(f, "at least {n}"),
-        }
-    }
-}
+pub use extype_shape::signature::{Arity, OpKind, Signature, to_snake};
 
 /// The dense default of a user-declared op: runs on dense tensors only (the arguments, in order).
 pub type DenseFn = fn(&[Tensor], &crate::ops::OpArgs) -> Result<Tensor>;
@@ -91,9 +23,7 @@ pub type DenseFn = fn(&[Tensor], &crate::ops::OpArgs) -> Result<Tensor>;
 /// optional dense default. The catalog ops' dense defaults are built in (the kernels).
 #[derive(Debug)]
 pub struct Op {
-    name: &'static str,
-    kind: OpKind,
-    arity: Arity,
+    sig: Signature,
     dense: Option<DenseFn>,
     builtin: bool,
 }
@@ -103,41 +33,43 @@ impl Op {
     /// call needs a handler; catalog ops ignore it and run the kernels).
     pub const fn new(name: &'static str, kind: OpKind, arity: Arity, dense: Option<DenseFn>) -> Op {
         Op {
-            name,
-            kind,
-            arity,
+            sig: Signature::new(name, kind, arity),
             dense,
             builtin: false,
         }
     }
 
-    /// A catalog op (its dense default is built in).
-    const fn builtin(name: &'static str, kind: OpKind, arity: Arity) -> Op {
+    /// A catalog op (its dense default is built in), from its signature in the leaf crate.
+    const fn builtin(sig: Signature) -> Op {
         Op {
-            name,
-            kind,
-            arity,
+            sig,
             dense: None,
             builtin: true,
         }
     }
 
+    /// The op's signature: name, kind and arity.
+    #[inline]
+    pub const fn signature(&self) -> &Signature {
+        &self.sig
+    }
+
     /// The op's name (`"add"`, `"my.softplus"`).
     #[inline]
     pub const fn name(&self) -> &'static str {
-        self.name
+        self.sig.name
     }
 
     /// The op's kind.
     #[inline]
     pub const fn kind(&self) -> OpKind {
-        self.kind
+        self.sig.kind
     }
 
     /// How many tensor-like arguments it takes.
     #[inline]
     pub const fn arity(&self) -> Arity {
-        self.arity
+        self.sig.arity
     }
 
     /// The dense default of a user-declared op.
@@ -155,7 +87,7 @@ impl Op {
 
 impl PartialEq for Op {
     fn eq(&self, other: &Op) -> bool {
-        self.name == other.name
+        self.sig.name == other.sig.name
     }
 }
 
@@ -163,15 +95,15 @@ impl Eq for Op {}
 
 impl fmt::Display for Op {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name)
+        f.write_str(self.sig.name)
     }
 }
 
 macro_rules! catalog {
-    ($($(#[$doc:meta])* $konst:ident = $name:literal, $kind:ident, $arity:expr;)*) => {
+    ($($(#[$doc:meta])* $konst:ident;)*) => {
         $(
             $(#[$doc])*
-            pub static $konst: Op = Op::builtin($name, OpKind::$kind, $arity);
+            pub static $konst: Op = Op::builtin(signature::$konst);
         )*
 
         /// Every op of the catalog, in catalog order.
@@ -179,126 +111,124 @@ macro_rules! catalog {
     };
 }
 
-use Arity::{AtLeast, Exactly};
-
 catalog! {
     /// `-x`.
-    NEG = "neg", UnaryElementwise, Exactly(1);
+    NEG;
     /// `|x|`.
-    ABS = "abs", UnaryElementwise, Exactly(1);
+    ABS;
     /// `e^x` (floats).
-    EXP = "exp", UnaryElementwise, Exactly(1);
+    EXP;
     /// Natural logarithm (floats).
-    LOG = "log", UnaryElementwise, Exactly(1);
+    LOG;
     /// Square root (floats).
-    SQRT = "sqrt", UnaryElementwise, Exactly(1);
+    SQRT;
     /// Sine (floats).
-    SIN = "sin", UnaryElementwise, Exactly(1);
+    SIN;
     /// Cosine (floats).
-    COS = "cos", UnaryElementwise, Exactly(1);
+    COS;
     /// Hyperbolic tangent (floats).
-    TANH = "tanh", UnaryElementwise, Exactly(1);
+    TANH;
     /// Logistic sigmoid (floats).
-    SIGMOID = "sigmoid", UnaryElementwise, Exactly(1);
+    SIGMOID;
     /// Floor (floats).
-    FLOOR = "floor", UnaryElementwise, Exactly(1);
+    FLOOR;
     /// Ceiling (floats).
-    CEIL = "ceil", UnaryElementwise, Exactly(1);
+    CEIL;
     /// Round half to even (floats).
-    ROUND = "round", UnaryElementwise, Exactly(1);
+    ROUND;
     /// Logical not (any dtype → bool).
-    LOGICAL_NOT = "logical_not", UnaryElementwise, Exactly(1);
+    LOGICAL_NOT;
     /// Whether each element is NaN (→ bool).
-    IS_NAN = "is_nan", UnaryElementwise, Exactly(1);
+    IS_NAN;
     /// Whether each element is finite (→ bool).
-    IS_FINITE = "is_finite", UnaryElementwise, Exactly(1);
+    IS_FINITE;
 
     /// `x + y`.
-    ADD = "add", BinaryElementwise, Exactly(2);
+    ADD;
     /// `x - y`.
-    SUB = "sub", BinaryElementwise, Exactly(2);
+    SUB;
     /// `x * y`.
-    MUL = "mul", BinaryElementwise, Exactly(2);
+    MUL;
     /// `x / y` (floats).
-    DIV = "div", BinaryElementwise, Exactly(2);
+    DIV;
     /// Elementwise maximum (NaN propagates).
-    MAXIMUM = "maximum", BinaryElementwise, Exactly(2);
+    MAXIMUM;
     /// Elementwise minimum (NaN propagates).
-    MINIMUM = "minimum", BinaryElementwise, Exactly(2);
+    MINIMUM;
     /// `x ^ y` (floats).
-    POW = "pow", BinaryElementwise, Exactly(2);
+    POW;
     /// `x == y` (→ bool).
-    EQUAL = "equal", BinaryElementwise, Exactly(2);
+    EQUAL;
     /// `x != y` (→ bool).
-    NOT_EQUAL = "not_equal", BinaryElementwise, Exactly(2);
+    NOT_EQUAL;
     /// `x < y` (→ bool).
-    LESS = "less", BinaryElementwise, Exactly(2);
+    LESS;
     /// `x <= y` (→ bool).
-    LESS_EQUAL = "less_equal", BinaryElementwise, Exactly(2);
+    LESS_EQUAL;
     /// `x > y` (→ bool).
-    GREATER = "greater", BinaryElementwise, Exactly(2);
+    GREATER;
     /// `x >= y` (→ bool).
-    GREATER_EQUAL = "greater_equal", BinaryElementwise, Exactly(2);
+    GREATER_EQUAL;
     /// Logical and (→ bool).
-    LOGICAL_AND = "logical_and", BinaryElementwise, Exactly(2);
+    LOGICAL_AND;
     /// Logical or (→ bool).
-    LOGICAL_OR = "logical_or", BinaryElementwise, Exactly(2);
+    LOGICAL_OR;
     /// Logical xor (→ bool).
-    LOGICAL_XOR = "logical_xor", BinaryElementwise, Exactly(2);
+    LOGICAL_XOR;
 
     /// Sum over axes (integers widen to 64 bits).
-    REDUCE_SUM = "reduce_sum", Reduction, Exactly(1);
+    REDUCE_SUM;
     /// Mean over axes (`f64` for integers).
-    REDUCE_MEAN = "reduce_mean", Reduction, Exactly(1);
+    REDUCE_MEAN;
     /// Product over axes (integers widen to 64 bits).
-    REDUCE_PROD = "reduce_prod", Reduction, Exactly(1);
+    REDUCE_PROD;
     /// Maximum over axes (an error over an empty extent).
-    REDUCE_MAX = "reduce_max", Reduction, Exactly(1);
+    REDUCE_MAX;
     /// Minimum over axes (an error over an empty extent).
-    REDUCE_MIN = "reduce_min", Reduction, Exactly(1);
+    REDUCE_MIN;
     /// Whether any element is non-zero (→ bool).
-    REDUCE_ANY = "reduce_any", Reduction, Exactly(1);
+    REDUCE_ANY;
     /// Whether every element is non-zero (→ bool).
-    REDUCE_ALL = "reduce_all", Reduction, Exactly(1);
+    REDUCE_ALL;
     /// Number of non-zero elements (→ i64).
-    COUNT_NONZERO = "count_nonzero", Reduction, Exactly(1);
+    COUNT_NONZERO;
     /// Index of the first maximum over the reduced axes (→ i64, flat over those axes).
-    ARGMAX = "argmax", Reduction, Exactly(1);
+    ARGMAX;
     /// Index of the first minimum over the reduced axes (→ i64, flat over those axes).
-    ARGMIN = "argmin", Reduction, Exactly(1);
+    ARGMIN;
 
     /// The shape as an `i64` vector.
-    SHAPE = "shape", Other, Exactly(1);
+    SHAPE;
     /// Same elements (C order), another shape.
-    RESHAPE = "reshape", Other, Exactly(1);
+    RESHAPE;
     /// Permutes the axes (reverses them by default).
-    TRANSPOSE = "transpose", Other, Exactly(1);
+    TRANSPOSE;
     /// Joins tensors along an existing axis.
-    CONCAT = "concat", Other, AtLeast(1);
+    CONCAT;
     /// Joins tensors along a new axis.
-    STACK = "stack", Other, AtLeast(1);
+    STACK;
     /// Repeats a tensor along each axis.
-    TILE = "tile", Other, Exactly(1);
+    TILE;
     /// Picks slices along an axis by index.
-    GATHER = "gather", Other, Exactly(1);
+    GATHER;
     /// `cond ? x : y` elementwise, with broadcasting (TensorFlow's `where`).
-    WHERE = "where", Other, Exactly(3);
+    WHERE;
     /// Converts the dtype.
-    CAST = "cast", Other, Exactly(1);
+    CAST;
     /// Zeros of the same shape and dtype.
-    ZEROS_LIKE = "zeros_like", Other, Exactly(1);
+    ZEROS_LIKE;
     /// Ones of the same shape and dtype.
-    ONES_LIKE = "ones_like", Other, Exactly(1);
+    ONES_LIKE;
     /// The rows (leading axes) where a boolean mask is true (`boolean_mask`).
-    BOOLEAN_MASK = "boolean_mask", Other, Exactly(2);
+    BOOLEAN_MASK;
     /// Sum of each ragged row (segments of axis 0 given by `row_splits`).
-    SEGMENT_SUM = "segment_sum", Other, Exactly(1);
+    SEGMENT_SUM;
     /// Mean of each ragged row.
-    SEGMENT_MEAN = "segment_mean", Other, Exactly(1);
+    SEGMENT_MEAN;
     /// Maximum of each ragged row (an error for an empty row).
-    SEGMENT_MAX = "segment_max", Other, Exactly(1);
+    SEGMENT_MAX;
     /// Minimum of each ragged row (an error for an empty row).
-    SEGMENT_MIN = "segment_min", Other, Exactly(1);
+    SEGMENT_MIN;
 }
 
 /// The catalog op with this name. Accepts the snake-case name (`reduce_sum`) and its CamelCase
@@ -311,51 +241,13 @@ catalog! {
 /// assert!(catalog::lookup("addd").is_none());
 /// ```
 pub fn lookup(name: &str) -> Option<&'static Op> {
-    let snake = to_snake(name);
-    ALL.iter().copied().find(|op| op.name == snake)
-}
-
-/// `ReduceSum` → `reduce_sum`; snake-case input is returned unchanged.
-pub fn to_snake(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    let sig = signature::lookup(name)?;
+    ALL.iter().copied().find(|op| op.sig.name == sig.name)
 }
 
 /// The catalog names closest to `name` (for "did you mean" messages), best first.
 pub fn suggest(name: &str) -> Vec<&'static str> {
-    let snake = to_snake(name);
-    let mut scored: Vec<(usize, &'static str)> = ALL
-        .iter()
-        .map(|op| (edit_distance(&snake, op.name), op.name))
-        .filter(|&(d, n)| d <= 2.max(n.len() / 3))
-        .collect();
-    scored.sort();
-    scored.into_iter().map(|(_, n)| n).take(3).collect()
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, &cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
+    signature::suggest(name)
 }
 
 #[cfg(test)]
@@ -388,5 +280,15 @@ mod tests {
         assert_eq!(suggest("addd"), vec!["add"]);
         assert!(suggest("Reduce_Summ").contains(&"reduce_sum"));
         assert!(Arity::AtLeast(1).admits(3) && !Arity::Exactly(2).admits(3));
+    }
+
+    #[test]
+    fn catalog_matches_the_signature_table() {
+        let ours: Vec<Signature> = ALL.iter().map(|op| *op.signature()).collect();
+        assert_eq!(
+            ours,
+            signature::ALL,
+            "core's catalog and extype_shape::signature::ALL differ"
+        );
     }
 }

@@ -554,7 +554,7 @@ fn tile(name: &str, x: TensorView<'_>, args: &OpArgs) -> Result<Tensor> {
             format!("{reps:?}"),
         ));
     }
-    fn tile_typed<T: Clone + extype_kernels::Element>(
+    fn tile_typed<T: Clone + extype_kernels::Scalar>(
         a: ArrayViewD<'_, T>,
         reps: &[usize],
         k: &dyn Fn(KernelError) -> Error,

@@ -1,7 +1,7 @@
 //! Parsing of the attribute's arguments: `Add`, `reduce_sum`, `binary_elementwise`,
 //! `op = path::TO_OP`, `operators`, and an optional `infer = path`.
 
-use extype_core::ops::catalog::{self, Op, OpKind};
+use extype_shape::signature::{self, OpKind, Signature};
 use proc_macro2::{Span, TokenStream};
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
@@ -12,7 +12,10 @@ use crate::ctxt::Ctxt;
 /// What the handler is registered for.
 pub enum TargetSpec {
     /// A catalog op.
-    Catalog { op: &'static Op, ident: Ident },
+    Catalog {
+        op: &'static Signature,
+        ident: Ident,
+    },
     /// A group.
     Group { kind: OpKind },
     /// A user-declared op (`op = path`).
@@ -98,7 +101,7 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Option<Args> {
                         "`other` is not a dispatch group (its ops share no callable); register a \
                          handler for each op, e.g. `#[dispatch(Reshape)]`",
                     );
-                } else if let Some(op) = catalog::lookup(&name) {
+                } else if let Some(op) = signature::lookup(&name) {
                     set_target(
                         cx,
                         &ident,
@@ -108,7 +111,7 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Option<Args> {
                         },
                     );
                 } else {
-                    let suggestions = catalog::suggest(&name);
+                    let suggestions = signature::suggest(&name);
                     let hint = if suggestions.is_empty() {
                         String::new()
                     } else {

@@ -1,28 +1,13 @@
 //! The model of a handler function, read from its signature and checked.
 
-use extype_core::dispatch::MAX_KEY;
-use extype_core::ops::catalog::{Arity, OpKind};
+use extype_shape::signature::{Arity, MAX_DISPATCH_ARGS as MAX_KEY, OpKind};
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::spanned::Spanned;
-use syn::{FnArg, GenericArgument, Ident, ItemFn, Path, PathArguments, ReturnType, Type};
+use syn::{FnArg, Ident, ItemFn, Path, ReturnType, Type};
 
 use super::attr::{Args, TargetSpec};
 use crate::ctxt::Ctxt;
-
-/// How one dispatched argument is passed to the user's function.
-pub enum Param {
-    /// `&T`, an extension type.
-    Extension(Box<Type>),
-    /// `&Tensor`.
-    Tensor,
-    /// `&Value`.
-    Value,
-    /// `&Operand`.
-    Operand,
-    /// `&OpArgs`: the call's extra arguments (not dispatched on).
-    Args,
-}
 
 /// What the handler registers for, as code.
 pub enum Target {
@@ -30,19 +15,37 @@ pub enum Target {
     Group(OpKind),
 }
 
-/// A checked handler.
+/// A checked handler. Its parameters are classified by trait in the generated code
+/// (`HandlerParam`, `GroupParam`), never here by their types' names.
 pub struct Handler<'a> {
     pub ident: &'a Ident,
     pub target: Target,
-    /// For a group handler, the kind of its leading op argument.
-    pub group: Option<OpKind>,
-    pub params: Vec<(Param, Span)>,
+    /// For a group handler: its kind and the type `P` of its leading `op: &P`.
+    pub group: Option<(OpKind, &'a Type)>,
+    /// The pointee type `P` of each other parameter `x: &P`.
+    pub params: Vec<&'a Type>,
+    /// The numbers of dispatched arguments (`&OpArgs` parameters do not count) that do not fit
+    /// the op, each with its message; checked by a `const` item in the generated code, since
+    /// only the types say which parameters are dispatched.
+    pub bad_counts: Vec<(usize, String)>,
+    /// Where count errors point: the parameter list (or the name if there is none).
+    pub inputs_span: (Span, Span),
     pub infer: Option<&'a Path>,
     /// Where type errors about the result point: the return type (or the name if none).
     pub span: Span,
 }
 
-fn group_op_type(kind: OpKind) -> &'static str {
+/// How many dispatched arguments a group handler takes after its op.
+fn group_arity(kind: OpKind) -> usize {
+    if kind == OpKind::BinaryElementwise {
+        2
+    } else {
+        1
+    }
+}
+
+/// The type of a group handler's op argument, as the user writes it.
+pub fn group_op_type(kind: OpKind) -> &'static str {
     match kind {
         OpKind::UnaryElementwise => "UnaryOp",
         OpKind::BinaryElementwise => "BinaryOp",
@@ -51,20 +54,11 @@ fn group_op_type(kind: OpKind) -> &'static str {
     }
 }
 
-fn last_ident(ty: &Type) -> Option<&Ident> {
-    match ty {
-        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| &s.ident),
-        Type::Group(g) => last_ident(&g.elem),
-        Type::Paren(p) => last_ident(&p.elem),
-        _ => None,
-    }
-}
-
 impl<'a> Handler<'a> {
     /// Reads `f`'s signature against the attribute's target, recording every problem in `cx`.
     pub fn from_fn(cx: &Ctxt, args: &'a Args, f: &'a ItemFn) -> Option<Handler<'a>> {
         let sig = &f.sig;
-        let cx = &Sink {
+        let cx = &Counting {
             cx,
             count: std::cell::Cell::new(0),
         };
@@ -98,13 +92,13 @@ impl<'a> Handler<'a> {
         let (target, group, arity_desc): (Target, Option<OpKind>, Option<(Arity, String)>) =
             match &args.target {
                 TargetSpec::Catalog { op, ident } => {
-                    let konst = Ident::new(&op.name().to_uppercase(), ident.span());
+                    let konst = Ident::new(&op.name.to_uppercase(), ident.span());
                     (
                         Target::Op(quote!(&__x::catalog::#konst)),
                         None,
                         Some((
-                            op.arity(),
-                            format!("`{ident}` is a {} op", kind_words(op.kind())),
+                            op.arity,
+                            format!("`{ident}` is a {} op", kind_words(op.kind)),
                         )),
                     )
                 }
@@ -115,10 +109,20 @@ impl<'a> Handler<'a> {
             };
 
         let mut inputs = sig.inputs.iter();
+        let mut group_ty = None;
         if let Some(kind) = group {
             let want = group_op_type(kind);
             match inputs.next() {
-                Some(FnArg::Typed(pt)) if is_ref_to(&pt.ty, want) => {}
+                Some(FnArg::Typed(pt)) => match &*pt.ty {
+                    Type::Reference(r) if r.mutability.is_none() => group_ty = Some(&*r.elem),
+                    _ => cx.error_spanned_by(
+                        pt,
+                        format!(
+                            "the first argument of a `{}` handler is the op: `op: &{want}`",
+                            kind.group_name()
+                        ),
+                    ),
+                },
                 Some(arg) => cx.error_spanned_by(
                     arg,
                     format!(
@@ -146,63 +150,74 @@ impl<'a> Handler<'a> {
                 ),
                 FnArg::Typed(pt) => {
                     if let Some(p) = param(cx, &pt.ty) {
-                        params.push((p, pt.ty.span()));
+                        params.push(p);
                     }
                 }
             }
         }
 
-        let n = params
-            .iter()
-            .filter(|(p, _)| !matches!(p, Param::Args))
-            .count();
-        if n > MAX_KEY {
-            cx.error_spanned_by(
-                &sig.inputs,
-                format!(
-                    "a dispatch handler takes at most {MAX_KEY} dispatched arguments, found {n}"
-                ),
-            );
-        }
-        if let Some(kind) = group {
-            let want = if kind == OpKind::BinaryElementwise {
-                2
-            } else {
-                1
-            };
-            if n != want && cx_errors(cx) == before {
-                cx.error_spanned_by(
-                    &sig.inputs,
-                    format!(
-                        "a `{}` handler takes the op and {want} argument{}, found {n}",
+        // Which parameters are dispatched is known only to the types (`&OpArgs` is not), so
+        // each possible count 0..=n is judged here; the generated code checks the real one.
+        let n = params.len();
+        let judge = |count: usize| -> Option<String> {
+            if count > MAX_KEY {
+                return Some(format!(
+                    "a dispatch handler takes at most {MAX_KEY} dispatched arguments, found {count}"
+                ));
+            }
+            if let Some(kind) = group {
+                let want = group_arity(kind);
+                if count != want {
+                    return Some(format!(
+                        "a `{}` handler takes the op and {want} argument{}, found {count}",
                         kind.group_name(),
                         if want == 1 { "" } else { "s" }
-                    ),
-                );
+                    ));
+                }
             }
-        }
-        if let Some((arity, what)) = arity_desc
-            && !arity.admits(n)
-            && cx_errors(cx) == before
-        {
-            let at = if sig.inputs.is_empty() {
-                sig.ident.to_token_stream()
-            } else {
-                sig.inputs.to_token_stream()
-            };
-            cx.error_spanned_by(
-                at,
-                format!("wrong number of arguments: {what} taking {arity}, the handler takes {n}"),
-            );
+            if let Some((arity, what)) = &arity_desc
+                && !arity.admits(count)
+            {
+                return Some(format!(
+                    "wrong number of arguments: {what} taking {arity}, the handler takes {count}"
+                ));
+            }
+            None
+        };
+        let mut bad_counts: Vec<(usize, String)> = (0..=n)
+            .filter_map(|count| judge(count).map(|m| (count, m)))
+            .collect();
+        let at = if sig.inputs.is_empty() {
+            sig.ident.to_token_stream()
+        } else {
+            sig.inputs.to_token_stream()
+        };
+        if bad_counts.len() == n + 1 && cx_errors(cx) == before {
+            // No count fits, whatever the types: a plain error now.
+            let (_, mut message) = bad_counts.pop().expect("0..=n is not empty");
+            if let Some(kind) = group
+                && n + 1 == group_arity(kind)
+            {
+                message.push_str(&format!(
+                    "; is the op missing? The first argument is the op: `op: &{}`",
+                    group_op_type(kind)
+                ));
+            }
+            cx.error_spanned_by(at.clone(), message);
         }
         if cx_errors(cx) != before {
             return None;
         }
+        let mut spans = at.into_iter().map(|t| t.span());
+        let first = spans.next().unwrap_or_else(|| sig.ident.span());
+        let last = spans.last().unwrap_or(first);
         Some(Handler {
             ident: &sig.ident,
             target,
-            group,
+            group: group.zip(group_ty),
             params,
+            bad_counts,
+            inputs_span: (first, last),
             infer: args.infer.as_ref(),
             span: match &sig.output {
                 ReturnType::Type(_, ty) => ty.span(),
@@ -221,34 +236,27 @@ fn kind_words(kind: OpKind) -> &'static str {
     }
 }
 
-fn cx_errors(cx: &Sink<'_>) -> usize {
+fn cx_errors(cx: &Counting<'_>) -> usize {
     cx.count.get()
 }
 
 /// Records errors in the macro's [`Ctxt`], counting them (so later checks can stay quiet when an
 /// earlier one already explains the problem).
-struct Sink<'c> {
+struct Counting<'c> {
     cx: &'c Ctxt,
     count: std::cell::Cell<usize>,
 }
 
-impl Sink<'_> {
+impl Counting<'_> {
     fn error_spanned_by<T: ToTokens, M: std::fmt::Display>(&self, tokens: T, message: M) {
         self.count.set(self.count.get() + 1);
         self.cx.error_spanned_by(tokens, message);
     }
 }
 
-fn is_ref_to(ty: &Type, name: &str) -> bool {
-    match ty {
-        Type::Reference(r) if r.mutability.is_none() => {
-            last_ident(&r.elem).is_some_and(|i| i == name)
-        }
-        _ => false,
-    }
-}
-
-fn param(cx: &Sink<'_>, ty: &Type) -> Option<Param> {
+/// The pointee of a parameter `&P`. What `P` is (extension type, tensor, wildcard, the extra
+/// arguments) is left to the `HandlerParam` trait in the generated code.
+fn param<'t>(cx: &Counting<'_>, ty: &'t Type) -> Option<&'t Type> {
     let Type::Reference(r) = ty else {
         cx.error_spanned_by(
             ty,
@@ -276,74 +284,19 @@ fn param(cx: &Sink<'_>, ty: &Type) -> Option<Param> {
         );
         return None;
     }
-    let Some(ident) = last_ident(elem) else {
+    Some(elem)
+}
+
+/// A handler returns something: what it returns is checked by the `IntoHandled` trait in the
+/// generated code (`Result<T>` or `Result<Option<T>>`), not by the type's name here, so aliases
+/// of `extype::Result` work.
+fn check_return(cx: &Counting<'_>, sig: &syn::Signature) {
+    if let ReturnType::Default = &sig.output {
         cx.error_spanned_by(
-            elem,
-            "unsupported argument type for a dispatch handler: expected `&T` for an extension \
-             type `T`, `&Tensor`, `&Value`, `&Operand` (or `&OpArgs` for the extra arguments)",
+            &sig.ident,
+            "missing return type: a dispatch handler returns `extype::Result<T>`, or \
+             `extype::Result<Option<T>>` to decline with `Ok(None)`, where `T` is an extension \
+             type, `Tensor` or `Value`",
         );
-        return None;
-    };
-    Some(match ident.to_string().as_str() {
-        "Tensor" => Param::Tensor,
-        "Value" => Param::Value,
-        "Operand" => Param::Operand,
-        "OpArgs" => Param::Args,
-        name @ ("UnaryOp" | "BinaryOp" | "ReductionOp") => {
-            cx.error_spanned_by(
-                elem,
-                format!(
-                    "`{name}` is the op argument of a group handler and comes first, in a \
-                     handler registered with `#[dispatch({})]`",
-                    match name {
-                        "UnaryOp" => "unary_elementwise",
-                        "BinaryOp" => "binary_elementwise",
-                        _ => "reduction",
-                    }
-                ),
-            );
-            return None;
-        }
-        _ => {
-            if let Type::Path(p) = elem
-                && p.path.segments.iter().any(|s| has_lifetime(&s.arguments))
-            {
-                cx.error_spanned_by(
-                    elem,
-                    "an extension type of a dispatch handler cannot borrow (it must be \
-                     `'static`)",
-                );
-                return None;
-            }
-            Param::Extension(Box::new(elem.clone()))
-        }
-    })
-}
-
-fn has_lifetime(args: &PathArguments) -> bool {
-    match args {
-        PathArguments::AngleBracketed(a) => a
-            .args
-            .iter()
-            .any(|g| matches!(g, GenericArgument::Lifetime(_))),
-        _ => false,
-    }
-}
-
-/// The return type must be `Result<T>` or `Result<Option<T>>` (checked by its form here; the
-/// `IntoHandled` bound checks `T`).
-fn check_return(cx: &Sink<'_>, sig: &syn::Signature) {
-    const HELP: &str = "a dispatch handler returns `extype::Result<T>`, or \
-         `extype::Result<Option<T>>` to decline with `Ok(None)`, where `T` is an extension type, \
-         `Tensor` or `Value`";
-    match &sig.output {
-        ReturnType::Default => {
-            cx.error_spanned_by(&sig.ident, format!("missing return type: {HELP}"))
-        }
-        ReturnType::Type(_, ty) => {
-            if last_ident(ty).is_none_or(|i| i != "Result") {
-                cx.error_spanned_by(ty, format!("unsupported return type: {HELP}"));
-            }
-        }
     }
 }

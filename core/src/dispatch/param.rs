@@ -1,0 +1,262 @@
+//! How `#[dispatch]` reads a handler's parameters: **by trait**, as the derive reads fields, never
+//! by the name of the type.
+//!
+//! Every parameter `x: &P` of a handler needs `P:` [`HandlerParam`]. The trait says how the
+//! parameter is matched ([`HandlerParam::KIND`]: a [`ParamKind`] for a dispatched argument, `None`
+//! for the call's extra arguments) and how the generated wrapper passes it to the handler
+//! ([`with`](HandlerParam::with)):
+//!
+//! | `P`                               | `KIND`                         | matches                     |
+//! |-----------------------------------|--------------------------------|-----------------------------|
+//! | any [`ExtensionType`] (blanket)   | [`ParamKind::Extension`]       | exactly that type           |
+//! | [`Tensor`]                        | [`ParamKind::Tensor`]          | any dense argument          |
+//! | [`Value`], [`Operand`]            | [`ParamKind::Any`]             | any argument (a wildcard)   |
+//! | [`OpArgs`]                        | `None` (not dispatched on)     | the call's extra arguments  |
+//!
+//! The impls do not overlap: the trait and all four types are local to this crate and none of
+//! them implements [`ExtensionType`] (no other crate may add such an impl). So `type T = Tensor;`
+//! works, and a user extension type *named* `Value` or `Tensor` is matched exactly, as any other.
+//!
+//! The first parameter of a group handler is the op, `&P` with `P:` [`GroupParam`]
+//! ([`UnaryOp`], [`BinaryOp`], [`ReductionOp`]).
+//!
+//! Since the macro cannot know which parameter is `&OpArgs`, the generated code computes, at
+//! compile time, the dispatched parameters ([`dispatched_count`], [`dispatched_params`]) and each
+//! parameter's position among them ([`dispatch_indices`]); it checks the count against the op's
+//! arity in a `const` item (a clear compile error naming the op, its arity and the count).
+
+use super::entry::{Call, Handled, ParamKind};
+use super::group::{BinaryOp, ReductionOp, UnaryOp};
+use crate::error::Result;
+use crate::ops::catalog::OpKind;
+use crate::ops::{OpArgs, Operand};
+use crate::spec::ExtensionType;
+use crate::tensor::Tensor;
+use crate::value::Value;
+
+/// A type a dispatch handler may take by shared reference, `x: &Self`; implemented for every
+/// [`ExtensionType`], [`Tensor`], [`Value`], [`Operand`] and [`OpArgs`] (see the
+/// [module docs](self)). `'a` is the lifetime of the call's arguments.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an argument of a dispatch handler",
+    label = "not an extension type, `Tensor`, `Value`, `Operand` or `OpArgs`",
+    note = "a dispatch handler takes `&T` for an extension type `T` (matched exactly), `&Tensor` \
+            (any dense argument), `&Value` or `&Operand` (any argument), and `&OpArgs` for the \
+            call's extra arguments",
+    note = "the op of a group handler (`&UnaryOp`, `&BinaryOp`, `&ReductionOp`) comes first, in a \
+            handler registered for its group, e.g. `#[dispatch(binary_elementwise)]`"
+)]
+pub trait HandlerParam<'a> {
+    /// How the parameter is matched: the [`ParamKind`] of a dispatched argument, or `None` for
+    /// a parameter that is not dispatched on ([`OpArgs`]).
+    const KIND: Option<ParamKind>;
+
+    /// Runs `f` on dispatched argument `index` of the call as `&Self` (`index` is ignored when
+    /// [`KIND`](Self::KIND) is `None`). Declines ([`Handled::Declined`]) when the argument is
+    /// missing or not of this type; returns the error when a conversion fails.
+    fn with(
+        call: &Call<'_>,
+        args: &[Operand<'a>],
+        index: usize,
+        f: impl FnOnce(&Self) -> Result<Handled>,
+    ) -> Result<Handled>;
+}
+
+// `do_not_recommend` on every impl: for a type that is none of these, the error is the trait's
+// own message (not "`X: ExtensionType` is not satisfied"), without a list of impls.
+#[diagnostic::do_not_recommend]
+impl<'a, T: ExtensionType> HandlerParam<'a> for T {
+    const KIND: Option<ParamKind> = Some(ParamKind::extension::<T>());
+
+    #[inline]
+    fn with(
+        _: &Call<'_>,
+        args: &[Operand<'a>],
+        index: usize,
+        f: impl FnOnce(&T) -> Result<Handled>,
+    ) -> Result<Handled> {
+        match args
+            .get(index)
+            .and_then(Operand::as_extension)
+            .and_then(|e| e.as_any().downcast_ref::<T>())
+        {
+            Some(x) => f(x),
+            None => Ok(Handled::Declined),
+        }
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<'a> HandlerParam<'a> for Tensor {
+    const KIND: Option<ParamKind> = Some(ParamKind::Tensor);
+
+    /// Borrows a tensor argument; copies an array view into a tensor.
+    #[inline]
+    fn with(
+        _: &Call<'_>,
+        args: &[Operand<'a>],
+        index: usize,
+        f: impl FnOnce(&Tensor) -> Result<Handled>,
+    ) -> Result<Handled> {
+        match args.get(index).and_then(Operand::to_tensor) {
+            Some(x) => f(&x),
+            None => Ok(Handled::Declined),
+        }
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<'a> HandlerParam<'a> for Value {
+    const KIND: Option<ParamKind> = Some(ParamKind::Any);
+
+    /// See [`Operand::to_value`] for the cost.
+    #[inline]
+    fn with(
+        _: &Call<'_>,
+        args: &[Operand<'a>],
+        index: usize,
+        f: impl FnOnce(&Value) -> Result<Handled>,
+    ) -> Result<Handled> {
+        match args.get(index) {
+            Some(x) => f(&x.to_value()?),
+            None => Ok(Handled::Declined),
+        }
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<'a> HandlerParam<'a> for Operand<'a> {
+    const KIND: Option<ParamKind> = Some(ParamKind::Any);
+
+    #[inline]
+    fn with(
+        _: &Call<'_>,
+        args: &[Operand<'a>],
+        index: usize,
+        f: impl FnOnce(&Operand<'a>) -> Result<Handled>,
+    ) -> Result<Handled> {
+        match args.get(index) {
+            Some(x) => f(x),
+            None => Ok(Handled::Declined),
+        }
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<'a> HandlerParam<'a> for OpArgs {
+    const KIND: Option<ParamKind> = None;
+
+    #[inline]
+    fn with(
+        call: &Call<'_>,
+        _: &[Operand<'a>],
+        _: usize,
+        f: impl FnOnce(&OpArgs) -> Result<Handled>,
+    ) -> Result<Handled> {
+        f(call.args)
+    }
+}
+
+/// The op argument of a group handler (its first parameter, `op: &Self`): [`UnaryOp`],
+/// [`BinaryOp`] or [`ReductionOp`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not the op of a group handler",
+    label = "the first argument of a group handler is the op",
+    note = "write `op: &UnaryOp` for `unary_elementwise`, `op: &BinaryOp` for \
+            `binary_elementwise`, `op: &ReductionOp` for `reduction`"
+)]
+pub trait GroupParam<'a>: Sized {
+    /// The group whose handlers take this op.
+    const KIND: OpKind;
+
+    /// Wraps the call being dispatched.
+    fn new(call: &Call<'a>) -> Self;
+}
+
+macro_rules! group_param {
+    ($($t:ident => $kind:ident),*) => {$(
+        #[diagnostic::do_not_recommend]
+        impl<'a> GroupParam<'a> for $t<'a> {
+            const KIND: OpKind = OpKind::$kind;
+
+            #[inline]
+            fn new(call: &Call<'a>) -> Self {
+                $t::new(call)
+            }
+        }
+    )*};
+}
+
+group_param!(
+    UnaryOp => UnaryElementwise,
+    BinaryOp => BinaryElementwise,
+    ReductionOp => Reduction
+);
+
+/// How many of a handler's parameters are dispatched (their [`HandlerParam::KIND`] is `Some`).
+pub const fn dispatched_count(kinds: &[Option<ParamKind>]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < kinds.len() {
+        if kinds[i].is_some() {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// The dispatched parameters' kinds, in order (`N` is [`dispatched_count`]`(kinds)`).
+pub const fn dispatched_params<const N: usize>(kinds: &[Option<ParamKind>]) -> [ParamKind; N] {
+    let mut out = [ParamKind::Any; N];
+    let mut n = 0;
+    let mut i = 0;
+    while i < kinds.len() {
+        if let Some(kind) = kinds[i] {
+            out[n] = kind;
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// For each parameter, its position among the dispatched arguments (the number of dispatched
+/// parameters before it); `P` is `kinds.len()`.
+pub const fn dispatch_indices<const P: usize>(kinds: &[Option<ParamKind>]) -> [usize; P] {
+    let mut out = [0; P];
+    let mut n = 0;
+    let mut i = 0;
+    while i < P {
+        out[i] = n;
+        if kinds[i].is_some() {
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_skip_the_extra_arguments() {
+        const KINDS: &[Option<ParamKind>] = &[
+            <Tensor as HandlerParam<'static>>::KIND,
+            <OpArgs as HandlerParam<'static>>::KIND,
+            <Value as HandlerParam<'static>>::KIND,
+            <Operand<'static> as HandlerParam<'static>>::KIND,
+        ];
+        const N: usize = dispatched_count(KINDS);
+        assert_eq!(N, 3);
+        let params = dispatched_params::<N>(KINDS);
+        assert_eq!(format!("{params:?}"), "[&Tensor, &Value, &Value]");
+        assert_eq!(dispatch_indices::<4>(KINDS), [0, 1, 1, 2]);
+        assert!(matches!(
+            <BinaryOp<'static> as GroupParam<'static>>::KIND,
+            OpKind::BinaryElementwise
+        ));
+    }
+}

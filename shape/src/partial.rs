@@ -1,0 +1,341 @@
+//! [`Shape`]: a partial shape with TensorFlow `TensorShape` semantics and a `NotOne` dim.
+
+use smallvec::SmallVec;
+
+use super::Dim;
+use crate::error::ShapeError;
+
+/// Dims stored inline up to this rank, so specs of common tensors do not allocate.
+pub(crate) type DimVec = SmallVec<[Dim; 4]>;
+
+/// A partial shape: unknown rank, or a list of [`Dim`]s.
+///
+/// `Eq`/`Hash` are strict and structural (`[8, 3] != [?, 3]`); the loose relation is
+/// [`Shape::is_compatible_with`]. The text form is `[8, ?, 3]`, `[!1, 4]`, `[]` (a scalar) and `*`
+/// (unknown rank); `Display` and `FromStr` agree.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Shape {
+    dims: Option<DimVec>,
+}
+
+impl Shape {
+    /// The shape of unknown rank (`*`): compatible with every shape.
+    pub const fn unknown_rank() -> Self {
+        Shape { dims: None }
+    }
+
+    /// A shape of known rank whose every dim is unknown.
+    pub fn unknown(rank: usize) -> Self {
+        Shape::from_dims(std::iter::repeat_n(Dim::Unknown, rank))
+    }
+
+    /// The rank-0 shape `[]`.
+    pub fn scalar() -> Self {
+        Shape {
+            dims: Some(DimVec::new()),
+        }
+    }
+
+    /// A fully known shape.
+    pub fn known(sizes: &[usize]) -> Self {
+        Shape::from_dims(sizes.iter().map(|&n| Dim::Known(n)))
+    }
+
+    /// A shape of known rank from its dims.
+    pub fn from_dims(dims: impl IntoIterator<Item = Dim>) -> Self {
+        Shape {
+            dims: Some(dims.into_iter().collect()),
+        }
+    }
+
+    /// The rank, or `None` if unknown.
+    pub fn rank(&self) -> Option<usize> {
+        self.dims.as_ref().map(|d| d.len())
+    }
+
+    /// The dims, or `None` if the rank is unknown.
+    pub fn dims(&self) -> Option<&[Dim]> {
+        self.dims.as_deref()
+    }
+
+    /// The dim at `axis`: `Unknown` when the rank is unknown, `None` when `axis` is out of range.
+    pub fn dim(&self, axis: usize) -> Option<Dim> {
+        match &self.dims {
+            None => Some(Dim::Unknown),
+            Some(d) => d.get(axis).copied(),
+        }
+    }
+
+    /// The concrete sizes, if every dim is known.
+    pub fn to_known(&self) -> Option<Vec<usize>> {
+        self.dims.as_ref()?.iter().map(|d| d.value()).collect()
+    }
+
+    /// Whether the rank and every dim are known.
+    pub fn is_fully_defined(&self) -> bool {
+        self.dims
+            .as_ref()
+            .is_some_and(|d| d.iter().all(|d| d.is_known()))
+    }
+
+    /// The number of elements: `Some` when every dim is known (and the product fits in `usize`),
+    /// and also `Some(0)` when the rank is known and some dim is `0`, whatever the others are.
+    pub fn num_elements(&self) -> Option<usize> {
+        let dims = self.dims.as_ref()?;
+        if dims.contains(&Dim::Known(0)) {
+            return Some(0);
+        }
+        dims.iter()
+            .try_fold(1usize, |acc, d| acc.checked_mul(d.value()?))
+    }
+
+    /// Whether a concrete shape satisfies this one.
+    pub fn admits(&self, sizes: &[usize]) -> bool {
+        match &self.dims {
+            None => true,
+            Some(d) => d.len() == sizes.len() && d.iter().zip(sizes).all(|(d, &n)| d.admits(n)),
+        }
+    }
+
+    /// Whether some concrete shape satisfies both. Symmetric and reflexive, not transitive;
+    /// unknown rank is compatible with everything.
+    pub fn is_compatible_with(&self, other: &Shape) -> bool {
+        match (&self.dims, &other.dims) {
+            (Some(a), Some(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.is_compatible_with(*b))
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether every concrete shape this one admits is admitted by `other` (`self ⊑ other`).
+    pub fn is_at_least_as_specific_as(&self, other: &Shape) -> bool {
+        match (&self.dims, &other.dims) {
+            (_, None) => true,
+            (None, Some(_)) => false,
+            (Some(a), Some(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|(a, b)| a.is_at_least_as_specific_as(*b))
+            }
+        }
+    }
+
+    /// The meet: the shape carrying the knowledge of both. Fails where they conflict.
+    ///
+    /// ```
+    /// use extype_shape::Shape;
+    /// let a: Shape = "[?, 3]".parse().unwrap();
+    /// assert_eq!(a.merge_with(&"[8, ?]".parse().unwrap()).unwrap().to_string(), "[8, 3]");
+    /// assert!(a.merge_with(&"[8, 4]".parse().unwrap()).is_err());
+    /// ```
+    pub fn merge_with(&self, other: &Shape) -> Result<Shape, ShapeError> {
+        let (a, b) = match (&self.dims, &other.dims) {
+            (None, _) => return Ok(other.clone()),
+            (_, None) => return Ok(self.clone()),
+            (Some(a), Some(b)) => (a, b),
+        };
+        if a.len() != b.len() {
+            return Err(self.conflict("merge_with", other, None));
+        }
+        let mut dims = DimVec::with_capacity(a.len());
+        for (axis, (x, y)) in a.iter().zip(b).enumerate() {
+            match x.merge_with(*y) {
+                Some(d) => dims.push(d),
+                None => return Err(self.conflict("merge_with", other, Some(axis))),
+            }
+        }
+        Ok(Shape { dims: Some(dims) })
+    }
+
+    /// The join: the most specific shape compatible with both. Never fails: a rank mismatch gives
+    /// unknown rank, and two different sizes neither of which is 1 give `!1`.
+    pub fn most_specific_compatible(&self, other: &Shape) -> Shape {
+        match (&self.dims, &other.dims) {
+            (Some(a), Some(b)) if a.len() == b.len() => Shape {
+                dims: Some(
+                    a.iter()
+                        .zip(b)
+                        .map(|(a, b)| a.most_specific_compatible(*b))
+                        .collect(),
+                ),
+            },
+            _ => Shape::unknown_rank(),
+        }
+    }
+
+    /// This shape's dims followed by `other`'s; unknown rank if either is.
+    pub fn concatenate(&self, other: &Shape) -> Shape {
+        match (&self.dims, &other.dims) {
+            (Some(a), Some(b)) => Shape {
+                dims: Some(a.iter().chain(b).copied().collect()),
+            },
+            _ => Shape::unknown_rank(),
+        }
+    }
+
+    /// This shape, required to have rank `rank`: unknown rank becomes `rank` unknown dims.
+    pub fn with_rank(&self, rank: usize) -> Result<Shape, ShapeError> {
+        match self.rank() {
+            None => Ok(Shape::unknown(rank)),
+            Some(r) if r == rank => Ok(self.clone()),
+            Some(_) => Err(ShapeError::Rank {
+                op: "with_rank",
+                expected: rank.to_string(),
+                found: Box::new(self.clone()),
+            }),
+        }
+    }
+
+    /// This shape, required to have rank at least `rank`. Unknown rank stays unknown.
+    pub fn with_rank_at_least(&self, rank: usize) -> Result<Shape, ShapeError> {
+        match self.rank() {
+            Some(r) if r < rank => Err(ShapeError::Rank {
+                op: "with_rank_at_least",
+                expected: format!("at least {rank}"),
+                found: Box::new(self.clone()),
+            }),
+            _ => Ok(self.clone()),
+        }
+    }
+
+    /// This shape, required to have rank at most `rank`. Unknown rank stays unknown.
+    pub fn with_rank_at_most(&self, rank: usize) -> Result<Shape, ShapeError> {
+        match self.rank() {
+            Some(r) if r > rank => Err(ShapeError::Rank {
+                op: "with_rank_at_most",
+                expected: format!("at most {rank}"),
+                found: Box::new(self.clone()),
+            }),
+            _ => Ok(self.clone()),
+        }
+    }
+
+    fn conflict(&self, op: &'static str, other: &Shape, axis: Option<usize>) -> ShapeError {
+        ShapeError::Incompatible {
+            op,
+            left: Box::new(self.clone()),
+            right: Box::new(other.clone()),
+            axis,
+            left_dim: axis.and_then(|a| self.dim(a)),
+            right_dim: axis.and_then(|a| other.dim(a)),
+        }
+    }
+}
+
+impl From<&[usize]> for Shape {
+    fn from(sizes: &[usize]) -> Self {
+        Shape::known(sizes)
+    }
+}
+
+impl<const N: usize> From<[usize; N]> for Shape {
+    fn from(sizes: [usize; N]) -> Self {
+        Shape::known(&sizes)
+    }
+}
+
+impl From<Vec<Dim>> for Shape {
+    fn from(dims: Vec<Dim>) -> Self {
+        Shape::from_dims(dims)
+    }
+}
+
+impl<const N: usize> From<[Dim; N]> for Shape {
+    fn from(dims: [Dim; N]) -> Self {
+        Shape::from_dims(dims)
+    }
+}
+
+impl FromIterator<Dim> for Shape {
+    fn from_iter<I: IntoIterator<Item = Dim>>(iter: I) -> Self {
+        Shape::from_dims(iter)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(text: &str) -> Shape {
+        text.parse().unwrap()
+    }
+
+    // Cases from the docstrings of TensorFlow's TensorShape.
+    #[test]
+    fn tf_compatibility_docstring() {
+        assert!(s("*").is_compatible_with(&s("[32, 784]")));
+        assert!(s("[32, ?]").is_compatible_with(&s("[32, 784]")));
+        assert!(s("[?, 784]").is_compatible_with(&s("[32, 784]")));
+        assert!(!s("[32, 784]").is_compatible_with(&s("[32, 784, ?]")));
+        assert!(!s("[32, 784]").is_compatible_with(&s("[32, 10]")));
+        // Not transitive: [32, ?] ~ [?, ?] ~ [16, ?], but not [32, ?] ~ [16, ?].
+        assert!(s("[32, ?]").is_compatible_with(&s("[?, ?]")));
+        assert!(s("[?, ?]").is_compatible_with(&s("[16, ?]")));
+        assert!(!s("[32, ?]").is_compatible_with(&s("[16, ?]")));
+    }
+
+    #[test]
+    fn tf_most_specific_compatible_docstring() {
+        assert_eq!(
+            s("[2, ?]").most_specific_compatible(&s("[2, 3]")),
+            s("[2, ?]")
+        );
+        assert_eq!(
+            s("[2, 3]").most_specific_compatible(&s("[2, 3, 4]")),
+            s("*")
+        );
+        assert_eq!(
+            s("[8, 3]").most_specific_compatible(&s("[8, 5]")),
+            s("[8, !1]")
+        );
+        assert_eq!(
+            s("[8, 1]").most_specific_compatible(&s("[8, 5]")),
+            s("[8, ?]")
+        );
+    }
+
+    #[test]
+    fn merge_and_rank() {
+        assert_eq!(s("[?, 3]").merge_with(&s("[8, ?]")).unwrap(), s("[8, 3]"));
+        assert_eq!(s("*").merge_with(&s("[8, ?]")).unwrap(), s("[8, ?]"));
+        assert_eq!(s("[!1]").merge_with(&s("[5]")).unwrap(), s("[5]"));
+        let err = s("[!1, 2]").merge_with(&s("[1, 2]")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "merge_with: shapes [!1, 2] and [1, 2] are incompatible at axis 0 (!1 vs 1)"
+        );
+        let err = s("[1]").merge_with(&s("[1, 2]")).unwrap_err();
+        assert!(err.to_string().ends_with("(ranks differ)"), "{err}");
+        assert_eq!(s("*").with_rank(2).unwrap(), s("[?, ?]"));
+        assert!(s("[1, 2]").with_rank(3).is_err());
+        assert!(s("[1, 2]").with_rank_at_least(3).is_err());
+        assert!(s("[1, 2]").with_rank_at_most(1).is_err());
+        assert_eq!(s("[1, 2]").with_rank_at_least(2).unwrap(), s("[1, 2]"));
+    }
+
+    #[test]
+    fn sizes_and_zero() {
+        assert_eq!(s("[]").num_elements(), Some(1));
+        assert_eq!(s("[2, 3]").num_elements(), Some(6));
+        assert_eq!(s("[2, ?]").num_elements(), None);
+        assert_eq!(s("[0, ?]").num_elements(), Some(0));
+        assert_eq!(s("*").num_elements(), None);
+        let huge = usize::MAX.to_string();
+        assert_eq!(s(&format!("[{huge}, 2]")).num_elements(), None);
+        assert!(s("[]").is_fully_defined());
+        assert!(!s("*").is_fully_defined());
+        assert!(!s("[!1]").is_fully_defined());
+        assert_eq!(s("[]").rank(), Some(0));
+        assert_eq!(s("*").rank(), None);
+        assert_ne!(s("*"), s("[]"));
+        assert_ne!(s("[?, 3]"), s("[8, 3]"));
+        assert_eq!(s("[1, 2]").concatenate(&s("[3]")), s("[1, 2, 3]"));
+        assert_eq!(s("[1, 2]").concatenate(&s("*")), s("*"));
+        assert!(s("[0, !1]").admits(&[0, 0]));
+        assert!(!s("[0, !1]").admits(&[0, 1]));
+        assert_eq!(s("[4, ?]").to_known(), None);
+        assert_eq!(s("[4, 0]").to_known(), Some(vec![4, 0]));
+    }
+}

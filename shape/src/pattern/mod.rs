@@ -1,0 +1,589 @@
+//! Shape patterns: jaxtyping/einops-like text that concrete and partial shapes are checked against.
+//!
+//! A pattern is a whitespace-separated list of items, one per axis:
+//!
+//! | item           | meaning                                                                 |
+//! |----------------|-------------------------------------------------------------------------|
+//! | `3`            | exactly this size                                                       |
+//! | `n`            | a name: binds the size on first use, and must match it afterwards       |
+//! | `_`            | any size, not bound                                                     |
+//! | `#n`           | broadcastable: 1 is accepted without binding; any other size is `n`     |
+//! | `...`          | a variadic segment of any number of axes (at most one per pattern)      |
+//! | `*batch`       | a named variadic segment: binds the sizes of its axes                   |
+//!
+//! Names are ASCII identifiers (`[A-Za-z_][A-Za-z0-9_]*`, `_` alone being "any size"). The empty
+//! pattern matches only scalars. [`ShapePattern::enforce`] checks a concrete shape and returns the
+//! bound sizes (the Array API `enforce_shape` proposal); [`ShapePattern::refine`] applies a pattern
+//! to a partial [`Shape`](crate::Shape) and returns the refined shape plus the checks still
+//! needed at run time.
+//!
+//! ```
+//! use extype_shape::{EnforcedDim, ShapePattern};
+//! let pattern: ShapePattern = "1 _ ... 3".parse().unwrap();
+//! let got = pattern.enforce(&[1, 5, 2, 4, 3]).unwrap();
+//! assert_eq!(got.dims[1], EnforcedDim::Size(5));
+//! assert_eq!(got.dims[2], EnforcedDim::Segment { axes: 2..4, elements: 8 });
+//! ```
+
+mod enforce;
+mod refine;
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use super::text::Cursor;
+use crate::error::{ArgRef, ShapeError};
+
+pub use enforce::{Enforced, EnforcedDim, enforce_shape};
+pub use refine::{AxisRef, PatternCheck, Refined, refine_shape};
+
+/// One item of a [`ShapePattern`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PatternDim {
+    /// Exactly this size (`3`).
+    Size(usize),
+    /// Any size, not bound (`_`).
+    Any,
+    /// A name (`n`): binds on first use, must match afterwards.
+    Name(Arc<str>),
+    /// A broadcastable name (`#n`): 1 is accepted without binding, any other size is the name.
+    Broadcastable(Arc<str>),
+    /// A variadic segment of any number of axes: `...` (`None`) or `*name`.
+    Variadic(Option<Arc<str>>),
+}
+
+impl fmt::Display for PatternDim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PatternDim::Size(n) => write!(f, "{n}"),
+            PatternDim::Any => f.write_str("_"),
+            PatternDim::Name(name) => f.write_str(name),
+            PatternDim::Broadcastable(name) => write!(f, "#{name}"),
+            PatternDim::Variadic(None) => f.write_str("..."),
+            PatternDim::Variadic(Some(name)) => write!(f, "*{name}"),
+        }
+    }
+}
+
+/// A parsed shape pattern such as `"b n 3"`, `"... h w c"` or `"*batch 3"`.
+///
+/// Items, separated by whitespace: `3` (exactly this size), `n` (binds on first use, must match
+/// afterwards), `_` (any size), `#n` (1 without binding, else the name `n`), and at most one
+/// variadic segment: `...` or `*name` (binds the sizes of its axes). Names are ASCII identifiers;
+/// the empty pattern matches only scalars.
+///
+/// `Display` prints the canonical text (items separated by one space), which parses back to an
+/// equal pattern.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct ShapePattern {
+    items: SmallVec<[PatternDim; 4]>,
+    variadic: Option<usize>,
+}
+
+impl ShapePattern {
+    /// Parses a pattern. Errors give the byte position, what was expected and what was found.
+    ///
+    /// ```
+    /// use extype_shape::ShapePattern;
+    /// assert!(ShapePattern::parse("b n 3").is_ok());
+    /// let err = ShapePattern::parse("b ... *rest").unwrap_err();
+    /// assert!(err.to_string().contains("at position 6"), "{err}");
+    /// ```
+    pub fn parse(text: &str) -> Result<Self, ShapeError> {
+        parse(text)
+    }
+
+    /// The items, one per axis (the variadic segment counting as one).
+    pub fn items(&self) -> &[PatternDim] {
+        &self.items
+    }
+
+    /// The index in [`items`](Self::items) of the variadic segment, if there is one.
+    pub fn variadic_index(&self) -> Option<usize> {
+        self.variadic
+    }
+
+    /// The number of axes outside the variadic segment: the exact rank if there is no segment,
+    /// the minimum rank otherwise.
+    pub fn fixed_rank(&self) -> usize {
+        self.items.len() - usize::from(self.variadic.is_some())
+    }
+
+    /// The rank this pattern requires, as text for errors: `3` or `at least 2`.
+    pub(crate) fn rank_text(&self) -> String {
+        if self.variadic.is_some() {
+            format!("at least {} (pattern `{self}`)", self.fixed_rank())
+        } else {
+            format!("{} (pattern `{self}`)", self.fixed_rank())
+        }
+    }
+
+    /// The names this pattern uses (dims, broadcastable dims and the segment), each once, in
+    /// order of first appearance.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        let mut seen: SmallVec<[&str; 4]> = SmallVec::new();
+        self.items.iter().filter_map(move |item| {
+            let name: &str = match item {
+                PatternDim::Name(n) | PatternDim::Broadcastable(n) => n,
+                PatternDim::Variadic(Some(n)) => n,
+                _ => return None,
+            };
+            if seen.contains(&name) {
+                None
+            } else {
+                seen.push(name);
+                Some(name)
+            }
+        })
+    }
+}
+
+impl fmt::Display for ShapePattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, item) in self.items.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{item}")?;
+        }
+        Ok(())
+    }
+}
+
+impl FromStr for ShapePattern {
+    type Err = ShapeError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        parse(text)
+    }
+}
+
+fn is_name_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Whether a name is used as a dim (`n`, `#n`) or as a segment (`*n`); one name cannot be both.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NameKind {
+    Dim,
+    Segment,
+}
+
+fn parse(text: &str) -> Result<ShapePattern, ShapeError> {
+    let mut p = Cursor::new("shape pattern", text);
+    let mut items: SmallVec<[PatternDim; 4]> = SmallVec::new();
+    let mut variadic: Option<(usize, usize)> = None; // (item index, text position)
+    let mut names: SmallVec<[(&str, NameKind, usize); 4]> = SmallVec::new();
+    p.skip_ws();
+    while !p.at_end() {
+        let start = p.position();
+        let item = match p.peek() {
+            Some(c) if c.is_ascii_digit() => PatternDim::Size(p.size()?),
+            Some('.') => {
+                let dots = p.take_while(|c| c == '.');
+                if dots.len() != 3 {
+                    return Err(p.error_at(start, "`...`".into(), format!("`{dots}`")));
+                }
+                PatternDim::Variadic(None)
+            }
+            Some(sigil @ ('*' | '#')) => {
+                p.eat(sigil);
+                let name_start = p.position();
+                let name = name(&mut p)?;
+                if name == "_" {
+                    return Err(p.error_at(
+                        name_start,
+                        format!("a name after `{sigil}`"),
+                        "`_` (which means any size, not a name)".into(),
+                    ));
+                }
+                let kind = if sigil == '*' {
+                    NameKind::Segment
+                } else {
+                    NameKind::Dim
+                };
+                note_name(&p, &mut names, name, kind, name_start)?;
+                let name: Arc<str> = name.into();
+                if sigil == '*' {
+                    PatternDim::Variadic(Some(name))
+                } else {
+                    PatternDim::Broadcastable(name)
+                }
+            }
+            Some(c) if is_name_start(c) => {
+                let name = name(&mut p)?;
+                if name == "_" {
+                    PatternDim::Any
+                } else {
+                    note_name(&p, &mut names, name, NameKind::Dim, start)?;
+                    PatternDim::Name(name.into())
+                }
+            }
+            _ => {
+                return Err(
+                    p.error("a pattern item (a size, a name, `_`, `#name`, `...` or `*name`)")
+                );
+            }
+        };
+        if matches!(item, PatternDim::Variadic(_)) {
+            if let Some((_, first)) = variadic {
+                return Err(p.error_at(
+                    start,
+                    format!(
+                        "at most one variadic segment (`...` or `*name`); the first is at \
+                         position {first}"
+                    ),
+                    format!("`{item}`"),
+                ));
+            }
+            variadic = Some((items.len(), start));
+        }
+        items.push(item);
+        // Items are separated by whitespace: `3b` or `n,m` is an error, not two items.
+        if !p.at_end() && !p.peek().is_some_and(char::is_whitespace) {
+            return Err(p.error("whitespace between pattern items"));
+        }
+        p.skip_ws();
+    }
+    Ok(ShapePattern {
+        items,
+        variadic: variadic.map(|(index, _)| index),
+    })
+}
+
+fn name<'a>(p: &mut Cursor<'a>) -> Result<&'a str, ShapeError> {
+    if !p.peek().is_some_and(is_name_start) {
+        return Err(p.error("a name (a letter or `_`, then letters, digits or `_`)"));
+    }
+    Ok(p.take_while(is_name_char))
+}
+
+fn note_name<'a>(
+    p: &Cursor<'_>,
+    names: &mut SmallVec<[(&'a str, NameKind, usize); 4]>,
+    name: &'a str,
+    kind: NameKind,
+    position: usize,
+) -> Result<(), ShapeError> {
+    match names.iter().find(|(n, _, _)| *n == name) {
+        Some(&(_, NameKind::Segment, first)) => Err(p.error_at(
+            position,
+            format!("a name other than `{name}`, which names the segment at position {first}"),
+            format!("`{name}`"),
+        )),
+        Some(&(_, NameKind::Dim, first)) if kind == NameKind::Segment => Err(p.error_at(
+            position,
+            format!("a segment name other than `{name}`, which names a dim at position {first}"),
+            format!("`{name}`"),
+        )),
+        Some(_) => Ok(()),
+        None => {
+            names.push((name, kind, position));
+            Ok(())
+        }
+    }
+}
+
+/// Where a binding came from, for error messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Origin {
+    /// Bound by the caller ([`Bindings::bind`]).
+    Caller,
+    /// Bound by matching this argument's axis.
+    Axis(ArgRef, usize),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Caller => f.write_str("bound by the caller"),
+            Origin::Axis(arg, axis) => write!(f, "bound by {arg} axis {axis}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DimBinding {
+    name: Arc<str>,
+    size: usize,
+    origin: Origin,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SegmentBinding {
+    name: Arc<str>,
+    sizes: super::Sizes,
+    origin: Origin,
+}
+
+/// Sizes bound to names by matching patterns (and by the caller, for names known beforehand).
+///
+/// A name binds once; later uses must match. Lookups are linear: patterns use few names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Bindings {
+    dims: SmallVec<[DimBinding; 4]>,
+    segments: SmallVec<[SegmentBinding; 1]>,
+}
+
+/// A position in a [`Bindings`] to roll back to when a match fails half way.
+#[derive(Clone, Copy)]
+pub(crate) struct Mark {
+    dims: usize,
+    segments: usize,
+}
+
+impl Bindings {
+    /// No bindings.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Binds `name` to `size` before any pattern is matched (like the Array API's `d1_input`).
+    /// Fails if `name` is already bound to another size.
+    pub fn bind(&mut self, name: &str, size: usize) -> Result<(), ShapeError> {
+        match self.dim_binding(name) {
+            Some(b) if b.size == size => Ok(()),
+            Some(b) => Err(ShapeError::Rebind {
+                name: name.into(),
+                bound: format!("{} ({})", b.size, b.origin),
+                new: size.to_string(),
+            }),
+            None => {
+                self.dims.push(DimBinding {
+                    name: name.into(),
+                    size,
+                    origin: Origin::Caller,
+                });
+                Ok(())
+            }
+        }
+    }
+
+    /// Binds the segment `*name` to `sizes` before any pattern is matched. Fails if it is already
+    /// bound to other sizes.
+    pub fn bind_segment(&mut self, name: &str, sizes: &[usize]) -> Result<(), ShapeError> {
+        match self.segment_binding(name) {
+            Some(b) if b.sizes.as_slice() == sizes => Ok(()),
+            Some(b) => Err(ShapeError::Rebind {
+                name: name.into(),
+                bound: format!("{:?} ({})", b.sizes.as_slice(), b.origin),
+                new: format!("{sizes:?}"),
+            }),
+            None => {
+                self.segments.push(SegmentBinding {
+                    name: name.into(),
+                    sizes: sizes.into(),
+                    origin: Origin::Caller,
+                });
+                Ok(())
+            }
+        }
+    }
+
+    /// The size bound to `name`, if any.
+    pub fn get(&self, name: &str) -> Option<usize> {
+        self.dim_binding(name).map(|b| b.size)
+    }
+
+    /// The size bound to `name`, or an [`ShapeError::Unbound`] error naming it (handy in a
+    /// [`DimensionCalculator`](crate::DimensionCalculator)).
+    pub fn require(&self, name: &str) -> Result<usize, ShapeError> {
+        self.get(name)
+            .ok_or_else(|| ShapeError::Unbound { name: name.into() })
+    }
+
+    /// The sizes bound to the segment `*name`, if any.
+    pub fn segment(&self, name: &str) -> Option<&[usize]> {
+        self.segments
+            .iter()
+            .find(|b| &*b.name == name)
+            .map(|b| b.sizes.as_slice())
+    }
+
+    /// The sizes bound to the segment `*name`, or an [`ShapeError::Unbound`] error naming it.
+    pub fn require_segment(&self, name: &str) -> Result<&[usize], ShapeError> {
+        self.segment(name)
+            .ok_or_else(|| ShapeError::Unbound { name: name.into() })
+    }
+
+    /// The bound dim names and their sizes, in binding order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.dims.iter().map(|b| (&*b.name, b.size))
+    }
+
+    /// The bound segment names and their sizes, in binding order.
+    pub fn segments(&self) -> impl Iterator<Item = (&str, &[usize])> {
+        self.segments.iter().map(|b| (&*b.name, b.sizes.as_slice()))
+    }
+
+    /// The number of bound names (dims and segments).
+    pub fn len(&self) -> usize {
+        self.dims.len() + self.segments.len()
+    }
+
+    /// Whether nothing is bound.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn dim_binding(&self, name: &str) -> Option<&DimBinding> {
+        self.dims.iter().find(|b| &*b.name == name)
+    }
+
+    fn segment_binding(&self, name: &str) -> Option<&SegmentBinding> {
+        self.segments.iter().find(|b| &*b.name == name)
+    }
+
+    /// Adds the dim bindings of `other` that `self` lacks, as if they came from `arg` (`other`
+    /// came from refining one input, whose axes were reported as argument 0's). Returns whether
+    /// anything was added.
+    pub(crate) fn absorb_as(&mut self, other: &Bindings, arg: &ArgRef) -> bool {
+        let before = self.dims.len();
+        for b in &other.dims {
+            if self.dim_binding(&b.name).is_none() {
+                let origin = match &b.origin {
+                    Origin::Axis(_, axis) => Origin::Axis(arg.clone(), *axis),
+                    Origin::Caller => Origin::Caller,
+                };
+                self.dims.push(DimBinding {
+                    name: b.name.clone(),
+                    size: b.size,
+                    origin,
+                });
+            }
+        }
+        self.dims.len() != before
+    }
+
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            dims: self.dims.len(),
+            segments: self.segments.len(),
+        }
+    }
+
+    /// Forgets every binding made after `mark`.
+    pub(crate) fn reset(&mut self, mark: Mark) {
+        self.dims.truncate(mark.dims);
+        self.segments.truncate(mark.segments);
+    }
+}
+
+impl fmt::Display for Bindings {
+    /// `{b = 8, n = 100, *batch = [2, 5]}`: dims, then segments, each in binding order.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("{")?;
+        let mut first = true;
+        let mut sep = |f: &mut fmt::Formatter<'_>| {
+            let s = if first { "" } else { ", " };
+            first = false;
+            f.write_str(s)
+        };
+        for (name, size) in self.iter() {
+            sep(f)?;
+            write!(f, "{name} = {size}")?;
+        }
+        for (name, sizes) in self.segments() {
+            sep(f)?;
+            write!(f, "*{name} = {sizes:?}")?;
+        }
+        f.write_str("}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err_pos(text: &str) -> usize {
+        match ShapePattern::parse(text).unwrap_err() {
+            ShapeError::Parse { position, .. } => position,
+            other => panic!("not a parse error: {other}"),
+        }
+    }
+
+    #[test]
+    fn parses_the_grammar() {
+        let p: ShapePattern = "  b  n 3 _ #c ...".parse().unwrap();
+        assert_eq!(
+            p.items(),
+            &[
+                PatternDim::Name("b".into()),
+                PatternDim::Name("n".into()),
+                PatternDim::Size(3),
+                PatternDim::Any,
+                PatternDim::Broadcastable("c".into()),
+                PatternDim::Variadic(None),
+            ]
+        );
+        assert_eq!(p.variadic_index(), Some(5));
+        assert_eq!(p.fixed_rank(), 5);
+        assert_eq!(p.to_string(), "b n 3 _ #c ...");
+        let p: ShapePattern = "*batch 3".parse().unwrap();
+        assert_eq!(p.items()[0], PatternDim::Variadic(Some("batch".into())));
+        assert_eq!(p.names().collect::<Vec<_>>(), ["batch"]);
+        let p: ShapePattern = "n #n _x n".parse().unwrap();
+        assert_eq!(p.names().collect::<Vec<_>>(), ["n", "_x"]);
+        let empty: ShapePattern = "".parse().unwrap();
+        assert_eq!(empty.items().len(), 0);
+        assert_eq!(empty.to_string(), "");
+        assert_eq!(" \t ".parse::<ShapePattern>().unwrap(), empty);
+    }
+
+    #[test]
+    fn parse_errors_have_positions() {
+        assert_eq!(err_pos("b ... *rest"), 6);
+        assert_eq!(err_pos("3b"), 1);
+        assert_eq!(err_pos("n,m"), 1);
+        assert_eq!(err_pos("a .. b"), 2);
+        assert_eq!(err_pos("a .... b"), 2);
+        assert_eq!(err_pos("*"), 1);
+        assert_eq!(err_pos("# n"), 1);
+        assert_eq!(err_pos("*_"), 1);
+        assert_eq!(err_pos("-1"), 0);
+        assert_eq!(err_pos("a é"), 2);
+        assert_eq!(err_pos("*b b"), 3);
+        assert_eq!(err_pos("b *b"), 3);
+        assert_eq!(err_pos("99999999999999999999999"), 0);
+        let err = ShapePattern::parse("b n ? 3").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot parse shape pattern \"b n ? 3\": at position 4, expected a pattern item \
+             (a size, a name, `_`, `#name`, `...` or `*name`), found `?`"
+        );
+    }
+
+    #[test]
+    fn bindings_bind_once() {
+        let mut b = Bindings::new();
+        assert!(b.is_empty());
+        b.bind("n", 3).unwrap();
+        b.bind("n", 3).unwrap();
+        assert!(b.bind("n", 4).is_err());
+        b.bind_segment("batch", &[2, 5]).unwrap();
+        assert!(b.bind_segment("batch", &[2]).is_err());
+        assert_eq!(b.get("n"), Some(3));
+        assert_eq!(b.require("n").unwrap(), 3);
+        assert_eq!(
+            b.require("m").unwrap_err(),
+            ShapeError::Unbound { name: "m".into() }
+        );
+        assert_eq!(b.segment("batch"), Some(&[2, 5][..]));
+        assert!(b.require_segment("n").is_err());
+        assert_eq!(b.len(), 2);
+        assert_eq!(b.iter().collect::<Vec<_>>(), [("n", 3)]);
+        assert_eq!(b.to_string(), "{n = 3, *batch = [2, 5]}");
+        assert_eq!(Bindings::new().to_string(), "{}");
+        let mark = b.mark();
+        b.bind("m", 1).unwrap();
+        b.reset(mark);
+        assert_eq!(b.get("m"), None);
+    }
+}
