@@ -50,32 +50,11 @@
 //!
 //! ## Performance
 //!
-//! Measured with the runtime bench, now `cargo bench -p extype --bench runtime` over derived types
-//! (these figures are from when it ran in core, on types written field by field like the
-//! derive's output; criterion medians, 2-core VM shared with other builds, load average ~4,
-//! release). "Direct baseline" is the same data movement written by
-//! hand with ndarray, in the same run. Under heavier load (~6) every figure, baselines included,
-//! was up to 2× higher; compare rows with their baseline rather than across runs.
-//!
-//! | operation (2-component value unless noted)                       | extype   | direct baseline | target   |
-//! |-------------------------------------------------------------------|----------|-----------------|----------|
-//! | `into_components` + `from_components`, `Tensor` fields             | 42 ns    | 29 ns           | ≤ 50 ns  |
-//! | same, `Array` fields (`MaskedTensor`; moves through `ArcArray`)    | 145 ns   | 116 ns          |          |
-//! | same, `Tensor` + `ArcArray1` fields, validated (`RaggedTensor`)    | 98 ns    |                 |          |
-//! | `to_components` (borrowed views)                                   | 21 ns    |                 |          |
-//! | spec from value                                                    | 36 ns    | 19 ns (copy the two shapes) | ≤ 50 ns |
-//! | `is_compatible_with`                                               | 8 ns     |                 | ≤ 100 ns |
-//! | `most_specific_compatible`                                         | 45 ns    |                 | ≤ 300 ns |
-//! | strict `==` of specs                                               | 2 ns     |                 |          |
-//! | `nest::flatten` + `pack_sequence_as`, `expand_composites`          | 400 ns   |                 |          |
-//! | same, extension values as leaves                                   | 199 ns   |                 |          |
-//! | spec → JSON / JSON → spec                                          | 2.7 µs / 3.2 µs |          |          |
-//!
-//! For context, on this class of machine TensorFlow's `nest.flatten` of a 2-field extension value
-//! takes ~4 µs, its `pack_sequence_as` ~41 µs and spec compatibility ~19 µs; JAX's
-//! `tree_flatten` ~0.5 µs, optree's ~1.4 µs. With `Array` fields most of the round trip is
-//! ndarray's own `Array` ↔ `ArcArray` conversion (an `Arc` allocation and its atomic
-//! unwrap); `Tensor`/`ArcArray` fields avoid it.
+//! A components round trip of a two-field value, a spec from a value and spec compatibility each
+//! cost tens of nanoseconds (TensorFlow: microseconds); `ops::add` adds a few tens of nanoseconds
+//! of dispatch to the kernel it runs. Every figure, with the command that reproduces it
+//! (`cargo bench -p extype --bench runtime`, `cargo bench -p extype-core --bench dispatch`), is in
+//! `BENCHMARKS.md` at the repository root.
 //!
 #![warn(missing_docs)]
 

@@ -53,69 +53,10 @@
 //!
 //! ## Compile-time cost
 //!
-//! ```text
-//! python3 macros/compile_bench/gen.py --runs 7
-//! ```
-//!
-//! generates three throwaway crates under `target/compile_bench/` (own `[workspace]` tables, not
-//! committed) with the same 50 structs of 3–5 fields (`ArrayD<f32>`, `Array2<i64>`,
-//! `ArrayD<bool>`, `String` or `bool`, `Vec<ArrayD<f32>>`, a nested struct in every fifth, shape
-//! contracts on a third), deriving `Clone, Debug` plus nothing (`base`), `ExtensionType`, or
-//! serde's `Serialize, Deserialize`. After building the dependencies once it times
-//! `touch src/lib.rs && cargo build` (dev profile), the crates taking turns, both incrementally
-//! (what that command does by default) and with `CARGO_INCREMENTAL=0` (the full cost of the
-//! crate, as in a clean or CI build), and prints medians and ratios.
-//!
-//! Measured 2026-11-21 on the shared 2-core build machine (Rust 1.95; other jobs running, so
-//! single runs vary by ±15% and whole 7-run medians by about ±0.1 in the ratio from one minute
-//! to the next: compare ratios of runs made back to back). `gen.py --runs 7`, one of the runs:
-//!
-//! | mode                  | base   | serde  | extype | extype / serde | before this design |
-//! |-----------------------|--------|--------|--------|----------------|--------------------|
-//! | incremental           | 0.09 s | 0.33 s | 0.45 s | 1.37×          | 2.5× (0.73 / 0.29 s) |
-//! | `CARGO_INCREMENTAL=0` | 0.14 s | 1.09 s | 1.30 s | 1.19×          | 4.0× (2.97 / 0.75 s) |
-//!
-//! Measured again on the final code, three times back to back within ten minutes (`gen.py`
-//! wall-clock medians, and the same builds timed by CPU time): full build 1.05×, 1.32×, 1.13×;
-//! incremental rebuild 1.57×, 1.61×, 1.38×. The 1.5× target is met for the crate's build; the
-//! incremental touch-rebuild is around it, above it in two of the three. (The table's run was of
-//! the code one step earlier, before `Field::from_components_into`.) ("Before": the
-//! previous design, measured the same way in an earlier session; one run of it today gave 2.1×
-//! and 3.9×.) Counted on the generated crate: `-Zprint-mono-items` function items 5,127 → 1,739,
-//! LLVM IR (`--emit=llvm-ir`, one codegen unit) 4,997 functions / 281,131 lines → 1,526 /
-//! 61,542. Per type, what is left is its drop glue, `Any`, `Clone`, validation when it has any,
-//! and the inventory constructor.
-//!
-//! Runtime: `cargo bench -p extype --bench derived` times derived types against the same types
-//! implemented by hand (`core/tests/common`), in one run: components round trip of two `Tensor`
-//! fields 53 ns vs 45 ns; of two `Array` fields with a validation function 156 ns vs 150 ns
-//! (with a shape contract instead: 263 ns); spec from value 31 vs 24 ns;
-//! `is_compatible_with` 9 vs 12 ns; `most_specific_compatible` 46 vs 38 ns. Tensor fields are
-//! rebuilt in place (`Field::from_components_into`); a field-by-field `push_components` saved
-//! another 10 ns of the round trip but cost 0.2 of the incremental ratio, so it is not generated.
-
-//! Where the time went before (`RUSTC_BOOTSTRAP=1` rustc with `-Ztime-passes`,
-//! `-Zprint-mono-items` and `--emit=llvm-ir` on the generated crate, diagnostics only): serde's
-//! derives emit only code generic over the serializer, so its crate codegens nothing, while
-//! every extension type's registry entry forced its `AnySpec` (15 methods) and `AnyExtension`
-//! (8 methods) vtables, the derive's field-by-field impls, `Arc<Foo>` reference counting and the
-//! generic helpers behind them to be compiled in the deriving crate: about 100 functions and
-//! 5,600 lines of LLVM IR per type. The per-field `for<'__f> Ty: Field` bounds on every impl
-//! cost another second of coherence and type checking.
-//!
-//! What changed, in order (LLVM IR lines of the generated crate after each step):
-//! - no bounds on the generated impls (see "Diagnostics"): full build 2.9 → 1.7 s in the
-//!   `-Ztime-passes` total of the generated crate;
-//! - the table-driven runtime above, generated methods one-line calls: 281,131 → 174,569;
-//! - `Value::Extension` holds a `SharedExtension` (`Arc<Box<dyn AnyExtension>>`), so moving a
-//!   value out of a unique reference is shared code instead of `Arc::<Foo>::try_unwrap` per
-//!   type, and the registry entry no longer stores a per-type rebuild function: 142,769;
-//! - the registry's specs and values are `ErasedSpec` / `ErasedValue`: 94,127;
-//! - the generated methods are `#[inline]`, so those nothing calls are not compiled: 63,058
-//!   (without `#[inline]` the incremental ratio was 1.87×, with it 1.60×, in the same session);
-//! - `FooSpec`'s `TypeSpec` is a blanket impl, `TypeId`s are constants in the table,
-//!   `drop_in_place` is stored without a wrapper, and a type with neither a shape contract nor
-//!   `validate` stores no validation function: 61,542.
+//! `python3 macros/compile_bench/gen.py --runs 7` builds the same 50 structs deriving nothing,
+//! `ExtensionType`, or serde's `Serialize`/`Deserialize`, and compares their build times (full and
+//! incremental). The derive stays within about 1.5× of serde's; the figures, where the time went
+//! and what each design step saved are in `BENCHMARKS.md` at the repository root.
 
 mod ast;
 mod attr;
