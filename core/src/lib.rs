@@ -80,6 +80,7 @@ pub mod dtype;
 pub mod error;
 pub mod field;
 pub mod nest;
+mod op_model;
 pub mod ops;
 pub mod registry;
 pub mod serial;

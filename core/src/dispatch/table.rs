@@ -9,10 +9,10 @@ use smallvec::SmallVec;
 
 use super::entry::{Call, DispatchEntry, Handled, ParamKind, Target};
 use crate::error::{DispatchError, Error, Result};
-use crate::ops::OpArgs;
-use crate::ops::catalog::{Op, OpKind};
-use crate::ops::infer::{self, Inferred};
-use crate::ops::{Operand, dense};
+use crate::op_model::catalog::{Op, OpKind};
+use crate::op_model::infer::{self, Inferred};
+use crate::op_model::{OpArgs, Operand, dense};
+use crate::spec::TensorSpec;
 use crate::tensor::{Tensor, TensorView};
 use crate::value::{Value, ValueSpec};
 
@@ -59,7 +59,7 @@ impl Hasher for FxHasher {
 
 type Fx = BuildHasherDefault<FxHasher>;
 
-/// An op or a group, by identity.
+/// An op or a group, by identity (for duplicate detection).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum TargetKey {
     Op(&'static str),
@@ -75,24 +75,90 @@ impl TargetKey {
     }
 }
 
-/// The key of an exact lookup: the target and the type of each argument. Fixed size: building one
-/// never allocates.
+/// An op by identity (its name), hashed by the key the op carries (a hash of its name computed
+/// at compile time), so a lookup never hashes a string.
+#[derive(Debug, Clone, Copy)]
+struct OpKey {
+    key: u64,
+    name: &'static str,
+}
+
+impl OpKey {
+    #[inline]
+    fn of(op: &Op) -> OpKey {
+        OpKey {
+            key: op.key(),
+            name: op.name(),
+        }
+    }
+}
+
+impl PartialEq for OpKey {
+    #[inline]
+    fn eq(&self, other: &OpKey) -> bool {
+        self.key == other.key
+            && (std::ptr::eq(self.name, other.name) || self.name == other.name)
+    }
+}
+
+impl Eq for OpKey {}
+
+impl Hash for OpKey {
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.key);
+    }
+}
+
+/// The argument types of an exact lookup. Fixed size: building one never allocates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Key {
-    target: TargetKey,
+struct Ids {
     len: u8,
     ids: [TypeId; MAX_KEY],
 }
 
-impl Hash for Key {
+impl Ids {
+    /// The argument types (`None` if there are more than [`MAX_KEY`]: no exact handler takes
+    /// that many).
+    #[inline]
+    fn new(ids: impl ExactSizeIterator<Item = TypeId>) -> Option<Ids> {
+        let len = ids.len();
+        if len > MAX_KEY {
+            return None;
+        }
+        let mut out = Ids {
+            len: len as u8,
+            ids: [filler(); MAX_KEY],
+        };
+        for (slot, id) in out.ids.iter_mut().zip(ids) {
+            *slot = id;
+        }
+        Some(out)
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[TypeId] {
+        &self.ids[..usize::from(self.len)]
+    }
+}
+
+impl Hash for Ids {
     #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.target.hash(state);
         state.write_u8(self.len);
-        for id in &self.ids[..usize::from(self.len)] {
+        for id in self.as_slice() {
             id.hash(state);
         }
     }
+}
+
+/// The handlers registered for one op.
+#[derive(Debug, Default)]
+struct OpHandlers {
+    /// By exact argument types (no wildcard).
+    exact: HashMap<Ids, Resolved, Fx>,
+    /// With a wildcard in some position; fewer wildcards first, then source order.
+    wildcard: Vec<Resolved>,
 }
 
 fn filler() -> TypeId {
@@ -128,8 +194,7 @@ impl Resolved {
 /// precedence rules.
 #[derive(Debug)]
 pub struct DispatchTable {
-    exact: HashMap<Key, Resolved, Fx>,
-    wildcard: HashMap<&'static str, Vec<Resolved>, Fx>,
+    ops: HashMap<OpKey, OpHandlers, Fx>,
     groups: [Vec<Resolved>; 3],
     len: usize,
 }
@@ -180,8 +245,7 @@ impl DispatchTable {
         let mut entries: Vec<&'static DispatchEntry> = entries.into_iter().collect();
         // Sorted so that errors and the order of equal-rank candidates do not depend on link order.
         entries.sort_by(|a, b| (a.file, a.line, a.name).cmp(&(b.file, b.line, b.name)));
-        let mut exact: HashMap<Key, Resolved, Fx> = HashMap::default();
-        let mut wildcard: HashMap<&'static str, Vec<Resolved>, Fx> = HashMap::default();
+        let mut ops: HashMap<OpKey, OpHandlers, Fx> = HashMap::default();
         let mut groups: [Vec<Resolved>; 3] = Default::default();
         let mut seen: HashMap<(TargetKey, Vec<Option<TypeId>>), &'static DispatchEntry> =
             HashMap::new();
@@ -243,29 +307,29 @@ impl DispatchTable {
                     }
                 }
                 (Target::Op(op), 0) => {
-                    let mut ids = [filler(); MAX_KEY];
-                    for (slot, k) in ids.iter_mut().zip(&resolved.kinds) {
-                        // No wildcard here (counted above).
-                        *slot = k.unwrap_or_else(filler);
+                    // No wildcard here (counted above), and at most `MAX_KEY` (checked above).
+                    let ids = Ids::new(resolved.kinds.iter().map(|k| k.unwrap_or_else(filler)));
+                    if let Some(ids) = ids {
+                        ops.entry(OpKey::of(op))
+                            .or_default()
+                            .exact
+                            .insert(ids, resolved);
                     }
-                    let key = Key {
-                        target: TargetKey::Op(op.name()),
-                        len: n as u8,
-                        ids,
-                    };
-                    exact.insert(key, resolved);
                 }
-                (Target::Op(op), _) => wildcard.entry(op.name()).or_default().push(resolved),
+                (Target::Op(op), _) => ops.entry(OpKey::of(op)).or_default().wildcard.push(resolved),
             }
         }
         // Fewer wildcards first; then source order (file, line), which `entries` already has and
         // a stable sort keeps.
-        for list in wildcard.values_mut().chain(groups.iter_mut()) {
+        for list in ops
+            .values_mut()
+            .map(|h| &mut h.wildcard)
+            .chain(groups.iter_mut())
+        {
             list.sort_by_key(Resolved::wildcards);
         }
         Ok(DispatchTable {
-            exact,
-            wildcard,
+            ops,
             groups,
             len: entries.len(),
         })
@@ -281,37 +345,29 @@ impl DispatchTable {
         self.len == 0
     }
 
+    /// The handlers registered for `op` and for its kind's group.
+    #[inline]
+    fn handlers(&self, op: &Op) -> (Option<&OpHandlers>, &[Resolved]) {
+        let handlers = self.ops.get(&OpKey::of(op));
+        let groups = group_index(op.kind()).map_or(&[][..], |i| self.groups[i].as_slice());
+        (handlers, groups)
+    }
+
     /// The candidates for a call, in precedence order (exact, then wildcard, then group).
     fn candidates<'t>(
-        &'t self,
-        op: &Op,
-        ids: &[TypeId],
+        handlers: Option<&'t OpHandlers>,
+        groups: &'t [Resolved],
+        ids: &'t [TypeId],
     ) -> impl Iterator<Item = &'t Resolved> + 't {
-        let exact = (ids.len() <= MAX_KEY)
-            .then(|| {
-                let mut key = Key {
-                    target: TargetKey::Op(op.name()),
-                    len: ids.len() as u8,
-                    ids: [filler(); MAX_KEY],
-                };
-                key.ids[..ids.len()].copy_from_slice(ids);
-                self.exact.get(&key)
-            })
-            .flatten();
-        let wildcard = self
-            .wildcard
-            .get(op.name())
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        let groups = group_index(op.kind())
-            .map(|i| self.groups[i].as_slice())
-            .unwrap_or(&[]);
-        let ids: SmallVec<[TypeId; MAX_KEY]> = SmallVec::from_slice(ids);
+        let exact = handlers
+            .zip(Ids::new(ids.iter().copied()))
+            .and_then(|(h, key)| h.exact.get(&key));
+        let wildcard = handlers.map_or(&[][..], |h| h.wildcard.as_slice());
         exact.into_iter().chain(
             wildcard
                 .iter()
                 .chain(groups)
-                .filter(move |r| r.matches(&ids)),
+                .filter(move |r| r.matches(ids)),
         )
     }
 
@@ -320,11 +376,11 @@ impl DispatchTable {
     /// has one. Nothing is called: this explains a dispatch decision.
     pub fn explain(&self, op: &'static Op, operands: &[Operand<'_>]) -> Vec<String> {
         let ids: SmallVec<[TypeId; MAX_KEY]> = operands.iter().map(Operand::type_id).collect();
-        let mut out: Vec<String> = self
-            .candidates(op, &ids)
+        let (handlers, groups) = self.handlers(op);
+        let mut out: Vec<String> = Self::candidates(handlers, groups, &ids)
             .map(|r| r.entry.describe())
             .collect();
-        if operands.iter().all(Operand::is_dense) && (op.is_builtin() || op.dense_fn().is_some()) {
+        if operands.iter().all(Operand::is_dense) && op.has_dense() {
             out.push("dense default".into());
         }
         out
@@ -335,56 +391,34 @@ impl DispatchTable {
     /// every argument is dense; otherwise the error names the op, the argument types and every
     /// candidate tried.
     pub fn call(&self, op: &'static Op, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
-        let n = operands.len();
-        if !op.arity().admits(n) {
-            return Err(DispatchError::Arity {
-                op: op.name().to_string(),
-                expected: op.arity().to_string(),
-                found: n,
-            }
-            .into());
+        op.check_arity(operands.len())?;
+        let (handlers, groups) = self.handlers(op);
+        if handlers.is_none() && groups.is_empty() {
+            // No handler for this op or its kind: straight to the dense default.
+            return dense_default(op, operands, args, &[]);
         }
-        let mut ids: SmallVec<[TypeId; MAX_KEY]> = SmallVec::with_capacity(n);
-        ids.extend(operands.iter().map(Operand::type_id));
+        let ids: SmallVec<[TypeId; MAX_KEY]> = operands.iter().map(Operand::type_id).collect();
         let call = Call { op, args };
         let mut tried: SmallVec<[&'static DispatchEntry; 4]> = SmallVec::new();
-        for candidate in self.candidates(op, &ids) {
+        for candidate in Self::candidates(handlers, groups, &ids) {
             match (candidate.entry.handler)(&call, operands)? {
                 Handled::Done(value) => return Ok(value),
                 Handled::Declined => tried.push(candidate.entry),
             }
         }
-        if let Some(views) = dense_views(operands)
-            && (op.is_builtin() || op.dense_fn().is_some())
-        {
-            return dense::run(op, &views, args).map(Value::Tensor);
-        }
-        Err(no_match(
-            op,
-            operands.iter().map(Operand::describe),
-            &tried,
-            "declined",
-            |i| operands.get(i).is_some_and(Operand::is_dense),
-        ))
+        dense_default(op, operands, args, &tried)
     }
 
     /// Infers the output spec of `op` on inputs of these specs: the first matching handler (in
     /// call precedence) that registered an inference runs it; for dense inputs without one, the
     /// op's own inference ([`infer::dense`]).
     pub fn infer(&self, op: &'static Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Inferred> {
-        let n = specs.len();
-        if !op.arity().admits(n) {
-            return Err(DispatchError::Arity {
-                op: op.name().to_string(),
-                expected: op.arity().to_string(),
-                found: n,
-            }
-            .into());
-        }
+        op.check_arity(specs.len())?;
         let ids: SmallVec<[TypeId; MAX_KEY]> = specs.iter().map(|s| spec_type_id(s)).collect();
+        let (handlers, groups) = self.handlers(op);
         let call = Call { op, args };
         let mut tried: SmallVec<[(&'static DispatchEntry, bool); 4]> = SmallVec::new();
-        for candidate in self.candidates(op, &ids) {
+        for candidate in Self::candidates(handlers, groups, &ids) {
             match candidate.entry.infer {
                 Some(f) => match f(&call, specs)? {
                     Some(inferred) => return Ok(inferred),
@@ -393,7 +427,7 @@ impl DispatchTable {
                 None => tried.push((candidate.entry, false)),
             }
         }
-        let dense: Option<SmallVec<[&crate::spec::TensorSpec; 3]>> = specs
+        let dense: Option<SmallVec<[&TensorSpec; 3]>> = specs
             .iter()
             .map(|s| match s {
                 ValueSpec::Tensor(t) => Some(t),
@@ -401,7 +435,7 @@ impl DispatchTable {
             })
             .collect();
         if let Some(dense) = dense {
-            return infer::dense(op, &dense, args);
+            return infer::dense_unchecked(op, &dense, args);
         }
         let entries: SmallVec<[&'static DispatchEntry; 4]> = tried.iter().map(|t| t.0).collect();
         let mut err = no_match(
@@ -440,6 +474,40 @@ fn describe_spec(spec: &ValueSpec) -> String {
         ValueSpec::Tensor(t) => format!("Tensor({t})"),
         ValueSpec::Extension(s) => s.name().to_string(),
     }
+}
+
+/// The last candidate of a call: the op's dense default when every argument is dense and the op
+/// has one (arity checked); otherwise the error naming the op, the arguments and what was tried.
+#[inline]
+fn dense_default(
+    op: &Op,
+    operands: &[Operand<'_>],
+    args: &OpArgs,
+    tried: &[&'static DispatchEntry],
+) -> Result<Value> {
+    if op.has_dense() {
+        // The common arities without collecting the views.
+        let out = match operands {
+            [a] => a
+                .as_view()
+                .map(|a| dense::run_unchecked(op, &[a], args)),
+            [a, b] => a
+                .as_view()
+                .zip(b.as_view())
+                .map(|(a, b)| dense::run_unchecked(op, &[a, b], args)),
+            _ => dense_views(operands).map(|views| dense::run_unchecked(op, &views, args)),
+        };
+        if let Some(out) = out {
+            return out.map(Value::Tensor);
+        }
+    }
+    Err(no_match(
+        op,
+        operands.iter().map(Operand::describe),
+        tried,
+        "declined",
+        |i| operands.get(i).is_some_and(Operand::is_dense),
+    ))
 }
 
 fn dense_views<'a>(operands: &[Operand<'a>]) -> Option<SmallVec<[TensorView<'a>; 3]>> {

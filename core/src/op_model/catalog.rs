@@ -1,0 +1,594 @@
+//! The op catalog: every dispatchable op of extype, as a value carrying its data.
+//!
+//! Ops are `static` [`Op`]s (`catalog::ADD`); their identity is their name. Each entry holds its
+//! [`Signature`] (name, [`OpKind`], [`Arity`]) and, as data, what running it needs: its dense
+//! kernel entry point (and masked kernel, for reductions that have one), the dtypes it takes
+//! ([`DTypeSet`]), how its arguments' dtypes relate ([`Operands`]), the dtype it returns
+//! ([`ResultDType`]) and how its output shape is inferred ([`InferRule`]). Nothing dispatches on
+//! an op's name: adding an op is one entry below.
+//!
+//! The macro crate reads [`lookup`] at compile time, so `#[dispatch(Add)]` and
+//! `#[dispatch(add)]` both name [`ADD`], and a misspelt op is a compile error. Users declare more
+//! ops with [`declare_op!`](crate::declare_op).
+
+use std::fmt;
+
+use extype_kernels::elementwise::{binary as kb, unary as ku};
+use extype_kernels::reduce::{axes as ka, masked as km, segment as ks};
+
+use super::args::OpArgs;
+use super::dense::{self, Builtin, KernelFn, MaskedFn, binary, masked, reduce, segment, unary};
+use super::infer;
+use super::rules::{DTypeSet, InferRule, Operands, ResultDType};
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// What an op does, for group handlers (TensorFlow's `is_unary_elementwise_op` & co.).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OpKind {
+    /// Maps each element of its one tensor argument independently (`neg`, `exp`, `logical_not`).
+    UnaryElementwise,
+    /// Combines corresponding elements of its two tensor arguments, with broadcasting (`add`,
+    /// `eq`, `logical_and`).
+    BinaryElementwise,
+    /// Combines the elements of its one tensor argument along axes (`reduce_sum`); extra
+    /// arguments: axes and keepdims.
+    Reduction,
+    /// Anything else (`reshape`, `concat`, `where`, …).
+    Other,
+}
+
+impl OpKind {
+    /// The group name used by `#[dispatch(...)]`: `unary_elementwise`, `binary_elementwise`,
+    /// `reduction`, `other`.
+    pub const fn group_name(self) -> &'static str {
+        match self {
+            OpKind::UnaryElementwise => "unary_elementwise",
+            OpKind::BinaryElementwise => "binary_elementwise",
+            OpKind::Reduction => "reduction",
+            OpKind::Other => "other",
+        }
+    }
+
+    /// The kind named by a group name (see [`group_name`](Self::group_name)); `other` is not a
+    /// group (it has no common callable).
+    pub fn from_group_name(name: &str) -> Option<OpKind> {
+        match name {
+            "unary_elementwise" => Some(OpKind::UnaryElementwise),
+            "binary_elementwise" => Some(OpKind::BinaryElementwise),
+            "reduction" => Some(OpKind::Reduction),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for OpKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.group_name())
+    }
+}
+
+/// How many dispatchable (tensor-like) arguments an op takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Arity {
+    /// Exactly this many.
+    Exactly(usize),
+    /// At least this many (`concat`, `stack`).
+    AtLeast(usize),
+}
+
+impl Arity {
+    /// Whether `n` arguments fit.
+    pub const fn admits(self, n: usize) -> bool {
+        match self {
+            Arity::Exactly(k) => n == k,
+            Arity::AtLeast(k) => n >= k,
+        }
+    }
+}
+
+impl fmt::Display for Arity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Arity::Exactly(n) => write!(f, "{n}"),
+            Arity::AtLeast(n) => write!(f, "at least {n}"),
+        }
+    }
+}
+
+/// An op's signature: its name (its identity), kind and arity — what the macro crate checks
+/// `#[dispatch(...)]` against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Signature {
+    /// The op's name (`"add"`).
+    pub name: &'static str,
+    /// What it does (for group handlers).
+    pub kind: OpKind,
+    /// How many tensor-like arguments it takes.
+    pub arity: Arity,
+}
+
+/// The dense default of a user-declared op: runs on dense tensors only (the arguments, in order).
+pub type DenseFn = fn(&[Tensor], &OpArgs) -> Result<Tensor>;
+
+/// What runs when every argument is dense and no handler takes the call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Dense {
+    /// A catalog op's kernel entry point.
+    Kernel(KernelFn),
+    /// A user-declared op's `dense = f`.
+    User(DenseFn),
+    /// No dense default (every call needs a handler).
+    None,
+}
+
+/// A dispatchable op: its [`Signature`] and the data that runs it (see the [module docs](self)).
+///
+/// Catalog ops carry their kernels; a user-declared op ([`Op::new`]) carries an optional dense
+/// default, takes every dtype and infers specs by its kind.
+#[derive(Debug)]
+pub struct Op {
+    sig: Signature,
+    key: u64,
+    dense: Dense,
+    masked: Option<MaskedFn>,
+    dtypes: DTypeSet,
+    operands: Operands,
+    result: ResultDType,
+    infer: InferRule,
+}
+
+/// FNV-1a of the name: the op's key in dispatch tables, computed at compile time.
+const fn name_key(name: &str) -> u64 {
+    let bytes = name.as_bytes();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut i = 0;
+    while i < bytes.len() {
+        h ^= bytes[i] as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    h
+}
+
+impl InferRule {
+    /// The inference of a user op of this kind: elementwise ops keep the shape (binary ones
+    /// broadcast), reductions reduce it, `other` ops have none.
+    const fn of_kind(kind: OpKind) -> InferRule {
+        match kind {
+            OpKind::UnaryElementwise => InferRule::Same,
+            OpKind::BinaryElementwise => InferRule::Broadcast,
+            OpKind::Reduction => InferRule::Reduce,
+            OpKind::Other => InferRule::None,
+        }
+    }
+}
+
+impl Op {
+    /// An op. `dense` is the dense default for a user-declared op (`None`: no default, so every
+    /// call needs a handler). It takes every dtype (binary and reduction ops: one dtype for all
+    /// arguments) and returns its input dtype; its spec inference follows its kind.
+    pub const fn new(name: &'static str, kind: OpKind, arity: Arity, dense: Option<DenseFn>) -> Op {
+        Op {
+            sig: Signature { name, kind, arity },
+            key: name_key(name),
+            dense: match dense {
+                Some(f) => Dense::User(f),
+                None => Dense::None,
+            },
+            masked: None,
+            dtypes: DTypeSet::ALL,
+            operands: Operands::Same,
+            result: ResultDType::Same,
+            infer: InferRule::of_kind(kind),
+        }
+    }
+
+    /// A catalog op: its signature joined with its kernels and rules.
+    const fn builtin(sig: Signature, data: Builtin) -> Op {
+        Op {
+            key: name_key(sig.name),
+            dense: Dense::Kernel(data.kernel),
+            masked: data.masked,
+            dtypes: data.dtypes,
+            operands: data.operands,
+            result: data.result,
+            infer: match data.infer {
+                Some(rule) => rule,
+                None => InferRule::of_kind(sig.kind),
+            },
+            sig,
+        }
+    }
+
+    /// The op's signature.
+    #[inline]
+    pub const fn signature(&self) -> &Signature {
+        &self.sig
+    }
+
+    /// The op's name (`"add"`, `"my.softplus"`).
+    #[inline]
+    pub const fn name(&self) -> &'static str {
+        self.sig.name
+    }
+
+    /// The op's kind.
+    #[inline]
+    pub const fn kind(&self) -> OpKind {
+        self.sig.kind
+    }
+
+    /// How many tensor-like arguments it takes.
+    #[inline]
+    pub const fn arity(&self) -> Arity {
+        self.sig.arity
+    }
+
+    /// The dense default of a user-declared op.
+    #[inline]
+    pub fn dense_fn(&self) -> Option<DenseFn> {
+        match self.dense {
+            Dense::User(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Whether this op is one of the catalog's (it runs on the kernels).
+    #[inline]
+    pub fn is_builtin(&self) -> bool {
+        matches!(self.dense, Dense::Kernel(_))
+    }
+
+    /// Whether the op has a dense default (a kernel, or a user op's `dense = f`).
+    #[inline]
+    pub fn has_dense(&self) -> bool {
+        !matches!(self.dense, Dense::None)
+    }
+
+    /// Whether the op has a masked kernel ([`masked_reduce`](crate::ops::masked_reduce),
+    /// [`ReductionOp::apply_masked`](crate::ReductionOp::apply_masked)).
+    #[inline]
+    pub fn has_masked(&self) -> bool {
+        self.masked.is_some()
+    }
+
+    /// The dtypes the op takes (for its data arguments; see [`Operands`]).
+    #[inline]
+    pub const fn dtypes(&self) -> DTypeSet {
+        self.dtypes
+    }
+
+    /// How the op's argument dtypes relate.
+    #[inline]
+    pub const fn operands(&self) -> Operands {
+        self.operands
+    }
+
+    /// The rule giving the dtype the op returns (see [`Op::result_dtype`]).
+    #[inline]
+    pub const fn result_rule(&self) -> ResultDType {
+        self.result
+    }
+
+    /// How the op's output shape is inferred from its input specs.
+    #[inline]
+    pub const fn infer_rule(&self) -> InferRule {
+        self.infer
+    }
+
+    /// The op's key in dispatch tables: a hash of its name, computed at compile time.
+    #[inline]
+    pub(crate) const fn key(&self) -> u64 {
+        self.key
+    }
+
+    #[inline]
+    pub(crate) fn dense(&self) -> Dense {
+        self.dense
+    }
+
+    #[inline]
+    pub(crate) fn masked_kernel(&self) -> Option<MaskedFn> {
+        self.masked
+    }
+}
+
+impl PartialEq for Op {
+    fn eq(&self, other: &Op) -> bool {
+        self.sig.name == other.sig.name
+    }
+}
+
+impl Eq for Op {}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.sig.name)
+    }
+}
+
+/// One line per op: `CONST = "name", Kind, arity => data;` where data is its kernels and rules
+/// ([`Builtin`]). Generates the signature table ([`signature`]), the entries and [`ALL`].
+macro_rules! catalog {
+    ($($(#[$doc:meta])* $konst:ident = $name:literal, $kind:ident, $arity:expr => $data:expr;)*) => {
+        /// The signature of every catalog op (name, kind, arity), in catalog order.
+        pub mod signature {
+            use super::Arity::{AtLeast, Exactly};
+            use super::{OpKind, Signature};
+
+            $(
+                #[doc = concat!("The signature of `", $name, "`.")]
+                pub const $konst: Signature = Signature {
+                    name: $name,
+                    kind: OpKind::$kind,
+                    arity: $arity,
+                };
+            )*
+
+            /// Every signature, in catalog order.
+            pub const ALL: &[Signature] = &[$($konst),*];
+        }
+
+        $(
+            $(#[$doc])*
+            pub static $konst: Op = Op::builtin(signature::$konst, $data);
+        )*
+
+        /// Every op of the catalog, in catalog order.
+        pub static ALL: &[&Op] = &[$(&$konst),*];
+    };
+}
+
+use InferRule::Custom;
+use Operands::BoolAt;
+use ResultDType::{Bool, FloatOfInts, FromArgs, I64, Widen};
+
+catalog! {
+    /// `-x`.
+    NEG = "neg", UnaryElementwise, Exactly(1) => unary!(NUMERIC, ku::neg);
+    /// `|x|`.
+    ABS = "abs", UnaryElementwise, Exactly(1) => unary!(NUMERIC, ku::abs);
+    /// `e^x` (floats).
+    EXP = "exp", UnaryElementwise, Exactly(1) => unary!(FLOAT, ku::exp);
+    /// Natural logarithm (floats).
+    LOG = "log", UnaryElementwise, Exactly(1) => unary!(FLOAT, ku::log);
+    /// Square root (floats).
+    SQRT = "sqrt", UnaryElementwise, Exactly(1) => unary!(FLOAT, ku::sqrt);
+    /// Sine (floats).
+    SIN = "sin", UnaryElementwise, Exactly(1) => unary!(FLOAT, ku::sin);
+    /// Cosine (floats).
+    COS = "cos", UnaryElementwise, Exactly(1) => unary!(FLOAT, ku::cos);
+    /// Hyperbolic tangent (floats).
+    TANH = "tanh", UnaryElementwise, Exactly(1) => unary!(FLOAT, ku::tanh);
+    /// Logistic sigmoid (floats).
+    SIGMOID = "sigmoid", UnaryElementwise, Exactly(1) => unary!(FLOAT, ku::sigmoid);
+    /// Floor (floats).
+    FLOOR = "floor", UnaryElementwise, Exactly(1) => unary!(FLOAT, ku::floor);
+    /// Ceiling (floats).
+    CEIL = "ceil", UnaryElementwise, Exactly(1) => unary!(FLOAT, ku::ceil);
+    /// Round half to even (floats).
+    ROUND = "round", UnaryElementwise, Exactly(1) => unary!(FLOAT, ku::round);
+    /// Logical not (any dtype → bool).
+    LOGICAL_NOT = "logical_not", UnaryElementwise, Exactly(1)
+        => unary!(KERNEL, ku::logical_not).result(Bool);
+    /// Whether each element is NaN (→ bool).
+    IS_NAN = "is_nan", UnaryElementwise, Exactly(1) => unary!(KERNEL, ku::is_nan).result(Bool);
+    /// Whether each element is finite (→ bool).
+    IS_FINITE = "is_finite", UnaryElementwise, Exactly(1)
+        => unary!(KERNEL, ku::is_finite).result(Bool);
+
+    /// `x + y`.
+    ADD = "add", BinaryElementwise, Exactly(2) => binary!(NUMERIC, kb::add);
+    /// `x - y`.
+    SUB = "sub", BinaryElementwise, Exactly(2) => binary!(NUMERIC, kb::sub);
+    /// `x * y`.
+    MUL = "mul", BinaryElementwise, Exactly(2) => binary!(NUMERIC, kb::mul);
+    /// `x / y` (floats).
+    DIV = "div", BinaryElementwise, Exactly(2) => binary!(FLOAT, kb::div);
+    /// Elementwise maximum (NaN propagates).
+    MAXIMUM = "maximum", BinaryElementwise, Exactly(2) => binary!(NUMERIC, kb::maximum);
+    /// Elementwise minimum (NaN propagates).
+    MINIMUM = "minimum", BinaryElementwise, Exactly(2) => binary!(NUMERIC, kb::minimum);
+    /// `x ^ y` (floats).
+    POW = "pow", BinaryElementwise, Exactly(2) => binary!(FLOAT, kb::pow);
+    /// `x == y` (→ bool).
+    EQUAL = "equal", BinaryElementwise, Exactly(2) => binary!(KERNEL, kb::eq).result(Bool);
+    /// `x != y` (→ bool).
+    NOT_EQUAL = "not_equal", BinaryElementwise, Exactly(2)
+        => binary!(KERNEL, kb::ne).result(Bool);
+    /// `x < y` (→ bool).
+    LESS = "less", BinaryElementwise, Exactly(2) => binary!(NUMERIC, kb::lt).result(Bool);
+    /// `x <= y` (→ bool).
+    LESS_EQUAL = "less_equal", BinaryElementwise, Exactly(2)
+        => binary!(NUMERIC, kb::le).result(Bool);
+    /// `x > y` (→ bool).
+    GREATER = "greater", BinaryElementwise, Exactly(2) => binary!(NUMERIC, kb::gt).result(Bool);
+    /// `x >= y` (→ bool).
+    GREATER_EQUAL = "greater_equal", BinaryElementwise, Exactly(2)
+        => binary!(NUMERIC, kb::ge).result(Bool);
+    /// Logical and (→ bool).
+    LOGICAL_AND = "logical_and", BinaryElementwise, Exactly(2)
+        => binary!(KERNEL, kb::logical_and).result(Bool);
+    /// Logical or (→ bool).
+    LOGICAL_OR = "logical_or", BinaryElementwise, Exactly(2)
+        => binary!(KERNEL, kb::logical_or).result(Bool);
+    /// Logical xor (→ bool).
+    LOGICAL_XOR = "logical_xor", BinaryElementwise, Exactly(2)
+        => binary!(KERNEL, kb::logical_xor).result(Bool);
+
+    /// Sum over axes (integers widen to 64 bits).
+    REDUCE_SUM = "reduce_sum", Reduction, Exactly(1)
+        => reduce!(NUMERIC, ka::sum_axes).result(Widen).masked(masked!(km::masked_sum_axes));
+    /// Mean over axes (`f64` for integers).
+    REDUCE_MEAN = "reduce_mean", Reduction, Exactly(1)
+        => reduce!(NUMERIC, ka::mean_axes)
+            .result(FloatOfInts)
+            .masked(masked!(km::masked_mean_axes));
+    /// Product over axes (integers widen to 64 bits).
+    REDUCE_PROD = "reduce_prod", Reduction, Exactly(1)
+        => reduce!(NUMERIC, ka::prod_axes).result(Widen);
+    /// Maximum over axes (an error over an empty extent).
+    REDUCE_MAX = "reduce_max", Reduction, Exactly(1)
+        => reduce!(NUMERIC, ka::max_axes).masked(masked!(km::masked_max_axes));
+    /// Minimum over axes (an error over an empty extent).
+    REDUCE_MIN = "reduce_min", Reduction, Exactly(1)
+        => reduce!(NUMERIC, ka::min_axes).masked(masked!(km::masked_min_axes));
+    /// Whether any element is non-zero (→ bool).
+    REDUCE_ANY = "reduce_any", Reduction, Exactly(1)
+        => reduce!(KERNEL, ka::any_axes).result(Bool);
+    /// Whether every element is non-zero (→ bool).
+    REDUCE_ALL = "reduce_all", Reduction, Exactly(1)
+        => reduce!(KERNEL, ka::all_axes).result(Bool);
+    /// Number of non-zero elements (→ i64).
+    COUNT_NONZERO = "count_nonzero", Reduction, Exactly(1)
+        => reduce!(KERNEL, ka::count_nonzero_axes).result(I64);
+    /// Index of the first maximum over the reduced axes (→ i64, flat over those axes).
+    ARGMAX = "argmax", Reduction, Exactly(1) => reduce!(NUMERIC, ka::argmax_axes).result(I64);
+    /// Index of the first minimum over the reduced axes (→ i64, flat over those axes).
+    ARGMIN = "argmin", Reduction, Exactly(1) => reduce!(NUMERIC, ka::argmin_axes).result(I64);
+
+    /// The shape as an `i64` vector.
+    SHAPE = "shape", Other, Exactly(1)
+        => Builtin::new(DTypeSet::ALL, dense::shape_of)
+            .result(I64)
+            .infer(Custom(infer::shape_of));
+    /// Same elements (C order), another shape.
+    RESHAPE = "reshape", Other, Exactly(1)
+        => Builtin::new(DTypeSet::ALL, dense::reshape).infer(Custom(infer::reshape));
+    /// Permutes the axes (reverses them by default).
+    TRANSPOSE = "transpose", Other, Exactly(1)
+        => Builtin::new(DTypeSet::ALL, dense::transpose).infer(Custom(infer::transpose));
+    /// Joins tensors along an existing axis.
+    CONCAT = "concat", Other, AtLeast(1)
+        => Builtin::new(DTypeSet::KERNEL, dense::join::<false>)
+            .infer(Custom(infer::join::<false>));
+    /// Joins tensors along a new axis.
+    STACK = "stack", Other, AtLeast(1)
+        => Builtin::new(DTypeSet::KERNEL, dense::join::<true>).infer(Custom(infer::join::<true>));
+    /// Repeats a tensor along each axis.
+    TILE = "tile", Other, Exactly(1)
+        => Builtin::new(DTypeSet::KERNEL, dense::tile).infer(Custom(infer::tile));
+    /// Picks slices along an axis by index.
+    GATHER = "gather", Other, Exactly(1)
+        => Builtin::new(DTypeSet::KERNEL, dense::gather).infer(Custom(infer::gather));
+    /// `cond ? x : y` elementwise, with broadcasting (TensorFlow's `where`).
+    WHERE = "where", Other, Exactly(3)
+        => Builtin::new(DTypeSet::KERNEL, dense::where_)
+            .operands(BoolAt(0, "the condition"))
+            .infer(InferRule::Broadcast);
+    /// Converts the dtype.
+    CAST = "cast", Other, Exactly(1)
+        => Builtin::new(DTypeSet::KERNEL, dense::cast).result(FromArgs).infer(InferRule::Same);
+    /// Zeros of the same shape and dtype.
+    ZEROS_LIKE = "zeros_like", Other, Exactly(1)
+        => Builtin::new(DTypeSet::ALL, dense::filled::<false>).infer(InferRule::Same);
+    /// Ones of the same shape and dtype.
+    ONES_LIKE = "ones_like", Other, Exactly(1)
+        => Builtin::new(DTypeSet::ALL, dense::filled::<true>).infer(InferRule::Same);
+    /// The rows (leading axes) where a boolean mask is true (`boolean_mask`).
+    BOOLEAN_MASK = "boolean_mask", Other, Exactly(2)
+        => Builtin::new(DTypeSet::KERNEL, dense::boolean_mask)
+            .operands(BoolAt(1, "the mask"))
+            .infer(Custom(infer::boolean_mask));
+    /// Sum of each ragged row (segments of axis 0 given by `row_splits`).
+    SEGMENT_SUM = "segment_sum", Other, Exactly(1)
+        => segment!(NUMERIC, ks::segment_sum).result(Widen);
+    /// Mean of each ragged row.
+    SEGMENT_MEAN = "segment_mean", Other, Exactly(1)
+        => segment!(NUMERIC, ks::segment_mean).result(FloatOfInts);
+    /// Maximum of each ragged row (an error for an empty row).
+    SEGMENT_MAX = "segment_max", Other, Exactly(1) => segment!(NUMERIC, ks::segment_max);
+    /// Minimum of each ragged row (an error for an empty row).
+    SEGMENT_MIN = "segment_min", Other, Exactly(1) => segment!(NUMERIC, ks::segment_min);
+}
+
+/// The catalog op with this name. Accepts the snake-case name (`reduce_sum`) and its CamelCase
+/// form (`ReduceSum`), as `#[dispatch(...)]` does.
+///
+/// ```
+/// use extype_core::ops::catalog::{self, OpKind};
+/// assert_eq!(catalog::lookup("Add").unwrap().kind(), OpKind::BinaryElementwise);
+/// assert!(std::ptr::eq(catalog::lookup("reduce_sum").unwrap(), &catalog::REDUCE_SUM));
+/// assert!(catalog::lookup("addd").is_none());
+/// ```
+pub fn lookup(name: &str) -> Option<&'static Op> {
+    let snake = to_snake(name);
+    ALL.iter().copied().find(|op| op.name() == snake)
+}
+
+/// `ReduceSum` → `reduce_sum`; snake-case input is returned unchanged.
+pub fn to_snake(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The catalog names closest to `name` (for "did you mean" messages), best first.
+pub fn suggest(name: &str) -> Vec<&'static str> {
+    let snake = to_snake(name);
+    let mut scored: Vec<(usize, &'static str)> = ALL
+        .iter()
+        .map(|op| (edit_distance(&snake, op.name()), op.name()))
+        .filter(|&(d, n)| d <= 2.max(n.len() / 3))
+        .collect();
+    scored.sort();
+    scored.into_iter().map(|(_, n)| n).take(3).collect()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found() {
+        let mut names: Vec<_> = ALL.iter().map(|op| op.name()).collect();
+        names.sort_unstable();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n, "duplicate catalog names");
+        for op in ALL {
+            assert!(std::ptr::eq(lookup(op.name()).unwrap(), *op));
+            assert!(op.is_builtin());
+        }
+        assert_eq!(lookup("LogicalNot").unwrap().name(), "logical_not");
+        assert_eq!(lookup("Where").unwrap().arity(), Arity::Exactly(3));
+    }
+
+    #[test]
+    fn kinds_and_suggestions() {
+        assert_eq!(REDUCE_MEAN.kind(), OpKind::Reduction);
+        assert_eq!(
+            OpKind::from_group_name("reduction"),
+            Some(OpKind::Reduction)
+        );
+        assert_eq!(OpKind::from_group_name("other"), None);
+        assert_eq!(suggest("addd"), vec!["add"]);
+        assert!(suggest("Reduce_Summ").contains(&"reduce_sum"));
+        assert!(Arity::AtLeast(1).admits(3) && !Arity::Exactly(2).admits(3));
+    }
+}
