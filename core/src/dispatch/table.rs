@@ -96,8 +96,7 @@ impl OpKey {
 impl PartialEq for OpKey {
     #[inline]
     fn eq(&self, other: &OpKey) -> bool {
-        self.key == other.key
-            && (std::ptr::eq(self.name, other.name) || self.name == other.name)
+        self.key == other.key && (std::ptr::eq(self.name, other.name) || self.name == other.name)
     }
 }
 
@@ -316,7 +315,11 @@ impl DispatchTable {
                             .insert(ids, resolved);
                     }
                 }
-                (Target::Op(op), _) => ops.entry(OpKey::of(op)).or_default().wildcard.push(resolved),
+                (Target::Op(op), _) => ops
+                    .entry(OpKey::of(op))
+                    .or_default()
+                    .wildcard
+                    .push(resolved),
             }
         }
         // Fewer wildcards first; then source order (file, line), which `entries` already has and
@@ -488,9 +491,7 @@ fn dense_default(
     if op.has_dense() {
         // The common arities without collecting the views.
         let out = match operands {
-            [a] => a
-                .as_view()
-                .map(|a| dense::run_unchecked(op, &[a], args)),
+            [a] => a.as_view().map(|a| dense::run_unchecked(op, &[a], args)),
             [a, b] => a
                 .as_view()
                 .zip(b.as_view())

@@ -257,7 +257,9 @@ macro_rules! segment {
             }
             run
         })
-        .infer($crate::op_model::InferRule::Custom($crate::op_model::infer::segment))
+        .infer($crate::op_model::InferRule::Custom(
+            $crate::op_model::infer::segment,
+        ))
     };
 }
 
@@ -493,7 +495,12 @@ pub(crate) fn tile(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tens
         Ok(cur)
     }
     let k = kernel_error(op);
-    Ok(typed!(KERNEL, x, |a| tile_typed(a, reps, &k)?, refused(op, xs)))
+    Ok(typed!(
+        KERNEL,
+        x,
+        |a| tile_typed(a, reps, &k)?,
+        refused(op, xs)
+    ))
 }
 
 pub(crate) fn gather(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tensor> {
@@ -557,11 +564,7 @@ pub(crate) fn cast(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tens
 }
 
 /// `zeros_like` (`ONE = false`) and `ones_like` (`ONE = true`).
-pub(crate) fn filled<const ONE: bool>(
-    _: &Op,
-    xs: &[TensorView<'_>],
-    _: &OpArgs,
-) -> Result<Tensor> {
+pub(crate) fn filled<const ONE: bool>(_: &Op, xs: &[TensorView<'_>], _: &OpArgs) -> Result<Tensor> {
     let x = &xs[0];
     let shape = IxDyn(x.shape());
     macro_rules! fill {

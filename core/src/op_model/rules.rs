@@ -106,12 +106,7 @@ impl DTypeSet {
 
 impl fmt::Display for DTypeSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let list = || {
-            self.iter()
-                .map(DType::name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let list = || self.iter().map(DType::name).collect::<Vec<_>>().join(", ");
         match self.len() {
             0 => f.write_str("no dtype"),
             1 => write!(f, "dtype {}", list()),

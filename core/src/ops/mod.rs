@@ -330,7 +330,8 @@ pub fn masked_reduce(
     args: &OpArgs,
 ) -> Result<Tensor> {
     let (v, m) = (values.as_operand(), mask.as_operand());
-    let err = |o: &Operand<'_>, what: &str| bad_argument(op.name(), what, "a dense tensor", o.describe());
+    let err =
+        |o: &Operand<'_>, what: &str| bad_argument(op.name(), what, "a dense tensor", o.describe());
     let vv = v.as_view().ok_or_else(|| err(&v, "values"))?;
     let mv = m.as_view().ok_or_else(|| err(&m, "mask"))?;
     dense::run_masked(op, &vv, &mv, args)
