@@ -13,7 +13,7 @@ use crate::op_model::catalog::{Op, OpKind};
 use crate::op_model::infer::{self, Inferred};
 use crate::op_model::{OpArgs, Operand, dense};
 use crate::spec::TensorSpec;
-use crate::tensor::{Tensor, TensorView};
+use crate::tensor::Tensor;
 use crate::value::{Value, ValueSpec};
 
 /// The most arguments an exact key holds; handlers with more dispatched arguments are refused
@@ -158,6 +158,17 @@ struct OpHandlers {
     exact: HashMap<Ids, Resolved, Fx>,
     /// With a wildcard in some position; fewer wildcards first, then source order.
     wildcard: Vec<Resolved>,
+    /// Whether some handler here can take a call on dense arguments only.
+    takes_dense: bool,
+}
+
+/// The group handlers of one kind.
+#[derive(Debug, Default)]
+struct Group {
+    /// Fewer wildcards first, then source order.
+    handlers: Vec<Resolved>,
+    /// Whether some handler here can take a call on dense arguments only.
+    takes_dense: bool,
 }
 
 fn filler() -> TypeId {
@@ -174,6 +185,13 @@ struct Resolved {
 impl Resolved {
     fn wildcards(&self) -> usize {
         self.kinds.iter().filter(|k| k.is_none()).count()
+    }
+
+    /// Whether the handler can take a call whose arguments are all dense (every parameter takes
+    /// `&Tensor` or is a wildcard).
+    fn takes_dense(&self) -> bool {
+        let tensor = TypeId::of::<Tensor>();
+        self.kinds.iter().all(|k| k.is_none_or(|k| k == tensor))
     }
 
     #[inline]
@@ -194,7 +212,7 @@ impl Resolved {
 #[derive(Debug)]
 pub struct DispatchTable {
     ops: HashMap<OpKey, OpHandlers, Fx>,
-    groups: [Vec<Resolved>; 3],
+    groups: [Group; 3],
     len: usize,
 }
 
@@ -245,7 +263,7 @@ impl DispatchTable {
         // Sorted so that errors and the order of equal-rank candidates do not depend on link order.
         entries.sort_by(|a, b| (a.file, a.line, a.name).cmp(&(b.file, b.line, b.name)));
         let mut ops: HashMap<OpKey, OpHandlers, Fx> = HashMap::default();
-        let mut groups: [Vec<Resolved>; 3] = Default::default();
+        let mut groups: [Group; 3] = Default::default();
         let mut seen: HashMap<(TargetKey, Vec<Option<TypeId>>), &'static DispatchEntry> =
             HashMap::new();
         for &entry in &entries {
@@ -302,24 +320,24 @@ impl DispatchTable {
                 (Target::Group(kind), _) => {
                     // `Other` was refused above.
                     if let Some(i) = group_index(kind) {
-                        groups[i].push(resolved);
+                        groups[i].takes_dense |= resolved.takes_dense();
+                        groups[i].handlers.push(resolved);
                     }
                 }
                 (Target::Op(op), 0) => {
                     // No wildcard here (counted above), and at most `MAX_KEY` (checked above).
                     let ids = Ids::new(resolved.kinds.iter().map(|k| k.unwrap_or_else(filler)));
                     if let Some(ids) = ids {
-                        ops.entry(OpKey::of(op))
-                            .or_default()
-                            .exact
-                            .insert(ids, resolved);
+                        let handlers = ops.entry(OpKey::of(op)).or_default();
+                        handlers.takes_dense |= resolved.takes_dense();
+                        handlers.exact.insert(ids, resolved);
                     }
                 }
-                (Target::Op(op), _) => ops
-                    .entry(OpKey::of(op))
-                    .or_default()
-                    .wildcard
-                    .push(resolved),
+                (Target::Op(op), _) => {
+                    let handlers = ops.entry(OpKey::of(op)).or_default();
+                    handlers.takes_dense |= resolved.takes_dense();
+                    handlers.wildcard.push(resolved);
+                }
             }
         }
         // Fewer wildcards first; then source order (file, line), which `entries` already has and
@@ -327,7 +345,7 @@ impl DispatchTable {
         for list in ops
             .values_mut()
             .map(|h| &mut h.wildcard)
-            .chain(groups.iter_mut())
+            .chain(groups.iter_mut().map(|g| &mut g.handlers))
         {
             list.sort_by_key(Resolved::wildcards);
         }
@@ -350,27 +368,27 @@ impl DispatchTable {
 
     /// The handlers registered for `op` and for its kind's group.
     #[inline]
-    fn handlers(&self, op: &Op) -> (Option<&OpHandlers>, &[Resolved]) {
+    fn handlers(&self, op: &Op) -> (Option<&OpHandlers>, Option<&Group>) {
         let handlers = self.ops.get(&OpKey::of(op));
-        let groups = group_index(op.kind()).map_or(&[][..], |i| self.groups[i].as_slice());
-        (handlers, groups)
+        let group = group_index(op.kind()).map(|i| &self.groups[i]);
+        (handlers, group)
     }
 
-    /// The candidates for a call, in precedence order (exact, then wildcard, then group).
+    /// The candidates for a call on arguments of these types, in precedence order (exact, then
+    /// wildcard, then group).
     fn candidates<'t>(
         handlers: Option<&'t OpHandlers>,
-        groups: &'t [Resolved],
-        ids: &'t [TypeId],
+        group: Option<&'t Group>,
+        ids: &'t Ids,
     ) -> impl Iterator<Item = &'t Resolved> + 't {
-        let exact = handlers
-            .zip(Ids::new(ids.iter().copied()))
-            .and_then(|(h, key)| h.exact.get(&key));
+        let exact = handlers.and_then(|h| h.exact.get(ids));
         let wildcard = handlers.map_or(&[][..], |h| h.wildcard.as_slice());
+        let groups = group.map_or(&[][..], |g| g.handlers.as_slice());
         exact.into_iter().chain(
             wildcard
                 .iter()
                 .chain(groups)
-                .filter(move |r| r.matches(ids)),
+                .filter(move |r| r.matches(ids.as_slice())),
         )
     }
 
@@ -378,11 +396,13 @@ impl DispatchTable {
     /// `name(&A, &B) at file:line`), then `dense default` if every operand is dense and the op
     /// has one. Nothing is called: this explains a dispatch decision.
     pub fn explain(&self, op: &'static Op, operands: &[Operand<'_>]) -> Vec<String> {
-        let ids: SmallVec<[TypeId; MAX_KEY]> = operands.iter().map(Operand::type_id).collect();
-        let (handlers, groups) = self.handlers(op);
-        let mut out: Vec<String> = Self::candidates(handlers, groups, &ids)
-            .map(|r| r.entry.describe())
-            .collect();
+        let (handlers, group) = self.handlers(op);
+        let mut out: Vec<String> = match Ids::new(operands.iter().map(Operand::type_id)) {
+            Some(ids) => Self::candidates(handlers, group, &ids)
+                .map(|r| r.entry.describe())
+                .collect(),
+            None => Vec::new(),
+        };
         if operands.iter().all(Operand::is_dense) && op.has_dense() {
             out.push("dense default".into());
         }
@@ -395,15 +415,21 @@ impl DispatchTable {
     /// candidate tried.
     pub fn call(&self, op: &'static Op, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
         op.check_arity(operands.len())?;
-        let (handlers, groups) = self.handlers(op);
-        if handlers.is_none() && groups.is_empty() {
-            // No handler for this op or its kind: straight to the dense default.
+        let (handlers, group) = self.handlers(op);
+        let takes_dense =
+            handlers.is_some_and(|h| h.takes_dense) || group.is_some_and(|g| g.takes_dense);
+        if !takes_dense && operands.iter().all(Operand::is_dense) {
+            // No handler of this op or its kind takes dense arguments only (each wants an
+            // extension type somewhere): straight to the dense default.
             return dense_default(op, operands, args, &[]);
         }
-        let ids: SmallVec<[TypeId; MAX_KEY]> = operands.iter().map(Operand::type_id).collect();
+        let Some(ids) = Ids::new(operands.iter().map(Operand::type_id)) else {
+            // More arguments than any handler takes.
+            return dense_default(op, operands, args, &[]);
+        };
         let call = Call { op, args };
         let mut tried: SmallVec<[&'static DispatchEntry; 4]> = SmallVec::new();
-        for candidate in Self::candidates(handlers, groups, &ids) {
+        for candidate in Self::candidates(handlers, group, &ids) {
             match (candidate.entry.handler)(&call, operands)? {
                 Handled::Done(value) => return Ok(value),
                 Handled::Declined => tried.push(candidate.entry),
@@ -417,11 +443,14 @@ impl DispatchTable {
     /// op's own inference ([`infer::dense`]).
     pub fn infer(&self, op: &'static Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Inferred> {
         op.check_arity(specs.len())?;
-        let ids: SmallVec<[TypeId; MAX_KEY]> = specs.iter().map(|s| spec_type_id(s)).collect();
-        let (handlers, groups) = self.handlers(op);
+        let ids = Ids::new(specs.iter().map(|s| spec_type_id(s)));
+        let (handlers, group) = self.handlers(op);
         let call = Call { op, args };
         let mut tried: SmallVec<[(&'static DispatchEntry, bool); 4]> = SmallVec::new();
-        for candidate in Self::candidates(handlers, groups, &ids) {
+        let candidates = ids
+            .iter()
+            .flat_map(|ids| Self::candidates(handlers, group, ids));
+        for candidate in candidates {
             match candidate.entry.infer {
                 Some(f) => match f(&call, specs)? {
                     Some(inferred) => return Ok(inferred),
@@ -488,19 +517,10 @@ fn dense_default(
     args: &OpArgs,
     tried: &[&'static DispatchEntry],
 ) -> Result<Value> {
-    if op.has_dense() {
-        // The common arities without collecting the views.
-        let out = match operands {
-            [a] => a.as_view().map(|a| dense::run_unchecked(op, &[a], args)),
-            [a, b] => a
-                .as_view()
-                .zip(b.as_view())
-                .map(|(a, b)| dense::run_unchecked(op, &[a, b], args)),
-            _ => dense_views(operands).map(|views| dense::run_unchecked(op, &views, args)),
-        };
-        if let Some(out) = out {
-            return out.map(Value::Tensor);
-        }
+    if op.has_dense()
+        && let Some(out) = dense::with_dense_args(operands, |xs| dense::run_unchecked(op, xs, args))
+    {
+        return out.map(Value::Tensor);
     }
     Err(no_match(
         op,
@@ -509,10 +529,6 @@ fn dense_default(
         "declined",
         |i| operands.get(i).is_some_and(Operand::is_dense),
     ))
-}
-
-fn dense_views<'a>(operands: &[Operand<'a>]) -> Option<SmallVec<[TensorView<'a>; 3]>> {
-    operands.iter().map(Operand::as_view).collect()
 }
 
 fn no_match(

@@ -15,7 +15,7 @@ use extype_kernels::{KernelError, cast as kc, compact, gather as kg, select, sta
 
 use super::args::OpArgs;
 use super::catalog::{ALL, Dense, Op};
-use super::operand::bad_argument;
+use super::operand::{Operand, bad_argument};
 use super::rules::{DTypeSet, InferRule, Operands, ResultDType, missing};
 use crate::dtype::DType;
 use crate::error::{DispatchError, Error, Result};
@@ -23,7 +23,73 @@ use crate::spec::TensorSpec;
 use crate::tensor::{Tensor, TensorView, each_variant};
 
 /// A catalog op's dense kernel entry point: runs the op on dense arguments (arity checked).
-pub type KernelFn = fn(&Op, &[TensorView<'_>], &OpArgs) -> Result<Tensor>;
+pub type KernelFn = fn(&Op, DenseArgs<'_, '_>, &OpArgs) -> Result<Tensor>;
+
+/// The dense arguments of a kernel call: tensors (the kernels run on their shared arrays, no view
+/// is built), or array views.
+#[derive(Clone, Copy, Debug)]
+pub enum DenseArgs<'a, 'b> {
+    /// Every argument is a [`Tensor`].
+    Tensors(&'b [&'a Tensor]),
+    /// Views (arrays passed by reference, or a mix).
+    Views(&'b [TensorView<'a>]),
+}
+
+impl<'a> DenseArgs<'a, '_> {
+    /// The number of arguments.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            DenseArgs::Tensors(ts) => ts.len(),
+            DenseArgs::Views(vs) => vs.len(),
+        }
+    }
+
+    /// The dtype of argument `i`.
+    #[inline]
+    pub fn dtype(&self, i: usize) -> DType {
+        match self {
+            DenseArgs::Tensors(ts) => ts[i].dtype(),
+            DenseArgs::Views(vs) => vs[i].dtype(),
+        }
+    }
+
+    /// The arguments as views (borrowed when they are views already).
+    pub fn views(&self) -> Views<'a, '_> {
+        match self {
+            DenseArgs::Tensors(ts) => Views::Owned(ts.iter().map(|t| t.view()).collect()),
+            DenseArgs::Views(vs) => Views::Borrowed(vs),
+        }
+    }
+
+    /// The arguments as tensors (O(1) for tensors; views are copied).
+    pub fn to_tensors(&self) -> Vec<Tensor> {
+        match self {
+            DenseArgs::Tensors(ts) => ts.iter().map(|&t| t.clone()).collect(),
+            DenseArgs::Views(vs) => vs.iter().map(TensorView::to_tensor).collect(),
+        }
+    }
+}
+
+/// Views of dense arguments, borrowed or built ([`DenseArgs::views`]).
+pub enum Views<'a, 'b> {
+    /// The arguments were views.
+    Borrowed(&'b [TensorView<'a>]),
+    /// Views of tensors.
+    Owned(SmallVec<[TensorView<'a>; 3]>),
+}
+
+impl<'a> std::ops::Deref for Views<'a, '_> {
+    type Target = [TensorView<'a>];
+
+    #[inline]
+    fn deref(&self) -> &[TensorView<'a>] {
+        match self {
+            Views::Borrowed(vs) => vs,
+            Views::Owned(vs) => vs,
+        }
+    }
+}
 
 /// A reduction's masked kernel: reduces the values (argument 0) where the mask is true.
 pub type MaskedFn = fn(&Op, &TensorView<'_>, &ArrayViewD<'_, bool>, &OpArgs) -> Result<Tensor>;
@@ -111,8 +177,9 @@ impl KernelOut for Tensor {
     }
 }
 
-/// One arm per dtype of a set: `typed!(SET, view, |a| body, refusal)` applies `body` to the
-/// typed array view `a` and wraps the result; other dtypes return `Err(refusal)`.
+/// One arm per dtype of a set: `typed!(SET, Enum, value, |a| body, refusal)` applies `body` to
+/// the typed array `a` inside `value` (a `&Tensor` or `&TensorView`, `Enum` its type) and wraps
+/// the result; other dtypes return `Err(refusal)`.
 macro_rules! typed {
     (NUMERIC, $($rest:tt)*) => { $crate::op_model::dense::typed!(@ [F32, F64, I32, I64, U8, U64] $($rest)*) };
     (FLOAT, $($rest:tt)*) => { $crate::op_model::dense::typed!(@ [F32, F64] $($rest)*) };
@@ -120,9 +187,9 @@ macro_rules! typed {
     (ALL, $($rest:tt)*) => {
         $crate::op_model::dense::typed!(@ [Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64] $($rest)*)
     };
-    (@ [$($var:ident),*] $v:expr, |$a:ident| $body:expr, $refusal:expr) => {
+    (@ [$($var:ident),*] $enum:ident, $v:expr, |$a:ident| $body:expr, $refusal:expr) => {
         match $v {
-            $($crate::tensor::TensorView::$var($a) => {
+            $($crate::tensor::$enum::$var($a) => {
                 $crate::op_model::dense::KernelOut::into_tensor($body)
             })*
             #[allow(unreachable_patterns)]
@@ -131,33 +198,40 @@ macro_rules! typed {
     };
 }
 
-/// Like [`typed!`] for two views of one dtype of the set.
+/// Like [`typed!`] for two arguments of one dtype of the set.
 macro_rules! pair {
     (NUMERIC, $($rest:tt)*) => { $crate::op_model::dense::pair!(@ [F32, F64, I32, I64, U8, U64] $($rest)*) };
     (FLOAT, $($rest:tt)*) => { $crate::op_model::dense::pair!(@ [F32, F64] $($rest)*) };
     (KERNEL, $($rest:tt)*) => { $crate::op_model::dense::pair!(@ [Bool, F32, F64, I32, I64, U8, U64] $($rest)*) };
-    (@ [$($var:ident),*] $x:expr, $y:expr, |$a:ident, $b:ident| $body:expr, $refusal:expr) => {
+    (@ [$($var:ident),*] $enum:ident, $x:expr, $y:expr, |$a:ident, $b:ident| $body:expr, $refusal:expr) => {
         match ($x, $y) {
             $((
-                $crate::tensor::TensorView::$var($a),
-                $crate::tensor::TensorView::$var($b),
+                $crate::tensor::$enum::$var($a),
+                $crate::tensor::$enum::$var($b),
             ) => $crate::op_model::dense::KernelOut::into_tensor($body),)*
             _ => return Err($refusal),
         }
     };
 }
 
-/// A unary elementwise entry: `unary!(SET, kernel)` with `kernel(&ArrayView) -> ArrayD`.
+/// A unary elementwise entry: `unary!(SET, kernel)` with `kernel(&Array) -> ArrayD`.
 macro_rules! unary {
     ($set:ident, $kernel:path) => {
         $crate::op_model::dense::Builtin::new($crate::op_model::DTypeSet::$set, {
             fn run(
                 op: &$crate::op_model::Op,
-                xs: &[$crate::tensor::TensorView<'_>],
+                xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 _: &$crate::op_model::OpArgs,
             ) -> $crate::error::Result<$crate::tensor::Tensor> {
-                use $crate::op_model::dense::{refused, typed};
-                Ok(typed!($set, &xs[0], |a| $kernel(a), refused(op, xs)))
+                use $crate::op_model::dense::{DenseArgs, refused, typed};
+                Ok(match xs {
+                    DenseArgs::Tensors(ts) => {
+                        typed!($set, Tensor, ts[0], |a| $kernel(a), refused(op, xs))
+                    }
+                    DenseArgs::Views(vs) => {
+                        typed!($set, TensorView, &vs[0], |a| $kernel(a), refused(op, xs))
+                    }
+                })
             }
             run
         })
@@ -165,23 +239,34 @@ macro_rules! unary {
 }
 
 /// A binary elementwise entry: `binary!(SET, kernel)` with
-/// `kernel(&ArrayView, &ArrayView) -> kernels::Result<ArrayD>` (broadcasting).
+/// `kernel(&Array, &Array) -> kernels::Result<ArrayD>` (broadcasting).
 macro_rules! binary {
     ($set:ident, $kernel:path) => {
         $crate::op_model::dense::Builtin::new($crate::op_model::DTypeSet::$set, {
             fn run(
                 op: &$crate::op_model::Op,
-                xs: &[$crate::tensor::TensorView<'_>],
+                xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 _: &$crate::op_model::OpArgs,
             ) -> $crate::error::Result<$crate::tensor::Tensor> {
-                use $crate::op_model::dense::{kernel_error, pair, refused};
-                Ok(pair!(
-                    $set,
-                    &xs[0],
-                    &xs[1],
-                    |a, b| $kernel(a, b).map_err(kernel_error(op))?,
-                    refused(op, xs)
-                ))
+                use $crate::op_model::dense::{DenseArgs, kernel_error, pair, refused};
+                Ok(match xs {
+                    DenseArgs::Tensors(ts) => pair!(
+                        $set,
+                        Tensor,
+                        ts[0],
+                        ts[1],
+                        |a, b| $kernel(a, b).map_err(kernel_error(op))?,
+                        refused(op, xs)
+                    ),
+                    DenseArgs::Views(vs) => pair!(
+                        $set,
+                        TensorView,
+                        &vs[0],
+                        &vs[1],
+                        |a, b| $kernel(a, b).map_err(kernel_error(op))?,
+                        refused(op, xs)
+                    ),
+                })
             }
             run
         })
@@ -189,23 +274,40 @@ macro_rules! binary {
 }
 
 /// A reduction entry: `reduce!(SET, kernel)` with
-/// `kernel(&ArrayView, axes, keepdims) -> kernels::Result<ArrayD>`.
+/// `kernel(&Array, axes, keepdims) -> kernels::Result<ArrayD>`.
 macro_rules! reduce {
     ($set:ident, $kernel:path) => {
         $crate::op_model::dense::Builtin::new($crate::op_model::DTypeSet::$set, {
             fn run(
                 op: &$crate::op_model::Op,
-                xs: &[$crate::tensor::TensorView<'_>],
+                xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 args: &$crate::op_model::OpArgs,
             ) -> $crate::error::Result<$crate::tensor::Tensor> {
-                use $crate::op_model::dense::{kernel_error, reduce_axes, refused, typed};
-                let axes = reduce_axes(args, xs[0].shape().len());
-                Ok(typed!(
-                    $set,
-                    &xs[0],
-                    |a| $kernel(a, &axes, args.keepdims).map_err(kernel_error(op))?,
-                    refused(op, xs)
-                ))
+                use $crate::op_model::dense::{
+                    DenseArgs, kernel_error, reduce_axes, refused, typed,
+                };
+                Ok(match xs {
+                    DenseArgs::Tensors(ts) => {
+                        let axes = reduce_axes(args, ts[0].shape().len());
+                        typed!(
+                            $set,
+                            Tensor,
+                            ts[0],
+                            |a| $kernel(a, &axes, args.keepdims).map_err(kernel_error(op))?,
+                            refused(op, xs)
+                        )
+                    }
+                    DenseArgs::Views(vs) => {
+                        let axes = reduce_axes(args, vs[0].shape().len());
+                        typed!(
+                            $set,
+                            TensorView,
+                            &vs[0],
+                            |a| $kernel(a, &axes, args.keepdims).map_err(kernel_error(op))?,
+                            refused(op, xs)
+                        )
+                    }
+                })
             }
             run
         })
@@ -222,13 +324,14 @@ macro_rules! masked {
             mask: &::ndarray::ArrayViewD<'_, bool>,
             args: &$crate::op_model::OpArgs,
         ) -> $crate::error::Result<$crate::tensor::Tensor> {
-            use $crate::op_model::dense::{kernel_error, reduce_axes, refused, typed};
+            use $crate::op_model::dense::{DenseArgs, kernel_error, reduce_axes, refused, typed};
             let axes = reduce_axes(args, x.shape().len());
             Ok(typed!(
                 NUMERIC,
+                TensorView,
                 x,
                 |a| $kernel(a, mask, &axes, args.keepdims).map_err(kernel_error(op))?,
-                refused(op, std::slice::from_ref(x))
+                refused(op, DenseArgs::Views(std::slice::from_ref(x)))
             ))
         }
         run as $crate::op_model::dense::MaskedFn
@@ -243,14 +346,16 @@ macro_rules! segment {
         $crate::op_model::dense::Builtin::new($crate::op_model::DTypeSet::$set, {
             fn run(
                 op: &$crate::op_model::Op,
-                xs: &[$crate::tensor::TensorView<'_>],
+                xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 args: &$crate::op_model::OpArgs,
             ) -> $crate::error::Result<$crate::tensor::Tensor> {
                 use $crate::op_model::dense::{kernel_error, refused, row_splits, typed};
                 let splits = row_splits(op, args)?;
+                let views = xs.views();
                 Ok(typed!(
                     $set,
-                    &xs[0],
+                    TensorView,
+                    &views[0],
                     |a| $kernel(a, splits).map_err(kernel_error(op))?,
                     refused(op, xs)
                 ))
@@ -269,21 +374,19 @@ pub(crate) use {binary, masked, pair, reduce, segment, typed, unary};
 /// `dense = f` (which receives the arguments as tensors). Checks the arity first.
 pub fn run(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tensor> {
     op.check_arity(xs.len())?;
-    run_unchecked(op, xs, args)
+    run_unchecked(op, DenseArgs::Views(xs), args)
 }
 
 /// [`run`] for a caller that has checked the arity ([`Op::check_arity`]).
 #[inline]
-pub(crate) fn run_unchecked(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tensor> {
+pub(crate) fn run_unchecked(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Tensor> {
     match op.dense() {
         Dense::Kernel(kernel) => kernel(op, xs, args),
-        Dense::User(f) => {
-            let owned: Vec<Tensor> = xs.iter().map(TensorView::to_tensor).collect();
-            f(&owned, args)
-        }
+        Dense::User(f) => f(&xs.to_tensors(), args),
         Dense::None => Err(DispatchError::NoMatch {
             op: op.name().to_string(),
             args: xs
+                .views()
                 .iter()
                 .map(|v| format!("Tensor({})", TensorSpec::from_view(v)))
                 .collect(),
@@ -293,6 +396,40 @@ pub(crate) fn run_unchecked(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Re
             )],
         }
         .into()),
+    }
+}
+
+/// Runs `f` on the operands as dense arguments: the tensors themselves when every operand is a
+/// [`Tensor`], else views; `None` when some operand is an extension value.
+#[inline]
+pub(crate) fn with_dense_args<R>(
+    operands: &[Operand<'_>],
+    f: impl FnOnce(DenseArgs<'_, '_>) -> R,
+) -> Option<R> {
+    match operands {
+        [a] => match a.as_tensor() {
+            Some(a) => Some(f(DenseArgs::Tensors(&[a]))),
+            None => a.as_view().map(|a| f(DenseArgs::Views(&[a]))),
+        },
+        [a, b] => match (a.as_tensor(), b.as_tensor()) {
+            (Some(a), Some(b)) => Some(f(DenseArgs::Tensors(&[a, b]))),
+            _ => a
+                .as_view()
+                .zip(b.as_view())
+                .map(|(a, b)| f(DenseArgs::Views(&[a, b]))),
+        },
+        _ => {
+            let tensors: Option<SmallVec<[&Tensor; 4]>> =
+                operands.iter().map(Operand::as_tensor).collect();
+            match tensors {
+                Some(ts) => Some(f(DenseArgs::Tensors(&ts))),
+                None => {
+                    let views: Option<SmallVec<[TensorView<'_>; 3]>> =
+                        operands.iter().map(Operand::as_view).collect();
+                    views.map(|vs| f(DenseArgs::Views(&vs)))
+                }
+            }
+        }
     }
 }
 
@@ -330,8 +467,8 @@ pub(crate) fn run_masked(
 
 /// The refusal of arguments a kernel has no arm for: the entry's own dtype check says why.
 #[cold]
-pub(crate) fn refused(op: &Op, xs: &[TensorView<'_>]) -> Error {
-    match op.check_dtypes(xs.len(), |i| xs[i].dtype()) {
+pub(crate) fn refused(op: &Op, xs: DenseArgs<'_, '_>) -> Error {
+    match op.check_dtypes(xs.len(), |i| xs.dtype(i)) {
         Err(e) => e,
         // The entry's set admits a dtype its kernel has no arm for (the catalog tests run every
         // dtype through every entry, so this is not reached).
@@ -371,12 +508,14 @@ pub(crate) fn row_splits<'a>(op: &Op, args: &'a OpArgs) -> Result<&'a [i64]> {
 }
 
 /// `shape`: the shape as an `i64` vector.
-pub(crate) fn shape_of(_: &Op, xs: &[TensorView<'_>], _: &OpArgs) -> Result<Tensor> {
+pub(crate) fn shape_of(_: &Op, xs: DenseArgs<'_, '_>, _: &OpArgs) -> Result<Tensor> {
+    let xs = xs.views();
     let dims: Vec<i64> = xs[0].shape().iter().map(|&n| n as i64).collect();
     Ok(Tensor::from(ndarray::Array1::from(dims)))
 }
 
-pub(crate) fn reshape(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tensor> {
+pub(crate) fn reshape(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Tensor> {
+    let xs = &*dense.views();
     let x = &xs[0];
     let shape = args.shape.as_deref().ok_or_else(|| missing(op, "shape"))?;
     let n: Option<usize> = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
@@ -402,7 +541,8 @@ pub(crate) fn reshape(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<T
     })
 }
 
-pub(crate) fn transpose(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tensor> {
+pub(crate) fn transpose(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Tensor> {
+    let xs = &*dense.views();
     let x = &xs[0];
     let ndim = x.shape().len();
     let perm: Vec<usize> = match &args.perm {
@@ -430,9 +570,10 @@ pub(crate) fn transpose(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result
 /// `concat` (`STACK = false`) and `stack` (`STACK = true`).
 pub(crate) fn join<const STACK: bool>(
     op: &Op,
-    xs: &[TensorView<'_>],
+    dense: DenseArgs<'_, '_>,
     args: &OpArgs,
 ) -> Result<Tensor> {
+    let xs = &*dense.views();
     macro_rules! typed_join {
         ($($var:ident),*) => {
             match &xs[0] {
@@ -441,7 +582,7 @@ pub(crate) fn join<const STACK: bool>(
                     for v in xs {
                         match v {
                             TensorView::$var(a) => views.push(a.view()),
-                            _ => return Err(refused(op, xs)),
+                            _ => return Err(refused(op, dense)),
                         }
                     }
                     let out = if STACK {
@@ -451,14 +592,15 @@ pub(crate) fn join<const STACK: bool>(
                     };
                     Tensor::from(out.map_err(kernel_error(op))?)
                 })*
-                _ => return Err(refused(op, xs)),
+                _ => return Err(refused(op, dense)),
             }
         };
     }
     Ok(typed_join!(Bool, F32, F64, I32, I64, U8, U64))
 }
 
-pub(crate) fn tile(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tensor> {
+pub(crate) fn tile(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Tensor> {
+    let xs = &*dense.views();
     let x = &xs[0];
     let reps = args
         .shape
@@ -497,52 +639,60 @@ pub(crate) fn tile(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tens
     let k = kernel_error(op);
     Ok(typed!(
         KERNEL,
+        TensorView,
         x,
         |a| tile_typed(a, reps, &k)?,
-        refused(op, xs)
+        refused(op, dense)
     ))
 }
 
-pub(crate) fn gather(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tensor> {
+pub(crate) fn gather(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Tensor> {
+    let xs = &*dense.views();
     let indices = args
         .indices
         .as_deref()
         .ok_or_else(|| missing(op, "indices"))?;
     Ok(typed!(
         KERNEL,
+        TensorView,
         &xs[0],
         |a| kg::gather(a, indices, args.axis).map_err(kernel_error(op))?,
-        refused(op, xs)
+        refused(op, dense)
     ))
 }
 
 /// `where`: `cond ? x : y`.
-pub(crate) fn where_(op: &Op, xs: &[TensorView<'_>], _: &OpArgs) -> Result<Tensor> {
+pub(crate) fn where_(op: &Op, dense: DenseArgs<'_, '_>, _: &OpArgs) -> Result<Tensor> {
+    let xs = &*dense.views();
     let TensorView::Bool(cond) = &xs[0] else {
-        return Err(refused(op, xs));
+        return Err(refused(op, dense));
     };
     Ok(pair!(
         KERNEL,
+        TensorView,
         &xs[1],
         &xs[2],
         |a, b| select::select(cond, a, b).map_err(kernel_error(op))?,
-        refused(op, xs)
+        refused(op, dense)
     ))
 }
 
-pub(crate) fn boolean_mask(op: &Op, xs: &[TensorView<'_>], _: &OpArgs) -> Result<Tensor> {
+pub(crate) fn boolean_mask(op: &Op, dense: DenseArgs<'_, '_>, _: &OpArgs) -> Result<Tensor> {
+    let xs = &*dense.views();
     let TensorView::Bool(mask) = &xs[1] else {
-        return Err(refused(op, xs));
+        return Err(refused(op, dense));
     };
     Ok(typed!(
         KERNEL,
+        TensorView,
         &xs[0],
         |a| compact::boolean_mask(a, mask).map_err(kernel_error(op))?,
-        refused(op, xs)
+        refused(op, dense)
     ))
 }
 
-pub(crate) fn cast(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tensor> {
+pub(crate) fn cast(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Tensor> {
+    let xs = &*dense.views();
     let x = &xs[0];
     let to = op.result_dtype(op.check_dtypes(1, |_| x.dtype())?, args)?;
     macro_rules! to {
@@ -556,15 +706,22 @@ pub(crate) fn cast(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tens
                 DType::U8 => Tensor::from(kc::cast::<_, u8, _, _>($a)),
                 DType::U64 => Tensor::from(kc::cast::<_, u64, _, _>($a)),
                 // `result_dtype` admitted only the kernels' dtypes.
-                _ => return Err(refused(op, xs)),
+                _ => return Err(refused(op, dense)),
             }
         };
     }
-    Ok(typed!(KERNEL, x, |a| to!(a), refused(op, xs)))
+    Ok(typed!(
+        KERNEL,
+        TensorView,
+        x,
+        |a| to!(a),
+        refused(op, dense)
+    ))
 }
 
 /// `zeros_like` (`ONE = false`) and `ones_like` (`ONE = true`).
-pub(crate) fn filled<const ONE: bool>(_: &Op, xs: &[TensorView<'_>], _: &OpArgs) -> Result<Tensor> {
+pub(crate) fn filled<const ONE: bool>(_: &Op, xs: DenseArgs<'_, '_>, _: &OpArgs) -> Result<Tensor> {
+    let xs = xs.views();
     let x = &xs[0];
     let shape = IxDyn(x.shape());
     macro_rules! fill {
@@ -777,6 +934,13 @@ mod tests {
                 let specs = spec_of(&xs);
                 let refs: Vec<&TensorSpec> = specs.iter().collect();
                 let computed = run(op, &views, &args);
+                let tensors: Vec<&Tensor> = xs.iter().collect();
+                let on_tensors = run_unchecked(op, DenseArgs::Tensors(&tensors), &args);
+                assert_eq!(
+                    computed.as_ref().map_err(ToString::to_string),
+                    on_tensors.as_ref().map_err(ToString::to_string),
+                    "{op} on {d}: the kernel on tensors and on views"
+                );
                 let inferred = infer::dense(op, &refs, &args);
                 if op.dtypes().contains(d) {
                     let out = computed.unwrap_or_else(|e| panic!("{op} on {d}: {e}"));
@@ -830,6 +994,9 @@ mod tests {
                  first), found dtype i32"
             );
             assert_eq!(run(op, &views, &args).unwrap_err().to_string(), want);
+            let tensors: Vec<&Tensor> = xs.iter().collect();
+            let on_tensors = run_unchecked(op, DenseArgs::Tensors(&tensors), &args);
+            assert_eq!(on_tensors.unwrap_err().to_string(), want);
             assert_eq!(
                 infer::dense(op, &refs, &args).unwrap_err().to_string(),
                 want
