@@ -243,6 +243,7 @@ static TABLE: OnceLock<Result<DispatchTable>> = OnceLock::new();
 
 /// The global dispatch table: built on first use from every `#[dispatch]` handler linked into the
 /// program, validated (a duplicate key is an error naming both handlers, returned on every call).
+#[inline]
 pub fn table() -> Result<&'static DispatchTable> {
     TABLE
         .get_or_init(|| DispatchTable::build(inventory::iter::<DispatchEntry>))
@@ -382,14 +383,21 @@ impl DispatchTable {
         ids: &'t Ids,
     ) -> impl Iterator<Item = &'t Resolved> + 't {
         let exact = handlers.and_then(|h| h.exact.get(ids));
+        exact.into_iter().chain(Self::rest(handlers, group, ids))
+    }
+
+    /// The candidates after the exact one: wildcard handlers, then group handlers, that match.
+    fn rest<'t>(
+        handlers: Option<&'t OpHandlers>,
+        group: Option<&'t Group>,
+        ids: &'t Ids,
+    ) -> impl Iterator<Item = &'t Resolved> + 't {
         let wildcard = handlers.map_or(&[][..], |h| h.wildcard.as_slice());
         let groups = group.map_or(&[][..], |g| g.handlers.as_slice());
-        exact.into_iter().chain(
-            wildcard
-                .iter()
-                .chain(groups)
-                .filter(move |r| r.matches(ids.as_slice())),
-        )
+        wildcard
+            .iter()
+            .chain(groups)
+            .filter(move |r| r.matches(ids.as_slice()))
     }
 
     /// The handlers a call of `op` on these operands would try, in precedence order (each as
@@ -413,23 +421,53 @@ impl DispatchTable {
     /// decline produces the result; if all decline or none matches, the dense default runs when
     /// every argument is dense; otherwise the error names the op, the argument types and every
     /// candidate tried.
+    ///
+    /// The fast path (inlined into the caller): when no handler of the op or its kind takes dense
+    /// arguments only (each wants an extension type somewhere) and every argument is dense, no
+    /// candidate can match, and the dense default runs at once.
+    #[inline]
     pub fn call(&self, op: &'static Op, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
         op.check_arity(operands.len())?;
         let (handlers, group) = self.handlers(op);
         let takes_dense =
             handlers.is_some_and(|h| h.takes_dense) || group.is_some_and(|g| g.takes_dense);
         if !takes_dense && operands.iter().all(Operand::is_dense) {
-            // No handler of this op or its kind takes dense arguments only (each wants an
-            // extension type somewhere): straight to the dense default.
             return dense_default(op, operands, args, &[]);
         }
         let Some(ids) = Ids::new(operands.iter().map(Operand::type_id)) else {
             // More arguments than any handler takes.
             return dense_default(op, operands, args, &[]);
         };
+        // The exact handler first (one hash lookup), then the rest.
+        let declined = match handlers.and_then(|h| h.exact.get(&ids)) {
+            Some(exact) => match (exact.entry.handler)(&Call { op, args }, operands)? {
+                Handled::Done(value) => return Ok(value),
+                Handled::Declined => Some(exact.entry),
+            },
+            None => None,
+        };
+        Self::call_rest(
+            op,
+            operands,
+            args,
+            Self::rest(handlers, group, &ids),
+            declined,
+        )
+    }
+
+    /// [`call`](Self::call) past the exact handler: the wildcard and group candidates in
+    /// precedence order, then the dense default.
+    #[inline(never)]
+    fn call_rest<'t>(
+        op: &'static Op,
+        operands: &[Operand<'_>],
+        args: &OpArgs,
+        rest: impl Iterator<Item = &'t Resolved>,
+        declined: Option<&'static DispatchEntry>,
+    ) -> Result<Value> {
         let call = Call { op, args };
-        let mut tried: SmallVec<[&'static DispatchEntry; 4]> = SmallVec::new();
-        for candidate in Self::candidates(handlers, group, &ids) {
+        let mut tried: SmallVec<[&'static DispatchEntry; 4]> = declined.into_iter().collect();
+        for candidate in rest {
             match (candidate.entry.handler)(&call, operands)? {
                 Handled::Done(value) => return Ok(value),
                 Handled::Declined => tried.push(candidate.entry),
@@ -510,25 +548,31 @@ fn describe_spec(spec: &ValueSpec) -> String {
 
 /// The last candidate of a call: the op's dense default when every argument is dense and the op
 /// has one (arity checked); otherwise the error naming the op, the arguments and what was tried.
-#[inline]
+#[inline(always)]
 fn dense_default(
     op: &Op,
     operands: &[Operand<'_>],
     args: &OpArgs,
     tried: &[&'static DispatchEntry],
 ) -> Result<Value> {
-    if op.has_dense()
-        && let Some(out) = dense::with_dense_args(operands, |xs| dense::run_unchecked(op, xs, args))
-    {
-        return out.map(Value::Tensor);
+    if op.has_dense() {
+        dense::run_operands(op, operands, args, || no_dense_default(op, operands, tried))
+    } else {
+        Err(no_dense_default(op, operands, tried))
     }
-    Err(no_match(
+}
+
+/// The error of a call nothing took.
+#[cold]
+#[inline(never)]
+fn no_dense_default(op: &Op, operands: &[Operand<'_>], tried: &[&'static DispatchEntry]) -> Error {
+    no_match(
         op,
         operands.iter().map(Operand::describe),
         tried,
         "declined",
         |i| operands.get(i).is_some_and(Operand::is_dense),
-    ))
+    )
 }
 
 fn no_match(

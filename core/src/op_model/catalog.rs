@@ -17,7 +17,9 @@ use extype_kernels::elementwise::{binary as kb, unary as ku};
 use extype_kernels::reduce::{axes as ka, masked as km, segment as ks};
 
 use super::args::OpArgs;
-use super::dense::{self, Builtin, KernelFn, MaskedFn, binary, masked, reduce, segment, unary};
+use super::dense::{
+    self, Builtin, KernelFn, MaskedFn, binary, custom, masked, reduce, segment, unary,
+};
 use super::infer;
 use super::rules::{DTypeSet, InferRule, Operands, ResultDType};
 use crate::error::Result;
@@ -450,45 +452,45 @@ catalog! {
 
     /// The shape as an `i64` vector.
     SHAPE = "shape", Other, Exactly(1)
-        => Builtin::new(DTypeSet::ALL, dense::shape_of)
+        => custom!(ALL, dense::shape_of)
             .result(I64)
             .infer(Custom(infer::shape_of));
     /// Same elements (C order), another shape.
     RESHAPE = "reshape", Other, Exactly(1)
-        => Builtin::new(DTypeSet::ALL, dense::reshape).infer(Custom(infer::reshape));
+        => custom!(ALL, dense::reshape).infer(Custom(infer::reshape));
     /// Permutes the axes (reverses them by default).
     TRANSPOSE = "transpose", Other, Exactly(1)
-        => Builtin::new(DTypeSet::ALL, dense::transpose).infer(Custom(infer::transpose));
+        => custom!(ALL, dense::transpose).infer(Custom(infer::transpose));
     /// Joins tensors along an existing axis.
     CONCAT = "concat", Other, AtLeast(1)
-        => Builtin::new(DTypeSet::KERNEL, dense::join::<false>)
+        => custom!(KERNEL, dense::join::<false>)
             .infer(Custom(infer::join::<false>));
     /// Joins tensors along a new axis.
     STACK = "stack", Other, AtLeast(1)
-        => Builtin::new(DTypeSet::KERNEL, dense::join::<true>).infer(Custom(infer::join::<true>));
+        => custom!(KERNEL, dense::join::<true>).infer(Custom(infer::join::<true>));
     /// Repeats a tensor along each axis.
     TILE = "tile", Other, Exactly(1)
-        => Builtin::new(DTypeSet::KERNEL, dense::tile).infer(Custom(infer::tile));
+        => custom!(KERNEL, dense::tile).infer(Custom(infer::tile));
     /// Picks slices along an axis by index.
     GATHER = "gather", Other, Exactly(1)
-        => Builtin::new(DTypeSet::KERNEL, dense::gather).infer(Custom(infer::gather));
+        => custom!(KERNEL, dense::gather).infer(Custom(infer::gather));
     /// `cond ? x : y` elementwise, with broadcasting (TensorFlow's `where`).
     WHERE = "where", Other, Exactly(3)
-        => Builtin::new(DTypeSet::KERNEL, dense::where_)
+        => custom!(KERNEL, dense::where_)
             .operands(BoolAt(0, "the condition"))
             .infer(InferRule::Broadcast);
     /// Converts the dtype.
     CAST = "cast", Other, Exactly(1)
-        => Builtin::new(DTypeSet::KERNEL, dense::cast).result(FromArgs).infer(InferRule::Same);
+        => custom!(KERNEL, dense::cast).result(FromArgs).infer(InferRule::Same);
     /// Zeros of the same shape and dtype.
     ZEROS_LIKE = "zeros_like", Other, Exactly(1)
-        => Builtin::new(DTypeSet::ALL, dense::filled::<false>).infer(InferRule::Same);
+        => custom!(ALL, dense::filled::<false>).infer(InferRule::Same);
     /// Ones of the same shape and dtype.
     ONES_LIKE = "ones_like", Other, Exactly(1)
-        => Builtin::new(DTypeSet::ALL, dense::filled::<true>).infer(InferRule::Same);
+        => custom!(ALL, dense::filled::<true>).infer(InferRule::Same);
     /// The rows (leading axes) where a boolean mask is true (`boolean_mask`).
     BOOLEAN_MASK = "boolean_mask", Other, Exactly(2)
-        => Builtin::new(DTypeSet::KERNEL, dense::boolean_mask)
+        => custom!(KERNEL, dense::boolean_mask)
             .operands(BoolAt(1, "the mask"))
             .infer(Custom(infer::boolean_mask));
     /// Sum of each ragged row (segments of axis 0 given by `row_splits`).

@@ -21,9 +21,13 @@ use crate::dtype::DType;
 use crate::error::{DispatchError, Error, Result};
 use crate::spec::TensorSpec;
 use crate::tensor::{Tensor, TensorView, each_variant};
+use crate::value::Value;
 
 /// A catalog op's dense kernel entry point: runs the op on dense arguments (arity checked).
-pub type KernelFn = fn(&Op, DenseArgs<'_, '_>, &OpArgs) -> Result<Tensor>;
+///
+/// It returns the [`Value`] a call returns (a [`Value::Tensor`] has the layout of the tensor), so
+/// that dispatch hands the kernel's result on without copying it between frames.
+pub type KernelFn = fn(&Op, DenseArgs<'_, '_>, &OpArgs) -> Result<Value>;
 
 /// The dense arguments of a kernel call: tensors (the kernels run on their shared arrays, no view
 /// is built), or array views.
@@ -153,16 +157,20 @@ pub(crate) trait KernelOut {
 }
 
 macro_rules! kernel_out {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $var:ident),*) => {$(
         impl KernelOut for ArrayD<$t> {
-            #[inline]
+            #[inline(always)]
             fn into_tensor(self) -> Tensor {
-                Tensor::from(self)
+                // Straight into the variant: `Tensor::from` would also go through `into_dyn`.
+                Tensor::$var(self.into_shared())
             }
         }
     )*};
 }
-kernel_out!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+kernel_out!(
+    bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16,
+    u32 => U32, u64 => U64, f32 => F32, f64 => F64
+);
 
 impl KernelOut for ArrayD<usize> {
     fn into_tensor(self) -> Tensor {
@@ -222,16 +230,16 @@ macro_rules! unary {
                 op: &$crate::op_model::Op,
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 _: &$crate::op_model::OpArgs,
-            ) -> $crate::error::Result<$crate::tensor::Tensor> {
+            ) -> $crate::error::Result<$crate::value::Value> {
                 use $crate::op_model::dense::{DenseArgs, refused, typed};
-                Ok(match xs {
+                Ok($crate::value::Value::Tensor(match xs {
                     DenseArgs::Tensors(ts) => {
                         typed!($set, Tensor, ts[0], |a| $kernel(a), refused(op, xs))
                     }
                     DenseArgs::Views(vs) => {
                         typed!($set, TensorView, &vs[0], |a| $kernel(a), refused(op, xs))
                     }
-                })
+                }))
             }
             run
         })
@@ -247,9 +255,9 @@ macro_rules! binary {
                 op: &$crate::op_model::Op,
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 _: &$crate::op_model::OpArgs,
-            ) -> $crate::error::Result<$crate::tensor::Tensor> {
+            ) -> $crate::error::Result<$crate::value::Value> {
                 use $crate::op_model::dense::{DenseArgs, kernel_error, pair, refused};
-                Ok(match xs {
+                Ok($crate::value::Value::Tensor(match xs {
                     DenseArgs::Tensors(ts) => pair!(
                         $set,
                         Tensor,
@@ -266,7 +274,7 @@ macro_rules! binary {
                         |a, b| $kernel(a, b).map_err(kernel_error(op))?,
                         refused(op, xs)
                     ),
-                })
+                }))
             }
             run
         })
@@ -282,11 +290,11 @@ macro_rules! reduce {
                 op: &$crate::op_model::Op,
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 args: &$crate::op_model::OpArgs,
-            ) -> $crate::error::Result<$crate::tensor::Tensor> {
+            ) -> $crate::error::Result<$crate::value::Value> {
                 use $crate::op_model::dense::{
                     DenseArgs, kernel_error, reduce_axes, refused, typed,
                 };
-                Ok(match xs {
+                Ok($crate::value::Value::Tensor(match xs {
                     DenseArgs::Tensors(ts) => {
                         let axes = reduce_axes(args, ts[0].shape().len());
                         typed!(
@@ -307,7 +315,7 @@ macro_rules! reduce {
                             refused(op, xs)
                         )
                     }
-                })
+                }))
             }
             run
         })
@@ -348,17 +356,17 @@ macro_rules! segment {
                 op: &$crate::op_model::Op,
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 args: &$crate::op_model::OpArgs,
-            ) -> $crate::error::Result<$crate::tensor::Tensor> {
+            ) -> $crate::error::Result<$crate::value::Value> {
                 use $crate::op_model::dense::{kernel_error, refused, row_splits, typed};
                 let splits = row_splits(op, args)?;
                 let views = xs.views();
-                Ok(typed!(
+                Ok($crate::value::Value::Tensor(typed!(
                     $set,
                     TensorView,
                     &views[0],
                     |a| $kernel(a, splits).map_err(kernel_error(op))?,
                     refused(op, xs)
-                ))
+                )))
             }
             run
         })
@@ -368,69 +376,97 @@ macro_rules! segment {
     };
 }
 
-pub(crate) use {binary, masked, pair, reduce, segment, typed, unary};
+/// An entry whose kernel is a function of this module: `custom!(SET, f)` with
+/// `f(&Op, DenseArgs, &OpArgs) -> Result<Tensor>` (its arms must cover `SET`: the catalog tests
+/// run every dtype through every entry).
+macro_rules! custom {
+    ($set:ident, $kernel:path) => {
+        $crate::op_model::dense::Builtin::new($crate::op_model::DTypeSet::$set, {
+            fn run(
+                op: &$crate::op_model::Op,
+                xs: $crate::op_model::dense::DenseArgs<'_, '_>,
+                args: &$crate::op_model::OpArgs,
+            ) -> $crate::error::Result<$crate::value::Value> {
+                $kernel(op, xs, args).map($crate::value::Value::Tensor)
+            }
+            run
+        })
+    };
+}
+
+pub(crate) use {binary, custom, masked, pair, reduce, segment, typed, unary};
 
 /// Runs `op`'s dense default on dense arguments: a catalog op's kernel, or a user op's
 /// `dense = f` (which receives the arguments as tensors). Checks the arity first.
 pub fn run(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tensor> {
     op.check_arity(xs.len())?;
-    run_unchecked(op, DenseArgs::Views(xs), args)
+    run_unchecked(op, DenseArgs::Views(xs), args)?.into_tensor()
 }
 
-/// [`run`] for a caller that has checked the arity ([`Op::check_arity`]).
-#[inline]
-pub(crate) fn run_unchecked(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Tensor> {
+/// [`run`] for a caller that has checked the arity ([`Op::check_arity`]), returning the result
+/// as the [`Value`] a call returns.
+#[inline(always)]
+pub(crate) fn run_unchecked(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Value> {
     match op.dense() {
         Dense::Kernel(kernel) => kernel(op, xs, args),
-        Dense::User(f) => f(&xs.to_tensors(), args),
-        Dense::None => Err(DispatchError::NoMatch {
-            op: op.name().to_string(),
-            args: xs
-                .views()
-                .iter()
-                .map(|v| format!("Tensor({})", TensorSpec::from_view(v)))
-                .collect(),
-            tried: vec![format!(
-                "dense default (none: {} has no dense default)",
-                op.name()
-            )],
-        }
-        .into()),
+        Dense::User(f) => f(&xs.to_tensors(), args).map(Value::Tensor),
+        Dense::None => Err(no_dense_default(op, xs)),
     }
 }
 
-/// Runs `f` on the operands as dense arguments: the tensors themselves when every operand is a
-/// [`Tensor`], else views; `None` when some operand is an extension value.
-#[inline]
-pub(crate) fn with_dense_args<R>(
+#[cold]
+fn no_dense_default(op: &Op, xs: DenseArgs<'_, '_>) -> Error {
+    DispatchError::NoMatch {
+        op: op.name().to_string(),
+        args: xs
+            .views()
+            .iter()
+            .map(|v| format!("Tensor({})", TensorSpec::from_view(v)))
+            .collect(),
+        tried: vec![format!(
+            "dense default (none: {} has no dense default)",
+            op.name()
+        )],
+    }
+    .into()
+}
+
+/// Runs `op`'s dense default ([`run_unchecked`]) on the operands: on the tensors themselves
+/// when every operand is a [`Tensor`], else on views. When some operand is an extension value,
+/// returns `otherwise()`.
+#[inline(always)]
+pub(crate) fn run_operands(
+    op: &Op,
     operands: &[Operand<'_>],
-    f: impl FnOnce(DenseArgs<'_, '_>) -> R,
-) -> Option<R> {
+    args: &OpArgs,
+    otherwise: impl FnOnce() -> Error,
+) -> Result<Value> {
     match operands {
-        [a] => match a.as_tensor() {
-            Some(a) => Some(f(DenseArgs::Tensors(&[a]))),
-            None => a.as_view().map(|a| f(DenseArgs::Views(&[a]))),
+        [a] => match (a.as_tensor(), a.as_view()) {
+            (Some(a), _) => run_unchecked(op, DenseArgs::Tensors(&[a]), args),
+            (None, Some(a)) => run_unchecked(op, DenseArgs::Views(&[a]), args),
+            (None, None) => Err(otherwise()),
         },
         [a, b] => match (a.as_tensor(), b.as_tensor()) {
-            (Some(a), Some(b)) => Some(f(DenseArgs::Tensors(&[a, b]))),
-            _ => a
-                .as_view()
-                .zip(b.as_view())
-                .map(|(a, b)| f(DenseArgs::Views(&[a, b]))),
+            (Some(a), Some(b)) => run_unchecked(op, DenseArgs::Tensors(&[a, b]), args),
+            _ => match (a.as_view(), b.as_view()) {
+                (Some(a), Some(b)) => run_unchecked(op, DenseArgs::Views(&[a, b]), args),
+                _ => Err(otherwise()),
+            },
         },
-        _ => {
-            let tensors: Option<SmallVec<[&Tensor; 4]>> =
-                operands.iter().map(Operand::as_tensor).collect();
-            match tensors {
-                Some(ts) => Some(f(DenseArgs::Tensors(&ts))),
-                None => {
-                    let views: Option<SmallVec<[TensorView<'_>; 3]>> =
-                        operands.iter().map(Operand::as_view).collect();
-                    views.map(|vs| f(DenseArgs::Views(&vs)))
-                }
-            }
-        }
+        _ => run_many(op, operands, args).unwrap_or_else(|| Err(otherwise())),
     }
+}
+
+/// [`run_operands`] for three or more operands (`None`: some operand is an extension value).
+fn run_many(op: &Op, operands: &[Operand<'_>], args: &OpArgs) -> Option<Result<Value>> {
+    let tensors: Option<SmallVec<[&Tensor; 4]>> = operands.iter().map(Operand::as_tensor).collect();
+    if let Some(ts) = tensors {
+        return Some(run_unchecked(op, DenseArgs::Tensors(&ts), args));
+    }
+    let views: Option<SmallVec<[TensorView<'_>; 3]>> =
+        operands.iter().map(Operand::as_view).collect();
+    views.map(|vs| run_unchecked(op, DenseArgs::Views(&vs), args))
 }
 
 /// A masked reduction of `x` where `mask` (bool, broadcastable to `x`) is true, on the op's
@@ -935,7 +971,8 @@ mod tests {
                 let refs: Vec<&TensorSpec> = specs.iter().collect();
                 let computed = run(op, &views, &args);
                 let tensors: Vec<&Tensor> = xs.iter().collect();
-                let on_tensors = run_unchecked(op, DenseArgs::Tensors(&tensors), &args);
+                let on_tensors = run_unchecked(op, DenseArgs::Tensors(&tensors), &args)
+                    .and_then(Value::into_tensor);
                 assert_eq!(
                     computed.as_ref().map_err(ToString::to_string),
                     on_tensors.as_ref().map_err(ToString::to_string),

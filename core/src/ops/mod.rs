@@ -78,6 +78,7 @@ static NO_ARGS: OpArgs = OpArgs {
 /// let y = ops::call(&catalog::ABS, &[x.as_operand()], &OpArgs::none()).unwrap();
 /// assert_eq!(y.as_tensor().unwrap(), &extype_core::Tensor::from(ndarray::array![1i64, 2].into_dyn()));
 /// ```
+#[inline]
 pub fn call(op: &'static Op, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
     table()?.call(op, operands, args)
 }
