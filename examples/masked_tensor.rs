@@ -14,8 +14,8 @@ pub mod masked {
 
     use extype::ops::{self, OpArgs, catalog};
     use extype::{
-        BinaryOp, DType, ExtensionType, Operand, ReductionOp, Result, Tensor, TensorSpec, UnaryOp,
-        Value, ValueSpec, dispatch,
+        BinaryOp, DType, ExtensionType, Op, Operand, ReductionOp, Result, Tensor, TensorSpec,
+        UnaryOp, Value, ValueSpec, dispatch,
     };
     use ndarray::{ArrayD, IxDyn};
 
@@ -149,17 +149,21 @@ pub mod masked {
     #[dispatch(reduction, infer = masked_spec)]
     pub fn masked_reduction(op: &ReductionOp, x: &MaskedTensor) -> Result<MaskedTensor> {
         let valid = op.apply_other(&catalog::REDUCE_ANY, &x.mask)?;
-        let name = op.name();
-        let values = if matches!(name, "reduce_sum" | "reduce_mean") {
+        // Ops are values: compare them, not their names.
+        let is = |ops: &[&Op]| ops.contains(&op.op());
+        let values = if is(&[&catalog::REDUCE_SUM, &catalog::REDUCE_MEAN]) {
             op.apply_masked(&x.values, &x.mask)?
         } else {
             // For max/argmax fill with the global min (any valid value is ≥ it), and so on; a
             // row with no valid value gets the fill and is masked out.
-            let fill: Value = match name {
-                "reduce_max" | "argmax" => ops::reduce_min(&x.values, None, false)?,
-                "reduce_min" | "argmin" => ops::reduce_max(&x.values, None, false)?,
-                "reduce_prod" | "reduce_all" => ops::ones_like(&x.values)?,
-                _ => ops::zeros_like(&x.values)?,
+            let fill: Value = if is(&[&catalog::REDUCE_MAX, &catalog::ARGMAX]) {
+                ops::reduce_min(&x.values, None, false)?
+            } else if is(&[&catalog::REDUCE_MIN, &catalog::ARGMIN]) {
+                ops::reduce_max(&x.values, None, false)?
+            } else if is(&[&catalog::REDUCE_PROD, &catalog::REDUCE_ALL]) {
+                ops::ones_like(&x.values)?
+            } else {
+                ops::zeros_like(&x.values)?
             };
             let filled = ops::where_as::<Tensor>(&x.mask, &x.values, &fill.into_tensor()?)?;
             op.apply(&filled)?

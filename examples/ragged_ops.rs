@@ -69,13 +69,17 @@ pub mod ragged {
 
     /// The segment op of a reduction along the ragged axis.
     fn segment_op(op: &Op) -> Option<&'static Op> {
-        Some(match op.name() {
-            "reduce_sum" => &catalog::SEGMENT_SUM,
-            "reduce_mean" => &catalog::SEGMENT_MEAN,
-            "reduce_max" => &catalog::SEGMENT_MAX,
-            "reduce_min" => &catalog::SEGMENT_MIN,
-            _ => return None,
-        })
+        // Ops are values: compare them, not their names.
+        const SEGMENT: [(&Op, &Op); 4] = [
+            (&catalog::REDUCE_SUM, &catalog::SEGMENT_SUM),
+            (&catalog::REDUCE_MEAN, &catalog::SEGMENT_MEAN),
+            (&catalog::REDUCE_MAX, &catalog::SEGMENT_MAX),
+            (&catalog::REDUCE_MIN, &catalog::SEGMENT_MIN),
+        ];
+        SEGMENT
+            .iter()
+            .find(|(reduction, _)| *reduction == op)
+            .map(|&(_, segment)| segment)
     }
 
     /// Reductions of a RaggedTensor: along the ragged axis (1) by the kernels' segment

@@ -81,7 +81,7 @@ fn any_any(x: &Operand, y: &Operand) -> Result<Option<Tensor>> {
 /// Rule 3: a group handler (every binary elementwise op) for `B` with anything.
 #[dispatch(binary_elementwise)]
 fn group(op: &BinaryOp, x: &B, _y: &Value) -> Result<Option<Tensor>> {
-    if op.name() == "tests.probe" {
+    if op.op() == &PROBE {
         Ok(Some(tag(5)))
     } else {
         // For catalog ops: B's tensor with the dense op, to show the bound callable.

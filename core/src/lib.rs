@@ -3,7 +3,8 @@
 //! The runtime of extype (TensorFlow's Extension Types RFC, in Rust). Generated code from
 //! `extype-macros` calls into this crate; users reach it through the `extype` facade.
 //!
-//! Modules, bottom to top (a module uses only those above it in this list, and `shape`):
+//! Modules, bottom to top (a module uses only those listed before it, and `shape`; see
+//! `ARCHITECTURE.md`, checked by `core/tests/layering.rs`):
 //!
 //! - [`shape`]: partial shapes ([`Dim`], [`Shape`]), broadcasting and shape patterns.
 //! - [`dtype`]: [`DType`], the element types of tensors.
@@ -24,8 +25,11 @@
 //!   linked in.
 //! - [`serial`]: typed specs to and from JSON, by registered name ([`serial::json`]).
 //! - [`nest`]: `flatten`, `pack_sequence_as`, `map_structure`, `assert_same_structure`.
-//! - [`ops`]: the op catalog and `ops::add(&x, &y)` & co. on tensors, arrays and extension values;
-//!   [`dispatch`]: the handler table behind them (`#[dispatch(...)]`).
+//! - `op_model` (internal, re-exported by [`ops`]): what an op is — the catalog, whose entries
+//!   carry their kernels, dtype sets, result and inference rules as data; arguments, operands,
+//!   spec inference and the dense default.
+//! - [`dispatch`]: the handler table (`#[dispatch(...)]`) and its precedence rules.
+//! - [`ops`]: the user front: `ops::add(&x, &y)` & co. on tensors, arrays and extension values.
 //!
 //! ## How a derived type is put together
 //!
@@ -87,9 +91,11 @@ pub mod serial;
 
 pub mod nest;
 
-pub mod ops;
+mod op_model;
 
 pub mod dispatch;
+
+pub mod ops;
 
 #[doc(hidden)]
 pub mod __private;

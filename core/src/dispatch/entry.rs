@@ -5,9 +5,9 @@ use std::any::TypeId;
 use std::fmt;
 
 use crate::error::Result;
-use crate::ops::catalog::{Op, OpKind};
-use crate::ops::infer::Inferred;
-use crate::ops::{IntoValue, OpArgs, Operand};
+use crate::op_model::catalog::{Op, OpKind};
+use crate::op_model::infer::Inferred;
+use crate::op_model::{IntoValue, OpArgs, Operand};
 use crate::spec::ExtensionType;
 use crate::tensor::Tensor;
 use crate::value::{Value, ValueSpec};

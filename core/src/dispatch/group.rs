@@ -3,8 +3,8 @@
 
 use super::entry::Call;
 use crate::error::Result;
-use crate::ops::catalog::Op;
-use crate::ops::{OpArgs, dense};
+use crate::op_model::catalog::Op;
+use crate::op_model::{OpArgs, dense, infer};
 use crate::spec::TensorSpec;
 use crate::tensor::{Tensor, TensorView};
 use crate::value::ValueSpec;
@@ -104,20 +104,13 @@ impl ReductionOp<'_> {
     /// `values`) is true, with the kernels' masked reductions. Available for `reduce_sum`,
     /// `reduce_mean`, `reduce_max`, `reduce_min`; other reductions are an error naming the op.
     pub fn apply_masked(&self, values: &Tensor, mask: &Tensor) -> Result<Tensor> {
-        dense::reduce_masked(
-            self.call.op.name(),
-            values.view(),
-            mask.view(),
-            self.call.args,
-        )
+        dense::run_masked(self.call.op, &values.view(), &mask.view(), self.call.args)
     }
 
-    /// Whether [`apply_masked`](Self::apply_masked) supports this reduction.
+    /// Whether [`apply_masked`](Self::apply_masked) supports this reduction (the op has a masked
+    /// kernel).
     pub fn has_masked(&self) -> bool {
-        matches!(
-            self.call.op.name(),
-            "reduce_sum" | "reduce_mean" | "reduce_max" | "reduce_min"
-        )
+        self.call.op.has_masked()
     }
 
     /// The axes reduced (`None`: all).
@@ -143,7 +136,7 @@ impl ReductionOp<'_> {
 }
 
 fn dense_spec(op: &'static Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<TensorSpec> {
-    match crate::ops::infer::dense(op, specs, args)?.spec {
+    match infer::dense(op, specs, args)?.spec {
         ValueSpec::Tensor(t) => Ok(t),
         // Dense inference only produces tensor specs.
         ValueSpec::Extension(s) => Err(crate::error::SpecError::Incompatible {

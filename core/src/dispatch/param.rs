@@ -28,8 +28,8 @@
 use super::entry::{Call, Handled, ParamKind};
 use super::group::{BinaryOp, ReductionOp, UnaryOp};
 use crate::error::Result;
-use crate::ops::catalog::OpKind;
-use crate::ops::{OpArgs, Operand};
+use crate::op_model::OpKind;
+use crate::op_model::{OpArgs, Operand};
 use crate::spec::ExtensionType;
 use crate::tensor::Tensor;
 use crate::value::Value;

@@ -9,11 +9,11 @@ use smallvec::SmallVec;
 
 use super::entry::{Call, DispatchEntry, Handled, ParamKind, Target};
 use crate::error::{DispatchError, Error, Result};
-use crate::ops::OpArgs;
-use crate::ops::catalog::{Op, OpKind};
-use crate::ops::infer::{self, Inferred};
-use crate::ops::{Operand, dense};
-use crate::tensor::{Tensor, TensorView};
+use crate::op_model::catalog::{Op, OpKind};
+use crate::op_model::infer::{self, Inferred};
+use crate::op_model::{OpArgs, Operand, dense};
+use crate::spec::TensorSpec;
+use crate::tensor::Tensor;
 use crate::value::{Value, ValueSpec};
 
 /// The most arguments an exact key holds; handlers with more dispatched arguments are refused
@@ -60,7 +60,7 @@ impl Hasher for FxHasher {
 
 type Fx = BuildHasherDefault<FxHasher>;
 
-/// An op or a group, by identity.
+/// An op or a group, by identity (for duplicate detection).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum TargetKey {
     Op(&'static str),
@@ -76,24 +76,100 @@ impl TargetKey {
     }
 }
 
-/// The key of an exact lookup: the target and the type of each argument. Fixed size: building one
-/// never allocates.
+/// An op by identity (its name), hashed by the key the op carries (a hash of its name computed
+/// at compile time), so a lookup never hashes a string.
+#[derive(Debug, Clone, Copy)]
+struct OpKey {
+    key: u64,
+    name: &'static str,
+}
+
+impl OpKey {
+    #[inline]
+    fn of(op: &Op) -> OpKey {
+        OpKey {
+            key: op.key(),
+            name: op.name(),
+        }
+    }
+}
+
+impl PartialEq for OpKey {
+    #[inline]
+    fn eq(&self, other: &OpKey) -> bool {
+        self.key == other.key && (std::ptr::eq(self.name, other.name) || self.name == other.name)
+    }
+}
+
+impl Eq for OpKey {}
+
+impl Hash for OpKey {
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.key);
+    }
+}
+
+/// The argument types of an exact lookup. Fixed size: building one never allocates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Key {
-    target: TargetKey,
+struct Ids {
     len: u8,
     ids: [TypeId; MAX_KEY],
 }
 
-impl Hash for Key {
+impl Ids {
+    /// The argument types (`None` if there are more than [`MAX_KEY`]: no exact handler takes
+    /// that many).
+    #[inline]
+    fn new(ids: impl ExactSizeIterator<Item = TypeId>) -> Option<Ids> {
+        let len = ids.len();
+        if len > MAX_KEY {
+            return None;
+        }
+        let mut out = Ids {
+            len: len as u8,
+            ids: [filler(); MAX_KEY],
+        };
+        for (slot, id) in out.ids.iter_mut().zip(ids) {
+            *slot = id;
+        }
+        Some(out)
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[TypeId] {
+        &self.ids[..usize::from(self.len)]
+    }
+}
+
+impl Hash for Ids {
     #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
-        self.target.hash(state);
         state.write_u8(self.len);
-        for id in &self.ids[..usize::from(self.len)] {
+        for id in self.as_slice() {
             id.hash(state);
         }
     }
+}
+
+/// The handlers registered for one op.
+#[derive(Debug, Default)]
+struct OpHandlers {
+    /// By exact argument types (no wildcard).
+    exact: HashMap<Ids, Resolved, Fx>,
+    /// With a wildcard in some position; fewer wildcards first, then source order.
+    wildcard: Vec<Resolved>,
+    /// Whether some handler here can take a call on dense arguments only.
+    takes_dense: bool,
+}
+
+/// The group handlers of one kind.
+#[derive(Debug, Default)]
+struct Group {
+    /// Fewer wildcards first, then source order.
+    handlers: Vec<Resolved>,
+    /// Whether some handler here can take a call on dense arguments only.
+    takes_dense: bool,
 }
 
 fn filler() -> TypeId {
@@ -110,6 +186,13 @@ struct Resolved {
 impl Resolved {
     fn wildcards(&self) -> usize {
         self.kinds.iter().filter(|k| k.is_none()).count()
+    }
+
+    /// Whether the handler can take a call whose arguments are all dense (every parameter takes
+    /// `&Tensor` or is a wildcard).
+    fn takes_dense(&self) -> bool {
+        let tensor = TypeId::of::<Tensor>();
+        self.kinds.iter().all(|k| k.is_none_or(|k| k == tensor))
     }
 
     #[inline]
@@ -129,9 +212,8 @@ impl Resolved {
 /// precedence rules.
 #[derive(Debug)]
 pub struct DispatchTable {
-    exact: HashMap<Key, Resolved, Fx>,
-    wildcard: HashMap<&'static str, Vec<Resolved>, Fx>,
-    groups: [Vec<Resolved>; 3],
+    ops: HashMap<OpKey, OpHandlers, Fx>,
+    groups: [Group; 3],
     len: usize,
 }
 
@@ -162,6 +244,7 @@ static TABLE: OnceLock<Result<DispatchTable>> = OnceLock::new();
 
 /// The global dispatch table: built on first use from every `#[dispatch]` handler linked into the
 /// program, validated (a duplicate key is an error naming both handlers, returned on every call).
+#[inline]
 pub fn table() -> Result<&'static DispatchTable> {
     TABLE
         .get_or_init(|| DispatchTable::build(inventory::iter::<DispatchEntry>))
@@ -181,9 +264,8 @@ impl DispatchTable {
         let mut entries: Vec<&'static DispatchEntry> = entries.into_iter().collect();
         // Sorted so that errors and the order of equal-rank candidates do not depend on link order.
         entries.sort_by(|a, b| (a.file, a.line, a.name).cmp(&(b.file, b.line, b.name)));
-        let mut exact: HashMap<Key, Resolved, Fx> = HashMap::default();
-        let mut wildcard: HashMap<&'static str, Vec<Resolved>, Fx> = HashMap::default();
-        let mut groups: [Vec<Resolved>; 3] = Default::default();
+        let mut ops: HashMap<OpKey, OpHandlers, Fx> = HashMap::default();
+        let mut groups: [Group; 3] = Default::default();
         let mut seen: HashMap<(TargetKey, Vec<Option<TypeId>>), &'static DispatchEntry> =
             HashMap::new();
         for &entry in &entries {
@@ -240,33 +322,37 @@ impl DispatchTable {
                 (Target::Group(kind), _) => {
                     // `Other` was refused above.
                     if let Some(i) = group_index(kind) {
-                        groups[i].push(resolved);
+                        groups[i].takes_dense |= resolved.takes_dense();
+                        groups[i].handlers.push(resolved);
                     }
                 }
                 (Target::Op(op), 0) => {
-                    let mut ids = [filler(); MAX_KEY];
-                    for (slot, k) in ids.iter_mut().zip(&resolved.kinds) {
-                        // No wildcard here (counted above).
-                        *slot = k.unwrap_or_else(filler);
+                    // No wildcard here (counted above), and at most `MAX_KEY` (checked above).
+                    let ids = Ids::new(resolved.kinds.iter().map(|k| k.unwrap_or_else(filler)));
+                    if let Some(ids) = ids {
+                        let handlers = ops.entry(OpKey::of(op)).or_default();
+                        handlers.takes_dense |= resolved.takes_dense();
+                        handlers.exact.insert(ids, resolved);
                     }
-                    let key = Key {
-                        target: TargetKey::Op(op.name()),
-                        len: n as u8,
-                        ids,
-                    };
-                    exact.insert(key, resolved);
                 }
-                (Target::Op(op), _) => wildcard.entry(op.name()).or_default().push(resolved),
+                (Target::Op(op), _) => {
+                    let handlers = ops.entry(OpKey::of(op)).or_default();
+                    handlers.takes_dense |= resolved.takes_dense();
+                    handlers.wildcard.push(resolved);
+                }
             }
         }
         // Fewer wildcards first; then source order (file, line), which `entries` already has and
         // a stable sort keeps.
-        for list in wildcard.values_mut().chain(groups.iter_mut()) {
+        for list in ops
+            .values_mut()
+            .map(|h| &mut h.wildcard)
+            .chain(groups.iter_mut().map(|g| &mut g.handlers))
+        {
             list.sort_by_key(Resolved::wildcards);
         }
         Ok(DispatchTable {
-            exact,
-            wildcard,
+            ops,
             groups,
             len: entries.len(),
         })
@@ -282,50 +368,51 @@ impl DispatchTable {
         self.len == 0
     }
 
-    /// The candidates for a call, in precedence order (exact, then wildcard, then group).
+    /// The handlers registered for `op` and for its kind's group.
+    #[inline]
+    fn handlers(&self, op: &Op) -> (Option<&OpHandlers>, Option<&Group>) {
+        let handlers = self.ops.get(&OpKey::of(op));
+        let group = group_index(op.kind()).map(|i| &self.groups[i]);
+        (handlers, group)
+    }
+
+    /// The candidates for a call on arguments of these types, in precedence order (exact, then
+    /// wildcard, then group).
     fn candidates<'t>(
-        &'t self,
-        op: &Op,
-        ids: &[TypeId],
+        handlers: Option<&'t OpHandlers>,
+        group: Option<&'t Group>,
+        ids: &'t Ids,
     ) -> impl Iterator<Item = &'t Resolved> + 't {
-        let exact = (ids.len() <= MAX_KEY)
-            .then(|| {
-                let mut key = Key {
-                    target: TargetKey::Op(op.name()),
-                    len: ids.len() as u8,
-                    ids: [filler(); MAX_KEY],
-                };
-                key.ids[..ids.len()].copy_from_slice(ids);
-                self.exact.get(&key)
-            })
-            .flatten();
-        let wildcard = self
-            .wildcard
-            .get(op.name())
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
-        let groups = group_index(op.kind())
-            .map(|i| self.groups[i].as_slice())
-            .unwrap_or(&[]);
-        let ids: SmallVec<[TypeId; MAX_KEY]> = SmallVec::from_slice(ids);
-        exact.into_iter().chain(
-            wildcard
-                .iter()
-                .chain(groups)
-                .filter(move |r| r.matches(&ids)),
-        )
+        let exact = handlers.and_then(|h| h.exact.get(ids));
+        exact.into_iter().chain(Self::rest(handlers, group, ids))
+    }
+
+    /// The candidates after the exact one: wildcard handlers, then group handlers, that match.
+    fn rest<'t>(
+        handlers: Option<&'t OpHandlers>,
+        group: Option<&'t Group>,
+        ids: &'t Ids,
+    ) -> impl Iterator<Item = &'t Resolved> + 't {
+        let wildcard = handlers.map_or(&[][..], |h| h.wildcard.as_slice());
+        let groups = group.map_or(&[][..], |g| g.handlers.as_slice());
+        wildcard
+            .iter()
+            .chain(groups)
+            .filter(move |r| r.matches(ids.as_slice()))
     }
 
     /// The handlers a call of `op` on these operands would try, in precedence order (each as
     /// `name(&A, &B) at file:line`), then `dense default` if every operand is dense and the op
     /// has one. Nothing is called: this explains a dispatch decision.
     pub fn explain(&self, op: &'static Op, operands: &[Operand<'_>]) -> Vec<String> {
-        let ids: SmallVec<[TypeId; MAX_KEY]> = operands.iter().map(Operand::type_id).collect();
-        let mut out: Vec<String> = self
-            .candidates(op, &ids)
-            .map(|r| r.entry.describe())
-            .collect();
-        if operands.iter().all(Operand::is_dense) && (op.is_builtin() || op.dense_fn().is_some()) {
+        let (handlers, group) = self.handlers(op);
+        let mut out: Vec<String> = match Ids::new(operands.iter().map(Operand::type_id)) {
+            Some(ids) => Self::candidates(handlers, group, &ids)
+                .map(|r| r.entry.describe())
+                .collect(),
+            None => Vec::new(),
+        };
+        if operands.iter().all(Operand::is_dense) && op.has_dense() {
             out.push("dense default".into());
         }
         out
@@ -335,57 +422,74 @@ impl DispatchTable {
     /// decline produces the result; if all decline or none matches, the dense default runs when
     /// every argument is dense; otherwise the error names the op, the argument types and every
     /// candidate tried.
+    ///
+    /// The fast path (inlined into the caller): when no handler of the op or its kind takes dense
+    /// arguments only (each wants an extension type somewhere) and every argument is dense, no
+    /// candidate can match, and the dense default runs at once.
+    #[inline]
     pub fn call(&self, op: &'static Op, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
-        let n = operands.len();
-        if !op.arity().admits(n) {
-            return Err(DispatchError::Arity {
-                op: op.name().to_string(),
-                expected: op.arity().to_string(),
-                found: n,
-            }
-            .into());
+        op.check_arity(operands.len())?;
+        let (handlers, group) = self.handlers(op);
+        let takes_dense =
+            handlers.is_some_and(|h| h.takes_dense) || group.is_some_and(|g| g.takes_dense);
+        if !takes_dense && operands.iter().all(Operand::is_dense) {
+            return dense_default(op, operands, args, &[]);
         }
-        let mut ids: SmallVec<[TypeId; MAX_KEY]> = SmallVec::with_capacity(n);
-        ids.extend(operands.iter().map(Operand::type_id));
+        let Some(ids) = Ids::new(operands.iter().map(Operand::type_id)) else {
+            // More arguments than any handler takes.
+            return dense_default(op, operands, args, &[]);
+        };
+        // The exact handler first (one hash lookup), then the rest.
+        let declined = match handlers.and_then(|h| h.exact.get(&ids)) {
+            Some(exact) => match (exact.entry.handler)(&Call { op, args }, operands)? {
+                Handled::Done(value) => return Ok(value),
+                Handled::Declined => Some(exact.entry),
+            },
+            None => None,
+        };
+        Self::call_rest(
+            op,
+            operands,
+            args,
+            Self::rest(handlers, group, &ids),
+            declined,
+        )
+    }
+
+    /// [`call`](Self::call) past the exact handler: the wildcard and group candidates in
+    /// precedence order, then the dense default.
+    #[inline(never)]
+    fn call_rest<'t>(
+        op: &'static Op,
+        operands: &[Operand<'_>],
+        args: &OpArgs,
+        rest: impl Iterator<Item = &'t Resolved>,
+        declined: Option<&'static DispatchEntry>,
+    ) -> Result<Value> {
         let call = Call { op, args };
-        let mut tried: SmallVec<[&'static DispatchEntry; 4]> = SmallVec::new();
-        for candidate in self.candidates(op, &ids) {
+        let mut tried: SmallVec<[&'static DispatchEntry; 4]> = declined.into_iter().collect();
+        for candidate in rest {
             match (candidate.entry.handler)(&call, operands)? {
                 Handled::Done(value) => return Ok(value),
                 Handled::Declined => tried.push(candidate.entry),
             }
         }
-        if let Some(views) = dense_views(operands)
-            && (op.is_builtin() || op.dense_fn().is_some())
-        {
-            return dense::run(op, &views, args).map(Value::Tensor);
-        }
-        Err(no_match(
-            op,
-            operands.iter().map(Operand::describe),
-            &tried,
-            "declined",
-            |i| operands.get(i).is_some_and(Operand::is_dense),
-        ))
+        dense_default(op, operands, args, &tried)
     }
 
     /// Infers the output spec of `op` on inputs of these specs: the first matching handler (in
     /// call precedence) that registered an inference runs it; for dense inputs without one, the
     /// op's own inference ([`infer::dense`]).
     pub fn infer(&self, op: &'static Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Inferred> {
-        let n = specs.len();
-        if !op.arity().admits(n) {
-            return Err(DispatchError::Arity {
-                op: op.name().to_string(),
-                expected: op.arity().to_string(),
-                found: n,
-            }
-            .into());
-        }
-        let ids: SmallVec<[TypeId; MAX_KEY]> = specs.iter().map(|s| spec_type_id(s)).collect();
+        op.check_arity(specs.len())?;
+        let ids = Ids::new(specs.iter().map(|s| spec_type_id(s)));
+        let (handlers, group) = self.handlers(op);
         let call = Call { op, args };
         let mut tried: SmallVec<[(&'static DispatchEntry, bool); 4]> = SmallVec::new();
-        for candidate in self.candidates(op, &ids) {
+        let candidates = ids
+            .iter()
+            .flat_map(|ids| Self::candidates(handlers, group, ids));
+        for candidate in candidates {
             match candidate.entry.infer {
                 Some(f) => match f(&call, specs)? {
                     Some(inferred) => return Ok(inferred),
@@ -394,7 +498,7 @@ impl DispatchTable {
                 None => tried.push((candidate.entry, false)),
             }
         }
-        let dense: Option<SmallVec<[&crate::spec::TensorSpec; 3]>> = specs
+        let dense: Option<SmallVec<[&TensorSpec; 3]>> = specs
             .iter()
             .map(|s| match s {
                 ValueSpec::Tensor(t) => Some(t),
@@ -402,7 +506,7 @@ impl DispatchTable {
             })
             .collect();
         if let Some(dense) = dense {
-            return infer::dense(op, &dense, args);
+            return infer::dense_unchecked(op, &dense, args);
         }
         let entries: SmallVec<[&'static DispatchEntry; 4]> = tried.iter().map(|t| t.0).collect();
         let mut err = no_match(
@@ -443,8 +547,33 @@ fn describe_spec(spec: &ValueSpec) -> String {
     }
 }
 
-fn dense_views<'a>(operands: &[Operand<'a>]) -> Option<SmallVec<[TensorView<'a>; 3]>> {
-    operands.iter().map(Operand::as_view).collect()
+/// The last candidate of a call: the op's dense default when every argument is dense and the op
+/// has one (arity checked); otherwise the error naming the op, the arguments and what was tried.
+#[inline(always)]
+fn dense_default(
+    op: &Op,
+    operands: &[Operand<'_>],
+    args: &OpArgs,
+    tried: &[&'static DispatchEntry],
+) -> Result<Value> {
+    if op.has_dense() {
+        dense::run_operands(op, operands, args, || no_dense_default(op, operands, tried))
+    } else {
+        Err(no_dense_default(op, operands, tried))
+    }
+}
+
+/// The error of a call nothing took.
+#[cold]
+#[inline(never)]
+fn no_dense_default(op: &Op, operands: &[Operand<'_>], tried: &[&'static DispatchEntry]) -> Error {
+    no_match(
+        op,
+        operands.iter().map(Operand::describe),
+        tried,
+        "declined",
+        |i| operands.get(i).is_some_and(Operand::is_dense),
+    )
 }
 
 fn no_match(

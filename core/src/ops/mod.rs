@@ -35,25 +35,40 @@
 //! `ops::add` on two dense 1 Mi-element `f32` tensors runs at the kernel's speed (paired ratio
 //! 0.99–1.07 over five runs, within this machine's noise), with a fixed ≈ 200–240 ns for the
 //! dense path. Full table in [`crate::dispatch`].
+//!
+//! ## Layout
+//!
+//! This module is the user *front*: the functions above the dispatch table. The op *model* it
+//! calls through — the catalog, [`OpArgs`], operands, spec inference, the dense default — lives
+//! below [`crate::dispatch`] and is re-exported here (`ops::catalog`, `ops::OpArgs`,
+//! `ops::infer`, `ops::operand`, `ops::rules`).
 
-pub mod args;
-pub mod catalog;
-pub(crate) mod dense;
-pub mod infer;
-pub mod operand;
+pub use crate::op_model::{args, catalog, infer, operand, rules};
 
-pub use args::OpArgs;
-pub use catalog::{Arity, Op, OpKind};
-pub use infer::Inferred;
-pub use operand::{AsOperand, FromValue, IntoValue, Operand};
+pub use crate::op_model::{
+    Arity, AsOperand, DTypeSet, DenseFn, FromValue, InferRule, Inferred, IntoValue, Op, OpArgs,
+    OpKind, Operand, Operands, ResultDType, ShapeFn, Signature,
+};
 
 use crate::dispatch::table;
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::op_model::{dense, operand::bad_argument};
 #[cfg(doc)]
 use crate::spec::ExtensionType;
 use crate::tensor::Tensor;
 use crate::value::{Value, ValueSpec};
+
+/// No extra arguments, as a `static` (the fixed-argument front functions borrow it).
+static NO_ARGS: OpArgs = OpArgs {
+    axes: None,
+    keepdims: false,
+    axis: 0,
+    dtype: None,
+    shape: None,
+    perm: None,
+    indices: None,
+};
 
 /// Calls any op (catalog or user-declared) on `operands` with `args`, through the dispatch table.
 ///
@@ -63,6 +78,7 @@ use crate::value::{Value, ValueSpec};
 /// let y = ops::call(&catalog::ABS, &[x.as_operand()], &OpArgs::none()).unwrap();
 /// assert_eq!(y.as_tensor().unwrap(), &extype_core::Tensor::from(ndarray::array![1i64, 2].into_dyn()));
 /// ```
+#[inline]
 pub fn call(op: &'static Op, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
     table()?.call(op, operands, args)
 }
@@ -91,12 +107,12 @@ impl Op {
 
     /// Calls this op on one argument without extra arguments.
     pub fn apply1(&'static self, x: &impl AsOperand) -> Result<Value> {
-        call(self, &[x.as_operand()], &OpArgs::none())
+        call(self, &[x.as_operand()], &NO_ARGS)
     }
 
     /// Calls this op on two arguments without extra arguments.
     pub fn apply2(&'static self, x: &impl AsOperand, y: &impl AsOperand) -> Result<Value> {
-        call(self, &[x.as_operand(), y.as_operand()], &OpArgs::none())
+        call(self, &[x.as_operand(), y.as_operand()], &NO_ARGS)
     }
 }
 
@@ -105,7 +121,7 @@ macro_rules! unary_ops {
         #[doc = concat!("`", stringify!($name), "` (unary elementwise; see [`catalog::", stringify!($op), "`]).")]
         #[inline]
         pub fn $name(x: &impl AsOperand) -> Result<Value> {
-            call(&catalog::$op, &[x.as_operand()], &OpArgs::none())
+            call(&catalog::$op, &[x.as_operand()], &NO_ARGS)
         }
 
         #[doc = concat!("[`", stringify!($name), "`], returning the concrete type `T`.")]
@@ -121,7 +137,7 @@ macro_rules! binary_ops {
         #[doc = concat!("`", stringify!($name), "` (binary elementwise, broadcasting; see [`catalog::", stringify!($op), "`]).")]
         #[inline]
         pub fn $name(x: &impl AsOperand, y: &impl AsOperand) -> Result<Value> {
-            call(&catalog::$op, &[x.as_operand(), y.as_operand()], &OpArgs::none())
+            call(&catalog::$op, &[x.as_operand(), y.as_operand()], &NO_ARGS)
         }
 
         #[doc = concat!("[`", stringify!($name), "`], returning the concrete type `T`.")]
@@ -298,8 +314,8 @@ pub fn segment_reduce(op: &'static Op, x: &impl AsOperand, row_splits: &[i64]) -
 }
 
 /// A masked reduction of dense `values` where `mask` (bool, broadcastable to `values`) is true,
-/// on the kernels (no dispatch): `op` is `REDUCE_SUM`, `REDUCE_MEAN`, `REDUCE_MAX` or
-/// `REDUCE_MIN`; `args` gives the axes and keepdims.
+/// on the kernels (no dispatch): `op` is a reduction with a masked kernel ([`Op::has_masked`]:
+/// `REDUCE_SUM`, `REDUCE_MEAN`, `REDUCE_MAX`, `REDUCE_MIN`); `args` gives the axes and keepdims.
 ///
 /// ```
 /// use extype_core::ops::{self, OpArgs, catalog};
@@ -315,12 +331,11 @@ pub fn masked_reduce(
     args: &OpArgs,
 ) -> Result<Tensor> {
     let (v, m) = (values.as_operand(), mask.as_operand());
-    let err = |o: &Operand<'_>, what: &str| {
-        operand::bad_argument(op.name(), what, "a dense tensor", o.describe())
-    };
+    let err =
+        |o: &Operand<'_>, what: &str| bad_argument(op.name(), what, "a dense tensor", o.describe());
     let vv = v.as_view().ok_or_else(|| err(&v, "values"))?;
     let mv = m.as_view().ok_or_else(|| err(&m, "mask"))?;
-    dense::reduce_masked(op.name(), vv, mv, args)
+    dense::run_masked(op, &vv, &mv, args)
 }
 
 /// Tensor conveniences used by handlers.

@@ -1,5 +1,6 @@
 //! [`Value`]: a tensor or an extension value whose type is known only at run time.
 
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use super::{AnyExtension, AnySpec, ExtensionType};
@@ -25,33 +26,112 @@ pub enum Value {
 /// An extension value of any type behind a shared pointer: what [`Value::Extension`] holds.
 /// Derefs to [`dyn AnyExtension`](AnyExtension); clone is O(1).
 ///
-/// The value is boxed inside the `Arc` (`Arc<Box<dyn AnyExtension>>`) so that moving it out of a
-/// unique reference is code shared by all types; an `Arc<T>` per type would compile its own
-/// reference counting for every registered type (see the macros crate, "Compile-time cost").
+/// One allocation holds the reference counts and the value (`Arc<dyn …>` of a [`Slot`]), so
+/// wrapping a handler's result costs one allocation. Reference counting and dropping are code
+/// shared by all types (through the `dyn`); per type there are only the slot's few methods.
 #[derive(Clone)]
-pub struct SharedExtension(Arc<Box<dyn AnyExtension>>);
+pub struct SharedExtension(Arc<dyn Shared>);
+
+/// An extension value in its [`SharedExtension`] allocation, which a unique owner can move out.
+struct Slot<T> {
+    value: ManuallyDrop<T>,
+    /// Whether `value` was moved out (then only the allocation is freed).
+    taken: bool,
+}
+
+impl<T> Drop for Slot<T> {
+    fn drop(&mut self) {
+        if !self.taken {
+            // SAFETY: `value` was not moved out, and is dropped once, here.
+            unsafe { ManuallyDrop::drop(&mut self.value) }
+        }
+    }
+}
+
+/// The type-erased side of a [`Slot`].
+trait Shared: Send + Sync {
+    fn get(&self) -> &dyn AnyExtension;
+    /// Moves the value out into a box.
+    ///
+    /// # Safety
+    /// At most once per slot; afterwards the slot is only dropped.
+    unsafe fn take_boxed(&mut self) -> Box<dyn AnyExtension>;
+    /// Moves the value out as its components.
+    ///
+    /// # Safety
+    /// As for [`take_boxed`](Shared::take_boxed).
+    unsafe fn take_components(&mut self) -> Vec<Tensor>;
+}
+
+impl<T: ExtensionType> Shared for Slot<T> {
+    #[inline]
+    fn get(&self) -> &dyn AnyExtension {
+        &*self.value
+    }
+
+    unsafe fn take_boxed(&mut self) -> Box<dyn AnyExtension> {
+        self.taken = true;
+        // SAFETY: the caller takes the value at most once; `taken` keeps `drop` off it.
+        Box::new(unsafe { ManuallyDrop::take(&mut self.value) })
+    }
+
+    unsafe fn take_components(&mut self) -> Vec<Tensor> {
+        self.taken = true;
+        // SAFETY: as in `take_boxed`.
+        unsafe { ManuallyDrop::take(&mut self.value) }.into_components()
+    }
+}
+
+impl Shared for Slot<Box<dyn AnyExtension>> {
+    #[inline]
+    fn get(&self) -> &dyn AnyExtension {
+        &**self.value
+    }
+
+    unsafe fn take_boxed(&mut self) -> Box<dyn AnyExtension> {
+        self.taken = true;
+        // SAFETY: as for `Slot<T>`.
+        unsafe { ManuallyDrop::take(&mut self.value) }
+    }
+
+    unsafe fn take_components(&mut self) -> Vec<Tensor> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.take_boxed() }.into_components_boxed()
+    }
+}
 
 impl SharedExtension {
-    /// Wraps an extension value.
+    /// Wraps an extension value (one allocation).
     pub fn new<T: ExtensionType>(value: T) -> Self {
-        SharedExtension::from_box(Box::new(value))
+        SharedExtension(Arc::new(Slot {
+            value: ManuallyDrop::new(value),
+            taken: false,
+        }))
     }
 
     /// Wraps a boxed extension value.
     pub fn from_box(value: Box<dyn AnyExtension>) -> Self {
-        SharedExtension(Arc::new(value))
+        SharedExtension(Arc::new(Slot {
+            value: ManuallyDrop::new(value),
+            taken: false,
+        }))
     }
 
     /// The value, if this is the only reference to it.
-    pub fn try_unwrap(self) -> std::result::Result<Box<dyn AnyExtension>, SharedExtension> {
-        Arc::try_unwrap(self.0).map_err(SharedExtension)
+    pub fn try_unwrap(mut self) -> std::result::Result<Box<dyn AnyExtension>, SharedExtension> {
+        match Arc::get_mut(&mut self.0) {
+            // SAFETY: the only reference, consumed here: the slot is dropped right after.
+            Some(slot) => Ok(unsafe { slot.take_boxed() }),
+            None => Err(self),
+        }
     }
 
     /// The components: moved out when this is the only reference, else those of a clone.
-    pub fn into_components(self) -> Vec<Tensor> {
-        match self.try_unwrap() {
-            Ok(value) => value.into_components_boxed(),
-            Err(shared) => shared.clone_components(),
+    pub fn into_components(mut self) -> Vec<Tensor> {
+        match Arc::get_mut(&mut self.0) {
+            // SAFETY: as in `try_unwrap`.
+            Some(slot) => unsafe { slot.take_components() },
+            None => self.clone_components(),
         }
     }
 
@@ -64,8 +144,9 @@ impl SharedExtension {
 impl std::ops::Deref for SharedExtension {
     type Target = dyn AnyExtension;
 
+    #[inline]
     fn deref(&self) -> &(dyn AnyExtension + 'static) {
-        &**self.0
+        self.0.get()
     }
 }
 

@@ -124,6 +124,16 @@ impl<'a> Operand<'a> {
         }
     }
 
+    /// The argument as a [`Tensor`], if it was passed as one (not as an array view or an
+    /// extension value).
+    #[inline]
+    pub fn as_tensor(&self) -> Option<&'a Tensor> {
+        match self.0 {
+            Repr::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+
     /// A view of the dense argument (no copy), or `None` for an extension value.
     #[inline]
     pub fn as_view(&self) -> Option<TensorView<'a>> {

@@ -1,0 +1,438 @@
+//! Spec inference: the output spec of an op from its input specs, before any data exists.
+//!
+//! [`dense`] is every op's own rule on tensor specs, read from its catalog entry: the dtype check
+//! the kernels run ([`Op::check_dtypes`]), the result dtype ([`Op::result_dtype`]) and the shape
+//! rule ([`InferRule`]; binary ops broadcast statically with [`broadcast_static`], returning the
+//! runtime [`BroadcastChecks`] that make the output true);
+//! [`infer_spec`](crate::ops::infer_spec) dispatches on spec types, so handlers registered with
+//! `#[dispatch(op, infer = f)]` infer the specs of extension values.
+//!
+//! ```
+//! use extype_core::ops::{self, OpArgs, catalog};
+//! use extype_core::{DType, Shape, TensorSpec, ValueSpec};
+//! let x = ValueSpec::Tensor(TensorSpec::new("[?, 3]".parse().unwrap(), DType::F32));
+//! let y = ValueSpec::Tensor(TensorSpec::new("[4, ?]".parse().unwrap(), DType::F32));
+//! let out = ops::infer_spec(&catalog::ADD, &[&x, &y], &OpArgs::none()).unwrap();
+//! assert_eq!(out.tensor_spec().unwrap().to_string(), "f32[4, 3]");
+//! assert_eq!(
+//!     out.checks.unwrap().to_string(),
+//!     "argument 1 axis 1 ∈ {1, 3}; argument 0 axis 0 ∈ {1, 4}"
+//! );
+//! ```
+
+use super::args::OpArgs;
+use super::catalog::Op;
+use super::operand::bad_argument;
+use super::rules::{InferRule, missing};
+use crate::dtype::DType;
+use crate::error::{Result, ShapeError};
+use crate::shape::{BroadcastChecks, Dim, Policy, Shape, broadcast_static};
+use crate::spec::TensorSpec;
+use crate::value::ValueSpec;
+
+/// The result of spec inference: the output spec, and for broadcasting ops the runtime checks the
+/// inputs must pass for that spec to hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inferred {
+    /// The output spec.
+    pub spec: ValueSpec,
+    /// The broadcast checks on the inputs (binary elementwise ops and `where`).
+    pub checks: Option<BroadcastChecks>,
+}
+
+impl Inferred {
+    /// The output spec as a tensor spec, if it is one.
+    pub fn tensor_spec(&self) -> Option<&TensorSpec> {
+        match &self.spec {
+            ValueSpec::Tensor(t) => Some(t),
+            ValueSpec::Extension(_) => None,
+        }
+    }
+}
+
+impl From<ValueSpec> for Inferred {
+    fn from(spec: ValueSpec) -> Self {
+        Inferred { spec, checks: None }
+    }
+}
+
+impl From<TensorSpec> for Inferred {
+    fn from(spec: TensorSpec) -> Self {
+        Inferred {
+            spec: ValueSpec::Tensor(spec),
+            checks: None,
+        }
+    }
+}
+
+fn out(shape: Shape, dtype: DType) -> Inferred {
+    TensorSpec::new(shape, dtype).into()
+}
+
+/// The output spec of `op` on dense inputs of these specs (the rule the dense default follows).
+///
+/// Errors say what the kernels would: a dtype the op does not take, shapes that cannot
+/// broadcast, an axis out of range — before any data exists. User-declared ops follow their
+/// kind: unary and binary elementwise ops keep the dtype (binary ones broadcast), reductions
+/// reduce the shape; `other` user ops have no inference without a handler.
+pub fn dense(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Inferred> {
+    op.check_arity(specs.len())?;
+    dense_unchecked(op, specs, args)
+}
+
+/// [`dense`] for a caller that has checked the arity ([`Op::check_arity`]).
+pub(crate) fn dense_unchecked(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Inferred> {
+    let Some(&x) = specs.first() else {
+        return Err(bad_argument(
+            op.name(),
+            "specs",
+            "at least one input spec (an op of no inputs has no default inference)",
+            "none",
+        ));
+    };
+    let rule = op.infer_rule();
+    if let InferRule::None = rule {
+        return Err(bad_argument(
+            op.name(),
+            "specs",
+            "a handler with `infer = …` (a user op of kind `other` has no default inference)",
+            "dense specs",
+        ));
+    }
+    let d = op.check_dtypes(specs.len(), |i| specs[i].dtype)?;
+    let dtype = op.result_dtype(d, args)?;
+    let shape = match rule {
+        InferRule::Same => x.shape.clone(),
+        InferRule::Broadcast => {
+            let shapes: Vec<&Shape> = specs.iter().map(|s| &s.shape).collect();
+            let b = broadcast_static(&shapes, Policy::Numpy)?;
+            return Ok(Inferred {
+                spec: ValueSpec::Tensor(TensorSpec::new(b.shape, dtype)),
+                checks: Some(b.checks),
+            });
+        }
+        InferRule::Reduce => reduce_shape(op, &x.shape, args)?,
+        InferRule::Custom(f) => f(op, specs, args)?,
+        // Refused above.
+        InferRule::None => Shape::unknown_rank(),
+    };
+    Ok(out(shape, dtype))
+}
+
+fn normalize_axis(op: &Op, axis: isize, rank: usize) -> Result<usize> {
+    let r = rank as isize;
+    let a = if axis < 0 { axis + r } else { axis };
+    if a < 0 || a >= r {
+        return Err(bad_argument(
+            op.name(),
+            "axis",
+            format!("an axis in -{r}..{r} (rank {rank})"),
+            axis.to_string(),
+        ));
+    }
+    Ok(a as usize)
+}
+
+fn reduce_shape(op: &Op, shape: &Shape, args: &OpArgs) -> Result<Shape> {
+    let Some(dims) = shape.dims() else {
+        return Ok(match (&args.axes, args.keepdims) {
+            (None, false) => Shape::scalar(),
+            _ => Shape::unknown_rank(),
+        });
+    };
+    let rank = dims.len();
+    let mut reduced = vec![false; rank];
+    match &args.axes {
+        None => reduced.iter_mut().for_each(|r| *r = true),
+        Some(axes) => {
+            for &a in axes {
+                let i = normalize_axis(op, a, rank)?;
+                if std::mem::replace(&mut reduced[i], true) {
+                    return Err(bad_argument(
+                        op.name(),
+                        "axes",
+                        "distinct axes",
+                        format!("axis {a} twice"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(Shape::from_dims(dims.iter().zip(&reduced).filter_map(
+        |(&d, &r)| match (r, args.keepdims) {
+            (false, _) => Some(d),
+            (true, true) => Some(Dim::Known(1)),
+            (true, false) => None,
+        },
+    )))
+}
+
+/// `shape`: a vector of the input's rank.
+pub(crate) fn shape_of(_: &Op, specs: &[&TensorSpec], _: &OpArgs) -> Result<Shape> {
+    let n = specs[0].shape.rank().map_or(Dim::Unknown, Dim::Known);
+    Ok(Shape::from_dims([n]))
+}
+
+pub(crate) fn reshape(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Shape> {
+    let x = specs[0];
+    let new = args.shape.as_deref().ok_or_else(|| missing(op, "shape"))?;
+    let want: Option<usize> = new.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
+    if let (Some(have), Some(want)) = (x.shape.num_elements(), want)
+        && have != want
+    {
+        return Err(bad_argument(
+            op.name(),
+            "shape",
+            format!("a shape of {have} elements (the input is {})", x.shape),
+            format!("{new:?}"),
+        ));
+    }
+    Ok(Shape::known(new))
+}
+
+pub(crate) fn transpose(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Shape> {
+    let Some(dims) = specs[0].shape.dims() else {
+        return Ok(Shape::unknown_rank());
+    };
+    let perm: Vec<usize> = match &args.perm {
+        Some(p) => p.clone(),
+        None => (0..dims.len()).rev().collect(),
+    };
+    let mut seen = vec![false; dims.len()];
+    let ok = perm.len() == dims.len()
+        && perm
+            .iter()
+            .all(|&p| p < dims.len() && !std::mem::replace(&mut seen[p], true));
+    if !ok {
+        return Err(bad_argument(
+            op.name(),
+            "perm",
+            format!("a permutation of 0..{}", dims.len()),
+            format!("{perm:?}"),
+        ));
+    }
+    Ok(Shape::from_dims(perm.iter().map(|&p| dims[p])))
+}
+
+/// `concat` (`STACK = false`) and `stack` (`STACK = true`).
+pub(crate) fn join<const STACK: bool>(
+    op: &Op,
+    specs: &[&TensorSpec],
+    args: &OpArgs,
+) -> Result<Shape> {
+    let mut merged = specs[0].shape.clone();
+    let Some(rank) = specs.iter().find_map(|s| s.shape.rank()) else {
+        return Ok(Shape::unknown_rank());
+    };
+    let axis = normalize_axis(op, args.axis, rank + usize::from(STACK))?;
+    let mut total = Some(0usize);
+    for s in specs {
+        let Some(dims) = s.shape.dims() else { continue };
+        if dims.len() != rank {
+            return Err(ShapeError::Rank {
+                op: op.name(),
+                expected: rank.to_string(),
+                found: Box::new(s.shape.clone()),
+            }
+            .into());
+        }
+        if STACK {
+            merged = merged.merge_with(&s.shape)?;
+        } else {
+            total = total.zip(dims[axis].value()).map(|(a, b)| a + b);
+            let mut masked: Vec<Dim> = dims.to_vec();
+            masked[axis] = Dim::Unknown;
+            let mut cur: Vec<Dim> = merged.dims().map_or(masked.clone(), <[Dim]>::to_vec);
+            cur[axis] = Dim::Unknown;
+            merged = Shape::from_dims(cur).merge_with(&Shape::from_dims(masked))?;
+        }
+    }
+    let mut dims: Vec<Dim> = merged
+        .dims()
+        .map_or(vec![Dim::Unknown; rank], <[Dim]>::to_vec);
+    if STACK {
+        dims.insert(axis, Dim::Known(specs.len()));
+    } else {
+        dims[axis] = total.map_or(Dim::Unknown, Dim::Known);
+    }
+    Ok(Shape::from_dims(dims))
+}
+
+pub(crate) fn tile(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Shape> {
+    let x = specs[0];
+    let reps = args
+        .shape
+        .as_deref()
+        .ok_or_else(|| missing(op, "multiples (OpArgs::shape)"))?;
+    let dims: Vec<Dim> = match x.shape.dims() {
+        Some(dims) if dims.len() == reps.len() => dims.to_vec(),
+        None => vec![Dim::Unknown; reps.len()],
+        Some(dims) => {
+            return Err(bad_argument(
+                op.name(),
+                "multiples",
+                format!("{} multiples (one per axis of {})", dims.len(), x.shape),
+                format!("{reps:?}"),
+            ));
+        }
+    };
+    Ok(Shape::from_dims(dims.iter().zip(reps).map(
+        |(&d, &m)| match (d, m) {
+            (_, 0) => Dim::Known(0),
+            (d, 1) => d,
+            (Dim::Known(n), m) => Dim::Known(n * m),
+            // `!1` times m ≥ 2 is still not 1.
+            (Dim::NotOne, _) => Dim::NotOne,
+            (Dim::Unknown, _) => Dim::Unknown,
+        },
+    )))
+}
+
+pub(crate) fn gather(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Shape> {
+    let indices = args
+        .indices
+        .as_deref()
+        .ok_or_else(|| missing(op, "indices"))?;
+    let Some(dims) = specs[0].shape.dims() else {
+        return Ok(Shape::unknown_rank());
+    };
+    let axis = normalize_axis(op, args.axis, dims.len())?;
+    let mut dims = dims.to_vec();
+    dims[axis] = Dim::Known(indices.len());
+    Ok(Shape::from_dims(dims))
+}
+
+pub(crate) fn boolean_mask(op: &Op, specs: &[&TensorSpec], _: &OpArgs) -> Result<Shape> {
+    let (x, m) = (specs[0], specs[1]);
+    match (x.shape.dims(), m.shape.rank()) {
+        (Some(dims), Some(k)) if k <= dims.len() => {
+            let mut out_dims = vec![Dim::Unknown];
+            out_dims.extend_from_slice(&dims[k..]);
+            Ok(Shape::from_dims(out_dims))
+        }
+        (Some(_), Some(k)) => Err(ShapeError::Rank {
+            op: op.name(),
+            expected: format!("at least {k} (the rank of the mask)"),
+            found: Box::new(x.shape.clone()),
+        }
+        .into()),
+        _ => Ok(Shape::unknown_rank()),
+    }
+}
+
+/// A segment reduction: axis 0 becomes one entry per ragged row.
+pub(crate) fn segment(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Shape> {
+    let x = specs[0];
+    let splits = args
+        .indices
+        .as_deref()
+        .ok_or_else(|| missing(op, "row_splits (OpArgs::indices)"))?;
+    let rows = Dim::Known(splits.len().saturating_sub(1));
+    Ok(match x.shape.dims() {
+        Some([]) => {
+            return Err(bad_argument(
+                op.name(),
+                "argument 0",
+                "rank >= 1",
+                "a scalar spec",
+            ));
+        }
+        Some(dims) => {
+            let mut d = dims.to_vec();
+            d[0] = rows;
+            Shape::from_dims(d)
+        }
+        None => Shape::unknown_rank(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::op_model::catalog::*;
+
+    fn spec(s: &str, d: DType) -> TensorSpec {
+        TensorSpec::new(s.parse().unwrap(), d)
+    }
+
+    fn one(op: &Op, x: &TensorSpec, args: &OpArgs) -> String {
+        dense(op, &[x], args)
+            .map(|i| i.tensor_spec().unwrap().to_string())
+            .unwrap_or_else(|e| format!("error: {e}"))
+    }
+
+    #[test]
+    fn elementwise() {
+        let x = spec("[?, 3]", DType::F32);
+        assert_eq!(one(&EXP, &x, &OpArgs::none()), "f32[?, 3]");
+        assert_eq!(one(&IS_NAN, &x, &OpArgs::none()), "bool[?, 3]");
+        assert_eq!(
+            one(&EXP, &spec("[2]", DType::I32), &OpArgs::none()),
+            "error: exp: argument 0: expected a float dtype (f32, f64), found dtype i32"
+        );
+        let y = spec("[!1, 1]", DType::F32);
+        let r = dense(&LESS, &[&x, &y], &OpArgs::none()).unwrap();
+        assert_eq!(r.tensor_spec().unwrap().to_string(), "bool[!1, 3]");
+        assert!(!r.checks.unwrap().is_trivial());
+        let z = spec("[4]", DType::F32);
+        let err = dense(&ADD, &[&x, &z], &OpArgs::none()).unwrap_err();
+        assert!(
+            err.to_string().contains("must be equal or one must be 1"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn reductions_and_others() {
+        let x = spec("[2, ?, 5]", DType::I32);
+        assert_eq!(one(&REDUCE_SUM, &x, &OpArgs::none()), "i64[]");
+        assert_eq!(
+            one(&REDUCE_MEAN, &x, &OpArgs::axes(&[-1]).keepdims(true)),
+            "f64[2, ?, 1]"
+        );
+        assert_eq!(one(&ARGMAX, &x, &OpArgs::axes(&[1])), "i64[2, 5]");
+        assert!(one(&REDUCE_MAX, &x, &OpArgs::axes(&[3])).starts_with("error: reduce_max: axis"));
+        assert_eq!(one(&SHAPE, &x, &OpArgs::none()), "i64[3]");
+        assert_eq!(one(&TRANSPOSE, &x, &OpArgs::none()), "i32[5, ?, 2]");
+        assert_eq!(
+            one(&TILE, &x, &OpArgs::none().with_shape(&[2, 2, 1])),
+            "i32[4, ?, 5]"
+        );
+        assert_eq!(
+            one(
+                &GATHER,
+                &x,
+                &OpArgs::none().with_indices(&[0, 0, 1]).with_axis(2)
+            ),
+            "i32[2, ?, 3]"
+        );
+        assert_eq!(
+            one(
+                &RESHAPE,
+                &spec("[2, 3]", DType::F32),
+                &OpArgs::none().with_shape(&[6])
+            ),
+            "f32[6]"
+        );
+        assert!(
+            one(
+                &RESHAPE,
+                &spec("[2, 3]", DType::F32),
+                &OpArgs::none().with_shape(&[5])
+            )
+            .starts_with("error")
+        );
+        let a = spec("[2, 3]", DType::F32);
+        let b = spec("[?, 3]", DType::F32);
+        let c = dense(&CONCAT, &[&a, &b], &OpArgs::none()).unwrap();
+        assert_eq!(c.tensor_spec().unwrap().to_string(), "f32[?, 3]");
+        let s = dense(&STACK, &[&a, &b], &OpArgs::none().with_axis(1)).unwrap();
+        assert_eq!(s.tensor_spec().unwrap().to_string(), "f32[2, 2, 3]");
+        let seg = one(
+            &SEGMENT_SUM,
+            &spec("[?]", DType::U8),
+            &OpArgs::none().with_indices(&[0, 1, 4]),
+        );
+        assert_eq!(seg, "u64[2]");
+    }
+}
