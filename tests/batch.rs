@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use common::{Batch, BatchSpec, MaskedTensor, MaskedTensorSpec};
 use extype::nest::{flatten, pack_sequence_as};
-use extype::{DType, ExtensionType, SpecValue, Tensor, TypeSpec};
+use extype::{DType, ExtensionType, SpecTree, Tensor, TypeSpec};
 use ndarray::{ArrayD, array};
 
 fn masked(n: usize) -> MaskedTensor {
@@ -124,10 +124,10 @@ fn serialization_names_nested_types_and_checks_static_kinds() {
         "{json}"
     );
     let mut value = spec.serialize();
-    if let SpecValue::Spec(named) = &mut value
-        && let SpecValue::Map(fields) = &mut named.value
+    if let SpecTree::Spec(named) = &mut value
+        && let SpecTree::Map(fields) = &mut named.value
     {
-        fields.insert("label".into(), SpecValue::Int(3));
+        fields.insert("label".into(), SpecTree::Int(3));
     }
     let err = BatchSpec::deserialize(&value).unwrap_err();
     assert_eq!(
@@ -135,11 +135,11 @@ fn serialization_names_nested_types_and_checks_static_kinds() {
         "spec label: expected a string, found int 3"
     );
     let mut value = spec.serialize();
-    if let SpecValue::Spec(named) = &mut value
-        && let SpecValue::Map(fields) = &mut named.value
-        && let Some(SpecValue::List(children)) = fields.get_mut("children")
+    if let SpecTree::Spec(named) = &mut value
+        && let SpecTree::Map(fields) = &mut named.value
+        && let Some(SpecTree::List(children)) = fields.get_mut("children")
     {
-        children[1] = SpecValue::spec("test.Other", SpecValue::None);
+        children[1] = SpecTree::spec("test.Other", SpecTree::None);
     }
     let err = BatchSpec::deserialize(&value).unwrap_err();
     assert_eq!(
@@ -185,17 +185,17 @@ fn wrong_kinds_in_a_derived_spec_name_the_field() {
         extype::serial::spec_from_json::<MaskedTensorSpec>(&text).unwrap(),
         spec
     );
-    let with_fields = |edit: &dyn Fn(&mut BTreeMap<String, SpecValue>)| {
+    let with_fields = |edit: &dyn Fn(&mut BTreeMap<String, SpecTree>)| {
         let mut value = spec.serialize();
-        if let SpecValue::Spec(named) = &mut value
-            && let SpecValue::Map(fields) = &mut named.value
+        if let SpecTree::Spec(named) = &mut value
+            && let SpecTree::Map(fields) = &mut named.value
         {
             edit(fields);
         }
         MaskedTensorSpec::deserialize(&value)
     };
     let err = with_fields(&|f| {
-        f.insert("mask".into(), SpecValue::Str("oops".into()));
+        f.insert("mask".into(), SpecTree::Str("oops".into()));
     })
     .unwrap_err();
     assert_eq!(
@@ -211,7 +211,7 @@ fn wrong_kinds_in_a_derived_spec_name_the_field() {
         "spec mask: expected a field, found nothing (missing field)"
     );
     let err = with_fields(&|f| {
-        f.insert("extra".into(), SpecValue::None);
+        f.insert("extra".into(), SpecTree::None);
     })
     .unwrap_err();
     assert!(

@@ -8,7 +8,7 @@ use std::cell::Cell;
 use std::hash::{Hash, Hasher};
 
 use extype::{
-    AnySpec, ExtensionType, FieldPath, Result, SpecValue, StaticValue, Tensor, TypeSpec, Value,
+    AnySpec, ExtensionType, FieldPath, Result, SpecTree, StaticValue, Tensor, TypeSpec, Value,
     registry,
 };
 use ndarray::{Array1, ArrayD, IxDyn, arr1};
@@ -46,12 +46,12 @@ impl Drop for Counted {
 }
 
 impl StaticValue for Counted {
-    fn to_spec_value(&self) -> SpecValue {
-        SpecValue::Int(i128::from(self.0))
+    fn to_spec_value(&self) -> SpecTree {
+        SpecTree::Int(i128::from(self.0))
     }
-    fn from_spec_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self> {
+    fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self> {
         match value {
-            SpecValue::Int(v) => Ok(Counted::new(*v as u32)),
+            SpecTree::Int(v) => Ok(Counted::new(*v as u32)),
             other => Err(extype::__private::data_error(path, "an integer", other)),
         }
     }
@@ -227,13 +227,13 @@ fn every_field_is_dropped_once_on_every_path() {
 
         // Wrong component count, and a spec that does not decode.
         assert!(r.rebuild(&spec, vec![]).is_err());
-        let SpecValue::Spec(mut named) = spec.clone() else {
+        let SpecTree::Spec(mut named) = spec.clone() else {
             panic!()
         };
-        if let SpecValue::Map(fields) = &mut named.value {
-            fields.insert("tag".into(), SpecValue::Str("nope".into()));
+        if let SpecTree::Map(fields) = &mut named.value {
+            fields.insert("tag".into(), SpecTree::Str("nope".into()));
         }
-        assert!(r.deserialize_spec(&SpecValue::Spec(named)).is_err());
+        assert!(r.deserialize_spec(&SpecTree::Spec(named)).is_err());
 
         // Specs: deserialized, cloned, relaxed, dropped.
         let s = r.deserialize_spec(&spec).unwrap();

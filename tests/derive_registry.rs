@@ -2,7 +2,7 @@
 //! both), generic types once per `register!`ed instantiation; values rebuild from a serialized
 //! spec and components, or stay anonymous until reinterpreted.
 
-use extype::{Element, ExtensionType, SpecValue, TypeSpec, Value, registry};
+use extype::{Element, ExtensionType, SpecTree, TypeSpec, Value, registry};
 use ndarray::{Array1, ArrayD, IxDyn, arr1};
 
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
@@ -75,7 +75,7 @@ fn rebuild_by_name() {
         lengths: arr1(&[2]),
     };
     let spec = generic.spec().serialize();
-    let SpecValue::Spec(named) = &spec else {
+    let SpecTree::Spec(named) = &spec else {
         panic!("a derived spec serializes as a named spec")
     };
     assert_eq!(named.name, "tests.registry.GenericF32");
@@ -89,11 +89,11 @@ fn rebuild_by_name() {
 fn unknown_names_stay_anonymous_until_reinterpreted() {
     let registry = registry().unwrap();
     let value = masked();
-    let SpecValue::Spec(mut named) = value.spec().serialize() else {
+    let SpecTree::Spec(mut named) = value.spec().serialize() else {
         panic!("a derived spec serializes as a named spec")
     };
     named.name = "elsewhere.Masked".into();
-    let foreign = SpecValue::Spec(named);
+    let foreign = SpecTree::Spec(named);
     let anonymous = registry
         .rebuild(&foreign, value.clone().into_components())
         .unwrap();

@@ -4,7 +4,7 @@ mod common;
 
 use common::{RaggedTensor, RaggedTensorSpec};
 use extype::{
-    DType, ExtensionType, Field, FieldPath, Shape, SpecValue, Tensor, TensorSpec, TypeSpec,
+    DType, ExtensionType, Field, FieldPath, Shape, SpecTree, Tensor, TensorSpec, TypeSpec,
     registered_name,
 };
 use ndarray::array;
@@ -86,14 +86,14 @@ fn generic_instantiations_have_their_registered_names() {
     assert_eq!(registered_name::<RaggedTensor>(), "test.RaggedTensor");
     assert_eq!(registered_name::<Ragged2>(), "test.RaggedTensor2");
     let serialized = ragged2().spec().serialize();
-    let SpecValue::Spec(outer) = &serialized else {
+    let SpecTree::Spec(outer) = &serialized else {
         panic!()
     };
     assert_eq!(outer.name, "test.RaggedTensor2");
-    let SpecValue::Map(fields) = &outer.value else {
+    let SpecTree::Map(fields) = &outer.value else {
         panic!()
     };
-    let SpecValue::Spec(inner) = &fields["values"] else {
+    let SpecTree::Spec(inner) = &fields["values"] else {
         panic!()
     };
     assert_eq!(
@@ -105,7 +105,7 @@ fn generic_instantiations_have_their_registered_names() {
         ragged2().spec()
     );
     let json = serialized.to_json().unwrap();
-    assert_eq!(SpecValue::from_json(&json).unwrap(), serialized);
+    assert_eq!(SpecTree::from_json(&json).unwrap(), serialized);
     // A rank-1 spec is not a rank-2 spec.
     let rank1 = ragged2().values.spec().serialize();
     let err = <RaggedTensorSpec<RaggedTensor>>::deserialize(&rank1).unwrap_err();

@@ -6,7 +6,7 @@ mod common;
 
 use common::{MaskedTensor, RaggedTensor};
 use extype::{
-    AnonymousExtension, DType, Error, ExtensionType, RegistryError, Shape, SpecValue, Tensor,
+    AnonymousExtension, DType, Error, ExtensionType, RegistryError, Shape, SpecTree, Tensor,
     TensorSpec, TypeSpec, Value, registered_name, registry,
 };
 use ndarray::array;
@@ -66,7 +66,7 @@ fn unknown_names_list_the_known_ones() {
         "no extension type is registered as \"test.Nope\"; registered: [extype.Anonymous, \
          test.Batch, test.MaskedTensor, test.RaggedTensor, test.RaggedTensor2, test.SharedPair]"
     );
-    let json = SpecValue::spec("test.Nope", SpecValue::None)
+    let json = SpecTree::spec("test.Nope", SpecTree::None)
         .to_json()
         .unwrap();
     let err = extype::serial::any_spec_from_json(&json).unwrap_err();
@@ -116,7 +116,7 @@ fn specs_and_values_by_name() {
 fn unlinked_names_load_as_anonymous_and_reinterpret() {
     let value = ragged3();
     let serialized = value.spec().serialize();
-    let SpecValue::Spec(named) = &serialized else {
+    let SpecTree::Spec(named) = &serialized else {
         panic!()
     };
     assert_eq!(
@@ -166,7 +166,7 @@ fn anonymous_values_have_a_round_tripping_spec() {
         TensorSpec::new(Shape::known(&[3]), DType::U8)
     );
     let serialized = spec.serialize();
-    let SpecValue::Spec(named) = &serialized else {
+    let SpecTree::Spec(named) = &serialized else {
         panic!()
     };
     assert_eq!(named.name, "extype.Anonymous");

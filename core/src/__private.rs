@@ -33,5 +33,5 @@ pub use crate::ops::{AsOperand, Inferred, OpKind, Operand};
 pub use crate::registry::RegistryEntry;
 pub use crate::shape::Shape;
 pub use crate::spec::{ExtensionType, TensorSpec, TypeSpec, Value, ValueSpec, registered_name};
-pub use crate::spec_tree::{NamedSpec, SpecValue, write_struct};
+pub use crate::spec_tree::{NamedSpec, SpecTree, write_struct};
 pub use crate::tensor::{Element, Tensor, TensorView};

@@ -11,7 +11,7 @@
 //! - [`error`]: the one [`Error`] type of the project.
 //! - [`tensor`]: [`Tensor`] (dtype-erased, shared, O(1) clone), [`TensorView`], the [`Element`]
 //!   scalars and [`TensorSpec`].
-//! - [`spec_tree`]: the serialized spec tree ([`SpecValue`], [`NamedSpec`]), its text form and its
+//! - [`spec_tree`]: the serialized spec tree ([`SpecTree`], [`NamedSpec`]), its text form and its
 //!   stable JSON form ([`spec_tree::json`], format version 1).
 //! - `names` (internal): the `TypeId` → registered name lookup the specs need, supplied by the
 //!   registry from above.
@@ -117,6 +117,6 @@ pub use shape::{
 };
 pub use shape::{Dim, Shape};
 pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
-pub use spec_tree::{NamedSpec, SpecValue};
+pub use spec_tree::{NamedSpec, SpecTree};
 pub use tensor::{Element, Tensor, TensorView};
 pub use value::{SharedExtension, Value, ValueSpec};

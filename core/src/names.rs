@@ -1,7 +1,7 @@
 //! The name each extension type is registered under, looked up by `TypeId`.
 //!
 //! Specs need their type's registered name: [`AnySpec::name`](crate::AnySpec::name), the
-//! serialized form of a derived spec (`SpecValue::Spec` carries the name), error messages. The
+//! serialized form of a derived spec (`SpecTree::Spec` carries the name), error messages. The
 //! table that knows the names is the registry, and the registry sits *above* the specs and the
 //! derived-type runtime: it decodes specs and rebuilds values, so it imports them. If `spec` or
 //! `derived` asked the registry directly, the two layers would import each other.

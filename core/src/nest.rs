@@ -28,7 +28,7 @@ use crate::field::FieldPath;
 use crate::shape::Shape;
 use crate::spec::Value;
 use crate::spec::{AnySpec, ExtensionType, TensorSpec, TypeSpec};
-use crate::spec_tree::SpecValue;
+use crate::spec_tree::SpecTree;
 use crate::tensor::Element;
 use crate::tensor::Tensor;
 
@@ -482,19 +482,17 @@ fn pack_extension<E: ExtensionType>(
 }
 
 /// The same serialized spec with every tensor spec's shape made unknown (rank included).
-fn relax_tensor_shapes(value: &SpecValue) -> SpecValue {
+fn relax_tensor_shapes(value: &SpecTree) -> SpecTree {
     match value {
-        SpecValue::TensorSpec(t) => {
-            SpecValue::TensorSpec(TensorSpec::new(Shape::unknown_rank(), t.dtype))
+        SpecTree::TensorSpec(t) => {
+            SpecTree::TensorSpec(TensorSpec::new(Shape::unknown_rank(), t.dtype))
         }
-        SpecValue::Spec(named) => {
-            SpecValue::spec(named.name.clone(), relax_tensor_shapes(&named.value))
+        SpecTree::Spec(named) => {
+            SpecTree::spec(named.name.clone(), relax_tensor_shapes(&named.value))
         }
-        SpecValue::List(items) => SpecValue::List(items.iter().map(relax_tensor_shapes).collect()),
-        SpecValue::Tuple(items) => {
-            SpecValue::Tuple(items.iter().map(relax_tensor_shapes).collect())
-        }
-        SpecValue::Map(entries) => SpecValue::Map(
+        SpecTree::List(items) => SpecTree::List(items.iter().map(relax_tensor_shapes).collect()),
+        SpecTree::Tuple(items) => SpecTree::Tuple(items.iter().map(relax_tensor_shapes).collect()),
+        SpecTree::Map(entries) => SpecTree::Map(
             entries
                 .iter()
                 .map(|(k, v)| (k.clone(), relax_tensor_shapes(v)))

@@ -7,7 +7,7 @@ mod common;
 
 use common::{MaskedTensor, MaskedTensorSpec};
 use extype::{
-    DType, ExtensionType, Shape, SpecValue, Tensor, TensorSpec, TensorView, TypeSpec, Value,
+    DType, ExtensionType, Shape, SpecTree, Tensor, TensorSpec, TensorView, TypeSpec, Value,
 };
 use ndarray::{ArrayD, array};
 
@@ -129,19 +129,19 @@ fn from_components_checks_count_dtype_shape_and_validation() {
 fn serialization_round_trips_and_names_the_type() {
     let s = spec("[?, 3]");
     let serialized = s.serialize();
-    let SpecValue::Spec(named) = &serialized else {
+    let SpecTree::Spec(named) = &serialized else {
         panic!("{serialized:?}")
     };
     assert_eq!(named.name, "test.MaskedTensor");
     assert_eq!(MaskedTensorSpec::deserialize(&serialized).unwrap(), s);
 
     let mut wrong = serialized.clone();
-    if let SpecValue::Spec(named) = &mut wrong
-        && let SpecValue::Map(fields) = &mut named.value
+    if let SpecTree::Spec(named) = &mut wrong
+        && let SpecTree::Map(fields) = &mut named.value
     {
         fields.insert(
             "mask".into(),
-            SpecValue::TensorSpec(TensorSpec::new(Shape::unknown_rank(), DType::F32)),
+            SpecTree::TensorSpec(TensorSpec::new(Shape::unknown_rank(), DType::F32)),
         );
     }
     let err = MaskedTensorSpec::deserialize(&wrong).unwrap_err();
@@ -152,7 +152,7 @@ fn serialization_round_trips_and_names_the_type() {
     );
 
     let mut renamed = serialized.clone();
-    if let SpecValue::Spec(named) = &mut renamed {
+    if let SpecTree::Spec(named) = &mut renamed {
         named.name = "test.Other".into();
     }
     let err = MaskedTensorSpec::deserialize(&renamed).unwrap_err();

@@ -9,7 +9,7 @@ mod common;
 use std::collections::BTreeMap;
 
 use common::MaskedTensorSpec;
-use extype::{DType, Dim, Shape, SpecValue, TensorSpec, TypeSpec};
+use extype::{DType, Dim, Shape, SpecTree, TensorSpec, TypeSpec};
 use proptest::prelude::*;
 
 fn json_value() -> impl Strategy<Value = serde_json::Value> {
@@ -70,7 +70,7 @@ fn dtype() -> impl Strategy<Value = DType> {
     prop::sample::select(DType::ALL.to_vec())
 }
 
-fn spec_value() -> impl Strategy<Value = SpecValue> {
+fn spec_value() -> impl Strategy<Value = SpecTree> {
     let finite_or_special = prop_oneof![
         any::<f64>().prop_filter("finite", |f| f.is_finite()),
         Just(f64::NAN),
@@ -79,22 +79,22 @@ fn spec_value() -> impl Strategy<Value = SpecValue> {
         Just(-0.0),
     ];
     let leaf = prop_oneof![
-        Just(SpecValue::None),
-        any::<bool>().prop_map(SpecValue::Bool),
-        any::<i64>().prop_map(|i| SpecValue::Int(i.into())),
-        any::<u64>().prop_map(|i| SpecValue::Int(i.into())),
-        finite_or_special.prop_map(SpecValue::Float),
-        ".{0,10}".prop_map(SpecValue::Str),
-        dtype().prop_map(SpecValue::DType),
-        shape().prop_map(SpecValue::Shape),
-        (shape(), dtype()).prop_map(|(s, d)| SpecValue::TensorSpec(TensorSpec::new(s, d))),
+        Just(SpecTree::None),
+        any::<bool>().prop_map(SpecTree::Bool),
+        any::<i64>().prop_map(|i| SpecTree::Int(i.into())),
+        any::<u64>().prop_map(|i| SpecTree::Int(i.into())),
+        finite_or_special.prop_map(SpecTree::Float),
+        ".{0,10}".prop_map(SpecTree::Str),
+        dtype().prop_map(SpecTree::DType),
+        shape().prop_map(SpecTree::Shape),
+        (shape(), dtype()).prop_map(|(s, d)| SpecTree::TensorSpec(TensorSpec::new(s, d))),
     ];
     leaf.prop_recursive(5, 64, 5, |inner| {
         prop_oneof![
-            prop::collection::vec(inner.clone(), 0..5).prop_map(SpecValue::List),
-            prop::collection::vec(inner.clone(), 0..5).prop_map(SpecValue::Tuple),
-            prop::collection::btree_map(".{0,6}", inner.clone(), 0..4).prop_map(SpecValue::Map),
-            ("[a-z.]{1,12}", inner).prop_map(|(name, v)| SpecValue::spec(name, v)),
+            prop::collection::vec(inner.clone(), 0..5).prop_map(SpecTree::List),
+            prop::collection::vec(inner.clone(), 0..5).prop_map(SpecTree::Tuple),
+            prop::collection::btree_map(".{0,6}", inner.clone(), 0..4).prop_map(SpecTree::Map),
+            ("[a-z.]{1,12}", inner).prop_map(|(name, v)| SpecTree::spec(name, v)),
         ]
     })
 }
@@ -104,33 +104,33 @@ proptest! {
 
     #[test]
     fn arbitrary_json_never_panics(value in json_value()) {
-        let _ = SpecValue::from_json(&value.to_string());
+        let _ = SpecTree::from_json(&value.to_string());
         let mut document = serde_json::Map::new();
         document.insert("extype_spec".into(), 1.into());
         document.insert("spec".into(), value);
         let text = serde_json::Value::Object(document).to_string();
-        if let Ok(spec) = SpecValue::from_json(&text) {
+        if let Ok(spec) = SpecTree::from_json(&text) {
             // Whatever reads must also write and read back to the same value.
-            let again = SpecValue::from_json(&spec.to_json().unwrap()).unwrap();
+            let again = SpecTree::from_json(&spec.to_json().unwrap()).unwrap();
             prop_assert_eq!(again, spec.clone());
             // And typed deserialization of it must not panic either.
             let _ = MaskedTensorSpec::deserialize(&spec);
             let _ = extype::serial::any_spec_from_json(&text);
         } else {
-            let err = SpecValue::from_json(&text).unwrap_err().to_string();
+            let err = SpecTree::from_json(&text).unwrap_err().to_string();
             prop_assert!(err.starts_with("spec json at $"), "{}", err);
         }
     }
 
     #[test]
     fn arbitrary_bytes_never_panic(text in ".{0,64}") {
-        prop_assert!(SpecValue::from_json(&text).is_err() || text.contains("extype_spec"));
+        prop_assert!(SpecTree::from_json(&text).is_err() || text.contains("extype_spec"));
     }
 
     #[test]
     fn spec_values_round_trip_exactly(value in spec_value()) {
         let text = value.to_json().unwrap();
-        prop_assert_eq!(SpecValue::from_json(&text).unwrap(), value);
+        prop_assert_eq!(SpecTree::from_json(&text).unwrap(), value);
     }
 
     #[test]
@@ -150,17 +150,17 @@ fn wrong_kinds_in_a_derived_spec_name_the_field() {
         values: TensorSpec::new(Shape::unknown(2), DType::F32),
         mask: TensorSpec::new(Shape::unknown(2), DType::Bool),
     };
-    let with_fields = |edit: &dyn Fn(&mut BTreeMap<String, SpecValue>)| {
+    let with_fields = |edit: &dyn Fn(&mut BTreeMap<String, SpecTree>)| {
         let mut value = spec.serialize();
-        if let SpecValue::Spec(named) = &mut value
-            && let SpecValue::Map(fields) = &mut named.value
+        if let SpecTree::Spec(named) = &mut value
+            && let SpecTree::Map(fields) = &mut named.value
         {
             edit(fields);
         }
         MaskedTensorSpec::deserialize(&value)
     };
     let err = with_fields(&|f| {
-        f.insert("mask".into(), SpecValue::Str("oops".into()));
+        f.insert("mask".into(), SpecTree::Str("oops".into()));
     })
     .unwrap_err();
     assert_eq!(
@@ -176,7 +176,7 @@ fn wrong_kinds_in_a_derived_spec_name_the_field() {
         "spec mask: expected a field, found nothing (missing field)"
     );
     let err = with_fields(&|f| {
-        f.insert("extra".into(), SpecValue::None);
+        f.insert("extra".into(), SpecTree::None);
     })
     .unwrap_err();
     assert!(

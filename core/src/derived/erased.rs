@@ -19,7 +19,7 @@ use super::{Derived, StructDesc, invalid};
 use crate::error::Result;
 use crate::field::{Field, FieldPath};
 use crate::spec::{AnyExtension, AnySpec, ExtensionType, SharedExtension, Value};
-use crate::spec_tree::SpecValue;
+use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// What the erased boxes need of a derived value type `T` and its spec type, beyond the field
@@ -186,7 +186,7 @@ impl ErasedSpec {
     }
 
     /// Deserializes a spec of `desc`'s type (refined by its shape contract).
-    pub fn deserialize(desc: &'static StructDesc, value: &SpecValue) -> Result<ErasedSpec> {
+    pub fn deserialize(desc: &'static StructDesc, value: &SpecTree) -> Result<ErasedSpec> {
         let mut error = None;
         // SAFETY: `write_spec_from_value` initialises the spec exactly when it returns `Ok`.
         let spec = unsafe {
@@ -259,7 +259,7 @@ impl AnySpec for ErasedSpec {
     fn dyn_component_paths(&self) -> Vec<String> {
         unsafe { super::component_paths(self.desc, self.raw()) }
     }
-    fn dyn_serialize(&self) -> SpecValue {
+    fn dyn_serialize(&self) -> SpecTree {
         unsafe { super::spec_to_value(self.desc, self.raw()) }
     }
     fn dyn_from_components(&self, components: Vec<Tensor>) -> Result<Value> {

@@ -39,7 +39,7 @@ use crate::field::{Components, Field, FieldOps, FieldPath, PathSink, Sink};
 use crate::names::registered_name_of;
 use crate::shape::Shape;
 use crate::spec::{ExtensionType, TypeSpec, registered_name};
-use crate::spec_tree::{SpecValue, write_struct};
+use crate::spec_tree::{SpecTree, write_struct};
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// One field of a derived struct.
@@ -145,11 +145,11 @@ impl<S: DerivedSpec> TypeSpec for S {
         from_components::<S::Value>(self, components)
     }
     #[inline]
-    fn serialize(&self) -> SpecValue {
+    fn serialize(&self) -> SpecTree {
         unsafe { spec_to_value(S::Value::DESC, self as *const S as *const u8) }
     }
     #[inline]
-    fn deserialize(value: &SpecValue) -> Result<Self> {
+    fn deserialize(value: &SpecTree) -> Result<Self> {
         spec_from_value::<S::Value>(value, &FieldPath::Root)
     }
     #[inline]
@@ -348,18 +348,18 @@ unsafe fn write_from_components(
     Ok(())
 }
 
-/// The serialized spec: `SpecValue::Spec` named by the registered name, fields by key.
+/// The serialized spec: `SpecTree::Spec` named by the registered name, fields by key.
 ///
 /// # Safety
 /// `spec` points to a live spec described by `desc`.
-pub unsafe fn spec_to_value(desc: &StructDesc, spec: *const u8) -> SpecValue {
+pub unsafe fn spec_to_value(desc: &StructDesc, spec: *const u8) -> SpecTree {
     let mut fields = std::collections::BTreeMap::new();
     for f in desc.fields {
         // SAFETY: as for `write_field_spec`.
         let value = unsafe { (f.ops.spec_to_value)(spec.add(f.spec_offset)) };
         fields.insert(f.key.to_string(), value);
     }
-    SpecValue::spec(desc.registered_name(), SpecValue::Map(fields))
+    SpecTree::spec(desc.registered_name(), SpecTree::Map(fields))
 }
 
 /// # Safety
@@ -367,7 +367,7 @@ pub unsafe fn spec_to_value(desc: &StructDesc, spec: *const u8) -> SpecValue {
 /// `Err` nothing in it is.
 unsafe fn write_spec_from_value(
     desc: &StructDesc,
-    value: &SpecValue,
+    value: &SpecTree,
     path: &FieldPath<'_>,
     out: *mut u8,
 ) -> Result<()> {
@@ -537,7 +537,7 @@ pub unsafe fn spec_display(
     spec: *const u8,
     f: &mut fmt::Formatter<'_>,
 ) -> fmt::Result {
-    let values: Vec<(&str, SpecValue)> = desc
+    let values: Vec<(&str, SpecTree)> = desc
         .fields
         .iter()
         // SAFETY: as for `write_field_spec`.
@@ -643,7 +643,7 @@ pub fn into_components<T: Derived>(value: T) -> Vec<Tensor> {
 
 /// Deserializes a spec, then refines it with the type's shape contract, if any.
 pub fn spec_from_value<T: Derived>(
-    value: &SpecValue,
+    value: &SpecTree,
     path: &FieldPath<'_>,
 ) -> Result<<T as Field>::Spec> {
     let mut out = MaybeUninit::<<T as Field>::Spec>::uninit();

@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 
 use crate::error::{Result, SpecError};
 use crate::field::{FieldPath, data_error};
-use crate::spec_tree::SpecValue;
+use crate::spec_tree::SpecTree;
 
 /// Reads the fields of a serialized derived struct, checking its name and its field set.
 #[derive(Debug)]
 pub struct StructFields<'a> {
-    fields: &'a BTreeMap<String, SpecValue>,
+    fields: &'a BTreeMap<String, SpecTree>,
     path: FieldPath<'a>,
 }
 
@@ -18,19 +18,19 @@ impl<'a> StructFields<'a> {
     /// Opens a serialized struct spec named `name` (or `alias`, its default name); the map must
     /// hold exactly the `expected` fields.
     pub fn open_named(
-        value: &'a SpecValue,
+        value: &'a SpecTree,
         path: &'a FieldPath<'a>,
         name: &str,
         alias: &str,
         expected: &[&'static str],
     ) -> Result<Self> {
-        let SpecValue::Spec(named) = value else {
+        let SpecTree::Spec(named) = value else {
             return Err(data_error(path, format!("spec {name:?}"), value));
         };
         if named.name != name && named.name != alias {
             return Err(data_error(path, format!("spec {name:?}"), value));
         }
-        let SpecValue::Map(fields) = &named.value else {
+        let SpecTree::Map(fields) = &named.value else {
             return Err(data_error(
                 path,
                 format!("a map of the fields of {name:?}"),
@@ -45,7 +45,7 @@ impl<'a> StructFields<'a> {
     }
 
     /// The serialized spec of one field (its presence was checked by `open_named`).
-    pub fn get(&self, field: &'static str) -> Result<&'a SpecValue> {
+    pub fn get(&self, field: &'static str) -> Result<&'a SpecTree> {
         self.fields.get(field).ok_or_else(|| {
             SpecError::Data {
                 path: self.path.field(field).to_string(),
@@ -60,7 +60,7 @@ impl<'a> StructFields<'a> {
 /// Checks that a serialized struct spec (`fields`, of the type named `name`) has exactly the
 /// `expected` keys; errors name the missing or unknown field's path.
 fn check_struct_keys(
-    fields: &BTreeMap<String, SpecValue>,
+    fields: &BTreeMap<String, SpecTree>,
     path: &FieldPath<'_>,
     name: &str,
     expected: &[&'static str],

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use super::{Components, Field, FieldPath, Sink, data_error};
 use crate::error::Result;
-use crate::spec_tree::SpecValue;
+use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// `None` has no components; `Some` has its value's. Serialized as `none` or the inner spec, so
@@ -48,12 +48,12 @@ impl<F: Field> Field for Option<F> {
             .map(|s| F::from_components(s, path, components))
             .transpose()
     }
-    fn spec_to_value(spec: &Self::Spec) -> SpecValue {
-        spec.as_ref().map_or(SpecValue::None, F::spec_to_value)
+    fn spec_to_value(spec: &Self::Spec) -> SpecTree {
+        spec.as_ref().map_or(SpecTree::None, F::spec_to_value)
     }
-    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+    fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
         match value {
-            SpecValue::None => Ok(None),
+            SpecTree::None => Ok(None),
             other => F::spec_from_value(other, path).map(Some),
         }
     }
@@ -108,12 +108,12 @@ impl<F: Field> Field for Vec<F> {
             .map(|(i, s)| F::from_components(s, &path.index(i), components))
             .collect()
     }
-    fn spec_to_value(spec: &Self::Spec) -> SpecValue {
-        SpecValue::List(spec.iter().map(F::spec_to_value).collect())
+    fn spec_to_value(spec: &Self::Spec) -> SpecTree {
+        SpecTree::List(spec.iter().map(F::spec_to_value).collect())
     }
-    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+    fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
         match value {
-            SpecValue::List(items) => items
+            SpecTree::List(items) => items
                 .iter()
                 .enumerate()
                 .map(|(i, v)| F::spec_from_value(v, &path.index(i)))
@@ -165,10 +165,10 @@ impl<F: Field> Field for Box<F> {
     ) -> Result<Self> {
         F::from_components(spec, path, components).map(Box::new)
     }
-    fn spec_to_value(spec: &Self::Spec) -> SpecValue {
+    fn spec_to_value(spec: &Self::Spec) -> SpecTree {
         F::spec_to_value(spec)
     }
-    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+    fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
         F::spec_from_value(value, path).map(Box::new)
     }
     fn spec_is_compatible(a: &Self::Spec, b: &Self::Spec) -> bool {
@@ -224,12 +224,12 @@ impl<F: Field, const N: usize> Field for [F; N] {
             .collect::<Result<Vec<F>>>()?;
         Ok(into_array(items))
     }
-    fn spec_to_value(spec: &Self::Spec) -> SpecValue {
-        SpecValue::Tuple(spec.iter().map(F::spec_to_value).collect())
+    fn spec_to_value(spec: &Self::Spec) -> SpecTree {
+        SpecTree::Tuple(spec.iter().map(F::spec_to_value).collect())
     }
-    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+    fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
         match value {
-            SpecValue::Tuple(items) if items.len() == N => {
+            SpecTree::Tuple(items) if items.len() == N => {
                 let specs = items
                     .iter()
                     .enumerate()
@@ -289,16 +289,16 @@ impl<F: Field> Field for BTreeMap<String, F> {
             .map(|(k, s)| Ok((k.clone(), F::from_components(s, &path.key(k), components)?)))
             .collect()
     }
-    fn spec_to_value(spec: &Self::Spec) -> SpecValue {
-        SpecValue::Map(
+    fn spec_to_value(spec: &Self::Spec) -> SpecTree {
+        SpecTree::Map(
             spec.iter()
                 .map(|(k, s)| (k.clone(), F::spec_to_value(s)))
                 .collect(),
         )
     }
-    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+    fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
         match value {
-            SpecValue::Map(entries) => entries
+            SpecTree::Map(entries) => entries
                 .iter()
                 .map(|(k, v)| Ok((k.clone(), F::spec_from_value(v, &path.key(k))?)))
                 .collect(),
@@ -355,12 +355,12 @@ macro_rules! tuple_field {
             fn from_components(spec: &Self::Spec, path: &FieldPath<'_>, components: &mut Components) -> Result<Self> {
                 Ok(($($name::from_components(&spec.$idx, &path.tuple($idx), components)?,)+))
             }
-            fn spec_to_value(spec: &Self::Spec) -> SpecValue {
-                SpecValue::Tuple(vec![$($name::spec_to_value(&spec.$idx)),+])
+            fn spec_to_value(spec: &Self::Spec) -> SpecTree {
+                SpecTree::Tuple(vec![$($name::spec_to_value(&spec.$idx)),+])
             }
-            fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+            fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
                 match value {
-                    SpecValue::Tuple(items) if items.len() == $len => {
+                    SpecTree::Tuple(items) if items.len() == $len => {
                         Ok(($($name::spec_from_value(&items[$idx], &path.tuple($idx))?,)+))
                     }
                     other => Err(data_error(path, concat!("a tuple of ", $len), other)),
@@ -443,7 +443,7 @@ mod tests {
         );
         round_trip((DType::F32, Shape::known(&[2, 3]), true, -4i64, 2.5f64));
         round_trip(((), std::marker::PhantomData::<fn() -> u8>, 7usize));
-        let err = <()>::spec_from_value(&SpecValue::Bool(true), &FieldPath::Root.field("unit"));
+        let err = <()>::spec_from_value(&SpecTree::Bool(true), &FieldPath::Root.field("unit"));
         assert_eq!(
             err.unwrap_err().to_string(),
             "spec unit: expected none, found bool true"

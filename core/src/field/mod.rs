@@ -65,11 +65,11 @@ use std::fmt;
 use std::hash::Hash;
 
 use crate::error::{Error, Result, SpecError};
-use crate::spec_tree::SpecValue;
+use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// An error for spec data of the wrong kind or content at `path`.
-pub fn data_error(path: &FieldPath<'_>, expected: impl Into<String>, found: &SpecValue) -> Error {
+pub fn data_error(path: &FieldPath<'_>, expected: impl Into<String>, found: &SpecTree) -> Error {
     SpecError::Data {
         path: path.to_string(),
         expected: expected.into(),
@@ -154,10 +154,10 @@ pub trait Field: Sized + Send + Sync + 'static {
     }
 
     /// Serializes the spec.
-    fn spec_to_value(spec: &Self::Spec) -> SpecValue;
+    fn spec_to_value(spec: &Self::Spec) -> SpecTree;
 
     /// Deserializes a spec; errors name `path` and what was expected and found.
-    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec>;
+    fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec>;
 
     /// Loose, symmetric compatibility of two specs.
     fn spec_is_compatible(a: &Self::Spec, b: &Self::Spec) -> bool;

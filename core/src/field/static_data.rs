@@ -10,27 +10,27 @@ use super::{Components, Field, FieldPath, Sink, data_error};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::Shape;
-use crate::spec_tree::SpecValue;
+use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// Static (non-tensor) data that can be a field: stored in the spec, compared by equality,
-/// serialized to a [`SpecValue`]. Implement it, then declare the field type with
+/// serialized to a [`SpecTree`]. Implement it, then declare the field type with
 /// [`static_field!`](crate::static_field).
 ///
 /// ```
-/// use extype_core::{FieldPath, Result, SpecValue, StaticValue, field::data_error};
+/// use extype_core::{FieldPath, Result, SpecTree, StaticValue, field::data_error};
 ///
 /// #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 /// enum Interp { Linear, Nearest }
 ///
 /// impl StaticValue for Interp {
-///     fn to_spec_value(&self) -> SpecValue {
-///         SpecValue::Str(match self { Interp::Linear => "linear", Interp::Nearest => "nearest" }.into())
+///     fn to_spec_value(&self) -> SpecTree {
+///         SpecTree::Str(match self { Interp::Linear => "linear", Interp::Nearest => "nearest" }.into())
 ///     }
-///     fn from_spec_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self> {
+///     fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self> {
 ///         match value {
-///             SpecValue::Str(s) if s == "linear" => Ok(Interp::Linear),
-///             SpecValue::Str(s) if s == "nearest" => Ok(Interp::Nearest),
+///             SpecTree::Str(s) if s == "linear" => Ok(Interp::Linear),
+///             SpecTree::Str(s) if s == "nearest" => Ok(Interp::Nearest),
 ///             other => Err(data_error(path, "\"linear\" or \"nearest\"", other)),
 ///         }
 ///     }
@@ -39,9 +39,9 @@ use crate::tensor::{Tensor, TensorSpec, TensorView};
 /// ```
 pub trait StaticValue: Clone + fmt::Debug + Eq + Hash + Send + Sync + 'static {
     /// Serializes the value.
-    fn to_spec_value(&self) -> SpecValue;
+    fn to_spec_value(&self) -> SpecTree;
     /// Deserializes the value; errors name `path`.
-    fn from_spec_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self>;
+    fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self>;
 }
 
 /// Declares types implementing [`StaticValue`] as static fields: their spec is the value itself,
@@ -95,12 +95,12 @@ macro_rules! static_field {
                 ::core::result::Result::Ok(::core::clone::Clone::clone(spec))
             }
 
-            fn spec_to_value(spec: &$t) -> $crate::__private::SpecValue {
+            fn spec_to_value(spec: &$t) -> $crate::__private::SpecTree {
                 $crate::__private::StaticValue::to_spec_value(spec)
             }
 
             fn spec_from_value(
-                value: &$crate::__private::SpecValue,
+                value: &$crate::__private::SpecTree,
                 path: &$crate::__private::FieldPath<'_>,
             ) -> $crate::__private::Result<$t> {
                 <$t as $crate::__private::StaticValue>::from_spec_value(value, path)
@@ -126,12 +126,12 @@ macro_rules! static_field {
 macro_rules! static_int {
     ($($t:ty),*) => {$(
         impl StaticValue for $t {
-            fn to_spec_value(&self) -> SpecValue {
-                SpecValue::Int(*self as i128)
+            fn to_spec_value(&self) -> SpecTree {
+                SpecTree::Int(*self as i128)
             }
-            fn from_spec_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self> {
+            fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self> {
                 match value {
-                    SpecValue::Int(i) => <$t>::try_from(*i).map_err(|_| {
+                    SpecTree::Int(i) => <$t>::try_from(*i).map_err(|_| {
                         data_error(path, concat!("an int in the range of ", stringify!($t)), value)
                     }),
                     other => Err(data_error(path, concat!("an int (", stringify!($t), ")"), other)),
@@ -145,60 +145,60 @@ macro_rules! static_int {
 static_int!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 
 impl StaticValue for bool {
-    fn to_spec_value(&self) -> SpecValue {
-        SpecValue::Bool(*self)
+    fn to_spec_value(&self) -> SpecTree {
+        SpecTree::Bool(*self)
     }
-    fn from_spec_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self> {
+    fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self> {
         match value {
-            SpecValue::Bool(b) => Ok(*b),
+            SpecTree::Bool(b) => Ok(*b),
             other => Err(data_error(path, "a bool", other)),
         }
     }
 }
 
 impl StaticValue for String {
-    fn to_spec_value(&self) -> SpecValue {
-        SpecValue::Str(self.clone())
+    fn to_spec_value(&self) -> SpecTree {
+        SpecTree::Str(self.clone())
     }
-    fn from_spec_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self> {
+    fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self> {
         match value {
-            SpecValue::Str(s) => Ok(s.clone()),
+            SpecTree::Str(s) => Ok(s.clone()),
             other => Err(data_error(path, "a string", other)),
         }
     }
 }
 
 impl StaticValue for DType {
-    fn to_spec_value(&self) -> SpecValue {
-        SpecValue::DType(*self)
+    fn to_spec_value(&self) -> SpecTree {
+        SpecTree::DType(*self)
     }
-    fn from_spec_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self> {
+    fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self> {
         match value {
-            SpecValue::DType(d) => Ok(*d),
+            SpecTree::DType(d) => Ok(*d),
             other => Err(data_error(path, "a dtype", other)),
         }
     }
 }
 
 impl StaticValue for Shape {
-    fn to_spec_value(&self) -> SpecValue {
-        SpecValue::Shape(self.clone())
+    fn to_spec_value(&self) -> SpecTree {
+        SpecTree::Shape(self.clone())
     }
-    fn from_spec_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self> {
+    fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self> {
         match value {
-            SpecValue::Shape(s) => Ok(s.clone()),
+            SpecTree::Shape(s) => Ok(s.clone()),
             other => Err(data_error(path, "a shape", other)),
         }
     }
 }
 
 impl StaticValue for () {
-    fn to_spec_value(&self) -> SpecValue {
-        SpecValue::None
+    fn to_spec_value(&self) -> SpecTree {
+        SpecTree::None
     }
-    fn from_spec_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self> {
+    fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self> {
         match value {
-            SpecValue::None => Ok(()),
+            SpecTree::None => Ok(()),
             other => Err(data_error(path, "none", other)),
         }
     }
@@ -234,10 +234,10 @@ impl<T: Send + Sync + 'static> Field for std::marker::PhantomData<T> {
     ) -> Result<Self> {
         Ok(std::marker::PhantomData)
     }
-    fn spec_to_value(_spec: &Self::Spec) -> SpecValue {
-        SpecValue::None
+    fn spec_to_value(_spec: &Self::Spec) -> SpecTree {
+        SpecTree::None
     }
-    fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+    fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
         <()>::from_spec_value(value, path).map(|()| std::marker::PhantomData)
     }
     #[inline]
@@ -290,14 +290,14 @@ macro_rules! static_float {
             fn from_components(spec: &Self::Spec, _path: &FieldPath<'_>, _components: &mut Components) -> Result<Self> {
                 Ok(spec.0)
             }
-            fn spec_to_value(spec: &Self::Spec) -> SpecValue {
-                SpecValue::Float(f64::from(spec.0))
+            fn spec_to_value(spec: &Self::Spec) -> SpecTree {
+                SpecTree::Float(f64::from(spec.0))
             }
-            fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<Self::Spec> {
+            fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
                 match value {
                     // Round trips exactly: an f32 widened to f64 narrows back to itself.
                     #[allow(clippy::cast_possible_truncation)]
-                    SpecValue::Float(f) => Ok(ExactFloat(*f as $t)),
+                    SpecTree::Float(f) => Ok(ExactFloat(*f as $t)),
                     other => Err(data_error(path, concat!("a float (", stringify!($t), ")"), other)),
                 }
             }
@@ -323,7 +323,7 @@ mod tests {
     fn static_specs_are_compared_strictly() {
         assert!(!u32::spec_is_compatible(&3, &4));
         assert_eq!(u32::spec_most_specific_compatible(&3, &4), None);
-        let err = u8::spec_from_value(&SpecValue::Int(300), &FieldPath::Root).unwrap_err();
+        let err = u8::spec_from_value(&SpecTree::Int(300), &FieldPath::Root).unwrap_err();
         assert!(err.to_string().contains("range of u8"), "{err}");
         assert!(<Vec<u8>>::spec_most_specific_compatible(&vec![1], &vec![1, 2]).is_none());
     }

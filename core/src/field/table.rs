@@ -7,7 +7,7 @@ use std::hash::{Hash, Hasher};
 
 use super::{Components, Field, FieldPath, Sink};
 use crate::error::Result;
-use crate::spec_tree::SpecValue;
+use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// What one field type can do, with its value and spec behind untyped pointers.
@@ -25,8 +25,8 @@ pub struct FieldOps {
     pub(crate) drop_value: unsafe fn(*mut u8),
     pub(crate) num_components: unsafe fn(*const u8) -> usize,
     pub(crate) component_specs: unsafe fn(*const u8, &FieldPath<'_>, &mut dyn Sink<TensorSpec>),
-    pub(crate) spec_to_value: unsafe fn(*const u8) -> SpecValue,
-    pub(crate) spec_from_value: unsafe fn(&SpecValue, &FieldPath<'_>, *mut u8) -> Result<()>,
+    pub(crate) spec_to_value: unsafe fn(*const u8) -> SpecTree,
+    pub(crate) spec_from_value: unsafe fn(&SpecTree, &FieldPath<'_>, *mut u8) -> Result<()>,
     pub(crate) spec_is_compatible: unsafe fn(*const u8, *const u8) -> bool,
     pub(crate) spec_most_specific_compatible: unsafe fn(*const u8, *const u8, *mut u8) -> bool,
     pub(crate) spec_clone: unsafe fn(*const u8, *mut u8),
@@ -91,11 +91,11 @@ mod ops_of {
     ) {
         F::component_specs(unsafe { &*spec.cast::<F::Spec>() }, path, out)
     }
-    pub unsafe fn spec_to_value<F: Field>(spec: *const u8) -> SpecValue {
+    pub unsafe fn spec_to_value<F: Field>(spec: *const u8) -> SpecTree {
         F::spec_to_value(unsafe { &*spec.cast::<F::Spec>() })
     }
     pub unsafe fn spec_from_value<F: Field>(
-        value: &SpecValue,
+        value: &SpecTree,
         path: &FieldPath<'_>,
         out: *mut u8,
     ) -> Result<()> {

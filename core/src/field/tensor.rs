@@ -7,30 +7,30 @@ use super::{Components, Field, FieldPath, Sink, check_tensor, data_error};
 use crate::dtype::DType;
 use crate::error::{Error, Result, SpecError};
 use crate::shape::Shape;
-use crate::spec_tree::SpecValue;
+use crate::spec_tree::SpecTree;
 use crate::tensor::{Element, Tensor, TensorSpec, TensorView};
 
 fn tensor_spec_from_value(
-    value: &SpecValue,
+    value: &SpecTree,
     path: &FieldPath<'_>,
     dtype: Option<DType>,
     rank: Option<usize>,
 ) -> Result<TensorSpec> {
-    let SpecValue::TensorSpec(spec) = value else {
+    let SpecTree::TensorSpec(spec) = value else {
         return Err(data_error(path, "a tensor spec", value));
     };
     if let Some(dtype) = dtype.filter(|&d| d != spec.dtype) {
         return Err(data_error(
             path,
             format!("a tensor spec of dtype {dtype}"),
-            &SpecValue::Str(format!("tensor spec {spec}")),
+            &SpecTree::Str(format!("tensor spec {spec}")),
         ));
     }
     if let Some(rank) = rank.filter(|&r| spec.shape.rank().is_some_and(|s| s != r)) {
         return Err(data_error(
             path,
             format!("a tensor spec of rank {rank}"),
-            &SpecValue::Str(format!("tensor spec {spec}")),
+            &SpecTree::Str(format!("tensor spec {spec}")),
         ));
     }
     Ok(spec.clone())
@@ -79,11 +79,11 @@ macro_rules! tensor_field_common {
             out.push(path, spec.clone());
         }
 
-        fn spec_to_value(spec: &TensorSpec) -> SpecValue {
-            SpecValue::TensorSpec(spec.clone())
+        fn spec_to_value(spec: &TensorSpec) -> SpecTree {
+            SpecTree::TensorSpec(spec.clone())
         }
 
-        fn spec_from_value(value: &SpecValue, path: &FieldPath<'_>) -> Result<TensorSpec> {
+        fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<TensorSpec> {
             tensor_spec_from_value(value, path, $dtype, $rank)
         }
 
@@ -217,10 +217,10 @@ mod tests {
             Array2::<f32>::from_components(&spec, &root.field("x"), &mut Components::new(rank3))
                 .unwrap_err();
         assert!(err.to_string().contains("component x"), "{err}");
-        let rank1 = SpecValue::TensorSpec(TensorSpec::new("[3]".parse().unwrap(), DType::F32));
+        let rank1 = SpecTree::TensorSpec(TensorSpec::new("[3]".parse().unwrap(), DType::F32));
         assert!(ndarray::ArcArray::<f32, Ix2>::spec_from_value(&rank1, &root).is_err());
         let wrong_dtype =
-            SpecValue::TensorSpec(TensorSpec::new("[3, 3]".parse().unwrap(), DType::F64));
+            SpecTree::TensorSpec(TensorSpec::new("[3, 3]".parse().unwrap(), DType::F64));
         let err = Array2::<f32>::spec_from_value(&wrong_dtype, &root.field("v")).unwrap_err();
         assert!(err.to_string().contains("dtype f32"), "{err}");
     }

@@ -67,7 +67,7 @@ impl<'a> DenseArgs<'a, '_> {
     }
 
     /// The arguments as tensors (O(1) for tensors; views are copied).
-    pub fn to_tensors(&self) -> Vec<Tensor> {
+    pub fn to_tensors(self) -> Vec<Tensor> {
         match self {
             DenseArgs::Tensors(ts) => ts.iter().map(|&t| t.clone()).collect(),
             DenseArgs::Views(vs) => vs.iter().map(TensorView::to_tensor).collect(),
@@ -76,6 +76,8 @@ impl<'a> DenseArgs<'a, '_> {
 }
 
 /// Views of dense arguments, borrowed or built ([`DenseArgs::views`]).
+// A short-lived stack value: the inline views are the point (no allocation per call).
+#[allow(clippy::large_enum_variant)]
 pub enum Views<'a, 'b> {
     /// The arguments were views.
     Borrowed(&'b [TensorView<'a>]),

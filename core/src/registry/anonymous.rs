@@ -9,7 +9,7 @@ use crate::derived::StructFields;
 use crate::error::{RegistryError, Result, SpecError};
 use crate::field::{Field, FieldPath, check_tensor, data_error};
 use crate::spec::{ExtensionType, TypeSpec, Value, registered_name};
-use crate::spec_tree::SpecValue;
+use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// The registered name of [`AnonymousExtension`]'s own spec.
@@ -20,8 +20,8 @@ pub const ANONYMOUS_NAME: &str = "extype.Anonymous";
 pub struct AnonymousExtension {
     /// The registered name of the original type (the name inside `spec`).
     pub name: String,
-    /// The original type's serialized spec (a [`SpecValue::Spec`]).
-    pub spec: SpecValue,
+    /// The original type's serialized spec (a [`SpecTree::Spec`]).
+    pub spec: SpecTree,
     /// The components, in the original type's component order.
     pub components: Vec<Tensor>,
 }
@@ -34,15 +34,15 @@ pub struct AnonymousSpec {
     /// The registered name of the original type.
     pub name: String,
     /// The original type's serialized spec.
-    pub spec: SpecValue,
+    pub spec: SpecTree,
     /// The specs of the components.
     pub component_specs: Vec<TensorSpec>,
 }
 
 impl AnonymousExtension {
     /// An anonymous value from a serialized registered spec and its components.
-    pub fn new(spec: SpecValue, components: Vec<Tensor>) -> Result<Self> {
-        let SpecValue::Spec(named) = &spec else {
+    pub fn new(spec: SpecTree, components: Vec<Tensor>) -> Result<Self> {
+        let SpecTree::Spec(named) = &spec else {
             return Err(data_error(&FieldPath::Root, "a registered spec", &spec));
         };
         Ok(AnonymousExtension {
@@ -102,25 +102,25 @@ impl TypeSpec for AnonymousSpec {
         })
     }
 
-    fn serialize(&self) -> SpecValue {
+    fn serialize(&self) -> SpecTree {
         let fields = BTreeMap::from([
-            ("name".to_string(), SpecValue::Str(self.name.clone())),
+            ("name".to_string(), SpecTree::Str(self.name.clone())),
             ("spec".to_string(), self.spec.clone()),
             (
                 "components".to_string(),
-                SpecValue::List(
+                SpecTree::List(
                     self.component_specs
                         .iter()
                         .cloned()
-                        .map(SpecValue::TensorSpec)
+                        .map(SpecTree::TensorSpec)
                         .collect(),
                 ),
             ),
         ]);
-        SpecValue::spec(ANONYMOUS_NAME, SpecValue::Map(fields))
+        SpecTree::spec(ANONYMOUS_NAME, SpecTree::Map(fields))
     }
 
-    fn deserialize(value: &SpecValue) -> Result<Self> {
+    fn deserialize(value: &SpecTree) -> Result<Self> {
         let root = FieldPath::Root;
         let fields = StructFields::open_named(
             value,
@@ -130,12 +130,12 @@ impl TypeSpec for AnonymousSpec {
             &["name", "spec", "components"],
         )?;
         let name = match fields.get("name")? {
-            SpecValue::Str(s) => s.clone(),
+            SpecTree::Str(s) => s.clone(),
             other => return Err(data_error(&root.field("name"), "a string", other)),
         };
         let spec = fields.get("spec")?.clone();
         match &spec {
-            SpecValue::Spec(named) if named.name == name => {}
+            SpecTree::Spec(named) if named.name == name => {}
             other => {
                 return Err(data_error(
                     &root.field("spec"),
@@ -243,7 +243,7 @@ mod value_tests {
 
     fn anonymous(n: usize) -> AnonymousExtension {
         let components = vec![Tensor::from(ndarray::Array1::<f32>::zeros(n))];
-        AnonymousExtension::new(SpecValue::spec("a.B", SpecValue::None), components).unwrap()
+        AnonymousExtension::new(SpecTree::spec("a.B", SpecTree::None), components).unwrap()
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::any::TypeId;
 use crate::derived::{Derived, ErasedSpec, StructDesc};
 use crate::error::Result;
 use crate::spec::{AnySpec, ExtensionType, TypeSpec};
-use crate::spec_tree::SpecValue;
+use crate::spec_tree::SpecTree;
 
 /// One registered extension type. Build it with [`RegistryEntry::new`] (a `const fn`, so it can be
 /// submitted to `inventory`).
@@ -31,13 +31,13 @@ pub struct RegistryEntry {
 pub enum SpecDecoder {
     /// Through the type's `TypeSpec::deserialize`, boxed (types registered with
     /// [`RegistryEntry::new`]).
-    Typed(fn(&SpecValue) -> Result<Box<dyn AnySpec>>),
+    Typed(fn(&SpecTree) -> Result<Box<dyn AnySpec>>),
     /// Through a derived type's table, with no code of its own (see `__private::derived`).
     #[doc(hidden)]
     Derived(&'static StructDesc),
 }
 
-fn deserialize_spec_of<T: ExtensionType>(value: &SpecValue) -> Result<Box<dyn AnySpec>> {
+fn deserialize_spec_of<T: ExtensionType>(value: &SpecTree) -> Result<Box<dyn AnySpec>> {
     match T::Spec::deserialize(value) {
         Ok(spec) => Ok(Box::new(spec)),
         Err(e) => Err(e),
@@ -71,8 +71,8 @@ impl RegistryEntry {
         }
     }
 
-    /// Deserializes a spec of this type (a [`SpecValue::Spec`] carrying its name).
-    pub fn deserialize_spec(&self, value: &SpecValue) -> Result<Box<dyn AnySpec>> {
+    /// Deserializes a spec of this type (a [`SpecTree::Spec`] carrying its name).
+    pub fn deserialize_spec(&self, value: &SpecTree) -> Result<Box<dyn AnySpec>> {
         match self.decoder {
             SpecDecoder::Typed(decode) => decode(value),
             SpecDecoder::Derived(desc) => match ErasedSpec::deserialize(desc, value) {

@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 use crate::error::{RegistryError, Result, SpecError};
 use crate::names::NameSource;
 use crate::spec::{AnySpec, ExtensionType, Value};
-use crate::spec_tree::SpecValue;
+use crate::spec_tree::SpecTree;
 use crate::tensor::Tensor;
 
 /// The built, validated table of registered extension types.
@@ -139,10 +139,10 @@ impl Registry {
         self.by_name.is_empty()
     }
 
-    /// Deserializes a registered spec ([`SpecValue::Spec`]) by its name; an unknown name is an
+    /// Deserializes a registered spec ([`SpecTree::Spec`]) by its name; an unknown name is an
     /// error listing the known ones.
-    pub fn deserialize_spec(&self, value: &SpecValue) -> Result<Box<dyn AnySpec>> {
-        let SpecValue::Spec(named) = value else {
+    pub fn deserialize_spec(&self, value: &SpecTree) -> Result<Box<dyn AnySpec>> {
+        let SpecTree::Spec(named) = value else {
             return Err(SpecError::Data {
                 path: String::new(),
                 expected: "a registered spec".into(),
@@ -156,9 +156,9 @@ impl Registry {
     /// Rebuilds a value from a serialized spec and its components. A name that is not linked into
     /// this program gives an [`AnonymousExtension`] (reinterpret it later with
     /// [`AnonymousExtension::reinterpret`]).
-    pub fn rebuild(&self, spec: &SpecValue, components: Vec<Tensor>) -> Result<Value> {
+    pub fn rebuild(&self, spec: &SpecTree, components: Vec<Tensor>) -> Result<Value> {
         match spec {
-            SpecValue::Spec(named) if self.lookup(&named.name).is_none() => {
+            SpecTree::Spec(named) if self.lookup(&named.name).is_none() => {
                 AnonymousExtension::new(spec.clone(), components).map(Value::from_extension)
             }
             _ => {

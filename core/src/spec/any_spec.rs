@@ -7,7 +7,7 @@ use std::hash::{Hash, Hasher};
 use super::value::Value;
 use super::{ExtensionType, TensorSpec, TypeSpec, registered_name};
 use crate::error::Result;
-use crate::spec_tree::SpecValue;
+use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorView};
 
 /// A spec of any extension type, behind `dyn`. Blanket-implemented for every spec of an
@@ -29,7 +29,7 @@ pub trait AnySpec: Send + Sync + 'static {
     /// See [`TypeSpec::component_paths`].
     fn dyn_component_paths(&self) -> Vec<String>;
     /// See [`TypeSpec::serialize`].
-    fn dyn_serialize(&self) -> SpecValue;
+    fn dyn_serialize(&self) -> SpecTree;
     /// See [`TypeSpec::from_components`]; the value comes back as a [`Value`].
     fn dyn_from_components(&self, components: Vec<Tensor>) -> Result<Value>;
     /// Strict equality with a spec of any type.
@@ -75,7 +75,7 @@ where
     fn dyn_component_paths(&self) -> Vec<String> {
         TypeSpec::component_paths(self)
     }
-    fn dyn_serialize(&self) -> SpecValue {
+    fn dyn_serialize(&self) -> SpecTree {
         TypeSpec::serialize(self)
     }
     // No closures or combinators below: each would be one more function compiled per type.

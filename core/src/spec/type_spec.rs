@@ -7,13 +7,13 @@ use std::hash::Hash;
 use super::TensorSpec;
 use crate::error::Result;
 use crate::names::registered_name_of;
-use crate::spec_tree::SpecValue;
+use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorView};
 
 /// The static type of an extension value, with TF's four jobs of a spec:
 ///
 /// 1. store the value's static data (dtypes, partial shapes, non-tensor fields);
-/// 2. serialize itself to a [`SpecValue`] and back;
+/// 2. serialize itself to a [`SpecTree`] and back;
 /// 3. decompose a value into tensor components and rebuild it from them
 ///    ([`component_specs`](Self::component_specs) describes them);
 /// 4. strict equality (`Eq`/`Hash`), loose [`is_compatible_with`](Self::is_compatible_with), and
@@ -50,11 +50,11 @@ pub trait TypeSpec: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     #[allow(clippy::wrong_self_convention)] // the RFC's name; the spec supplies the static data
     fn from_components(&self, components: Vec<Tensor>) -> Result<Self::Value>;
 
-    /// Serializes this spec (a registered spec is a [`SpecValue::Spec`] naming its type).
-    fn serialize(&self) -> SpecValue;
+    /// Serializes this spec (a registered spec is a [`SpecTree::Spec`] naming its type).
+    fn serialize(&self) -> SpecTree;
 
     /// Deserializes a spec written by [`serialize`](Self::serialize).
-    fn deserialize(value: &SpecValue) -> Result<Self>;
+    fn deserialize(value: &SpecTree) -> Result<Self>;
 
     /// Loose, symmetric compatibility: shapes compatible, dtypes and static data equal.
     fn is_compatible_with(&self, other: &Self) -> bool;

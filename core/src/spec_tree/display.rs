@@ -1,4 +1,4 @@
-//! A compact, human-readable text form of [`SpecValue`], used by `Display` of specs.
+//! A compact, human-readable text form of [`SpecTree`], used by `Display` of specs.
 //!
 //! It is for people (errors, logs, examples), not for storage: the stable form is the JSON of
 //! [`json`](super::json). Nested specs print as `name { field: value, … }`, tensor specs as
@@ -6,29 +6,29 @@
 
 use std::fmt;
 
-use super::SpecValue;
+use super::SpecTree;
 
-impl fmt::Display for SpecValue {
+impl fmt::Display for SpecTree {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SpecValue::None => f.write_str("None"),
-            SpecValue::Bool(b) => write!(f, "{b}"),
-            SpecValue::Int(i) => write!(f, "{i}"),
-            SpecValue::Float(x) => write!(f, "{x:?}"),
-            SpecValue::Str(s) => write!(f, "{s:?}"),
-            SpecValue::DType(d) => write!(f, "{d}"),
-            SpecValue::Shape(s) => write!(f, "{s}"),
-            SpecValue::TensorSpec(t) => write!(f, "{t}"),
-            SpecValue::Spec(named) => match &named.value {
-                SpecValue::Map(fields) => {
+            SpecTree::None => f.write_str("None"),
+            SpecTree::Bool(b) => write!(f, "{b}"),
+            SpecTree::Int(i) => write!(f, "{i}"),
+            SpecTree::Float(x) => write!(f, "{x:?}"),
+            SpecTree::Str(s) => write!(f, "{s:?}"),
+            SpecTree::DType(d) => write!(f, "{d}"),
+            SpecTree::Shape(s) => write!(f, "{s}"),
+            SpecTree::TensorSpec(t) => write!(f, "{t}"),
+            SpecTree::Spec(named) => match &named.value {
+                SpecTree::Map(fields) => {
                     write_struct(f, &named.name, fields.iter().map(|(k, v)| (k.as_str(), v)))
                 }
                 other => write!(f, "{}({other})", named.name),
             },
-            SpecValue::List(items) => write_seq(f, "[", items, "]"),
-            SpecValue::Tuple(items) if items.len() == 1 => write!(f, "({},)", items[0]),
-            SpecValue::Tuple(items) => write_seq(f, "(", items, ")"),
-            SpecValue::Map(entries) => {
+            SpecTree::List(items) => write_seq(f, "[", items, "]"),
+            SpecTree::Tuple(items) if items.len() == 1 => write!(f, "({},)", items[0]),
+            SpecTree::Tuple(items) => write_seq(f, "(", items, ")"),
+            SpecTree::Map(entries) => {
                 f.write_str("{")?;
                 for (i, (k, v)) in entries.iter().enumerate() {
                     if i > 0 {
@@ -45,7 +45,7 @@ impl fmt::Display for SpecValue {
 fn write_seq(
     f: &mut fmt::Formatter<'_>,
     open: &str,
-    items: &[SpecValue],
+    items: &[SpecTree],
     close: &str,
 ) -> fmt::Result {
     f.write_str(open)?;
@@ -62,7 +62,7 @@ fn write_seq(
 pub fn write_struct<'a>(
     f: &mut fmt::Formatter<'_>,
     name: &str,
-    fields: impl IntoIterator<Item = (&'a str, &'a SpecValue)>,
+    fields: impl IntoIterator<Item = (&'a str, &'a SpecTree)>,
 ) -> fmt::Result {
     f.write_str(name)?;
     f.write_str(" {")?;
@@ -81,41 +81,41 @@ mod tests {
 
     use crate::dtype::DType;
     use crate::shape::Shape;
-    use crate::spec_tree::SpecValue;
+    use crate::spec_tree::SpecTree;
     use crate::tensor::TensorSpec;
 
     #[test]
     fn compact_forms() {
         let t = TensorSpec::new("[8, ?]".parse::<Shape>().unwrap(), DType::F32);
         let mut fields = BTreeMap::new();
-        fields.insert("values".to_string(), SpecValue::TensorSpec(t));
+        fields.insert("values".to_string(), SpecTree::TensorSpec(t));
         fields.insert(
             "names".to_string(),
-            SpecValue::List(vec![SpecValue::Str("x".into()), SpecValue::None]),
+            SpecTree::List(vec![SpecTree::Str("x".into()), SpecTree::None]),
         );
         fields.insert(
             "pair".to_string(),
-            SpecValue::Tuple(vec![SpecValue::Int(-3), SpecValue::Float(0.5)]),
+            SpecTree::Tuple(vec![SpecTree::Int(-3), SpecTree::Float(0.5)]),
         );
         fields.insert(
             "one".to_string(),
-            SpecValue::Tuple(vec![SpecValue::Bool(true)]),
+            SpecTree::Tuple(vec![SpecTree::Bool(true)]),
         );
-        let v = SpecValue::spec("pkg.T", SpecValue::Map(fields));
+        let v = SpecTree::spec("pkg.T", SpecTree::Map(fields));
         assert_eq!(
             v.to_string(),
             "pkg.T { names: [\"x\", None], one: (true,), pair: (-3, 0.5), values: f32[8, ?] }"
         );
         assert_eq!(
-            SpecValue::spec("pkg.E", SpecValue::Map(BTreeMap::new())).to_string(),
+            SpecTree::spec("pkg.E", SpecTree::Map(BTreeMap::new())).to_string(),
             "pkg.E {}"
         );
         assert_eq!(
-            SpecValue::spec("pkg.I", SpecValue::Int(4)).to_string(),
+            SpecTree::spec("pkg.I", SpecTree::Int(4)).to_string(),
             "pkg.I(4)"
         );
         let mut m = BTreeMap::new();
-        m.insert("k".to_string(), SpecValue::DType(DType::I64));
-        assert_eq!(SpecValue::Map(m).to_string(), "{\"k\": i64}");
+        m.insert("k".to_string(), SpecTree::DType(DType::I64));
+        assert_eq!(SpecTree::Map(m).to_string(), "{\"k\": i64}");
     }
 }

@@ -1,8 +1,8 @@
-//! The stable JSON form of [`SpecValue`] (format version 1).
+//! The stable JSON form of [`SpecTree`] (format version 1).
 //!
 //! A document is an object `{"extype_spec": 1, "spec": VALUE}`. A `VALUE` is:
 //!
-//! | SpecValue           | JSON                                                     |
+//! | SpecTree           | JSON                                                     |
 //! |---------------------|----------------------------------------------------------|
 //! | `None`              | `null`                                                   |
 //! | `Bool(b)`           | `true` / `false`                                         |
@@ -35,7 +35,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value as Json};
 
-use super::{NamedSpec, SpecValue};
+use super::{NamedSpec, SpecTree};
 use crate::dtype::DType;
 use crate::error::{JsonError, Result};
 use crate::shape::{Dim, Shape};
@@ -51,7 +51,7 @@ pub const FORMAT_KEY: &str = "extype_spec";
 /// `serde_json`'s own recursion limit when it reads text.
 pub const MAX_NESTING: usize = 127;
 
-impl SpecValue {
+impl SpecTree {
     /// The JSON document for this value (compact).
     pub fn to_json(&self) -> Result<String> {
         Ok(document(self)?.to_string())
@@ -69,7 +69,7 @@ impl SpecValue {
     }
 
     /// Reads a JSON document written by [`to_json`](Self::to_json).
-    pub fn from_json(text: &str) -> Result<SpecValue> {
+    pub fn from_json(text: &str) -> Result<SpecTree> {
         let json: Json = serde_json::from_str(text).map_err(|e| JsonError {
             path: "$".into(),
             message: format!("invalid JSON: {e}"),
@@ -91,7 +91,7 @@ impl SpecValue {
             )
             .into());
         }
-        SpecValue::from_json_value(&object["spec"], &path.key("spec"))
+        SpecTree::from_json_value(&object["spec"], &path.key("spec"))
     }
 
     /// This value as a `serde_json::Value` (the `VALUE` form, without the document wrapper).
@@ -99,12 +99,12 @@ impl SpecValue {
         to_json_value(self, &JsonPath::Root).map_err(Into::into)
     }
 
-    fn from_json_value(json: &Json, path: &JsonPath<'_>) -> Result<SpecValue> {
+    fn from_json_value(json: &Json, path: &JsonPath<'_>) -> Result<SpecTree> {
         from_json_value(json, path).map_err(Into::into)
     }
 }
 
-fn document(value: &SpecValue) -> std::result::Result<Json, JsonError> {
+fn document(value: &SpecTree) -> std::result::Result<Json, JsonError> {
     let mut object = Map::new();
     object.insert(FORMAT_KEY.into(), Json::from(FORMAT_VERSION));
     object.insert(
@@ -220,16 +220,16 @@ fn expect_keys(
 }
 
 /// How many JSON arrays and objects the `VALUE` form of `value` opens around its own content.
-fn levels(value: &SpecValue) -> usize {
+fn levels(value: &SpecTree) -> usize {
     match value {
-        SpecValue::None | SpecValue::Bool(_) | SpecValue::Int(_) | SpecValue::Str(_) => 0,
-        SpecValue::Float(f) => usize::from(!f.is_finite()),
-        SpecValue::DType(_) | SpecValue::Shape(_) | SpecValue::Spec(_) | SpecValue::List(_) => 1,
-        SpecValue::TensorSpec(_) | SpecValue::Tuple(_) | SpecValue::Map(_) => 2,
+        SpecTree::None | SpecTree::Bool(_) | SpecTree::Int(_) | SpecTree::Str(_) => 0,
+        SpecTree::Float(f) => usize::from(!f.is_finite()),
+        SpecTree::DType(_) | SpecTree::Shape(_) | SpecTree::Spec(_) | SpecTree::List(_) => 1,
+        SpecTree::TensorSpec(_) | SpecTree::Tuple(_) | SpecTree::Map(_) => 2,
     }
 }
 
-fn to_json_value(value: &SpecValue, path: &JsonPath<'_>) -> std::result::Result<Json, JsonError> {
+fn to_json_value(value: &SpecTree, path: &JsonPath<'_>) -> std::result::Result<Json, JsonError> {
     path.check_nesting(levels(value))?;
     let tagged = |tag: &str, inner: Json| {
         let mut object = Map::new();
@@ -237,9 +237,9 @@ fn to_json_value(value: &SpecValue, path: &JsonPath<'_>) -> std::result::Result<
         Json::Object(object)
     };
     Ok(match value {
-        SpecValue::None => Json::Null,
-        SpecValue::Bool(b) => Json::Bool(*b),
-        SpecValue::Int(i) => {
+        SpecTree::None => Json::Null,
+        SpecTree::Bool(b) => Json::Bool(*b),
+        SpecTree::Int(i) => {
             if let Ok(i) = i64::try_from(*i) {
                 Json::from(i)
             } else if let Ok(u) = u64::try_from(*i) {
@@ -248,7 +248,7 @@ fn to_json_value(value: &SpecValue, path: &JsonPath<'_>) -> std::result::Result<
                 return Err(error(path, format!("int {i} is outside the 64-bit range")));
             }
         }
-        SpecValue::Float(f) => match Number::from_f64(*f) {
+        SpecTree::Float(f) => match Number::from_f64(*f) {
             Some(n) => Json::Number(n),
             None => {
                 let text = if f.is_nan() {
@@ -261,16 +261,16 @@ fn to_json_value(value: &SpecValue, path: &JsonPath<'_>) -> std::result::Result<
                 tagged("float", Json::from(text))
             }
         },
-        SpecValue::Str(s) => Json::String(s.clone()),
-        SpecValue::DType(d) => tagged("dtype", Json::from(d.name())),
-        SpecValue::Shape(s) => tagged("shape", Json::from(s.to_string())),
-        SpecValue::TensorSpec(t) => {
+        SpecTree::Str(s) => Json::String(s.clone()),
+        SpecTree::DType(d) => tagged("dtype", Json::from(d.name())),
+        SpecTree::Shape(s) => tagged("shape", Json::from(s.to_string())),
+        SpecTree::TensorSpec(t) => {
             let mut object = Map::new();
             object.insert("dtype".into(), Json::from(t.dtype.name()));
             object.insert("shape".into(), Json::from(t.shape.to_string()));
             tagged("tensor_spec", Json::Object(object))
         }
-        SpecValue::Spec(named) => {
+        SpecTree::Spec(named) => {
             let mut object = Map::new();
             object.insert("spec".into(), Json::from(named.name.as_str()));
             object.insert(
@@ -279,12 +279,12 @@ fn to_json_value(value: &SpecValue, path: &JsonPath<'_>) -> std::result::Result<
             );
             Json::Object(object)
         }
-        SpecValue::List(items) => Json::Array(sequence(items, path)?),
-        SpecValue::Tuple(items) => {
+        SpecTree::List(items) => Json::Array(sequence(items, path)?),
+        SpecTree::Tuple(items) => {
             let tuple_path = path.key("tuple");
             tagged("tuple", Json::Array(sequence(items, &tuple_path)?))
         }
-        SpecValue::Map(entries) => {
+        SpecTree::Map(entries) => {
             let map_path = path.key("map");
             let mut object = Map::new();
             for (k, v) in entries {
@@ -295,7 +295,7 @@ fn to_json_value(value: &SpecValue, path: &JsonPath<'_>) -> std::result::Result<
     })
 }
 
-fn sequence(items: &[SpecValue], path: &JsonPath<'_>) -> std::result::Result<Vec<Json>, JsonError> {
+fn sequence(items: &[SpecTree], path: &JsonPath<'_>) -> std::result::Result<Vec<Json>, JsonError> {
     items
         .iter()
         .enumerate()
@@ -303,31 +303,31 @@ fn sequence(items: &[SpecValue], path: &JsonPath<'_>) -> std::result::Result<Vec
         .collect()
 }
 
-fn from_json_value(json: &Json, path: &JsonPath<'_>) -> std::result::Result<SpecValue, JsonError> {
+fn from_json_value(json: &Json, path: &JsonPath<'_>) -> std::result::Result<SpecTree, JsonError> {
     if matches!(json, Json::Array(_) | Json::Object(_)) {
         path.check_nesting(1)?;
     }
     match json {
-        Json::Null => Ok(SpecValue::None),
-        Json::Bool(b) => Ok(SpecValue::Bool(*b)),
+        Json::Null => Ok(SpecTree::None),
+        Json::Bool(b) => Ok(SpecTree::Bool(*b)),
         Json::Number(n) => {
             if let Some(i) = n.as_i64() {
-                Ok(SpecValue::Int(i128::from(i)))
+                Ok(SpecTree::Int(i128::from(i)))
             } else if let Some(u) = n.as_u64() {
-                Ok(SpecValue::Int(i128::from(u)))
+                Ok(SpecTree::Int(i128::from(u)))
             } else if let Some(f) = n.as_f64() {
-                Ok(SpecValue::Float(f))
+                Ok(SpecTree::Float(f))
             } else {
                 Err(error(path, format!("unsupported number {n}")))
             }
         }
-        Json::String(s) => Ok(SpecValue::Str(s.clone())),
+        Json::String(s) => Ok(SpecTree::Str(s.clone())),
         Json::Array(items) => items
             .iter()
             .enumerate()
             .map(|(i, v)| from_json_value(v, &path.index(i)))
             .collect::<std::result::Result<_, _>>()
-            .map(SpecValue::List),
+            .map(SpecTree::List),
         Json::Object(object) => from_json_object(object, path),
     }
 }
@@ -335,7 +335,7 @@ fn from_json_value(json: &Json, path: &JsonPath<'_>) -> std::result::Result<Spec
 fn from_json_object(
     object: &Map<String, Json>,
     path: &JsonPath<'_>,
-) -> std::result::Result<SpecValue, JsonError> {
+) -> std::result::Result<SpecTree, JsonError> {
     let tag = if object.contains_key("spec") {
         "spec"
     } else if object.len() == 1 {
@@ -348,7 +348,7 @@ fn from_json_object(
             expect_keys(object, &["spec", "value"], path)?;
             let name = string(&object["spec"], &path.key("spec"), "a registered type name")?;
             let value = from_json_value(&object["value"], &path.key("value"))?;
-            Ok(SpecValue::Spec(Box::new(NamedSpec {
+            Ok(SpecTree::Spec(Box::new(NamedSpec {
                 name: name.to_string(),
                 value,
             })))
@@ -356,17 +356,17 @@ fn from_json_object(
         "float" => {
             let inner = path.key("float");
             match string(&object["float"], &inner, "\"nan\", \"inf\" or \"-inf\"")? {
-                "nan" => Ok(SpecValue::Float(f64::NAN)),
-                "inf" => Ok(SpecValue::Float(f64::INFINITY)),
-                "-inf" => Ok(SpecValue::Float(f64::NEG_INFINITY)),
+                "nan" => Ok(SpecTree::Float(f64::NAN)),
+                "inf" => Ok(SpecTree::Float(f64::INFINITY)),
+                "-inf" => Ok(SpecTree::Float(f64::NEG_INFINITY)),
                 other => Err(error(
                     &inner,
                     format!("expected \"nan\", \"inf\" or \"-inf\", found {other:?}"),
                 )),
             }
         }
-        "dtype" => dtype(&object["dtype"], &path.key("dtype")).map(SpecValue::DType),
-        "shape" => shape(&object["shape"], &path.key("shape")).map(SpecValue::Shape),
+        "dtype" => dtype(&object["dtype"], &path.key("dtype")).map(SpecTree::DType),
+        "shape" => shape(&object["shape"], &path.key("shape")).map(SpecTree::Shape),
         "tensor_spec" => {
             let inner = path.key("tensor_spec");
             inner.check_nesting(1)?;
@@ -377,7 +377,7 @@ fn from_json_object(
                 ));
             };
             expect_keys(fields, &["dtype", "shape"], &inner)?;
-            Ok(SpecValue::TensorSpec(TensorSpec {
+            Ok(SpecTree::TensorSpec(TensorSpec {
                 dtype: dtype(&fields["dtype"], &inner.key("dtype"))?,
                 shape: shape(&fields["shape"], &inner.key("shape"))?,
             }))
@@ -396,7 +396,7 @@ fn from_json_object(
                 .enumerate()
                 .map(|(i, v)| from_json_value(v, &inner.index(i)))
                 .collect::<std::result::Result<_, _>>()
-                .map(SpecValue::Tuple)
+                .map(SpecTree::Tuple)
         }
         "map" => {
             let inner = path.key("map");
@@ -411,7 +411,7 @@ fn from_json_object(
                 .iter()
                 .map(|(k, v)| Ok((k.clone(), from_json_value(v, &inner.key(k))?)))
                 .collect::<std::result::Result<BTreeMap<_, _>, _>>()
-                .map(SpecValue::Map)
+                .map(SpecTree::Map)
         }
         _ => Err(error(
             path,
@@ -463,7 +463,7 @@ fn shape(json: &Json, path: &JsonPath<'_>) -> std::result::Result<Shape, JsonErr
     Ok(shape)
 }
 
-impl serde::Serialize for SpecValue {
+impl serde::Serialize for SpecTree {
     /// Serializes the `VALUE` form (see the module docs); errors on an int outside 64 bits.
     fn serialize<S: serde::Serializer>(
         &self,
@@ -475,7 +475,7 @@ impl serde::Serialize for SpecValue {
     }
 }
 
-impl<'de> serde::Deserialize<'de> for SpecValue {
+impl<'de> serde::Deserialize<'de> for SpecTree {
     /// Deserializes the `VALUE` form (see the module docs); errors carry the path.
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -489,36 +489,36 @@ impl<'de> serde::Deserialize<'de> for SpecValue {
 mod tests {
     use super::*;
 
-    fn sample() -> SpecValue {
-        SpecValue::spec(
+    fn sample() -> SpecTree {
+        SpecTree::spec(
             "test.Thing",
-            SpecValue::Map(BTreeMap::from([
-                ("flag".into(), SpecValue::Bool(true)),
-                ("n".into(), SpecValue::Int(-3)),
-                ("big".into(), SpecValue::Int(i128::from(u64::MAX))),
-                ("x".into(), SpecValue::Float(1.0)),
-                ("nan".into(), SpecValue::Float(f64::NAN)),
-                ("inf".into(), SpecValue::Float(f64::NEG_INFINITY)),
-                ("s".into(), SpecValue::Str("hi".into())),
-                ("d".into(), SpecValue::DType(DType::U16)),
+            SpecTree::Map(BTreeMap::from([
+                ("flag".into(), SpecTree::Bool(true)),
+                ("n".into(), SpecTree::Int(-3)),
+                ("big".into(), SpecTree::Int(i128::from(u64::MAX))),
+                ("x".into(), SpecTree::Float(1.0)),
+                ("nan".into(), SpecTree::Float(f64::NAN)),
+                ("inf".into(), SpecTree::Float(f64::NEG_INFINITY)),
+                ("s".into(), SpecTree::Str("hi".into())),
+                ("d".into(), SpecTree::DType(DType::U16)),
                 (
                     "shape".into(),
-                    SpecValue::Shape("[8, ?, !1]".parse().unwrap()),
+                    SpecTree::Shape("[8, ?, !1]".parse().unwrap()),
                 ),
-                ("any".into(), SpecValue::Shape(Shape::unknown_rank())),
+                ("any".into(), SpecTree::Shape(Shape::unknown_rank())),
                 (
                     "t".into(),
-                    SpecValue::TensorSpec(TensorSpec::new("[2, ?]".parse().unwrap(), DType::F32)),
+                    SpecTree::TensorSpec(TensorSpec::new("[2, ?]".parse().unwrap(), DType::F32)),
                 ),
                 (
                     "l".into(),
-                    SpecValue::List(vec![SpecValue::None, SpecValue::Int(1)]),
+                    SpecTree::List(vec![SpecTree::None, SpecTree::Int(1)]),
                 ),
                 (
                     "tup".into(),
-                    SpecValue::Tuple(vec![SpecValue::Str("a".into())]),
+                    SpecTree::Tuple(vec![SpecTree::Str("a".into())]),
                 ),
-                ("odd key!".into(), SpecValue::Map(BTreeMap::new())),
+                ("odd key!".into(), SpecTree::Map(BTreeMap::new())),
             ])),
         )
     }
@@ -527,23 +527,23 @@ mod tests {
     fn round_trips_exactly() {
         let value = sample();
         let text = value.to_json().unwrap();
-        assert_eq!(SpecValue::from_json(&text).unwrap(), value);
+        assert_eq!(SpecTree::from_json(&text).unwrap(), value);
         assert_eq!(
-            SpecValue::from_json(&value.to_json_pretty().unwrap()).unwrap(),
+            SpecTree::from_json(&value.to_json_pretty().unwrap()).unwrap(),
             value
         );
-        let via_serde: SpecValue =
+        let via_serde: SpecTree =
             serde_json::from_str(&serde_json::to_string(&value).unwrap()).unwrap();
         assert_eq!(via_serde, value);
     }
 
     #[test]
     fn documented_form() {
-        let value = SpecValue::spec(
+        let value = SpecTree::spec(
             "pkg.M",
-            SpecValue::Map(BTreeMap::from([(
+            SpecTree::Map(BTreeMap::from([(
                 "values".into(),
-                SpecValue::TensorSpec(TensorSpec::new("[?, 3]".parse().unwrap(), DType::F32)),
+                SpecTree::TensorSpec(TensorSpec::new("[?, 3]".parse().unwrap(), DType::F32)),
             )])),
         );
         assert_eq!(
@@ -553,7 +553,7 @@ mod tests {
     }
 
     fn err(text: &str) -> String {
-        SpecValue::from_json(text).unwrap_err().to_string()
+        SpecTree::from_json(text).unwrap_err().to_string()
     }
 
     #[test]
@@ -598,8 +598,8 @@ mod tests {
     }
 
     /// `depth` lists nested in each other around `null`.
-    fn nested_lists(depth: usize) -> SpecValue {
-        (0..depth).fold(SpecValue::None, |inner, _| SpecValue::List(vec![inner]))
+    fn nested_lists(depth: usize) -> SpecTree {
+        (0..depth).fold(SpecTree::None, |inner, _| SpecTree::List(vec![inner]))
     }
 
     #[test]
@@ -607,7 +607,7 @@ mod tests {
         // The document object is one level, each list one more.
         let deepest = nested_lists(MAX_NESTING - 1);
         let text = deepest.to_json().unwrap();
-        assert_eq!(SpecValue::from_json(&text).unwrap(), deepest);
+        assert_eq!(SpecTree::from_json(&text).unwrap(), deepest);
         let err = nested_lists(MAX_NESTING).to_json().unwrap_err().to_string();
         assert!(
             err.contains("nested deeper than 127 JSON arrays and objects"),
@@ -615,14 +615,14 @@ mod tests {
         );
         // Text one level deeper is refused by the reader too, whoever wrote it.
         let deeper = text.replacen("\"spec\":", "\"spec\":[", 1) + "]";
-        assert!(SpecValue::from_json(&deeper).is_err());
+        assert!(SpecTree::from_json(&deeper).is_err());
         // Tagged forms count their own levels: a map is two.
-        let mut map = SpecValue::None;
+        let mut map = SpecTree::None;
         for _ in 0..(MAX_NESTING - 1) / 2 {
-            map = SpecValue::Map(BTreeMap::from([("k".to_string(), map)]));
+            map = SpecTree::Map(BTreeMap::from([("k".to_string(), map)]));
         }
-        assert_eq!(SpecValue::from_json(&map.to_json().unwrap()).unwrap(), map);
-        let over = SpecValue::Map(BTreeMap::from([("k".to_string(), map)]));
+        assert_eq!(SpecTree::from_json(&map.to_json().unwrap()).unwrap(), map);
+        let over = SpecTree::Map(BTreeMap::from([("k".to_string(), map)]));
         assert!(over.to_json().is_err());
         // A tree read through serde from an already parsed value is held to the same limit.
         let json: Json = serde_json::from_str(&text).unwrap();
@@ -631,7 +631,7 @@ mod tests {
         for _ in 0..4 {
             unbounded = Json::Array(vec![unbounded]);
         }
-        let err = serde_json::from_value::<SpecValue>(unbounded)
+        let err = serde_json::from_value::<SpecTree>(unbounded)
             .unwrap_err()
             .to_string();
         assert!(err.contains("nested deeper than"), "{err}");
@@ -639,7 +639,7 @@ mod tests {
 
     #[test]
     fn out_of_range_int_is_a_write_error() {
-        let e = SpecValue::Int(i128::MAX).to_json().unwrap_err().to_string();
+        let e = SpecTree::Int(i128::MAX).to_json().unwrap_err().to_string();
         assert!(e.contains("outside the 64-bit range"), "{e}");
     }
 }

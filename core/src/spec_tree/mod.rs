@@ -1,4 +1,4 @@
-//! The serialized spec tree: [`SpecValue`] (with [`NamedSpec`]), its compact text form
+//! The serialized spec tree: [`SpecTree`] (with [`NamedSpec`]), its compact text form
 //! (`Display`) and its stable JSON form ([`json`]).
 //!
 //! This layer knows the tree only: no `TypeSpec`, no registry. Turning a tree into a typed spec
@@ -18,13 +18,13 @@ use crate::shape::Shape;
 use crate::tensor::TensorSpec;
 
 /// The serialized form of a spec: a nested structure of a few kinds of values (TF's
-/// `TypeSpec.serialize` output). Every registered spec serializes to [`SpecValue::Spec`], which
+/// `TypeSpec.serialize` output). Every registered spec serializes to [`SpecTree::Spec`], which
 /// carries its registered name, so a document names every nested registered type.
 ///
 /// Equality and hashing are strict and structural; floats compare by bits (so the relation is an
 /// equivalence and `NaN == NaN`, `0.0 != -0.0`).
 #[derive(Debug, Clone)]
-pub enum SpecValue {
+pub enum SpecTree {
     /// No value (`Option::None`).
     None,
     /// A boolean.
@@ -44,66 +44,66 @@ pub enum SpecValue {
     /// A nested registered spec: its registered name and its own data.
     Spec(Box<NamedSpec>),
     /// A variable-length sequence (`Vec`).
-    List(Vec<SpecValue>),
+    List(Vec<SpecTree>),
     /// A fixed-length heterogeneous sequence (tuples, arrays).
-    Tuple(Vec<SpecValue>),
+    Tuple(Vec<SpecTree>),
     /// String-keyed entries, sorted by key (struct fields, `BTreeMap<String, _>`).
-    Map(BTreeMap<String, SpecValue>),
+    Map(BTreeMap<String, SpecTree>),
 }
 
-/// A registered spec's name and data, inside [`SpecValue::Spec`].
+/// A registered spec's name and data, inside [`SpecTree::Spec`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct NamedSpec {
     /// The registered name of the extension type (`"pkg.MaskedTensor"`).
     pub name: String,
-    /// The spec's data (for derived types, a [`SpecValue::Map`] of the fields).
-    pub value: SpecValue,
+    /// The spec's data (for derived types, a [`SpecTree::Map`] of the fields).
+    pub value: SpecTree,
 }
 
-impl SpecValue {
+impl SpecTree {
     /// A short name of this value's kind, used in error messages.
     pub fn kind(&self) -> &'static str {
         match self {
-            SpecValue::None => "none",
-            SpecValue::Bool(_) => "bool",
-            SpecValue::Int(_) => "int",
-            SpecValue::Float(_) => "float",
-            SpecValue::Str(_) => "string",
-            SpecValue::DType(_) => "dtype",
-            SpecValue::Shape(_) => "shape",
-            SpecValue::TensorSpec(_) => "tensor spec",
-            SpecValue::Spec(_) => "spec",
-            SpecValue::List(_) => "list",
-            SpecValue::Tuple(_) => "tuple",
-            SpecValue::Map(_) => "map",
+            SpecTree::None => "none",
+            SpecTree::Bool(_) => "bool",
+            SpecTree::Int(_) => "int",
+            SpecTree::Float(_) => "float",
+            SpecTree::Str(_) => "string",
+            SpecTree::DType(_) => "dtype",
+            SpecTree::Shape(_) => "shape",
+            SpecTree::TensorSpec(_) => "tensor spec",
+            SpecTree::Spec(_) => "spec",
+            SpecTree::List(_) => "list",
+            SpecTree::Tuple(_) => "tuple",
+            SpecTree::Map(_) => "map",
         }
     }
 
     /// A description for error messages: the kind, plus the name of a nested spec.
     pub fn describe(&self) -> String {
         match self {
-            SpecValue::Spec(named) => format!("spec {:?}", named.name),
-            SpecValue::Str(s) if s.len() <= 40 => format!("string {s:?}"),
-            SpecValue::Int(i) => format!("int {i}"),
-            SpecValue::Bool(b) => format!("bool {b}"),
-            SpecValue::List(l) => format!("list of {}", l.len()),
-            SpecValue::Tuple(l) => format!("tuple of {}", l.len()),
+            SpecTree::Spec(named) => format!("spec {:?}", named.name),
+            SpecTree::Str(s) if s.len() <= 40 => format!("string {s:?}"),
+            SpecTree::Int(i) => format!("int {i}"),
+            SpecTree::Bool(b) => format!("bool {b}"),
+            SpecTree::List(l) => format!("list of {}", l.len()),
+            SpecTree::Tuple(l) => format!("tuple of {}", l.len()),
             other => other.kind().to_string(),
         }
     }
 
     /// Wraps a registered spec's data with its name.
-    pub fn spec(name: impl Into<String>, value: SpecValue) -> SpecValue {
-        SpecValue::Spec(Box::new(NamedSpec {
+    pub fn spec(name: impl Into<String>, value: SpecTree) -> SpecTree {
+        SpecTree::Spec(Box::new(NamedSpec {
             name: name.into(),
             value,
         }))
     }
 }
 
-impl PartialEq for SpecValue {
+impl PartialEq for SpecTree {
     fn eq(&self, other: &Self) -> bool {
-        use SpecValue::*;
+        use SpecTree::*;
         match (self, other) {
             (None, None) => true,
             (Bool(a), Bool(b)) => a == b,
@@ -121,60 +121,60 @@ impl PartialEq for SpecValue {
     }
 }
 
-impl Eq for SpecValue {}
+impl Eq for SpecTree {}
 
-impl Hash for SpecValue {
+impl Hash for SpecTree {
     fn hash<H: Hasher>(&self, state: &mut H) {
         std::mem::discriminant(self).hash(state);
         match self {
-            SpecValue::None => {}
-            SpecValue::Bool(b) => b.hash(state),
-            SpecValue::Int(i) => i.hash(state),
-            SpecValue::Float(f) => f.to_bits().hash(state),
-            SpecValue::Str(s) => s.hash(state),
-            SpecValue::DType(d) => d.hash(state),
-            SpecValue::Shape(s) => s.hash(state),
-            SpecValue::TensorSpec(t) => t.hash(state),
-            SpecValue::Spec(n) => n.hash(state),
-            SpecValue::List(l) | SpecValue::Tuple(l) => l.hash(state),
-            SpecValue::Map(m) => m.hash(state),
+            SpecTree::None => {}
+            SpecTree::Bool(b) => b.hash(state),
+            SpecTree::Int(i) => i.hash(state),
+            SpecTree::Float(f) => f.to_bits().hash(state),
+            SpecTree::Str(s) => s.hash(state),
+            SpecTree::DType(d) => d.hash(state),
+            SpecTree::Shape(s) => s.hash(state),
+            SpecTree::TensorSpec(t) => t.hash(state),
+            SpecTree::Spec(n) => n.hash(state),
+            SpecTree::List(l) | SpecTree::Tuple(l) => l.hash(state),
+            SpecTree::Map(m) => m.hash(state),
         }
     }
 }
 
-impl From<bool> for SpecValue {
+impl From<bool> for SpecTree {
     fn from(b: bool) -> Self {
-        SpecValue::Bool(b)
+        SpecTree::Bool(b)
     }
 }
 
-impl From<&str> for SpecValue {
+impl From<&str> for SpecTree {
     fn from(s: &str) -> Self {
-        SpecValue::Str(s.to_string())
+        SpecTree::Str(s.to_string())
     }
 }
 
-impl From<String> for SpecValue {
+impl From<String> for SpecTree {
     fn from(s: String) -> Self {
-        SpecValue::Str(s)
+        SpecTree::Str(s)
     }
 }
 
-impl From<DType> for SpecValue {
+impl From<DType> for SpecTree {
     fn from(d: DType) -> Self {
-        SpecValue::DType(d)
+        SpecTree::DType(d)
     }
 }
 
-impl From<Shape> for SpecValue {
+impl From<Shape> for SpecTree {
     fn from(s: Shape) -> Self {
-        SpecValue::Shape(s)
+        SpecTree::Shape(s)
     }
 }
 
-impl From<TensorSpec> for SpecValue {
+impl From<TensorSpec> for SpecTree {
     fn from(t: TensorSpec) -> Self {
-        SpecValue::TensorSpec(t)
+        SpecTree::TensorSpec(t)
     }
 }
 
@@ -184,11 +184,11 @@ mod tests {
 
     #[test]
     fn floats_compare_by_bits() {
-        assert_eq!(SpecValue::Float(f64::NAN), SpecValue::Float(f64::NAN));
-        assert_ne!(SpecValue::Float(0.0), SpecValue::Float(-0.0));
-        assert_ne!(SpecValue::List(vec![]), SpecValue::Tuple(vec![]));
+        assert_eq!(SpecTree::Float(f64::NAN), SpecTree::Float(f64::NAN));
+        assert_ne!(SpecTree::Float(0.0), SpecTree::Float(-0.0));
+        assert_ne!(SpecTree::List(vec![]), SpecTree::Tuple(vec![]));
         assert_eq!(
-            SpecValue::spec("a.B", SpecValue::None).describe(),
+            SpecTree::spec("a.B", SpecTree::None).describe(),
             "spec \"a.B\""
         );
     }

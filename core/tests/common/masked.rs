@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use ::extype::field::{Components, data_error};
 use ::extype::{
-    Error, ExtensionType, Field, FieldPath, Result, SpecError, SpecValue, Tensor, TensorSpec,
+    Error, ExtensionType, Field, FieldPath, Result, SpecError, SpecTree, Tensor, TensorSpec,
     TensorView, TypeSpec, registered_name,
 };
 use ndarray::ArrayD;
@@ -124,26 +124,26 @@ impl TypeSpec for MaskedTensorSpec {
         }
     }
 
-    fn serialize(&self) -> SpecValue {
+    fn serialize(&self) -> SpecTree {
         let fields = BTreeMap::from([
             (
                 "values".to_string(),
-                SpecValue::TensorSpec(self.values.clone()),
+                SpecTree::TensorSpec(self.values.clone()),
             ),
-            ("mask".to_string(), SpecValue::TensorSpec(self.mask.clone())),
+            ("mask".to_string(), SpecTree::TensorSpec(self.mask.clone())),
         ]);
-        SpecValue::spec(registered_name::<MaskedTensor>(), SpecValue::Map(fields))
+        SpecTree::spec(registered_name::<MaskedTensor>(), SpecTree::Map(fields))
     }
 
     /// Checks the name and the field set, then decodes each field as its type does (`values`
     /// must be an `f32` tensor spec, `mask` a `bool` one).
-    fn deserialize(value: &SpecValue) -> Result<Self> {
+    fn deserialize(value: &SpecTree) -> Result<Self> {
         let root = FieldPath::Root;
         let name = registered_name::<MaskedTensor>();
         let fields = match value {
-            SpecValue::Spec(named) if named.name == name || named.name == MaskedTensor::NAME => {
+            SpecTree::Spec(named) if named.name == name || named.name == MaskedTensor::NAME => {
                 match &named.value {
-                    SpecValue::Map(fields) => fields,
+                    SpecTree::Map(fields) => fields,
                     other => {
                         let expected = format!("a map of the fields of {name:?}");
                         return Err(data_error(&root, expected, other));

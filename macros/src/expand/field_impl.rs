@@ -142,14 +142,14 @@ pub fn field_impl(g: &Gen) -> TokenStream {
             }
 
             #[inline]
-            fn spec_to_value(__spec: &#spec_ty) -> __x::SpecValue {
+            fn spec_to_value(__spec: &#spec_ty) -> __x::SpecTree {
                 // SAFETY: as above.
                 unsafe { __x::derived::spec_to_value(<Self as __x::Derived>::DESC, #spec) }
             }
 
             #[inline]
             fn spec_from_value(
-                __value: &__x::SpecValue,
+                __value: &__x::SpecTree,
                 __path: &__x::FieldPath<'_>,
             ) -> __x::Result<#spec_ty> {
                 __x::derived::spec_from_value::<Self>(__value, __path)

@@ -41,8 +41,8 @@ pub fn stub(g: &Gen) -> TokenStream {
                 fn component_specs(&self) -> ::std::vec::Vec<__x::TensorSpec> { ::core::unreachable!() }
                 fn to_components<'__a>(&self, v: &'__a #self_ty) -> ::std::vec::Vec<__x::TensorView<'__a>> { ::core::unreachable!() }
                 fn from_components(&self, c: ::std::vec::Vec<__x::Tensor>) -> __x::Result<#self_ty> { ::core::unreachable!() }
-                fn serialize(&self) -> __x::SpecValue { ::core::unreachable!() }
-                fn deserialize(v: &__x::SpecValue) -> __x::Result<Self> { ::core::unreachable!() }
+                fn serialize(&self) -> __x::SpecTree { ::core::unreachable!() }
+                fn deserialize(v: &__x::SpecTree) -> __x::Result<Self> { ::core::unreachable!() }
                 fn is_compatible_with(&self, o: &Self) -> bool { ::core::unreachable!() }
                 fn most_specific_compatible(&self, o: &Self) -> ::core::option::Option<Self> { ::core::unreachable!() }
             }
