@@ -406,3 +406,82 @@ fn eight_threads_agree_with_one() {
     let single: Vec<Vec<String>> = (0..8).map(work).collect();
     assert_eq!(single, parallel);
 }
+
+extype::declare_op!(
+    /// An op of four arguments: sixteen exact keys over two types.
+    pub QUAD: other(4) "tests.quad"
+);
+
+/// Returns `N`: which of the sixteen handlers ran.
+fn h_tag<'a, const N: i64>(_: &Call<'_>, _: &[Operand<'a>]) -> Result<Handled> {
+    Ok(Handled::Done(Value::from(tag(N))))
+}
+
+/// The parameter kinds of key `n`: bit `i` set means argument `i` is a `B`, else an `A`.
+fn quad_kinds(n: usize) -> &'static [ParamKind] {
+    let kinds: Vec<ParamKind> = (0..4)
+        .map(|i| {
+            if n >> i & 1 == 1 {
+                ParamKind::extension::<B>()
+            } else {
+                ParamKind::extension::<A>()
+            }
+        })
+        .collect();
+    Box::leak(kinds.into_boxed_slice())
+}
+
+macro_rules! quad_entries {
+    ($($n:literal)*) => {
+        [$({
+            let entry = DispatchEntry::new(
+                Target::Op(&QUAD),
+                quad_kinds($n),
+                h_tag::<$n>,
+                None,
+                "quad",
+                "src/quad.rs",
+                $n,
+            );
+            &*Box::leak(Box::new(entry))
+        }),*]
+    };
+}
+
+#[test]
+fn many_exact_handlers_of_one_op_each_find_their_key() {
+    let entries: [&'static DispatchEntry; 16] =
+        quad_entries!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    let (x, y) = (a(), b());
+    let operands = |n: usize| -> Vec<Operand<'_>> {
+        (0..4)
+            .map(|i| {
+                if n >> i & 1 == 1 {
+                    y.as_operand()
+                } else {
+                    x.as_operand()
+                }
+            })
+            .collect()
+    };
+    // A few exact handlers are compared in turn, many are hashed: both find the same ones.
+    for count in [3, 8, 9, 16] {
+        let table = DispatchTable::build(entries[..count].iter().copied()).unwrap();
+        for n in 0..16 {
+            let out = table.call(&QUAD, &operands(n), &OpArgs::none());
+            if n < count {
+                assert_eq!(
+                    out.unwrap().into_tensor().unwrap(),
+                    tag(n as i64),
+                    "{count}, {n}"
+                );
+            } else {
+                let err = out.unwrap_err().to_string();
+                assert!(
+                    err.starts_with("tests.quad: no handler for arguments"),
+                    "{err}"
+                );
+            }
+        }
+    }
+}

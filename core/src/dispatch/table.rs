@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 
 use super::entry::{Call, DispatchEntry, Handled, ParamKind, Target};
 use crate::error::{DispatchError, Error, Result};
-use crate::op_model::catalog::{Op, OpKind};
+use crate::op_model::catalog::{ALL, Op, OpKind};
 use crate::op_model::infer::{self, Inferred};
 use crate::op_model::{OpArgs, Operand, dense};
 use crate::spec::TensorSpec;
@@ -111,7 +111,7 @@ impl Hash for OpKey {
 }
 
 /// The argument types of an exact lookup. Fixed size: building one never allocates.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 struct Ids {
     len: u8,
     ids: [TypeId; MAX_KEY],
@@ -142,6 +142,21 @@ impl Ids {
     }
 }
 
+impl PartialEq for Ids {
+    /// The used slots only (an element loop: no `memcmp` call for two or three ids).
+    #[inline]
+    fn eq(&self, other: &Ids) -> bool {
+        self.len == other.len
+            && self
+                .as_slice()
+                .iter()
+                .zip(other.as_slice())
+                .all(|(a, b)| a == b)
+    }
+}
+
+impl Eq for Ids {}
+
 impl Hash for Ids {
     #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
@@ -152,11 +167,69 @@ impl Hash for Ids {
     }
 }
 
+/// Up to this many exact handlers of one op are found by comparing ids in turn; more, by hash.
+const LINEAR_EXACT: usize = 8;
+
+/// The exact handlers of one op, by argument types: few in a list compared in turn (cheaper
+/// than hashing), many in a hash map.
+#[derive(Debug, Default)]
+struct Exact {
+    handlers: Vec<(Ids, Resolved)>,
+    /// Positions in `handlers`, built when there are more than [`LINEAR_EXACT`].
+    index: Option<HashMap<Ids, usize, Fx>>,
+}
+
+impl Exact {
+    fn insert(&mut self, ids: Ids, resolved: Resolved) {
+        self.handlers.push((ids, resolved));
+        if self.handlers.len() > LINEAR_EXACT {
+            let index = self
+                .handlers
+                .iter()
+                .enumerate()
+                .map(|(i, (ids, _))| (*ids, i));
+            self.index = Some(index.collect());
+        }
+    }
+
+    /// The handler for arguments of exactly these operands' types.
+    #[inline]
+    fn find(&self, operands: &[Operand<'_>]) -> Option<&Resolved> {
+        match &self.index {
+            None => self
+                .handlers
+                .iter()
+                .find(|(ids, _)| {
+                    usize::from(ids.len) == operands.len()
+                        && ids
+                            .as_slice()
+                            .iter()
+                            .zip(operands)
+                            .all(|(id, o)| *id == o.type_id())
+                })
+                .map(|(_, r)| r),
+            Some(index) => {
+                let ids = Ids::new(operands.iter().map(Operand::type_id))?;
+                index.get(&ids).map(|&i| &self.handlers[i].1)
+            }
+        }
+    }
+
+    /// The handler for arguments of exactly these types.
+    #[inline]
+    fn get(&self, ids: &Ids) -> Option<&Resolved> {
+        match &self.index {
+            None => self.handlers.iter().find(|(k, _)| k == ids).map(|(_, r)| r),
+            Some(index) => index.get(ids).map(|&i| &self.handlers[i].1),
+        }
+    }
+}
+
 /// The handlers registered for one op.
 #[derive(Debug, Default)]
 struct OpHandlers {
     /// By exact argument types (no wildcard).
-    exact: HashMap<Ids, Resolved, Fx>,
+    exact: Exact,
     /// With a wildcard in some position; fewer wildcards first, then source order.
     wildcard: Vec<Resolved>,
     /// Whether some handler here can take a call on dense arguments only.
@@ -212,9 +285,24 @@ impl Resolved {
 /// precedence rules.
 #[derive(Debug)]
 pub struct DispatchTable {
-    ops: HashMap<OpKey, OpHandlers, Fx>,
+    /// The handlers of each catalog op, at its [`Op::catalog_slot`] (no hashing on a call).
+    catalog: Box<[OpHandlers]>,
+    /// The handlers of user-declared ops whose names the catalog does not have.
+    user: HashMap<OpKey, OpHandlers, Fx>,
     groups: [Group; 3],
     len: usize,
+}
+
+/// The handlers of `op` while a table is built.
+fn handlers_mut<'t>(
+    catalog: &'t mut [OpHandlers],
+    user: &'t mut HashMap<OpKey, OpHandlers, Fx>,
+    op: &Op,
+) -> &'t mut OpHandlers {
+    match op.catalog_slot() {
+        Some(i) => &mut catalog[i],
+        None => user.entry(OpKey::of(op)).or_default(),
+    }
 }
 
 fn group_index(kind: OpKind) -> Option<usize> {
@@ -264,7 +352,8 @@ impl DispatchTable {
         let mut entries: Vec<&'static DispatchEntry> = entries.into_iter().collect();
         // Sorted so that errors and the order of equal-rank candidates do not depend on link order.
         entries.sort_by(|a, b| (a.file, a.line, a.name).cmp(&(b.file, b.line, b.name)));
-        let mut ops: HashMap<OpKey, OpHandlers, Fx> = HashMap::default();
+        let mut catalog: Box<[OpHandlers]> = ALL.iter().map(|_| OpHandlers::default()).collect();
+        let mut user: HashMap<OpKey, OpHandlers, Fx> = HashMap::default();
         let mut groups: [Group; 3] = Default::default();
         let mut seen: HashMap<(TargetKey, Vec<Option<TypeId>>), &'static DispatchEntry> =
             HashMap::new();
@@ -330,13 +419,13 @@ impl DispatchTable {
                     // No wildcard here (counted above), and at most `MAX_KEY` (checked above).
                     let ids = Ids::new(resolved.kinds.iter().map(|k| k.unwrap_or_else(filler)));
                     if let Some(ids) = ids {
-                        let handlers = ops.entry(OpKey::of(op)).or_default();
+                        let handlers = handlers_mut(&mut catalog, &mut user, op);
                         handlers.takes_dense |= resolved.takes_dense();
                         handlers.exact.insert(ids, resolved);
                     }
                 }
                 (Target::Op(op), _) => {
-                    let handlers = ops.entry(OpKey::of(op)).or_default();
+                    let handlers = handlers_mut(&mut catalog, &mut user, op);
                     handlers.takes_dense |= resolved.takes_dense();
                     handlers.wildcard.push(resolved);
                 }
@@ -344,15 +433,17 @@ impl DispatchTable {
         }
         // Fewer wildcards first; then source order (file, line), which `entries` already has and
         // a stable sort keeps.
-        for list in ops
-            .values_mut()
+        for list in catalog
+            .iter_mut()
+            .chain(user.values_mut())
             .map(|h| &mut h.wildcard)
             .chain(groups.iter_mut().map(|g| &mut g.handlers))
         {
             list.sort_by_key(Resolved::wildcards);
         }
         Ok(DispatchTable {
-            ops,
+            catalog,
+            user,
             groups,
             len: entries.len(),
         })
@@ -371,7 +462,10 @@ impl DispatchTable {
     /// The handlers registered for `op` and for its kind's group.
     #[inline]
     fn handlers(&self, op: &Op) -> (Option<&OpHandlers>, Option<&Group>) {
-        let handlers = self.ops.get(&OpKey::of(op));
+        let handlers = match op.catalog_slot() {
+            Some(i) => self.catalog.get(i),
+            None => self.user.get(&OpKey::of(op)),
+        };
         let group = group_index(op.kind()).map(|i| &self.groups[i]);
         (handlers, group)
     }
@@ -435,43 +529,37 @@ impl DispatchTable {
         if !takes_dense && operands.iter().all(Operand::is_dense) {
             return dense_default(op, operands, args, &[]);
         }
-        let Some(ids) = Ids::new(operands.iter().map(Operand::type_id)) else {
-            // More arguments than any handler takes.
-            return dense_default(op, operands, args, &[]);
-        };
-        // The exact handler first (one hash lookup), then the rest.
-        let declined = match handlers.and_then(|h| h.exact.get(&ids)) {
+        // The exact handler first (compared in turn, or one hash lookup), then the rest.
+        let declined = match handlers.and_then(|h| h.exact.find(operands)) {
             Some(exact) => match (exact.entry.handler)(&Call { op, args }, operands)? {
                 Handled::Done(value) => return Ok(value),
                 Handled::Declined => Some(exact.entry),
             },
             None => None,
         };
-        Self::call_rest(
-            op,
-            operands,
-            args,
-            Self::rest(handlers, group, &ids),
-            declined,
-        )
+        Self::call_rest(op, operands, args, handlers, group, declined)
     }
 
     /// [`call`](Self::call) past the exact handler: the wildcard and group candidates in
     /// precedence order, then the dense default.
     #[inline(never)]
-    fn call_rest<'t>(
+    fn call_rest(
         op: &'static Op,
         operands: &[Operand<'_>],
         args: &OpArgs,
-        rest: impl Iterator<Item = &'t Resolved>,
+        handlers: Option<&OpHandlers>,
+        group: Option<&Group>,
         declined: Option<&'static DispatchEntry>,
     ) -> Result<Value> {
-        let call = Call { op, args };
         let mut tried: SmallVec<[&'static DispatchEntry; 4]> = declined.into_iter().collect();
-        for candidate in rest {
-            match (candidate.entry.handler)(&call, operands)? {
-                Handled::Done(value) => return Ok(value),
-                Handled::Declined => tried.push(candidate.entry),
+        // More arguments than any handler takes: only the dense default can run.
+        if let Some(ids) = Ids::new(operands.iter().map(Operand::type_id)) {
+            let call = Call { op, args };
+            for candidate in Self::rest(handlers, group, &ids) {
+                match (candidate.entry.handler)(&call, operands)? {
+                    Handled::Done(value) => return Ok(value),
+                    Handled::Declined => tried.push(candidate.entry),
+                }
             }
         }
         dense_default(op, operands, args, &tried)

@@ -50,6 +50,9 @@ pub(crate) enum Dense {
 pub struct Op {
     sig: Signature,
     key: u64,
+    /// The position of the op's name in the catalog (`NOT_IN_CATALOG` otherwise): dispatch
+    /// tables index their per-op handlers by it instead of hashing.
+    slot: u16,
     dense: Dense,
     masked: Option<MaskedFn>,
     dtypes: DTypeSet,
@@ -69,6 +72,36 @@ const fn name_key(name: &str) -> u64 {
         i += 1;
     }
     h
+}
+
+/// [`Op::slot`] of a name that is not in the catalog.
+const NOT_IN_CATALOG: u16 = u16::MAX;
+
+/// The position of `name` in the catalog's signatures, computed at compile time.
+const fn catalog_slot(name: &str) -> u16 {
+    let mut i = 0;
+    while i < signature::ALL.len() {
+        if str_eq(signature::ALL[i].name, name) {
+            return i as u16;
+        }
+        i += 1;
+    }
+    NOT_IN_CATALOG
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 impl InferRule {
@@ -92,6 +125,7 @@ impl Op {
         Op {
             sig: Signature { name, kind, arity },
             key: name_key(name),
+            slot: catalog_slot(name),
             dense: match dense {
                 Some(f) => Dense::User(f),
                 None => Dense::None,
@@ -108,6 +142,7 @@ impl Op {
     const fn builtin(sig: Signature, data: Builtin) -> Op {
         Op {
             key: name_key(sig.name),
+            slot: catalog_slot(sig.name),
             dense: Dense::Kernel(data.kernel),
             masked: data.masked,
             dtypes: data.dtypes,
@@ -118,6 +153,17 @@ impl Op {
                 None => InferRule::of_kind(sig.kind),
             },
             sig,
+        }
+    }
+
+    /// The position of the op's name in [`ALL`] (`None` for a name the catalog does not have):
+    /// a user-declared op of a catalog name shares that op's handlers, as it shares its name.
+    #[inline]
+    pub(crate) const fn catalog_slot(&self) -> Option<usize> {
+        if self.slot == NOT_IN_CATALOG {
+            None
+        } else {
+            Some(self.slot as usize)
         }
     }
 
@@ -422,6 +468,18 @@ mod tests {
             signature::ALL,
             "core's catalog and extype_shape::signature::ALL differ"
         );
+    }
+
+    #[test]
+    fn slots_are_catalog_positions() {
+        for (i, op) in ALL.iter().enumerate() {
+            assert_eq!(op.catalog_slot(), Some(i), "{op}");
+        }
+        let user = Op::new("my.op", OpKind::Other, Arity::Exactly(1), None);
+        assert_eq!(user.catalog_slot(), None);
+        // A user op of a catalog name is that op for dispatch (as before: ops are their names).
+        let add = Op::new("add", OpKind::BinaryElementwise, Arity::Exactly(2), None);
+        assert_eq!(add.catalog_slot(), ADD.catalog_slot());
     }
 
     #[test]

@@ -17,7 +17,13 @@ use crate::value::{SharedExtension, Value, ValueSpec};
 enum Repr<'a> {
     Tensor(&'a Tensor),
     View(TensorView<'a>),
-    Extension(&'a dyn AnyExtension, Option<&'a SharedExtension>),
+    /// The value; `Some(TypeId::of::<T>())` when the operand was made from a `&T` (so the value
+    /// is a `T`, known without a dynamic call); its shared handle when it came as a [`Value`].
+    Extension(
+        &'a dyn AnyExtension,
+        Option<TypeId>,
+        Option<&'a SharedExtension>,
+    ),
 }
 
 /// One argument of an op call, borrowed. Handlers whose signature takes `&Operand` accept an
@@ -51,7 +57,7 @@ impl<'a> Operand<'a> {
     /// An extension value.
     #[inline]
     pub fn extension(e: &'a dyn AnyExtension) -> Self {
-        Operand(Repr::Extension(e, None))
+        Operand(Repr::Extension(e, None, None))
     }
 
     /// A [`Value`] (keeps the shared handle, so [`to_value`](Self::to_value) is O(1)).
@@ -59,7 +65,7 @@ impl<'a> Operand<'a> {
     pub fn value(v: &'a Value) -> Self {
         match v {
             Value::Tensor(t) => Operand(Repr::Tensor(t)),
-            Value::Extension(e) => Operand(Repr::Extension(&**e, Some(e))),
+            Value::Extension(e) => Operand(Repr::Extension(&**e, None, Some(e))),
         }
     }
 
@@ -69,7 +75,7 @@ impl<'a> Operand<'a> {
         Operand(match &self.0 {
             Repr::Tensor(t) => Repr::Tensor(t),
             Repr::View(v) => Repr::View(reborrow(v)),
-            Repr::Extension(e, arc) => Repr::Extension(*e, *arc),
+            Repr::Extension(e, id, arc) => Repr::Extension(*e, *id, *arc),
         })
     }
 
@@ -84,7 +90,8 @@ impl<'a> Operand<'a> {
     #[inline]
     pub fn type_id(&self) -> TypeId {
         match &self.0 {
-            Repr::Extension(e, _) => e.as_any().type_id(),
+            Repr::Extension(_, Some(id), _) => *id,
+            Repr::Extension(e, None, _) => e.as_any().type_id(),
             _ => TypeId::of::<Tensor>(),
         }
     }
@@ -92,7 +99,7 @@ impl<'a> Operand<'a> {
     /// `"Tensor"`, or the registered name of the extension type.
     pub fn type_name(&self) -> &str {
         match &self.0 {
-            Repr::Extension(e, _) => e.name(),
+            Repr::Extension(e, ..) => e.name(),
             _ => "Tensor",
         }
     }
@@ -102,7 +109,7 @@ impl<'a> Operand<'a> {
         match &self.0 {
             Repr::Tensor(t) => format!("Tensor({})", TensorSpec::from_tensor(t)),
             Repr::View(v) => format!("Tensor({})", TensorSpec::from_view(v)),
-            Repr::Extension(e, _) => e.name().to_string(),
+            Repr::Extension(e, ..) => e.name().to_string(),
         }
     }
 
@@ -110,7 +117,13 @@ impl<'a> Operand<'a> {
     #[inline]
     pub fn downcast_ref<T: ExtensionType>(&self) -> Option<&'a T> {
         match self.0 {
-            Repr::Extension(e, _) => e.as_any().downcast_ref::<T>(),
+            Repr::Extension(e, Some(id), _) => (id == TypeId::of::<T>()).then(|| {
+                let ptr: *const dyn AnyExtension = e;
+                // SAFETY: the operand was made from a `&U` with `TypeId::of::<U>() == id`
+                // (`AsOperand for U`), and `id` is `T`'s: the value is a `T`.
+                unsafe { &*ptr.cast::<T>() }
+            }),
+            Repr::Extension(e, None, _) => e.as_any().downcast_ref::<T>(),
             _ => None,
         }
     }
@@ -119,7 +132,7 @@ impl<'a> Operand<'a> {
     #[inline]
     pub fn as_extension(&self) -> Option<&'a dyn AnyExtension> {
         match self.0 {
-            Repr::Extension(e, _) => Some(e),
+            Repr::Extension(e, ..) => Some(e),
             _ => None,
         }
     }
@@ -162,8 +175,8 @@ impl<'a> Operand<'a> {
         match &self.0 {
             Repr::Tensor(t) => Ok(Value::Tensor((*t).clone())),
             Repr::View(v) => Ok(Value::Tensor(v.to_tensor())),
-            Repr::Extension(_, Some(arc)) => Ok(Value::Extension(SharedExtension::clone(arc))),
-            Repr::Extension(e, None) => e.any_spec().dyn_from_components(e.clone_components()),
+            Repr::Extension(_, _, Some(arc)) => Ok(Value::Extension(SharedExtension::clone(arc))),
+            Repr::Extension(e, _, None) => e.any_spec().dyn_from_components(e.clone_components()),
         }
     }
 
@@ -172,7 +185,7 @@ impl<'a> Operand<'a> {
         match &self.0 {
             Repr::Tensor(t) => ValueSpec::Tensor(TensorSpec::from_tensor(t)),
             Repr::View(v) => ValueSpec::Tensor(TensorSpec::from_view(v)),
-            Repr::Extension(e, _) => ValueSpec::Extension(e.any_spec()),
+            Repr::Extension(e, ..) => ValueSpec::Extension(e.any_spec()),
         }
     }
 }
@@ -187,7 +200,8 @@ pub trait AsOperand {
 impl<T: ExtensionType> AsOperand for T {
     #[inline]
     fn as_operand(&self) -> Operand<'_> {
-        Operand::extension(self)
+        // The type is known here: no dynamic call for its `TypeId`.
+        Operand(Repr::Extension(self, Some(TypeId::of::<T>()), None))
     }
 }
 
