@@ -25,7 +25,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
-use extype::dispatch::{Call, DispatchEntry, Handled, ParamKind, Target};
+use extype::dispatch::{Call, DispatchEntry, Handled, IntoHandled, ParamKind, Target};
 use extype::ops::{self, Operand, catalog};
 use extype::{Result, Tensor, Value};
 use extype_kernels::elementwise::binary as kb;
@@ -49,7 +49,7 @@ fn masked_add_wrapper<'a>(_: &Call<'_>, args: &[Operand<'a>]) -> Result<Handled>
     ) else {
         return Ok(Handled::Declined);
     };
-    masked_add(x, y).map(|v| Handled::Done(Value::from_extension(v)))
+    IntoHandled::into_handled(masked_add(x, y))
 }
 
 const PARAMS: &[ParamKind] = &[

@@ -183,7 +183,10 @@ pub trait IntoHandled {
 impl<T: IntoValue> IntoHandled for Result<T> {
     #[inline]
     fn into_handled(self) -> Result<Handled> {
-        self.map(|v| Handled::Done(v.into_value()))
+        match self {
+            Ok(v) => Ok(Handled::Done(v.into_value())),
+            Err(e) => Err(e),
+        }
     }
 }
 

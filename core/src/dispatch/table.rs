@@ -530,10 +530,12 @@ impl DispatchTable {
             return dense_default(op, operands, args, &[]);
         }
         // The exact handler first (compared in turn, or one hash lookup), then the rest.
+        // One match on the handler's result (no `?`): the value moves once.
         let declined = match handlers.and_then(|h| h.exact.find(operands)) {
-            Some(exact) => match (exact.entry.handler)(&Call { op, args }, operands)? {
-                Handled::Done(value) => return Ok(value),
-                Handled::Declined => Some(exact.entry),
+            Some(exact) => match (exact.entry.handler)(&Call { op, args }, operands) {
+                Ok(Handled::Done(value)) => return Ok(value),
+                Ok(Handled::Declined) => Some(exact.entry),
+                Err(e) => return Err(e),
             },
             None => None,
         };

@@ -208,18 +208,22 @@ macro_rules! typed {
     };
 }
 
-/// Like [`typed!`] for two arguments of one dtype of the set.
+/// Like [`typed!`] for two arguments of one dtype of the set, as a `Result<Tensor>`: `body`
+/// returns a kernel `Result`, matched once (no intermediate moves of the array).
 macro_rules! pair {
     (NUMERIC, $($rest:tt)*) => { $crate::op_model::dense::pair!(@ [F32, F64, I32, I64, U8, U64] $($rest)*) };
     (FLOAT, $($rest:tt)*) => { $crate::op_model::dense::pair!(@ [F32, F64] $($rest)*) };
     (KERNEL, $($rest:tt)*) => { $crate::op_model::dense::pair!(@ [Bool, F32, F64, I32, I64, U8, U64] $($rest)*) };
-    (@ [$($var:ident),*] $enum:ident, $x:expr, $y:expr, |$a:ident, $b:ident| $body:expr, $refusal:expr) => {
+    (@ [$($var:ident),*] $enum:ident, $op:expr, $x:expr, $y:expr, |$a:ident, $b:ident| $body:expr, $refusal:expr) => {
         match ($x, $y) {
             $((
                 $crate::tensor::$enum::$var($a),
                 $crate::tensor::$enum::$var($b),
-            ) => $crate::op_model::dense::KernelOut::into_tensor($body),)*
-            _ => return Err($refusal),
+            ) => match $body {
+                Ok(out) => Ok($crate::op_model::dense::KernelOut::into_tensor(out)),
+                Err(e) => Err($crate::op_model::dense::kernel_error($op)(e)),
+            },)*
+            _ => Err($refusal),
         }
     };
 }
@@ -258,25 +262,28 @@ macro_rules! binary {
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 _: &$crate::op_model::OpArgs,
             ) -> $crate::error::Result<$crate::value::Value> {
-                use $crate::op_model::dense::{DenseArgs, kernel_error, pair, refused};
-                Ok($crate::value::Value::Tensor(match xs {
+                use $crate::op_model::dense::{DenseArgs, pair, refused};
+                let out = match xs {
                     DenseArgs::Tensors(ts) => pair!(
                         $set,
                         Tensor,
+                        op,
                         ts[0],
                         ts[1],
-                        |a, b| $kernel(a, b).map_err(kernel_error(op))?,
+                        |a, b| $kernel(a, b),
                         refused(op, xs)
                     ),
                     DenseArgs::Views(vs) => pair!(
                         $set,
                         TensorView,
+                        op,
                         &vs[0],
                         &vs[1],
-                        |a, b| $kernel(a, b).map_err(kernel_error(op))?,
+                        |a, b| $kernel(a, b),
                         refused(op, xs)
                     ),
-                }))
+                };
+                out.map($crate::value::Value::Tensor)
             }
             run
         })
@@ -705,14 +712,15 @@ pub(crate) fn where_(op: &Op, dense: DenseArgs<'_, '_>, _: &OpArgs) -> Result<Te
     let TensorView::Bool(cond) = &xs[0] else {
         return Err(refused(op, dense));
     };
-    Ok(pair!(
+    pair!(
         KERNEL,
         TensorView,
+        op,
         &xs[1],
         &xs[2],
-        |a, b| select::select(cond, a, b).map_err(kernel_error(op))?,
+        |a, b| select::select(cond, a, b),
         refused(op, dense)
-    ))
+    )
 }
 
 pub(crate) fn boolean_mask(op: &Op, dense: DenseArgs<'_, '_>, _: &OpArgs) -> Result<Tensor> {
