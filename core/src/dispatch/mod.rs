@@ -117,35 +117,16 @@
 //!
 //! ## Cost
 //!
-//! A call builds the argument `TypeId`s in a fixed-size array (no allocation), does one hash
-//! lookup (FxHash) for the exact key, and on a miss scans the op's short wildcard and group
-//! lists. Measured with `cargo bench -p extype-core --bench dispatch` (`core/benches/dispatch.rs`;
-//! it prints a paired summary after criterion's report):
-//!
-//! Three runs (criterion medians; then the bench's own interleaved-batch medians, which pair
-//! each measurement with its reference so that load from other processes hits both alike):
-//!
-//! | benchmark | run 1 | run 2 | run 3 |
-//! |---|---|---|---|
-//! | `ops::add`, two 16-element MaskedTensors (exact handler) | 750 ns | 731 ns | 707 ns |
-//! | the handler called directly | 701 ns | 661 ns | 640 ns |
-//! | **dispatch overhead** (criterion difference) | **49 ns** | **70 ns** | **67 ns** |
-//! | dispatch overhead (paired summary) | 54 ns | 70 ns | 50 ns |
-//! | `ops::add`, two dense 16-element `f32` tensors | 559 ns | 500 ns | 515 ns |
-//! | the kernel called directly | 320 ns | 307 ns | 294 ns |
-//! | the kernel, result wrapped into a `Tensor` | | | 345 ns |
-//! | `ops::add`, two dense 1 Mi-element `f32` tensors | 80.7 µs | 96.6 µs | 86.6 µs |
-//! | the kernel called directly | 84.8 µs | 81.5 µs | 83.5 µs |
-//! | **ratio** `ops::add` / kernel, 1 Mi elements (paired summary) | **1.074** | **1.008** | **1.014** |
-//!
-//! Targets: dispatch overhead ≤ 100 ns — met in every run (49–70 ns). `ops::add` on 1 Mi
-//! elements within 5% of the kernel — the paired medians give 1.074, 0.988, 1.018, 1.008 and
-//! 1.014 over five runs (one above 5%); the sequential criterion medians swing by up to ±20% on
-//! this 2-core VM shared with other builds (0.95, 1.19, 1.04), so they cannot resolve 5%. The
-//! dense path's fixed cost is ≈ 200–240 ns: ≈ 50 ns to wrap the result into a shared
-//! [`Tensor`](crate::Tensor) (which every op returns), the rest table lookups and the dtype
-//! dispatch — 0.2% of a 1 Mi-element add. For comparison, TensorFlow takes ~44 µs for the same
-//! dispatched MaskedTensor add and ~19 µs for a plain eager add of two 16-element tensors.
+//! A call on a catalog op finds the op's handlers at its catalog slot (no hashing), compares
+//! the argument `TypeId`s with its few exact handlers in turn (hashed past eight) and takes an
+//! operand's `TypeId` from the type it was made from. Measured with
+//! `cargo bench -p extype-core --bench dispatch` (paired summary, three runs): `ops::add` on two
+//! dense 16-element `f32` tensors costs 24–25 ns more than the kernel called directly (the
+//! previous layout: 218–224 ns in the same minutes); on two 16-element MaskedTensors, 24–43 ns
+//! more than the handler called directly (previously 79–84 ns); on 1 Mi elements it runs at the
+//! kernel's speed (0.998–1.016×). TensorFlow takes ~44 µs for the same dispatched MaskedTensor
+//! add. Figures, the method and what the remaining nanoseconds are: `BENCHMARKS.md`, "Op
+//! dispatch".
 
 pub mod entry;
 pub mod group;

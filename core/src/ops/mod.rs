@@ -30,11 +30,11 @@
 //!
 //! ## Performance
 //!
-//! Measured with `cargo bench -p extype-core --bench dispatch`: dispatching `ops::add` to an exact
-//! handler for two 16-element MaskedTensors costs 49–70 ns over calling the handler directly;
-//! `ops::add` on two dense 1 Mi-element `f32` tensors runs at the kernel's speed (paired ratio
-//! 0.99–1.07 over five runs, within this machine's noise), with a fixed ≈ 200–240 ns for the
-//! dense path. Full table in [`crate::dispatch`].
+//! Measured with `cargo bench -p extype-core --bench dispatch`: `ops::add` on two dense
+//! 16-element `f32` tensors costs 24–25 ns more than the kernel called directly, and on 1 Mi
+//! elements runs at the kernel's speed; dispatching it to an exact handler for two 16-element
+//! MaskedTensors costs 24–43 ns over calling the handler directly. Summary in
+//! [`crate::dispatch`], figures in `BENCHMARKS.md`.
 //!
 //! ## Layout
 //!

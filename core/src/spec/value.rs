@@ -26,7 +26,7 @@ pub enum Value {
 /// An extension value of any type behind a shared pointer: what [`Value::Extension`] holds.
 /// Derefs to [`dyn AnyExtension`](AnyExtension); clone is O(1).
 ///
-/// One allocation holds the reference counts and the value (`Arc<dyn …>` of a [`Slot`]), so
+/// One allocation holds the reference counts and the value (`Arc<dyn …>` of a private slot), so
 /// wrapping a handler's result costs one allocation. Reference counting and dropping are code
 /// shared by all types (through the `dyn`); per type there are only the slot's few methods.
 #[derive(Clone)]
