@@ -1,4 +1,5 @@
-//! The dispatch table: built once from the registered entries, then one hash lookup per call.
+//! The dispatch table: built once from the registered entries; a call indexes its op's handlers
+//! by catalog slot and compares argument types with the few exact handlers (hashed past eight).
 
 use std::any::TypeId;
 use std::collections::HashMap;
