@@ -268,6 +268,41 @@ pub fn lookup(name: &str) -> Option<&'static Signature> {
     ALL.iter().find(|sig| sig.name == snake)
 }
 
+/// The position in [`ALL`] of the op with exactly this snake-case name, computed at compile time
+/// when called in a constant (core's catalog uses it as the op's slot in dispatch tables).
+///
+/// ```
+/// use extype_shape::signature::{self, ALL};
+/// const ADD: Option<usize> = signature::position("add");
+/// assert_eq!(ALL[ADD.unwrap()], signature::ADD);
+/// assert_eq!(signature::position("Add"), None);
+/// ```
+pub const fn position(name: &str) -> Option<usize> {
+    let mut i = 0;
+    while i < ALL.len() {
+        if const_str_eq(ALL[i].name, name) {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+const fn const_str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// `ReduceSum` → `reduce_sum`; snake-case input is returned unchanged.
 ///
 /// ```

@@ -182,14 +182,17 @@ struct Exact {
 
 impl Exact {
     fn insert(&mut self, ids: Ids, resolved: Resolved) {
+        let i = self.handlers.len();
         self.handlers.push((ids, resolved));
-        if self.handlers.len() > LINEAR_EXACT {
-            let index = self
-                .handlers
-                .iter()
-                .enumerate()
-                .map(|(i, (ids, _))| (*ids, i));
-            self.index = Some(index.collect());
+        match &mut self.index {
+            Some(index) => {
+                index.insert(ids, i);
+            }
+            None if self.handlers.len() > LINEAR_EXACT => {
+                let all = self.handlers.iter().enumerate();
+                self.index = Some(all.map(|(i, (ids, _))| (*ids, i)).collect());
+            }
+            None => {}
         }
     }
 
@@ -209,10 +212,7 @@ impl Exact {
                             .all(|(id, o)| *id == o.type_id())
                 })
                 .map(|(_, r)| r),
-            Some(index) => {
-                let ids = Ids::new(operands.iter().map(Operand::type_id))?;
-                index.get(&ids).map(|&i| &self.handlers[i].1)
-            }
+            Some(_) => self.get(&Ids::new(operands.iter().map(Operand::type_id))?),
         }
     }
 

@@ -77,31 +77,15 @@ const fn name_key(name: &str) -> u64 {
 /// [`Op::slot`] of a name that is not in the catalog.
 const NOT_IN_CATALOG: u16 = u16::MAX;
 
-/// The position of `name` in the catalog's signatures, computed at compile time.
-const fn catalog_slot(name: &str) -> u16 {
-    let mut i = 0;
-    while i < signature::ALL.len() {
-        if str_eq(signature::ALL[i].name, name) {
-            return i as u16;
-        }
-        i += 1;
-    }
-    NOT_IN_CATALOG
-}
+// Every catalog position fits a slot, below the "not in the catalog" mark.
+const _: () = assert!(signature::ALL.len() < NOT_IN_CATALOG as usize);
 
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
+/// The position of `name` in the catalog ([`signature::position`], at compile time).
+const fn catalog_slot(name: &str) -> u16 {
+    match signature::position(name) {
+        Some(i) => i as u16,
+        None => NOT_IN_CATALOG,
     }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 impl InferRule {
