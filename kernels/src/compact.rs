@@ -6,9 +6,7 @@ use crate::error::{KernelError, Result};
 use crate::scalar::Scalar;
 use std::mem::MaybeUninit;
 
-use rayon::prelude::*;
-
-use crate::parallel::{PAR_CHUNK_ELEMS, advise_huge_pages, use_parallel_output};
+use crate::parallel::{self, PAR_CHUNK_ELEMS, advise_huge_pages, use_parallel_output};
 use crate::simd::{Kernel, Simd, dispatch};
 
 /// Branch-free compaction of a contiguous run into `dst`, which has exactly one slot per true
@@ -65,10 +63,13 @@ fn compact_slice<T: Copy + Send + Sync>(xs: &[T], mask: &[bool]) -> Vec<T> {
     let count = |mask: &[bool]| dispatch(CountTrue { mask });
     let bytes = n * (2 * size_of::<T>() + 1);
     let chunks: Vec<(&[T], &[bool], usize)> = if use_parallel_output(bytes) {
-        xs.par_chunks(PAR_CHUNK_ELEMS)
-            .zip(mask.par_chunks(PAR_CHUNK_ELEMS))
-            .map(|(x, m)| (x, m, count(m)))
-            .collect()
+        let mut chunks: Vec<_> = xs
+            .chunks(PAR_CHUNK_ELEMS)
+            .zip(mask.chunks(PAR_CHUNK_ELEMS))
+            .map(|(x, m)| (x, m, 0))
+            .collect();
+        parallel::for_each_mut(&mut chunks, &|_, chunk| chunk.2 = count(chunk.1));
+        chunks
     } else {
         vec![(xs, mask, count(mask))]
     };
@@ -82,13 +83,18 @@ fn compact_slice<T: Copy + Send + Sync>(xs: &[T], mask: &[bool]) -> Vec<T> {
         rest = tail;
         parts.push((x, m, dst));
     }
-    let fill = |(xs, mask, dst): (&[T], &[bool], &mut [MaybeUninit<T>])| {
-        dispatch(CompactInto { xs, mask, dst })
+    let fill = |_: usize, part: &mut (&[T], &[bool], &mut [MaybeUninit<T>])| {
+        let (xs, mask) = (part.0, part.1);
+        dispatch(CompactInto {
+            xs,
+            mask,
+            dst: &mut *part.2,
+        })
     };
     if parts.len() > 1 {
-        parts.into_par_iter().for_each(fill);
+        parallel::for_each_mut(&mut parts, &fill);
     } else {
-        parts.into_iter().for_each(fill);
+        parts.iter_mut().for_each(|part| fill(0, part));
     }
     // SAFETY: the parts tile `0..kept`, and each part (of its chunk's count of true mask
     // elements) was fully written by `CompactInto`, whose cursor reaches every slot.

@@ -5,12 +5,10 @@
 
 use std::mem::MaybeUninit;
 
-use ndarray::{ArrayD, ArrayView1, ArrayViewD, ArrayViewMut1, Axis, IxDyn, Zip};
-use rayon::prelude::*;
-
 use crate::layout::normalize;
-use crate::parallel::{PAR_CHUNK_ELEMS, advise_huge_pages, use_parallel_output};
+use crate::parallel::{self, PAR_CHUNK_ELEMS, advise_huge_pages, use_parallel_output};
 use crate::simd::{Kernel, Simd, dispatch};
+use ndarray::{ArrayD, ArrayView1, ArrayViewD, ArrayViewMut1, Axis, IxDyn, Zip};
 
 /// Elements per unrolled block of the map kernels.
 const UNROLL: usize = 64;
@@ -112,13 +110,10 @@ pub(crate) fn build_vec<U: Send>(
         let head = ((addr.next_multiple_of(HUGE) - addr) / size).min(n);
         let (first, rest) = spare.split_at_mut(head);
         let per = HUGE / size;
-        rayon::join(
+        let mut parts: Vec<_> = rest.chunks_mut(per).collect();
+        parallel::join(
             || fill(0, first),
-            || {
-                rest.par_chunks_mut(per)
-                    .enumerate()
-                    .for_each(|(i, part)| fill(head + i * per, part))
-            },
+            || parallel::for_each_mut(&mut parts, &|i, part| fill(head + i * per, part)),
         );
     } else {
         fill(0, spare);
@@ -141,10 +136,9 @@ pub(crate) fn build_vec_chunked<U: Send>(
     let spare = &mut out.spare_capacity_mut()[..n];
     advise_huge_pages(spare);
     if use_parallel_output(bytes_touched) {
-        spare
-            .par_chunks_mut(chunk.max(1))
-            .enumerate()
-            .for_each(|(i, part)| fill(i * chunk.max(1), part));
+        let chunk = chunk.max(1);
+        let mut parts: Vec<_> = spare.chunks_mut(chunk).collect();
+        parallel::for_each_mut(&mut parts, &|i, part| fill(i * chunk, part));
     } else {
         fill(0, spare);
     }

@@ -10,7 +10,7 @@ use ndarray::{ArrayView1, ArrayViewD, Axis, Zip};
 
 use super::{LEAF, Reducer};
 use crate::layout::normalize;
-use crate::parallel::use_parallel;
+use crate::parallel::{self, use_parallel};
 use crate::simd::{Kernel, Simd, dispatch};
 
 /// A perfect block of leaves, reduced serially inside one dispatch (binary-counter pairwise).
@@ -94,7 +94,7 @@ fn reduce_block<T: Copy + Sync, R: Reducer<T>>(
             }
             None => (None, None),
         };
-        let (a, b) = rayon::join(
+        let (a, b) = parallel::join(
             || reduce_block(r, xl, ml, leaves / 2),
             || reduce_block(r, xr, mr, leaves / 2),
         );
