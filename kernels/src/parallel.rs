@@ -3,7 +3,7 @@
 //! Splits happen only at fixed boundaries (perfect blocks of reduction leaves, fixed-size
 //! chunks of elementwise outputs), so results never depend on the number of threads.
 //!
-//! Kernels reach rayon only through [`join`] and [`for_each_mut`], which hand it type-erased
+//! Kernels reach rayon only through `join` and `for_each_mut`, which hand it type-erased
 //! closures: rayon's job, registry and iterator machinery is then compiled once, not once per
 //! kernel, element type and SIMD backend (it was about a third of every test binary's code,
 //! 22 of 62 MiB in a debug build). One indirect call per task costs nothing beside a task of

@@ -122,8 +122,8 @@
 //! operand's `TypeId` from the type it was made from. Measured with
 //! `cargo bench -p extype-core --bench dispatch` (paired summary, three runs): `ops::add` on two
 //! dense 16-element `f32` tensors costs 24–25 ns more than the kernel called directly (the
-//! previous layout: 218–224 ns in the same minutes); on two 16-element MaskedTensors, 24–43 ns
-//! more than the handler called directly (previously 79–84 ns); on 1 Mi elements it runs at the
+//! previous layout: 218–224 ns in the same minutes); on two 16-element MaskedTensors, 24–67 ns
+//! more than the handler called directly, over six runs at load 1.6–2.4 (previously 79–84 ns); on 1 Mi elements it runs at the
 //! kernel's speed (0.998–1.016×). TensorFlow takes ~44 µs for the same dispatched MaskedTensor
 //! add. Figures, the method and what the remaining nanoseconds are: `BENCHMARKS.md`, "Op
 //! dispatch".

@@ -33,7 +33,7 @@
 //! Measured with `cargo bench -p extype-core --bench dispatch`: `ops::add` on two dense
 //! 16-element `f32` tensors costs 24–25 ns more than the kernel called directly, and on 1 Mi
 //! elements runs at the kernel's speed; dispatching it to an exact handler for two 16-element
-//! MaskedTensors costs 24–43 ns over calling the handler directly. Summary in
+//! MaskedTensors costs 24–67 ns over calling the handler directly (six runs, load 1.6–2.4). Summary in
 //! [`crate::dispatch`], figures in `BENCHMARKS.md`.
 //!
 //! ## Layout

@@ -5,6 +5,7 @@
 //! [`Value`] holds a `dyn AnyExtension`. [`value`] is also reachable as `crate::value`.
 
 mod any_spec;
+mod shared;
 mod type_spec;
 pub mod value;
 

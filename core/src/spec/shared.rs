@@ -1,0 +1,226 @@
+//! [`SharedExtension`]: an extension value of any type in one reference-counted allocation.
+//!
+//! Not `Arc<dyn …>`: a handler's result is almost always the only reference to its value when
+//! it is dropped, and `Arc` pays two atomic read-modify-writes for that drop (the strong count,
+//! then the weak count it keeps for `Weak`). Here there is no weak count, and a drop that
+//! finds the count at one frees the allocation after a plain load.
+
+use std::mem::ManuallyDrop;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering, fence};
+
+use super::{AnyExtension, ExtensionType};
+use crate::tensor::Tensor;
+
+/// An extension value of any type behind a shared pointer: what
+/// [`Value::Extension`](super::Value::Extension) holds. Derefs to
+/// [`dyn AnyExtension`](AnyExtension); clone is O(1).
+///
+/// One allocation holds the reference count and the value, so wrapping a handler's result costs
+/// one allocation. Reference counting and dropping are code shared by all types (through the
+/// `dyn`); per type there are only the slot's few methods.
+pub struct SharedExtension(NonNull<Counted<dyn Shared>>);
+
+/// The allocation: the number of [`SharedExtension`]s pointing at it, and the value.
+struct Counted<S: ?Sized> {
+    count: AtomicUsize,
+    slot: S,
+}
+
+// SAFETY: the pointee's count is atomic and its slot is `Send + Sync` (a bound of `Shared`);
+// the value is reached mutably only through `get_mut`, by the one owner. These are the
+// conditions under which `Arc<dyn Shared>` is `Send` and `Sync`.
+unsafe impl Send for SharedExtension {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for SharedExtension {}
+
+/// An extension value in its [`SharedExtension`] allocation, which a unique owner can move out.
+struct Slot<T> {
+    value: ManuallyDrop<T>,
+    /// Whether `value` was moved out (then only the allocation is freed).
+    taken: bool,
+}
+
+impl<T> Drop for Slot<T> {
+    fn drop(&mut self) {
+        if !self.taken {
+            // SAFETY: `value` was not moved out, and is dropped once, here.
+            unsafe { ManuallyDrop::drop(&mut self.value) }
+        }
+    }
+}
+
+/// The type-erased side of a [`Slot`].
+trait Shared: Send + Sync {
+    fn get(&self) -> &dyn AnyExtension;
+    /// Moves the value out into a box.
+    ///
+    /// # Safety
+    /// At most once per slot; afterwards the slot is only dropped.
+    unsafe fn take_boxed(&mut self) -> Box<dyn AnyExtension>;
+    /// Moves the value out as its components.
+    ///
+    /// # Safety
+    /// As for [`take_boxed`](Shared::take_boxed).
+    unsafe fn take_components(&mut self) -> Vec<Tensor>;
+}
+
+impl<T: ExtensionType> Shared for Slot<T> {
+    #[inline]
+    fn get(&self) -> &dyn AnyExtension {
+        &*self.value
+    }
+
+    unsafe fn take_boxed(&mut self) -> Box<dyn AnyExtension> {
+        self.taken = true;
+        // SAFETY: the caller takes the value at most once; `taken` keeps `drop` off it.
+        Box::new(unsafe { ManuallyDrop::take(&mut self.value) })
+    }
+
+    unsafe fn take_components(&mut self) -> Vec<Tensor> {
+        self.taken = true;
+        // SAFETY: as in `take_boxed`.
+        unsafe { ManuallyDrop::take(&mut self.value) }.into_components()
+    }
+}
+
+impl Shared for Slot<Box<dyn AnyExtension>> {
+    #[inline]
+    fn get(&self) -> &dyn AnyExtension {
+        &**self.value
+    }
+
+    unsafe fn take_boxed(&mut self) -> Box<dyn AnyExtension> {
+        self.taken = true;
+        // SAFETY: as for `Slot<T>`.
+        unsafe { ManuallyDrop::take(&mut self.value) }
+    }
+
+    unsafe fn take_components(&mut self) -> Vec<Tensor> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.take_boxed() }.into_components_boxed()
+    }
+}
+
+impl SharedExtension {
+    /// Wraps an extension value (one allocation).
+    pub fn new<T: ExtensionType>(value: T) -> Self {
+        Self::from_slot(Slot {
+            value: ManuallyDrop::new(value),
+            taken: false,
+        })
+    }
+
+    /// Wraps a boxed extension value.
+    pub fn from_box(value: Box<dyn AnyExtension>) -> Self {
+        Self::from_slot(Slot {
+            value: ManuallyDrop::new(value),
+            taken: false,
+        })
+    }
+
+    #[inline]
+    fn from_slot<S: Shared + 'static>(slot: S) -> Self {
+        let counted: Box<Counted<dyn Shared>> = Box::new(Counted {
+            count: AtomicUsize::new(1),
+            slot,
+        });
+        SharedExtension(NonNull::from(Box::leak(counted)))
+    }
+
+    #[inline]
+    fn counted(&self) -> &Counted<dyn Shared> {
+        // SAFETY: the allocation lives while any `SharedExtension` points at it, and `self` does.
+        unsafe { self.0.as_ref() }
+    }
+
+    /// The slot, if this is the only reference to it.
+    #[inline]
+    fn get_mut(&mut self) -> Option<&mut dyn Shared> {
+        // Acquire: other owners' uses of the value (released by their drops) happen before ours.
+        if self.counted().count.load(Ordering::Acquire) != 1 {
+            return None;
+        }
+        // SAFETY: the count is one, so `self` is the only pointer to the allocation, and no
+        // other can appear while `self` is borrowed mutably (a clone needs a reference to one).
+        Some(unsafe { &mut (*self.0.as_ptr()).slot })
+    }
+
+    /// The value, if this is the only reference to it.
+    pub fn try_unwrap(mut self) -> std::result::Result<Box<dyn AnyExtension>, SharedExtension> {
+        match self.get_mut() {
+            // SAFETY: the only reference, consumed here: the slot is dropped right after.
+            Some(slot) => Ok(unsafe { slot.take_boxed() }),
+            None => Err(self),
+        }
+    }
+
+    /// The components: moved out when this is the only reference, else those of a clone.
+    pub fn into_components(mut self) -> Vec<Tensor> {
+        match self.get_mut() {
+            // SAFETY: as in `try_unwrap`.
+            Some(slot) => unsafe { slot.take_components() },
+            None => self.clone_components(),
+        }
+    }
+
+    /// Whether both point to the same value.
+    pub fn ptr_eq(a: &SharedExtension, b: &SharedExtension) -> bool {
+        std::ptr::addr_eq(a.0.as_ptr(), b.0.as_ptr())
+    }
+
+    /// How many `SharedExtension`s point at this value (a snapshot: others may change it).
+    pub fn ref_count(&self) -> usize {
+        self.counted().count.load(Ordering::Relaxed)
+    }
+}
+
+impl Clone for SharedExtension {
+    #[inline]
+    fn clone(&self) -> Self {
+        // Relaxed, as in `Arc`: a new reference is made from an existing one, so the allocation
+        // is alive, and no other memory needs ordering with the increment.
+        let old = self.counted().count.fetch_add(1, Ordering::Relaxed);
+        // Counts near `usize::MAX` can only come from leaked clones; wrapping would free the
+        // value while it is in use, so stop, as `Arc` does.
+        if old > isize::MAX as usize {
+            std::process::abort();
+        }
+        SharedExtension(self.0)
+    }
+}
+
+impl Drop for SharedExtension {
+    #[inline]
+    fn drop(&mut self) {
+        let count = &self.counted().count;
+        // A count of one is this reference alone: no other exists and none can appear, so no
+        // read-modify-write is needed. Acquire: other owners' uses of the value (released by
+        // their decrements) happen before the free.
+        if count.load(Ordering::Acquire) != 1 {
+            if count.fetch_sub(1, Ordering::Release) != 1 {
+                return;
+            }
+            // The last reference after all (the others were dropped meanwhile).
+            fence(Ordering::Acquire);
+        }
+        // SAFETY: the allocation came from `Box::leak` in `from_slot`, and this was its last
+        // reference, so nothing else can reach it.
+        drop(unsafe { Box::from_raw(self.0.as_ptr()) });
+    }
+}
+
+impl std::ops::Deref for SharedExtension {
+    type Target = dyn AnyExtension;
+
+    #[inline]
+    fn deref(&self) -> &(dyn AnyExtension + 'static) {
+        self.counted().slot.get()
+    }
+}
+
+impl std::fmt::Debug for SharedExtension {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
