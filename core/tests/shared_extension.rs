@@ -9,6 +9,7 @@ mod common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicIsize, Ordering};
 
 use common::MaskedTensor;
@@ -24,6 +25,9 @@ thread_local! {
     /// Whether this thread's allocations count (const-initialised: no allocation, no destructor).
     static COUNTED: Cell<bool> = const { Cell::new(false) };
 }
+
+/// The tests count into one total, so they take turns.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn counted(on: bool) {
     COUNTED.with(|c| c.set(on));
@@ -70,6 +74,7 @@ fn data_ptr(t: &Tensor) -> *const u8 {
 
 #[test]
 fn clones_and_drops_free_the_value_once_and_a_unique_owner_moves_it_out() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     counted(true);
     let before = LIVE.load(Ordering::Relaxed);
 
@@ -117,6 +122,7 @@ fn clones_and_drops_free_the_value_once_and_a_unique_owner_moves_it_out() {
     let moved = shared.into_components();
     assert_eq!(data_ptr(&moved[0]), held_values);
     drop((moved, copied));
+    SharedExtension::release_spare();
     assert_eq!(
         LIVE.load(Ordering::Relaxed),
         before,
@@ -131,6 +137,7 @@ fn clones_and_drops_free_the_value_once_and_a_unique_owner_moves_it_out() {
     std::thread::spawn(move || {
         counted(true);
         drop(clones);
+        SharedExtension::release_spare();
         counted(false);
     })
     .join()
@@ -146,6 +153,56 @@ fn clones_and_drops_free_the_value_once_and_a_unique_owner_moves_it_out() {
     let value = SharedExtension::new(masked(3)).try_unwrap().ok().unwrap();
     assert!(value.type_name().ends_with("MaskedTensor"));
     drop(value);
+    SharedExtension::release_spare();
+    assert_eq!(
+        LIVE.load(Ordering::Relaxed),
+        before,
+        "bytes leaked or freed twice"
+    );
+}
+
+/// The address of the value inside its allocation.
+fn address(value: &SharedExtension) -> *const u8 {
+    std::ptr::from_ref(&**value).cast()
+}
+
+#[test]
+fn a_dropped_values_block_is_reused_once_for_the_same_layout_and_released_on_request() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    counted(true);
+    let before = LIVE.load(Ordering::Relaxed);
+    SharedExtension::release_spare();
+
+    let first = SharedExtension::new(masked(4));
+    let first_at = address(&first);
+    drop(first);
+    // Kept (the struct's block only: the tensors' buffers were freed with the value).
+    let kept = LIVE.load(Ordering::Relaxed) - before;
+    assert!(kept > 0, "the dropped value's block was not kept");
+    assert!(
+        kept < 1024,
+        "more than one struct's block kept: {kept} bytes"
+    );
+
+    // The next value of the same type takes it; the one after that needs a new block.
+    let second = SharedExtension::new(masked(4));
+    assert_eq!(address(&second), first_at);
+    let third = SharedExtension::new(masked(4));
+    assert_ne!(address(&third), first_at);
+    let values = |v: &SharedExtension| {
+        let masked = v.as_any().downcast_ref::<MaskedTensor>().unwrap();
+        masked.values.as_slice().unwrap().to_vec()
+    };
+    assert_eq!(values(&second), vec![0.0, 1.0, 2.0, 3.0]);
+    assert_eq!(values(&third), values(&second));
+
+    // A value of another layout does not take it.
+    drop(second);
+    let other = SharedExtension::from_box(Box::new(masked(4)));
+    assert_ne!(address(&other), first_at);
+
+    drop((third, other));
+    SharedExtension::release_spare();
     assert_eq!(
         LIVE.load(Ordering::Relaxed),
         before,

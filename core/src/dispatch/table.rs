@@ -521,13 +521,16 @@ impl DispatchTable {
     /// The fast path (inlined into the caller): when no handler of the op or its kind takes dense
     /// arguments only (each wants an extension type somewhere) and every argument is dense, no
     /// candidate can match, and the dense default runs at once.
+    ///
+    /// The op's arity is checked before anything runs, except before an exact handler: its
+    /// parameter count was checked against the arity when the table was built.
     #[inline]
     pub fn call(&self, op: &'static Op, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
-        op.check_arity(operands.len())?;
         let (handlers, group) = self.handlers(op);
         let takes_dense =
             handlers.is_some_and(|h| h.takes_dense) || group.is_some_and(|g| g.takes_dense);
         if !takes_dense && operands.iter().all(Operand::is_dense) {
+            op.check_arity(operands.len())?;
             return dense_default(op, operands, args, &[]);
         }
         // The exact handler first (compared in turn, or one hash lookup), then the rest.
@@ -554,6 +557,7 @@ impl DispatchTable {
         group: Option<&Group>,
         declined: Option<&'static DispatchEntry>,
     ) -> Result<Value> {
+        op.check_arity(operands.len())?;
         let mut tried: SmallVec<[&'static DispatchEntry; 4]> = declined.into_iter().collect();
         // More arguments than any handler takes: only the dense default can run.
         if let Some(ids) = Ids::new(operands.iter().map(Operand::type_id)) {

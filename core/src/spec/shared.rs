@@ -3,8 +3,10 @@
 //! Not `Arc<dyn …>`: a handler's result is almost always the only reference to its value when
 //! it is dropped, and `Arc` pays two atomic read-modify-writes for that drop (the strong count,
 //! then the weak count it keeps for `Weak`). Here there is no weak count, and a drop that
-//! finds the count at one frees the allocation after a plain load.
+//! finds the count at one frees the allocation after a plain load — into a one-block cache per
+//! thread that the next value of the same layout reuses (see `spare`).
 
+use std::alloc::{Layout, alloc, handle_alloc_error};
 use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering, fence};
@@ -17,7 +19,8 @@ use crate::tensor::Tensor;
 /// [`dyn AnyExtension`](AnyExtension); clone is O(1).
 ///
 /// One allocation holds the reference count and the value, so wrapping a handler's result costs
-/// one allocation. Reference counting and dropping are code shared by all types (through the
+/// one allocation, and usually not even that: each thread keeps the block of the last value it
+/// freed for the next value of the same layout ([`release_spare`](Self::release_spare)). Reference counting and dropping are code shared by all types (through the
 /// `dyn`); per type there are only the slot's few methods.
 pub struct SharedExtension(NonNull<Counted<dyn Shared>>);
 
@@ -121,11 +124,25 @@ impl SharedExtension {
 
     #[inline]
     fn from_slot<S: Shared + 'static>(slot: S) -> Self {
-        let counted: Box<Counted<dyn Shared>> = Box::new(Counted {
-            count: AtomicUsize::new(1),
-            slot,
-        });
-        SharedExtension(NonNull::from(Box::leak(counted)))
+        let layout = Layout::new::<Counted<S>>();
+        let raw = match spare::take(layout) {
+            Some(reused) => reused.as_ptr(),
+            // SAFETY: the layout is not zero-sized (it holds the count).
+            None => unsafe { alloc(layout) },
+        };
+        let Some(raw) = NonNull::new(raw.cast::<Counted<S>>()) else {
+            handle_alloc_error(layout)
+        };
+        // SAFETY: `raw` is a block of `Counted<S>`'s layout from the global allocator, fresh or
+        // given up by a dropped value (`spare` hands a block out once); nothing else points at it.
+        unsafe {
+            raw.as_ptr().write(Counted {
+                count: AtomicUsize::new(1),
+                slot,
+            })
+        };
+        let erased: NonNull<Counted<dyn Shared>> = raw;
+        SharedExtension(erased)
     }
 
     #[inline]
@@ -169,6 +186,15 @@ impl SharedExtension {
         std::ptr::addr_eq(a.0.as_ptr(), b.0.as_ptr())
     }
 
+    /// Frees the one block this thread keeps for the next value: dropping the last reference to
+    /// a value keeps its allocation (the struct, not its tensors' buffers) for the next value of
+    /// the same layout, because every op returns a fresh value and a loop of ops would otherwise
+    /// pay a free and a malloc per call. The block is freed anyway when the thread ends; call
+    /// this before counting a thread's live allocations (leak checks, tests).
+    pub fn release_spare() {
+        spare::release_this_thread();
+    }
+
     /// How many `SharedExtension`s point at this value (a snapshot: others may change it).
     pub fn ref_count(&self) -> usize {
         self.counted().count.load(Ordering::Relaxed)
@@ -204,9 +230,17 @@ impl Drop for SharedExtension {
             // The last reference after all (the others were dropped meanwhile).
             fence(Ordering::Acquire);
         }
-        // SAFETY: the allocation came from `Box::leak` in `from_slot`, and this was its last
-        // reference, so nothing else can reach it.
-        drop(unsafe { Box::from_raw(self.0.as_ptr()) });
+        let raw = self.0.as_ptr();
+        // SAFETY: this was the last reference, so nothing else can reach the allocation; it
+        // holds an initialised `Counted` (written in `from_slot`), dropped once, here.
+        let layout = unsafe {
+            let layout = Layout::for_value(&*raw);
+            std::ptr::drop_in_place(raw);
+            layout
+        };
+        // SAFETY: the block came from the global allocator with this layout (`from_slot`), holds
+        // no value any more, and this was its last reference; `raw` came from a `NonNull`.
+        unsafe { spare::give(NonNull::new_unchecked(raw.cast::<u8>()), layout) };
     }
 }
 
@@ -222,5 +256,79 @@ impl std::ops::Deref for SharedExtension {
 impl std::fmt::Debug for SharedExtension {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+/// One freed block per thread, kept for the next value of the same layout.
+///
+/// Every op returns its result in a fresh [`SharedExtension`], and the common loop drops one
+/// result before the next op makes another of the same type: keeping the last block saves the
+/// allocator a free and a malloc per call (about 120 instructions, a third of the dispatch
+/// overhead; `BENCHMARKS.md`, "Op dispatch"). At most one block per thread is kept, of the size
+/// of one value's struct (the tensors' buffers are separate allocations and are freed as usual);
+/// it is freed when the thread ends or by [`SharedExtension::release_spare`].
+mod spare {
+    use std::alloc::{Layout, dealloc};
+    use std::cell::Cell;
+    use std::ptr::NonNull;
+
+    /// The kept block and its layout.
+    struct Spare(Cell<Option<(NonNull<u8>, Layout)>>);
+
+    impl Drop for Spare {
+        fn drop(&mut self) {
+            release(&self.0);
+        }
+    }
+
+    thread_local! {
+        static SPARE: Spare = const { Spare(Cell::new(None)) };
+    }
+
+    fn release(cell: &Cell<Option<(NonNull<u8>, Layout)>>) {
+        if let Some((block, layout)) = cell.take() {
+            // SAFETY: kept by `give`, whose caller got it from the global allocator with
+            // `layout`; taken out of the cell, so freed once.
+            unsafe { dealloc(block.as_ptr(), layout) }
+        }
+    }
+
+    /// The kept block, if it has this layout (it is then no longer kept).
+    #[inline]
+    pub(super) fn take(layout: Layout) -> Option<NonNull<u8>> {
+        SPARE
+            .try_with(|spare| match spare.0.get() {
+                Some((block, kept)) if kept == layout => {
+                    spare.0.set(None);
+                    Some(block)
+                }
+                _ => None,
+            })
+            .ok()
+            .flatten()
+    }
+
+    /// Keeps `block` for the next value of its layout, freeing the block kept before (the newest
+    /// layout is the likeliest next). During the thread's teardown, frees `block` instead.
+    ///
+    /// # Safety
+    /// `block` came from the global allocator with `layout`, holds no value, and nothing else
+    /// refers to it.
+    #[inline]
+    pub(super) unsafe fn give(block: NonNull<u8>, layout: Layout) {
+        let free = SPARE
+            .try_with(|spare| spare.0.replace(Some((block, layout))))
+            .unwrap_or(Some((block, layout)));
+        if let Some((block, layout)) = free {
+            // SAFETY: from the global allocator with this layout (the caller's contract, or
+            // `give`'s for the block kept before), and no longer kept.
+            unsafe { dealloc(block.as_ptr(), layout) }
+        }
+    }
+
+    /// Frees this thread's kept block, if any.
+    pub(super) fn release_this_thread() {
+        // During teardown the block is being (or was) freed by `Spare`'s drop.
+        let _ = SPARE.try_with(|spare| release(&spare.0));
     }
 }
