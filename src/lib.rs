@@ -72,6 +72,7 @@
 //! `reduction` register group handlers that receive the op as a callable. The precedence rules
 //! and the handler signatures are documented in [`dispatch`](mod@dispatch); `examples/masked_tensor.rs` is a
 //! complete, tested MaskedTensor.
+#![doc(test(attr(deny(warnings))))]
 
 pub use extype_core::*;
 pub use extype_macros::{ExtensionType, dispatch};
@@ -89,3 +90,9 @@ mod tests {
         );
     }
 }
+
+/// The README's code, compiled and run as a doc test (warnings denied, as for every doc test of
+/// this crate), so the README shows code that builds cleanly.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -69,6 +69,30 @@ fn require_list(cx: &Ctxt, attr: &Attribute, keys: &[&str]) -> bool {
     false
 }
 
+/// Runs `parse_key` on one item of an attribute list; when it fails, records its error and skips
+/// the rest of the item (up to the next top-level comma), so every bad item of one list is
+/// reported, not only the first.
+fn report_and_skip(
+    cx: &Ctxt,
+    meta: &syn::meta::ParseNestedMeta,
+    parse_key: impl FnOnce(&syn::meta::ParseNestedMeta) -> syn::Result<()>,
+) -> syn::Result<()> {
+    if let Err(err) = parse_key(meta) {
+        cx.syn_error(err);
+        meta.input.step(|cursor| {
+            let mut rest = *cursor;
+            while let Some((tree, next)) = rest.token_tree() {
+                if matches!(&tree, proc_macro2::TokenTree::Punct(p) if p.as_char() == ',') {
+                    break;
+                }
+                rest = next;
+            }
+            Ok(((), rest))
+        })?;
+    }
+    Ok(())
+}
+
 fn unknown_key(meta: &syn::meta::ParseNestedMeta, keys: &[&str], place: &str) -> syn::Error {
     let path = meta.path.to_token_stream_string();
     let listed: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
@@ -155,23 +179,25 @@ impl ContainerAttrs {
                 continue;
             }
             let result = attr.parse_nested_meta(|meta| {
-                if meta.path.is_ident("name") {
-                    let lit = string_value(&meta, "name", "\"my_pkg.Foo\"")?;
-                    name.set(cx, &meta.path, lit);
-                } else if meta.path.is_ident("validate") {
-                    let path = validate_value(&meta)?;
-                    validate.set(cx, &meta.path, path);
-                } else if meta.path.is_ident("batchable") {
-                    batchable.set(cx, &meta.path, meta.path.clone());
-                } else if meta.path.is_ident("shape") {
-                    return Err(meta.error(
-                        "`extype(shape)` belongs on a field, not on the struct; \
+                report_and_skip(cx, &meta, |meta| {
+                    if meta.path.is_ident("name") {
+                        let lit = string_value(&meta, "name", "\"my_pkg.Foo\"")?;
+                        name.set(cx, &meta.path, lit);
+                    } else if meta.path.is_ident("validate") {
+                        let path = validate_value(&meta)?;
+                        validate.set(cx, &meta.path, path);
+                    } else if meta.path.is_ident("batchable") {
+                        batchable.set(cx, &meta.path, meta.path.clone());
+                    } else if meta.path.is_ident("shape") {
+                        return Err(meta.error(
+                            "`extype(shape)` belongs on a field, not on the struct; \
                          put `#[extype(shape = \"...\")]` on each tensor field",
-                    ));
-                } else {
-                    return Err(unknown_key(&meta, CONTAINER_KEYS, "struct"));
-                }
-                Ok(())
+                        ));
+                    } else {
+                        return Err(unknown_key(&meta, CONTAINER_KEYS, "struct"));
+                    }
+                    Ok(())
+                })
             });
             if let Err(err) = result {
                 cx.syn_error(err);
@@ -193,21 +219,23 @@ impl FieldAttrs {
                 continue;
             }
             let result = attr.parse_nested_meta(|meta| {
-                if meta.path.is_ident("shape") {
-                    let lit = string_value(&meta, "shape", "\"b n\"")?;
-                    shape.set(cx, &meta.path, lit);
-                } else if ["name", "validate", "batchable"]
-                    .iter()
-                    .any(|k| meta.path.is_ident(k))
-                {
-                    let key = meta.path.to_token_stream_string();
-                    return Err(meta.error(format!(
-                        "`extype({key})` belongs on the struct, not on a field"
-                    )));
-                } else {
-                    return Err(unknown_key(&meta, FIELD_KEYS, "field"));
-                }
-                Ok(())
+                report_and_skip(cx, &meta, |meta| {
+                    if meta.path.is_ident("shape") {
+                        let lit = string_value(&meta, "shape", "\"b n\"")?;
+                        shape.set(cx, &meta.path, lit);
+                    } else if ["name", "validate", "batchable"]
+                        .iter()
+                        .any(|k| meta.path.is_ident(k))
+                    {
+                        let key = meta.path.to_token_stream_string();
+                        return Err(meta.error(format!(
+                            "`extype({key})` belongs on the struct, not on a field"
+                        )));
+                    } else {
+                        return Err(unknown_key(&meta, FIELD_KEYS, "field"));
+                    }
+                    Ok(())
+                })
             });
             if let Err(err) = result {
                 cx.syn_error(err);

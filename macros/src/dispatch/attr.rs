@@ -111,7 +111,10 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Option<Args> {
                         },
                     );
                 } else {
-                    let suggestions = signature::suggest(&name);
+                    let suggestions: Vec<String> = signature::suggest(&name)
+                        .into_iter()
+                        .map(|op| in_spelling_of(&name, op))
+                        .collect();
                     let hint = if suggestions.is_empty() {
                         String::new()
                     } else {
@@ -155,7 +158,39 @@ pub fn parse(cx: &Ctxt, tokens: TokenStream) -> Option<Args> {
     }
 }
 
-fn quote_list(names: &[&str]) -> String {
-    let quoted: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+/// The catalog name `op` (snake case) spelled as the user spelled `written`: `ReduceSum` for
+/// `ReduceSums`, `reduce_sum` for `reduce_sums` (both spellings name the op in `#[dispatch]`).
+fn in_spelling_of(written: &str, op: &str) -> String {
+    let camel = written.starts_with(|c: char| c.is_ascii_uppercase()) && !written.contains('_');
+    if !camel {
+        return op.to_string();
+    }
+    op.split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn quote_list(names: &[impl AsRef<str>]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("`{}`", n.as_ref())).collect();
     quoted.join(" or ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_spelling_of;
+
+    #[test]
+    fn suggestions_follow_the_users_spelling() {
+        assert_eq!(in_spelling_of("ReduceSums", "reduce_sum"), "ReduceSum");
+        assert_eq!(in_spelling_of("Addd", "add"), "Add");
+        assert_eq!(in_spelling_of("reduce_sums", "reduce_sum"), "reduce_sum");
+        assert_eq!(in_spelling_of("addd", "add"), "add");
+        assert_eq!(in_spelling_of("Is_Nann", "is_nan"), "is_nan");
+    }
 }
