@@ -181,10 +181,10 @@ impl ContainerAttrs {
             let result = attr.parse_nested_meta(|meta| {
                 report_and_skip(cx, &meta, |meta| {
                     if meta.path.is_ident("name") {
-                        let lit = string_value(&meta, "name", "\"my_pkg.Foo\"")?;
+                        let lit = string_value(meta, "name", "\"my_pkg.Foo\"")?;
                         name.set(cx, &meta.path, lit);
                     } else if meta.path.is_ident("validate") {
-                        let path = validate_value(&meta)?;
+                        let path = validate_value(meta)?;
                         validate.set(cx, &meta.path, path);
                     } else if meta.path.is_ident("batchable") {
                         batchable.set(cx, &meta.path, meta.path.clone());
@@ -194,7 +194,7 @@ impl ContainerAttrs {
                          put `#[extype(shape = \"...\")]` on each tensor field",
                         ));
                     } else {
-                        return Err(unknown_key(&meta, CONTAINER_KEYS, "struct"));
+                        return Err(unknown_key(meta, CONTAINER_KEYS, "struct"));
                     }
                     Ok(())
                 })
@@ -221,7 +221,7 @@ impl FieldAttrs {
             let result = attr.parse_nested_meta(|meta| {
                 report_and_skip(cx, &meta, |meta| {
                     if meta.path.is_ident("shape") {
-                        let lit = string_value(&meta, "shape", "\"b n\"")?;
+                        let lit = string_value(meta, "shape", "\"b n\"")?;
                         shape.set(cx, &meta.path, lit);
                     } else if ["name", "validate", "batchable"]
                         .iter()
@@ -232,7 +232,7 @@ impl FieldAttrs {
                             "`extype({key})` belongs on the struct, not on a field"
                         )));
                     } else {
-                        return Err(unknown_key(&meta, FIELD_KEYS, "field"));
+                        return Err(unknown_key(meta, FIELD_KEYS, "field"));
                     }
                     Ok(())
                 })
