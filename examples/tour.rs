@@ -27,7 +27,7 @@ fn main() -> extype::Result<()> {
     println!("spec: {spec}");
     let components = m.clone().into_components();
     println!("{} components, moved out without copying", components.len());
-    let rebuilt = registry()?.rebuild(&spec.serialize(), components)?;
+    let rebuilt = registry().rebuild(&spec.serialize(), components)?;
     println!(
         "rebuilt by name {:?}: equal = {}",
         rebuilt.type_name(),

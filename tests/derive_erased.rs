@@ -115,7 +115,6 @@ fn hash_of(spec: &dyn AnySpec) -> u64 {
 fn both_specs<T: ExtensionType>(value: &T) -> (Box<dyn AnySpec>, Box<dyn AnySpec>) {
     let typed: Box<dyn AnySpec> = Box::new(value.spec());
     let erased = registry()
-        .unwrap()
         .deserialize_spec(&value.spec().serialize())
         .unwrap();
     (erased, typed)
@@ -171,7 +170,7 @@ fn rebuilt_values_downcast_move_and_clone() {
     let value = guarded(3);
     let spec = value.spec().serialize();
     let components = value.clone().into_components();
-    let rebuilt = registry().unwrap().rebuild(&spec, components).unwrap();
+    let rebuilt = registry().rebuild(&spec, components).unwrap();
 
     let Value::Extension(e) = &rebuilt else {
         panic!("not an extension value")
@@ -195,7 +194,7 @@ fn every_field_is_dropped_once_on_every_path() {
     {
         let value = guarded(4);
         let spec = value.spec().serialize();
-        let r = registry().unwrap();
+        let r = registry();
 
         // A rebuild that succeeds, its clone, its components, and the value moved out.
         let rebuilt = r.rebuild(&spec, value.clone().into_components()).unwrap();
@@ -250,7 +249,6 @@ fn typed_and_erased_paths_give_equal_values() {
     let spec = value.spec();
     let typed = TypeSpec::from_components(&spec, value.clone().into_components()).unwrap();
     let erased = registry()
-        .unwrap()
         .rebuild(&spec.serialize(), value.clone().into_components())
         .unwrap()
         .downcast::<Guarded>()
@@ -277,7 +275,7 @@ fn tensor_fields_rebuild_in_place_and_report_mismatches() {
     let spec = value.spec();
     let typed = TypeSpec::from_components(&spec, value.clone().into_components()).unwrap();
     assert_eq!(typed, value);
-    let r = registry().unwrap();
+    let r = registry();
     let rebuilt = r
         .rebuild(&spec.serialize(), value.clone().into_components())
         .unwrap();

@@ -173,7 +173,7 @@ fn unit_struct_has_an_empty_spec() {
 
 #[test]
 fn registry_holds_the_derived_and_registered_names() {
-    let registry = extype::registry().unwrap();
+    let registry = extype::registry();
     for name in [
         "hygiene.Masked",
         "hygiene.Pair",

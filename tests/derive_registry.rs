@@ -40,7 +40,7 @@ fn masked() -> Masked {
 
 #[test]
 fn derived_types_are_registered() {
-    let registry = registry().unwrap();
+    let registry = registry();
     let names = registry.names();
     for name in [
         "tests.registry.Masked",
@@ -62,7 +62,7 @@ fn derived_types_are_registered() {
 
 #[test]
 fn rebuild_by_name() {
-    let registry = registry().unwrap();
+    let registry = registry();
     let value = masked();
     let spec = value.spec().serialize();
     let rebuilt = registry
@@ -87,7 +87,7 @@ fn rebuild_by_name() {
 
 #[test]
 fn unknown_names_stay_anonymous_until_reinterpreted() {
-    let registry = registry().unwrap();
+    let registry = registry();
     let value = masked();
     let SpecTree::Spec(mut named) = value.spec().serialize() else {
         panic!("a derived spec serializes as a named spec")
@@ -162,7 +162,7 @@ fn generic_over_any_field_nests() {
         ["values.values", "values.row_splits", "row_splits"]
     );
     assert_eq!(spec.num_components(), 3);
-    let registry = registry().unwrap();
+    let registry = registry();
     let rebuilt = registry
         .rebuild(&spec.serialize(), outer.clone().into_components())
         .unwrap();

@@ -306,12 +306,32 @@ static DECLINER: DispatchEntry = DispatchEntry::new(
 );
 
 #[test]
-fn duplicate_keys_are_an_error_naming_both() {
-    let err = DispatchTable::build([&SECOND, &FIRST]).unwrap_err();
+fn a_duplicate_key_breaks_only_the_calls_that_reach_it() {
+    let expected = "two dispatch handlers for op add with arguments (&dispatch_precedence::A, \
+                    &dispatch_precedence::A): first_add at src/one.rs:10 and second_add at \
+                    src/two.rs:20";
+    let table = DispatchTable::build([&SECOND, &FIRST]).unwrap();
+    assert_eq!(table.check().unwrap_err().to_string(), expected);
+    let err = table
+        .call(
+            &catalog::ADD,
+            &[a().as_operand(), a().as_operand()],
+            &OpArgs::none(),
+        )
+        .unwrap_err();
+    assert_eq!(err.to_string(), expected);
+    // The same op on dense arguments runs the dense default.
+    let dense = array![1.0f32];
+    let sum = table
+        .call(
+            &catalog::ADD,
+            &[dense.as_operand(), dense.as_operand()],
+            &OpArgs::none(),
+        )
+        .unwrap();
     assert_eq!(
-        err.to_string(),
-        "two dispatch handlers for op add with arguments (&dispatch_precedence::A, \
-         &dispatch_precedence::A): first_add at src/one.rs:10 and second_add at src/two.rs:20"
+        sum.as_tensor().unwrap(),
+        &Tensor::from(array![2.0f32].into_dyn())
     );
 }
 

@@ -36,7 +36,7 @@ fn ragged3() -> Ragged3 {
 
 #[test]
 fn entries_are_collected() {
-    let registry = registry().unwrap();
+    let registry = registry();
     assert_eq!(
         registry.names(),
         [
@@ -60,7 +60,7 @@ fn entries_are_collected() {
 
 #[test]
 fn unknown_names_list_the_known_ones() {
-    let err = registry().unwrap().get("test.Nope").unwrap_err();
+    let err = registry().get("test.Nope").unwrap_err();
     assert_eq!(
         err.to_string(),
         "no extension type is registered as \"test.Nope\"; registered: [extype.Anonymous, \
@@ -74,7 +74,7 @@ fn unknown_names_list_the_known_ones() {
         err.to_string().contains("registered: [extype.Anonymous"),
         "{err}"
     );
-    let err = registry().unwrap().entry_of::<Ragged3>().unwrap_err();
+    let err = registry().entry_of::<Ragged3>().unwrap_err();
     assert!(
         matches!(&err, Error::Registry(e) if matches!(**e, RegistryError::NotRegistered { .. }))
     );
@@ -93,14 +93,12 @@ fn specs_and_values_by_name() {
     assert_eq!(spec.name(), "test.MaskedTensor");
     assert!(spec.dyn_eq(&value.spec()));
     let rebuilt = registry()
-        .unwrap()
         .rebuild(&value.spec().serialize(), value.clone().into_components())
         .unwrap();
     assert_eq!(rebuilt.type_name(), "test.MaskedTensor");
     assert_eq!(rebuilt.downcast::<MaskedTensor>().unwrap(), value);
     // The registered type's checks still run on load.
     let err = registry()
-        .unwrap()
         .rebuild(
             &value.spec().serialize(),
             vec![Tensor::from(array![1.0f32])],
@@ -124,10 +122,9 @@ fn unlinked_names_load_as_anonymous_and_reinterpret() {
         Ragged3::NAME,
         "unregistered types serialize under NAME"
     );
-    assert!(registry().unwrap().lookup(&named.name).is_none());
+    assert!(registry().lookup(&named.name).is_none());
 
     let loaded = registry()
-        .unwrap()
         .rebuild(&serialized, value.clone().into_components())
         .unwrap();
     assert_eq!(loaded.type_name(), Ragged3::NAME);
@@ -186,12 +183,12 @@ fn anonymous_values_have_a_round_tripping_spec() {
 
 #[test]
 fn built_once_and_shared_across_threads() {
-    let first = registry().unwrap() as *const _ as usize;
+    let first = registry() as *const _ as usize;
     let handles: Vec<_> = (0..4)
         .map(|_| {
             std::thread::spawn(|| {
                 assert_eq!(registered_name::<MaskedTensor>(), "test.MaskedTensor");
-                registry().unwrap() as *const _ as usize
+                registry() as *const _ as usize
             })
         })
         .collect();

@@ -40,9 +40,27 @@ pub enum Error {
     /// error (see [`crate::ops`] and [`crate::dispatch`]).
     #[error(transparent)]
     Dispatch(Box<DispatchError>),
+    /// Several independent errors found together, e.g. every conflict
+    /// [`check()`](crate::check()) found; each on its own line.
+    #[error("{} errors:\n{}", .0.len(), list_lines(.0))]
+    Many(Box<Vec<Error>>),
+}
+
+fn list_lines(errors: &[Error]) -> String {
+    let lines: Vec<String> = errors.iter().map(|e| format!("- {e}")).collect();
+    lines.join("\n")
 }
 
 impl Error {
+    /// All of `errors` as one: `None` for none, the error itself for one, [`Error::Many`] for
+    /// several.
+    pub fn all(mut errors: Vec<Error>) -> Option<Error> {
+        match errors.len() {
+            0 | 1 => errors.pop(),
+            _ => Some(Error::Many(Box::new(errors))),
+        }
+    }
+
     /// A validation failure, for an [`ExtensionType::validate`](crate::ExtensionType::validate)
     /// to return; the type and field path are filled in where the value is rebuilt.
     pub fn invalid(message: impl Into<String>) -> Error {

@@ -509,7 +509,7 @@ fn pack_any(spec: &dyn AnySpec, tensors: Vec<Tensor>) -> Result<Value> {
         return spec.dyn_from_components(tensors);
     }
     let relaxed = relax_tensor_shapes(&spec.dyn_serialize());
-    match crate::registry::registry().and_then(|r| r.deserialize_spec(&relaxed)) {
+    match crate::registry::registry().deserialize_spec(&relaxed) {
         Ok(relaxed) => relaxed.dyn_from_components(tensors),
         // Not registered (or no registry): only the exact spec is available.
         Err(_) => spec.dyn_from_components(tensors),

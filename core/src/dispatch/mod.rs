@@ -109,11 +109,12 @@
 //! tensor)
 //! ```
 //!
-//! Two handlers with the same key (same op or group, same parameter kinds) make the table fail to
-//! build; the error names both functions with their file and line, and every call reports it
-//! (as the [registry](crate::registry()) does). The table is built once, lazily, from every
-//! handler linked into the program ([`table()`]); [`DispatchTable::build`] builds one from an
-//! explicit list (tests use it to check duplicate detection without breaking the global table).
+//! Two handlers with the same key (same op or group, same parameter kinds) break only that key:
+//! a call (or spec inference) that reaches it returns the error naming both functions with their
+//! file and line, and every other call works, as the [registry](crate::registry()) does for
+//! names. [`crate::check()`] reports every such conflict at once, for a program or test that
+//! wants to fail at start. The table is built once, lazily, from every handler linked into the
+//! program ([`table()`]); [`DispatchTable::build`] builds one from an explicit list.
 //!
 //! ## Cost
 //!

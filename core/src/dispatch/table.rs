@@ -255,6 +255,9 @@ fn filler() -> TypeId {
 struct Resolved {
     entry: &'static DispatchEntry,
     kinds: SmallVec<[Option<TypeId>; 4]>,
+    /// When another handler has the same key: its index in [`DispatchTable::conflicts`], the
+    /// error a call that reaches this handler returns.
+    conflict: Option<u32>,
 }
 
 impl Resolved {
@@ -292,6 +295,8 @@ pub struct DispatchTable {
     user: HashMap<OpKey, OpHandlers, Fx>,
     groups: [Group; 3],
     len: usize,
+    /// Keys given to two handlers, each error naming both; only calls that reach the key fail.
+    conflicts: Vec<Error>,
 }
 
 /// The handlers of `op` while a table is built.
@@ -332,7 +337,10 @@ fn bad_handler(entry: &DispatchEntry, message: String) -> Error {
 static TABLE: OnceLock<Result<DispatchTable>> = OnceLock::new();
 
 /// The global dispatch table: built on first use from every `#[dispatch]` handler linked into the
-/// program, validated (a duplicate key is an error naming both handlers, returned on every call).
+/// program. A key given to two handlers is an error naming both, returned by the calls that
+/// reach that key only ([`DispatchTable::check`] lists every such conflict); a handler whose
+/// argument count does not fit its op (possible only for entries made by hand) fails the build,
+/// and that error is returned on every call.
 #[inline]
 pub fn table() -> Result<&'static DispatchTable> {
     TABLE
@@ -344,9 +352,10 @@ pub fn table() -> Result<&'static DispatchTable> {
 impl DispatchTable {
     /// Builds and validates a table from entries (the inventory, or an explicit list).
     ///
-    /// Errors: two entries with the same target and parameter kinds (naming both, file and line);
-    /// an entry whose number of arguments does not fit its op or group; more than [`MAX_KEY`]
-    /// dispatched arguments.
+    /// Errors: an entry whose number of arguments does not fit its op or group; more than
+    /// [`MAX_KEY`] dispatched arguments. Two entries with the same target and parameter kinds are
+    /// not a build error: the key is marked, and calls that reach it return the error naming both
+    /// (file and line); see [`check`](Self::check).
     pub fn build(
         entries: impl IntoIterator<Item = &'static DispatchEntry>,
     ) -> Result<DispatchTable> {
@@ -356,9 +365,12 @@ impl DispatchTable {
         let mut catalog: Box<[OpHandlers]> = ALL.iter().map(|_| OpHandlers::default()).collect();
         let mut user: HashMap<OpKey, OpHandlers, Fx> = HashMap::default();
         let mut groups: [Group; 3] = Default::default();
-        let mut seen: HashMap<(TargetKey, Vec<Option<TypeId>>), &'static DispatchEntry> =
-            HashMap::new();
-        for &entry in &entries {
+        // First pass: every entry checked, and the first of each key found.
+        let mut seen: HashMap<(TargetKey, Vec<Option<TypeId>>), usize> = HashMap::new();
+        let mut conflict_of: Vec<Option<u32>> = vec![None; entries.len()];
+        let mut conflicts: Vec<Error> = Vec::new();
+        let mut firsts: Vec<(usize, SmallVec<[Option<TypeId>; 4]>)> = Vec::new();
+        for (index, &entry) in entries.iter().enumerate() {
             let n = entry.params.len();
             if n > MAX_KEY {
                 return Err(bad_handler(
@@ -396,18 +408,36 @@ impl DispatchTable {
             let kinds: SmallVec<[Option<TypeId>; 4]> =
                 entry.params.iter().map(ParamKind::type_id).collect();
             let target = TargetKey::of(&entry.target);
-            if let Some(first) = seen.insert((target, kinds.to_vec()), entry) {
-                return Err(DispatchError::Duplicate {
-                    target: target_name(&entry.target),
-                    args: entry.params.iter().map(ParamKind::describe).collect(),
-                    first: first.name.to_string(),
-                    first_at: first.location(),
-                    second: entry.name.to_string(),
-                    second_at: entry.location(),
+            if let Some(&first) = seen.get(&(target, kinds.to_vec())) {
+                // The first handler with this key stays, marked: a call that reaches it gets
+                // this error; the later ones are left out.
+                if conflict_of[first].is_none() {
+                    conflict_of[first] = Some(conflicts.len() as u32);
+                    conflicts.push(
+                        DispatchError::Duplicate {
+                            target: target_name(&entry.target),
+                            args: entry.params.iter().map(ParamKind::describe).collect(),
+                            first: entries[first].name.to_string(),
+                            first_at: entries[first].location(),
+                            second: entry.name.to_string(),
+                            second_at: entry.location(),
+                        }
+                        .into(),
+                    );
                 }
-                .into());
+                continue;
             }
-            let resolved = Resolved { entry, kinds };
+            seen.insert((target, kinds.to_vec()), index);
+            firsts.push((index, kinds));
+        }
+        // Second pass: the first handler of each key, with its conflict if it has one.
+        for (index, kinds) in firsts {
+            let entry = entries[index];
+            let resolved = Resolved {
+                entry,
+                kinds,
+                conflict: conflict_of[index],
+            };
             match (entry.target, resolved.wildcards()) {
                 (Target::Group(kind), _) => {
                     // `Other` was refused above.
@@ -447,7 +477,29 @@ impl DispatchTable {
             user,
             groups,
             len: entries.len(),
+            conflicts,
         })
+    }
+
+    /// Every key given to two handlers (each error naming both); `Ok` when there is none. Calls
+    /// that never reach such a key work regardless; [`crate::check()`] runs this with the
+    /// registry's check, for a program or test that wants to fail fast.
+    pub fn check(&self) -> Result<()> {
+        match Error::all(self.conflicts.clone()) {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
+    }
+
+    /// The keys given to two handlers, each error naming both (empty when there is none).
+    pub fn conflicts(&self) -> &[Error] {
+        &self.conflicts
+    }
+
+    /// The error of a handler whose key another handler also has (see [`check`](Self::check)).
+    #[cold]
+    fn conflict(&self, index: u32) -> Error {
+        self.conflicts[index as usize].clone()
     }
 
     /// The number of registered handlers.
@@ -536,6 +588,9 @@ impl DispatchTable {
         // The exact handler first (compared in turn, or one hash lookup), then the rest.
         // One match on the handler's result (no `?`): the value moves once.
         let declined = match handlers.and_then(|h| h.exact.find(operands)) {
+            Some(Resolved {
+                conflict: Some(i), ..
+            }) => return Err(self.conflict(*i)),
             Some(exact) => match (exact.entry.handler)(&Call { op, args }, operands) {
                 Ok(Handled::Done(value)) => return Ok(value),
                 Ok(Handled::Declined) => Some(exact.entry),
@@ -543,13 +598,14 @@ impl DispatchTable {
             },
             None => None,
         };
-        Self::call_rest(op, operands, args, handlers, group, declined)
+        self.call_rest(op, operands, args, handlers, group, declined)
     }
 
     /// [`call`](Self::call) past the exact handler: the wildcard and group candidates in
     /// precedence order, then the dense default.
     #[inline(never)]
     fn call_rest(
+        &self,
         op: &'static Op,
         operands: &[Operand<'_>],
         args: &OpArgs,
@@ -563,6 +619,9 @@ impl DispatchTable {
         if let Some(ids) = Ids::new(operands.iter().map(Operand::type_id)) {
             let call = Call { op, args };
             for candidate in Self::rest(handlers, group, &ids) {
+                if let Some(i) = candidate.conflict {
+                    return Err(self.conflict(i));
+                }
                 match (candidate.entry.handler)(&call, operands)? {
                     Handled::Done(value) => return Ok(value),
                     Handled::Declined => tried.push(candidate.entry),
@@ -585,6 +644,9 @@ impl DispatchTable {
             .iter()
             .flat_map(|ids| Self::candidates(handlers, group, ids));
         for candidate in candidates {
+            if let Some(i) = candidate.conflict {
+                return Err(self.conflict(i));
+            }
             match candidate.entry.infer {
                 Some(f) => match f(&call, specs)? {
                     Some(inferred) => return Ok(inferred),

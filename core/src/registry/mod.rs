@@ -2,10 +2,13 @@
 //!
 //! Entries are collected at link time with `inventory` (the derive submits one per type;
 //! [`register!`](crate::register) submits one by hand, e.g. per concrete instantiation of a
-//! generic type). All access goes through [`registry()`], which builds and validates the table
-//! once, lazily and thread-safely; a build error (duplicate names or types) is returned on every
-//! access. Keeping that one function as the only door lets an explicit-list fallback be added for
-//! platforms where link-time collection fails.
+//! generic type). All access goes through [`registry()`], which builds the table once, lazily
+//! and thread-safely. Keeping that one function as the only door lets an explicit-list fallback
+//! be added for platforms where link-time collection fails.
+//!
+//! A name registered twice, or a type registered under two names, breaks only itself: using that
+//! name (or type) is an error naming both definitions, and everything else works.
+//! [`crate::check()`] (or [`Registry::check`]) fails fast on any such conflict.
 
 pub mod anonymous;
 mod entry;
@@ -17,28 +20,30 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use crate::error::{RegistryError, Result, SpecError};
+use crate::error::{Error, RegistryError, Result, SpecError};
 use crate::names::NameSource;
 use crate::spec::{AnySpec, ExtensionType, Value};
 use crate::spec_tree::SpecTree;
 use crate::tensor::Tensor;
 
-/// The built, validated table of registered extension types.
+/// The built table of registered extension types.
 #[derive(Debug)]
 pub struct Registry {
     by_name: HashMap<&'static str, &'static RegistryEntry>,
     by_type: HashMap<TypeId, &'static RegistryEntry>,
+    /// Names registered more than once: the error naming the first two definitions.
+    name_conflicts: HashMap<&'static str, Error>,
+    /// Types registered under more than one name: the error naming the first two.
+    type_conflicts: HashMap<TypeId, Error>,
 }
 
-static REGISTRY: OnceLock<Result<Registry>> = OnceLock::new();
+static REGISTRY: OnceLock<Registry> = OnceLock::new();
 
-/// The registry: built on first use from every linked-in entry, validated (duplicate names or
-/// types are an error naming both definitions, returned on every call).
-pub fn registry() -> Result<&'static Registry> {
-    REGISTRY
-        .get_or_init(|| Registry::build(inventory::iter::<RegistryEntry>))
-        .as_ref()
-        .map_err(Clone::clone)
+/// The registry, built on first use from every linked-in entry. A name or type registered twice
+/// is an error where it is used (naming both definitions); [`crate::check()`] reports every such
+/// conflict at once.
+pub fn registry() -> &'static Registry {
+    REGISTRY.get_or_init(|| Registry::build(inventory::iter::<RegistryEntry>))
 }
 
 pub use crate::spec::registered_name;
@@ -46,56 +51,113 @@ pub use crate::spec::registered_name;
 /// The registry's answer to [`crate::names`]: the name `type_id` is registered under; `None`
 /// when it is not registered or the registry failed to build.
 fn name_of(type_id: TypeId) -> Option<&'static str> {
-    match registry() {
-        Ok(r) => r.by_type.get(&type_id).map(|e| e.name),
-        Err(_) => None,
+    let registry = registry();
+    match registry.type_conflicts.contains_key(&type_id) {
+        true => None,
+        false => registry.by_type.get(&type_id).map(|e| e.name),
     }
 }
 
 inventory::submit! { NameSource::new(name_of) }
 
 impl Registry {
-    /// Builds and validates a table from entries (the inventory, or an explicit list).
-    pub fn build(entries: impl IntoIterator<Item = &'static RegistryEntry>) -> Result<Registry> {
+    /// Builds a table from entries (the inventory, or an explicit list). Conflicts (a name given
+    /// twice, a type under two names) are kept, each naming its first two definitions: using the
+    /// name or type is that error, and [`check`](Self::check) lists them all.
+    pub fn build(entries: impl IntoIterator<Item = &'static RegistryEntry>) -> Registry {
         let mut entries: Vec<&'static RegistryEntry> = entries.into_iter().collect();
-        // Sorted so that a duplicate error is the same on every run, whatever the link order.
+        // Sorted so that a conflict names the same two definitions on every run, whatever the
+        // link order.
         entries.sort_by(|a, b| (a.name, a.file, a.line).cmp(&(b.name, b.file, b.line)));
-        let mut by_name = HashMap::with_capacity(entries.len());
-        let mut by_type: HashMap<TypeId, &'static RegistryEntry> =
-            HashMap::with_capacity(entries.len());
+        let mut registry = Registry {
+            by_name: HashMap::with_capacity(entries.len()),
+            by_type: HashMap::with_capacity(entries.len()),
+            name_conflicts: HashMap::new(),
+            type_conflicts: HashMap::new(),
+        };
         for entry in entries {
-            if let Some(first) = by_name.insert(entry.name, entry) {
-                return Err(RegistryError::DuplicateName {
-                    name: entry.name.to_string(),
-                    first_type: (first.type_name)().to_string(),
-                    first: first.location(),
-                    second_type: (entry.type_name)().to_string(),
-                    second: entry.location(),
+            match registry.by_name.get(entry.name) {
+                Some(first) => {
+                    let first = *first;
+                    registry
+                        .name_conflicts
+                        .entry(entry.name)
+                        .or_insert_with(|| {
+                            RegistryError::DuplicateName {
+                                name: entry.name.to_string(),
+                                first_type: (first.type_name)().to_string(),
+                                first: first.location(),
+                                second_type: (entry.type_name)().to_string(),
+                                second: entry.location(),
+                            }
+                            .into()
+                        });
+                    continue;
                 }
-                .into());
+                None => {
+                    registry.by_name.insert(entry.name, entry);
+                }
             }
-            if let Some(first) = by_type.insert(entry.type_id, entry) {
-                return Err(RegistryError::DuplicateType {
-                    type_name: (entry.type_name)().to_string(),
-                    first_name: first.name.to_string(),
-                    first: first.location(),
-                    second_name: entry.name.to_string(),
-                    second: entry.location(),
-                }
-                .into());
+            if let Some(&first) = registry.by_type.get(&entry.type_id) {
+                registry
+                    .type_conflicts
+                    .entry(entry.type_id)
+                    .or_insert_with(|| {
+                        RegistryError::DuplicateType {
+                            type_name: (entry.type_name)().to_string(),
+                            first_name: first.name.to_string(),
+                            first: first.location(),
+                            second_name: entry.name.to_string(),
+                            second: entry.location(),
+                        }
+                        .into()
+                    });
+            } else {
+                registry.by_type.insert(entry.type_id, entry);
             }
         }
-        Ok(Registry { by_name, by_type })
+        registry
     }
 
-    /// The entry named `name`, or `None`.
+    /// Every conflict (a name registered twice, a type under two names), sorted by message;
+    /// `Ok` when there is none.
+    pub fn check(&self) -> Result<()> {
+        match Error::all(self.conflicts()) {
+            Some(err) => Err(err),
+            None => Ok(()),
+        }
+    }
+
+    /// The conflicts, sorted by message (empty when there is none).
+    pub fn conflicts(&self) -> Vec<Error> {
+        let mut all: Vec<Error> = self
+            .name_conflicts
+            .values()
+            .chain(self.type_conflicts.values())
+            .cloned()
+            .collect();
+        all.sort_by_cached_key(ToString::to_string);
+        all
+    }
+
+    /// The entry named `name`: `Ok(None)` when no type has it, the conflict's error when two do.
+    fn find(&self, name: &str) -> Result<Option<&'static RegistryEntry>> {
+        match self.name_conflicts.get(name) {
+            Some(conflict) => Err(conflict.clone()),
+            None => Ok(self.by_name.get(name).copied()),
+        }
+    }
+
+    /// The entry named `name`, or `None` (also when two types are registered under it: see
+    /// [`get`](Self::get) for the error).
     pub fn lookup(&self, name: &str) -> Option<&'static RegistryEntry> {
-        self.by_name.get(name).copied()
+        self.find(name).ok().flatten()
     }
 
-    /// The entry named `name`, or an error listing every registered name.
+    /// The entry named `name`; an error listing every registered name when there is none, or
+    /// naming both definitions when two types are registered under it.
     pub fn get(&self, name: &str) -> Result<&'static RegistryEntry> {
-        self.lookup(name).ok_or_else(|| {
+        self.find(name)?.ok_or_else(|| {
             RegistryError::UnknownName {
                 name: name.to_string(),
                 known: self.names().into_iter().map(String::from).collect(),
@@ -105,7 +167,12 @@ impl Registry {
     }
 
     /// The entry of type `T`, or an error saying it is not registered.
+    ///
+    /// A type registered under two names is an error naming both.
     pub fn entry_of<T: ExtensionType>(&self) -> Result<&'static RegistryEntry> {
+        if let Some(conflict) = self.type_conflicts.get(&TypeId::of::<T>()) {
+            return Err(conflict.clone());
+        }
         self.by_type
             .get(&TypeId::of::<T>())
             .copied()
@@ -158,7 +225,7 @@ impl Registry {
     /// [`AnonymousExtension::reinterpret`]).
     pub fn rebuild(&self, spec: &SpecTree, components: Vec<Tensor>) -> Result<Value> {
         match spec {
-            SpecTree::Spec(named) if self.lookup(&named.name).is_none() => {
+            SpecTree::Spec(named) if self.find(&named.name)?.is_none() => {
                 AnonymousExtension::new(spec.clone(), components).map(Value::from_extension)
             }
             _ => {
