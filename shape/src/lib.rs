@@ -73,6 +73,7 @@ mod dim;
 mod partial;
 mod pattern;
 mod static_broadcast;
+mod symbols;
 mod text;
 mod unify;
 
@@ -81,14 +82,15 @@ pub mod error;
 pub mod signature;
 
 pub use broadcast::{Sizes, broadcast_shapes};
-pub use dim::Dim;
+pub use dim::{Dim, Merged, Symbol, SymbolBinding};
 pub use error::{ArgRef, ShapeError};
 pub use partial::Shape;
 pub use pattern::{
-    AxisRef, Bindings, Enforced, EnforcedDim, PatternCheck, PatternDim, Refined, ShapePattern,
-    enforce_shape, refine_shape,
+    AxisRef, Bindings, Enforced, EnforcedDim, Outline, PatternCheck, PatternDim, Refined,
+    ShapePattern, enforce_shape, refine_shape,
 };
 pub use static_broadcast::{
     ArgAxis, BroadcastCheck, BroadcastChecks, Policy, StaticBroadcast, broadcast_static,
 };
+pub use symbols::Symbols;
 pub use unify::{DimensionCalculator, JointRefined, Unifier};

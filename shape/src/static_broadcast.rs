@@ -28,7 +28,7 @@ use smallvec::SmallVec;
 
 use super::broadcast::{Sizes, broadcast_shapes, broadcast_where};
 use super::partial::DimVec;
-use super::{Dim, Shape};
+use super::{Dim, Shape, Symbol};
 use crate::error::{ArgRef, ShapeError};
 
 /// How unknown dims may broadcast at run time.
@@ -262,6 +262,7 @@ impl BroadcastChecks {
         for (arg, (input, &shape)) in self.inputs.iter().zip(shapes).enumerate() {
             check_admitted(arg, input, shape)?;
         }
+        check_symbols(&self.inputs, shapes)?;
         for check in &self.checks {
             check.verify(shapes)?;
         }
@@ -351,6 +352,38 @@ fn check_admitted(arg: usize, input: &Shape, shape: &[usize]) -> Result<(), Shap
     Ok(())
 }
 
+/// Checks that every occurrence of a symbol, across all inputs, has one size (the ranks were
+/// checked before).
+fn check_symbols(inputs: &[Shape], shapes: &[&[usize]]) -> Result<(), ShapeError> {
+    let mut seen: SmallVec<[(Symbol, ArgAxis, usize); 4]> = SmallVec::new();
+    for (arg, (input, shape)) in inputs.iter().zip(shapes).enumerate() {
+        for (axis, (dim, &size)) in input
+            .dims()
+            .unwrap_or_default()
+            .iter()
+            .zip(*shape)
+            .enumerate()
+        {
+            let Some(name) = dim.as_symbol() else {
+                continue;
+            };
+            let at = ArgAxis { arg, axis };
+            match seen.iter().find(|(s, _, _)| *s == name) {
+                None => seen.push((name, at, size)),
+                Some(&(_, origin, want)) if want != size => {
+                    return Err(mismatch(
+                        at,
+                        format!("${name} = {want} (the size of {origin})"),
+                        size,
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The result of [`broadcast_static`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StaticBroadcast {
@@ -402,8 +435,9 @@ pub fn broadcast_static<S: Borrow<Shape>>(
     let mut checks = Vec::new();
     for from_end in 0..known_rank {
         let mut fixed: Option<(ArgAxis, usize)> = None;
-        // The `!1` and `?` dims in argument order; the flag says `!1`.
-        let mut free: SmallVec<[(ArgAxis, bool); 4]> = SmallVec::new();
+        // The `!1`, `?` and symbol dims in argument order, each symbol once (its occurrences are
+        // one size, checked with the inputs' static shapes); the flag says "not 1".
+        let mut free: SmallVec<[(ArgAxis, bool, Option<Symbol>); 4]> = SmallVec::new();
         for (arg, shape) in shapes.iter().enumerate() {
             let Some(dims) = shape.borrow().dims() else {
                 continue;
@@ -428,13 +462,19 @@ pub fn broadcast_static<S: Borrow<Shape>>(
                     }
                     Some(_) => {}
                 },
-                Dim::NotOne => free.push((at, true)),
-                Dim::Unknown => free.push((at, false)),
+                Dim::NotOne => free.push((at, true, None)),
+                Dim::Unknown => free.push((at, false, None)),
+                Dim::Symbol { name, not_one } => {
+                    match free.iter_mut().find(|(_, _, s)| *s == Some(name)) {
+                        Some((_, flag, _)) => *flag |= not_one,
+                        None => free.push((at, not_one, Some(name))),
+                    }
+                }
             }
         }
         let dim = if let Some((_, size)) = fixed {
             // A `!1` cannot be 1, so it must be `size`; a `?` may also be 1 unless Strict.
-            checks.extend(free.iter().map(|&(at, not_one)| {
+            checks.extend(free.iter().map(|&(at, not_one, _)| {
                 if not_one || policy == Policy::Strict {
                     BroadcastCheck::Equals { at, size }
                 } else {
@@ -443,8 +483,11 @@ pub fn broadcast_static<S: Borrow<Shape>>(
             }));
             Dim::Known(size)
         } else {
-            let any_not_one = free.iter().any(|&(_, not_one)| not_one);
-            let dim = if any_not_one {
+            let any_not_one = free.iter().any(|&(_, not_one, _)| not_one);
+            let dim = if let [(_, not_one, Some(name))] = free[..] {
+                // One symbol (perhaps at several inputs), the rest 1: the output is that symbol.
+                Dim::Symbol { name, not_one }
+            } else if any_not_one {
                 Dim::NotOne
             } else if free.is_empty() {
                 Dim::Known(1)
@@ -452,7 +495,7 @@ pub fn broadcast_static<S: Borrow<Shape>>(
                 Dim::Unknown
             };
             if free.len() >= 2 {
-                let places = free.iter().map(|&(at, _)| at).collect();
+                let places = free.iter().map(|&(at, _, _)| at).collect();
                 checks.push(match policy {
                     Policy::Numpy => BroadcastCheck::NonOnesAgree(places),
                     Policy::Strict => BroadcastCheck::AllEqual(places),
@@ -468,7 +511,7 @@ pub fn broadcast_static<S: Borrow<Shape>>(
         // size there (if known and not 1), under Strict that size. Either way a known size other
         // than 1 stays, and a 1 becomes unknown.
         let trailing = Shape::from_dims(out.iter().map(|d| match d {
-            Dim::Known(1) => Dim::Unknown,
+            Dim::Known(1) | Dim::Symbol { not_one: false, .. } => Dim::Unknown,
             other => *other,
         }));
         (Shape::unknown_rank(), trailing)

@@ -36,9 +36,10 @@ use smallvec::SmallVec;
 
 use super::text::Cursor;
 use crate::error::{ArgRef, ShapeError};
+use crate::{Dim, Symbol};
 
 pub use enforce::{Enforced, EnforcedDim, enforce_shape};
-pub use refine::{AxisRef, PatternCheck, Refined, refine_shape};
+pub use refine::{AxisRef, Outline, PatternCheck, Refined, refine_shape};
 
 /// One item of a [`ShapePattern`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -330,6 +331,9 @@ struct SegmentBinding {
 pub struct Bindings {
     dims: SmallVec<[DimBinding; 4]>,
     segments: SmallVec<[SegmentBinding; 1]>,
+    /// Names known statically to be a symbol (static bindings only: refinement's input and
+    /// output).
+    symbolic: SmallVec<[(Arc<str>, Dim); 2]>,
 }
 
 /// A position in a [`Bindings`] to roll back to when a match fails half way.
@@ -337,6 +341,7 @@ pub struct Bindings {
 pub(crate) struct Mark {
     dims: usize,
     segments: usize,
+    symbolic: usize,
 }
 
 impl Bindings {
@@ -387,6 +392,50 @@ impl Bindings {
         }
     }
 
+    /// Binds `name` statically to the symbol `symbol` (`$d1`): refining a pattern that uses
+    /// `name` then puts the symbol at its axes. This is how a chain of refinements reuses the
+    /// symbols an earlier one returned (they are in its [`Refined::known`](crate::Refined)).
+    /// Fails if `name` is already bound to something else.
+    ///
+    /// At run time the symbol's size is the size bound to the name `symbol`
+    /// ([`Refined::verify_with`](crate::Refined::verify_with)).
+    pub fn bind_symbol(&mut self, name: &str, symbol: Symbol) -> Result<(), ShapeError> {
+        let dim = Dim::symbol(symbol);
+        match (self.dim_binding(name), self.symbol(name)) {
+            (None, None) => {
+                self.symbolic.push((name.into(), dim));
+                Ok(())
+            }
+            (None, Some(d)) if d.as_symbol() == Some(symbol) => Ok(()),
+            (b, d) => Err(ShapeError::Rebind {
+                name: name.into(),
+                bound: b.map_or_else(
+                    || d.unwrap_or(Dim::Unknown).to_string(),
+                    |b| format!("{} ({})", b.size, b.origin),
+                ),
+                new: dim.to_string(),
+            }),
+        }
+    }
+
+    /// The symbol `name` is bound to statically (a [`Dim::Symbol`]), if any.
+    pub fn symbol(&self, name: &str) -> Option<Dim> {
+        self.symbolic
+            .iter()
+            .find(|(n, _)| &**n == name)
+            .map(|&(_, d)| d)
+    }
+
+    /// What is known of `name` as a dim: its size as [`Dim::Known`], or its symbol.
+    pub fn dim(&self, name: &str) -> Option<Dim> {
+        self.get(name).map(Dim::Known).or_else(|| self.symbol(name))
+    }
+
+    /// The names bound to symbols and their symbols, in binding order.
+    pub fn symbols(&self) -> impl Iterator<Item = (&str, Dim)> {
+        self.symbolic.iter().map(|(n, d)| (&**n, *d))
+    }
+
     /// The size bound to `name`, if any.
     pub fn get(&self, name: &str) -> Option<usize> {
         self.dim_binding(name).map(|b| b.size)
@@ -423,9 +472,9 @@ impl Bindings {
         self.segments.iter().map(|b| (&*b.name, b.sizes.as_slice()))
     }
 
-    /// The number of bound names (dims and segments).
+    /// The number of bound names (dims, segments and symbolic names).
     pub fn len(&self) -> usize {
-        self.dims.len() + self.segments.len()
+        self.dims.len() + self.segments.len() + self.symbolic.len()
     }
 
     /// Whether nothing is bound.
@@ -466,6 +515,7 @@ impl Bindings {
         Mark {
             dims: self.dims.len(),
             segments: self.segments.len(),
+            symbolic: self.symbolic.len(),
         }
     }
 
@@ -473,11 +523,13 @@ impl Bindings {
     pub(crate) fn reset(&mut self, mark: Mark) {
         self.dims.truncate(mark.dims);
         self.segments.truncate(mark.segments);
+        self.symbolic.truncate(mark.symbolic);
     }
 }
 
 impl fmt::Display for Bindings {
-    /// `{b = 8, n = 100, *batch = [2, 5]}`: dims, then segments, each in binding order.
+    /// `{b = 8, n = 100, *batch = [2, 5], m = $m}`: dims, segments, then symbolic names, each in
+    /// binding order.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("{")?;
         let mut first = true;
@@ -493,6 +545,10 @@ impl fmt::Display for Bindings {
         for (name, sizes) in self.segments() {
             sep(f)?;
             write!(f, "*{name} = {sizes:?}")?;
+        }
+        for (name, dim) in self.symbols() {
+            sep(f)?;
+            write!(f, "{name} = {dim}")?;
         }
         f.write_str("}")
     }
