@@ -488,4 +488,104 @@ mod tests {
             }
         }
     }
+
+    fn sym(name: &str, not_one: bool) -> Dim {
+        Dim::Symbol {
+            name: super::Symbol::new(name).unwrap(),
+            not_one,
+        }
+    }
+
+    #[test]
+    fn symbol_tables() {
+        let (n, n1, m, m1) = (
+            sym("n", false),
+            sym("n", true),
+            sym("m", false),
+            sym("m", true),
+        );
+        // Compatibility: symbols are compatible with each other and with what they may be.
+        assert!(n.is_compatible_with(n) && n.is_compatible_with(m));
+        assert!(n.is_compatible_with(Known(1)) && !n1.is_compatible_with(Known(1)));
+        assert!(n1.is_compatible_with(NotOne) && n.is_compatible_with(Unknown));
+        // Merge: equal symbols merge to themselves; a size binds; different symbols unify.
+        let merged = n.merge_binding(n).unwrap();
+        assert_eq!((merged.dim, merged.bindings.len()), (n, 0));
+        let merged = n.merge_binding(Known(3)).unwrap();
+        assert_eq!(merged.dim, Known(3));
+        assert_eq!(merged.bindings[0].to_string(), "$n = 3");
+        assert!(n1.merge_binding(Known(1)).is_none());
+        let merged = n.merge_binding(NotOne).unwrap();
+        assert_eq!(merged.dim, n1);
+        assert_eq!(merged.bindings[0].to_string(), "$n = $n!1");
+        let merged = n.merge_binding(m1).unwrap();
+        assert_eq!(merged.dim, m1);
+        let texts: Vec<String> = merged.bindings.iter().map(ToString::to_string).collect();
+        assert_eq!(texts, ["$n = $m!1"]);
+        let merged = m.merge_binding(n1).unwrap();
+        let texts: Vec<String> = merged.bindings.iter().map(ToString::to_string).collect();
+        assert_eq!(texts, ["$n = $m!1", "$m = $m!1"]);
+        assert_eq!(n.merge_with(Unknown), Some(n));
+        // Join: different symbols give `?`, or `!1` when both are known not 1.
+        assert_eq!(n.most_specific_compatible(n), n);
+        assert_eq!(n.most_specific_compatible(n1), n);
+        assert_eq!(n1.most_specific_compatible(n1), n1);
+        assert_eq!(n.most_specific_compatible(m), Unknown);
+        assert_eq!(n1.most_specific_compatible(m1), NotOne);
+        assert_eq!(n1.most_specific_compatible(Known(4)), NotOne);
+        assert_eq!(n1.most_specific_compatible(Known(1)), Unknown);
+        assert_eq!(n.most_specific_compatible(Known(4)), Unknown);
+        // Order: a symbol is below itself, `?`, and (when not 1) `!1`; a size is not below it.
+        assert!(n1.is_at_least_as_specific_as(n) && !n.is_at_least_as_specific_as(n1));
+        assert!(n1.is_at_least_as_specific_as(NotOne) && !n.is_at_least_as_specific_as(NotOne));
+        assert!(!Known(3).is_at_least_as_specific_as(n) && !n.is_at_least_as_specific_as(m));
+        assert!(n.admits(1) && !n1.admits(1) && n1.admits(0));
+        assert_eq!(Dim::from(super::Symbol::new("n").unwrap()), n);
+        assert_eq!(n1.to_string(), "$n!1");
+    }
+
+    #[test]
+    fn join_laws_with_symbols() {
+        let sample = [
+            Known(1),
+            Known(3),
+            NotOne,
+            Unknown,
+            sym("a", false),
+            sym("a", true),
+            sym("b", false),
+            sym("b", true),
+        ];
+        for a in sample {
+            assert_eq!(a.merge_with(a), Some(a));
+            for b in sample {
+                assert_eq!(a.is_compatible_with(b), a.merge_with(b).is_some());
+                let j = a.most_specific_compatible(b);
+                assert_eq!(j, b.most_specific_compatible(a));
+                assert!(a.is_at_least_as_specific_as(j) && b.is_at_least_as_specific_as(j));
+                for c in sample {
+                    assert_eq!(
+                        j.most_specific_compatible(c),
+                        a.most_specific_compatible(b.most_specific_compatible(c))
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn symbol_names_are_checked() {
+        use super::Symbol;
+        assert_eq!(Symbol::new("batch_size").unwrap().as_str(), "batch_size");
+        let long = "x".repeat(Symbol::MAX_LEN);
+        assert_eq!(Symbol::new(&long).unwrap().as_str(), long);
+        for bad in ["", "1a", "a-b", "é", "a b"] {
+            let err = Symbol::new(bad).unwrap_err();
+            assert!(err.to_string().starts_with("cannot parse symbol"), "{err}");
+        }
+        assert!(
+            Symbol::new("b").unwrap() < Symbol::new("ab_").unwrap().max(Symbol::new("c").unwrap())
+        );
+        assert_eq!(format!("{:?}", Symbol::new("n").unwrap()), "$n");
+    }
 }

@@ -10,6 +10,11 @@
 //! | no known `n ≠ 1`, some `!1`   | `!1`   | the sizes other than 1 agree (n-ary)    | all equal (n-ary) |
 //! | only `?` (two or more)        | `?`    | the sizes other than 1 agree (n-ary)    | all equal (n-ary) |
 //! | one `?` or `!1`, the rest `1` | it     | none                                    | none              |
+//! | one symbol `$n`, the rest `1` | `$n`   | none                                    | none              |
+//!
+//! A symbol is one participant however many inputs carry it at the axis (its occurrences are one
+//! size: [`BroadcastChecks::run`] checks that with the static shapes), and otherwise counts as `?`
+//! (`!1` for `$n!1`), so two different symbols get the n-ary check.
 //!
 //! The agreement checks are n-ary on purpose: folding pairwise (`a ~ b`, then `b ~ c`) is unsound,
 //! since `[2]`, `[1]`, `[3]` pass both pairs and still do not broadcast.
@@ -807,5 +812,70 @@ mod tests {
             size: 1,
         };
         assert!(far.verify(&[&[1]]).is_err());
+    }
+
+    #[test]
+    fn shared_symbols_need_no_checks() {
+        let out = numpy(&["[$n, 3]", "[$n, 1]", "[3]"]);
+        assert_eq!(out.shape.to_string(), "[$n, 3]");
+        assert!(out.checks.checks().is_empty());
+        assert_eq!(
+            out.checks
+                .run(&[&[4, 3], &[4, 1], &[3]])
+                .unwrap()
+                .as_slice(),
+            &[4, 3]
+        );
+        assert_eq!(
+            out.checks
+                .run(&[&[1, 3], &[1, 1], &[3]])
+                .unwrap()
+                .as_slice(),
+            &[1, 3]
+        );
+        // The concrete shapes must agree on the symbol.
+        let err = out.checks.run(&[&[4, 3], &[5, 1], &[3]]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "broadcast: argument 1 axis 0: expected $n = 4 (the size of argument 0 axis 0), found 5"
+        );
+        // `!1` on one occurrence makes the output `!1` too.
+        assert_eq!(numpy(&["[$n!1]", "[$n]"]).shape.to_string(), "[$n!1]");
+        assert!(strict(&["[$n, ?]", "[$n, 1]"]).checks.is_trivial());
+    }
+
+    #[test]
+    fn different_symbols_are_checked_together() {
+        let out = numpy(&["[$a]", "[$b]", "[$a]", "[?]"]);
+        assert_eq!(out.shape.to_string(), "[?]");
+        assert_eq!(
+            out.checks.to_string(),
+            "sizes other than 1 agree: argument 0 axis 0, argument 1 axis 0, argument 3 axis 0"
+        );
+        assert_eq!(
+            out.checks
+                .run(&[&[1], &[4], &[1], &[4]])
+                .unwrap()
+                .as_slice(),
+            &[4]
+        );
+        assert!(out.checks.run(&[&[2], &[4], &[2], &[1]]).is_err());
+        let out = strict(&["[$a]", "[$b!1]"]);
+        assert_eq!(out.shape.to_string(), "[!1]");
+        assert_eq!(
+            out.checks.to_string(),
+            "sizes are equal: argument 0 axis 0, argument 1 axis 0"
+        );
+        // A symbol meeting a known size: 1 or that size (NumPy), that size (Strict).
+        let out = numpy(&["[$a]", "[5]", "[$a]"]);
+        assert_eq!(out.shape.to_string(), "[5]");
+        assert_eq!(out.checks.to_string(), "argument 0 axis 0 ∈ {1, 5}");
+        assert_eq!(
+            strict(&["[$a!1]", "[5]"]).checks.to_string(),
+            "argument 0 axis 0 = 5"
+        );
+        // Unknown rank: a symbol that may be 1 tells nothing of the output; `$a!1` does.
+        let out = numpy(&["*", "[$a, $b!1]"]);
+        assert_eq!(out.trailing.to_string(), "[?, $b!1]");
     }
 }

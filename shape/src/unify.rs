@@ -217,6 +217,39 @@ impl Unifier {
     /// # Ok::<(), extype_shape::ShapeError>(())
     /// ```
     pub fn refine<S: Borrow<Shape>>(&self, shapes: &[S]) -> Result<JointRefined, ShapeError> {
+        self.refine_impl(shapes, false)
+    }
+
+    /// Like [`refine`](Self::refine), and each name that no input fixes gets the symbol of the
+    /// same name ([`ShapePattern::refine_symbolic`]) in every input that uses it, so the refined
+    /// shapes say which axes are equal. Symbols in the inputs' shapes are used as in `refine`.
+    ///
+    /// ```
+    /// use extype_shape::{Shape, Unifier};
+    /// let u = Unifier::new().input("x", "b n")?.input("y", "b n")?.input("z", "n 4")?;
+    /// let shapes: Vec<Shape> = vec!["[?, ?]".parse()?, "[2, ?]".parse()?, "*".parse()?];
+    /// let joint = u.refine_symbolic(&shapes)?;
+    /// let texts: Vec<String> = joint.shapes.iter().map(ToString::to_string).collect();
+    /// assert_eq!(texts, ["[2, $n]", "[2, $n]", "[$n, 4]"]);
+    /// assert_eq!(joint.known.to_string(), "{b = 2, n = $n}");
+    /// // Symbols in the inputs join in: `$m` is the size of `n` in all.
+    /// let shapes: Vec<Shape> = vec!["[?, $m]".parse()?, "[2, ?]".parse()?, "*".parse()?];
+    /// let joint = u.refine(&shapes)?;
+    /// assert_eq!(joint.shapes[2].to_string(), "[$m, 4]");
+    /// # Ok::<(), extype_shape::ShapeError>(())
+    /// ```
+    pub fn refine_symbolic<S: Borrow<Shape>>(
+        &self,
+        shapes: &[S],
+    ) -> Result<JointRefined, ShapeError> {
+        self.refine_impl(shapes, true)
+    }
+
+    fn refine_impl<S: Borrow<Shape>>(
+        &self,
+        shapes: &[S],
+        introduce: bool,
+    ) -> Result<JointRefined, ShapeError> {
         if shapes.len() != self.inputs.len() {
             return Err(ShapeError::ArgCount {
                 op: "unify",
@@ -230,9 +263,12 @@ impl Unifier {
         loop {
             let mut learnt = false;
             for ((arg, pattern), shape) in self.inputs.iter().zip(shapes) {
-                let refined = pattern
-                    .refine_with(shape.borrow(), &known)
-                    .map_err(|e| as_input(e, arg))?;
+                let refined = if introduce {
+                    pattern.refine_symbolic(shape.borrow(), &known)
+                } else {
+                    pattern.refine_with(shape.borrow(), &known)
+                }
+                .map_err(|e| as_input(e, arg))?;
                 learnt |= known.absorb_as(&refined.known, arg);
             }
             if !learnt {

@@ -262,6 +262,19 @@ proptest! {
                     for (name, size) in joint.known.iter() {
                         prop_assert_eq!(bindings.get(name), Some(size));
                     }
+                    // Introduced symbols hold too: each names one size across all inputs.
+                    let symbolic = unifier.refine_symbolic(&partials).unwrap();
+                    let mut sizes: Vec<(String, usize)> = Vec::new();
+                    for (refined, c) in symbolic.shapes.iter().zip(&concrete) {
+                        prop_assert!(refined.admits(c), "{} does not admit {:?}", refined, c);
+                        for (d, &n) in refined.dims().unwrap_or_default().iter().zip(*c) {
+                            let Some(name) = d.as_symbol() else { continue };
+                            match sizes.iter().find(|(s, _)| s == name.as_str()) {
+                                Some((_, m)) => prop_assert_eq!(*m, n, "${} in {:?}", name, symbolic.shapes),
+                                None => sizes.push((name.as_str().to_string(), n)),
+                            }
+                        }
+                    }
                 }
             }
         }

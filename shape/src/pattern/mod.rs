@@ -490,13 +490,20 @@ impl Bindings {
         self.segments.iter().find(|b| &*b.name == name)
     }
 
-    /// Adds the dim bindings of `other` that `self` lacks, as if they came from `arg` (`other`
-    /// came from refining one input, whose axes were reported as argument 0's). Returns whether
-    /// anything was added.
+    /// Adds the dim bindings (sizes and symbols) of `other` that `self` lacks, as if they came
+    /// from `arg` (`other` came from refining one input, whose axes were reported as argument
+    /// 0's); a size replaces a symbol. Returns whether anything changed.
     pub(crate) fn absorb_as(&mut self, other: &Bindings, arg: &ArgRef) -> bool {
-        let before = self.dims.len();
+        let before = self.dims.len() + self.symbolic.len();
+        for (name, dim) in &other.symbolic {
+            if self.dim_binding(name).is_none() && self.symbol(name).is_none() {
+                self.symbolic.push((name.clone(), *dim));
+            }
+        }
         for b in &other.dims {
             if self.dim_binding(&b.name).is_none() {
+                // A size learnt for a name known as a symbol replaces the symbol.
+                self.symbolic.retain(|(n, _)| *n != b.name);
                 let origin = match &b.origin {
                     Origin::Axis(_, axis) => Origin::Axis(arg.clone(), *axis),
                     Origin::Caller => Origin::Caller,
@@ -508,7 +515,7 @@ impl Bindings {
                 });
             }
         }
-        self.dims.len() != before
+        self.dims.len() + self.symbolic.len() != before
     }
 
     pub(crate) fn mark(&self) -> Mark {

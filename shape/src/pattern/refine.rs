@@ -941,6 +941,7 @@ impl NameContext<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Symbol;
 
     fn refine(pattern: &str, shape: &str) -> Result<Refined, ShapeError> {
         let p: ShapePattern = pattern.parse().unwrap();
@@ -1043,5 +1044,172 @@ mod tests {
             err.to_string(),
             "enforce_shape: argument 0 axis 2: expected n = 4 (bound by the caller), found 5"
         );
+    }
+
+    fn symbolic(pattern: &str, shape: &str, bindings: &Bindings) -> Refined {
+        let p: ShapePattern = pattern.parse().unwrap();
+        p.refine_symbolic(&shape.parse().unwrap(), bindings)
+            .unwrap()
+    }
+
+    // The Array API `enforce_shape` proposal's examples, statically, with symbols.
+    #[test]
+    fn array_api_example_1_with_symbols() {
+        // x, [d1, d2, d3] = xp.enforce_shape(x, [None, None, None]): dims are ints or symbols.
+        let x = symbolic("d1 d2 d3", "*", &Bindings::new());
+        assert_eq!(x.shape.to_string(), "[$d1, $d2, $d3]");
+        assert_eq!(texts(&x), ["rank = 3"]);
+        assert_eq!(x.known.to_string(), "{d1 = $d1, d2 = $d2, d3 = $d3}");
+        let x = symbolic("d1 d2 d3", "[?, 4, ?]", &Bindings::new());
+        assert_eq!(x.shape.to_string(), "[$d1, 4, $d3]");
+        assert_eq!(x.known.get("d2"), Some(4));
+        assert!(x.checks.is_empty());
+    }
+
+    #[test]
+    fn array_api_example_2_with_symbols() {
+        // x, [d1, d2, d3] = xp.enforce_shape(x, [d1_input, None, 4]), d1_input a symbol returned
+        // by an earlier call on another tensor.
+        let earlier = symbolic("d1_input k", "[?, ?]", &Bindings::new());
+        let x = ShapePattern::parse("d1_input _ 4")
+            .unwrap()
+            .refine_with(&"[?, 7, ?]".parse().unwrap(), &earlier.known)
+            .unwrap();
+        assert_eq!(x.shape.to_string(), "[$d1_input, 7, 4]");
+        assert_eq!(texts(&x), ["axis 2 = 4", "axis 0 = $d1_input"]);
+        // At run time the symbol's size comes from the call that bound it.
+        let bound = ShapePattern::parse("d1_input k")
+            .unwrap()
+            .enforce(&[5, 2])
+            .unwrap();
+        assert!(x.verify_with(&[5, 7, 4], &bound.bindings).is_ok());
+        let err = x.verify_with(&[6, 7, 4], &bound.bindings).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "enforce_shape: argument 0 axis 0: expected $d1_input = 5, found 6"
+        );
+        let err = x.verify(&[5, 7, 4]).unwrap_err();
+        assert_eq!(err.to_string(), "no size is bound to the name `$d1_input`");
+        // The same symbol in the shape already: no check.
+        let x = ShapePattern::parse("d1_input _ 4")
+            .unwrap()
+            .refine_with(&"[$d1_input, 7, 4]".parse().unwrap(), &earlier.known)
+            .unwrap();
+        assert!(x.checks.is_empty());
+        // A size for the symbol binds it.
+        let mut sized = Bindings::new();
+        sized.bind("d1_input", 5).unwrap();
+        let x = ShapePattern::parse("d1_input _ 4")
+            .unwrap()
+            .refine_with(&"[$s, 7, ?]".parse().unwrap(), &sized)
+            .unwrap();
+        assert_eq!(x.symbols.to_string(), "{$s = 5}");
+    }
+
+    #[test]
+    fn array_api_example_3_keeps_prefix_and_suffix() {
+        // x, [d1, d2, (axes, n_elements), d3] = xp.enforce_shape(x, [1, None, ..., 3])
+        let r = refine("1 _ ... 3", "*").unwrap();
+        assert_eq!(r.shape.to_string(), "*");
+        assert_eq!(r.outline.to_string(), "[1, ?, ..., 3]");
+        assert_eq!(r.outline.min_rank(), 3);
+        assert_eq!(r.outline.prefix(), &[Dim::Known(1), Dim::Unknown]);
+        assert_eq!(r.outline.suffix(), &[Dim::Known(3)]);
+        assert_eq!(
+            r.outline.with_rank(5).unwrap().to_string(),
+            "[1, ?, ?, ?, 3]"
+        );
+        assert!(r.outline.admits(&[1, 9, 3]) && !r.outline.admits(&[1, 3]));
+        // With names, the prefix and suffix hold symbols a later step can reuse.
+        let r = symbolic("1 d2 ... d3", "*", &Bindings::new());
+        assert_eq!(r.outline.to_string(), "[1, $d2, ..., $d3]");
+        // Known rank: the outline is the refined shape, the segment's dims included.
+        let r = refine("1 _ ... 3", "[?, 5, $a, 2, ?]").unwrap();
+        assert_eq!(r.outline.to_string(), "[1, 5, $a, 2, 3]");
+        assert_eq!(r.outline.rank(), Some(5));
+        assert_eq!(r.outline.to_shape(), r.shape);
+        assert!(r.outline.with_rank(4).is_err());
+        assert_eq!(Outline::of(&Shape::unknown_rank()).to_string(), "[...]");
+    }
+
+    #[test]
+    fn symbols_in_the_input() {
+        // Equal symbols need no equality check; different ones are checked and unified.
+        let r = refine("n n", "[$a, $a]").unwrap();
+        assert!(r.checks.is_empty());
+        assert_eq!(r.known.symbol("n").unwrap().to_string(), "$a");
+        let r = refine("n n", "[$a, $b]").unwrap();
+        assert_eq!(r.shape.to_string(), "[$a, $a]");
+        assert_eq!(texts(&r), ["axis 1 = axis 0 (n)"]);
+        assert_eq!(r.symbols.to_string(), "{$b = $a}");
+        assert!(r.verify(&[3, 4]).is_err() && r.verify(&[3, 3]).is_ok());
+        // A size over a symbol binds it everywhere in the shape; the concrete shape must agree
+        // with its own symbols.
+        let r = refine("_ 3", "[$a, $a]").unwrap();
+        assert_eq!(r.shape.to_string(), "[3, 3]");
+        assert_eq!(texts(&r), ["axis 1 = 3"]);
+        let err = r.verify(&[4, 3]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "enforce_shape: argument 0 axis 1: expected $a = 4 (axis 0; static shape [$a, $a]), \
+             found 3"
+        );
+        assert!(refine("3 1", "[$a!1, $a]").is_err());
+        assert!(refine("3 _", "[$a!1, $a]").is_ok());
+        assert!(refine("1 _", "[$a!1, $a]").is_err());
+        assert!(refine("n 2", "[3, $a]").is_ok());
+        assert!(refine("n n", "[3, $a]").unwrap().symbols.to_string() == "{$a = 3}");
+        let err = refine("n n 4", "[3, $a, $a]").unwrap_err();
+        assert!(err.to_string().contains("expected n = 3"), "{err}");
+        // Broadcastable names over symbols.
+        let r = refine("n #n", "[$a, $b]").unwrap();
+        assert_eq!(texts(&r), ["axis 1 ∈ {1, axis 0} (#n)"]);
+        assert_eq!(r.shape.to_string(), "[$a, $b]");
+        let r = refine("n #n", "[$a, $b!1]").unwrap();
+        assert_eq!(r.shape.to_string(), "[$a!1, $a!1]");
+        let r = refine("n #n", "[$a, $a]").unwrap();
+        assert!(r.checks.is_empty());
+    }
+
+    #[test]
+    fn introduced_symbols() {
+        let r = symbolic("n n #n m", "[?, !1, ?, 2]", &Bindings::new());
+        assert_eq!(r.shape.to_string(), "[$n!1, $n!1, ?, 2]");
+        assert_eq!(r.known.to_string(), "{m = 2, n = $n!1}");
+        assert_eq!(
+            texts(&r),
+            ["axis 1 = axis 0 (n)", "axis 2 ∈ {1, axis 0} (#n)"]
+        );
+        // A symbol that already means another size is not introduced again.
+        let p: ShapePattern = "_ n".parse().unwrap();
+        let err = p
+            .refine_symbolic(&"[$n, ?]".parse().unwrap(), &Bindings::new())
+            .unwrap_err();
+        assert!(matches!(err, ShapeError::InvalidPattern { .. }), "{err}");
+        // A name too long to be a symbol is an error, not a panic.
+        let long = "x".repeat(Symbol::MAX_LEN + 1);
+        let p: ShapePattern = long.parse().unwrap();
+        assert!(
+            p.refine_symbolic(&Shape::unknown_rank(), &Bindings::new())
+                .is_err()
+        );
+        assert!(p.refine(&Shape::unknown_rank()).is_ok());
+        // Bindings to symbols: binding twice to the same symbol is fine, to another is not.
+        let mut b = Bindings::new();
+        let s = Symbol::new("s").unwrap();
+        b.bind_symbol("n", s).unwrap();
+        b.bind_symbol("n", s).unwrap();
+        assert!(b.bind_symbol("n", Symbol::new("t").unwrap()).is_err());
+        b.bind("m", 3).unwrap();
+        assert!(b.bind_symbol("m", s).is_err());
+        assert_eq!(b.dim("n"), Some(Dim::symbol(s)));
+        assert_eq!(b.dim("m"), Some(Dim::Known(3)));
+        let r = symbolic("n #n", "[?, ?]", &b);
+        assert_eq!(r.shape.to_string(), "[$s, ?]");
+        assert_eq!(texts(&r), ["axis 0 = $s", "axis 1 ∈ {1, $s}"]);
+        let mut sizes = Bindings::new();
+        sizes.bind("s", 4).unwrap();
+        assert!(r.verify_with(&[4, 1], &sizes).is_ok());
+        assert!(r.verify_with(&[4, 3], &sizes).is_err());
     }
 }
