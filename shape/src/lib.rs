@@ -105,6 +105,7 @@
 #![warn(missing_docs)]
 
 mod broadcast;
+mod calc;
 mod dim;
 mod partial;
 mod pattern;
@@ -118,6 +119,7 @@ pub mod error;
 pub mod signature;
 
 pub use broadcast::{Sizes, broadcast_shapes};
+pub use calc::{DimExpr, DimValue, InferredOutput, OutputDim, OutputShape, ShapeCalculator};
 pub use dim::{Dim, Merged, Symbol, SymbolBinding};
 pub use error::{ArgRef, ShapeError};
 pub use partial::Shape;

@@ -49,6 +49,16 @@ use crate::error::{ArgRef, ShapeError};
 pub trait DimensionCalculator {
     /// The concrete shape of `output`.
     fn calc_shape(&self, output: &str, bindings: &Bindings) -> Result<Sizes, ShapeError>;
+
+    /// The partial shape of `output` from what joint static refinement of partial inputs knows
+    /// (sizes, symbols, segments). The default knows nothing: unknown rank. [`OutputShape`]
+    /// evaluates its expressions ([`crate::ShapeCalculator::infer`]).
+    ///
+    /// [`OutputShape`]: crate::OutputShape
+    fn calc_partial(&self, output: &str, joint: &JointRefined) -> Result<Shape, ShapeError> {
+        let _ = (output, joint);
+        Ok(Shape::unknown_rank())
+    }
 }
 
 impl<F> DimensionCalculator for F
@@ -147,6 +157,11 @@ impl Unifier {
         Ok(self)
     }
 
+    /// The declared batch dim, if any.
+    pub fn batch_name(&self) -> Option<&str> {
+        self.batch.as_deref()
+    }
+
     /// The inputs and their patterns, in order.
     pub fn inputs(&self) -> impl Iterator<Item = (&ArgRef, &ShapePattern)> {
         self.inputs.iter().map(|(a, p)| (a, p))
@@ -193,8 +208,21 @@ impl Unifier {
 pub struct JointRefined {
     /// The refined shapes, one per input, in order.
     pub shapes: Vec<Shape>,
-    /// The names whose sizes are known statically, each with the input that fixes it.
+    /// The names whose sizes are known statically, each with the input that fixes it, and the
+    /// names known to be symbols.
     pub known: Bindings,
+    /// The dims of each named segment, from the first input of known rank that has it.
+    pub segments: Vec<(Arc<str>, Shape)>,
+}
+
+impl JointRefined {
+    /// The dims of the named segment `*name`, when an input of known rank has it.
+    pub fn segment(&self, name: &str) -> Option<&[Dim]> {
+        self.segments
+            .iter()
+            .find(|(n, _)| &**n == name)
+            .and_then(|(_, s)| s.dims())
+    }
 }
 
 impl Unifier {
@@ -294,9 +322,19 @@ impl Unifier {
         if self.merge_segments(&mut refined)? {
             refined = refine_all(&mut refined.iter())?;
         }
+        let mut segments: Vec<(Arc<str>, Shape)> = Vec::new();
+        for (i, shape) in refined.iter().enumerate() {
+            if let Some(name) = self.segment_name(i)
+                && !segments.iter().any(|(n, _)| &**n == name)
+                && let Some(segment) = self.segment_of(i, shape)
+            {
+                segments.push((name.into(), segment));
+            }
+        }
         Ok(JointRefined {
             shapes: refined,
             known,
+            segments,
         })
     }
 

@@ -283,6 +283,8 @@ pub(crate) fn tile(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Shap
             (Dim::Known(n), m) => Dim::Known(n * m),
             // `!1` times m ≥ 2 is still not 1.
             (Dim::NotOne, _) => Dim::NotOne,
+            // `$n` times m ≥ 2 is 0 or at least m: never 1, but no longer `$n`.
+            (Dim::Symbol { .. }, _) => Dim::NotOne,
             (Dim::Unknown, _) => Dim::Unknown,
         },
     )))
