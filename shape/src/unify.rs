@@ -401,7 +401,16 @@ impl Unifier {
         let (Some(e), Some(f)) = (expected.dims(), found.dims()) else {
             unreachable!("segments are only merged when their rank is known")
         };
-        match e.iter().zip(f).position(|(a, b)| !a.is_compatible_with(*b)) {
+        // Dims that are each compatible can still conflict through a symbol (`[$n, $n]` against
+        // `[2, 3]`): then the first axis where the merged symbol disagrees is reported.
+        let conflict = e.iter().zip(f).position(|(a, b)| !a.is_compatible_with(*b));
+        let conflict = conflict.or_else(|| {
+            let mut symbols = crate::Symbols::new();
+            e.iter()
+                .zip(f)
+                .position(|(a, b)| symbols.merge(*a, *b).is_none())
+        });
+        match conflict {
             Some(offset) if e.len() == f.len() => ShapeError::Mismatch {
                 op: "unify",
                 arg,
@@ -764,5 +773,49 @@ mod tests {
         // Different segment lengths cannot unify either.
         let shapes: Vec<Shape> = vec!["[2, 7]".parse().unwrap(), "[3, ?, 4]".parse().unwrap()];
         assert!(u.refine(&shapes).is_err());
+    }
+
+    #[test]
+    fn symbols_across_inputs() {
+        // A name that is a symbol in one input is that symbol in the others.
+        let u = Unifier::new()
+            .input("x", "b n")
+            .unwrap()
+            .input("y", "n k")
+            .unwrap();
+        let shapes: Vec<Shape> = vec!["[?, $m]".parse().unwrap(), "[?, ?]".parse().unwrap()];
+        let joint = u.refine(&shapes).unwrap();
+        assert_eq!(joint.shapes[1].to_string(), "[$m, ?]");
+        assert_eq!(joint.known.to_string(), "{n = $m}");
+        let joint = u.refine_symbolic(&shapes).unwrap();
+        assert_eq!(joint.shapes[0].to_string(), "[$b, $m]");
+        assert_eq!(joint.shapes[1].to_string(), "[$m, $k]");
+        // A size found later replaces the symbol.
+        let shapes: Vec<Shape> = vec!["[?, $m]".parse().unwrap(), "[4, ?]".parse().unwrap()];
+        let joint = u.refine(&shapes).unwrap();
+        assert_eq!(joint.shapes[0].to_string(), "[?, 4]");
+        assert_eq!(joint.known.get("n"), Some(4));
+        // Segments that conflict only through a symbol are reported at the axis.
+        let u = Unifier::new()
+            .input("a", "*s")
+            .unwrap()
+            .input("b", "*s")
+            .unwrap();
+        let shapes: Vec<Shape> = vec!["[$n, $n]".parse().unwrap(), "[2, 3]".parse().unwrap()];
+        let err = u.refine(&shapes).unwrap_err();
+        assert!(
+            matches!(&err, ShapeError::Mismatch { axis: 1, .. }),
+            "{err}"
+        );
+        assert_eq!(
+            u.refine(&[
+                "[$n, 2]".parse::<Shape>().unwrap(),
+                "[?, ?]".parse().unwrap()
+            ])
+            .unwrap()
+            .segment("s")
+            .map(|d| Shape::from_dims(d.iter().copied()).to_string()),
+            Some("[$n, 2]".to_string())
+        );
     }
 }
