@@ -733,15 +733,12 @@ fn unknown_dims(declared: &OutputShape, dims: &[DimValue]) -> Vec<String> {
     // Map each axis back to the item it came from (a segment covers several axes).
     let mut out = Vec::new();
     let mut axis = 0;
-    for item in &declared.items {
+    for (index, item) in declared.items.iter().enumerate() {
         let width = match item {
             OutputDim::Segment(_) => {
-                let after: usize = declared
-                    .items
-                    .iter()
-                    .skip_while(|i| *i != item)
-                    .skip(1)
-                    .count();
+                // The segment covers what the items after it (one axis each, or further
+                // segments' axes) leave.
+                let after: usize = declared.items.len() - index - 1;
                 dims.len().saturating_sub(axis + after)
             }
             _ => 1,

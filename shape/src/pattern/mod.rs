@@ -12,7 +12,10 @@
 //! | `*batch`       | a named variadic segment: binds the sizes of its axes                   |
 //!
 //! Names are ASCII identifiers (`[A-Za-z_][A-Za-z0-9_]*`, `_` alone being "any size"). The empty
-//! pattern matches only scalars. [`ShapePattern::enforce`] checks a concrete shape and returns the
+//! pattern matches only scalars. A name may be bound beforehand to a size ([`Bindings::bind`]) or
+//! to a symbolic dim `$s` ([`Bindings::bind_symbol`]); refining a shape that holds symbols uses
+//! them (equal symbols need no check), and [`ShapePattern::refine_symbolic`] gives the names
+//! nothing fixes symbols of their own. [`ShapePattern::enforce`] checks a concrete shape and returns the
 //! bound sizes (the Array API `enforce_shape` proposal); [`ShapePattern::refine`] applies a pattern
 //! to a partial [`Shape`](crate::Shape) and returns the refined shape plus the checks still
 //! needed at run time.

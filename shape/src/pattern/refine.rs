@@ -512,8 +512,10 @@ impl ShapePattern {
     /// ```
     ///
     /// Symbols are global names: an introduced `$n` claims that every shape carrying `$n` has the
-    /// same size there, so introduce symbols only for names that mean one size. A name whose
-    /// symbol already appears in the shape at another axis is an error.
+    /// same size there, so introduce symbols only for names that mean one size. A name gets no
+    /// symbol (it stays as [`refine_with`](Self::refine_with) leaves it) when its symbol already
+    /// stands for another size — it appears in the shape or the bindings given — or when it is
+    /// longer than a symbol can be ([`Symbol::MAX_LEN`]).
     pub fn refine_symbolic(
         &self,
         shape: &Shape,
@@ -834,19 +836,14 @@ impl NameContext<'_> {
                     }
                 }
             }
-            Dim::NotOne | Dim::Unknown => self.refine_free(name_arc, value, places)?,
+            Dim::NotOne | Dim::Unknown => self.refine_free(name_arc, value, places),
         }
         Ok(())
     }
 
     /// A name nothing fixes: the first `n` binds, the other `n`s equal it and the `#n`s are 1 or
     /// equal; with no `n` at all, the `#n`s that are not 1 agree among themselves.
-    fn refine_free(
-        &mut self,
-        name: Arc<str>,
-        value: Dim,
-        places: &mut [Place],
-    ) -> Result<(), ShapeError> {
+    fn refine_free(&mut self, name: Arc<str>, value: Dim, places: &mut [Place]) {
         let items = self.items;
         let is_plain = |p: &Place| matches!(&items[p.item], PatternDim::Name(n) if *n == name);
         let is_hash =
@@ -860,48 +857,41 @@ impl NameContext<'_> {
             if axes.len() >= 2 {
                 self.checks.push(PatternCheck::NonOnesAgree { axes, name });
             }
-            return Ok(());
+            return;
         };
         let to = places[binder].axis;
         // All `n`s are one size; a `!1` among them, or on a `#n`, makes it `!1`.
         let not_one = value == Dim::NotOne;
-        let refined = if self.introduce {
-            let symbol = Symbol::new(&name).map_err(|e| ShapeError::InvalidPattern {
-                arg: ArgRef::Index(0),
-                message: format!("the name `{name}` cannot be a symbol: {e}"),
-            })?;
-            let taken = self
+        // The symbol to introduce, unless the name cannot be one (over 22 bytes) or its symbol
+        // already stands for another size (in the shape or the bindings given): then none.
+        let symbol = Symbol::new(&name).ok().filter(|&symbol| {
+            let in_shape = self
                 .shape
                 .dims()
                 .unwrap_or_default()
                 .iter()
-                .any(|d| d.as_symbol() == Some(symbol))
-                || self
-                    .bindings
-                    .symbols()
-                    .any(|(_, d)| d.as_symbol() == Some(symbol));
-            if taken {
-                return Err(ShapeError::InvalidPattern {
-                    arg: ArgRef::Index(0),
-                    message: format!(
-                        "cannot introduce the symbol `${name}` for the name `{name}`: it already \
-                         stands for another size (in shape {} or the bindings given)",
-                        self.shape
-                    ),
-                });
+                .any(|d| d.as_symbol() == Some(symbol));
+            let in_bindings = self
+                .bindings
+                .symbols()
+                .any(|(_, d)| d.as_symbol() == Some(symbol));
+            self.introduce && !in_shape && !in_bindings
+        });
+        let introduce = symbol.is_some();
+        let refined = match symbol {
+            Some(symbol) => {
+                let dim = Dim::Symbol {
+                    name: symbol,
+                    not_one,
+                };
+                self.known.symbolic.push((name.clone(), dim));
+                dim
             }
-            let dim = Dim::Symbol {
-                name: symbol,
-                not_one,
-            };
-            self.known.symbolic.push((name.clone(), dim));
-            dim
-        } else {
-            value
+            None => value,
         };
         for (i, place) in places.iter_mut().enumerate() {
             if is_plain(place) {
-                if not_one || self.introduce {
+                if not_one || introduce {
                     place.refined = refined;
                 }
                 if i != binder {
@@ -920,7 +910,7 @@ impl NameContext<'_> {
                             to,
                             name: name.clone(),
                         });
-                        if self.introduce {
+                        if introduce {
                             place.refined = refined;
                         }
                     }
@@ -934,7 +924,6 @@ impl NameContext<'_> {
                 }
             }
         }
-        Ok(())
     }
 }
 
@@ -1181,19 +1170,13 @@ mod tests {
             ["axis 1 = axis 0 (n)", "axis 2 ∈ {1, axis 0} (#n)"]
         );
         // A symbol that already means another size is not introduced again.
-        let p: ShapePattern = "_ n".parse().unwrap();
-        let err = p
-            .refine_symbolic(&"[$n, ?]".parse().unwrap(), &Bindings::new())
-            .unwrap_err();
-        assert!(matches!(err, ShapeError::InvalidPattern { .. }), "{err}");
-        // A name too long to be a symbol is an error, not a panic.
+        let r = symbolic("_ n n", "[$n, ?, ?]", &Bindings::new());
+        assert_eq!(r.shape.to_string(), "[$n, ?, ?]");
+        assert_eq!(texts(&r), ["axis 2 = axis 1 (n)"]);
+        // Nor is a name too long to be a symbol.
         let long = "x".repeat(Symbol::MAX_LEN + 1);
-        let p: ShapePattern = long.parse().unwrap();
-        assert!(
-            p.refine_symbolic(&Shape::unknown_rank(), &Bindings::new())
-                .is_err()
-        );
-        assert!(p.refine(&Shape::unknown_rank()).is_ok());
+        let r = symbolic(&format!("{long} {long}"), "*", &Bindings::new());
+        assert_eq!(r.shape.to_string(), "[?, ?]");
         // Bindings to symbols: binding twice to the same symbol is fine, to another is not.
         let mut b = Bindings::new();
         let s = Symbol::new("s").unwrap();
