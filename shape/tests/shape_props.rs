@@ -179,6 +179,41 @@ fn prior_bindings() -> impl Strategy<Value = Bindings> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
+    /// A name bound beforehand to a symbol (a chained refinement) checks the same as the name
+    /// bound to the symbol's size: `verify_with` reads that size from the bindings.
+    #[test]
+    fn names_bound_to_symbols_agree_with_sizes(
+        text in pattern_text(),
+        (env, (partial, concrete)) in env().prop_flat_map(|env| (Just(env), shape_with_instance(env))),
+    ) {
+        let pattern: ShapePattern = text.parse().unwrap();
+        let mut symbolic = Bindings::new();
+        symbolic.bind_symbol("a", sym("s")).unwrap();
+        let mut sized = Bindings::new();
+        sized.bind("a", env.0).unwrap();
+        let mut sizes = Bindings::new();
+        sizes.bind("s", env.0).unwrap();
+        let enforced = pattern.enforce_with(&concrete, &mut sized.clone());
+        match pattern.refine_with(&partial, &symbolic) {
+            Err(e) => prop_assert!(
+                enforced.is_err(),
+                "`{}` on {} with a = $s failed statically ({}) but {:?} matches with a = {}",
+                text, partial, e, concrete, env.0
+            ),
+            Ok(refined) => {
+                let verified = refined.verify_with(&concrete, &sizes);
+                prop_assert_eq!(
+                    verified.is_ok(), enforced.is_ok(),
+                    "`{}` on {} (checks {:?}): verify {:?}, enforce {:?} on {:?} with $s = {}",
+                    text, partial, refined.checks, verified, enforced, concrete, env.0
+                );
+                if enforced.is_ok() {
+                    prop_assert!(refined.shape.admits(&concrete));
+                }
+            }
+        }
+    }
+
     /// Refining a partial shape, then checking a concrete shape it admits, agrees with enforcing
     /// the pattern on that concrete shape; a static failure means every instance fails.
     #[test]

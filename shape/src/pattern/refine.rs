@@ -733,6 +733,10 @@ impl NameContext<'_> {
         let is_hash =
             |p: &Place| matches!(&items[p.item], PatternDim::Broadcastable(n) if &**n == name);
 
+        let prior_symbol = match self.bindings.dim_binding(name) {
+            Some(_) => None,
+            None => self.bindings.symbol(name).and_then(Dim::as_symbol),
+        };
         let (mut value, mut origin) = match self.bindings.dim_binding(name) {
             Some(b) => (Dim::Known(b.size), Some(b.origin.clone())),
             None => match self.bindings.symbol(name) {
@@ -837,6 +841,26 @@ impl NameContext<'_> {
                 }
             }
             Dim::NotOne | Dim::Unknown => self.refine_free(name_arc, value, places),
+        }
+        // A symbol the name was bound to beforehand stands for a size fixed elsewhere: unless the
+        // shape itself holds that symbol at a place that has the name's size (an `n`, or a `#n`
+        // that cannot be 1), one such place must be checked against it at run time (the others
+        // are tied to that place by the checks above).
+        let sized = |p: &Place| is_plain(p) || (is_hash(p) && p.raw.is_not_one());
+        if let Some(symbol) = prior_symbol
+            && !places
+                .iter()
+                .any(|p| sized(p) && p.raw.as_symbol() == Some(symbol))
+            && let Some(place) = places.iter().find(|p| sized(p))
+        {
+            let check = PatternCheck::SymbolSize {
+                axis: place.axis,
+                symbol,
+                one_ok: false,
+            };
+            if !self.checks.contains(&check) {
+                self.checks.push(check);
+            }
         }
         Ok(())
     }
