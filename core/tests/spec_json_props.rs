@@ -56,6 +56,14 @@ fn dim() -> impl Strategy<Value = Dim> {
         Just(Dim::Known(isize::MAX as usize)),
         Just(Dim::NotOne),
         Just(Dim::Unknown),
+        (
+            prop::sample::select(vec!["n", "batch_size", "_x1"]),
+            any::<bool>()
+        )
+            .prop_map(|(name, not_one)| Dim::Symbol {
+                name: extype::shape::Symbol::new(name).unwrap(),
+                not_one,
+            }),
     ]
 }
 

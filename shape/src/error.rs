@@ -141,6 +141,17 @@ pub enum ShapeError {
         /// What is wrong.
         message: String,
     },
+    /// An output's declared shape breaks a declaration rule (an any-dim, a name no input binds,
+    /// a missing batch dim).
+    #[error("invalid shape of output `{output}` ({shape}): {message}")]
+    InvalidOutput {
+        /// The output.
+        output: Arc<str>,
+        /// Its declared shape, as text.
+        shape: String,
+        /// The rule broken.
+        message: String,
+    },
     /// A dimension calculator could not compute an output shape.
     #[error("cannot compute the shape of output `{output}`: {message}")]
     Calculation {

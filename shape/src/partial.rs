@@ -4,6 +4,7 @@ use smallvec::SmallVec;
 
 use super::Dim;
 use crate::error::ShapeError;
+use crate::symbols::{Symbols, has_symbols, merge_dims};
 
 /// Dims stored inline up to this rank, so specs of common tensors do not allocate.
 pub(crate) type DimVec = SmallVec<[Dim; 4]>;
@@ -11,8 +12,12 @@ pub(crate) type DimVec = SmallVec<[Dim; 4]>;
 /// A partial shape: unknown rank, or a list of [`Dim`]s.
 ///
 /// `Eq`/`Hash` are strict and structural (`[8, 3] != [?, 3]`); the loose relation is
-/// [`Shape::is_compatible_with`]. The text form is `[8, ?, 3]`, `[!1, 4]`, `[]` (a scalar) and `*`
-/// (unknown rank); `Display` and `FromStr` agree.
+/// [`Shape::is_compatible_with`]. The text form is `[8, ?, 3]`, `[!1, 4]`, `[$n, $n!1]`
+/// (symbols), `[]` (a scalar) and `*` (unknown rank); `Display` and `FromStr` agree.
+///
+/// Symbols are shared: `[$n, $n]` admits only square shapes, and a symbol means the same size in
+/// both shapes of a merge or comparison. Merging binds symbols ([`Shape::merge_with_symbols`]
+/// returns the bindings); joining keeps a symbol only where both shapes have it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Shape {
     dims: Option<DimVec>,
@@ -42,10 +47,13 @@ impl Shape {
     }
 
     /// A shape of known rank from its dims.
+    ///
+    /// A symbol known not to be 1 at one axis is so at all its axes: `[$n!1, $n]` is
+    /// `[$n!1, $n!1]` (one spelling per shape, so that equality is structural).
     pub fn from_dims(dims: impl IntoIterator<Item = Dim>) -> Self {
-        Shape {
-            dims: Some(dims.into_iter().collect()),
-        }
+        let mut dims: DimVec = dims.into_iter().collect();
+        normalize(&mut dims);
+        Shape { dims: Some(dims) }
     }
 
     /// The rank, or `None` if unknown.
@@ -90,16 +98,39 @@ impl Shape {
     }
 
     /// Whether a concrete shape satisfies this one.
+    /// Equal symbols must have equal sizes: `[$n, $n]` admits `[3, 3]`, not `[3, 4]`.
     pub fn admits(&self, sizes: &[usize]) -> bool {
         match &self.dims {
             None => true,
-            Some(d) => d.len() == sizes.len() && d.iter().zip(sizes).all(|(d, &n)| d.admits(n)),
+            Some(dims) => {
+                dims.len() == sizes.len()
+                    && dims.iter().zip(sizes).all(|(d, &n)| d.admits(n))
+                    && dims.iter().zip(sizes).enumerate().all(|(i, (d, &n))| {
+                        let Some(name) = d.as_symbol() else {
+                            return true;
+                        };
+                        // The first occurrence of each symbol fixes its size.
+                        dims.iter()
+                            .zip(sizes)
+                            .take(i)
+                            .all(|(e, &m)| e.as_symbol() != Some(name) || m == n)
+                    })
+            }
         }
+    }
+
+    /// Whether some dim is a symbol.
+    pub fn has_symbols(&self) -> bool {
+        self.dims.as_deref().is_some_and(has_symbols)
     }
 
     /// Whether some concrete shape satisfies both. Symmetric and reflexive, not transitive;
     /// unknown rank is compatible with everything.
     pub fn is_compatible_with(&self, other: &Shape) -> bool {
+        if self.has_symbols() || other.has_symbols() {
+            // Symbols tie axes together: compatible exactly when the merge succeeds.
+            return self.merge_with(other).is_ok();
+        }
         match (&self.dims, &other.dims) {
             (Some(a), Some(b)) => {
                 a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.is_compatible_with(*b))
@@ -131,6 +162,9 @@ impl Shape {
     /// assert!(a.merge_with(&"[8, 4]".parse().unwrap()).is_err());
     /// ```
     pub fn merge_with(&self, other: &Shape) -> Result<Shape, ShapeError> {
+        if self.has_symbols() || other.has_symbols() {
+            return self.merge_with_symbols(other, &mut Symbols::new());
+        }
         let (a, b) = match (&self.dims, &other.dims) {
             (None, _) => return Ok(other.clone()),
             (_, None) => return Ok(self.clone()),
@@ -149,8 +183,46 @@ impl Shape {
         Ok(Shape { dims: Some(dims) })
     }
 
+    /// The meet under symbol bindings: like [`merge_with`](Self::merge_with), reading what
+    /// `symbols` knows and recording the bindings the merge makes (`$n` meeting `3` binds
+    /// `$n = 3`, and every `$n` of the result is then `3`). On error `symbols` may hold bindings
+    /// made before the conflict was found.
+    ///
+    /// ```
+    /// use extype_shape::{Shape, Symbols};
+    /// let a: Shape = "[$n, $m]".parse().unwrap();
+    /// let mut symbols = Symbols::new();
+    /// let m = a.merge_with_symbols(&"[$m, !1]".parse().unwrap(), &mut symbols).unwrap();
+    /// assert_eq!(m.to_string(), "[$m!1, $m!1]");
+    /// assert_eq!(symbols.to_string(), "{$n = $m, $m = $m!1}");
+    /// ```
+    pub fn merge_with_symbols(
+        &self,
+        other: &Shape,
+        symbols: &mut Symbols,
+    ) -> Result<Shape, ShapeError> {
+        for shape in [self, other] {
+            if symbols.note_not_ones(shape).is_err() {
+                return Err(self.conflict("merge_with", other, None));
+            }
+        }
+        match (&self.dims, &other.dims) {
+            (None, None) => Ok(Shape::unknown_rank()),
+            (None, Some(_)) => Ok(symbols.apply(other)),
+            (Some(_), None) => Ok(symbols.apply(self)),
+            (Some(a), Some(b)) if a.len() != b.len() => {
+                Err(self.conflict("merge_with", other, None))
+            }
+            (Some(a), Some(b)) => match merge_dims(a, b, symbols) {
+                Ok(dims) => Ok(Shape::from_dims(dims)),
+                Err(axis) => Err(self.conflict("merge_with", other, Some(axis))),
+            },
+        }
+    }
+
     /// The join: the most specific shape compatible with both. Never fails: a rank mismatch gives
-    /// unknown rank, and two different sizes neither of which is 1 give `!1`.
+    /// unknown rank, two different sizes neither of which is 1 give `!1`, and a symbol stays only
+    /// where both shapes have it (`[$n, $a]` ∨ `[$n, $b]` is `[$n, ?]`).
     pub fn most_specific_compatible(&self, other: &Shape) -> Shape {
         match (&self.dims, &other.dims) {
             (Some(a), Some(b)) if a.len() == b.len() => Shape {
@@ -168,9 +240,7 @@ impl Shape {
     /// This shape's dims followed by `other`'s; unknown rank if either is.
     pub fn concatenate(&self, other: &Shape) -> Shape {
         match (&self.dims, &other.dims) {
-            (Some(a), Some(b)) => Shape {
-                dims: Some(a.iter().chain(b).copied().collect()),
-            },
+            (Some(a), Some(b)) => Shape::from_dims(a.iter().chain(b).copied()),
             _ => Shape::unknown_rank(),
         }
     }
@@ -220,6 +290,29 @@ impl Shape {
             axis,
             left_dim: axis.and_then(|a| self.dim(a)),
             right_dim: axis.and_then(|a| other.dim(a)),
+        }
+    }
+}
+
+/// Marks every occurrence of a symbol `!1` when one is.
+fn normalize(dims: &mut [Dim]) {
+    if !has_symbols(dims) {
+        return;
+    }
+    for i in 0..dims.len() {
+        if let Dim::Symbol {
+            name,
+            not_one: true,
+        } = dims[i]
+        {
+            for d in dims.iter_mut() {
+                if d.as_symbol() == Some(name) {
+                    *d = Dim::Symbol {
+                        name,
+                        not_one: true,
+                    };
+                }
+            }
         }
     }
 }

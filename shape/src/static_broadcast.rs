@@ -10,6 +10,11 @@
 //! | no known `n ≠ 1`, some `!1`   | `!1`   | the sizes other than 1 agree (n-ary)    | all equal (n-ary) |
 //! | only `?` (two or more)        | `?`    | the sizes other than 1 agree (n-ary)    | all equal (n-ary) |
 //! | one `?` or `!1`, the rest `1` | it     | none                                    | none              |
+//! | one symbol `$n`, the rest `1` | `$n`   | none                                    | none              |
+//!
+//! A symbol is one participant however many inputs carry it at the axis (its occurrences are one
+//! size: [`BroadcastChecks::run`] checks that with the static shapes), and otherwise counts as `?`
+//! (`!1` for `$n!1`), so two different symbols get the n-ary check.
 //!
 //! The agreement checks are n-ary on purpose: folding pairwise (`a ~ b`, then `b ~ c`) is unsound,
 //! since `[2]`, `[1]`, `[3]` pass both pairs and still do not broadcast.
@@ -28,7 +33,7 @@ use smallvec::SmallVec;
 
 use super::broadcast::{Sizes, broadcast_shapes, broadcast_where};
 use super::partial::DimVec;
-use super::{Dim, Shape};
+use super::{Dim, Shape, Symbol};
 use crate::error::{ArgRef, ShapeError};
 
 /// How unknown dims may broadcast at run time.
@@ -262,6 +267,7 @@ impl BroadcastChecks {
         for (arg, (input, &shape)) in self.inputs.iter().zip(shapes).enumerate() {
             check_admitted(arg, input, shape)?;
         }
+        check_symbols(&self.inputs, shapes)?;
         for check in &self.checks {
             check.verify(shapes)?;
         }
@@ -351,6 +357,38 @@ fn check_admitted(arg: usize, input: &Shape, shape: &[usize]) -> Result<(), Shap
     Ok(())
 }
 
+/// Checks that every occurrence of a symbol, across all inputs, has one size (the ranks were
+/// checked before).
+fn check_symbols(inputs: &[Shape], shapes: &[&[usize]]) -> Result<(), ShapeError> {
+    let mut seen: SmallVec<[(Symbol, ArgAxis, usize); 4]> = SmallVec::new();
+    for (arg, (input, shape)) in inputs.iter().zip(shapes).enumerate() {
+        for (axis, (dim, &size)) in input
+            .dims()
+            .unwrap_or_default()
+            .iter()
+            .zip(*shape)
+            .enumerate()
+        {
+            let Some(name) = dim.as_symbol() else {
+                continue;
+            };
+            let at = ArgAxis { arg, axis };
+            match seen.iter().find(|(s, _, _)| *s == name) {
+                None => seen.push((name, at, size)),
+                Some(&(_, origin, want)) if want != size => {
+                    return Err(mismatch(
+                        at,
+                        format!("${name} = {want} (the size of {origin})"),
+                        size,
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The result of [`broadcast_static`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StaticBroadcast {
@@ -402,8 +440,9 @@ pub fn broadcast_static<S: Borrow<Shape>>(
     let mut checks = Vec::new();
     for from_end in 0..known_rank {
         let mut fixed: Option<(ArgAxis, usize)> = None;
-        // The `!1` and `?` dims in argument order; the flag says `!1`.
-        let mut free: SmallVec<[(ArgAxis, bool); 4]> = SmallVec::new();
+        // The `!1`, `?` and symbol dims in argument order, each symbol once (its occurrences are
+        // one size, checked with the inputs' static shapes); the flag says "not 1".
+        let mut free: SmallVec<[(ArgAxis, bool, Option<Symbol>); 4]> = SmallVec::new();
         for (arg, shape) in shapes.iter().enumerate() {
             let Some(dims) = shape.borrow().dims() else {
                 continue;
@@ -428,13 +467,19 @@ pub fn broadcast_static<S: Borrow<Shape>>(
                     }
                     Some(_) => {}
                 },
-                Dim::NotOne => free.push((at, true)),
-                Dim::Unknown => free.push((at, false)),
+                Dim::NotOne => free.push((at, true, None)),
+                Dim::Unknown => free.push((at, false, None)),
+                Dim::Symbol { name, not_one } => {
+                    match free.iter_mut().find(|(_, _, s)| *s == Some(name)) {
+                        Some((_, flag, _)) => *flag |= not_one,
+                        None => free.push((at, not_one, Some(name))),
+                    }
+                }
             }
         }
         let dim = if let Some((_, size)) = fixed {
             // A `!1` cannot be 1, so it must be `size`; a `?` may also be 1 unless Strict.
-            checks.extend(free.iter().map(|&(at, not_one)| {
+            checks.extend(free.iter().map(|&(at, not_one, _)| {
                 if not_one || policy == Policy::Strict {
                     BroadcastCheck::Equals { at, size }
                 } else {
@@ -443,8 +488,11 @@ pub fn broadcast_static<S: Borrow<Shape>>(
             }));
             Dim::Known(size)
         } else {
-            let any_not_one = free.iter().any(|&(_, not_one)| not_one);
-            let dim = if any_not_one {
+            let any_not_one = free.iter().any(|&(_, not_one, _)| not_one);
+            let dim = if let [(_, not_one, Some(name))] = free[..] {
+                // One symbol (perhaps at several inputs), the rest 1: the output is that symbol.
+                Dim::Symbol { name, not_one }
+            } else if any_not_one {
                 Dim::NotOne
             } else if free.is_empty() {
                 Dim::Known(1)
@@ -452,7 +500,7 @@ pub fn broadcast_static<S: Borrow<Shape>>(
                 Dim::Unknown
             };
             if free.len() >= 2 {
-                let places = free.iter().map(|&(at, _)| at).collect();
+                let places = free.iter().map(|&(at, _, _)| at).collect();
                 checks.push(match policy {
                     Policy::Numpy => BroadcastCheck::NonOnesAgree(places),
                     Policy::Strict => BroadcastCheck::AllEqual(places),
@@ -468,7 +516,7 @@ pub fn broadcast_static<S: Borrow<Shape>>(
         // size there (if known and not 1), under Strict that size. Either way a known size other
         // than 1 stays, and a 1 becomes unknown.
         let trailing = Shape::from_dims(out.iter().map(|d| match d {
-            Dim::Known(1) => Dim::Unknown,
+            Dim::Known(1) | Dim::Symbol { not_one: false, .. } => Dim::Unknown,
             other => *other,
         }));
         (Shape::unknown_rank(), trailing)
@@ -764,5 +812,70 @@ mod tests {
             size: 1,
         };
         assert!(far.verify(&[&[1]]).is_err());
+    }
+
+    #[test]
+    fn shared_symbols_need_no_checks() {
+        let out = numpy(&["[$n, 3]", "[$n, 1]", "[3]"]);
+        assert_eq!(out.shape.to_string(), "[$n, 3]");
+        assert!(out.checks.checks().is_empty());
+        assert_eq!(
+            out.checks
+                .run(&[&[4, 3], &[4, 1], &[3]])
+                .unwrap()
+                .as_slice(),
+            &[4, 3]
+        );
+        assert_eq!(
+            out.checks
+                .run(&[&[1, 3], &[1, 1], &[3]])
+                .unwrap()
+                .as_slice(),
+            &[1, 3]
+        );
+        // The concrete shapes must agree on the symbol.
+        let err = out.checks.run(&[&[4, 3], &[5, 1], &[3]]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "broadcast: argument 1 axis 0: expected $n = 4 (the size of argument 0 axis 0), found 5"
+        );
+        // `!1` on one occurrence makes the output `!1` too.
+        assert_eq!(numpy(&["[$n!1]", "[$n]"]).shape.to_string(), "[$n!1]");
+        assert!(strict(&["[$n, ?]", "[$n, 1]"]).checks.is_trivial());
+    }
+
+    #[test]
+    fn different_symbols_are_checked_together() {
+        let out = numpy(&["[$a]", "[$b]", "[$a]", "[?]"]);
+        assert_eq!(out.shape.to_string(), "[?]");
+        assert_eq!(
+            out.checks.to_string(),
+            "sizes other than 1 agree: argument 0 axis 0, argument 1 axis 0, argument 3 axis 0"
+        );
+        assert_eq!(
+            out.checks
+                .run(&[&[1], &[4], &[1], &[4]])
+                .unwrap()
+                .as_slice(),
+            &[4]
+        );
+        assert!(out.checks.run(&[&[2], &[4], &[2], &[1]]).is_err());
+        let out = strict(&["[$a]", "[$b!1]"]);
+        assert_eq!(out.shape.to_string(), "[!1]");
+        assert_eq!(
+            out.checks.to_string(),
+            "sizes are equal: argument 0 axis 0, argument 1 axis 0"
+        );
+        // A symbol meeting a known size: 1 or that size (NumPy), that size (Strict).
+        let out = numpy(&["[$a]", "[5]", "[$a]"]);
+        assert_eq!(out.shape.to_string(), "[5]");
+        assert_eq!(out.checks.to_string(), "argument 0 axis 0 ∈ {1, 5}");
+        assert_eq!(
+            strict(&["[$a!1]", "[5]"]).checks.to_string(),
+            "argument 0 axis 0 = 5"
+        );
+        // Unknown rank: a symbol that may be 1 tells nothing of the output; `$a!1` does.
+        let out = numpy(&["*", "[$a, $b!1]"]);
+        assert_eq!(out.trailing.to_string(), "[?, $b!1]");
     }
 }

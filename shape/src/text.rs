@@ -1,4 +1,4 @@
-//! The text form of shapes and dims: `[8, ?, 3]`, `[!1, 4]`, `[]`, `*`.
+//! The text form of shapes and dims: `[8, ?, 3]`, `[!1, 4]`, `[$n, $m!1]`, `[]`, `*`.
 //!
 //! Whitespace is allowed between tokens. Errors give the byte position, what was expected there
 //! and what was found.
@@ -7,7 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::partial::DimVec;
-use super::{Dim, Shape};
+use super::{Dim, Shape, Symbol};
 use crate::error::ShapeError;
 
 impl fmt::Display for Shape {
@@ -155,9 +155,32 @@ impl<'a> Cursor<'a> {
         })
     }
 
-    /// One dim: a size, `?` or `!1`.
+    /// One dim: a size, `?`, `!1`, `$name` or `$name!1`.
     pub(crate) fn dim(&mut self) -> Result<Dim, ShapeError> {
         match self.peek() {
+            Some('$') => {
+                self.pos += 1;
+                let start = self.pos;
+                let name = self.take_while(|c| c.is_ascii_alphanumeric() || c == '_');
+                let name = Symbol::new(name).map_err(|e| match e {
+                    ShapeError::Parse {
+                        position,
+                        expected,
+                        found,
+                        ..
+                    } => self.error_at(
+                        start + position,
+                        format!("a symbol name: {expected}"),
+                        found,
+                    ),
+                    other => other,
+                })?;
+                let not_one = self.eat('!');
+                if not_one {
+                    self.expect('1', "`1` after `!` (only `$name!1` is a dim)")?;
+                }
+                Ok(Dim::Symbol { name, not_one })
+            }
             Some('?') => {
                 self.pos += 1;
                 Ok(Dim::Unknown)
@@ -168,7 +191,7 @@ impl<'a> Cursor<'a> {
                 Ok(Dim::NotOne)
             }
             Some(c) if c.is_ascii_digit() => self.size().map(Dim::Known),
-            _ => Err(self.error("a dim (a size, `?` or `!1`)")),
+            _ => Err(self.error("a dim (a size, `?`, `!1` or `$name`)")),
         }
     }
 
@@ -197,7 +220,16 @@ mod tests {
 
     #[test]
     fn round_trips() {
-        for text in ["[8, ?, 3]", "[!1, 4]", "[]", "*", "[0]", "[1, 1, 1]"] {
+        for text in [
+            "[8, ?, 3]",
+            "[!1, 4]",
+            "[]",
+            "*",
+            "[0]",
+            "[1, 1, 1]",
+            "[$n, 3]",
+            "[$n!1, $n!1, $_x1]",
+        ] {
             let shape: Shape = text.parse().unwrap();
             assert_eq!(shape.to_string(), text);
         }
@@ -205,9 +237,23 @@ mod tests {
             " [ 8 ,?,!1 ] ".parse::<Shape>().unwrap().to_string(),
             "[8, ?, !1]"
         );
+        // One spelling per shape: a symbol known not 1 somewhere is so everywhere.
+        assert_eq!(
+            "[$n, $n!1]".parse::<Shape>().unwrap().to_string(),
+            "[$n!1, $n!1]"
+        );
         assert_eq!("?".parse::<Dim>().unwrap(), Dim::Unknown);
         assert_eq!("!1".parse::<Dim>().unwrap(), Dim::NotOne);
         assert_eq!(" 12 ".parse::<Dim>().unwrap(), Dim::Known(12));
+        let n = Symbol::new("n").unwrap();
+        assert_eq!("$n".parse::<Dim>().unwrap(), Dim::symbol(n));
+        assert_eq!(
+            "$n!1".parse::<Dim>().unwrap(),
+            Dim::Symbol {
+                name: n,
+                not_one: true
+            }
+        );
     }
 
     fn parse_err(text: &str) -> (usize, String) {
@@ -234,7 +280,21 @@ mod tests {
         assert!(msg.contains("a size of at most"), "{msg}");
         assert_eq!(
             parse_err("[8, x]").1,
-            "cannot parse shape \"[8, x]\": at position 4, expected a dim (a size, `?` or `!1`), found `x`"
+            "cannot parse shape \"[8, x]\": at position 4, expected a dim (a size, `?`, `!1` or \
+             `$name`), found `x`"
+        );
+        assert_eq!(parse_err("[$]").0, 2);
+        assert_eq!(parse_err("[$1n]").0, 2);
+        assert_eq!(parse_err("[$n!2]").0, 4);
+        assert_eq!(parse_err("[$n x]").0, 4);
+        let long = format!("[${}]", "a".repeat(Symbol::MAX_LEN + 1));
+        let (pos, msg) = parse_err(&long);
+        assert_eq!(pos, 2 + Symbol::MAX_LEN);
+        assert!(msg.contains("at most 22 bytes"), "{msg}");
+        assert_eq!(
+            parse_err("[$]").1,
+            "cannot parse shape \"[$]\": at position 2, expected a symbol name: a name, found end \
+             of input"
         );
         assert!("é".parse::<Shape>().is_err());
         assert!("[1é]".parse::<Shape>().is_err());

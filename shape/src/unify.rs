@@ -49,6 +49,16 @@ use crate::error::{ArgRef, ShapeError};
 pub trait DimensionCalculator {
     /// The concrete shape of `output`.
     fn calc_shape(&self, output: &str, bindings: &Bindings) -> Result<Sizes, ShapeError>;
+
+    /// The partial shape of `output` from what joint static refinement of partial inputs knows
+    /// (sizes, symbols, segments). The default knows nothing: unknown rank. [`OutputShape`]
+    /// evaluates its expressions ([`crate::ShapeCalculator::infer`]).
+    ///
+    /// [`OutputShape`]: crate::OutputShape
+    fn calc_partial(&self, output: &str, joint: &JointRefined) -> Result<Shape, ShapeError> {
+        let _ = (output, joint);
+        Ok(Shape::unknown_rank())
+    }
 }
 
 impl<F> DimensionCalculator for F
@@ -147,6 +157,11 @@ impl Unifier {
         Ok(self)
     }
 
+    /// The declared batch dim, if any.
+    pub fn batch_name(&self) -> Option<&str> {
+        self.batch.as_deref()
+    }
+
     /// The inputs and their patterns, in order.
     pub fn inputs(&self) -> impl Iterator<Item = (&ArgRef, &ShapePattern)> {
         self.inputs.iter().map(|(a, p)| (a, p))
@@ -193,8 +208,21 @@ impl Unifier {
 pub struct JointRefined {
     /// The refined shapes, one per input, in order.
     pub shapes: Vec<Shape>,
-    /// The names whose sizes are known statically, each with the input that fixes it.
+    /// The names whose sizes are known statically, each with the input that fixes it, and the
+    /// names known to be symbols.
     pub known: Bindings,
+    /// The dims of each named segment, from the first input of known rank that has it.
+    pub segments: Vec<(Arc<str>, Shape)>,
+}
+
+impl JointRefined {
+    /// The dims of the named segment `*name`, when an input of known rank has it.
+    pub fn segment(&self, name: &str) -> Option<&[Dim]> {
+        self.segments
+            .iter()
+            .find(|(n, _)| &**n == name)
+            .and_then(|(_, s)| s.dims())
+    }
 }
 
 impl Unifier {
@@ -217,6 +245,39 @@ impl Unifier {
     /// # Ok::<(), extype_shape::ShapeError>(())
     /// ```
     pub fn refine<S: Borrow<Shape>>(&self, shapes: &[S]) -> Result<JointRefined, ShapeError> {
+        self.refine_impl(shapes, false)
+    }
+
+    /// Like [`refine`](Self::refine), and each name that no input fixes gets the symbol of the
+    /// same name ([`ShapePattern::refine_symbolic`]) in every input that uses it, so the refined
+    /// shapes say which axes are equal. Symbols in the inputs' shapes are used as in `refine`.
+    ///
+    /// ```
+    /// use extype_shape::{Shape, Unifier};
+    /// let u = Unifier::new().input("x", "b n")?.input("y", "b n")?.input("z", "n 4")?;
+    /// let shapes: Vec<Shape> = vec!["[?, ?]".parse()?, "[2, ?]".parse()?, "*".parse()?];
+    /// let joint = u.refine_symbolic(&shapes)?;
+    /// let texts: Vec<String> = joint.shapes.iter().map(ToString::to_string).collect();
+    /// assert_eq!(texts, ["[2, $n]", "[2, $n]", "[$n, 4]"]);
+    /// assert_eq!(joint.known.to_string(), "{b = 2, n = $n}");
+    /// // Symbols in the inputs join in: `$m` is the size of `n` in all.
+    /// let shapes: Vec<Shape> = vec!["[?, $m]".parse()?, "[2, ?]".parse()?, "*".parse()?];
+    /// let joint = u.refine(&shapes)?;
+    /// assert_eq!(joint.shapes[2].to_string(), "[$m, 4]");
+    /// # Ok::<(), extype_shape::ShapeError>(())
+    /// ```
+    pub fn refine_symbolic<S: Borrow<Shape>>(
+        &self,
+        shapes: &[S],
+    ) -> Result<JointRefined, ShapeError> {
+        self.refine_impl(shapes, true)
+    }
+
+    fn refine_impl<S: Borrow<Shape>>(
+        &self,
+        shapes: &[S],
+        introduce: bool,
+    ) -> Result<JointRefined, ShapeError> {
         if shapes.len() != self.inputs.len() {
             return Err(ShapeError::ArgCount {
                 op: "unify",
@@ -230,9 +291,12 @@ impl Unifier {
         loop {
             let mut learnt = false;
             for ((arg, pattern), shape) in self.inputs.iter().zip(shapes) {
-                let refined = pattern
-                    .refine_with(shape.borrow(), &known)
-                    .map_err(|e| as_input(e, arg))?;
+                let refined = if introduce {
+                    pattern.refine_symbolic(shape.borrow(), &known)
+                } else {
+                    pattern.refine_with(shape.borrow(), &known)
+                }
+                .map_err(|e| as_input(e, arg))?;
                 learnt |= known.absorb_as(&refined.known, arg);
             }
             if !learnt {
@@ -258,9 +322,19 @@ impl Unifier {
         if self.merge_segments(&mut refined)? {
             refined = refine_all(&mut refined.iter())?;
         }
+        let mut segments: Vec<(Arc<str>, Shape)> = Vec::new();
+        for (i, shape) in refined.iter().enumerate() {
+            if let Some(name) = self.segment_name(i)
+                && !segments.iter().any(|(n, _)| &**n == name)
+                && let Some(segment) = self.segment_of(i, shape)
+            {
+                segments.push((name.into(), segment));
+            }
+        }
         Ok(JointRefined {
             shapes: refined,
             known,
+            segments,
         })
     }
 
@@ -327,7 +401,16 @@ impl Unifier {
         let (Some(e), Some(f)) = (expected.dims(), found.dims()) else {
             unreachable!("segments are only merged when their rank is known")
         };
-        match e.iter().zip(f).position(|(a, b)| !a.is_compatible_with(*b)) {
+        // Dims that are each compatible can still conflict through a symbol (`[$n, $n]` against
+        // `[2, 3]`): then the first axis where the merged symbol disagrees is reported.
+        let conflict = e.iter().zip(f).position(|(a, b)| !a.is_compatible_with(*b));
+        let conflict = conflict.or_else(|| {
+            let mut symbols = crate::Symbols::new();
+            e.iter()
+                .zip(f)
+                .position(|(a, b)| symbols.merge(*a, *b).is_none())
+        });
+        match conflict {
             Some(offset) if e.len() == f.len() => ShapeError::Mismatch {
                 op: "unify",
                 arg,
@@ -690,5 +773,49 @@ mod tests {
         // Different segment lengths cannot unify either.
         let shapes: Vec<Shape> = vec!["[2, 7]".parse().unwrap(), "[3, ?, 4]".parse().unwrap()];
         assert!(u.refine(&shapes).is_err());
+    }
+
+    #[test]
+    fn symbols_across_inputs() {
+        // A name that is a symbol in one input is that symbol in the others.
+        let u = Unifier::new()
+            .input("x", "b n")
+            .unwrap()
+            .input("y", "n k")
+            .unwrap();
+        let shapes: Vec<Shape> = vec!["[?, $m]".parse().unwrap(), "[?, ?]".parse().unwrap()];
+        let joint = u.refine(&shapes).unwrap();
+        assert_eq!(joint.shapes[1].to_string(), "[$m, ?]");
+        assert_eq!(joint.known.to_string(), "{n = $m}");
+        let joint = u.refine_symbolic(&shapes).unwrap();
+        assert_eq!(joint.shapes[0].to_string(), "[$b, $m]");
+        assert_eq!(joint.shapes[1].to_string(), "[$m, $k]");
+        // A size found later replaces the symbol.
+        let shapes: Vec<Shape> = vec!["[?, $m]".parse().unwrap(), "[4, ?]".parse().unwrap()];
+        let joint = u.refine(&shapes).unwrap();
+        assert_eq!(joint.shapes[0].to_string(), "[?, 4]");
+        assert_eq!(joint.known.get("n"), Some(4));
+        // Segments that conflict only through a symbol are reported at the axis.
+        let u = Unifier::new()
+            .input("a", "*s")
+            .unwrap()
+            .input("b", "*s")
+            .unwrap();
+        let shapes: Vec<Shape> = vec!["[$n, $n]".parse().unwrap(), "[2, 3]".parse().unwrap()];
+        let err = u.refine(&shapes).unwrap_err();
+        assert!(
+            matches!(&err, ShapeError::Mismatch { axis: 1, .. }),
+            "{err}"
+        );
+        assert_eq!(
+            u.refine(&[
+                "[$n, 2]".parse::<Shape>().unwrap(),
+                "[?, ?]".parse().unwrap()
+            ])
+            .unwrap()
+            .segment("s")
+            .map(|d| Shape::from_dims(d.iter().copied()).to_string()),
+            Some("[$n, 2]".to_string())
+        );
     }
 }

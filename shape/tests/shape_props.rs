@@ -1,8 +1,13 @@
-//! Property tests of the `shape` module: the lattice laws of partial shapes, static broadcasting
-//! against concrete broadcasting, the text form, and parsers that never panic.
+//! Property tests of the `shape` module: the lattice laws of partial shapes (symbols included),
+//! static broadcasting against concrete broadcasting, the text form, and parsers that never panic.
+//!
+//! Symbolic dims are drawn from two symbols, `$s` and `$t`; an *environment* gives each a size,
+//! and a concrete instance of shapes with symbols is drawn under one environment (so every `$s`
+//! has one size across all the shapes of a test case).
 
 use extype_shape::{
-    Bindings, Dim, Policy, Shape, ShapePattern, Sizes, Unifier, broadcast_shapes, broadcast_static,
+    Bindings, Dim, Policy, Shape, ShapePattern, Sizes, Symbol, Symbols, Unifier, broadcast_shapes,
+    broadcast_static,
 };
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -12,12 +17,72 @@ fn size() -> impl Strategy<Value = usize> {
     prop_oneof![3 => Just(1usize), 3 => Just(2usize), 1 => Just(0usize), 1 => Just(3usize)]
 }
 
+fn sym(name: &str) -> Symbol {
+    Symbol::new(name).unwrap()
+}
+
 fn dim() -> impl Strategy<Value = Dim> {
     prop_oneof![
         4 => size().prop_map(Dim::Known),
         1 => Just(Dim::NotOne),
         2 => Just(Dim::Unknown),
+        2 => (select(vec!["s", "t"]), any::<bool>())
+            .prop_map(|(name, not_one)| Dim::Symbol { name: sym(name), not_one }),
     ]
+}
+
+/// The sizes of `$s` and `$t`.
+type Env = (usize, usize);
+
+fn env() -> impl Strategy<Value = Env> {
+    (size(), size())
+}
+
+fn env_size(env: Env, name: Symbol) -> usize {
+    if name.as_str() == "s" { env.0 } else { env.1 }
+}
+
+/// `shape` with its symbols replaced by their sizes in `env`; `None` when a `$n!1` has size 1.
+fn subst(shape: &Shape, env: Env) -> Option<Shape> {
+    let Some(dims) = shape.dims() else {
+        return Some(Shape::unknown_rank());
+    };
+    dims.iter()
+        .map(|&d| match d {
+            Dim::Symbol { name, not_one } => {
+                let n = env_size(env, name);
+                (!(not_one && n == 1)).then_some(Dim::Known(n))
+            }
+            d => Some(d),
+        })
+        .collect::<Option<Vec<_>>>()
+        .map(Shape::from_dims)
+}
+
+/// `shape` with the `!1` of each symbol whose size in `env` is 1 dropped, so `env` fits it.
+fn fit(shape: Shape, env: Env) -> Shape {
+    match shape.dims() {
+        None => shape,
+        Some(dims) => dims
+            .iter()
+            .map(|&d| match d {
+                Dim::Symbol { name, .. } if env_size(env, name) == 1 => Dim::symbol(name),
+                d => d,
+            })
+            .collect(),
+    }
+}
+
+/// Whether `env` satisfies what `symbols` says.
+fn env_satisfies(env: Env, symbols: &Symbols) -> bool {
+    ["s", "t"].iter().all(|&name| {
+        let n = env_size(env, sym(name));
+        match symbols.resolve(Dim::symbol(sym(name))) {
+            Dim::Known(k) => n == k,
+            Dim::Symbol { name: to, not_one } => env_size(env, to) == n && !(not_one && n == 1),
+            _ => true,
+        }
+    })
 }
 
 fn shape() -> impl Strategy<Value = Shape> {
@@ -27,8 +92,8 @@ fn shape() -> impl Strategy<Value = Shape> {
     ]
 }
 
-/// A concrete shape admitted by `shape`.
-fn instance(shape: &Shape) -> BoxedStrategy<Vec<usize>> {
+/// A concrete shape admitted by `shape` under `env`.
+fn instance(shape: &Shape, env: Env) -> BoxedStrategy<Vec<usize>> {
     match shape.dims() {
         None => prop::collection::vec(size(), 0..5).boxed(),
         Some(dims) => dims
@@ -37,21 +102,25 @@ fn instance(shape: &Shape) -> BoxedStrategy<Vec<usize>> {
                 Dim::Known(n) => Just(n).boxed(),
                 Dim::NotOne => select(vec![0usize, 2, 3]).boxed(),
                 Dim::Unknown => size().boxed(),
+                Dim::Symbol { name, .. } => Just(env_size(env, name)).boxed(),
             })
             .collect::<Vec<_>>()
             .boxed(),
     }
 }
 
-/// 2 to 4 partial shapes with one concrete instance each.
+/// A partial shape that `env` fits, and a concrete instance of it under `env`.
+fn shape_with_instance(env: Env) -> impl Strategy<Value = (Shape, Vec<usize>)> {
+    shape().prop_flat_map(move |s| {
+        let s = fit(s, env);
+        let inst = instance(&s, env);
+        (Just(s), inst)
+    })
+}
+
+/// 2 to 4 partial shapes with one concrete instance each, under one environment.
 fn shapes_with_instances() -> impl Strategy<Value = Vec<(Shape, Vec<usize>)>> {
-    prop::collection::vec(
-        shape().prop_flat_map(|s| {
-            let inst = instance(&s);
-            (Just(s), inst)
-        }),
-        2..=4,
-    )
+    env().prop_flat_map(|env| prop::collection::vec(shape_with_instance(env), 2..=4))
 }
 
 fn concrete_refs(pairs: &[(Shape, Vec<usize>)]) -> Vec<&[usize]> {
@@ -110,15 +179,47 @@ fn prior_bindings() -> impl Strategy<Value = Bindings> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
+    /// A name bound beforehand to a symbol (a chained refinement) checks the same as the name
+    /// bound to the symbol's size: `verify_with` reads that size from the bindings.
+    #[test]
+    fn names_bound_to_symbols_agree_with_sizes(
+        text in pattern_text(),
+        (env, (partial, concrete)) in env().prop_flat_map(|env| (Just(env), shape_with_instance(env))),
+    ) {
+        let pattern: ShapePattern = text.parse().unwrap();
+        let mut symbolic = Bindings::new();
+        symbolic.bind_symbol("a", sym("s")).unwrap();
+        let mut sized = Bindings::new();
+        sized.bind("a", env.0).unwrap();
+        let mut sizes = Bindings::new();
+        sizes.bind("s", env.0).unwrap();
+        let enforced = pattern.enforce_with(&concrete, &mut sized.clone());
+        match pattern.refine_with(&partial, &symbolic) {
+            Err(e) => prop_assert!(
+                enforced.is_err(),
+                "`{}` on {} with a = $s failed statically ({}) but {:?} matches with a = {}",
+                text, partial, e, concrete, env.0
+            ),
+            Ok(refined) => {
+                let verified = refined.verify_with(&concrete, &sizes);
+                prop_assert_eq!(
+                    verified.is_ok(), enforced.is_ok(),
+                    "`{}` on {} (checks {:?}): verify {:?}, enforce {:?} on {:?} with $s = {}",
+                    text, partial, refined.checks, verified, enforced, concrete, env.0
+                );
+                if enforced.is_ok() {
+                    prop_assert!(refined.shape.admits(&concrete));
+                }
+            }
+        }
+    }
+
     /// Refining a partial shape, then checking a concrete shape it admits, agrees with enforcing
     /// the pattern on that concrete shape; a static failure means every instance fails.
     #[test]
     fn pattern_refine_agrees_with_enforce(
         text in pattern_text(),
-        pair in shape().prop_flat_map(|s| {
-            let i = instance(&s);
-            (Just(s), i)
-        }),
+        pair in env().prop_flat_map(shape_with_instance),
         prior in prior_bindings(),
     ) {
         let (partial, concrete) = pair;
@@ -140,11 +241,31 @@ proptest! {
                 );
                 if enforced.is_ok() {
                     prop_assert!(refined.shape.admits(&concrete));
+                    prop_assert!(refined.outline.admits(&concrete));
                     for (name, size) in refined.known.iter() {
                         prop_assert_eq!(bindings.get(name), Some(size));
                     }
+                    // A symbol bound to a size has that size (the instance fixes the symbols).
+                    for b in refined.symbols.iter() {
+                        if let (Dim::Known(n), Some(dims)) = (b.to, partial.dims()) {
+                            for (d, &c) in dims.iter().zip(&concrete) {
+                                if d.as_symbol() == Some(b.symbol) {
+                                    prop_assert_eq!(c, n);
+                                }
+                            }
+                        }
+                    }
                 } else {
                     prop_assert_eq!(&bindings, &prior);
+                }
+                // Introducing symbols changes the static shape, not what passes.
+                let symbolic = pattern.refine_symbolic(&partial, &prior).unwrap();
+                prop_assert_eq!(symbolic.verify(&concrete).is_ok(), enforced.is_ok());
+                if enforced.is_ok() {
+                    prop_assert!(symbolic.shape.admits(&concrete));
+                    prop_assert!(symbolic.outline.admits(&concrete));
+                    prop_assert!(symbolic.shape.is_at_least_as_specific_as(&refined.shape)
+                        || refined.shape.has_symbols() || symbolic.shape.has_symbols());
                 }
             }
         }
@@ -154,13 +275,10 @@ proptest! {
     /// them.
     #[test]
     fn joint_refinement_agrees_with_unify(
-        inputs in prop::collection::vec(
-            (pattern_text(), shape().prop_flat_map(|s| {
-                let i = instance(&s);
-                (Just(s), i)
-            })),
+        inputs in env().prop_flat_map(|env| prop::collection::vec(
+            (pattern_text(), shape_with_instance(env)),
             1..=3,
-        )
+        ))
     ) {
         let mut unifier = Unifier::new();
         for (text, _) in &inputs {
@@ -178,6 +296,19 @@ proptest! {
                     }
                     for (name, size) in joint.known.iter() {
                         prop_assert_eq!(bindings.get(name), Some(size));
+                    }
+                    // Introduced symbols hold too: each names one size across all inputs.
+                    let symbolic = unifier.refine_symbolic(&partials).unwrap();
+                    let mut sizes: Vec<(String, usize)> = Vec::new();
+                    for (refined, c) in symbolic.shapes.iter().zip(&concrete) {
+                        prop_assert!(refined.admits(c), "{} does not admit {:?}", refined, c);
+                        for (d, &n) in refined.dims().unwrap_or_default().iter().zip(*c) {
+                            let Some(name) = d.as_symbol() else { continue };
+                            match sizes.iter().find(|(s, _)| s == name.as_str()) {
+                                Some((_, m)) => prop_assert_eq!(*m, n, "${} in {:?}", name, symbolic.shapes),
+                                None => sizes.push((name.as_str().to_string(), n)),
+                            }
+                        }
                     }
                 }
             }
@@ -213,11 +344,48 @@ proptest! {
             (Ok(ab), Ok(ba)) => {
                 prop_assert_eq!(&ab, &ba);
                 prop_assert!(ab.is_compatible_with(&a) && ab.is_compatible_with(&b));
-                prop_assert!(ab.is_at_least_as_specific_as(&a));
-                prop_assert!(ab.is_at_least_as_specific_as(&b));
+                // The meet is below both, once what it learnt of the symbols is applied to them.
+                let mut symbols = Symbols::new();
+                prop_assert_eq!(&a.merge_with_symbols(&b, &mut symbols).unwrap(), &ab);
+                prop_assert!(ab.is_at_least_as_specific_as(&symbols.apply(&a)), "{} {}", ab, symbols);
+                prop_assert!(ab.is_at_least_as_specific_as(&symbols.apply(&b)), "{} {}", ab, symbols);
+                prop_assert_eq!(symbols.apply(&ab), ab.clone());
             }
             (Err(_), Err(_)) => {}
             (x, y) => prop_assert!(false, "merge not commutative: {:?} vs {:?}", x, y),
+        }
+    }
+
+    /// Under any sizes of the symbols: the meet admits exactly what both admit (where those sizes
+    /// agree with the bindings it made), a failed meet means nothing is admitted by both, and the
+    /// join admits what either admits.
+    #[test]
+    fn lattice_with_symbols_under_every_environment(
+        a in shape(), b in shape(), env in env(), c in prop::collection::vec(size(), 0..5)
+    ) {
+        let (Some(sa), Some(sb)) = (subst(&a, env), subst(&b, env)) else {
+            return Ok(());
+        };
+        let both = sa.admits(&c) && sb.admits(&c);
+        // Equal symbols within one shape take equal sizes: `subst` already forces that.
+        let mut symbols = Symbols::new();
+        match a.merge_with_symbols(&b, &mut symbols) {
+            Err(e) => prop_assert!(!both, "{} ∧ {} failed ({}) but {:?} fits both", a, b, e, c),
+            Ok(m) => {
+                if env_satisfies(env, &symbols) {
+                    let sm = subst(&m, env);
+                    prop_assert!(sm.is_some(), "{} from {} ∧ {} under {:?}", m, a, b, env);
+                    prop_assert_eq!(sm.unwrap().admits(&c), both, "{} ∧ {} = {} ({})", a, b, m, symbols);
+                } else {
+                    prop_assert!(!both, "{} ∧ {} bound {} against {:?}, but {:?} fits both",
+                        a, b, symbols, env, c);
+                }
+            }
+        }
+        let j = a.most_specific_compatible(&b);
+        let sj = subst(&j, env).unwrap();
+        if sa.admits(&c) || sb.admits(&c) {
+            prop_assert!(sj.admits(&c), "{} ∨ {} = {} must admit {:?} under {:?}", a, b, j, c, env);
         }
     }
 
@@ -235,14 +403,15 @@ proptest! {
     }
 
     #[test]
-    fn join_admits_what_either_admits(pair in shape().prop_flat_map(|s| {
-        let i = instance(&s);
-        (Just(s), i)
-    }), other in shape()) {
+    fn join_admits_what_either_admits(
+        pair in env().prop_flat_map(shape_with_instance), other in shape()
+    ) {
         let (a, concrete) = pair;
         prop_assert!(a.admits(&concrete));
         prop_assert!(a.most_specific_compatible(&other).admits(&concrete));
-        if let Ok(m) = a.merge_with(&other) {
+        // With symbols, `admits` picks their sizes per shape; the shared-size law is
+        // `lattice_with_symbols_under_every_environment`.
+        if let (Ok(m), false) = (a.merge_with(&other), a.has_symbols() || other.has_symbols()) {
             prop_assert_eq!(m.admits(&concrete), other.admits(&concrete));
         }
     }
@@ -322,7 +491,7 @@ proptest! {
     }
 
     #[test]
-    fn shape_parser_on_near_shapes(text in "[\\[\\]?!*, 0-9x]{0,16}") {
+    fn shape_parser_on_near_shapes(text in "[\\[\\]?!*, 0-9x$n]{0,16}") {
         if let Ok(s) = text.parse::<Shape>() {
             // Whatever parses prints back to text that parses to the same shape.
             prop_assert_eq!(s.to_string().parse::<Shape>().unwrap(), s);

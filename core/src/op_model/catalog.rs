@@ -122,6 +122,13 @@ impl Op {
         }
     }
 
+    /// This op with `rule` as its spec inference (how [`declare_op!`](crate::declare_op) gives an
+    /// op with a shape contract its inference).
+    pub const fn with_infer(mut self, rule: InferRule) -> Op {
+        self.infer = rule;
+        self
+    }
+
     /// A catalog op: its signature joined with its kernels and rules.
     const fn builtin(sig: Signature, data: Builtin) -> Op {
         Op {

@@ -26,7 +26,7 @@ use super::operand::bad_argument;
 use super::rules::{InferRule, missing};
 use crate::dtype::DType;
 use crate::error::{Result, ShapeError};
-use crate::shape::{BroadcastChecks, Dim, Policy, Shape, broadcast_static};
+use crate::shape::{BroadcastChecks, Dim, Shape, ShapeCalculator, Unifier, broadcast_static};
 use crate::spec::TensorSpec;
 use crate::value::ValueSpec;
 
@@ -105,7 +105,7 @@ pub(crate) fn dense_unchecked(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> 
         InferRule::Same => x.shape.clone(),
         InferRule::Broadcast => {
             let shapes: Vec<&Shape> = specs.iter().map(|s| &s.shape).collect();
-            let b = broadcast_static(&shapes, Policy::Numpy)?;
+            let b = broadcast_static(&shapes, args.effective_policy())?;
             return Ok(Inferred {
                 spec: ValueSpec::Tensor(TensorSpec::new(b.shape, dtype)),
                 checks: Some(b.checks),
@@ -117,6 +117,86 @@ pub(crate) fn dense_unchecked(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> 
         InferRule::None => Shape::unknown_rank(),
     };
     Ok(out(shape, dtype))
+}
+
+/// The output shape of an op declared with a shape contract (`declare_op!(…, shapes = [PATTERN,
+/// …] -> OUTPUT)`): the inputs' patterns unified jointly on their partial shapes, and the output's
+/// declared dims (affine expressions over the patterns' names, such as `n - k + 1`) evaluated on
+/// what is known. The contract is built once, into `contract`; a contract that breaks a
+/// declaration rule (an any-dim in the output, a name no input binds, a missing batch dim) or does
+/// not parse is an error of every inference of the op.
+///
+/// ```
+/// use extype_core::ops::{self, OpArgs};
+/// use extype_core::{DType, TensorSpec, ValueSpec};
+///
+/// extype_core::declare_op!(pub CONV1D: other(2) "my.conv1d",
+///     shapes = ["b c_in n", "c_out c_in k"] -> "b, c_out, n - k + 1", batch = "b");
+///
+/// let x = ValueSpec::Tensor(TensorSpec::new("[8, 3, ?]".parse().unwrap(), DType::F32));
+/// let w = ValueSpec::Tensor(TensorSpec::new("[16, 3, 5]".parse().unwrap(), DType::F32));
+/// let y = ops::infer_spec(&CONV1D, &[&x, &w], &OpArgs::none()).unwrap();
+/// assert_eq!(y.tensor_spec().unwrap().to_string(), "f32[8, 16, ?]");
+/// let x = ValueSpec::Tensor(TensorSpec::new("[8, 3, 100]".parse().unwrap(), DType::F32));
+/// let y = ops::infer_spec(&CONV1D, &[&x, &w], &OpArgs::none()).unwrap();
+/// assert_eq!(y.tensor_spec().unwrap().to_string(), "f32[8, 16, 96]");
+/// ```
+pub fn contract_shape(
+    op: &Op,
+    specs: &[&TensorSpec],
+    contract: &std::sync::OnceLock<std::result::Result<ShapeCalculator, ShapeError>>,
+    inputs: &[&str],
+    output: &str,
+    batch: Option<&str>,
+) -> Result<Shape> {
+    let calc = contract
+        .get_or_init(|| {
+            let mut unifier = inputs
+                .iter()
+                .try_fold(Unifier::new(), |u, pattern| u.positional(pattern))?;
+            if let Some(batch) = batch {
+                unifier = unifier.batch(batch)?;
+            }
+            ShapeCalculator::new(unifier).output(op.name(), output)
+        })
+        .as_ref()
+        .map_err(|e| e.clone())?;
+    let shapes: Vec<&Shape> = specs.iter().map(|s| &s.shape).collect();
+    let mut outputs = calc.infer(&shapes)?;
+    Ok(outputs.pop().map_or_else(Shape::unknown_rank, |o| o.shape))
+}
+
+impl Inferred {
+    /// This inference, if its output spec is fully defined (MXNet's `infer_shape` beside
+    /// `infer_shape_partial`); otherwise an error naming the op and each dim that is not a known
+    /// size, with its component and axis.
+    pub fn fully_defined(self, op: &Op) -> Result<Inferred> {
+        let (specs, paths) = match &self.spec {
+            ValueSpec::Tensor(t) => (vec![t.clone()], vec![]),
+            ValueSpec::Extension(e) => (e.dyn_component_specs(), e.dyn_component_paths()),
+        };
+        let mut unknown = Vec::new();
+        for (i, spec) in specs.iter().enumerate() {
+            let place = paths.get(i).map_or_else(String::new, |p| format!("`{p}` "));
+            match spec.shape.dims() {
+                None => unknown.push(format!("{place}rank (shape *)")),
+                Some(dims) => unknown.extend(
+                    dims.iter()
+                        .enumerate()
+                        .filter(|(_, d)| !d.is_known())
+                        .map(|(axis, d)| format!("{place}axis {axis} is {d}")),
+                ),
+            }
+        }
+        if unknown.is_empty() {
+            return Ok(self);
+        }
+        Err(ShapeError::Calculation {
+            output: op.name().into(),
+            message: format!("not fully defined: {}", unknown.join(", ")),
+        }
+        .into())
+    }
 }
 
 fn normalize_axis(op: &Op, axis: isize, rank: usize) -> Result<usize> {
@@ -283,6 +363,8 @@ pub(crate) fn tile(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Shap
             (Dim::Known(n), m) => Dim::Known(n * m),
             // `!1` times m ≥ 2 is still not 1.
             (Dim::NotOne, _) => Dim::NotOne,
+            // `$n` times m ≥ 2 is 0 or at least m: never 1, but no longer `$n`.
+            (Dim::Symbol { .. }, _) => Dim::NotOne,
             (Dim::Unknown, _) => Dim::Unknown,
         },
     )))
@@ -434,5 +516,128 @@ mod tests {
             &OpArgs::none().with_indices(&[0, 1, 4]),
         );
         assert_eq!(seg, "u64[2]");
+    }
+
+    crate::declare_op!(CONV1D: other(2) "test.conv1d",
+        shapes = ["b c_in n", "c_out c_in k"] -> "b, c_out, n - k + 1", batch = "b");
+    crate::declare_op!(ANY_OUT: other(1) "test.any_out", shapes = ["n"] -> "n, _");
+    crate::declare_op!(UNBOUND_OUT: other(1) "test.unbound_out", shapes = ["n"] -> "n, m");
+    crate::declare_op!(NO_BATCH_OUT: other(1) "test.no_batch_out",
+        shapes = ["b n"] -> "n", batch = "b");
+    crate::declare_op!(BAD_PATTERN: other(1) "test.bad_pattern", shapes = ["n ?"] -> "n");
+
+    // stannum's D1ConvDC, statically: `n - k + 1` from partial inputs, no hand-written `infer`.
+    #[test]
+    fn contract_ops_infer_from_partial_inputs() {
+        let conv = |x: &str, w: &str| {
+            dense(
+                &CONV1D,
+                &[&spec(x, DType::F32), &spec(w, DType::F32)],
+                &OpArgs::none(),
+            )
+            .map(|i| i.tensor_spec().unwrap().to_string())
+            .unwrap_or_else(|e| format!("error: {e}"))
+        };
+        assert_eq!(conv("[8, 3, 100]", "[16, 3, 5]"), "f32[8, 16, 96]");
+        assert_eq!(conv("[?, 3, 100]", "[16, ?, 5]"), "f32[$b, 16, 96]");
+        assert_eq!(conv("[8, 3, ?]", "[16, 3, 5]"), "f32[8, 16, ?]");
+        assert_eq!(conv("*", "*"), "f32[$b, $c_out, ?]");
+        assert_eq!(
+            conv("[8, 3, 100]", "[16, 4, 5]"),
+            "error: unify: argument 1 axis 1: expected c_in = 3 (bound by argument 0 axis 1), \
+             found 4"
+        );
+        assert_eq!(conv("[8, 3, 4]", "[16, 3, 5]"), "f32[8, 16, 0]");
+        assert_eq!(
+            conv("[8, 3, 3]", "[16, 3, 5]"),
+            "error: cannot compute the shape of output `test.conv1d`: `n - k + 1` is -1 \
+             (negative) for n = 3, k = 5"
+        );
+        // Fully defined mode names what is unknown.
+        let x = spec("[?, 3, ?]", DType::F32);
+        let w = spec("[16, 3, 5]", DType::F32);
+        let err = dense(&CONV1D, &[&x, &w], &OpArgs::none())
+            .unwrap()
+            .fully_defined(&CONV1D)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cannot compute the shape of output `test.conv1d`: not fully defined: axis 0 is $b, \
+             axis 2 is ?"
+        );
+    }
+
+    // The declaration rules, as errors of the op's inference.
+    #[test]
+    fn contract_declaration_rules() {
+        let x = spec("[4]", DType::F32);
+        let err =
+            |op: &Op, x: &TensorSpec| dense(op, &[x], &OpArgs::none()).unwrap_err().to_string();
+        assert_eq!(
+            err(&ANY_OUT, &x),
+            "invalid shape of output `test.any_out` ([n, _]): an output cannot use the any-dim \
+             `_`; write a size or a name bound by an input"
+        );
+        assert_eq!(
+            err(&UNBOUND_OUT, &x),
+            "invalid shape of output `test.unbound_out` ([n, m]): no input binds the name `m`"
+        );
+        let bx = spec("[2, 4]", DType::F32);
+        assert!(
+            err(&NO_BATCH_OUT, &bx).contains("the output must lead with the batch dim `b`"),
+            "{}",
+            err(&NO_BATCH_OUT, &bx)
+        );
+        assert!(err(&BAD_PATTERN, &x).starts_with("cannot parse shape pattern"));
+        // The error is the same on every use (the contract is built once).
+        assert_eq!(err(&ANY_OUT, &x), err(&ANY_OUT, &x));
+    }
+
+    // PyTensor's rule: under Strict an unknown dim never broadcasts at run time.
+    #[test]
+    fn strict_policy_per_call_and_per_scope() {
+        use crate::op_model::args::scoped_policy;
+        use crate::shape::Policy;
+        let x = spec("[?, 3]", DType::F32);
+        let y = spec("[4, 3]", DType::F32);
+        let numpy = dense(&ADD, &[&x, &y], &OpArgs::none()).unwrap();
+        let checks = numpy.checks.unwrap();
+        assert_eq!(checks.policy(), Policy::Numpy);
+        assert!(checks.run(&[&[1, 3], &[4, 3]]).is_ok());
+        let strict_args = OpArgs::none().with_policy(Policy::Strict);
+        let strict = dense(&ADD, &[&x, &y], &strict_args).unwrap();
+        let checks = strict.checks.unwrap();
+        assert_eq!(checks.to_string(), "argument 0 axis 0 = 4");
+        // A runtime 1 the spec did not say is an error naming the argument and axis.
+        let err = checks.run(&[&[1, 3], &[4, 3]]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "broadcast: argument 0 axis 0: expected 4, found 1"
+        );
+        // A static 1 still broadcasts.
+        let one = spec("[1, 3]", DType::F32);
+        let out = dense(&ADD, &[&one, &y], &strict_args).unwrap();
+        assert!(out.checks.unwrap().run(&[&[1, 3], &[4, 3]]).is_ok());
+        // Per scope, and the call's own policy wins over the scope's.
+        scoped_policy(Policy::Strict, || {
+            let c = dense(&ADD, &[&x, &y], &OpArgs::none())
+                .unwrap()
+                .checks
+                .unwrap();
+            assert_eq!(c.policy(), Policy::Strict);
+            let numpy_args = OpArgs::none().with_policy(Policy::Numpy);
+            let c = dense(&ADD, &[&x, &y], &numpy_args).unwrap().checks.unwrap();
+            assert_eq!(c.policy(), Policy::Numpy);
+            // Nested scopes restore the outer one.
+            scoped_policy(Policy::Numpy, || {
+                assert_eq!(crate::op_model::args::current_policy(), Policy::Numpy);
+            });
+            assert_eq!(crate::op_model::args::current_policy(), Policy::Strict);
+        });
+        assert_eq!(crate::op_model::args::current_policy(), Policy::Numpy);
+        // A panic inside the scope restores it too.
+        let caught = std::panic::catch_unwind(|| scoped_policy(Policy::Strict, || panic!("boom")));
+        assert!(caught.is_err());
+        assert_eq!(crate::op_model::args::current_policy(), Policy::Numpy);
     }
 }

@@ -43,6 +43,7 @@
 //! below [`crate::dispatch`] and is re-exported here (`ops::catalog`, `ops::OpArgs`,
 //! `ops::infer`, `ops::operand`, `ops::rules`).
 
+pub use crate::op_model::args::{current_policy, scoped_policy};
 pub use crate::op_model::{args, catalog, infer, operand, rules};
 
 pub use crate::op_model::{
@@ -68,6 +69,7 @@ static NO_ARGS: OpArgs = OpArgs {
     shape: None,
     perm: None,
     indices: None,
+    policy: None,
 };
 
 /// Calls any op (catalog or user-declared) on `operands` with `args`, through the dispatch table.
@@ -97,6 +99,37 @@ pub fn call_as<T: FromValue>(
 /// specs). A chain of ops can so be checked before any data exists.
 pub fn infer_spec(op: &'static Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Inferred> {
     table()?.infer(op, specs, args)
+}
+
+/// [`infer_spec`] in "fully defined" mode (MXNet's `infer_shape`, where [`infer_spec`] is
+/// `infer_shape_partial`): the output spec when every dim of it is a known size, otherwise an
+/// error naming each unknown dim.
+///
+/// ```
+/// use extype_core::ops::{self, OpArgs, catalog};
+/// use extype_core::{DType, TensorSpec, ValueSpec};
+/// let x = ValueSpec::Tensor(TensorSpec::new("[?, 3]".parse().unwrap(), DType::F32));
+/// let y = ValueSpec::Tensor(TensorSpec::new("[4, ?]".parse().unwrap(), DType::F32));
+/// let out = ops::infer_spec_defined(&catalog::ADD, &[&x, &y], &OpArgs::none()).unwrap();
+/// assert_eq!(out.tensor_spec().unwrap().to_string(), "f32[4, 3]");
+/// // Partial inputs: each dim that is not a known size is named.
+/// let x = ValueSpec::Tensor(TensorSpec::new("[$m, 3, ?]".parse().unwrap(), DType::F32));
+/// let y = ValueSpec::Tensor(TensorSpec::new("[$m, 1, 2]".parse().unwrap(), DType::F32));
+/// let err = ops::infer_spec_defined(&catalog::ADD, &[&x, &y], &OpArgs::none()).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "cannot compute the shape of output `add`: not fully defined: axis 0 is $m"
+/// );
+/// // The same inference, partial:
+/// let out = ops::infer_spec(&catalog::ADD, &[&x, &y], &OpArgs::none()).unwrap();
+/// assert_eq!(out.tensor_spec().unwrap().to_string(), "f32[$m, 3, 2]");
+/// ```
+pub fn infer_spec_defined(
+    op: &'static Op,
+    specs: &[&ValueSpec],
+    args: &OpArgs,
+) -> Result<Inferred> {
+    infer_spec(op, specs, args)?.fully_defined(op)
 }
 
 impl Op {
@@ -368,8 +401,50 @@ impl Tensor {
 /// let y = y.as_tensor().unwrap().as_array::<f64, ndarray::Ix1>().unwrap()[0];
 /// assert!((y - 2f64.ln()).abs() < 1e-12);
 /// ```
+///
+/// `shapes = [PATTERN, …] -> OUTPUT` (optionally `, batch = "b"`) gives the op a shape contract:
+/// one pattern per input, and the output's dims as expressions over their names. Its spec
+/// inference then comes from the contract (see [`infer::contract_shape`]), with no `infer`
+/// handler; the declaration rules (no any-dim in the output, every name bound by an input, the
+/// batch dim leading) are checked when the contract is first used.
+///
+/// ```
+/// extype_core::declare_op!(pub CONV1D: other(2) "my.conv1d",
+///     shapes = ["b c_in n", "c_out c_in k"] -> "b, c_out, n - k + 1", batch = "b");
+/// ```
 #[macro_export]
 macro_rules! declare_op {
+    ($(#[$m:meta])* $vis:vis $name:ident : $kind:ident $(($n:literal))? $op:literal,
+     shapes = [$($input:literal),* $(,)?] -> $output:literal $(, batch = $batch:literal)?
+     $(, dense = $dense:expr)? $(,)?) => {
+        $(#[$m])*
+        $vis static $name: $crate::ops::Op = $crate::ops::Op::new(
+            $op,
+            $crate::declare_op!(@kind $kind),
+            $crate::declare_op!(@arity $kind $(($n))?),
+            $crate::declare_op!(@dense $($dense)?),
+        )
+        .with_infer($crate::ops::InferRule::Custom({
+            fn contract_infer(
+                op: &$crate::ops::Op,
+                specs: &[&$crate::TensorSpec],
+                _: &$crate::ops::OpArgs,
+            ) -> $crate::Result<$crate::Shape> {
+                static CONTRACT: ::std::sync::OnceLock<
+                    ::core::result::Result<$crate::shape::ShapeCalculator, $crate::ShapeError>,
+                > = ::std::sync::OnceLock::new();
+                $crate::ops::infer::contract_shape(
+                    op,
+                    specs,
+                    &CONTRACT,
+                    &[$($input),*],
+                    $output,
+                    $crate::declare_op!(@batch $($batch)?),
+                )
+            }
+            contract_infer
+        }));
+    };
     ($(#[$m:meta])* $vis:vis $name:ident : $kind:ident $(($n:literal))? $op:literal $(, dense = $dense:expr)? $(,)?) => {
         $(#[$m])*
         $vis static $name: $crate::ops::Op = $crate::ops::Op::new(
@@ -387,6 +462,8 @@ macro_rules! declare_op {
     (@arity binary_elementwise) => { $crate::ops::Arity::Exactly(2) };
     (@arity reduction) => { $crate::ops::Arity::Exactly(1) };
     (@arity other($n:literal)) => { $crate::ops::Arity::Exactly($n) };
+    (@batch) => { ::core::option::Option::None };
+    (@batch $batch:literal) => { ::core::option::Option::Some($batch) };
     (@dense) => { ::core::option::Option::None };
     (@dense $dense:expr) => { ::core::option::Option::Some($dense) };
 }

@@ -10,7 +10,7 @@
 //! | `Float(x)`          | a number with a fraction or exponent (`1.0`, `2.5e-8`); non-finite as `{"float": "nan" \| "inf" \| "-inf"}` |
 //! | `Str(s)`            | a string                                                 |
 //! | `DType(d)`          | `{"dtype": "f32"}`                                       |
-//! | `Shape(s)`          | `{"shape": "[8, ?, !1]"}` (the shape text form; `"*"` is unknown rank) |
+//! | `Shape(s)`          | `{"shape": "[8, ?, !1, $n, $m!1]"}` (the shape text form: sizes, `?`, `!1`, symbols `$name` / `$name!1`; `"*"` is unknown rank) |
 //! | `TensorSpec(t)`     | `{"tensor_spec": {"dtype": "f32", "shape": "[8, ?]"}}`   |
 //! | `Spec(named)`       | `{"spec": "pkg.Name", "value": VALUE}` (a registered spec, named) |
 //! | `List(items)`       | an array                                                 |
@@ -20,7 +20,9 @@
 //! Objects must have exactly the keys shown. Reading never panics: malformed input, wrong kinds,
 //! missing or unknown keys, unknown dtypes, negative or huge dims (above `isize::MAX`, which no
 //! array can have) are errors whose path locates the problem (`$.spec.value.map.mask`).
-//! Writing then reading gives back an equal value (NaN payloads are canonicalized).
+//! Writing then reading gives back an equal value (NaN payloads are canonicalized). Symbols
+//! (`$n`) are part of the shape text, so documents written before they existed read as before;
+//! a malformed symbol (`$`, `$1n`, a name over 22 bytes) is an error at the shape's path.
 //!
 //! Depth is limited: a document nests at most [`MAX_NESTING`] JSON arrays and objects (the
 //! deepest `serde_json` reads). Reading a deeper one, or writing a tree that would make one, is an
@@ -550,6 +552,36 @@ mod tests {
             value.to_json().unwrap(),
             r#"{"extype_spec":1,"spec":{"spec":"pkg.M","value":{"map":{"values":{"tensor_spec":{"dtype":"f32","shape":"[?, 3]"}}}}}}"#
         );
+    }
+
+    #[test]
+    fn symbolic_dims() {
+        let value = SpecTree::List(vec![
+            SpecTree::Shape("[$n, 3, $m!1]".parse().unwrap()),
+            SpecTree::TensorSpec(TensorSpec::new("[$n, ?]".parse().unwrap(), DType::F32)),
+        ]);
+        let text = value.to_json().unwrap();
+        assert_eq!(
+            text,
+            r#"{"extype_spec":1,"spec":[{"shape":"[$n, 3, $m!1]"},{"tensor_spec":{"dtype":"f32","shape":"[$n, ?]"}}]}"#
+        );
+        assert_eq!(SpecTree::from_json(&text).unwrap(), value);
+        // Documents without symbols read as before; malformed symbols are errors with a path.
+        let old = r#"{"extype_spec":1,"spec":{"shape":"[8, ?, !1]"}}"#;
+        assert_eq!(
+            SpecTree::from_json(old).unwrap(),
+            SpecTree::Shape("[8, ?, !1]".parse().unwrap())
+        );
+        let e = err(r#"{"extype_spec":1,"spec":{"shape":"[$1n]"}}"#);
+        assert!(
+            e.contains("$.spec.shape") && e.contains("a symbol name"),
+            "{e}"
+        );
+        let long = "x".repeat(40);
+        let e = err(&format!(
+            r#"{{"extype_spec":1,"spec":{{"shape":"[${long}]"}}}}"#
+        ));
+        assert!(e.contains("at most 22 bytes"), "{e}");
     }
 
     fn err(text: &str) -> String {

@@ -12,7 +12,10 @@
 //! | `*batch`       | a named variadic segment: binds the sizes of its axes                   |
 //!
 //! Names are ASCII identifiers (`[A-Za-z_][A-Za-z0-9_]*`, `_` alone being "any size"). The empty
-//! pattern matches only scalars. [`ShapePattern::enforce`] checks a concrete shape and returns the
+//! pattern matches only scalars. A name may be bound beforehand to a size ([`Bindings::bind`]) or
+//! to a symbolic dim `$s` ([`Bindings::bind_symbol`]); refining a shape that holds symbols uses
+//! them (equal symbols need no check), and [`ShapePattern::refine_symbolic`] gives the names
+//! nothing fixes symbols of their own. [`ShapePattern::enforce`] checks a concrete shape and returns the
 //! bound sizes (the Array API `enforce_shape` proposal); [`ShapePattern::refine`] applies a pattern
 //! to a partial [`Shape`](crate::Shape) and returns the refined shape plus the checks still
 //! needed at run time.
@@ -36,9 +39,10 @@ use smallvec::SmallVec;
 
 use super::text::Cursor;
 use crate::error::{ArgRef, ShapeError};
+use crate::{Dim, Symbol};
 
 pub use enforce::{Enforced, EnforcedDim, enforce_shape};
-pub use refine::{AxisRef, PatternCheck, Refined, refine_shape};
+pub use refine::{AxisRef, Outline, PatternCheck, Refined, refine_shape};
 
 /// One item of a [`ShapePattern`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -330,6 +334,9 @@ struct SegmentBinding {
 pub struct Bindings {
     dims: SmallVec<[DimBinding; 4]>,
     segments: SmallVec<[SegmentBinding; 1]>,
+    /// Names known statically to be a symbol (static bindings only: refinement's input and
+    /// output).
+    symbolic: SmallVec<[(Arc<str>, Dim); 2]>,
 }
 
 /// A position in a [`Bindings`] to roll back to when a match fails half way.
@@ -337,6 +344,7 @@ pub struct Bindings {
 pub(crate) struct Mark {
     dims: usize,
     segments: usize,
+    symbolic: usize,
 }
 
 impl Bindings {
@@ -387,6 +395,50 @@ impl Bindings {
         }
     }
 
+    /// Binds `name` statically to the symbol `symbol` (`$d1`): refining a pattern that uses
+    /// `name` then puts the symbol at its axes. This is how a chain of refinements reuses the
+    /// symbols an earlier one returned (they are in its [`Refined::known`](crate::Refined)).
+    /// Fails if `name` is already bound to something else.
+    ///
+    /// At run time the symbol's size is the size bound to the name `symbol`
+    /// ([`Refined::verify_with`](crate::Refined::verify_with)).
+    pub fn bind_symbol(&mut self, name: &str, symbol: Symbol) -> Result<(), ShapeError> {
+        let dim = Dim::symbol(symbol);
+        match (self.dim_binding(name), self.symbol(name)) {
+            (None, None) => {
+                self.symbolic.push((name.into(), dim));
+                Ok(())
+            }
+            (None, Some(d)) if d.as_symbol() == Some(symbol) => Ok(()),
+            (b, d) => Err(ShapeError::Rebind {
+                name: name.into(),
+                bound: b.map_or_else(
+                    || d.unwrap_or(Dim::Unknown).to_string(),
+                    |b| format!("{} ({})", b.size, b.origin),
+                ),
+                new: dim.to_string(),
+            }),
+        }
+    }
+
+    /// The symbol `name` is bound to statically (a [`Dim::Symbol`]), if any.
+    pub fn symbol(&self, name: &str) -> Option<Dim> {
+        self.symbolic
+            .iter()
+            .find(|(n, _)| &**n == name)
+            .map(|&(_, d)| d)
+    }
+
+    /// What is known of `name` as a dim: its size as [`Dim::Known`], or its symbol.
+    pub fn dim(&self, name: &str) -> Option<Dim> {
+        self.get(name).map(Dim::Known).or_else(|| self.symbol(name))
+    }
+
+    /// The names bound to symbols and their symbols, in binding order.
+    pub fn symbols(&self) -> impl Iterator<Item = (&str, Dim)> {
+        self.symbolic.iter().map(|(n, d)| (&**n, *d))
+    }
+
     /// The size bound to `name`, if any.
     pub fn get(&self, name: &str) -> Option<usize> {
         self.dim_binding(name).map(|b| b.size)
@@ -423,9 +475,9 @@ impl Bindings {
         self.segments.iter().map(|b| (&*b.name, b.sizes.as_slice()))
     }
 
-    /// The number of bound names (dims and segments).
+    /// The number of bound names (dims, segments and symbolic names).
     pub fn len(&self) -> usize {
-        self.dims.len() + self.segments.len()
+        self.dims.len() + self.segments.len() + self.symbolic.len()
     }
 
     /// Whether nothing is bound.
@@ -441,13 +493,20 @@ impl Bindings {
         self.segments.iter().find(|b| &*b.name == name)
     }
 
-    /// Adds the dim bindings of `other` that `self` lacks, as if they came from `arg` (`other`
-    /// came from refining one input, whose axes were reported as argument 0's). Returns whether
-    /// anything was added.
+    /// Adds the dim bindings (sizes and symbols) of `other` that `self` lacks, as if they came
+    /// from `arg` (`other` came from refining one input, whose axes were reported as argument
+    /// 0's); a size replaces a symbol. Returns whether anything changed.
     pub(crate) fn absorb_as(&mut self, other: &Bindings, arg: &ArgRef) -> bool {
-        let before = self.dims.len();
+        let before = self.dims.len() + self.symbolic.len();
+        for (name, dim) in &other.symbolic {
+            if self.dim_binding(name).is_none() && self.symbol(name).is_none() {
+                self.symbolic.push((name.clone(), *dim));
+            }
+        }
         for b in &other.dims {
             if self.dim_binding(&b.name).is_none() {
+                // A size learnt for a name known as a symbol replaces the symbol.
+                self.symbolic.retain(|(n, _)| *n != b.name);
                 let origin = match &b.origin {
                     Origin::Axis(_, axis) => Origin::Axis(arg.clone(), *axis),
                     Origin::Caller => Origin::Caller,
@@ -459,13 +518,14 @@ impl Bindings {
                 });
             }
         }
-        self.dims.len() != before
+        self.dims.len() + self.symbolic.len() != before
     }
 
     pub(crate) fn mark(&self) -> Mark {
         Mark {
             dims: self.dims.len(),
             segments: self.segments.len(),
+            symbolic: self.symbolic.len(),
         }
     }
 
@@ -473,11 +533,13 @@ impl Bindings {
     pub(crate) fn reset(&mut self, mark: Mark) {
         self.dims.truncate(mark.dims);
         self.segments.truncate(mark.segments);
+        self.symbolic.truncate(mark.symbolic);
     }
 }
 
 impl fmt::Display for Bindings {
-    /// `{b = 8, n = 100, *batch = [2, 5]}`: dims, then segments, each in binding order.
+    /// `{b = 8, n = 100, *batch = [2, 5], m = $m}`: dims, segments, then symbolic names, each in
+    /// binding order.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("{")?;
         let mut first = true;
@@ -493,6 +555,10 @@ impl fmt::Display for Bindings {
         for (name, sizes) in self.segments() {
             sep(f)?;
             write!(f, "*{name} = {sizes:?}")?;
+        }
+        for (name, dim) in self.symbols() {
+            sep(f)?;
+            write!(f, "{name} = {dim}")?;
         }
         f.write_str("}")
     }
