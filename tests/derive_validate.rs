@@ -163,3 +163,86 @@ fn nested_values_are_validated_with_their_path() {
     let err = spec.from_components(components).unwrap_err().to_string();
     assert!(err.contains("parts[1]"), "{err}");
 }
+
+/// A value holding other extension values (in a `Vec`, an `Option` and directly).
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.validate.Outer")]
+pub struct Outer {
+    pub items: Vec<Masked>,
+    pub extra: Option<Box<Masked>>,
+    pub tag: String,
+}
+
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.validate.Deep")]
+pub struct Deep {
+    pub inner: (Tensor, Outer),
+}
+
+/// A Masked built as a struct literal, skipping its contract.
+fn literal(values: &[usize], mask: &[usize]) -> Masked {
+    let (values, mask) = masked(values, mask);
+    Masked { values, mask }
+}
+
+#[test]
+fn try_new_and_validate_check_nested_values_with_their_path() {
+    let good = || literal(&[2], &[2]);
+    let bad = || literal(&[2], &[5]);
+
+    let err = Outer::try_new(vec![good(), bad()], None, "t".into())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("tests.validate.Masked"),
+        "names the nested type: {err}"
+    );
+    assert!(err.contains("items[1]"), "names the path: {err}");
+
+    let err = Outer::try_new(vec![], Some(Box::new(bad())), "t".into())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("extra"), "{err}");
+
+    let outer = Outer {
+        items: vec![bad()],
+        extra: None,
+        tag: "t".into(),
+    };
+    assert!(outer.validate().is_err());
+    // Two levels down: the path runs from the top.
+    let deep = Deep {
+        inner: (Tensor::from(arr1(&[1.0f32])), outer),
+    };
+    let err = Deep::try_new(deep.inner.clone()).unwrap_err().to_string();
+    assert!(err.contains("inner.1.items[0]"), "{err}");
+    assert!(err.contains("tests.validate.Masked"), "{err}");
+}
+
+#[test]
+fn every_value_that_passes_try_new_round_trips() {
+    let cases = [
+        Outer::try_new(vec![], None, "empty".into()),
+        Outer::try_new(
+            vec![literal(&[0], &[0]), literal(&[], &[])],
+            None,
+            "z".into(),
+        ),
+        Outer::try_new(
+            vec![literal(&[2, 3], &[2, 3])],
+            Some(Box::new(literal(&[1], &[1]))),
+            "x".into(),
+        ),
+    ];
+    for outer in cases {
+        let outer = outer.unwrap();
+        let spec = outer.spec();
+        let json = extype::serial::spec_to_json(&spec).unwrap();
+        let read: OuterSpec = extype::serial::spec_from_json(&json).unwrap();
+        assert_eq!(read, spec);
+        let rebuilt = read
+            .from_components(outer.clone().into_components())
+            .unwrap();
+        assert_eq!(rebuilt, outer);
+    }
+}

@@ -29,6 +29,24 @@ thread_local! {
 /// The tests count into one total, so they take turns.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
+/// Counts this thread's allocations until dropped. A test thread must stop counting before it
+/// ends: the harness frees its own allocations (the thread's name, output capture) as the thread
+/// exits, which would show in another test's count.
+struct CountThisThread;
+
+impl CountThisThread {
+    fn start() -> CountThisThread {
+        counted(true);
+        CountThisThread
+    }
+}
+
+impl Drop for CountThisThread {
+    fn drop(&mut self) {
+        counted(false);
+    }
+}
+
 fn counted(on: bool) {
     COUNTED.with(|c| c.set(on));
 }
@@ -75,7 +93,7 @@ fn data_ptr(t: &Tensor) -> *const u8 {
 #[test]
 fn clones_and_drops_free_the_value_once_and_a_unique_owner_moves_it_out() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    counted(true);
+    let _counting = CountThisThread::start();
     let before = LIVE.load(Ordering::Relaxed);
 
     // Clones made and dropped on four threads at once (not counted: spawning allocates on one
@@ -169,7 +187,7 @@ fn address(value: &SharedExtension) -> *const u8 {
 #[test]
 fn a_dropped_values_block_is_reused_once_for_the_same_layout_and_released_on_request() {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    counted(true);
+    let _counting = CountThisThread::start();
     let before = LIVE.load(Ordering::Relaxed);
     SharedExtension::release_spare();
 

@@ -705,21 +705,59 @@ pub fn validated<T: ExtensionType>(value: T, path: &FieldPath<'_>) -> Result<T> 
     }
 }
 
+/// Checks the extension values nested in the fields of a value (what a derived `validate`
+/// runs before the type's own checks); paths are relative to the value.
+///
+/// # Safety
+/// `value` points to a live value described by `desc`.
+pub unsafe fn validate_fields(desc: &StructDesc, value: *const u8) -> Result<()> {
+    for f in desc.fields {
+        // SAFETY: the field lies at its offset in the value (the caller's contract).
+        unsafe { (f.ops.validate_nested)(value.add(f.value_offset), &f.path(&FieldPath::Root)) }?;
+    }
+    Ok(())
+}
+
+/// Validates a nested extension value at `path` (a derived type's
+/// [`Field::validate_nested`]): its own checks and those of the values nested in it.
+#[inline]
+pub fn validate_nested<T: ExtensionType>(value: &T, path: &FieldPath<'_>) -> Result<()> {
+    match value.validate() {
+        Ok(()) => Ok(()),
+        Err(e) => Err(invalid(e, path, registered_name::<T>())),
+    }
+}
+
 /// A validation failure of the value at `path`, of the type named `type_name` (what
-/// [`Error::invalid`] left blank filled in).
+/// [`Error::invalid`] left blank filled in). A failure already located in a value nested
+/// deeper keeps its type and gets `path` put in front of its own.
 #[cold]
 #[inline(never)]
 pub(crate) fn invalid(error: Error, path: &FieldPath<'_>, type_name: &str) -> Error {
-    let message = match error {
+    let (inner_type, inner_path, message) = match error {
         Error::Spec(e) => match *e {
-            SpecError::Invalid { message, .. } => message,
-            other => other.to_string(),
+            SpecError::Invalid {
+                type_name,
+                path,
+                message,
+            } => (type_name, path, message),
+            other => (String::new(), String::new(), other.to_string()),
         },
-        other => other.to_string(),
+        other => (String::new(), String::new(), other.to_string()),
+    };
+    let outer = path.to_string();
+    let (type_name, path) = if inner_type.is_empty() {
+        (type_name.to_string(), outer)
+    } else if outer.is_empty() || inner_path.is_empty() {
+        (inner_type, outer + &inner_path)
+    } else if inner_path.starts_with('[') {
+        (inner_type, format!("{outer}{inner_path}"))
+    } else {
+        (inner_type, format!("{outer}.{inner_path}"))
     };
     SpecError::Invalid {
-        type_name: type_name.to_string(),
-        path: path.to_string(),
+        type_name,
+        path,
         message,
     }
     .into()

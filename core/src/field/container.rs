@@ -39,6 +39,9 @@ impl<F: Field> Field for Option<F> {
             v.push_components(path, out);
         }
     }
+    fn validate_nested(&self, path: &FieldPath<'_>) -> Result<()> {
+        self.as_ref().map_or(Ok(()), |v| v.validate_nested(path))
+    }
     fn from_components(
         spec: &Self::Spec,
         path: &FieldPath<'_>,
@@ -97,6 +100,11 @@ impl<F: Field> Field for Vec<F> {
         for (i, v) in self.into_iter().enumerate() {
             v.push_components(&path.index(i), out);
         }
+    }
+    fn validate_nested(&self, path: &FieldPath<'_>) -> Result<()> {
+        self.iter()
+            .enumerate()
+            .try_for_each(|(i, v)| v.validate_nested(&path.index(i)))
     }
     fn from_components(
         spec: &Self::Spec,
@@ -158,6 +166,9 @@ impl<F: Field> Field for Box<F> {
     fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
         F::push_components(*self, path, out);
     }
+    fn validate_nested(&self, path: &FieldPath<'_>) -> Result<()> {
+        (**self).validate_nested(path)
+    }
     fn from_components(
         spec: &Self::Spec,
         path: &FieldPath<'_>,
@@ -211,6 +222,11 @@ impl<F: Field, const N: usize> Field for [F; N] {
         for (i, v) in self.into_iter().enumerate() {
             v.push_components(&path.index(i), out);
         }
+    }
+    fn validate_nested(&self, path: &FieldPath<'_>) -> Result<()> {
+        self.iter()
+            .enumerate()
+            .try_for_each(|(i, v)| v.validate_nested(&path.index(i)))
     }
     fn from_components(
         spec: &Self::Spec,
@@ -279,6 +295,10 @@ impl<F: Field> Field for BTreeMap<String, F> {
         for (k, v) in self {
             v.push_components(&path.key(&k), out);
         }
+    }
+    fn validate_nested(&self, path: &FieldPath<'_>) -> Result<()> {
+        self.iter()
+            .try_for_each(|(k, v)| v.validate_nested(&path.key(k)))
     }
     fn from_components(
         spec: &Self::Spec,
@@ -351,6 +371,10 @@ macro_rules! tuple_field {
             #[inline]
             fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
                 $(self.$idx.push_components(&path.tuple($idx), out);)+
+            }
+            fn validate_nested(&self, path: &FieldPath<'_>) -> Result<()> {
+                $(self.$idx.validate_nested(&path.tuple($idx))?;)+
+                Ok(())
             }
             fn from_components(spec: &Self::Spec, path: &FieldPath<'_>, components: &mut Components) -> Result<Self> {
                 Ok(($($name::from_components(&spec.$idx, &path.tuple($idx), components)?,)+))

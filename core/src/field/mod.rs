@@ -165,6 +165,14 @@ pub trait Field: Sized + Send + Sync + 'static {
     /// The most specific spec compatible with both; `None` when there is none.
     fn spec_most_specific_compatible(a: &Self::Spec, b: &Self::Spec) -> Option<Self::Spec>;
 
+    /// Checks the extension values nested in this field (their shape contracts and their own
+    /// validation, recursively); an error names the path below `path`. Tensors and static data
+    /// hold none.
+    fn validate_nested(&self, path: &FieldPath<'_>) -> Result<()> {
+        let _ = path;
+        Ok(())
+    }
+
     /// This type's functions behind untyped pointers, for the tables of derived structs (see
     /// `extype_core::__private::derived`). Not meant to be overridden.
     #[doc(hidden)]

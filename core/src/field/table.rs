@@ -23,6 +23,7 @@ pub struct FieldOps {
     pub(crate) from_components:
         unsafe fn(*const u8, &FieldPath<'_>, &mut Components, *mut u8) -> Result<()>,
     pub(crate) drop_value: unsafe fn(*mut u8),
+    pub(crate) validate_nested: unsafe fn(*const u8, &FieldPath<'_>) -> Result<()>,
     pub(crate) num_components: unsafe fn(*const u8) -> usize,
     pub(crate) component_specs: unsafe fn(*const u8, &FieldPath<'_>, &mut dyn Sink<TensorSpec>),
     pub(crate) spec_to_value: unsafe fn(*const u8) -> SpecTree,
@@ -77,6 +78,9 @@ mod ops_of {
         unsafe {
             F::from_components_into(&*spec.cast::<F::Spec>(), path, components, out.cast::<F>())
         }
+    }
+    pub unsafe fn validate_nested<F: Field>(value: *const u8, path: &FieldPath<'_>) -> Result<()> {
+        unsafe { (*value.cast::<F>()).validate_nested(path) }
     }
     pub unsafe fn drop_value<F: Field>(value: *mut u8) {
         unsafe { value.cast::<F>().drop_in_place() }
@@ -149,6 +153,7 @@ impl FieldOps {
             push_components: ops_of::push_components::<F>,
             from_components: ops_of::from_components::<F>,
             drop_value: ops_of::drop_value::<F>,
+            validate_nested: ops_of::validate_nested::<F>,
             num_components: ops_of::num_components::<F>,
             component_specs: ops_of::component_specs::<F>,
             spec_to_value: ops_of::spec_to_value::<F>,

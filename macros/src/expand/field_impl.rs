@@ -124,6 +124,11 @@ pub fn field_impl(g: &Gen) -> TokenStream {
             }
 
             #[inline]
+            fn validate_nested(&self, __path: &__x::FieldPath<'_>) -> __x::Result<()> {
+                __x::derived::validate_nested(self, __path)
+            }
+
+            #[inline]
             fn push_components(
                 self,
                 __path: &__x::FieldPath<'_>,

@@ -88,10 +88,15 @@ fn registration(g: &Gen) -> TokenStream {
     }
 }
 
-/// `fn validate`: the shape contract, then the user's `validate = path`; absent when neither.
+/// `fn validate`: the extension values nested in the fields (recursively), the shape contract,
+/// then the user's `validate = path`.
 fn validate_fn(g: &Gen) -> TokenStream {
     let desc = g.desc();
     let this = erased(quote!(self));
+    let nested = quote! {
+        // SAFETY: `self` is described by `DESC`.
+        unsafe { __x::derived::validate_fields(#desc, #this) }?;
+    };
     let contract = contract_fields(g).next().is_some().then(|| {
         quote! {
             // SAFETY: `self` is described by `DESC`.
@@ -105,11 +110,9 @@ fn validate_fn(g: &Gen) -> TokenStream {
             __user_validate(self)?;
         }
     });
-    if contract.is_none() && user.is_none() {
-        return TokenStream::new();
-    }
     quote! {
         fn validate(&self) -> __x::Result<()> {
+            #nested
             #contract
             #user
             ::core::result::Result::Ok(())
