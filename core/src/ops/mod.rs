@@ -264,6 +264,11 @@ pub fn reshape(x: &impl AsOperand, shape: &[usize]) -> Result<Value> {
     )
 }
 
+/// [`reshape`], returning the concrete type `T`.
+pub fn reshape_as<T: FromValue>(x: &impl AsOperand, shape: &[usize]) -> Result<T> {
+    T::from_value(reshape(x, shape)?)
+}
+
 /// Permutes the axes of `x` (`None` reverses them).
 pub fn transpose(x: &impl AsOperand, perm: Option<&[usize]>) -> Result<Value> {
     let mut args = OpArgs::none();
@@ -271,14 +276,29 @@ pub fn transpose(x: &impl AsOperand, perm: Option<&[usize]>) -> Result<Value> {
     call(&catalog::TRANSPOSE, &[x.as_operand()], &args)
 }
 
+/// [`transpose`], returning the concrete type `T`.
+pub fn transpose_as<T: FromValue>(x: &impl AsOperand, perm: Option<&[usize]>) -> Result<T> {
+    T::from_value(transpose(x, perm)?)
+}
+
 /// Joins `xs` along an existing `axis`.
 pub fn concat(xs: &[Operand<'_>], axis: isize) -> Result<Value> {
     call(&catalog::CONCAT, xs, &OpArgs::none().with_axis(axis))
 }
 
+/// [`concat`], returning the concrete type `T`.
+pub fn concat_as<T: FromValue>(xs: &[Operand<'_>], axis: isize) -> Result<T> {
+    T::from_value(concat(xs, axis)?)
+}
+
 /// Joins `xs` along a new `axis`.
 pub fn stack(xs: &[Operand<'_>], axis: isize) -> Result<Value> {
     call(&catalog::STACK, xs, &OpArgs::none().with_axis(axis))
+}
+
+/// [`stack`], returning the concrete type `T`.
+pub fn stack_as<T: FromValue>(xs: &[Operand<'_>], axis: isize) -> Result<T> {
+    T::from_value(stack(xs, axis)?)
 }
 
 /// Repeats `x` `multiples[i]` times along axis `i`.
@@ -302,6 +322,11 @@ pub fn gather(x: &impl AsOperand, indices: &[i64], axis: isize) -> Result<Value>
         &[x.as_operand()],
         &OpArgs::none().with_indices(indices).with_axis(axis),
     )
+}
+
+/// [`gather`], returning the concrete type `T`.
+pub fn gather_as<T: FromValue>(x: &impl AsOperand, indices: &[i64], axis: isize) -> Result<T> {
+    T::from_value(gather(x, indices, axis)?)
 }
 
 /// `cond ? x : y` elementwise, broadcasting the three (TensorFlow's `where`).
@@ -344,6 +369,15 @@ pub fn segment_reduce(op: &'static Op, x: &impl AsOperand, row_splits: &[i64]) -
         &[x.as_operand()],
         &OpArgs::none().with_indices(row_splits),
     )
+}
+
+/// [`segment_reduce`], returning the concrete type `T`.
+pub fn segment_reduce_as<T: FromValue>(
+    op: &'static Op,
+    x: &impl AsOperand,
+    row_splits: &[i64],
+) -> Result<T> {
+    T::from_value(segment_reduce(op, x, row_splits)?)
 }
 
 /// A masked reduction of dense `values` where `mask` (bool, broadcastable to `values`) is true,
