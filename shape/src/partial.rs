@@ -18,7 +18,7 @@ pub(crate) type DimVec = SmallVec<[Dim; 4]>;
 /// Symbols are shared: `[$n, $n]` admits only square shapes, and a symbol means the same size in
 /// both shapes of a merge or comparison. Merging binds symbols ([`Shape::merge_with_symbols`]
 /// returns the bindings); joining keeps a symbol only where both shapes have it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, PartialEq, Eq, Hash, Default)]
 pub struct Shape {
     dims: Option<DimVec>,
 }
@@ -344,6 +344,13 @@ impl<const N: usize> From<[Dim; N]> for Shape {
 impl FromIterator<Dim> for Shape {
     fn from_iter<I: IntoIterator<Item = Dim>>(iter: I) -> Self {
         Shape::from_dims(iter)
+    }
+}
+
+/// Reads like the text form (`[2, ?, !1]`, `<unknown>`…), which parses back to the same shape.
+impl std::fmt::Debug for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
     }
 }
 

@@ -308,6 +308,9 @@ impl AnySpec for ErasedSpec {
     fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         unsafe { super::spec_debug(self.desc, self.raw(), f) }
     }
+    fn fmt_display(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        unsafe { super::spec_display(self.desc, self.raw(), f) }
+    }
 }
 
 /// A derived type's value, owned behind its table: `dyn AnyExtension` without per-type code.

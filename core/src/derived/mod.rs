@@ -39,7 +39,7 @@ use crate::field::{Components, Field, FieldOps, FieldPath, PathSink, Sink};
 use crate::names::registered_name_of;
 use crate::shape::Shape;
 use crate::spec::{ExtensionType, TypeSpec, registered_name};
-use crate::spec_tree::{SpecTree, write_struct};
+use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// One field of a derived struct.
@@ -147,6 +147,9 @@ impl<S: DerivedSpec> TypeSpec for S {
     #[inline]
     fn serialize(&self) -> SpecTree {
         unsafe { spec_to_value(S::Value::DESC, self as *const S as *const u8) }
+    }
+    fn fmt_compact(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        unsafe { spec_display(S::Value::DESC, self as *const S as *const u8, f) }
     }
     #[inline]
     fn deserialize(value: &SpecTree) -> Result<Self> {
@@ -537,21 +540,15 @@ pub unsafe fn spec_display(
     spec: *const u8,
     f: &mut fmt::Formatter<'_>,
 ) -> fmt::Result {
-    let values: Vec<(&str, SpecTree)> = desc
-        .fields
-        .iter()
+    f.write_str(desc.registered_name())?;
+    f.write_str(" {")?;
+    for (i, field) in desc.fields.iter().enumerate() {
+        f.write_str(if i == 0 { " " } else { ", " })?;
+        write!(f, "{}: ", field.key)?;
         // SAFETY: as for `write_field_spec`.
-        .map(|field| {
-            (field.key, unsafe {
-                (field.ops.spec_to_value)(spec.add(field.spec_offset))
-            })
-        })
-        .collect();
-    write_struct(
-        f,
-        desc.registered_name(),
-        values.iter().map(|(k, v)| (*k, v)),
-    )
+        unsafe { (field.ops.spec_fmt)(spec.add(field.spec_offset), f) }?;
+    }
+    f.write_str(if desc.fields.is_empty() { "}" } else { " }" })
 }
 
 #[cold]

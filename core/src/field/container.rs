@@ -3,6 +3,7 @@
 //! key), with paths `[i]`, `.key` and `.i`.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use super::{Components, Field, FieldPath, Sink, data_error};
 use crate::error::Result;
@@ -53,6 +54,12 @@ impl<F: Field> Field for Option<F> {
     }
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
         spec.as_ref().map_or(SpecTree::None, F::spec_to_value)
+    }
+    fn spec_fmt(spec: &Self::Spec, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match spec {
+            Some(s) => F::spec_fmt(s, f),
+            None => f.write_str("None"),
+        }
     }
     fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
         match value {
@@ -119,6 +126,15 @@ impl<F: Field> Field for Vec<F> {
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
         SpecTree::List(spec.iter().map(F::spec_to_value).collect())
     }
+    fn spec_fmt(spec: &Self::Spec, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt_seq(
+            f,
+            "[",
+            spec.iter()
+                .map(|s| move |f: &mut fmt::Formatter<'_>| F::spec_fmt(s, f)),
+            "]",
+        )
+    }
     fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
         match value {
             SpecTree::List(items) => items
@@ -178,6 +194,9 @@ impl<F: Field> Field for Box<F> {
     }
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
         F::spec_to_value(spec)
+    }
+    fn spec_fmt(spec: &Self::Spec, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        F::spec_fmt(spec, f)
     }
     fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
         F::spec_from_value(value, path).map(Box::new)
@@ -242,6 +261,20 @@ impl<F: Field, const N: usize> Field for [F; N] {
     }
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
         SpecTree::Tuple(spec.iter().map(F::spec_to_value).collect())
+    }
+    fn spec_fmt(spec: &Self::Spec, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if N == 1 {
+            f.write_str("(")?;
+            F::spec_fmt(&spec[0], f)?;
+            return f.write_str(",)");
+        }
+        fmt_seq(
+            f,
+            "(",
+            spec.iter()
+                .map(|s| move |f: &mut fmt::Formatter<'_>| F::spec_fmt(s, f)),
+            ")",
+        )
     }
     fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
         match value {
@@ -316,6 +349,17 @@ impl<F: Field> Field for BTreeMap<String, F> {
                 .collect(),
         )
     }
+    fn spec_fmt(spec: &Self::Spec, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("{")?;
+        for (i, (k, s)) in spec.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{k:?}: ")?;
+            F::spec_fmt(s, f)?;
+        }
+        f.write_str("}")
+    }
     fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
         match value {
             SpecTree::Map(entries) => entries
@@ -382,6 +426,16 @@ macro_rules! tuple_field {
             fn spec_to_value(spec: &Self::Spec) -> SpecTree {
                 SpecTree::Tuple(vec![$($name::spec_to_value(&spec.$idx)),+])
             }
+            fn spec_fmt(spec: &Self::Spec, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("(")?;
+                $(
+                    if $idx > 0 {
+                        f.write_str(", ")?;
+                    }
+                    $name::spec_fmt(&spec.$idx, f)?;
+                )+
+                f.write_str(if $len == 1 { ",)" } else { ")" })
+            }
             fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
                 match value {
                     SpecTree::Tuple(items) if items.len() == $len => {
@@ -406,6 +460,23 @@ tuple_field!(3; A 0, B 1, C 2);
 tuple_field!(4; A 0, B 1, C 2, D 3);
 tuple_field!(5; A 0, B 1, C 2, D 3, E 4);
 tuple_field!(6; A 0, B 1, C 2, D 3, E 4, G 5);
+
+/// Writes `open a, b, … close`, each item by its own writer.
+fn fmt_seq<W: Fn(&mut fmt::Formatter<'_>) -> fmt::Result>(
+    f: &mut fmt::Formatter<'_>,
+    open: &str,
+    items: impl Iterator<Item = W>,
+    close: &str,
+) -> fmt::Result {
+    f.write_str(open)?;
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        item(f)?;
+    }
+    f.write_str(close)
+}
 
 #[cfg(test)]
 mod tests {

@@ -165,6 +165,13 @@ pub trait Field: Sized + Send + Sync + 'static {
     /// The most specific spec compatible with both; `None` when there is none.
     fn spec_most_specific_compatible(a: &Self::Spec, b: &Self::Spec) -> Option<Self::Spec>;
 
+    /// Writes the spec compactly for people (`f32[2, 3]`, `pkg.Inner { a: …, b: … }`), as
+    /// `Display` of specs does: by default the text form of [`spec_to_value`](Self::spec_to_value);
+    /// containers and derived types override it so nested fields print in declaration order.
+    fn spec_fmt(spec: &Self::Spec, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&Self::spec_to_value(spec), f)
+    }
+
     /// Checks the extension values nested in this field (their shape contracts and their own
     /// validation, recursively); an error names the path below `path`. Tensors and static data
     /// hold none.

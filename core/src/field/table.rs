@@ -34,6 +34,7 @@ pub struct FieldOps {
     pub(crate) spec_eq: unsafe fn(*const u8, *const u8) -> bool,
     pub(crate) spec_hash: unsafe fn(*const u8, &mut dyn Hasher),
     pub(crate) spec_debug: unsafe fn(*const u8) -> *const dyn fmt::Debug,
+    pub(crate) spec_fmt: unsafe fn(*const u8, &mut fmt::Formatter<'_>) -> fmt::Result,
     pub(crate) drop_spec: unsafe fn(*mut u8),
 }
 
@@ -136,6 +137,9 @@ mod ops_of {
     pub unsafe fn spec_hash<F: Field>(spec: *const u8, mut state: &mut dyn Hasher) {
         unsafe { (*spec.cast::<F::Spec>()).hash(&mut state) }
     }
+    pub unsafe fn spec_fmt<F: Field>(spec: *const u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        F::spec_fmt(unsafe { &*spec.cast::<F::Spec>() }, f)
+    }
     pub fn spec_debug<F: Field>(spec: *const u8) -> *const dyn fmt::Debug {
         spec.cast::<F::Spec>() as *const dyn fmt::Debug
     }
@@ -164,6 +168,7 @@ impl FieldOps {
             spec_eq: ops_of::spec_eq::<F>,
             spec_hash: ops_of::spec_hash::<F>,
             spec_debug: ops_of::spec_debug::<F>,
+            spec_fmt: ops_of::spec_fmt::<F>,
             drop_spec: ops_of::drop_spec::<F>,
         }
     }

@@ -286,7 +286,7 @@ pub fn concat(xs: &[Operand<'_>], axis: isize) -> Result<Value> {
     call(&catalog::CONCAT, xs, &OpArgs::none().with_axis(axis))
 }
 
-/// [`concat`], returning the concrete type `T`.
+/// [`concat()`], returning the concrete type `T`.
 pub fn concat_as<T: FromValue>(xs: &[Operand<'_>], axis: isize) -> Result<T> {
     T::from_value(concat(xs, axis)?)
 }

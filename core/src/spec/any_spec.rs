@@ -44,6 +44,8 @@ pub trait AnySpec: Send + Sync + 'static {
     fn clone_box(&self) -> Box<dyn AnySpec>;
     /// Debug form of the concrete spec.
     fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    /// Writes the spec compactly ([`TypeSpec::fmt_compact`]); `Display` of `dyn AnySpec`.
+    fn fmt_display(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
 }
 
 impl<S> AnySpec for S
@@ -117,11 +119,20 @@ where
     fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self, f)
     }
+    fn fmt_display(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_compact(f)
+    }
 }
 
 impl fmt::Debug for dyn AnySpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.fmt_debug(f)
+    }
+}
+
+impl fmt::Display for dyn AnySpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.fmt_display(f)
     }
 }
 

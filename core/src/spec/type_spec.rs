@@ -59,6 +59,12 @@ pub trait TypeSpec: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     /// Loose, symmetric compatibility: shapes compatible, dtypes and static data equal.
     fn is_compatible_with(&self, other: &Self) -> bool;
 
+    /// Writes the spec compactly for people (`pkg.Masked { values: f32[2, 3], … }`): by default
+    /// the text form of [`serialize`](Self::serialize); derived specs keep declaration order.
+    fn fmt_compact(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.serialize(), f)
+    }
+
     /// The most specific spec compatible with both (shapes relaxed); `None` when none is.
     fn most_specific_compatible(&self, other: &Self) -> Option<Self>;
 }

@@ -21,6 +21,38 @@ pub enum Value {
     Extension(SharedExtension),
 }
 
+/// Compact text for people: a tensor as `f32[2, 3] [0.0, 1.0, …]`; an extension value as its
+/// spec, then each component's leading elements by field path
+/// (`pkg.Masked { values: f32[3], mask: bool[3] } {values: [1.0, 2.0, 3.0], mask: [true, false, true]}`).
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Tensor(t) => std::fmt::Display::fmt(t, f),
+            Value::Extension(e) => {
+                let spec = e.any_spec();
+                write!(f, "{spec} {{")?;
+                let paths = spec.dyn_component_paths();
+                for (i, (path, view)) in paths.iter().zip(e.component_views()).enumerate() {
+                    f.write_str(if i == 0 { "" } else { ", " })?;
+                    write!(f, "{path}: ")?;
+                    crate::tensor::fmt_elements(&view, f)?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+/// Compact text of the spec: `f32[2, ?]`, or the extension spec's own text.
+impl std::fmt::Display for ValueSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ValueSpec::Tensor(t) => std::fmt::Display::fmt(t, f),
+            ValueSpec::Extension(e) => std::fmt::Display::fmt(&**e, f),
+        }
+    }
+}
+
 /// The spec of a [`Value`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ValueSpec {

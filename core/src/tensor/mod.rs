@@ -7,6 +7,7 @@
 //! first with [`Tensor::is_unique`] or avoid with [`Tensor::into_arc_array`]).
 
 mod convert;
+mod display;
 mod element;
 mod spec;
 mod view;
@@ -15,6 +16,7 @@ use ndarray::{ArcArray, IxDyn};
 
 use crate::dtype::DType;
 
+pub(crate) use display::fmt_elements;
 pub use element::Element;
 pub use spec::TensorSpec;
 pub use view::TensorView;

@@ -123,6 +123,14 @@ pub fn field_impl(g: &Gen) -> TokenStream {
                 }
             }
 
+            fn spec_fmt(
+                __spec: &#spec_ty,
+                __f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                // SAFETY: `__spec` is a spec of `Self`, described by `Self::DESC`.
+                unsafe { __x::derived::spec_display(<Self as __x::Derived>::DESC, #spec, __f) }
+            }
+
             #[inline]
             fn validate_nested(&self, __path: &__x::FieldPath<'_>) -> __x::Result<()> {
                 __x::derived::validate_nested(self, __path)

@@ -1,0 +1,70 @@
+//! Compact text forms for people: specs (nested fields in declaration order), values (spec and
+//! leading elements), tensors, and a `Debug` of `Shape` that reads like its text.
+
+use extype::{ExtensionType, Shape, Tensor, Value, ValueSpec};
+use ndarray::{ArrayD, IxDyn, array};
+
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.display.Inner")]
+pub struct Inner {
+    pub zeta: ArrayD<f32>,
+    pub alpha: ArrayD<bool>,
+}
+
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.display.Outer")]
+pub struct Outer {
+    pub zz: Inner,
+    pub aa: Vec<Inner>,
+    pub pair: (Inner, Option<Inner>),
+    pub tag: String,
+}
+
+fn inner() -> Inner {
+    Inner {
+        zeta: ArrayD::from_shape_fn(IxDyn(&[2, 4]), |i| (i[0] * 4 + i[1]) as f32),
+        alpha: ArrayD::from_elem(IxDyn(&[2, 4]), true),
+    }
+}
+
+#[test]
+fn nested_specs_print_their_fields_in_declaration_order() {
+    let outer = Outer {
+        zz: inner(),
+        aa: vec![inner()],
+        pair: (inner(), None),
+        tag: "t".into(),
+    };
+    let i = "tests.display.Inner { zeta: f32[2, 4], alpha: bool[2, 4] }";
+    let expected =
+        format!("tests.display.Outer {{ zz: {i}, aa: [{i}], pair: ({i}, None), tag: \"t\" }}");
+    assert_eq!(outer.spec().to_string(), expected);
+    // The same through the erased spec of a `Value`.
+    let value = Value::from_extension(outer);
+    assert_eq!(value.spec().to_string(), expected);
+}
+
+#[test]
+fn values_print_their_spec_and_leading_elements() {
+    let value = Value::from_extension(inner());
+    assert_eq!(
+        value.to_string(),
+        "tests.display.Inner { zeta: f32[2, 4], alpha: bool[2, 4] } \
+         {zeta: [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, …], alpha: [true, true, true, true, true, true, …]}"
+    );
+    let tensor = Value::from(Tensor::from(array![1i32, 2, 3].into_dyn()));
+    assert_eq!(tensor.to_string(), "i32[3] [1, 2, 3]");
+    assert_eq!(tensor.spec().to_string(), "i32[3]");
+    assert!(matches!(tensor.spec(), ValueSpec::Tensor(_)));
+}
+
+#[test]
+fn shape_debug_reads_like_its_text() {
+    let shape: Shape = "[2, ?, !1]".parse().unwrap();
+    assert_eq!(format!("{shape:?}"), "[2, ?, !1]");
+    assert_eq!(format!("{shape:?}").parse::<Shape>().unwrap(), shape);
+    assert_eq!(
+        format!("{:?}", Shape::unknown_rank()),
+        Shape::unknown_rank().to_string()
+    );
+}
