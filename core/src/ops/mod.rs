@@ -43,7 +43,7 @@
 //! below [`crate::dispatch`] and is re-exported here (`ops::catalog`, `ops::OpArgs`,
 //! `ops::infer`, `ops::operand`, `ops::rules`).
 
-pub use crate::op_model::{args, catalog, infer, operand, rules};
+pub use crate::op_model::{args, catalog, infer, operand, rules, size};
 
 pub use crate::op_model::{
     Arity, AsOperand, DTypeSet, DenseFn, FromValue, InferRule, Inferred, IntoValue, Op, OpArgs,
