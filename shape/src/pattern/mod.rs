@@ -116,10 +116,19 @@ impl ShapePattern {
     /// The rank this pattern requires, as text for errors: `3` or `at least 2`.
     pub(crate) fn rank_text(&self) -> String {
         if self.variadic.is_some() {
-            format!("at least {} (pattern `{self}`)", self.fixed_rank())
+            format!(
+                "at least {} (pattern `{}`)",
+                self.fixed_rank(),
+                self.quoted()
+            )
         } else {
-            format!("{} (pattern `{self}`)", self.fixed_rank())
+            format!("{} (pattern `{}`)", self.fixed_rank(), self.quoted())
         }
+    }
+
+    /// The pattern's text for errors: whole when short, else a bounded excerpt (`…` where cut).
+    pub(crate) fn quoted(&self) -> String {
+        excerpt(&self.to_string(), 0)
     }
 
     /// The names this pattern uses (dims, broadcastable dims and the segment), each once, in
