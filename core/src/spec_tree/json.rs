@@ -37,7 +37,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value as Json};
 
-use super::{NamedSpec, SpecTree};
+use super::{NamedSpec, SpecTree, short};
 use crate::dtype::DType;
 use crate::error::{JsonError, Result};
 use crate::shape::{Dim, Shape};
@@ -174,14 +174,6 @@ impl<'a> JsonPath<'a> {
                 let _ = write!(out, "[{i}]");
             }
         }
-    }
-}
-
-/// `text`, cut to at most 40 characters (`…` marks the cut): what errors quote of the input.
-fn short(text: &str) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(40) {
-        Some((cut, _)) => format!("{}…", &text[..cut]).into(),
-        None => text.into(),
     }
 }
 

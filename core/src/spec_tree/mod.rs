@@ -89,7 +89,7 @@ impl SpecTree {
     /// A description for error messages: the kind, plus the name of a nested spec.
     pub fn describe(&self) -> String {
         match self {
-            SpecTree::Spec(named) => format!("spec {:?}", named.name),
+            SpecTree::Spec(named) => format!("spec {:?}", short(&named.name)),
             SpecTree::Str(s) if s.len() <= 40 => format!("string {s:?}"),
             SpecTree::Int(i) => format!("int {i}"),
             SpecTree::Bool(b) => format!("bool {b}"),
@@ -148,6 +148,14 @@ fn take_children(tree: &mut SpecTree, pending: &mut Vec<SpecTree>) {
         SpecTree::Map(entries) => std::mem::take(entries).into_values().for_each(keep),
         SpecTree::Spec(named) => keep(std::mem::replace(&mut named.value, SpecTree::None)),
         _ => {}
+    }
+}
+
+/// `text`, cut to at most 40 characters (`…` marks the cut): what errors quote of an input.
+pub(crate) fn short(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}…", &text[..cut]).into(),
+        None => text.into(),
     }
 }
 
