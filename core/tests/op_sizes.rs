@@ -157,3 +157,32 @@ fn empty_outputs_of_huge_shapes_work() {
     let s: Tensor = ops::add_as(&v, &v).unwrap();
     assert_eq!(s.shape(), &[0, 1 << 40]);
 }
+
+fn identity(xs: &[Tensor], _: &OpArgs) -> extype::Result<Tensor> {
+    Ok(xs[0].clone())
+}
+
+extype::declare_op!(IDENTITY: unary_elementwise "test.identity", dense = identity);
+
+#[test]
+fn copies_of_huge_views_are_errors() {
+    let one = arr0(1.0f32);
+    let big = huge(&one, &[G31, G31]);
+    let operand = big.as_operand();
+    let msg = operand.to_value().unwrap_err().to_string();
+    assert!(
+        msg.starts_with("to_value: output of shape [2147483648, 2147483648] and dtype f32"),
+        "{msg}"
+    );
+    assert!(operand.check_copy("my_op").is_err());
+    assert!(array![1.0f32].as_operand().check_copy("my_op").is_ok());
+    // A user op's dense default receives tensors: the view's copy is checked first.
+    let msg = err(IDENTITY.apply1(&big));
+    assert!(
+        msg.starts_with("test.identity: output of shape [2147483648, 2147483648]"),
+        "{msg}"
+    );
+    let small: Tensor =
+        ops::FromValue::from_value(IDENTITY.apply1(&array![2.0f32]).unwrap()).unwrap();
+    assert_eq!(small, Tensor::from(array![2.0f32].into_dyn()));
+}

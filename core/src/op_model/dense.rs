@@ -755,7 +755,7 @@ fn check_join<const STACK: bool>(op: &Op, xs: &[TensorView<'_>], axis: isize) ->
             .enumerate()
             .map(|(i, &d)| if i == axis { total } else { d as u128 });
         return Err(too_large(
-            op,
+            op.name(),
             shape_text(dims),
             first.dtype(),
             format!("at most {} bytes (isize::MAX)", size::MAX_BYTES),
@@ -800,7 +800,7 @@ pub(crate) fn tile(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<T
     let out: Option<SmallVec<[usize; 4]>> = wide.iter().map(|&d| usize::try_from(d).ok()).collect();
     let Some(out) = out else {
         return Err(too_large(
-            op,
+            op.name(),
             shape_text(wide.iter()),
             x.dtype(),
             format!("dims of at most {} (isize::MAX)", size::MAX_BYTES),

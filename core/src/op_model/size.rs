@@ -24,14 +24,14 @@ pub const PROBE_BYTES: usize = 1 << 28;
 /// The error for an output that cannot be allocated.
 #[cold]
 pub(crate) fn too_large(
-    op: &Op,
+    op: &str,
     shape: String,
     dtype: DType,
     expected: impl Into<String>,
     found: impl Into<String>,
 ) -> Error {
     DispatchError::OutputTooLarge {
-        op: op.name().to_string(),
+        op: op.to_string(),
         shape,
         dtype,
         expected: expected.into(),
@@ -76,6 +76,13 @@ pub fn element_count(dims: &[usize]) -> Option<usize> {
 /// its nonzero dims multiply to at most `isize::MAX` (what any ndarray shape needs).
 #[inline]
 pub(crate) fn check_output(op: &Op, dims: &[usize], dtype: DType) -> Result<()> {
+    check_named(op.name(), dims, dtype)
+}
+
+/// [`check_output`] for a copy made on behalf of `op` (a name: an op, or an operation such as
+/// `to_value`).
+#[inline]
+pub(crate) fn check_named(op: &str, dims: &[usize], dtype: DType) -> Result<()> {
     let mut nonzero = 1usize;
     let mut empty = false;
     for &d in dims {
@@ -101,7 +108,7 @@ pub(crate) fn check_output(op: &Op, dims: &[usize], dtype: DType) -> Result<()> 
 }
 
 #[cold]
-fn check_large(op: &Op, dims: &[usize], dtype: DType) -> Result<()> {
+fn check_large(op: &str, dims: &[usize], dtype: DType) -> Result<()> {
     // The exact sizes in u128 (which holds any product of two usizes; longer products may
     // saturate, which the message says).
     let nonzero = dims
