@@ -62,3 +62,14 @@ fn joins_and_gathers_refuse_outputs_beyond_isize() {
     let mask = huge(&m, &[8]);
     too_large(compact::boolean_mask(&rows, &mask));
 }
+
+#[test]
+fn reductions_refuse_outputs_beyond_isize() {
+    use extype_kernels::reduce::{axes, segment};
+    let one = arr0(1.0f32);
+    let big = huge(&one, &[G31, G31]);
+    too_large(axes::sum_axes(&big, &[], false));
+    too_large(axes::max_axes(&big, &[], true));
+    let empty = huge(&one, &[0, G31, G31]);
+    too_large(segment::segment_sum(&empty, &[0, 0, 0]));
+}
