@@ -226,13 +226,14 @@ fn every_field_is_dropped_once_on_every_path() {
 
         // Wrong component count, and a spec that does not decode.
         assert!(r.rebuild(&spec, vec![]).is_err());
-        let SpecTree::Spec(mut named) = spec.clone() else {
+        let mut bad = spec.clone();
+        let SpecTree::Spec(named) = &mut bad else {
             panic!()
         };
         if let SpecTree::Map(fields) = &mut named.value {
             fields.insert("tag".into(), SpecTree::Str("nope".into()));
         }
-        assert!(r.deserialize_spec(&SpecTree::Spec(named)).is_err());
+        assert!(r.deserialize_spec(&bad).is_err());
 
         // Specs: deserialized, cloned, relaxed, dropped.
         let s = r.deserialize_spec(&spec).unwrap();

@@ -89,11 +89,11 @@ fn rebuild_by_name() {
 fn unknown_names_stay_anonymous_until_reinterpreted() {
     let registry = registry();
     let value = masked();
-    let SpecTree::Spec(mut named) = value.spec().serialize() else {
+    let mut foreign = value.spec().serialize();
+    let SpecTree::Spec(named) = &mut foreign else {
         panic!("a derived spec serializes as a named spec")
     };
     named.name = "elsewhere.Masked".into();
-    let foreign = SpecTree::Spec(named);
     let anonymous = registry
         .rebuild(&foreign, value.clone().into_components())
         .unwrap();

@@ -106,6 +106,20 @@ fn an_alias_of_tensor_is_a_dense_parameter() -> Result<()> {
             .collect::<Vec<_>>(),
         vec![3.0]
     );
+    // A huge broadcast view: its copy is refused before it is allocated, by `&Tensor` and
+    // `&Value` parameters alike.
+    let one = ndarray::arr0(1.0f64);
+    let huge = one.broadcast(ndarray::IxDyn(&[1 << 31, 1 << 31])).unwrap();
+    for err in [
+        ALIASED.apply1(&huge).unwrap_err(),
+        WILD.apply1(&huge).unwrap_err(),
+    ] {
+        let msg = err.to_string();
+        assert!(
+            msg.contains("output of shape [2147483648, 2147483648] and dtype f64"),
+            "{msg}"
+        );
+    }
     // An extension value is not: `&T` is no wildcard.
     let v = user::Value {
         x: Tensor::from(array![1.0f32]),

@@ -99,7 +99,11 @@ impl FromStr for DType {
             .into_iter()
             .find(|d| d.name() == s)
             .ok_or_else(|| ParseDTypeError {
-                found: s.to_string(),
+                // A bounded excerpt: an error about a huge input stays short.
+                found: match s.char_indices().nth(40) {
+                    Some((cut, _)) => format!("{}…", &s[..cut]),
+                    None => s.to_string(),
+                },
             })
     }
 }

@@ -441,6 +441,22 @@ pub enum DispatchError {
         /// Why not.
         message: String,
     },
+    /// An op's output cannot be allocated: its size overflows, exceeds `isize::MAX` bytes (the
+    /// largest allocation Rust permits), or the allocator refused it. Checked before anything
+    /// proportional to the output is allocated.
+    #[error("{op}: output of shape {shape} and dtype {dtype}: expected {expected}, found {found}")]
+    OutputTooLarge {
+        /// The op.
+        op: String,
+        /// The output shape, as text (`[1099511627776]`; dims may exceed `usize`).
+        shape: String,
+        /// The output dtype.
+        dtype: DType,
+        /// The bound the output had to meet.
+        expected: String,
+        /// The output's size.
+        found: String,
+    },
     /// A kernel failed (the message names the kernel's op and argument).
     #[error("{}", kernel_message(op, source))]
     Kernel {

@@ -3,6 +3,7 @@
 use ndarray::{ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
 
 use crate::error::{KernelError, Result};
+use crate::layout::{check_output, too_large};
 use crate::scalar::Scalar;
 use std::mem::MaybeUninit;
 
@@ -150,7 +151,12 @@ where
                 found: format!("strides {:?}", values.strides()),
             })?;
         let selected = m.iter().filter(|&&b| b).count();
-        out.reserve(selected * inner_len);
+        let mut shape = vec![selected];
+        shape.extend_from_slice(&inner);
+        check_output::<T>("boolean_mask", &shape)?;
+        // Fits: checked above.
+        out.try_reserve_exact(selected * inner_len)
+            .map_err(|_| too_large::<T>("boolean_mask", shape.iter().map(|&d| d as u128)))?;
         for (row, &keep) in rows.axis_iter(Axis(0)).zip(m.iter()) {
             if keep {
                 match row.as_slice() {

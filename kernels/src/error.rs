@@ -74,6 +74,22 @@ pub enum KernelError {
         /// That axis's size.
         size: usize,
     },
+    /// The output cannot exist: its element count or byte size overflows, or exceeds
+    /// `isize::MAX` (the largest allocation Rust permits). Checked before allocating it.
+    #[error(
+        "{op}: output of shape {shape} ({elem_bytes}-byte elements): expected at most {} bytes (isize::MAX), found {found}",
+        isize::MAX
+    )]
+    TooLarge {
+        /// The op.
+        op: &'static str,
+        /// The output shape, as text (`[2147483648, 2147483648]`).
+        shape: String,
+        /// The size of one output element in bytes.
+        elem_bytes: usize,
+        /// The output's size (`18446744073709551616 bytes`).
+        found: String,
+    },
     /// Any other bad argument (e.g. an empty list of arrays to stack).
     #[error("{op}: bad argument {arg}: expected {expected}, found {found}")]
     Argument {

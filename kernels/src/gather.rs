@@ -4,7 +4,7 @@
 use ndarray::{ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
 
 use crate::error::{KernelError, Result};
-use crate::layout::normalize_axis;
+use crate::layout::{check_output, normalize_axis};
 use crate::scalar::Scalar;
 
 /// Takes `indices` along `axis`: the output has `a`'s shape with that axis replaced by
@@ -42,6 +42,7 @@ pub fn gather<T: Scalar, S: Data<Elem = T>, D: Dimension>(
     }
     let mut shape = a.shape().to_vec();
     shape[ax] = resolved.len();
+    check_output::<T>(OP, &shape)?;
     let mut out = ArrayD::<T>::uninit(IxDyn(&shape));
     for (k, &i) in resolved.iter().enumerate() {
         let src = a.index_axis(Axis(ax), i);

@@ -5,6 +5,63 @@ use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, ShapeBuilder};
 
 use crate::error::{KernelError, Result};
 
+/// Checks that an output of shape `dims` with elements of `T` can exist: its nonzero dims
+/// multiply to at most `isize::MAX` (what any ndarray shape needs) and its byte size is at most
+/// `isize::MAX`. Checked arithmetic throughout; nothing is allocated.
+#[inline]
+pub(crate) fn check_output<T>(op: &'static str, dims: &[usize]) -> Result<()> {
+    check_wide::<T>(op, dims.iter().map(|&d| d as u128))
+}
+
+/// [`check_output`] for dims computed in `u128` (so that a sum or product of `usize`s that
+/// overflows still has a shape to name).
+pub(crate) fn check_wide<T>(
+    op: &'static str,
+    dims: impl Iterator<Item = u128> + Clone,
+) -> Result<()> {
+    let mut nonzero = 1u128;
+    let mut empty = false;
+    for d in dims.clone() {
+        if d == 0 {
+            empty = true;
+        } else {
+            nonzero = nonzero.saturating_mul(d);
+        }
+    }
+    let limit = isize::MAX as u128;
+    let bytes = if empty {
+        0
+    } else {
+        nonzero.saturating_mul(size_of::<T>() as u128)
+    };
+    if nonzero > limit || bytes > limit {
+        return Err(too_large::<T>(op, dims));
+    }
+    Ok(())
+}
+
+/// The error for an output of shape `dims` (dims may exceed `usize`) that cannot exist.
+#[cold]
+pub(crate) fn too_large<T>(
+    op: &'static str,
+    dims: impl Iterator<Item = u128> + Clone,
+) -> KernelError {
+    let elem_bytes = size_of::<T>();
+    let text: Vec<String> = dims.clone().map(|d| d.to_string()).collect();
+    let bytes = dims
+        .filter(|&d| d != 0)
+        .try_fold(elem_bytes as u128, |acc, d| acc.checked_mul(d));
+    KernelError::TooLarge {
+        op,
+        shape: format!("[{}]", text.join(", ")),
+        elem_bytes,
+        found: match bytes {
+            Some(b) => format!("{b} bytes"),
+            None => format!("more than {} bytes", u128::MAX),
+        },
+    }
+}
+
 /// NumPy broadcast of several shapes. `names` label the arguments in errors.
 pub(crate) fn broadcast_shapes(
     op: &'static str,

@@ -4,7 +4,7 @@ use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 
 use crate::elementwise::engine::map3;
 use crate::error::Result;
-use crate::layout::{broadcast_shapes, broadcast_to};
+use crate::layout::{broadcast_shapes, broadcast_to, check_output};
 use crate::scalar::Scalar;
 
 /// `x` where `cond` is true, else `y`; the three broadcast together (NumPy's `where`).
@@ -32,6 +32,7 @@ where
         OP,
         &[("cond", c.shape()), ("x", x.shape()), ("y", y.shape())],
     )?;
+    check_output::<T>(OP, &shape)?;
     let c = broadcast_to(OP, "cond", &c, &shape)?;
     let x = broadcast_to(OP, "x", &x, &shape)?;
     let y = broadcast_to(OP, "y", &y, &shape)?;

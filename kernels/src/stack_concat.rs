@@ -5,7 +5,7 @@ use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
 
 use crate::elementwise::engine::build_vec;
 use crate::error::{KernelError, Result};
-use crate::layout::normalize_axis;
+use crate::layout::{check_wide, normalize_axis};
 use crate::parallel::{HUGE_PAGE_MIN_BYTES, use_parallel_output};
 use crate::scalar::Scalar;
 
@@ -44,6 +44,14 @@ pub fn stack<T: Scalar>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Arr
             });
         }
     }
+    check_wide::<T>(
+        OP,
+        (0..=first.ndim()).map(|k| match k.cmp(&ax) {
+            std::cmp::Ordering::Less => first.shape()[k] as u128,
+            std::cmp::Ordering::Equal => arrays.len() as u128,
+            std::cmp::Ordering::Greater => first.shape()[k - 1] as u128,
+        }),
+    )?;
     // Stacked on a new axis preceded only by axes of length 1, standard-layout inputs are
     // consecutive runs of the output: skip building expanded views.
     if first.shape()[..ax].iter().all(|&d| d == 1) {
@@ -218,19 +226,16 @@ fn concat_flat<T: Scalar>(parts: &[&[T]], bytes: usize) -> Vec<T> {
 }
 
 /// Concatenates shape-checked arrays along `ax`.
-fn join<T: Scalar>(
-    _op: &'static str,
-    ax: usize,
-    arrays: &[ArrayViewD<'_, T>],
-) -> Result<ArrayD<T>> {
+fn join<T: Scalar>(op: &'static str, ax: usize, arrays: &[ArrayViewD<'_, T>]) -> Result<ArrayD<T>> {
     let first = arrays[0].shape();
-    let dim = |k: usize| {
-        if k == ax {
-            arrays.iter().map(|a| a.shape()[ax]).sum()
-        } else {
-            first[k]
-        }
-    };
+    let wide: u128 = arrays.iter().map(|a| a.shape()[ax] as u128).sum();
+    check_wide::<T>(
+        op,
+        (0..first.len()).map(|k| if k == ax { wide } else { first[k] as u128 }),
+    )?;
+    // Fits: the check above bounds it by isize::MAX.
+    let total = wide as usize;
+    let dim = |k: usize| if k == ax { total } else { first[k] };
     // Along the leading axis, standard-layout inputs are consecutive runs of the output.
     if first[..ax].iter().all(|&d| d == 1)
         && let Some(out) = with_dims(first.len(), dim, |s| concat_standard(arrays, s))

@@ -23,7 +23,9 @@ pub enum ShapeError {
     Parse {
         /// What was being parsed (`"shape"`, `"dim"`, `"shape pattern"`).
         what: &'static str,
-        /// The whole input text.
+        /// The input text: whole when short, else an excerpt around `position` (at most
+        /// [`EXCERPT_CHARS`] characters on each side, `…` where
+        /// cut).
         input: String,
         /// Byte offset of the problem in `input`.
         position: usize,
@@ -169,6 +171,10 @@ pub enum ShapeError {
         arg: ArgRef,
     },
 }
+
+/// The most characters of a bad input a parse error quotes on each side of the problem (the
+/// input, and what was found there, are cut to an excerpt marked with `…`).
+pub const EXCERPT_CHARS: usize = 32;
 
 /// Which argument (input) an error is about: by position, or by the name the user gave it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

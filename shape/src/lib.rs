@@ -132,3 +132,8 @@ pub use static_broadcast::{
 };
 pub use symbols::Symbols;
 pub use unify::{DimensionCalculator, JointRefined, Unifier};
+
+/// The largest size a dim may have where a shape is parsed (shape text, patterns, spec JSON):
+/// `isize::MAX`, the most elements any array can have on an axis. Larger sizes are an error,
+/// so every shape the library writes it also reads.
+pub const MAX_DIM: usize = isize::MAX as usize;

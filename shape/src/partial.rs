@@ -422,8 +422,7 @@ mod tests {
         assert_eq!(s("[2, ?]").num_elements(), None);
         assert_eq!(s("[0, ?]").num_elements(), Some(0));
         assert_eq!(s("*").num_elements(), None);
-        let huge = usize::MAX.to_string();
-        assert_eq!(s(&format!("[{huge}, 2]")).num_elements(), None);
+        assert_eq!(Shape::known(&[usize::MAX, 2]).num_elements(), None);
         assert!(s("[]").is_fully_defined());
         assert!(!s("*").is_fully_defined());
         assert!(!s("[!1]").is_fully_defined());

@@ -8,7 +8,8 @@ use std::str::FromStr;
 
 use super::partial::DimVec;
 use super::{Dim, Shape, Symbol};
-use crate::error::ShapeError;
+use crate::MAX_DIM;
+use crate::error::{EXCERPT_CHARS, ShapeError};
 
 impl fmt::Display for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -68,6 +69,39 @@ impl FromStr for Dim {
         p.end()?;
         Ok(dim)
     }
+}
+
+/// `input`, or when longer than `2 * EXCERPT_CHARS` characters, an excerpt of at most
+/// [`EXCERPT_CHARS`] characters on each side of byte `position`, marked with `…` where cut — so
+/// an error about a 200 kB input stays short.
+pub(crate) fn excerpt(input: &str, position: usize) -> String {
+    if input.len() <= 2 * EXCERPT_CHARS {
+        return input.to_string();
+    }
+    let mut at = position.min(input.len());
+    while !input.is_char_boundary(at) {
+        at -= 1;
+    }
+    let (before, after) = input.split_at(at);
+    let start = before
+        .char_indices()
+        .rev()
+        .nth(EXCERPT_CHARS - 1)
+        .map_or(0, |(i, _)| i);
+    let end = after
+        .char_indices()
+        .nth(EXCERPT_CHARS)
+        .map_or(after.len(), |(i, _)| i);
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.push_str(&before[start..]);
+    out.push_str(&after[..end]);
+    if end < after.len() {
+        out.push('…');
+    }
+    out
 }
 
 /// A byte cursor over the text being parsed, producing positioned errors.
@@ -139,20 +173,21 @@ impl<'a> Cursor<'a> {
         &self.input[start..self.pos]
     }
 
-    /// A decimal size that fits in `usize`.
+    /// A decimal size of at most [`MAX_DIM`] (`isize::MAX`).
     pub(crate) fn size(&mut self) -> Result<usize, ShapeError> {
         let start = self.pos;
         let digits = self.take_while(|c| c.is_ascii_digit());
         if digits.is_empty() {
             return Err(self.error("a size"));
         }
-        digits.parse().map_err(|_| {
-            self.error_at(
+        match digits.parse::<usize>() {
+            Ok(n) if n <= MAX_DIM => Ok(n),
+            _ => Err(self.error_at(
                 start,
-                format!("a size of at most {}", usize::MAX),
-                format!("`{digits}`"),
-            )
-        })
+                format!("a size of at most {MAX_DIM} (isize::MAX)"),
+                format!("`{}`", excerpt(digits, 0)),
+            )),
+        }
     }
 
     /// One dim: a size, `?`, `!1`, `$name` or `$name!1`.
@@ -206,10 +241,10 @@ impl<'a> Cursor<'a> {
     pub(crate) fn error_at(&self, position: usize, expected: String, found: String) -> ShapeError {
         ShapeError::Parse {
             what: self.what,
-            input: self.input.to_string(),
+            input: excerpt(self.input, position),
             position,
             expected,
-            found,
+            found: excerpt(&found, 0),
         }
     }
 }
@@ -295,6 +330,15 @@ mod tests {
             parse_err("[$]").1,
             "cannot parse shape \"[$]\": at position 2, expected a symbol name: a name, found end \
              of input"
+        );
+        let (_, msg) = parse_err(&format!("[{}]", isize::MAX as usize + 1));
+        assert!(
+            msg.contains("a size of at most 9223372036854775807 (isize::MAX)"),
+            "{msg}"
+        );
+        assert_eq!(
+            format!("[{}]", isize::MAX).parse::<Shape>().unwrap(),
+            Shape::known(&[isize::MAX as usize])
         );
         assert!("é".parse::<Shape>().is_err());
         assert!("[1é]".parse::<Shape>().is_err());

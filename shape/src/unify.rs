@@ -85,7 +85,10 @@ impl DimensionCalculator for ShapePattern {
                 other => {
                     return Err(ShapeError::Calculation {
                         output: output.into(),
-                        message: format!("`{other}` in pattern `{self}` does not determine a size"),
+                        message: format!(
+                            "`{other}` in pattern `{}` does not determine a size",
+                            self.quoted()
+                        ),
                     });
                 }
             }
@@ -515,8 +518,9 @@ fn check_leading(batch: &str, arg: &ArgRef, pattern: &ShapePattern) -> Result<()
         Some(i) => Err(ShapeError::InvalidPattern {
             arg: arg.clone(),
             message: format!(
-                "the batch dim `{batch}` must be the leading item, but pattern `{pattern}` has it \
-                 at item {}",
+                "the batch dim `{batch}` must be the leading item, but pattern `{}` has it at \
+                 item {}",
+                pattern.quoted(),
                 i + 1
             ),
         }),

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::error::{Result, SpecError};
 use crate::field::{FieldPath, data_error};
-use crate::spec_tree::SpecTree;
+use crate::spec_tree::{SpecTree, short};
 
 /// Reads the fields of a serialized derived struct, checking its name and its field set.
 #[derive(Debug)]
@@ -77,7 +77,8 @@ fn check_struct_keys(
     }
     if let Some(extra) = fields.keys().find(|k| !expected.contains(&k.as_str())) {
         return Err(SpecError::Data {
-            path: path.key(extra).to_string(),
+            // The key comes from the input: quoted as a bounded excerpt.
+            path: path.key(&short(extra)).to_string(),
             expected: format!("one of the fields {expected:?} of {name:?}"),
             found: "an unknown field".into(),
         }

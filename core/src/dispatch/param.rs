@@ -93,11 +93,14 @@ impl<'a> HandlerParam<'a> for Tensor {
     /// Borrows a tensor argument; copies an array view into a tensor.
     #[inline]
     fn with(
-        _: &Call<'_>,
+        call: &Call<'_>,
         args: &[Operand<'a>],
         index: usize,
         f: impl FnOnce(&Tensor) -> Result<Handled>,
     ) -> Result<Handled> {
+        if let Some(x) = args.get(index) {
+            x.check_copy(call.op.name())?;
+        }
         match args.get(index).and_then(Operand::to_tensor) {
             Some(x) => f(&x),
             None => Ok(Handled::Declined),

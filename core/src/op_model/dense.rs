@@ -17,6 +17,7 @@ use super::args::OpArgs;
 use super::catalog::{ALL, Dense, Op};
 use super::operand::{Operand, bad_argument};
 use super::rules::{DTypeSet, InferRule, Operands, ResultDType, missing};
+use super::size::{self, check_output, shape_text, too_large};
 use crate::dtype::DType;
 use crate::error::{DispatchError, Error, Result};
 use crate::spec::TensorSpec;
@@ -55,6 +56,15 @@ impl<'a> DenseArgs<'a, '_> {
         match self {
             DenseArgs::Tensors(ts) => ts[i].dtype(),
             DenseArgs::Views(vs) => vs[i].dtype(),
+        }
+    }
+
+    /// The shape of argument `i`.
+    #[inline]
+    pub fn shape(&self, i: usize) -> &[usize] {
+        match self {
+            DenseArgs::Tensors(ts) => ts[i].shape(),
+            DenseArgs::Views(vs) => vs[i].shape(),
         }
     }
 
@@ -235,9 +245,10 @@ macro_rules! unary {
             fn run(
                 op: &$crate::op_model::Op,
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
-                _: &$crate::op_model::OpArgs,
+                args: &$crate::op_model::OpArgs,
             ) -> $crate::error::Result<$crate::value::Value> {
-                use $crate::op_model::dense::{DenseArgs, refused, typed};
+                use $crate::op_model::dense::{DenseArgs, check_same, refused, typed};
+                check_same(op, xs, args)?;
                 Ok($crate::value::Value::Tensor(match xs {
                     DenseArgs::Tensors(ts) => {
                         typed!($set, Tensor, ts[0], |a| $kernel(a), refused(op, xs))
@@ -260,9 +271,10 @@ macro_rules! binary {
             fn run(
                 op: &$crate::op_model::Op,
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
-                _: &$crate::op_model::OpArgs,
+                args: &$crate::op_model::OpArgs,
             ) -> $crate::error::Result<$crate::value::Value> {
-                use $crate::op_model::dense::{DenseArgs, pair, refused};
+                use $crate::op_model::dense::{DenseArgs, check_broadcast, pair, refused};
+                check_broadcast(op, xs, args)?;
                 let out = match xs {
                     DenseArgs::Tensors(ts) => pair!(
                         $set,
@@ -301,8 +313,9 @@ macro_rules! reduce {
                 args: &$crate::op_model::OpArgs,
             ) -> $crate::error::Result<$crate::value::Value> {
                 use $crate::op_model::dense::{
-                    DenseArgs, kernel_error, reduce_axes, refused, typed,
+                    DenseArgs, check_reduced, kernel_error, reduce_axes, refused, typed,
                 };
+                check_reduced(op, xs.shape(0), xs.dtype(0), args)?;
                 Ok($crate::value::Value::Tensor(match xs {
                     DenseArgs::Tensors(ts) => {
                         let axes = reduce_axes(args, ts[0].shape().len());
@@ -341,7 +354,10 @@ macro_rules! masked {
             mask: &::ndarray::ArrayViewD<'_, bool>,
             args: &$crate::op_model::OpArgs,
         ) -> $crate::error::Result<$crate::tensor::Tensor> {
-            use $crate::op_model::dense::{DenseArgs, kernel_error, reduce_axes, refused, typed};
+            use $crate::op_model::dense::{
+                DenseArgs, check_reduced, kernel_error, reduce_axes, refused, typed,
+            };
+            check_reduced(op, x.shape(), x.dtype(), args)?;
             let axes = reduce_axes(args, x.shape().len());
             Ok(typed!(
                 NUMERIC,
@@ -366,8 +382,11 @@ macro_rules! segment {
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 args: &$crate::op_model::OpArgs,
             ) -> $crate::error::Result<$crate::value::Value> {
-                use $crate::op_model::dense::{kernel_error, refused, row_splits, typed};
+                use $crate::op_model::dense::{
+                    check_segment, kernel_error, refused, row_splits, typed,
+                };
                 let splits = row_splits(op, args)?;
+                check_segment(op, xs.shape(0), xs.dtype(0), splits, args)?;
                 let views = xs.views();
                 Ok($crate::value::Value::Tensor(typed!(
                     $set,
@@ -405,6 +424,58 @@ macro_rules! custom {
 
 pub(crate) use {binary, custom, masked, pair, reduce, segment, typed, unary};
 
+/// The output dtype of `op` on an input of dtype `d` (the input's when the rule does not apply:
+/// the kernel reports that).
+fn out_dtype(op: &Op, d: DType, args: &OpArgs) -> DType {
+    op.result_dtype(d, args).unwrap_or(d)
+}
+
+/// Checks an output of argument 0's shape (elementwise maps).
+#[inline]
+pub(crate) fn check_same(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> Result<()> {
+    check_output(op, xs.shape(0), out_dtype(op, xs.dtype(0), args))
+}
+
+/// Checks the output of a broadcasting op: the arguments' broadcast shape (unchecked when they
+/// do not broadcast: the kernel names the argument).
+#[inline]
+pub(crate) fn check_broadcast(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> Result<()> {
+    let d = out_dtype(op, xs.dtype(xs.len() - 1), args);
+    let (a, b) = (xs.shape(0), xs.shape(xs.len() - 1));
+    if xs.len() == 2 && a == b {
+        return check_output(op, a, d);
+    }
+    let shapes: SmallVec<[&[usize]; 3]> = (0..xs.len()).map(|i| xs.shape(i)).collect();
+    match size::broadcast(&shapes) {
+        Some(out) => check_output(op, &out, d),
+        None => Ok(()),
+    }
+}
+
+/// Checks a reduction's output (its widened dtype: `i32` sums are `i64`).
+#[inline]
+pub(crate) fn check_reduced(op: &Op, shape: &[usize], d: DType, args: &OpArgs) -> Result<()> {
+    match size::reduced(shape, args.axes.as_deref(), args.keepdims) {
+        Some(out) => check_output(op, &out, out_dtype(op, d, args)),
+        None => Ok(()),
+    }
+}
+
+/// Checks a segment reduction's output: one row per segment.
+pub(crate) fn check_segment(
+    op: &Op,
+    shape: &[usize],
+    d: DType,
+    splits: &[i64],
+    args: &OpArgs,
+) -> Result<()> {
+    let mut out: SmallVec<[usize; 4]> = shape.iter().copied().collect();
+    if let Some(rows) = out.first_mut() {
+        *rows = splits.len().saturating_sub(1);
+    }
+    check_output(op, &out, out_dtype(op, d, args))
+}
+
 /// Runs `op`'s dense default on dense arguments: a catalog op's kernel, or a user op's
 /// `dense = f` (which receives the arguments as tensors). Checks the arity first.
 pub fn run(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tensor> {
@@ -418,7 +489,15 @@ pub fn run(op: &Op, xs: &[TensorView<'_>], args: &OpArgs) -> Result<Tensor> {
 pub(crate) fn run_unchecked(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Value> {
     match op.dense() {
         Dense::Kernel(kernel) => kernel(op, xs, args),
-        Dense::User(f) => f(&xs.to_tensors(), args).map(Value::Tensor),
+        Dense::User(f) => {
+            // A user op receives tensors: views are copied, so each copy is checked first.
+            if let DenseArgs::Views(vs) = xs {
+                for v in vs {
+                    check_output(op, v.shape(), v.dtype())?;
+                }
+            }
+            f(&xs.to_tensors(), args).map(Value::Tensor)
+        }
         Dense::None => Err(no_dense_default(op, xs)),
     }
 }
@@ -564,6 +643,7 @@ pub(crate) fn reshape(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Resul
     let x = &xs[0];
     let shape = args.shape.as_deref().ok_or_else(|| missing(op, "shape"))?;
     let n: Option<usize> = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d));
+    // A view's element count fits `isize` (ndarray checks it), so this product does not overflow.
     let len: usize = x.shape().iter().product();
     if n != Some(len) {
         return Err(bad_argument(
@@ -576,6 +656,7 @@ pub(crate) fn reshape(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Resul
             format!("{shape:?}"),
         ));
     }
+    check_output(op, shape, x.dtype())?;
     let shape = IxDyn(shape);
     each_variant!(TensorView, x, a => {
         let out = a
@@ -607,6 +688,7 @@ pub(crate) fn transpose(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Res
             format!("{perm:?}"),
         ));
     }
+    check_output(op, x.shape(), x.dtype())?;
     each_variant!(TensorView, x, a => Ok(Tensor::from(
         a.view().permuted_axes(IxDyn(&perm)).as_standard_layout().into_owned()
     )))
@@ -619,6 +701,7 @@ pub(crate) fn join<const STACK: bool>(
     args: &OpArgs,
 ) -> Result<Tensor> {
     let xs = &*dense.views();
+    check_join::<STACK>(op, xs, args.axis)?;
     macro_rules! typed_join {
         ($($var:ident),*) => {
             match &xs[0] {
@@ -644,6 +727,49 @@ pub(crate) fn join<const STACK: bool>(
     Ok(typed_join!(Bool, F32, F64, I32, I64, U8, U64))
 }
 
+/// Checks the output of `concat` / `stack` (unchecked when the arguments do not join: the
+/// kernel says why).
+fn check_join<const STACK: bool>(op: &Op, xs: &[TensorView<'_>], axis: isize) -> Result<()> {
+    let Some(first) = xs.first() else {
+        return Ok(());
+    };
+    let mut out = first.shape().to_vec();
+    let rank = out.len() + usize::from(STACK);
+    let Some(axis) = size::normalize_axis(axis, rank) else {
+        return Ok(());
+    };
+    let joined = if STACK {
+        Some(xs.len())
+    } else {
+        xs.iter()
+            .try_fold(0usize, |acc, v| acc.checked_add(*v.shape().get(axis)?))
+    };
+    let Some(joined) = joined else {
+        // An overflowing sum: the output cannot exist (the ranks agree, or the kernel errs).
+        let total: u128 = xs
+            .iter()
+            .map(|v| v.shape().get(axis).map_or(0, |&d| d as u128))
+            .sum();
+        let dims = out
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| if i == axis { total } else { d as u128 });
+        return Err(too_large(
+            op.name(),
+            shape_text(dims),
+            first.dtype(),
+            format!("at most {} bytes (isize::MAX)", size::MAX_BYTES),
+            "a size overflowing usize",
+        ));
+    };
+    if STACK {
+        out.insert(axis, joined);
+    } else {
+        out[axis] = joined;
+    }
+    check_output(op, &out, first.dtype())
+}
+
 pub(crate) fn tile(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Tensor> {
     let xs = &*dense.views();
     let x = &xs[0];
@@ -663,30 +789,53 @@ pub(crate) fn tile(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<T
             format!("{reps:?}"),
         ));
     }
-    fn tile_typed<T: Clone + extype_kernels::Scalar>(
-        a: &ArrayViewD<'_, T>,
-        reps: &[usize],
-        k: &dyn Fn(KernelError) -> Error,
-    ) -> Result<ArrayD<T>> {
+    // The output shape, checked before anything is allocated (no list of views proportional
+    // to the multiples: each axis is filled by copying the previous result into place).
+    let wide: SmallVec<[u128; 4]> = x
+        .shape()
+        .iter()
+        .zip(reps)
+        .map(|(&d, &m)| d as u128 * m as u128)
+        .collect();
+    let out: Option<SmallVec<[usize; 4]>> = wide.iter().map(|&d| usize::try_from(d).ok()).collect();
+    let Some(out) = out else {
+        return Err(too_large(
+            op.name(),
+            shape_text(wide.iter()),
+            x.dtype(),
+            format!("dims of at most {} (isize::MAX)", size::MAX_BYTES),
+            "a dim overflowing usize",
+        ));
+    };
+    check_output(op, &out, x.dtype())?;
+    fn tile_typed<T: Clone>(a: &ArrayViewD<'_, T>, reps: &[usize], out: &[usize]) -> ArrayD<T> {
+        let Some(first) = a.iter().next().filter(|_| !out.contains(&0)) else {
+            // Empty output: nothing proportional to the request is allocated.
+            return ArrayD::from_shape_vec(IxDyn(out), Vec::new())
+                .expect("an empty shape holds no elements");
+        };
         let mut cur = a.to_owned();
         for (axis, &m) in reps.iter().enumerate() {
-            cur = match m {
-                0 => cur.slice_axis(Axis(axis), Slice::from(0..0)).to_owned(),
-                1 => cur,
-                _ => {
-                    let views: Vec<ArrayViewD<'_, T>> = (0..m).map(|_| cur.view()).collect();
-                    stack_concat::concat(axis as isize, &views).map_err(k)?
-                }
-            };
+            if m == 1 {
+                continue;
+            }
+            let n = cur.shape()[axis];
+            let mut shape = cur.shape().to_vec();
+            shape[axis] = n * m; // Fits: at most the checked output's dim.
+            let mut next = ArrayD::from_elem(IxDyn(&shape), first.clone());
+            for k in 0..m {
+                next.slice_axis_mut(Axis(axis), Slice::from(k * n..(k + 1) * n))
+                    .assign(&cur);
+            }
+            cur = next;
         }
-        Ok(cur)
+        cur
     }
-    let k = kernel_error(op);
     Ok(typed!(
         KERNEL,
         TensorView,
         x,
-        |a| tile_typed(a, reps, &k)?,
+        |a| tile_typed(a, reps, &out),
         refused(op, dense)
     ))
 }
@@ -697,6 +846,12 @@ pub(crate) fn gather(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result
         .indices
         .as_deref()
         .ok_or_else(|| missing(op, "indices"))?;
+    let x = &xs[0];
+    if let Some(axis) = size::normalize_axis(args.axis, x.shape().len()) {
+        let mut out = x.shape().to_vec();
+        out[axis] = indices.len();
+        check_output(op, &out, x.dtype())?;
+    }
     Ok(typed!(
         KERNEL,
         TensorView,
@@ -707,7 +862,8 @@ pub(crate) fn gather(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result
 }
 
 /// `where`: `cond ? x : y`.
-pub(crate) fn where_(op: &Op, dense: DenseArgs<'_, '_>, _: &OpArgs) -> Result<Tensor> {
+pub(crate) fn where_(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Tensor> {
+    check_broadcast(op, dense, args)?;
     let xs = &*dense.views();
     let TensorView::Bool(cond) = &xs[0] else {
         return Err(refused(op, dense));
@@ -741,6 +897,7 @@ pub(crate) fn cast(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<T
     let xs = &*dense.views();
     let x = &xs[0];
     let to = op.result_dtype(op.check_dtypes(1, |_| x.dtype())?, args)?;
+    check_output(op, x.shape(), to)?;
     macro_rules! to {
         ($a:expr) => {
             match to {
@@ -766,9 +923,14 @@ pub(crate) fn cast(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<T
 }
 
 /// `zeros_like` (`ONE = false`) and `ones_like` (`ONE = true`).
-pub(crate) fn filled<const ONE: bool>(_: &Op, xs: DenseArgs<'_, '_>, _: &OpArgs) -> Result<Tensor> {
+pub(crate) fn filled<const ONE: bool>(
+    op: &Op,
+    xs: DenseArgs<'_, '_>,
+    _: &OpArgs,
+) -> Result<Tensor> {
     let xs = xs.views();
     let x = &xs[0];
+    check_output(op, x.shape(), x.dtype())?;
     let shape = IxDyn(x.shape());
     macro_rules! fill {
         ($($var:ident => $zero:expr, $one:expr;)*) => {

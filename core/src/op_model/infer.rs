@@ -26,7 +26,9 @@ use super::operand::bad_argument;
 use super::rules::{InferRule, missing};
 use crate::dtype::DType;
 use crate::error::{Result, ShapeError};
-use crate::shape::{BroadcastChecks, Dim, Shape, ShapeCalculator, Unifier, broadcast_static};
+use crate::shape::{
+    BroadcastChecks, Dim, MAX_DIM, Shape, ShapeCalculator, Unifier, broadcast_static,
+};
 use crate::spec::TensorSpec;
 use crate::value::ValueSpec;
 
@@ -267,6 +269,9 @@ pub(crate) fn reshape(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<S
             format!("{new:?}"),
         ));
     }
+    for (axis, &d) in new.iter().enumerate() {
+        bounded(op, "shape", axis, Some(d))?;
+    }
     Ok(Shape::known(new))
 }
 
@@ -319,7 +324,10 @@ pub(crate) fn join<const STACK: bool>(
         if STACK {
             merged = merged.merge_with(&s.shape)?;
         } else {
-            total = total.zip(dims[axis].value()).map(|(a, b)| a + b);
+            total = match (total, dims[axis].value()) {
+                (Some(a), Some(b)) => Some(bounded(op, "arguments", axis, a.checked_add(b))?),
+                _ => None,
+            };
             let mut masked: Vec<Dim> = dims.to_vec();
             masked[axis] = Dim::Unknown;
             let mut cur: Vec<Dim> = merged.dims().map_or(masked.clone(), <[Dim]>::to_vec);
@@ -356,18 +364,36 @@ pub(crate) fn tile(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Shap
             ));
         }
     };
-    Ok(Shape::from_dims(dims.iter().zip(reps).map(
-        |(&d, &m)| match (d, m) {
+    let out = dims.iter().zip(reps).enumerate().map(|(axis, (&d, &m))| {
+        Ok(match (d, m) {
             (_, 0) => Dim::Known(0),
             (d, 1) => d,
-            (Dim::Known(n), m) => Dim::Known(n * m),
+            (Dim::Known(n), m) => Dim::Known(bounded(op, "multiples", axis, n.checked_mul(m))?),
             // `!1` times m ≥ 2 is still not 1.
             (Dim::NotOne, _) => Dim::NotOne,
             // `$n` times m ≥ 2 is 0 or at least m: never 1, but no longer `$n`.
             (Dim::Symbol { .. }, _) => Dim::NotOne,
             (Dim::Unknown, _) => Dim::Unknown,
-        },
-    )))
+        })
+    });
+    out.collect::<Result<Vec<Dim>>>().map(Shape::from_dims)
+}
+
+/// An output dim computed with checked arithmetic (`None`: it overflowed), refused above
+/// [`MAX_DIM`] (`isize::MAX`, the one bound of every shape the library builds or parses).
+fn bounded(op: &Op, arg: &str, axis: usize, dim: Option<usize>) -> Result<usize> {
+    match dim {
+        Some(d) if d <= MAX_DIM => Ok(d),
+        _ => Err(bad_argument(
+            op.name(),
+            arg,
+            format!("an output dim of at most {MAX_DIM} (isize::MAX) at axis {axis}"),
+            match dim {
+                Some(d) => format!("{d}"),
+                None => "a dim overflowing usize".to_string(),
+            },
+        )),
+    }
 }
 
 pub(crate) fn gather(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Shape> {

@@ -8,6 +8,7 @@
 //! - [`args`]: [`OpArgs`], the non-tensor arguments.
 //! - [`operand`]: [`Operand`] and the conversions in and out of op calls.
 //! - [`infer`]: spec inference on dense specs ([`Inferred`]).
+//! - [`size`]: output sizes, checked before anything proportional to them is allocated.
 //! - `dense`: the kernel glue and the dense default.
 //!
 //! Nothing here imports from `dispatch` or `ops`. Users reach these items through
@@ -19,6 +20,7 @@ pub(crate) mod dense;
 pub mod infer;
 pub mod operand;
 pub mod rules;
+pub mod size;
 
 pub use args::OpArgs;
 pub use catalog::{Arity, DenseFn, Op, OpKind, Signature};

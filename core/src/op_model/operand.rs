@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use ndarray::{ArrayBase, Data, Dimension};
 
+use super::size::check_named;
 use crate::error::{DispatchError, Error, Result};
 use crate::spec::{AnyExtension, ExtensionType, TensorSpec};
 use crate::tensor::Element;
@@ -159,6 +160,7 @@ impl<'a> Operand<'a> {
 
     /// The dense argument as a tensor: borrowed when it is a [`Tensor`], copied when it is an
     /// array view (the one copy a handler taking `&Tensor` may cost). `None` for an extension.
+    /// The copy of a view too large to allocate panics; [`Operand::check_copy`] checks first.
     #[inline]
     pub fn to_tensor(&self) -> Option<Cow<'a, Tensor>> {
         match &self.0 {
@@ -168,13 +170,26 @@ impl<'a> Operand<'a> {
         }
     }
 
+    /// Checks that the copy [`to_tensor`](Self::to_tensor) would make of an array view can be
+    /// allocated (an error naming `op` otherwise); tensors and extension values need no copy.
+    pub fn check_copy(&self, op: &str) -> Result<()> {
+        match &self.0 {
+            Repr::View(v) => check_named(op, v.shape(), v.dtype()),
+            _ => Ok(()),
+        }
+    }
+
     /// The argument as a [`Value`]: O(1) for tensors and for values passed as [`Value`]; an
     /// extension value passed by reference is rebuilt from clones of its components (O(1) per
-    /// `Tensor`/`ArcArray` field, a copy for `Array` fields); an array view is copied.
+    /// `Tensor`/`ArcArray` field, a copy for `Array` fields); an array view is copied — an error
+    /// when the copy cannot be allocated (a huge broadcast view), checked before allocating.
     pub fn to_value(&self) -> Result<Value> {
         match &self.0 {
             Repr::Tensor(t) => Ok(Value::Tensor((*t).clone())),
-            Repr::View(v) => Ok(Value::Tensor(v.to_tensor())),
+            Repr::View(v) => {
+                check_named("to_value", v.shape(), v.dtype())?;
+                Ok(Value::Tensor(v.to_tensor()))
+            }
             Repr::Extension(_, _, Some(arc)) => Ok(Value::Extension(SharedExtension::clone(arc))),
             Repr::Extension(e, _, None) => e.any_spec().dyn_from_components(e.clone_components()),
         }

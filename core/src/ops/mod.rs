@@ -28,6 +28,21 @@
 //! [`declare_op!`](crate::declare_op). Every op infers its output spec from input specs
 //! ([`infer_spec`], [`infer`]).
 //!
+//! ## Sizes
+//!
+//! An output that cannot be allocated is an error naming the op, the output shape and dtype
+//! ([`DispatchError::OutputTooLarge`](crate::error::DispatchError::OutputTooLarge)), never a
+//! panic or an abort: every dense op computes its output's element count and byte size with
+//! checked arithmetic and refuses sizes over `isize::MAX` bytes, or that the allocator refuses,
+//! before allocating anything proportional to them ([`size`]). Empty outputs allocate nothing
+//! proportional to the request, so `tile(&empty, &[1 << 40])` is an empty tensor.
+//!
+//! ```
+//! use extype_core::ops;
+//! let err = ops::tile(&ndarray::array![1.0f64], &[usize::MAX]).unwrap_err();
+//! assert!(err.to_string().starts_with("tile: output of shape [18446744073709551615] and dtype f64"));
+//! ```
+//!
 //! ## Performance
 //!
 //! Measured with `cargo bench -p extype-core --bench dispatch`: `ops::add` on two dense
@@ -44,7 +59,7 @@
 //! `ops::infer`, `ops::operand`, `ops::rules`).
 
 pub use crate::op_model::args::{current_policy, scoped_policy};
-pub use crate::op_model::{args, catalog, infer, operand, rules};
+pub use crate::op_model::{args, catalog, infer, operand, rules, size};
 
 pub use crate::op_model::{
     Arity, AsOperand, DTypeSet, DenseFn, FromValue, InferRule, Inferred, IntoValue, Op, OpArgs,

@@ -8,54 +8,120 @@ use std::fmt;
 
 use super::SpecTree;
 
+/// What is left to print: a tree, or a piece of text (punctuation, a field or key label).
+enum Task<'a> {
+    Tree(&'a SpecTree),
+    Text(&'static str),
+    /// A struct field label: `name: `.
+    Field(&'a str),
+    /// A map key: `"key": `.
+    Key(&'a str),
+}
+
+/// Printing is iterative (an explicit stack of tasks on the heap), so a tree nested to any
+/// depth prints without recursion.
 impl fmt::Display for SpecTree {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SpecTree::None => f.write_str("None"),
-            SpecTree::Bool(b) => write!(f, "{b}"),
-            SpecTree::Int(i) => write!(f, "{i}"),
-            SpecTree::Float(x) => write!(f, "{x:?}"),
-            SpecTree::Str(s) => write!(f, "{s:?}"),
-            SpecTree::DType(d) => write!(f, "{d}"),
-            SpecTree::Shape(s) => write!(f, "{s}"),
-            SpecTree::TensorSpec(t) => write!(f, "{t}"),
-            SpecTree::Spec(named) => match &named.value {
-                SpecTree::Map(fields) => {
-                    write_struct(f, &named.name, fields.iter().map(|(k, v)| (k.as_str(), v)))
-                }
-                other => write!(f, "{}({other})", named.name),
-            },
-            SpecTree::List(items) => write_seq(f, "[", items, "]"),
-            SpecTree::Tuple(items) if items.len() == 1 => write!(f, "({},)", items[0]),
-            SpecTree::Tuple(items) => write_seq(f, "(", items, ")"),
-            SpecTree::Map(entries) => {
-                f.write_str("{")?;
-                for (i, (k, v)) in entries.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{k:?}: {v}")?;
-                }
-                f.write_str("}")
+        let mut tasks = vec![Task::Tree(self)];
+        while let Some(task) = tasks.pop() {
+            match task {
+                Task::Text(t) => f.write_str(t)?,
+                Task::Field(k) => write!(f, "{k}: ")?,
+                Task::Key(k) => write!(f, "{k:?}: ")?,
+                Task::Tree(tree) => leaf_or_push(f, tree, &mut tasks)?,
             }
         }
+        Ok(())
     }
 }
 
-fn write_seq(
+/// Prints a leaf, or pushes the tasks of a nested tree (in reverse: the stack pops them in
+/// order).
+fn leaf_or_push<'a>(
     f: &mut fmt::Formatter<'_>,
-    open: &str,
-    items: &[SpecTree],
-    close: &str,
+    tree: &'a SpecTree,
+    tasks: &mut Vec<Task<'a>>,
 ) -> fmt::Result {
-    f.write_str(open)?;
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            f.write_str(", ")?;
+    /// Pushes `open item sep item … close`, each item after its label task, if any.
+    fn seq<'a>(
+        tasks: &mut Vec<Task<'a>>,
+        open: &'static str,
+        items: Vec<(Option<Task<'a>>, &'a SpecTree)>,
+        sep: &'static str,
+        close: &'static str,
+    ) {
+        tasks.push(Task::Text(close));
+        for (i, (label, item)) in items.into_iter().enumerate().rev() {
+            tasks.push(Task::Tree(item));
+            if let Some(label) = label {
+                tasks.push(label);
+            }
+            if i > 0 {
+                tasks.push(Task::Text(sep));
+            }
         }
-        write!(f, "{item}")?;
+        tasks.push(Task::Text(open));
     }
-    f.write_str(close)
+    match tree {
+        SpecTree::None => f.write_str("None"),
+        SpecTree::Bool(b) => write!(f, "{b}"),
+        SpecTree::Int(i) => write!(f, "{i}"),
+        SpecTree::Float(x) => write!(f, "{x:?}"),
+        SpecTree::Str(s) => write!(f, "{s:?}"),
+        SpecTree::DType(d) => write!(f, "{d}"),
+        SpecTree::Shape(s) => write!(f, "{s}"),
+        SpecTree::TensorSpec(t) => write!(f, "{t}"),
+        SpecTree::Spec(named) => {
+            f.write_str(&named.name)?;
+            match &named.value {
+                SpecTree::Map(fields) if fields.is_empty() => f.write_str(" {}"),
+                SpecTree::Map(fields) => {
+                    let items = fields
+                        .iter()
+                        .map(|(k, v)| (Some(Task::Field(k)), v))
+                        .collect();
+                    seq(tasks, " { ", items, ", ", " }");
+                    Ok(())
+                }
+                other => {
+                    seq(tasks, "(", vec![(None, other)], "", ")");
+                    Ok(())
+                }
+            }
+        }
+        SpecTree::List(items) => {
+            seq(
+                tasks,
+                "[",
+                items.iter().map(|v| (None, v)).collect(),
+                ", ",
+                "]",
+            );
+            Ok(())
+        }
+        SpecTree::Tuple(items) if items.len() == 1 => {
+            seq(tasks, "(", vec![(None, &items[0])], "", ",)");
+            Ok(())
+        }
+        SpecTree::Tuple(items) => {
+            seq(
+                tasks,
+                "(",
+                items.iter().map(|v| (None, v)).collect(),
+                ", ",
+                ")",
+            );
+            Ok(())
+        }
+        SpecTree::Map(entries) => {
+            let items = entries
+                .iter()
+                .map(|(k, v)| (Some(Task::Key(k)), v))
+                .collect();
+            seq(tasks, "{", items, ", ", "}");
+            Ok(())
+        }
+    }
 }
 
 /// Writes `name { a: …, b: … }` with the fields in the order given.

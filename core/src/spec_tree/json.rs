@@ -20,7 +20,9 @@
 //! Objects must have exactly the keys shown. Reading never panics: malformed input, wrong kinds,
 //! missing or unknown keys, unknown dtypes, negative or huge dims (above `isize::MAX`, which no
 //! array can have) are errors whose path locates the problem (`$.spec.value.map.mask`).
-//! Writing then reading gives back an equal value (NaN payloads are canonicalized). Symbols
+//! Writing a shape with such a dim is an error too (one bound, [`extype_shape::MAX_DIM`], for
+//! shape text, patterns and documents), so every document the library writes it reads back:
+//! writing then reading gives back an equal value (NaN payloads are canonicalized). Symbols
 //! (`$n`) are part of the shape text, so documents written before they existed read as before;
 //! a malformed symbol (`$`, `$1n`, a name over 22 bytes) is an error at the shape's path.
 //!
@@ -37,7 +39,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Number, Value as Json};
 
-use super::{NamedSpec, SpecTree};
+use super::{NamedSpec, SpecTree, short};
 use crate::dtype::DType;
 use crate::error::{JsonError, Result};
 use crate::shape::{Dim, Shape};
@@ -163,10 +165,10 @@ impl<'a> JsonPath<'a> {
                     !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
                 if plain {
                     out.push('.');
-                    out.push_str(key);
+                    out.push_str(&short(key));
                 } else {
                     // Quoted like a JSON string, so any key is unambiguous.
-                    let _ = write!(out, "[{}]", Json::from(*key));
+                    let _ = write!(out, "[{}]", Json::from(&*short(key)));
                 }
             }
             JsonPath::Index(parent, i) => {
@@ -195,7 +197,7 @@ fn kind(json: &Json) -> String {
         Json::String(_) => "a long string".into(),
         Json::Array(a) => format!("an array of {}", a.len()),
         Json::Object(o) => {
-            let keys: Vec<&str> = o.keys().take(4).map(String::as_str).collect();
+            let keys: Vec<_> = o.keys().take(4).map(|k| short(k)).collect();
             format!("an object with keys {keys:?}")
         }
     }
@@ -215,7 +217,7 @@ fn expect_keys(
     if let Some(extra) = object.keys().find(|k| !keys.contains(&k.as_str())) {
         return Err(error(
             path,
-            format!("unknown key {extra:?} (expected keys {keys:?})"),
+            format!("unknown key {:?} (expected keys {keys:?})", short(extra)),
         ));
     }
     Ok(())
@@ -265,8 +267,12 @@ fn to_json_value(value: &SpecTree, path: &JsonPath<'_>) -> std::result::Result<J
         },
         SpecTree::Str(s) => Json::String(s.clone()),
         SpecTree::DType(d) => tagged("dtype", Json::from(d.name())),
-        SpecTree::Shape(s) => tagged("shape", Json::from(s.to_string())),
+        SpecTree::Shape(s) => {
+            check_dims(s, &path.key("shape"))?;
+            tagged("shape", Json::from(s.to_string()))
+        }
         SpecTree::TensorSpec(t) => {
+            check_dims(&t.shape, &path.key("tensor_spec").key("shape"))?;
             let mut object = Map::new();
             object.insert("dtype".into(), Json::from(t.dtype.name()));
             object.insert("shape".into(), Json::from(t.shape.to_string()));
@@ -363,7 +369,10 @@ fn from_json_object(
                 "-inf" => Ok(SpecTree::Float(f64::NEG_INFINITY)),
                 other => Err(error(
                     &inner,
-                    format!("expected \"nan\", \"inf\" or \"-inf\", found {other:?}"),
+                    format!(
+                        "expected \"nan\", \"inf\" or \"-inf\", found {:?}",
+                        short(other)
+                    ),
                 )),
             }
         }
@@ -441,14 +450,13 @@ fn dtype(json: &Json, path: &JsonPath<'_>) -> std::result::Result<DType, JsonErr
         .map_err(|e| error(path, e.to_string()))
 }
 
-/// The largest dim a spec may carry: no array has more than `isize::MAX` elements on an axis.
-const MAX_DIM: usize = isize::MAX as usize;
+/// The largest dim a spec may carry: no array has more than `isize::MAX` elements on an axis
+/// (the one bound of shape text, patterns and JSON: [`extype_shape::MAX_DIM`]).
+const MAX_DIM: usize = extype_shape::MAX_DIM;
 
-fn shape(json: &Json, path: &JsonPath<'_>) -> std::result::Result<Shape, JsonError> {
-    let text = string(json, path, "a shape like \"[8, ?, 3]\"")?;
-    let shape: Shape = text
-        .parse()
-        .map_err(|e: crate::error::ShapeError| error(path, e.to_string()))?;
+/// Errors when `shape` has a dim larger than [`MAX_DIM`] (which no document may hold: the reader
+/// would refuse it).
+fn check_dims(shape: &Shape, path: &JsonPath<'_>) -> std::result::Result<(), JsonError> {
     if let Some(dims) = shape.dims()
         && let Some(axis) = dims
             .iter()
@@ -462,6 +470,15 @@ fn shape(json: &Json, path: &JsonPath<'_>) -> std::result::Result<Shape, JsonErr
             ),
         ));
     }
+    Ok(())
+}
+
+fn shape(json: &Json, path: &JsonPath<'_>) -> std::result::Result<Shape, JsonError> {
+    let text = string(json, path, "a shape like \"[8, ?, 3]\"")?;
+    let shape: Shape = text
+        .parse()
+        .map_err(|e: crate::error::ShapeError| error(path, e.to_string()))?;
+    check_dims(&shape, path)?;
     Ok(shape)
 }
 
@@ -610,7 +627,10 @@ mod tests {
         let huge = err(r#"{"extype_spec": 1, "spec": {"shape": "[99999999999999999999999]"}}"#);
         assert!(huge.starts_with("spec json at $.spec.shape:"), "{huge}");
         let big = err(r#"{"extype_spec": 1, "spec": {"shape": "[9223372036854775808]"}}"#);
-        assert!(big.contains("larger than the maximum"), "{big}");
+        assert!(
+            big.contains("a size of at most 9223372036854775807 (isize::MAX)"),
+            "{big}"
+        );
         let extra = err(
             r#"{"extype_spec": 1, "spec": {"tensor_spec": {"dtype": "f32", "shape": "*", "x": 1}}}"#,
         );

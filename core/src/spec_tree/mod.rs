@@ -23,9 +23,16 @@ use crate::tensor::TensorSpec;
 ///
 /// Equality and hashing are strict and structural; floats compare by bits (so the relation is an
 /// equivalence and `NaN == NaN`, `0.0 != -0.0`).
-#[derive(Debug, Clone)]
+///
+/// Depth: the API builds trees of any depth, and dropping and printing (`Display`) work at any
+/// depth (iteratively, no recursion); writing JSON refuses a tree nested deeper than the
+/// documents it reads ([`json::MAX_NESTING`]) with an error. Because dropping is a `Drop` impl,
+/// a tree's parts are taken out through a reference (`&mut`, then [`std::mem::take`]: the
+/// default tree is [`SpecTree::None`]), not moved out by a `match` on the tree itself.
+#[derive(Debug, Clone, Default)]
 pub enum SpecTree {
     /// No value (`Option::None`).
+    #[default]
     None,
     /// A boolean.
     Bool(bool),
@@ -82,7 +89,7 @@ impl SpecTree {
     /// A description for error messages: the kind, plus the name of a nested spec.
     pub fn describe(&self) -> String {
         match self {
-            SpecTree::Spec(named) => format!("spec {:?}", named.name),
+            SpecTree::Spec(named) => format!("spec {:?}", short(&named.name)),
             SpecTree::Str(s) if s.len() <= 40 => format!("string {s:?}"),
             SpecTree::Int(i) => format!("int {i}"),
             SpecTree::Bool(b) => format!("bool {b}"),
@@ -98,6 +105,57 @@ impl SpecTree {
             name: name.into(),
             value,
         }))
+    }
+}
+
+/// Dropping is iterative: a tree nested to any depth (built in code; parsed documents are
+/// depth-limited) is freed without recursing, children moved to a heap stack first.
+impl Drop for SpecTree {
+    fn drop(&mut self) {
+        if !has_children(self) {
+            return;
+        }
+        let mut pending: Vec<SpecTree> = Vec::new();
+        take_children(self, &mut pending);
+        while let Some(mut node) = pending.pop() {
+            take_children(&mut node, &mut pending);
+            // `node` drops here, childless: no recursion.
+        }
+    }
+}
+
+/// Whether dropping `tree` could recurse (it holds a nested tree).
+#[inline]
+fn has_children(tree: &SpecTree) -> bool {
+    match tree {
+        SpecTree::List(items) | SpecTree::Tuple(items) => !items.is_empty(),
+        SpecTree::Map(entries) => !entries.is_empty(),
+        SpecTree::Spec(_) => true,
+        _ => false,
+    }
+}
+
+/// Moves the nested trees of `tree` that have children of their own onto `pending`; childless
+/// ones are dropped in place.
+fn take_children(tree: &mut SpecTree, pending: &mut Vec<SpecTree>) {
+    let mut keep = |child: SpecTree| {
+        if has_children(&child) {
+            pending.push(child);
+        }
+    };
+    match tree {
+        SpecTree::List(items) | SpecTree::Tuple(items) => items.drain(..).for_each(keep),
+        SpecTree::Map(entries) => std::mem::take(entries).into_values().for_each(keep),
+        SpecTree::Spec(named) => keep(std::mem::replace(&mut named.value, SpecTree::None)),
+        _ => {}
+    }
+}
+
+/// `text`, cut to at most 40 characters (`…` marks the cut): what errors quote of an input.
+pub(crate) fn short(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}…", &text[..cut]).into(),
+        None => text.into(),
     }
 }
 

@@ -154,7 +154,10 @@ impl TypeSpec for MaskedTensorSpec {
         };
         if let Some(extra) = fields.keys().find(|k| !FIELDS.contains(&k.as_str())) {
             return Err(SpecError::Data {
-                path: root.key(extra).to_string(),
+                // The key comes from the input: quoted as a bounded excerpt.
+                path: root
+                    .key(&extra.chars().take(40).collect::<String>())
+                    .to_string(),
                 expected: format!("one of the fields {FIELDS:?} of {name:?}"),
                 found: "an unknown field".into(),
             }

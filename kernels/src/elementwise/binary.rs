@@ -7,7 +7,7 @@ use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 use super::engine::{map2, zip_repeat, zip_slices};
 use crate::error::KernelError;
 use crate::error::Result;
-use crate::layout::{broadcast_shapes, broadcast_to};
+use crate::layout::{broadcast_shapes, broadcast_to, check_output};
 use crate::scalar::{Float, Num, Scalar};
 
 /// Applies `f` elementwise to `a` and `b` broadcast together (NumPy rules).
@@ -46,6 +46,7 @@ where
     }
     let (a, b) = (a.view().into_dyn(), b.view().into_dyn());
     let shape = broadcast_shapes(op, &[("a", a.shape()), ("b", b.shape())])?;
+    check_output::<U>(op, &shape)?;
     let a = broadcast_to(op, "a", &a, &shape)?;
     let b = broadcast_to(op, "b", &b, &shape)?;
     Ok(map2(a, b, f))
@@ -110,7 +111,12 @@ where
     SB: Data<Elem = T>,
     DB: Dimension,
 {
-    if let Some(bad) = b.iter().find(|&&e| !T::exponent_ok(e)) {
+    // The output size first: scanning the exponents of a huge broadcast view would not end.
+    let shape = broadcast_shapes("pow", &[("a", a.shape()), ("b", b.shape())])?;
+    check_output::<T>("pow", &shape)?;
+    // An empty output uses no exponent (and `b`, broadcast to nothing, may be a huge view).
+    let used = !shape.contains(&0);
+    if let Some(bad) = b.iter().take_while(|_| used).find(|&&e| !T::exponent_ok(e)) {
         return Err(KernelError::Argument {
             op: "pow",
             arg: "b",

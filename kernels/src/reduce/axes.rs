@@ -9,7 +9,7 @@ use super::full::{arg_extreme, empty};
 use super::tree::{reduce_lane, reduce_view};
 use super::{CountNonzeroR, MaxR, MinR, ProdR, Reducer, SumR};
 use crate::error::Result;
-use crate::layout::normalize_axes;
+use crate::layout::{check_output, normalize_axes};
 use crate::scalar::{Num, Scalar};
 use crate::simd::{Kernel, Simd, dispatch};
 
@@ -41,7 +41,9 @@ impl<'a, T> AxesPlan<'a, T> {
         let axes = normalize_axes(op, axes, ndim)?;
         let kept: Vec<usize> = (0..ndim).filter(|a| !axes.contains(a)).collect();
         let perm: Vec<usize> = kept.iter().chain(axes.iter()).copied().collect();
-        let kept_shape = kept.iter().map(|&a| xs.shape()[a]).collect();
+        let kept_shape: Vec<usize> = kept.iter().map(|&a| xs.shape()[a]).collect();
+        // The output, in the widest accumulator (8 bytes), must be allocatable.
+        check_output::<u64>(op, &kept_shape)?;
         let count = axes.iter().map(|&a| xs.shape()[a]).product();
         let is_leading =
             !axes.is_empty() && axes.len() < ndim && axes.iter().enumerate().all(|(i, &a)| a == i);

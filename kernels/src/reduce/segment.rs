@@ -15,6 +15,7 @@ use super::tree::tree_serial;
 use super::{MaxR, MinR, Reducer, SHORT, SumR};
 use crate::elementwise::engine::build_vec_chunked;
 use crate::error::{KernelError, Result};
+use crate::layout::check_output;
 use crate::parallel::PAR_CHUNK_ELEMS;
 use crate::scalar::Num;
 use crate::simd::{Kernel, Simd, dispatch, prefetch};
@@ -180,6 +181,8 @@ where
     let nseg = row_splits.len() - 1;
     let mut shape = xs.shape().to_vec();
     shape[0] = nseg;
+    // The output, in the widest accumulator (8 bytes), must be allocatable.
+    check_output::<u64>(op, &shape)?;
     if let Some(flat) = xs.as_slice().filter(|_| xs.ndim() == 1) {
         let out = flat_segments(r, flat, row_splits, finish);
         return Ok(ArrayD::from_shape_vec(IxDyn(&shape), out).expect("one output per segment"));

@@ -250,8 +250,9 @@ fn match_segment(
             op,
             arg: arg.clone(),
             expected: format!(
-                "{} (pattern `{pattern}` with *{name} = {:?}, {})",
+                "{} (pattern `{}` with *{name} = {:?}, {})",
                 pattern.fixed_rank() + b.sizes.len(),
+                pattern.quoted(),
                 b.sizes.as_slice(),
                 b.origin
             ),

@@ -31,13 +31,14 @@
 mod enforce;
 mod refine;
 
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::text::Cursor;
+use super::text::{Cursor, excerpt};
 use crate::error::{ArgRef, ShapeError};
 use crate::{Dim, Symbol};
 
@@ -119,28 +120,45 @@ impl ShapePattern {
     /// The rank this pattern requires, as text for errors: `3` or `at least 2`.
     pub(crate) fn rank_text(&self) -> String {
         if self.variadic.is_some() {
-            format!("at least {} (pattern `{self}`)", self.fixed_rank())
+            format!(
+                "at least {} (pattern `{}`)",
+                self.fixed_rank(),
+                self.quoted()
+            )
         } else {
-            format!("{} (pattern `{self}`)", self.fixed_rank())
+            format!("{} (pattern `{}`)", self.fixed_rank(), self.quoted())
         }
+    }
+
+    /// The pattern's text for errors: whole when short, else a bounded excerpt (`…` where cut).
+    pub(crate) fn quoted(&self) -> String {
+        excerpt(&self.to_string(), 0)
     }
 
     /// The names this pattern uses (dims, broadcastable dims and the segment), each once, in
     /// order of first appearance.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        let mut seen: SmallVec<[&str; 4]> = SmallVec::new();
+        // Linear in the number of items: a hash set once there are more than a few names.
+        let mut few: SmallVec<[&str; 8]> = SmallVec::new();
+        let mut many: HashSet<&str> = HashSet::new();
         self.items.iter().filter_map(move |item| {
             let name: &str = match item {
                 PatternDim::Name(n) | PatternDim::Broadcastable(n) => n,
                 PatternDim::Variadic(Some(n)) => n,
                 _ => return None,
             };
-            if seen.contains(&name) {
-                None
+            let new = if !many.is_empty() {
+                many.insert(name)
+            } else if few.contains(&name) {
+                false
+            } else if few.len() < few.inline_size() {
+                few.push(name);
+                true
             } else {
-                seen.push(name);
-                Some(name)
-            }
+                many.extend(few.drain(..));
+                many.insert(name)
+            };
+            new.then_some(name)
         })
     }
 }
@@ -184,7 +202,7 @@ fn parse(text: &str) -> Result<ShapePattern, ShapeError> {
     let mut p = Cursor::new("shape pattern", text);
     let mut items: SmallVec<[PatternDim; 4]> = SmallVec::new();
     let mut variadic: Option<(usize, usize)> = None; // (item index, text position)
-    let mut names: SmallVec<[(&str, NameKind, usize); 4]> = SmallVec::new();
+    let mut names = Names::default();
     p.skip_ws();
     while !p.at_end() {
         let start = p.position();
@@ -269,27 +287,68 @@ fn name<'a>(p: &mut Cursor<'a>) -> Result<&'a str, ShapeError> {
     Ok(p.take_while(is_name_char))
 }
 
+/// The names a pattern has used so far, each with its kind and first position: a short list
+/// searched linearly (patterns use few names), turned into a hash map when it grows, so that
+/// parsing stays linear in the number of distinct names.
+#[derive(Default)]
+struct Names<'a> {
+    few: SmallVec<[(&'a str, NameKind, usize); 8]>,
+    many: HashMap<&'a str, (NameKind, usize)>,
+}
+
+impl<'a> Names<'a> {
+    fn get(&self, name: &str) -> Option<(NameKind, usize)> {
+        if self.many.is_empty() {
+            self.few
+                .iter()
+                .find(|(n, _, _)| *n == name)
+                .map(|&(_, k, p)| (k, p))
+        } else {
+            self.many.get(name).copied()
+        }
+    }
+
+    fn insert(&mut self, name: &'a str, kind: NameKind, position: usize) {
+        if self.many.is_empty() && self.few.len() < self.few.inline_size() {
+            self.few.push((name, kind, position));
+        } else {
+            if self.many.is_empty() {
+                self.many
+                    .extend(self.few.drain(..).map(|(n, k, p)| (n, (k, p))));
+            }
+            self.many.insert(name, (kind, position));
+        }
+    }
+}
+
 fn note_name<'a>(
     p: &Cursor<'_>,
-    names: &mut SmallVec<[(&'a str, NameKind, usize); 4]>,
+    names: &mut Names<'a>,
     name: &'a str,
     kind: NameKind,
     position: usize,
 ) -> Result<(), ShapeError> {
-    match names.iter().find(|(n, _, _)| *n == name) {
-        Some(&(_, NameKind::Segment, first)) => Err(p.error_at(
+    let quoted = || excerpt(name, 0);
+    match names.get(name) {
+        Some((NameKind::Segment, first)) => Err(p.error_at(
             position,
-            format!("a name other than `{name}`, which names the segment at position {first}"),
+            format!(
+                "a name other than `{}`, which names the segment at position {first}",
+                quoted()
+            ),
             format!("`{name}`"),
         )),
-        Some(&(_, NameKind::Dim, first)) if kind == NameKind::Segment => Err(p.error_at(
+        Some((NameKind::Dim, first)) if kind == NameKind::Segment => Err(p.error_at(
             position,
-            format!("a segment name other than `{name}`, which names a dim at position {first}"),
+            format!(
+                "a segment name other than `{}`, which names a dim at position {first}",
+                quoted()
+            ),
             format!("`{name}`"),
         )),
         Some(_) => Ok(()),
         None => {
-            names.push((name, kind, position));
+            names.insert(name, kind, position);
             Ok(())
         }
     }

@@ -550,7 +550,10 @@ impl ShapePattern {
         match rank {
             Some(r) if (variadic.is_none() && r != fixed) || r < fixed => {
                 let expected = if variadic.is_none() && self.variadic.is_some() {
-                    format!("{fixed} (pattern `{self}`, its segment being bound)")
+                    format!(
+                        "{fixed} (pattern `{}`, its segment being bound)",
+                        self.quoted()
+                    )
                 } else {
                     self.rank_text()
                 };
