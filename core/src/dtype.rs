@@ -69,6 +69,9 @@ impl DType {
         }
     }
 
+    /// The largest [`size_of`](Self::size_of) of any dtype (8 bytes).
+    pub const MAX_SIZE: usize = 8;
+
     /// Size of one element in bytes.
     pub const fn size_of(self) -> usize {
         match self {
@@ -136,6 +139,14 @@ impl std::error::Error for ParseDTypeError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_size_is_the_widest_dtype() {
+        assert_eq!(
+            DType::ALL.iter().map(|d| d.size_of()).max(),
+            Some(DType::MAX_SIZE)
+        );
+    }
 
     #[test]
     fn names_round_trip() {
