@@ -102,7 +102,15 @@ pub(crate) fn view_bytes<'a>(view: &TensorView<'a>) -> Cow<'a, [u8]> {
 
 /// The first byte of `bytes` that is not a valid `bool` (0 or 1), as (index, byte).
 fn bad_bool(bytes: &[u8]) -> Option<(usize, u8)> {
-    bytes.iter().position(|&b| b > 1).map(|i| (i, bytes[i]))
+    // An OR over each chunk vectorizes (an early-exit search does not); the position is found
+    // only in a chunk that fails.
+    for (c, chunk) in bytes.chunks(4096).enumerate() {
+        if chunk.iter().fold(0u8, |a, &b| a | b) > 1 {
+            let i = chunk.iter().position(|&b| b > 1)?;
+            return Some((c * 4096 + i, chunk[i]));
+        }
+    }
+    None
 }
 
 fn bool_error(i: usize, b: u8) -> String {
