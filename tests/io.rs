@@ -215,7 +215,7 @@ fn wrong_type_names_both() {
     io::save(&tpath, &Tensor::from(array![1.0f32])).unwrap();
     let text = err_text(io::load_as::<MaskedTensor>(&tpath));
     assert!(
-        text.contains("holds a Tensor") && text.contains("test.MaskedTensor"),
+        text.contains("holds Tensor") && text.contains("test.MaskedTensor"),
         "{text}"
     );
 }

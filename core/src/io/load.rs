@@ -278,13 +278,13 @@ pub(crate) fn type_from<T: ExtensionType>(
     body: &mut Body<'_>,
 ) -> Result<T> {
     let expected = registered_name::<T>();
-    let what = format!("a {expected} ({})", std::any::type_name::<T>());
+    let what = format!("{expected} ({})", std::any::type_name::<T>());
     let record = single_record(file, header, &what)?;
     if record.type_name != expected && record.type_name != T::NAME {
         return Err(IoError::at(
             file,
             "",
-            format!("holds a {}, expected {what}", record.type_name),
+            format!("holds {}, expected {what}", record.type_name),
         ));
     }
     let tree = SpecTree::from_json(&record.spec)
@@ -368,7 +368,7 @@ pub fn load(path: impl AsRef<Path>) -> Result<Value> {
 /// io::save(&path, &Tensor::from(ndarray::array![1i64, 2]))?;
 /// // A tensor file is not an extension value:
 /// let err = io::load_as::<extype_core::AnonymousExtension>(&path).unwrap_err();
-/// assert!(err.to_string().contains("holds a Tensor"), "{err}");
+/// assert!(err.to_string().contains("holds Tensor, expected extype.Anonymous"), "{err}");
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
