@@ -347,7 +347,9 @@ fn components_named<T: ExtensionType>(
 /// The tensors are read straight into their own buffers (one read per tensor, no intermediate
 /// copy). The header is checked as untrusted input, then each tensor's dtype and shape against
 /// the spec the file carries, then the value is rebuilt as `from_components` does (validation
-/// and shape contracts included). Errors name the file and the tensor.
+/// and shape contracts included). Errors name the file and the tensor. An anonymous value's
+/// components are checked against its type when it is reinterpreted (this program does not know
+/// the type).
 pub fn load(path: impl AsRef<Path>) -> Result<Value> {
     let path = path.as_ref();
     let (mut f, header) = open(path)?;
