@@ -129,6 +129,14 @@ fn masked_round_trip_by_registry_by_type_and_mapped() {
         mapped.tensor("mask").unwrap(),
         Tensor::from(value.mask.clone())
     );
+    // A shared handle keeps the map alive after the `Mapped` is gone, even once the file is
+    // replaced on disk.
+    let handle = mapped.shared("values").unwrap();
+    drop(mapped);
+    io::save(&path, &Tensor::from(array![0u8])).unwrap();
+    assert_eq!(handle.name(), "values");
+    assert_eq!(handle.to_tensor(), Tensor::from(value.values.clone()));
+    assert_eq!(handle.clone().view().shape(), &[2, 3]);
 }
 
 #[test]

@@ -3,6 +3,7 @@
 
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
 
 use memmap2::Mmap;
 
@@ -21,7 +22,7 @@ use crate::tensor::{Tensor, TensorView};
 /// [`Mapped::to_type`]) copy the tensors out, because a [`Tensor`] owns its buffer.
 pub struct Mapped {
     file: String,
-    map: Mmap,
+    map: Arc<Mmap>,
     header: Header,
     record: Option<Record>,
     target: Option<Target>,
@@ -89,7 +90,7 @@ pub fn map(path: impl AsRef<Path>) -> Result<Mapped> {
     let header = header::parse_bytes(&file, &map)?;
     let mut mapped = Mapped {
         file,
-        map,
+        map: Arc::new(map),
         header,
         record: None,
         target: None,
@@ -118,6 +119,48 @@ pub fn map(path: impl AsRef<Path>) -> Result<Mapped> {
         mapped.target = Some(target);
     }
     Ok(mapped)
+}
+
+/// One tensor of a mapped file, holding the map (see [`Mapped::shared`]). Clone is O(1).
+#[derive(Clone)]
+pub struct MappedTensor {
+    map: Arc<Mmap>,
+    range: std::ops::Range<usize>,
+    entry: Entry,
+}
+
+impl std::fmt::Debug for MappedTensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MappedTensor")
+            .field("entry", &self.entry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MappedTensor {
+    /// The tensor's name in the file.
+    pub fn name(&self) -> &str {
+        &self.entry.name
+    }
+
+    /// A zero-copy view of the tensor in the map.
+    pub fn view(&self) -> TensorView<'_> {
+        match view_from_bytes(
+            self.entry.dtype,
+            &self.entry.shape,
+            &self.map[self.range.clone()],
+        ) {
+            Ok(Some(v)) => v,
+            // `Mapped::shared` built this handle only after the same call returned a view, on
+            // the same bytes (the map is read-only).
+            _ => unreachable!("checked by Mapped::shared"),
+        }
+    }
+
+    /// The tensor copied into its own buffer.
+    pub fn to_tensor(&self) -> Tensor {
+        self.view().to_tensor()
+    }
 }
 
 impl Mapped {
@@ -200,6 +243,20 @@ impl Mapped {
             )),
             Err(m) => Err(IoError::at(&self.file, name, m)),
         }
+    }
+
+    /// A handle on the tensor `name` that keeps the map alive on its own (the map is unmapped
+    /// when the `Mapped` and every handle are dropped); [`MappedTensor::view`] borrows from it
+    /// without copying. Errors as [`Mapped::view`] does.
+    pub fn shared(&self, name: &str) -> Result<MappedTensor> {
+        self.view(name)?;
+        let e = self.entry(name)?.clone();
+        let at = self.header.data_start as usize;
+        Ok(MappedTensor {
+            map: Arc::clone(&self.map),
+            range: at + e.start..at + e.end,
+            entry: e,
+        })
     }
 
     /// The tensor `name`, copied out of the map into its own buffer (aligned or not).

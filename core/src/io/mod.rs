@@ -16,7 +16,8 @@
 //!   under a spec the caller gives. Loading checks what `from_components` checks: dtypes, shapes
 //!   against the spec, validation and shape contracts.
 //! - [`map`] maps the file and checks its header, in time independent of the file's size;
-//!   [`Mapped::view`] gives zero-copy views of the tensors in the map.
+//!   [`Mapped::view`] gives zero-copy views of the tensors in the map, and [`Mapped::shared`] a
+//!   [`MappedTensor`] handle that keeps the map alive on its own.
 //! - [`ShardWriter`] / [`ShardReader`]: a stream of values in numbered shard files of bounded
 //!   size.
 //! - [`inspect`]: what a file holds, from its header (the `extype inspect` command).
@@ -87,7 +88,7 @@ pub use header::{
 };
 pub use inspect::{FileInfo, TensorInfo, inspect};
 pub use load::{load, load_as, load_components_as};
-pub use map::{Mapped, map};
+pub use map::{Mapped, MappedTensor, map};
 pub use save::save;
 pub use shard::{ShardReader, ShardWriter, shard_name};
 
