@@ -65,6 +65,20 @@ fn main() -> extype::Result<()> {
         println!("  on (4, 3), (5, 1), (3): {e}");
     }
 
+    println!("\n== Files (safetensors; more in `cargo run --example files`)");
+    let dir = std::env::temp_dir().join(format!("extype-tour-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| extype::IoError::at(dir.display(), "", e.to_string()))?;
+    let path = dir.join("m.safetensors");
+    extype::io::save(&path, &m)?;
+    let info = extype::io::inspect(&path)?;
+    println!("saved a {}: {}", info.types[0], info.specs[0]);
+    let back: MaskedTensor = extype::io::load_as(&path)?;
+    println!("loaded back equal: {}", back == m);
+    let mapped = extype::io::map(&path)?;
+    println!("mapped, view of `mask`: {:?}", mapped.view("mask")?.shape());
+    let _ = std::fs::remove_dir_all(&dir);
+
     println!("\n== Shape patterns");
     let got = enforce_shape(&[1, 7, 2, 5, 3], "1 _ ... 3")?;
     println!("(1, 7, 2, 5, 3) against `1 _ ... 3`: {:?}", got.dims);

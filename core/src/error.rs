@@ -40,6 +40,10 @@ pub enum Error {
     /// error (see [`crate::ops`] and [`crate::dispatch`]).
     #[error(transparent)]
     Dispatch(Box<DispatchError>),
+    /// A file could not be written or read, or its content is malformed or does not fit the
+    /// type asked for (see [`crate::io`]).
+    #[error(transparent)]
+    Io(Box<IoError>),
     /// Several independent errors found together, e.g. every conflict
     /// [`check()`](crate::check()) found; each on its own line.
     #[error("{} errors:\n{}", .0.len(), list_lines(.0))]
@@ -91,6 +95,7 @@ boxed_from!(
     NestError => Nest,
     ValueError => Value,
     DispatchError => Dispatch,
+    IoError => Io,
 );
 
 impl From<ParseDTypeError> for SpecError {
@@ -465,6 +470,35 @@ pub enum DispatchError {
         /// The kernel's error.
         source: extype_kernels::KernelError,
     },
+}
+
+/// An error about a file ([`crate::io`]): the file, the tensor or field path inside it (empty
+/// for the file as a whole), and what is wrong there.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{}: {message}", file, if tensor.is_empty() { String::new() } else { format!(": tensor {tensor:?}") })]
+pub struct IoError {
+    /// The file (as given by the caller).
+    pub file: String,
+    /// The tensor name or field path inside the file; empty when the problem is the file itself.
+    pub tensor: String,
+    /// What is wrong: what was expected and what was found.
+    pub message: String,
+}
+
+impl IoError {
+    /// An error about `file` (and `tensor` inside it, or `""`), as an [`Error`].
+    pub fn at(
+        file: impl std::fmt::Display,
+        tensor: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Error {
+        IoError {
+            file: file.to_string(),
+            tensor: tensor.into(),
+            message: message.into(),
+        }
+        .into()
+    }
 }
 
 fn kernel_message(op: &str, source: &extype_kernels::KernelError) -> String {

@@ -25,6 +25,7 @@
 //!   linked in.
 //! - [`serial`]: typed specs to and from JSON, by registered name ([`serial::json`]).
 //! - [`nest`]: `flatten`, `pack_sequence_as`, `map_structure`, `assert_same_structure`.
+//! - [`io`]: values as safetensors files: `save`, `load`, `load_as`, `map`, shards.
 //! - `op_model` (internal, re-exported by [`ops`]): what an op is — the catalog, whose entries
 //!   carry their kernels, dtype sets, result and inference rules as data; arguments, operands,
 //!   spec inference and the dense default.
@@ -91,6 +92,8 @@ pub mod serial;
 
 pub mod nest;
 
+pub mod io;
+
 mod op_model;
 
 pub mod dispatch;
@@ -105,8 +108,8 @@ pub use dispatch::{BinaryOp, Handled, ReductionOp, UnaryOp};
 pub use dtype::DType;
 pub use error::ArgRef;
 pub use error::{
-    DispatchError, Error, JsonError, NestError, RegistryError, Result, ShapeError, SpecError,
-    TensorError, ValueError,
+    DispatchError, Error, IoError, JsonError, NestError, RegistryError, Result, ShapeError,
+    SpecError, TensorError, ValueError,
 };
 pub use field::{ExactFloat, Field, FieldPath, PathSink, Sink, StaticValue};
 pub use ops::{AsOperand, Op, OpArgs, OpKind, Operand};

@@ -1,0 +1,86 @@
+//! `extype`: the command-line tool of extype.
+//!
+//! ```text
+//! extype inspect [--json] FILE...
+//! ```
+//!
+//! prints each file's registered type, its spec compactly (`f32[2, 3]`) and each component's
+//! path, dtype, shape and byte size, from the header alone (no tensor byte is read); `--json`
+//! prints the same as one JSON object per file. Install with `cargo install --path cli`.
+
+use std::process::ExitCode;
+
+use extype_core::io::{self, FileInfo};
+
+const USAGE: &str = "usage: extype inspect [--json] FILE...\n\n\
+    Prints what a safetensors file holds: its registered type, its spec and each component's\n\
+    path, dtype, shape and size in bytes (--json: the same as JSON).";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("extype: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let Some((command, rest)) = args.split_first() else {
+        return Err(format!("no command\n{USAGE}"));
+    };
+    match command.as_str() {
+        "inspect" => {
+            let json = rest.iter().any(|a| a == "--json");
+            let files: Vec<&String> = rest.iter().filter(|a| *a != "--json").collect();
+            if let Some(flag) = files.iter().find(|f| f.starts_with("--")) {
+                return Err(format!("unknown option {flag}\n{USAGE}"));
+            }
+            if files.is_empty() {
+                return Err(format!("inspect: no file\n{USAGE}"));
+            }
+            for file in files {
+                let info = io::inspect(file).map_err(|e| e.to_string())?;
+                if json {
+                    let mut value = serde_json::to_value(&info).map_err(|e| e.to_string())?;
+                    value["file"] = serde_json::Value::from(file.as_str());
+                    println!("{value}");
+                } else {
+                    print!("{}", text(file, &info));
+                }
+            }
+            Ok(())
+        }
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        other => Err(format!("unknown command {other:?}\n{USAGE}")),
+    }
+}
+
+/// The text report of one file.
+fn text(file: &str, info: &FileInfo) -> String {
+    let mut out = format!("{file}: {} bytes\n", info.file_bytes);
+    if info.types.is_empty() {
+        out.push_str("type: (none: no extype metadata)\n");
+    }
+    for (t, s) in info.types.iter().zip(&info.specs) {
+        out.push_str(&format!("type: {t}\nspec: {s}\n"));
+    }
+    let width = info.tensors.iter().map(|t| t.path.len()).max().unwrap_or(0);
+    out.push_str("components:\n");
+    for t in &info.tensors {
+        let shape: Vec<String> = t.shape.iter().map(usize::to_string).collect();
+        out.push_str(&format!(
+            "  {:<width$}  {:<4}  [{}]  {} bytes\n",
+            t.path,
+            t.dtype.name(),
+            shape.join(", "),
+            t.bytes
+        ));
+    }
+    out
+}

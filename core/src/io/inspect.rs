@@ -1,0 +1,96 @@
+//! What a file holds, from its header alone: [`inspect`] (used by `extype inspect`).
+
+use std::path::Path;
+
+use super::format::{TENSOR_TYPE, records};
+use super::load;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::spec_tree::SpecTree;
+
+/// One tensor of a file, as [`inspect`] reports it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TensorInfo {
+    /// The tensor's name: its component's field path for a file extype wrote.
+    pub path: String,
+    /// The element type.
+    #[serde(serialize_with = "dtype_name")]
+    pub dtype: DType,
+    /// The shape.
+    pub shape: Vec<usize>,
+    /// The size in bytes.
+    pub bytes: usize,
+    /// The absolute offset of its first byte in the file.
+    pub offset: u64,
+}
+
+/// A file's contents as its header describes them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FileInfo {
+    /// The registered type name (`"Tensor"` for a tensor), `None` for a file without extype
+    /// metadata, one per value for a shard.
+    pub types: Vec<String>,
+    /// The spec of each value, compact (`f32[2, 3]`, `test.Masked { values: f32[2, 3], … }`).
+    pub specs: Vec<String>,
+    /// The tensors, in component order for an extype file, else in file order.
+    pub tensors: Vec<TensorInfo>,
+    /// The file's size in bytes.
+    pub file_bytes: u64,
+    /// The `__metadata__` map.
+    pub metadata: std::collections::BTreeMap<String, String>,
+}
+
+fn dtype_name<S: serde::Serializer>(d: &DType, s: S) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(d.name())
+}
+
+/// Reads and checks the header of `path` and reports what it holds (no tensor byte is read).
+pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
+    let path = path.as_ref();
+    let file = path.display().to_string();
+    let (_, header) = load::open(path)?;
+    let file_bytes = header.data_start + header.entries.last().map_or(0, |e| e.end as u64);
+    let mut info = FileInfo {
+        types: Vec::new(),
+        specs: Vec::new(),
+        tensors: Vec::new(),
+        file_bytes,
+        metadata: header.metadata.clone(),
+    };
+    let mut order: Vec<String> = Vec::new();
+    if let Some((shard, list)) = records(&file, &header.metadata)? {
+        for (i, r) in list.iter().enumerate() {
+            info.types.push(r.type_name.clone());
+            let compact = if r.type_name == TENSOR_TYPE {
+                r.spec.clone()
+            } else {
+                SpecTree::from_json(&r.spec).map_or_else(|_| r.spec.clone(), |t| t.to_string())
+            };
+            info.specs.push(compact);
+            let prefix = if shard {
+                format!("{i}/")
+            } else {
+                String::new()
+            };
+            order.extend(r.components.iter().map(|c| format!("{prefix}{c}")));
+        }
+    }
+    let mut entries: Vec<_> = header.entries.iter().collect();
+    entries.sort_by_key(|e| {
+        order
+            .iter()
+            .position(|p| *p == e.name)
+            .unwrap_or(usize::MAX)
+    });
+    info.tensors = entries
+        .into_iter()
+        .map(|e| TensorInfo {
+            path: e.name.clone(),
+            dtype: e.dtype,
+            shape: e.shape.clone(),
+            bytes: e.byte_len(),
+            offset: header.data_start + e.start as u64,
+        })
+        .collect();
+    Ok(info)
+}

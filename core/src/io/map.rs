@@ -1,0 +1,285 @@
+//! Memory-mapped reading: the header is parsed and checked at once, the tensor bytes stay in
+//! the page cache and are viewed in place.
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use memmap2::Mmap;
+
+use super::bytes::{tensor_from_bytes, view_from_bytes};
+use super::format::{Record, records};
+use super::header::{self, Entry, Header};
+use super::load::{self, Body, Target};
+use crate::error::{IoError, Result};
+use crate::spec::{ExtensionType, Value};
+use crate::tensor::{Tensor, TensorView};
+
+/// A safetensors file mapped into memory (see [`map`]).
+///
+/// Views of its tensors ([`Mapped::view`]) borrow the map: no byte is copied, and the map lives
+/// as long as the `Mapped` and its views. Values built from it ([`Mapped::to_value`],
+/// [`Mapped::to_type`]) copy the tensors out, because a [`Tensor`] owns its buffer.
+pub struct Mapped {
+    file: String,
+    map: Arc<Mmap>,
+    header: Header,
+    record: Option<Record>,
+    target: Option<Target>,
+}
+
+impl std::fmt::Debug for Mapped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mapped")
+            .field("file", &self.file)
+            .field("len", &self.map.len())
+            .field("header", &self.header)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Maps `path` into memory and checks its header: lengths, offsets, dtypes, and, for a file of a
+/// registered type, each tensor's name, dtype and shape against the spec the file carries. The
+/// cost is that of the header (no tensor byte is touched), whatever the file's size.
+///
+/// The type's validation and shape contracts run on a value, so they run when one is built
+/// ([`Mapped::to_value`], [`Mapped::to_type`]).
+///
+/// The map assumes the file is not modified or truncated while mapped (by this or another
+/// process): extype writes files by renaming a new file over the old one, which leaves a mapped
+/// old file intact, but a program writing into the file in place would change the mapped bytes
+/// under the views (and truncating it would make reading them fault).
+///
+/// ```
+/// use extype_core::{Tensor, io};
+/// let dir = std::env::temp_dir().join(format!("extype-doc-map-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("t.safetensors");
+/// io::save(&path, &Tensor::from(ndarray::array![1.0f64, 2.0, 3.0]))?;
+/// let mapped = io::map(&path)?;
+/// let view = mapped.view("tensor")?; // no copy
+/// assert_eq!(view.shape(), &[3]);
+/// assert_eq!(mapped.to_value()?.into_tensor()?.shape(), &[3]);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn map(path: impl AsRef<Path>) -> Result<Mapped> {
+    let path = path.as_ref();
+    let file = path.display().to_string();
+    let f = File::open(path).map_err(|e| IoError::at(&file, "", format!("cannot open: {e}")))?;
+    let meta = f
+        .metadata()
+        .map_err(|e| IoError::at(&file, "", format!("cannot read its metadata: {e}")))?;
+    if meta.is_dir() {
+        return Err(IoError::at(
+            &file,
+            "",
+            "is a directory, expected a safetensors file",
+        ));
+    }
+    if meta.len() < 8 {
+        // Checked before mapping: an empty file cannot be mapped on every platform.
+        return Err(header::header_len(&file, &[], meta.len()).unwrap_err());
+    }
+    // SAFETY: the map is read-only and lives in the returned `Mapped`, which every view borrows.
+    // Rust's aliasing rules need the bytes not to change while borrowed: that holds as long as
+    // no one writes into or truncates the file while it is mapped, an assumption `map`'s docs
+    // state (extype itself never writes a file in place: it renames a new one over it).
+    let map =
+        unsafe { Mmap::map(&f) }.map_err(|e| IoError::at(&file, "", format!("cannot map: {e}")))?;
+    let header = header::parse_bytes(&file, &map)?;
+    let mut mapped = Mapped {
+        file,
+        map: Arc::new(map),
+        header,
+        record: None,
+        target: None,
+    };
+    if let Some((false, mut list)) = records(&mapped.file, &mapped.header.metadata)? {
+        let record = list.remove(0);
+        let (target, specs) = load::target(&mapped.file, &record)?;
+        let indices = load::match_components(
+            &mapped.file,
+            &mapped.header,
+            "",
+            &record.type_name,
+            &record.components,
+            specs.as_deref(),
+        )?;
+        let mut used = vec![false; mapped.header.entries.len()];
+        indices.iter().for_each(|&i| used[i] = true);
+        load::check_no_extra(
+            &mapped.file,
+            &mapped.header,
+            &used,
+            &record.type_name,
+            &record.components,
+        )?;
+        mapped.record = Some(record);
+        mapped.target = Some(target);
+    }
+    Ok(mapped)
+}
+
+/// One tensor of a mapped file, holding the map (see [`Mapped::shared`]). Clone is O(1).
+#[derive(Clone)]
+pub struct MappedTensor {
+    map: Arc<Mmap>,
+    range: std::ops::Range<usize>,
+    entry: Entry,
+}
+
+impl std::fmt::Debug for MappedTensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MappedTensor")
+            .field("entry", &self.entry)
+            .finish_non_exhaustive()
+    }
+}
+
+impl MappedTensor {
+    /// The tensor's name in the file.
+    pub fn name(&self) -> &str {
+        &self.entry.name
+    }
+
+    /// A zero-copy view of the tensor in the map.
+    pub fn view(&self) -> TensorView<'_> {
+        match view_from_bytes(
+            self.entry.dtype,
+            &self.entry.shape,
+            &self.map[self.range.clone()],
+        ) {
+            Ok(Some(v)) => v,
+            // `Mapped::shared` built this handle only after the same call returned a view, on
+            // the same bytes (the map is read-only).
+            _ => unreachable!("checked by Mapped::shared"),
+        }
+    }
+
+    /// The tensor copied into its own buffer.
+    pub fn to_tensor(&self) -> Tensor {
+        self.view().to_tensor()
+    }
+}
+
+impl Mapped {
+    /// The file's registered type name (`"Tensor"` for a tensor), or `None` for a file without
+    /// extype metadata.
+    pub fn type_name(&self) -> Option<&str> {
+        self.record.as_ref().map(|r| r.type_name.as_str())
+    }
+
+    /// The spec the file carries (versioned JSON; a tensor spec's text for a tensor).
+    pub fn spec_json(&self) -> Option<&str> {
+        self.record.as_ref().map(|r| r.spec.as_str())
+    }
+
+    /// The tensor names: the component paths in component order for an extype value file, else
+    /// the file's order.
+    pub fn names(&self) -> Vec<&str> {
+        match &self.record {
+            Some(r) => r.components.iter().map(String::as_str).collect(),
+            None => self
+                .header
+                .entries
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect(),
+        }
+    }
+
+    /// The parsed header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The mapped file's size in bytes.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether the mapped file is empty (never: an empty file does not map).
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    fn entry(&self, name: &str) -> Result<&Entry> {
+        self.header.entry(name).ok_or_else(|| {
+            IoError::at(
+                &self.file,
+                name,
+                format!(
+                    "no tensor of that name (tensors: [{}])",
+                    self.names().join(", ")
+                ),
+            )
+        })
+    }
+
+    fn bytes(&self, e: &Entry) -> &[u8] {
+        let at = self.header.data_start as usize;
+        &self.map[at + e.start..at + e.end]
+    }
+
+    /// A zero-copy view of the tensor `name` in the map.
+    ///
+    /// Errors when the tensor's offset is not aligned for its dtype (possible only in files
+    /// written by other programs: extype and Python's `safetensors` align every tensor), or on
+    /// a big-endian machine; [`Mapped::tensor`] copies instead. A bool tensor's bytes are
+    /// checked to be 0 or 1, which reads them.
+    pub fn view(&self, name: &str) -> Result<TensorView<'_>> {
+        let e = self.entry(name)?;
+        match view_from_bytes(e.dtype, &e.shape, self.bytes(e)) {
+            Ok(Some(v)) => Ok(v),
+            Ok(None) => Err(IoError::at(
+                &self.file,
+                name,
+                format!(
+                    "offset {} is not aligned for {}; use Mapped::tensor, which copies",
+                    self.header.data_start as usize + e.start,
+                    e.dtype
+                ),
+            )),
+            Err(m) => Err(IoError::at(&self.file, name, m)),
+        }
+    }
+
+    /// A handle on the tensor `name` that keeps the map alive on its own (the map is unmapped
+    /// when the `Mapped` and every handle are dropped); [`MappedTensor::view`] borrows from it
+    /// without copying. Errors as [`Mapped::view`] does.
+    pub fn shared(&self, name: &str) -> Result<MappedTensor> {
+        self.view(name)?;
+        let e = self.entry(name)?.clone();
+        let at = self.header.data_start as usize;
+        Ok(MappedTensor {
+            map: Arc::clone(&self.map),
+            range: at + e.start..at + e.end,
+            entry: e,
+        })
+    }
+
+    /// The tensor `name`, copied out of the map into its own buffer (aligned or not).
+    pub fn tensor(&self, name: &str) -> Result<Tensor> {
+        let e = self.entry(name)?;
+        tensor_from_bytes(e.dtype, &e.shape, self.bytes(e))
+            .map_err(|m| IoError::at(&self.file, name, m))
+    }
+
+    /// The value the file holds, as [`load`](super::load) gives it (tensors copied out of the
+    /// map; validation and contracts run).
+    pub fn to_value(&self) -> Result<Value> {
+        load::value_from(&self.file, &self.header, &mut Body::Bytes(&self.map))
+    }
+
+    /// The value as a `T`, as [`load_as`](super::load_as) gives it.
+    pub fn to_type<T: ExtensionType>(&self) -> Result<T> {
+        load::type_from::<T>(&self.file, &self.header, &mut Body::Bytes(&self.map))
+    }
+
+    /// The file's tensors as a `T` under `spec`, as
+    /// [`load_components_as`](super::load_components_as) reads them.
+    pub fn to_type_with<T: ExtensionType>(&self, spec: &T::Spec) -> Result<T> {
+        load::components_into::<T>(&self.file, &self.header, &mut Body::Bytes(&self.map), spec)
+    }
+}

@@ -1,0 +1,99 @@
+//! Values as files: [safetensors](https://github.com/huggingface/safetensors), the tensor format
+//! the Python and Rust ML worlds share.
+//!
+//! - [`save`] writes any extension value, [`Tensor`](crate::Tensor) or [`Value`](crate::Value)
+//!   (a batch is a value too): one tensor per component, named by its field path (`values`,
+//!   `items[1].mask`; a dense tensor is the one tensor `tensor`). `__metadata__` holds
+//!   `format = "extype"`, `format_version = "1"`, `type` (the registered name, or `Tensor`),
+//!   `spec` (the spec's versioned JSON, or a tensor spec's text such as `f32[2, 3]`) and
+//!   `components` (the paths in component order, as JSON). Saves are atomic: a temporary file
+//!   in the same directory, renamed over the target when complete.
+//! - [`load`] reads a value by the registry (a type not linked in loads as an
+//!   [`AnonymousExtension`](crate::AnonymousExtension), to [`reinterpret`](crate::Value::reinterpret)
+//!   later); [`load_as`] reads a `T` (another type is an error naming both);
+//!   [`load_components_as`] reads a `T` from a file without extype metadata (Python's
+//!   `safetensors.numpy.save_file` or `safetensors.torch.save_file`), tensors named by field path,
+//!   under a spec the caller gives. Loading checks what `from_components` checks: dtypes, shapes
+//!   against the spec, validation and shape contracts.
+//! - [`map`] maps the file and checks its header, in time independent of the file's size;
+//!   [`Mapped::view`] gives zero-copy views of the tensors in the map, and [`Mapped::shared`] a
+//!   [`MappedTensor`] handle that keeps the map alive on its own.
+//! - [`ShardWriter`] / [`ShardReader`]: a stream of values in numbered shard files of bounded
+//!   size.
+//! - [`inspect`]: what a file holds, from its header (the `extype inspect` command).
+//!
+//! ## Dtypes
+//!
+//! | extype | safetensors | numpy   |
+//! |--------|-------------|---------|
+//! | `bool` | `BOOL`      | `bool_` |
+//! | `i8`   | `I8`        | `int8`  |
+//! | `i16`  | `I16`       | `int16` |
+//! | `i32`  | `I32`       | `int32` |
+//! | `i64`  | `I64`       | `int64` |
+//! | `u8`   | `U8`        | `uint8` |
+//! | `u16`  | `U16`       | `uint16`|
+//! | `u32`  | `U32`       | `uint32`|
+//! | `u64`  | `U64`       | `uint64`|
+//! | `f32`  | `F32`       | `float32`|
+//! | `f64`  | `F64`       | `float64`|
+//!
+//! The safetensors dtypes without an extype dtype (`F16`, `BF16`, the `F8`/`F6`/`F4` formats,
+//! `C64`) are refused with an error naming the tensor. Bytes are little-endian (converted on a
+//! big-endian machine); a bool tensor's bytes must be 0 or 1.
+//!
+//! ## Alignment and copies
+//!
+//! Files are laid out by the `safetensors` crate's writer: the header is padded to a multiple of
+//! 8 bytes and tensors are sorted by decreasing element size, so every tensor starts at an
+//! offset that is a multiple of its element size (Python's `safetensors` does the same). A
+//! [`Mapped`] view of such a tensor borrows the map. A file with a misaligned tensor (written by
+//! hand or another tool) still loads: [`load`] reads every tensor into its own buffer anyway, and
+//! [`Mapped::tensor`] copies where [`Mapped::view`] cannot borrow.
+//!
+//! [`Tensor`](crate::Tensor) owns its buffer (an `ndarray` `ArcArray`), so it cannot point into a
+//! map: values built from a [`Mapped`] ([`Mapped::to_value`]) copy their tensors out of it.
+//!
+//! ## Reading: why extype parses the header itself
+//!
+//! Writing goes through the `safetensors` crate (`serialize_to_file`). Reading parses the header
+//! with extype's own code (`serde_json`, with the same checks as the crate's
+//! `SafeTensors::read_metadata`): the crate's reader needs the whole file in memory, which a
+//! copying load would pay for with a second copy of every byte, and its errors do not name the
+//! tensor at fault. The fuzz test in `tests/io.rs` feeds mutated files to both readers and
+//! requires the same verdicts and the same tensors.
+//!
+//! ## Untrusted files
+//!
+//! A file is untrusted input. A lying or oversized header length (over [`MAX_HEADER_LEN`]),
+//! invalid JSON, an unknown dtype, offsets out of range, overlapping, leaving gaps or not
+//! covering the data, a shape whose byte size does not match its offsets, element counts that
+//! overflow, metadata whose spec does not match the tensors, a truncated or empty file or a
+//! directory: each is an [`Error::Io`](crate::Error::Io) naming the file and the tensor, never a
+//! panic. No allocation is larger than the file: the header is read into a buffer of its checked
+//! length, and each tensor into one of its checked size.
+
+mod bytes;
+mod format;
+mod header;
+mod inspect;
+mod load;
+mod map;
+mod save;
+mod shard;
+
+pub use format::{FORMAT, FORMAT_VERSION, SHARD_FORMAT, Save, TENSOR_NAME, TENSOR_TYPE};
+pub use header::{
+    Entry, Header, MAX_HEADER_LEN, MAX_RANK, dtype_from_safetensors, safetensors_name,
+};
+pub use inspect::{FileInfo, TensorInfo, inspect};
+pub use load::{load, load_as, load_components_as};
+pub use map::{Mapped, MappedTensor, map};
+pub use save::save;
+pub use shard::{ShardReader, ShardWriter, shard_name};
+
+/// Reads and checks the header of a whole safetensors file held in memory (for tests and tools
+/// that compare readers); `file` names it in errors.
+pub fn parse_header(file: &str, bytes: &[u8]) -> crate::Result<Header> {
+    header::parse_bytes(file, bytes)
+}

@@ -1,0 +1,927 @@
+//! `extype::io`: safetensors files — round trips of every kind of value, wrong types, files of
+//! other programs, every kind of untrusted file, atomic saves, shards, and a seeded fuzz test
+//! that holds extype's header reader to the `safetensors` crate's verdicts.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use common::{Batch, MaskedTensor, MaskedTensorSpec};
+use extype::io::{self, ShardReader, ShardWriter};
+use extype::{DType, ExtensionType, Tensor, TypeSpec, Value};
+use ndarray::{Array1, ArrayD, IxDyn, array};
+
+/// A value with a shape contract: `values` and `mask` share their length.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.io.Contracted")]
+pub struct Contracted {
+    #[extype(shape = "n")]
+    pub values: Array1<f32>,
+    #[extype(shape = "n")]
+    pub mask: Array1<bool>,
+}
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("extype-io-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn masked() -> MaskedTensor {
+    MaskedTensor {
+        values: array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]].into_dyn(),
+        mask: array![[true, false, true], [false, true, true]].into_dyn(),
+    }
+}
+
+fn batch() -> Batch {
+    let mut attrs = BTreeMap::new();
+    attrs.insert("height".to_string(), array![1.0f32, 2.0]);
+    attrs.insert("width".to_string(), array![3.0f32]);
+    Batch {
+        children: vec![
+            masked(),
+            MaskedTensor {
+                values: ArrayD::zeros(IxDyn(&[0, 4])),
+                mask: ArrayD::from_elem(IxDyn(&[0, 4]), false),
+            },
+        ],
+        attrs,
+        weights: Some((array![0.5f64, 0.25], Tensor::from(array![7u16, 8, 9]))),
+        label: "batch".into(),
+        scale: 2.5,
+        kind: DType::I32,
+    }
+}
+
+fn err_text<T: std::fmt::Debug>(r: extype::Result<T>) -> String {
+    r.unwrap_err().to_string()
+}
+
+/// Every tensor of a file starts at an offset aligned for its dtype.
+fn assert_aligned(path: &Path) {
+    for t in io::inspect(path).unwrap().tensors {
+        assert!(
+            t.offset.is_multiple_of(t.dtype.size_of() as u64),
+            "{}: {} at {}",
+            path.display(),
+            t.path,
+            t.offset
+        );
+    }
+}
+
+#[test]
+fn masked_round_trip_by_registry_by_type_and_mapped() {
+    let dir = TempDir::new("masked");
+    let path = dir.path("m.safetensors");
+    let value = masked();
+    io::save(&path, &value).unwrap();
+    assert_aligned(&path);
+
+    let loaded = io::load(&path).unwrap();
+    assert_eq!(loaded.type_name(), "test.MaskedTensor");
+    assert_eq!(loaded.downcast_ref::<MaskedTensor>().unwrap(), &value);
+    assert_eq!(io::load_as::<MaskedTensor>(&path).unwrap(), value);
+
+    let mapped = io::map(&path).unwrap();
+    assert_eq!(mapped.type_name(), Some("test.MaskedTensor"));
+    assert_eq!(mapped.names(), vec!["values", "mask"]);
+    let view = mapped.view("values").unwrap();
+    let typed = view.into_array::<f32, IxDyn>().unwrap();
+    assert_eq!(typed, value.values.view());
+    // Zero-copy: the view points into the map.
+    let base = mapped.header().data_start as usize;
+    let entry = mapped.header().entry("values").unwrap();
+    assert_eq!(entry.start + base, {
+        let p = typed.as_ptr() as usize;
+        let first = mapped.view("mask").unwrap();
+        let q = first.into_array::<bool, IxDyn>().unwrap().as_ptr() as usize;
+        let mask = mapped.header().entry("mask").unwrap();
+        p - (q - (mask.start + base))
+    });
+    assert_eq!(mapped.to_type::<MaskedTensor>().unwrap(), value);
+    assert_eq!(
+        mapped
+            .to_value()
+            .unwrap()
+            .downcast::<MaskedTensor>()
+            .unwrap(),
+        value
+    );
+    assert_eq!(
+        mapped.tensor("mask").unwrap(),
+        Tensor::from(value.mask.clone())
+    );
+    // A shared handle keeps the map alive after the `Mapped` is gone, even once the file is
+    // replaced on disk.
+    let handle = mapped.shared("values").unwrap();
+    drop(mapped);
+    io::save(&path, &Tensor::from(array![0u8])).unwrap();
+    assert_eq!(handle.name(), "values");
+    assert_eq!(handle.to_tensor(), Tensor::from(value.values.clone()));
+    assert_eq!(handle.clone().view().shape(), &[2, 3]);
+}
+
+#[test]
+fn nested_values_use_field_paths_and_round_trip() {
+    let dir = TempDir::new("nested");
+    let path = dir.path("b.safetensors");
+    let value = batch();
+    io::save(&path, &value).unwrap();
+    assert_aligned(&path);
+    let info = io::inspect(&path).unwrap();
+    assert_eq!(info.types, vec!["test.Batch"]);
+    let names: Vec<&str> = info.tensors.iter().map(|t| t.path.as_str()).collect();
+    assert_eq!(names, value.spec().component_paths());
+    assert!(names.contains(&"children[1].mask"), "{names:?}");
+    assert!(info.specs[0].contains("test.Batch"), "{}", info.specs[0]);
+    assert_eq!(io::load_as::<Batch>(&path).unwrap(), value);
+    assert_eq!(io::load(&path).unwrap().downcast::<Batch>().unwrap(), value);
+    // Through a `Value`, too.
+    let path2 = dir.path("b2.safetensors");
+    io::save(&path2, &Value::from_extension(value.clone())).unwrap();
+    assert_eq!(io::load_as::<Batch>(&path2).unwrap(), value);
+}
+
+#[test]
+fn tensors_of_every_dtype_rank_zero_and_zero_size() {
+    let dir = TempDir::new("dtypes");
+    let tensors = vec![
+        Tensor::from(array![true, false, true]),
+        Tensor::from(array![-1i8, 2]),
+        Tensor::from(array![-300i16, 2]),
+        Tensor::from(array![[i32::MIN, 2], [3, i32::MAX]]),
+        Tensor::from(array![i64::MIN, i64::MAX]),
+        Tensor::from(array![255u8, 0]),
+        Tensor::from(array![65535u16]),
+        Tensor::from(array![u32::MAX]),
+        Tensor::from(array![u64::MAX, 1]),
+        Tensor::from(array![1.5f32, f32::NEG_INFINITY, -0.0]),
+        Tensor::from(array![std::f64::consts::PI, f64::MIN_POSITIVE]),
+        Tensor::from(ndarray::arr0(42.0f64).into_dyn()),
+        Tensor::from(ArrayD::<f32>::zeros(IxDyn(&[3, 0, 2]))),
+        Tensor::from(ArrayD::<bool>::from_elem(IxDyn(&[0]), false)),
+        // Not in standard layout: saved in row-major order.
+        Tensor::from(array![[1i32, 2, 3], [4, 5, 6]].reversed_axes()),
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, t) in tensors.into_iter().enumerate() {
+        seen.insert(t.dtype());
+        let path = dir.path(&format!("t{i}.safetensors"));
+        io::save(&path, &t).unwrap();
+        assert_aligned(&path);
+        let back = io::load(&path).unwrap().into_tensor().unwrap();
+        assert_eq!(back, t, "{i}");
+        assert_eq!(
+            io::map(&path)
+                .unwrap()
+                .to_value()
+                .unwrap()
+                .into_tensor()
+                .unwrap(),
+            t
+        );
+        let view = io::map(&path).unwrap().view("tensor").unwrap().to_tensor();
+        assert_eq!(view, t, "{i}");
+        let value = Value::from(t.clone());
+        io::save(&path, &value).unwrap();
+        assert_eq!(io::load(&path).unwrap().into_tensor().unwrap(), t);
+    }
+    assert_eq!(seen.len(), DType::ALL.len());
+}
+
+#[test]
+fn wrong_type_names_both() {
+    let dir = TempDir::new("wrong");
+    let path = dir.path("m.safetensors");
+    io::save(&path, &masked()).unwrap();
+    let text = err_text(io::load_as::<Batch>(&path));
+    assert!(
+        text.contains("test.MaskedTensor")
+            && text.contains("test.Batch")
+            && text.contains("m.safetensors"),
+        "{text}"
+    );
+    let tpath = dir.path("t.safetensors");
+    io::save(&tpath, &Tensor::from(array![1.0f32])).unwrap();
+    let text = err_text(io::load_as::<MaskedTensor>(&tpath));
+    assert!(
+        text.contains("holds Tensor") && text.contains("test.MaskedTensor"),
+        "{text}"
+    );
+}
+
+/// A safetensors file written by the crate (as Python's `safetensors` writes them).
+fn write_raw(
+    path: &Path,
+    tensors: Vec<(&str, DType, Vec<usize>, Vec<u8>)>,
+    meta: Option<HashMap<String, String>>,
+) {
+    let views: Vec<(String, safetensors::tensor::TensorView<'_>)> = tensors
+        .iter()
+        .map(|(n, d, s, b)| {
+            let dtype = match d {
+                DType::Bool => safetensors::Dtype::BOOL,
+                DType::F32 => safetensors::Dtype::F32,
+                DType::I32 => safetensors::Dtype::I32,
+                DType::I64 => safetensors::Dtype::I64,
+                DType::F64 => safetensors::Dtype::F64,
+                other => panic!("{other}"),
+            };
+            (
+                n.to_string(),
+                safetensors::tensor::TensorView::new(dtype, s.clone(), b).unwrap(),
+            )
+        })
+        .collect();
+    safetensors::serialize_to_file(views, meta, path).unwrap();
+}
+
+/// A masked-tensor spec with the given partial shape for both fields.
+fn masked_spec(shape: &str) -> MaskedTensorSpec {
+    MaskedTensorSpec {
+        values: format!("f32{shape}").parse().unwrap(),
+        mask: format!("bool{shape}").parse().unwrap(),
+    }
+}
+
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn foreign_files_load_under_a_given_spec_naming_missing_and_extra_tensors() {
+    let dir = TempDir::new("foreign");
+    let path = dir.path("py.safetensors");
+    write_raw(
+        &path,
+        vec![
+            (
+                "values",
+                DType::F32,
+                vec![2, 2],
+                f32_bytes(&[1.0, 2.0, 3.0, 4.0]),
+            ),
+            ("mask", DType::Bool, vec![2, 2], vec![1, 0, 0, 1]),
+        ],
+        None,
+    );
+    let relaxed = masked_spec("[?, ?]");
+    let loaded = io::load_components_as::<MaskedTensor>(&path, &relaxed).unwrap();
+    assert_eq!(loaded.values, array![[1.0f32, 2.0], [3.0, 4.0]].into_dyn());
+    assert_eq!(loaded.mask, array![[true, false], [false, true]].into_dyn());
+    // Without extype metadata, `load` says what to do.
+    let text = err_text(io::load(&path));
+    assert!(
+        text.contains("no extype metadata") && text.contains("load_components_as"),
+        "{text}"
+    );
+
+    let missing = dir.path("missing.safetensors");
+    write_raw(
+        &missing,
+        vec![("values", DType::F32, vec![1], f32_bytes(&[1.0]))],
+        None,
+    );
+    let text = err_text(io::load_components_as::<MaskedTensor>(
+        &missing,
+        &masked_spec("[?]"),
+    ));
+    assert!(
+        text.contains("\"mask\"") && text.contains("missing"),
+        "{text}"
+    );
+
+    let extra = dir.path("extra.safetensors");
+    write_raw(
+        &extra,
+        vec![
+            ("values", DType::F32, vec![1], f32_bytes(&[1.0])),
+            ("mask", DType::Bool, vec![1], vec![1]),
+            ("bias", DType::F32, vec![1], f32_bytes(&[1.0])),
+        ],
+        None,
+    );
+    let text = err_text(io::load_components_as::<MaskedTensor>(
+        &extra,
+        &masked_spec("[?]"),
+    ));
+    assert!(
+        text.contains("\"bias\"") && text.contains("extra"),
+        "{text}"
+    );
+
+    // Validation runs: values and mask of different shapes.
+    let invalid = dir.path("invalid.safetensors");
+    write_raw(
+        &invalid,
+        vec![
+            ("values", DType::F32, vec![2], f32_bytes(&[1.0, 2.0])),
+            ("mask", DType::Bool, vec![1], vec![1]),
+        ],
+        None,
+    );
+    let text = err_text(io::load_components_as::<MaskedTensor>(
+        &invalid,
+        &masked_spec("[?]"),
+    ));
+    assert!(
+        text.contains("invalid value of test.MaskedTensor"),
+        "{text}"
+    );
+
+    // Shape contracts run: `n` differs between the fields.
+    let relaxed = ContractedSpec {
+        values: "f32[?]".parse().unwrap(),
+        mask: "bool[?]".parse().unwrap(),
+    };
+    let text = err_text(io::load_components_as::<Contracted>(&invalid, &relaxed));
+    assert!(text.contains("invalid.safetensors"), "{text}");
+    let ok = dir.path("ok.safetensors");
+    write_raw(
+        &ok,
+        vec![
+            ("values", DType::F32, vec![2], f32_bytes(&[1.0, 2.0])),
+            ("mask", DType::Bool, vec![2], vec![1, 0]),
+        ],
+        None,
+    );
+    assert_eq!(
+        io::load_components_as::<Contracted>(&ok, &relaxed)
+            .unwrap()
+            .values,
+        array![1.0f32, 2.0]
+    );
+    // Wrong dtype against the spec names the tensor.
+    let text = err_text(io::load_components_as::<MaskedTensor>(
+        &ok,
+        &masked_spec("[?, ?]"),
+    ));
+    assert!(
+        text.contains("\"values\"") && text.contains("not admitted"),
+        "{text}"
+    );
+}
+
+#[test]
+fn unregistered_types_load_as_anonymous_values() {
+    let dir = TempDir::new("anon");
+    let path = dir.path("m.safetensors");
+    io::save(&path, &masked()).unwrap();
+    // Rename the type inside the file's metadata: a type this program does not link.
+    let (meta, tensors) = read_back(&path);
+    let mut meta = meta;
+    for v in meta.values_mut() {
+        *v = v.replace("test.MaskedTensor", "other.Unknown");
+    }
+    let other = dir.path("other.safetensors");
+    write_raw(
+        &other,
+        tensors
+            .iter()
+            .map(|(n, d, s, b)| (n.as_str(), *d, s.clone(), b.clone()))
+            .collect(),
+        Some(meta),
+    );
+    let value = io::load(&other).unwrap();
+    assert_eq!(value.type_name(), "other.Unknown");
+    let anon = value.downcast_ref::<extype::AnonymousExtension>().unwrap();
+    assert_eq!(anon.components.len(), 2);
+    assert_eq!(anon.components[0], Tensor::from(masked().values));
+    // The anonymous value saves and loads again.
+    let again = dir.path("again.safetensors");
+    io::save(&again, &value).unwrap();
+    let back = io::load(&again).unwrap();
+    assert_eq!(back.type_name(), "other.Unknown");
+
+    // An anonymous value of a type this program does link saves and loads as that type.
+    let tree = masked().spec().serialize();
+    let anon = extype::AnonymousExtension::new(tree, masked().into_components()).unwrap();
+    let known = dir.path("known.safetensors");
+    io::save(&known, &anon).unwrap();
+    assert_eq!(io::load_as::<MaskedTensor>(&known).unwrap(), masked());
+    assert_eq!(
+        io::load(&known)
+            .unwrap()
+            .downcast::<MaskedTensor>()
+            .unwrap(),
+        masked()
+    );
+}
+
+type RawTensor = (String, DType, Vec<usize>, Vec<u8>);
+
+fn read_back(path: &Path) -> (HashMap<String, String>, Vec<RawTensor>) {
+    let bytes = std::fs::read(path).unwrap();
+    let (_, meta) = safetensors::SafeTensors::read_metadata(&bytes).unwrap();
+    let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    let tensors = st
+        .tensors()
+        .into_iter()
+        .map(|(n, v)| {
+            let d = match v.dtype() {
+                safetensors::Dtype::BOOL => DType::Bool,
+                safetensors::Dtype::F32 => DType::F32,
+                safetensors::Dtype::F64 => DType::F64,
+                safetensors::Dtype::I32 => DType::I32,
+                safetensors::Dtype::I64 => DType::I64,
+                other => panic!("{other:?}"),
+            };
+            (n, d, v.shape().to_vec(), v.data().to_vec())
+        })
+        .collect();
+    (meta.metadata().clone().unwrap_or_default(), tensors)
+}
+
+/// A file from its header JSON and data bytes.
+fn file_bytes(header: &str, data: &[u8]) -> Vec<u8> {
+    let mut out = (header.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(data);
+    out
+}
+
+#[test]
+fn untrusted_files_are_clear_errors() {
+    let dir = TempDir::new("untrusted");
+    let check = |name: &str, bytes: &[u8], expect: &[&str]| {
+        let path = dir.path(name);
+        std::fs::write(&path, bytes).unwrap();
+        for text in [
+            err_text(io::load(&path)),
+            err_text(io::map(&path)),
+            err_text(io::inspect(&path)),
+        ] {
+            assert!(text.contains(name), "{name}: {text}");
+            for e in expect {
+                assert!(text.contains(e), "{name}: expected {e:?} in {text}");
+            }
+        }
+    };
+    let good = r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#;
+    let data = f32_bytes(&[1.0, 2.0]);
+
+    check("empty.st", b"", &["empty"]);
+    check("short.st", b"\x05\x00", &["truncated"]);
+    let mut lying = file_bytes(good, &data);
+    lying[..8].copy_from_slice(&1000u64.to_le_bytes());
+    check("lying.st", &lying, &["header length 1000 runs past"]);
+    let mut huge = file_bytes(good, &data);
+    huge[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+    check("huge.st", &huge, &["over the limit"]);
+    check(
+        "json.st",
+        &file_bytes("{\"a\":", &data),
+        &["not a valid safetensors table"],
+    );
+    check(
+        "utf8.st",
+        &file_bytes("\u{0}\u{ff}", &data)
+            .iter()
+            .map(|&b| if b == 0xc3 { 0xff } else { b })
+            .collect::<Vec<_>>(),
+        &[],
+    );
+    check(
+        "range.st",
+        &file_bytes(
+            r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#,
+            &data[..4],
+        ),
+        &["cover 8 bytes", "holds 4"],
+    );
+    check(
+        "overlap.st",
+        &file_bytes(
+            r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[2,6]}}"#,
+            &data,
+        ),
+        &["\"b\"", "overlaps"],
+    );
+    check(
+        "gap.st",
+        &file_bytes(
+            r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}"#,
+            &data,
+        ),
+        &["\"a\"", "gap"],
+    );
+    check(
+        "cover.st",
+        &file_bytes(
+            r#"{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}"#,
+            &data,
+        ),
+        &["cover 4 bytes", "holds 8"],
+    );
+    check(
+        "dtype.st",
+        &file_bytes(
+            r#"{"a":{"dtype":"Q7","shape":[2],"data_offsets":[0,8]}}"#,
+            &data,
+        ),
+        &["\"a\"", "unknown dtype \"Q7\""],
+    );
+    check(
+        "bf16.st",
+        &file_bytes(
+            r#"{"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}}"#,
+            &data,
+        ),
+        &["\"a\"", "no extype dtype"],
+    );
+    check(
+        "shape.st",
+        &file_bytes(
+            r#"{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}"#,
+            &data,
+        ),
+        &["\"a\"", "takes 12 bytes", "hold 8"],
+    );
+    check(
+        "overflow.st",
+        &file_bytes(
+            r#"{"a":{"dtype":"F64","shape":[4294967296,4294967296,4],"data_offsets":[0,8]}}"#,
+            &data,
+        ),
+        &["\"a\"", "overflows"],
+    );
+    check(
+        "rank.st",
+        &file_bytes(
+            &format!(
+                r#"{{"a":{{"dtype":"F32","shape":[{}2],"data_offsets":[0,8]}}}}"#,
+                "1,".repeat(70)
+            ),
+            &data,
+        ),
+        &["more than 64 dimensions"],
+    );
+    // Bytes that are not bools: the header is fine (inspect and map succeed), the data is not.
+    let bools = dir.path("bool.st");
+    std::fs::write(
+        &bools,
+        file_bytes(
+            r#"{"a":{"dtype":"BOOL","shape":[8],"data_offsets":[0,8]}}"#,
+            &data,
+        ),
+    )
+    .unwrap();
+    let bools2 = dir.path("bool2.st");
+    std::fs::write(&bools2, file_bytes(r#"{"values":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"mask":{"dtype":"BOOL","shape":[1],"data_offsets":[4,5]}}"#, &[0, 0, 0, 0, 2])).unwrap();
+    let mapped = io::map(&bools).unwrap();
+    for text in [
+        err_text(io::load_components_as::<Contracted>(
+            &bools2,
+            &ContractedSpec {
+                values: "f32[?]".parse().unwrap(),
+                mask: "bool[?]".parse().unwrap(),
+            },
+        )),
+        err_text(mapped.view("a")),
+        err_text(mapped.tensor("a")),
+    ] {
+        assert!(
+            text.contains("bool") && text.contains("expected 0 or 1"),
+            "{text}"
+        );
+    }
+    // The metadata's spec does not match the tensors: values saved as i32.
+    let spec_json = extype::serial::spec_to_json(&masked().spec()).unwrap();
+    let meta = |spec: &str| {
+        let mut m = HashMap::new();
+        m.insert("format".to_string(), "extype".to_string());
+        m.insert("format_version".to_string(), "1".to_string());
+        m.insert("type".to_string(), "test.MaskedTensor".to_string());
+        m.insert("spec".to_string(), spec.to_string());
+        m.insert("components".to_string(), r#"["values","mask"]"#.to_string());
+        m
+    };
+    let mismatch = dir.path("mismatch.st");
+    write_raw(
+        &mismatch,
+        vec![
+            ("values", DType::I32, vec![2, 3], vec![0; 24]),
+            ("mask", DType::Bool, vec![2, 3], vec![0; 6]),
+        ],
+        Some(meta(&spec_json)),
+    );
+    for text in [err_text(io::load(&mismatch)), err_text(io::map(&mismatch))] {
+        assert!(
+            text.contains("mismatch.st")
+                && text.contains("\"values\"")
+                && text.contains("expected dtype f32"),
+            "{text}"
+        );
+    }
+    let shape = dir.path("spec_shape.st");
+    write_raw(
+        &shape,
+        vec![
+            ("values", DType::F32, vec![3, 2], vec![0; 24]),
+            ("mask", DType::Bool, vec![3, 2], vec![0; 6]),
+        ],
+        Some(meta(&spec_json)),
+    );
+    let text = err_text(io::load(&shape));
+    assert!(
+        text.contains("\"values\"") && text.contains("not admitted"),
+        "{text}"
+    );
+    let bad_spec = dir.path("bad_spec.st");
+    write_raw(
+        &bad_spec,
+        vec![("values", DType::F32, vec![1], vec![0; 4])],
+        Some(meta("{\"not\": \"a spec\"}")),
+    );
+    let text = err_text(io::load(&bad_spec));
+    assert!(
+        text.contains("bad_spec.st") && text.contains("metadata spec"),
+        "{text}"
+    );
+
+    // A directory.
+    let sub = dir.path("sub.st");
+    std::fs::create_dir_all(&sub).unwrap();
+    for text in [err_text(io::load(&sub)), err_text(io::map(&sub))] {
+        assert!(text.contains("is a directory"), "{text}");
+    }
+    let text = err_text(io::load(dir.path("absent.st")));
+    assert!(
+        text.contains("absent.st") && text.contains("cannot open"),
+        "{text}"
+    );
+}
+
+#[test]
+fn misaligned_tensors_copy_where_views_cannot_borrow() {
+    let dir = TempDir::new("misaligned");
+    // The data starts 8-aligned, a 1-byte tensor first: the f32 tensor after it is misaligned.
+    let mut header = r#"{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"b":{"dtype":"F32","shape":[2],"data_offsets":[1,9]}}"#.to_string();
+    while !(8 + header.len()).is_multiple_of(8) {
+        header.push(' ');
+    }
+    let mut data = vec![7u8];
+    data.extend(f32_bytes(&[1.0, 2.0]));
+    let path = dir.path("m.st");
+    std::fs::write(&path, file_bytes(&header, &data)).unwrap();
+    let mapped = io::map(&path).unwrap();
+    let text = err_text(mapped.view("b"));
+    assert!(
+        text.contains("not aligned") && text.contains("Mapped::tensor"),
+        "{text}"
+    );
+    assert_eq!(
+        mapped.tensor("b").unwrap(),
+        Tensor::from(array![1.0f32, 2.0])
+    );
+    assert_eq!(
+        mapped.view("a").unwrap().to_tensor(),
+        Tensor::from(array![7u8])
+    );
+}
+
+#[test]
+fn saves_are_atomic() {
+    let dir = TempDir::new("atomic");
+    let path = dir.path("v.safetensors");
+    io::save(&path, &masked()).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    // A failed save (the target is a non-empty directory): nothing changes, no temp file stays.
+    let blocked = dir.path("blocked.safetensors");
+    std::fs::create_dir_all(blocked.join("inside")).unwrap();
+    assert!(io::save(&blocked, &batch()).is_err());
+    assert!(blocked.join("inside").is_dir());
+    // A failed save into a missing directory.
+    let text = err_text(io::save(dir.path("missing/v.safetensors"), &masked()));
+    assert!(text.contains("missing/v.safetensors"), "{text}");
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    let names: Vec<String> = std::fs::read_dir(&dir.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+    // Overwriting replaces the file; a map of the old file still reads the old bytes.
+    let old = io::map(&path).unwrap();
+    io::save(&path, &batch()).unwrap();
+    assert_eq!(old.to_type::<MaskedTensor>().unwrap(), masked());
+    assert_eq!(io::load_as::<Batch>(&path).unwrap(), batch());
+}
+
+#[test]
+fn shards_stream_values_in_order_within_a_size_bound() {
+    let dir = TempDir::new("shards");
+    let mut writer = ShardWriter::new(&dir.0, "part", 100).unwrap();
+    let mut expected = Vec::new();
+    for i in 0..12 {
+        let m = MaskedTensor {
+            values: ArrayD::from_elem(IxDyn(&[2, 3]), i as f32),
+            mask: ArrayD::from_elem(IxDyn(&[2, 3]), i % 2 == 0),
+        };
+        writer.append(&m).unwrap();
+        expected.push(m);
+        if i == 5 {
+            writer.append(&Tensor::from(array![1i64, 2, 3])).unwrap();
+        }
+    }
+    writer.append(&batch()).unwrap();
+    let shards = writer.finish().unwrap();
+    // 30 bytes a value: 3 to a shard of 100 bytes.
+    assert!(shards.len() >= 5, "{shards:?}");
+    for s in &shards {
+        assert_aligned(s);
+        let info = io::inspect(s).unwrap();
+        assert!(
+            info.tensors.iter().map(|t| t.bytes).sum::<usize>() <= 100 || info.types.len() == 1
+        );
+    }
+    let values: Vec<Value> = ShardReader::open(&dir.0, "part")
+        .unwrap()
+        .collect::<extype::Result<_>>()
+        .unwrap();
+    assert_eq!(values.len(), 14);
+    assert_eq!(
+        values[6].as_tensor().unwrap(),
+        &Tensor::from(array![1i64, 2, 3])
+    );
+    let masks: Vec<MaskedTensor> = values
+        .iter()
+        .filter(|v| v.type_name() == "test.MaskedTensor")
+        .map(|v| v.downcast_ref::<MaskedTensor>().unwrap().clone())
+        .collect();
+    assert_eq!(masks, expected);
+    assert_eq!(values[13].downcast_ref::<Batch>().unwrap(), &batch());
+    // A missing shard is an error naming it.
+    std::fs::remove_file(&shards[1]).unwrap();
+    let text = err_text(ShardReader::open(&dir.0, "part"));
+    assert!(
+        text.contains("part-00001.safetensors") && text.contains("missing"),
+        "{text}"
+    );
+}
+
+/// xorshift64*: a seeded generator (no dependency).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// One mutation of a valid file: byte flips, truncation, digit edits in the header, a new
+/// header length, inserted or deleted bytes.
+fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let header_end = 8 + u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    for _ in 0..1 + rng.below(3) {
+        match rng.below(7) {
+            0 if !out.is_empty() => {
+                let i = rng.below(out.len());
+                out[i] ^= 1 << rng.below(8);
+            }
+            1 => out.truncate(rng.below(out.len() + 1)),
+            2 => {
+                // Edit a digit of the header (offsets, shapes).
+                let digits: Vec<usize> = (8..header_end.min(out.len()))
+                    .filter(|&i| out[i].is_ascii_digit())
+                    .collect();
+                if !digits.is_empty() {
+                    let i = digits[rng.below(digits.len())];
+                    out[i] = b'0' + rng.below(10) as u8;
+                }
+            }
+            3 => {
+                let n = match rng.below(3) {
+                    0 => rng.next(),
+                    1 => (header_end as u64 - 8)
+                        .wrapping_add(rng.below(17) as u64)
+                        .wrapping_sub(8),
+                    _ => rng.below(out.len() + 1) as u64,
+                };
+                if out.len() >= 8 {
+                    out[..8].copy_from_slice(&n.to_le_bytes());
+                }
+            }
+            4 => {
+                let i = rng.below(out.len() + 1);
+                out.insert(i, rng.next() as u8);
+            }
+            5 if !out.is_empty() => {
+                let i = rng.below(out.len());
+                out.remove(i);
+            }
+            _ => {
+                // Swap a dtype name for another.
+                let names = [
+                    "\"F32\"", "\"BOOL\"", "\"I64\"", "\"F64\"", "\"U16\"", "\"BF16\"",
+                ];
+                let from = names[rng.below(names.len())];
+                let to = names[rng.below(names.len())];
+                if from.len() == to.len()
+                    && let Some(at) = out.windows(from.len()).position(|w| w == from.as_bytes())
+                {
+                    out[at..at + to.len()].copy_from_slice(to.as_bytes());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn fuzz_mutated_files_never_panic_and_agree_with_the_crate() {
+    let iterations: usize = std::env::var("EXTYPE_FUZZ_ITERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(400);
+    let seed: u64 = std::env::var("EXTYPE_FUZZ_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5eed_1234_abcd_ef01);
+    let dir = TempDir::new("fuzz");
+    let sources = [dir.path("m.st"), dir.path("b.st"), dir.path("t.st")];
+    io::save(&sources[0], &masked()).unwrap();
+    io::save(&sources[1], &batch()).unwrap();
+    io::save(&sources[2], &Tensor::from(array![[1u16, 2], [3, 4]])).unwrap();
+    let originals: Vec<Vec<u8>> = sources.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let mut rng = Rng(seed);
+    let target = dir.path("x.st");
+    let (mut accepted, mut loaded) = (0, 0);
+    for round in 0..iterations {
+        let original = &originals[rng.below(originals.len())];
+        let bytes = mutate(&mut rng, original);
+        // The header reader agrees with the crate's.
+        let ours = io::parse_header("x.st", &bytes);
+        let theirs = safetensors::SafeTensors::deserialize(&bytes);
+        match (&ours, &theirs) {
+            (Ok(h), Ok(st)) => {
+                accepted += 1;
+                assert_eq!(h.entries.len(), st.len(), "round {round}");
+                for e in &h.entries {
+                    let t = st.tensor(&e.name).unwrap();
+                    assert_eq!(t.shape(), e.shape.as_slice(), "round {round}");
+                    assert_eq!(format!("{:?}", t.dtype()), io::safetensors_name(e.dtype));
+                    assert_eq!(t.data().len(), e.byte_len());
+                }
+            }
+            (Err(_), Err(_)) => {}
+            (Ok(_), Err(e)) => {
+                panic!("round {round} (seed {seed}): extype accepts, the crate refuses: {e}")
+            }
+            (Err(e), Ok(st)) => {
+                // Allowed only where extype is stricter by design: dtypes it has no type for.
+                let foreign = st
+                    .iter()
+                    .any(|(_, t)| io::dtype_from_safetensors(&format!("{:?}", t.dtype())).is_err());
+                assert!(
+                    foreign,
+                    "round {round} (seed {seed}): the crate accepts, extype refuses: {e}"
+                );
+            }
+        }
+        std::fs::write(&target, &bytes).unwrap();
+        // Every entry point returns (Ok or a clear error), never panics.
+        if io::load(&target).is_ok() {
+            loaded += 1;
+        }
+        let _ = io::load_as::<MaskedTensor>(&target);
+        let _ = io::inspect(&target);
+        if let Ok(m) = io::map(&target) {
+            for name in m.names() {
+                let _ = m.view(name);
+                let _ = m.tensor(name);
+            }
+            let _ = m.to_value();
+        }
+    }
+    // The mutations exercise both sides.
+    assert!(
+        accepted > 0 && accepted < iterations,
+        "{accepted} of {iterations}"
+    );
+    assert!(loaded > 0, "{loaded}");
+}

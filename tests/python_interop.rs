@@ -1,0 +1,140 @@
+//! Interop with Python's `safetensors` (numpy flavour), both ways: a file extype saves opens in
+//! Python with the expected names, dtypes, shapes, values and metadata; a file Python saves
+//! loads into a derived type. Runs when `EXTYPE_PYTHON` names a Python with `safetensors` and
+//! `numpy` (`.ci/run` makes a virtual environment for it); skipped otherwise.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::{MaskedTensor, MaskedTensorSpec};
+use extype::{ExtensionType, TensorSpec, io};
+use ndarray::{ArrayD, IxDyn};
+
+/// One field per extype dtype, plus a nested extension value.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.python.Interop")]
+pub struct Interop {
+    pub b: ArrayD<bool>,
+    pub i8: ArrayD<i8>,
+    pub i16: ArrayD<i16>,
+    pub i32: ArrayD<i32>,
+    pub i64: ArrayD<i64>,
+    pub u8: ArrayD<u8>,
+    pub u16: ArrayD<u16>,
+    pub u32: ArrayD<u32>,
+    pub u64: ArrayD<u64>,
+    pub f32: ArrayD<f32>,
+    pub f64: ArrayD<f64>,
+    pub nested: MaskedTensor,
+}
+
+/// `f(i)` for element i of a 2×3 array.
+fn fill<T>(f: impl Fn(u8) -> T) -> ArrayD<T> {
+    ArrayD::from_shape_vec(IxDyn(&[2, 3]), (0..6).map(f).collect()).unwrap()
+}
+
+/// The value extype writes: element i is i (bool: i is even).
+fn extype_value() -> Interop {
+    Interop {
+        b: fill(|i| i % 2 == 0),
+        i8: fill(|i| i as i8),
+        i16: fill(|i| i as i16),
+        i32: fill(|i| i as i32),
+        i64: fill(|i| i as i64),
+        u8: fill(|i| i),
+        u16: fill(|i| i as u16),
+        u32: fill(|i| i as u32),
+        u64: fill(|i| i as u64),
+        f32: fill(|i| i as f32),
+        f64: fill(|i| i as f64),
+        nested: MaskedTensor {
+            values: ArrayD::from_elem(IxDyn(&[1, 2]), 0.5),
+            mask: ArrayD::from_elem(IxDyn(&[1, 2]), true),
+        },
+    }
+}
+
+/// The value Python writes: 3 i + 1 (bool: i is odd).
+fn python_value() -> Interop {
+    Interop {
+        b: fill(|i| i % 2 == 1),
+        i8: fill(|i| (3 * i + 1) as i8),
+        i16: fill(|i| (3 * i + 1) as i16),
+        i32: fill(|i| (3 * i + 1) as i32),
+        i64: fill(|i| (3 * i + 1) as i64),
+        u8: fill(|i| 3 * i + 1),
+        u16: fill(|i| (3 * i + 1) as u16),
+        u32: fill(|i| (3 * i + 1) as u32),
+        u64: fill(|i| (3 * i + 1) as u64),
+        f32: fill(|i| (3 * i + 1) as f32),
+        f64: fill(|i| (3 * i + 1) as f64),
+        nested: MaskedTensor {
+            values: ndarray::array![[1.5f32, 2.5]].into_dyn(),
+            mask: ndarray::array![[true, false]].into_dyn(),
+        },
+    }
+}
+
+/// The spec the Python file is read under: every field `[?, ?]`.
+fn loose_spec() -> InteropSpec {
+    let s = |d: &str| -> TensorSpec { format!("{d}[?, ?]").parse().unwrap() };
+    InteropSpec {
+        b: s("bool"),
+        i8: s("i8"),
+        i16: s("i16"),
+        i32: s("i32"),
+        i64: s("i64"),
+        u8: s("u8"),
+        u16: s("u16"),
+        u32: s("u32"),
+        u64: s("u64"),
+        f32: s("f32"),
+        f64: s("f64"),
+        nested: MaskedTensorSpec {
+            values: s("f32"),
+            mask: s("bool"),
+        },
+    }
+}
+
+#[test]
+fn python_reads_extype_files_and_extype_reads_python_files() {
+    let Some(python) = std::env::var_os("EXTYPE_PYTHON") else {
+        eprintln!("EXTYPE_PYTHON is not set: skipped (.ci/run sets it)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("extype-python-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let from_extype = dir.join("from_extype.safetensors");
+    let from_python = dir.join("from_python.safetensors");
+    io::save(&from_extype, &extype_value()).unwrap();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/interop.py");
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(&from_extype)
+        .arg(&from_python)
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "python failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let loaded = io::load_components_as::<Interop>(&from_python, &loose_spec()).unwrap();
+    assert_eq!(loaded, python_value());
+    // The mapped path reads it too, zero-copy.
+    let mapped = io::map(&from_python).unwrap();
+    assert_eq!(mapped.type_name(), None);
+    assert_eq!(
+        mapped.view("f64").unwrap().to_tensor(),
+        extype::Tensor::from(python_value().f64)
+    );
+    assert_eq!(
+        mapped.to_type_with::<Interop>(&loose_spec()).unwrap(),
+        python_value()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
