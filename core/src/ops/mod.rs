@@ -45,10 +45,11 @@
 //!
 //! ## Performance
 //!
-//! Measured with `cargo bench -p extype-core --bench dispatch`: `ops::add` on two dense
-//! 16-element `f32` tensors costs 24–25 ns more than the kernel called directly, and on 1 Mi
-//! elements runs at the kernel's speed; dispatching it to an exact handler for two 16-element
-//! MaskedTensors costs 24–67 ns over calling the handler directly (six runs, load 1.6–2.4). Summary in
+//! Measured with `cargo bench -p extype-core --bench dispatch` (three runs, load 1.2–1.7):
+//! `ops::add` on two dense 16-element `f32` tensors costs 35–39 ns more than the kernel called
+//! directly (output-size check included), and on 1 Mi elements runs at the kernel's speed;
+//! dispatching it to an exact handler for two 16-element MaskedTensors costs 15–40 ns over
+//! calling the handler directly. Summary in
 //! [`crate::dispatch`], figures in `BENCHMARKS.md`.
 //!
 //! ## Layout
