@@ -273,8 +273,19 @@ macro_rules! binary {
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 args: &$crate::op_model::OpArgs,
             ) -> $crate::error::Result<$crate::value::Value> {
-                use $crate::op_model::dense::{DenseArgs, check_broadcast, pair, refused};
-                check_broadcast(op, xs, args)?;
+                use $crate::op_model::dense::{
+                    DenseArgs, check_broadcast_exactly, pair, refused, small_broadcast,
+                };
+                // The output-size check, on the typed arrays (their shapes are plain fields):
+                // the common case inline, the rest exactly.
+                macro_rules! checked {
+                    ($a:ident, $b:ident) => {{
+                        if !small_broadcast($a.shape(), $b.shape()) {
+                            check_broadcast_exactly(op, xs, args)?;
+                        }
+                        $kernel($a, $b)
+                    }};
+                }
                 let out = match xs {
                     DenseArgs::Tensors(ts) => pair!(
                         $set,
@@ -282,7 +293,7 @@ macro_rules! binary {
                         op,
                         ts[0],
                         ts[1],
-                        |a, b| $kernel(a, b),
+                        |a, b| checked!(a, b),
                         refused(op, xs)
                     ),
                     DenseArgs::Views(vs) => pair!(
@@ -291,7 +302,7 @@ macro_rules! binary {
                         op,
                         &vs[0],
                         &vs[1],
-                        |a, b| $kernel(a, b),
+                        |a, b| checked!(a, b),
                         refused(op, xs)
                     ),
                 };
@@ -448,7 +459,7 @@ pub(crate) fn check_broadcast(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> 
 
 /// [`check_broadcast`] past the common case: the broadcast shape and the result dtype.
 #[inline(never)]
-fn check_broadcast_exactly(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> Result<()> {
+pub(crate) fn check_broadcast_exactly(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> Result<()> {
     let d = out_dtype(op, xs.dtype(xs.len() - 1), args);
     let shapes: SmallVec<[&[usize]; 3]> = (0..xs.len()).map(|i| xs.shape(i)).collect();
     match size::broadcast(&shapes) {
@@ -461,7 +472,7 @@ fn check_broadcast_exactly(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> Res
 /// bytes reach the probe size: the common case, decided without the result dtype. The product
 /// of the larger dim of each axis bounds the broadcast's element count from above.
 #[inline(always)]
-fn small_broadcast(a: &[usize], b: &[usize]) -> bool {
+pub(crate) fn small_broadcast(a: &[usize], b: &[usize]) -> bool {
     const LIMIT: u128 = (size::PROBE_BYTES / DType::MAX_SIZE) as u128;
     let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
     let lead = long.len() - short.len();
