@@ -26,19 +26,7 @@ pub(crate) enum Body<'a> {
 /// file is left positioned at the data section.
 pub(crate) fn open(path: &Path) -> Result<(File, Header)> {
     let file = path.display();
-    let mut f =
-        File::open(path).map_err(|e| IoError::at(&file, "", format!("cannot open: {e}")))?;
-    let meta = f
-        .metadata()
-        .map_err(|e| IoError::at(&file, "", format!("cannot read its metadata: {e}")))?;
-    if meta.is_dir() {
-        return Err(IoError::at(
-            &file,
-            "",
-            "is a directory, expected a safetensors file",
-        ));
-    }
-    let len = meta.len();
+    let (mut f, len) = open_file(path, &file.to_string())?;
     let mut first = [0u8; 8];
     let got = (len as usize).min(8);
     f.read_exact(&mut first[..got])
@@ -49,6 +37,23 @@ pub(crate) fn open(path: &Path) -> Result<(File, Header)> {
         .map_err(|e| IoError::at(&file, "", format!("cannot read the header: {e}")))?;
     let header = header::parse(&file.to_string(), &text, n, len - 8 - n as u64)?;
     Ok((f, header))
+}
+
+/// Opens `path` (named `file` in errors) for reading and returns it with its length; a
+/// directory is an error.
+pub(crate) fn open_file(path: &Path, file: &str) -> Result<(File, u64)> {
+    let f = File::open(path).map_err(|e| IoError::at(file, "", format!("cannot open: {e}")))?;
+    let meta = f
+        .metadata()
+        .map_err(|e| IoError::at(file, "", format!("cannot read its metadata: {e}")))?;
+    if meta.is_dir() {
+        return Err(IoError::at(
+            file,
+            "",
+            "is a directory, expected a safetensors file",
+        ));
+    }
+    Ok((f, meta.len()))
 }
 
 /// Reads every tensor of the header, in header (offset) order.

@@ -1,7 +1,6 @@
 //! Memory-mapped reading: the header is parsed and checked at once, the tensor bytes stay in
 //! the page cache and are viewed in place.
 
-use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -66,20 +65,10 @@ impl std::fmt::Debug for Mapped {
 pub fn map(path: impl AsRef<Path>) -> Result<Mapped> {
     let path = path.as_ref();
     let file = path.display().to_string();
-    let f = File::open(path).map_err(|e| IoError::at(&file, "", format!("cannot open: {e}")))?;
-    let meta = f
-        .metadata()
-        .map_err(|e| IoError::at(&file, "", format!("cannot read its metadata: {e}")))?;
-    if meta.is_dir() {
-        return Err(IoError::at(
-            &file,
-            "",
-            "is a directory, expected a safetensors file",
-        ));
-    }
-    if meta.len() < 8 {
+    let (f, len) = load::open_file(path, &file)?;
+    if len < 8 {
         // Checked before mapping: an empty file cannot be mapped on every platform.
-        return Err(header::header_len(&file, &[], meta.len()).unwrap_err());
+        return Err(header::header_len(&file, &[], len).unwrap_err());
     }
     // SAFETY: the map is read-only and lives in the returned `Mapped`, which every view borrows.
     // Rust's aliasing rules need the bytes not to change while borrowed: that holds as long as
