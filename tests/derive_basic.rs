@@ -36,3 +36,22 @@ fn spec_components_round_trip() {
     let json = extype::serial::spec_to_json(&spec).unwrap();
     println!("{json}");
 }
+
+/// Fields written with the re-exported ndarray (`extype::ndarray`), the version extype is built
+/// on: no direct dependency on ndarray is needed.
+#[test]
+fn fields_from_the_reexported_ndarray() {
+    use extype::ExtensionType;
+    #[derive(Clone, Debug, PartialEq, ExtensionType)]
+    #[extype(name = "tests.basic.Reexported")]
+    pub struct Reexported {
+        pub values: extype::ndarray::ArrayD<f32>,
+    }
+    let v = Reexported {
+        values: extype::ndarray::ArrayD::zeros(extype::ndarray::IxDyn(&[2])),
+    };
+    assert_eq!(
+        v.spec().to_string(),
+        "tests.basic.Reexported { values: f32[2] }"
+    );
+}

@@ -66,6 +66,10 @@
 // In layer order, bottom to top (see the list above); one per group, so rustfmt keeps the order.
 pub use extype_shape as shape;
 
+/// The ndarray extype is built on (0.17): tensor fields must be arrays of this version; use it
+/// as `extype::ndarray` to be sure.
+pub use ndarray;
+
 pub mod dtype;
 
 pub mod error;

@@ -99,7 +99,8 @@ pub fn data_error(path: &FieldPath<'_>, expected: impl Into<String>, found: &Spe
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of an extension type",
     label = "unsupported field type",
-    note = "a field may be a tensor (`Array<T, D>`, `ArcArray<T, D>`, `extype::Tensor`), a type deriving `ExtensionType`, static data (bool, integers, floats, `String`, `DType`, `Shape`, or a type declared with `extype::static_field!`), or an `Option`, `Vec`, `Box`, array, tuple or `BTreeMap<String, _>` of fields"
+    note = "a field may be a tensor (`Array<T, D>`, `ArcArray<T, D>`, `extype::Tensor`), a type deriving `ExtensionType`, static data (bool, integers, floats, `String`, `DType`, `Shape`, or a type declared with `extype::static_field!`), or an `Option`, `Vec`, `Box`, array, tuple or `BTreeMap<String, _>` of fields",
+    note = "an ndarray array must come from ndarray 0.17, the version extype is built on (re-exported as `extype::ndarray`): arrays of another ndarray version are other types"
 )]
 pub trait Field: Sized + Send + Sync + 'static {
     /// The spec of this field: `TensorSpec` for tensors, the nested spec for extension types, the
