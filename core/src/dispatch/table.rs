@@ -13,6 +13,7 @@ use crate::error::{DispatchError, Error, Result};
 use crate::op_model::catalog::{ALL, Op, OpKind};
 use crate::op_model::infer::{self, Inferred};
 use crate::op_model::{OpArgs, Operand, dense};
+use crate::registry::{AnonymousExtension, registry};
 use crate::spec::TensorSpec;
 use crate::tensor::Tensor;
 use crate::value::{Value, ValueSpec};
@@ -628,6 +629,16 @@ impl DispatchTable {
                 }
             }
         }
+        if let Some(values) = reinterpreted(operands)? {
+            // Anonymous values of types this program has registered: the call again, on the
+            // concrete values (which are not anonymous, so this happens once).
+            let again: SmallVec<[Operand<'_>; 4]> = operands
+                .iter()
+                .zip(&values)
+                .map(|(o, v)| v.as_ref().map_or_else(|| o.reborrow(), Operand::value))
+                .collect();
+            return self.call(op, &again, args);
+        }
         dense_default(op, operands, args, &tried)
     }
 
@@ -718,6 +729,30 @@ fn dense_default(
     } else {
         Err(no_dense_default(op, operands, tried))
     }
+}
+
+/// For a call no handler took: the operands that are anonymous values (rebuilt from a spec whose
+/// type was not known when they were made) of a type the registry knows, as values of that
+/// type; `None` when there is none.
+#[cold]
+fn reinterpreted<'a>(operands: &[Operand<'a>]) -> Result<Option<SmallVec<[Option<Value>; 4]>>> {
+    fn anonymous<'a>(o: &Operand<'a>) -> Option<&'a AnonymousExtension> {
+        o.as_extension()
+            .and_then(|e| e.as_any().downcast_ref::<AnonymousExtension>())
+            .filter(|a| registry().lookup(&a.name).is_some())
+    }
+    if !operands.iter().any(|o| anonymous(o).is_some()) {
+        return Ok(None);
+    }
+    operands
+        .iter()
+        .map(|o| {
+            anonymous(o)
+                .map(|a| registry().rebuild(&a.spec, a.components.clone()))
+                .transpose()
+        })
+        .collect::<Result<_>>()
+        .map(Some)
 }
 
 /// The error of a call nothing took.

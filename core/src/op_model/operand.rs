@@ -9,6 +9,7 @@ use ndarray::{ArrayBase, Data, Dimension};
 
 use super::size::check_named;
 use crate::error::{DispatchError, Error, Result};
+use crate::registry::AnonymousExtension;
 use crate::spec::{AnyExtension, ExtensionType, TensorSpec};
 use crate::tensor::Element;
 use crate::tensor::{Tensor, TensorView};
@@ -110,7 +111,13 @@ impl<'a> Operand<'a> {
         match &self.0 {
             Repr::Tensor(t) => format!("Tensor({})", TensorSpec::from_tensor(t)),
             Repr::View(v) => format!("Tensor({})", TensorSpec::from_view(v)),
-            Repr::Extension(e, ..) => e.name().to_string(),
+            Repr::Extension(e, ..) => match e.as_any().downcast_ref::<AnonymousExtension>() {
+                Some(anonymous) => format!(
+                    "anonymous {} (a value of a type not linked into this program)",
+                    anonymous.name
+                ),
+                None => e.name().to_string(),
+            },
         }
     }
 
