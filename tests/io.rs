@@ -777,20 +777,10 @@ fn shards_stream_values_in_order_within_a_size_bound() {
     );
 }
 
-/// xorshift64*: a seeded generator (no dependency).
-struct Rng(u64);
+#[path = "../shape/tests/support/fuzz.rs"]
+mod fuzz;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use fuzz::{Rng, env_or};
 
 /// One mutation of a valid file: byte flips, truncation, digit edits in the header, a new
 /// header length, inserted or deleted bytes.
@@ -854,14 +844,8 @@ fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
 
 #[test]
 fn fuzz_mutated_files_never_panic_and_agree_with_the_crate() {
-    let iterations: usize = std::env::var("EXTYPE_FUZZ_ITERS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(400);
-    let seed: u64 = std::env::var("EXTYPE_FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_1234_abcd_ef01);
+    let iterations = env_or("EXTYPE_FUZZ_ITERS", 400);
+    let seed = env_or("EXTYPE_FUZZ_SEED", 0x5eed_1234_abcd_ef01);
     let dir = TempDir::new("fuzz");
     let sources = [dir.path("m.st"), dir.path("b.st"), dir.path("t.st")];
     io::save(&sources[0], &masked()).unwrap();

@@ -34,37 +34,10 @@ use extype::value::ValueSpec;
 use extype::{DType, Tensor, TensorSpec, TensorView};
 use ndarray::{ArrayD, IxDyn};
 
-/// splitmix64: a tiny, seeded, good-enough PRNG.
-struct Rng(u64);
+#[path = "../../shape/tests/support/fuzz.rs"]
+mod fuzz;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn chance(&mut self, one_in: usize) -> bool {
-        self.below(one_in) == 0
-    }
-
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len())]
-    }
-}
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use fuzz::{Rng, env_or};
 
 /// A tensor of dtype `d` and shape `dims` with random small values (and, for floats, the odd
 /// NaN or infinity).
