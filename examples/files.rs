@@ -14,6 +14,14 @@ pub struct MaskedTensor {
     pub mask: ArrayD<bool>,
 }
 
+/// A masked tensor with `Tensor` fields: built from a mapped file, it views the map (no copy).
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "example.SharedMasked")]
+pub struct SharedMasked {
+    pub values: extype::Tensor,
+    pub mask: extype::Tensor,
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::temp_dir().join(format!("extype-example-files-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
@@ -48,17 +56,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(typed, value);
     println!("load_as::<MaskedTensor>: equal to the saved value");
 
-    println!("\n== map: header checks only; views borrow the mapped file");
+    println!("\n== map: header checks only; tensors view the mapped file");
     let mapped = io::map(&path)?;
-    let values = mapped.view("values")?;
+    let values = mapped.tensor("values")?;
     println!(
-        "view of `values` in the map: {:?} {:?}",
-        values.dtype(),
-        values.shape()
+        "`values` in the map (no copy: {}): {values}",
+        matches!(values, extype::Tensor::External(_))
     );
     println!(
-        "to_type copies out: {:?}",
+        "to_type::<MaskedTensor>: its ArrayD fields own their buffers, so they are copied: {:?}",
         mapped.to_type::<MaskedTensor>()?.values.shape()
+    );
+    // The file holds an `example.MaskedTensor`; read its tensors by field path under a spec.
+    let shared = mapped.to_type_with::<SharedMasked>(&SharedMaskedSpec {
+        values: "f32[?, ?]".parse()?,
+        mask: "bool[?, ?]".parse()?,
+    })?;
+    drop(mapped);
+    println!(
+        "to_type_with::<SharedMasked>: Tensor fields keep viewing the map (mapped while they \
+         live): {}",
+        shared.values
     );
 
     println!("\n== a file written by Python");

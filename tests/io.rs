@@ -129,14 +129,84 @@ fn masked_round_trip_by_registry_by_type_and_mapped() {
         mapped.tensor("mask").unwrap(),
         Tensor::from(value.mask.clone())
     );
-    // A shared handle keeps the map alive after the `Mapped` is gone, even once the file is
-    // replaced on disk.
-    let handle = mapped.shared("values").unwrap();
+    // Tensors from the map view it in place (no copy) and keep it mapped after the `Mapped` is
+    // gone, even once the file is replaced on disk.
+    let values_at = mapped
+        .view("values")
+        .unwrap()
+        .into_array::<f32, IxDyn>()
+        .unwrap()
+        .as_ptr();
+    let tensor = mapped.tensor("values").unwrap();
+    assert!(matches!(tensor, Tensor::External(_)));
+    assert_eq!(tensor.as_array::<f32, IxDyn>().unwrap().as_ptr(), values_at);
+    let mask = mapped.tensor("mask").unwrap();
+    assert!(matches!(mask, Tensor::External(_)));
     drop(mapped);
     io::save(&path, &Tensor::from(array![0u8])).unwrap();
-    assert_eq!(handle.name(), "values");
-    assert_eq!(handle.to_tensor(), Tensor::from(value.values.clone()));
-    assert_eq!(handle.clone().view().shape(), &[2, 3]);
+    assert_eq!(tensor, Tensor::from(value.values.clone()));
+    assert_eq!(tensor.clone().view().shape(), &[2, 3]);
+    assert!(!tensor.is_unique());
+    assert_eq!(mask, Tensor::from(value.mask.clone()));
+    // An ndarray array owns its buffer: out of a mapped tensor it is a copy; the shared array
+    // inside cannot be borrowed.
+    let copied: ndarray::ArrayD<f32> = tensor.clone().into_array().unwrap();
+    assert_ne!(copied.as_ptr(), values_at);
+    assert_eq!(copied, value.values);
+    let text = tensor.as_arc_array::<f32>().unwrap_err().to_string();
+    assert!(
+        text.contains("as_arc_array") && text.contains("owned elsewhere"),
+        "{text}"
+    );
+}
+
+/// A type whose tensor fields are `Tensor`s keeps a mapped file's bytes: nothing is copied.
+#[derive(Debug, Clone, PartialEq, ExtensionType)]
+#[extype(name = "test.io.Shared")]
+struct SharedFields {
+    values: Tensor,
+    mask: Tensor,
+}
+
+#[test]
+fn mapped_values_view_the_file() {
+    let dir = TempDir::new("mapped_values");
+    let path = dir.path("shared.safetensors");
+    let value = SharedFields {
+        values: Tensor::from(array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]]),
+        mask: Tensor::from(array![[true, false, true], [false, true, true]]),
+    };
+    io::save(&path, &value).unwrap();
+    let mapped = io::map(&path).unwrap();
+    let at = |name: &str| {
+        let e = mapped.header().entry(name).unwrap();
+        mapped.view(name).unwrap();
+        mapped.header().data_start as usize + e.start
+    };
+    let (values_at, mask_at) = (at("values"), at("mask"));
+    let loaded = mapped.to_type::<SharedFields>().unwrap();
+    drop(mapped);
+    assert_eq!(loaded, value);
+    for (t, offset) in [(&loaded.values, values_at), (&loaded.mask, mask_at)] {
+        let Tensor::External(e) = t else {
+            panic!("expected a tensor viewing the map, found {t:?}")
+        };
+        // The tensor's bytes are the file's bytes at the header's offset.
+        assert_eq!(
+            e.bytes(),
+            &std::fs::read(&path).unwrap()[offset..offset + e.bytes().len()]
+        );
+    }
+    // Ops read mapped tensors like any other.
+    let doubled = extype::ops::add(&loaded.values, &loaded.values).unwrap();
+    assert_eq!(
+        doubled.into_tensor().unwrap(),
+        Tensor::from(array![[2.0f32, 4.0, 6.0], [8.0, 10.0, 12.0]])
+    );
+    // Saving a mapped value writes the same file again.
+    let again = dir.path("again.safetensors");
+    io::save(&again, &loaded).unwrap();
+    assert_eq!(io::load_as::<SharedFields>(&again).unwrap(), value);
 }
 
 #[test]

@@ -1,6 +1,7 @@
-//! Interop with Python's `safetensors` (numpy flavour), both ways: a file extype saves opens in
-//! Python with the expected names, dtypes, shapes, values and metadata; a file Python saves
-//! loads into a derived type. Runs when `EXTYPE_PYTHON` names a Python with `safetensors` and
+//! Interop with Python's `safetensors`, both ways: a file extype saves opens in Python (numpy
+//! flavour) with the expected names, dtypes, shapes, values and metadata; a file Python saves
+//! loads into a derived type, as the numpy flavour writes it and as the torch flavour does
+//! (`{"format": "pt"}` metadata). Runs when `EXTYPE_PYTHON` names a Python with `safetensors` and
 //! `numpy` (`.ci/run` makes a virtual environment for it); skipped otherwise.
 
 mod common;
@@ -109,12 +110,14 @@ fn python_reads_extype_files_and_extype_reads_python_files() {
     std::fs::create_dir_all(&dir).unwrap();
     let from_extype = dir.join("from_extype.safetensors");
     let from_python = dir.join("from_python.safetensors");
+    let from_python_pt = dir.join("from_python_pt.safetensors");
     io::save(&from_extype, &extype_value()).unwrap();
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/interop.py");
     let out = Command::new(&python)
         .arg(&script)
         .arg(&from_extype)
         .arg(&from_python)
+        .arg(&from_python_pt)
         .output()
         .expect("run python");
     assert!(
@@ -125,13 +128,17 @@ fn python_reads_extype_files_and_extype_reads_python_files() {
     );
     let loaded = io::load_components_as::<Interop>(&from_python, &loose_spec()).unwrap();
     assert_eq!(loaded, python_value());
-    // The mapped path reads it too, zero-copy.
+    // The torch flavour's metadata is not extype's: the file reads like any other.
+    let loaded = io::load_components_as::<Interop>(&from_python_pt, &loose_spec()).unwrap();
+    assert_eq!(loaded, python_value());
+    let text = io::load(&from_python_pt).unwrap_err().to_string();
+    assert!(text.contains("has no extype metadata"), "{text}");
+    // The mapped path reads it too, zero-copy: Python aligns every tensor.
     let mapped = io::map(&from_python).unwrap();
     assert_eq!(mapped.type_name(), None);
-    assert_eq!(
-        mapped.view("f64").unwrap().to_tensor(),
-        extype::Tensor::from(python_value().f64)
-    );
+    let f64s = mapped.tensor("f64").unwrap();
+    assert!(matches!(f64s, extype::Tensor::External(_)));
+    assert_eq!(f64s, extype::Tensor::from(python_value().f64));
     assert_eq!(
         mapped.to_type_with::<Interop>(&loose_spec()).unwrap(),
         python_value()

@@ -4,7 +4,9 @@
 //!
 //! - save ÷ `File::create` + `write_all` of the same bytes (a ratio ≥ 0.9 is the bar);
 //! - copying load ÷ `File::open` + `read_to_end` of the same file (≥ 0.9);
-//! - `map` (header parse and checks), at full size and at 1/1024 of it (≤ 100 µs, flat).
+//! - `map` (header parse and checks), at full size and at 1/1024 of it (≤ 100 µs, flat);
+//! - `map` + the f32 tensor out of it (a tensor viewing the map: flat too), and `map` + the bool
+//!   tensor (its bytes are scanned once for values other than 0 and 1: GB/s).
 //!
 //! `cargo bench -p extype-core --bench io`; `EXTYPE_IO_BENCH_MI=16` for 16 Mi elements (80 MiB);
 //! `EXTYPE_IO_BENCH_DIR` for the directory (default: `target/io-bench`). Each figure is the best
@@ -78,6 +80,17 @@ fn time_map(path: &Path, runs: usize) -> Duration {
         let m = io::map(path).unwrap();
         let e = t.elapsed();
         std::hint::black_box(&m);
+        e
+    })
+}
+
+fn time_map_tensor(path: &Path, name: &str, runs: usize) -> Duration {
+    best(runs * 20, || {
+        let t = Instant::now();
+        let tensor = io::map(path).unwrap().tensor(name).unwrap();
+        let e = t.elapsed();
+        assert!(matches!(tensor, extype::Tensor::External(_)));
+        std::hint::black_box(&tensor);
         e
     })
 }
@@ -163,6 +176,22 @@ fn main() {
         file_len >> 20,
         map_small.as_secs_f64() * 1e6,
         std::fs::metadata(&small).unwrap().len() >> 10
+    );
+    let f32_big = time_map_tensor(&file, "values", runs);
+    let f32_small = time_map_tensor(&small, "values", runs);
+    println!(
+        "map+f32     {:>9.2} µs ({} MiB tensor)   {:>9.2} µs ({} KiB tensor)",
+        f32_big.as_secs_f64() * 1e6,
+        (n * 4) >> 20,
+        f32_small.as_secs_f64() * 1e6,
+        ((n / 1024).max(1) * 4) >> 10
+    );
+    let bool_big = time_map_tensor(&file, "mask", runs);
+    println!(
+        "map+bool    {:>9.2} µs ({} MiB tensor, {:.2} GB/s scanned)",
+        bool_big.as_secs_f64() * 1e6,
+        n >> 20,
+        n as f64 / bool_big.as_secs_f64() / 1e9
     );
     for p in [&file, &raw, &small] {
         let _ = std::fs::remove_file(p);

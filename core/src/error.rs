@@ -134,6 +134,15 @@ pub enum TensorError {
         /// The tensor's concrete shape.
         found: Vec<usize>,
     },
+    /// Bytes given for a tensor do not hold its dtype and shape (length, alignment, bool
+    /// values), or a tensor viewing such bytes cannot be used as asked.
+    #[error("{op}: {message}")]
+    Bytes {
+        /// The operation.
+        op: &'static str,
+        /// What is wrong.
+        message: String,
+    },
     /// ndarray refused a shape (e.g. the data length does not match).
     #[error("{op}: {message}")]
     Layout {

@@ -125,7 +125,7 @@ pub use shape::{
 pub use shape::{Dim, Shape};
 pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
 pub use spec_tree::{NamedSpec, SpecTree};
-pub use tensor::{Element, Tensor, TensorView};
+pub use tensor::{Element, ExternalBytes, ExternalTensor, Tensor, TensorView};
 pub use value::{SharedExtension, Value, ValueSpec};
 
 /// Fails on any conflict among the program's registrations: a name given to two extension

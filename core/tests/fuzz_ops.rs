@@ -79,6 +79,8 @@ fn broadcast<'a>(one: &'a Tensor, dims: &[usize]) -> Option<TensorView<'a>> {
         ($($var:ident),*) => {
             match one {
                 $(Tensor::$var(a) => a.broadcast(dims).map(TensorView::$var),)*
+                // `random_tensor` makes array tensors only.
+                Tensor::External(_) => None,
             }
         };
     }
@@ -371,6 +373,7 @@ fn run_case(op: &'static Op, inputs: &[Input], args: &OpArgs) -> bool {
             TensorSpec::from_tensor(t)
         );
     }
+    same_on_external_tensors(op, inputs, args);
     if op.has_masked()
         && !inputs.is_empty()
         && !inputs.iter().any(|i| matches!(i, Input::Huge { .. }))
@@ -379,6 +382,71 @@ fn run_case(op: &'static Op, inputs: &[Input], args: &OpArgs) -> bool {
         let _ = ops::masked_reduce(op, &views[0], &mask, args);
     }
     ok
+}
+
+/// Bytes starting at an 8-aligned address (a `u64` buffer's), as external tensors need.
+struct Aligned(Vec<u64>, usize);
+
+// SAFETY: the buffer is never changed or moved after construction.
+unsafe impl extype::ExternalBytes for Aligned {
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: a `u64` buffer of `len` words is `8 × len ≥ self.1` initialized bytes.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().cast::<u8>(), self.1) }
+    }
+}
+
+/// `t` (in standard layout) as a tensor viewing a copy of its bytes in place.
+fn external(t: &Tensor) -> Tensor {
+    macro_rules! bytes {
+        ($($var:ident),*) => {
+            match t.view() {
+                $(TensorView::$var(a) => {
+                    let s = a.as_slice().expect("standard layout");
+                    // SAFETY: scalars are plain initialized bytes; `u8` has alignment 1.
+                    unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u8>(), size_of_val(s)) }.to_vec()
+                })*
+            }
+        };
+    }
+    let bytes = bytes!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64);
+    let mut words = vec![0u64; bytes.len().div_ceil(8)];
+    // SAFETY: `words` holds at least `bytes.len()` bytes; any bytes are valid `u64`s.
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), bytes.len()) }
+        .copy_from_slice(&bytes);
+    let owner = Arc::new(Aligned(words, bytes.len()));
+    Tensor::from_external(owner, 0, t.dtype(), t.shape()).expect("aligned, exact bytes")
+}
+
+/// A call's outcome as text: the result's elements, or the error.
+fn outcome(out: extype::Result<extype::Value>) -> String {
+    match out {
+        Ok(v) => match v.as_tensor() {
+            Ok(t) => format!("{:?} {:?}", t.dtype(), t.view()),
+            Err(_) => format!("{v}"),
+        },
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// When every argument is a plain tensor, the same call on tensors viewing external bytes
+/// (`Tensor::External`, what a mapped file gives) has the same outcome.
+fn same_on_external_tensors(op: &'static Op, inputs: &[Input], args: &OpArgs) {
+    let held: Option<Vec<&Tensor>> = inputs
+        .iter()
+        .map(|i| match i {
+            Input::Dense(t, Layout::Standard, _) => Some(t),
+            _ => None,
+        })
+        .collect();
+    let Some(held) = held else { return };
+    let externals: Vec<Tensor> = held.iter().map(|t| external(t)).collect();
+    let on_arrays: Vec<Operand<'_>> = held.iter().map(|t| t.as_operand()).collect();
+    let on_external: Vec<Operand<'_>> = externals.iter().map(|t| t.as_operand()).collect();
+    assert_eq!(
+        outcome(ops::call(op, &on_arrays, args)),
+        outcome(ops::call(op, &on_external, args)),
+        "{op} on array tensors and on external tensors"
+    );
 }
 
 /// A call that runs for a minute is a hang: report it (the seed and the call) and exit, rather

@@ -1,10 +1,14 @@
 """Interop check, run by tests/python_interop.rs (see .ci/run).
 
-    python interop.py FROM_EXTYPE TO_EXTYPE
+    python interop.py FROM_EXTYPE TO_EXTYPE TO_EXTYPE_PT
 
 Opens FROM_EXTYPE (written by extype) with Python's safetensors (numpy flavour) and checks its
 tensor names, dtypes, shapes, values and metadata; then writes TO_EXTYPE with
-safetensors.numpy.save_file for extype to load. Exits non-zero with a message on any mismatch.
+safetensors.numpy.save_file for extype to load, and TO_EXTYPE_PT as the torch flavour writes
+files: the same layout (safetensors.torch.save_file serializes through the same function) with
+the metadata {"format": "pt"} that PyTorch checkpoints carry. (torch itself is not installed:
+its wheels from the package registry are gigabytes.) Exits non-zero with a message on any
+mismatch.
 """
 
 import json
@@ -43,7 +47,7 @@ def python_values(dtype):
     return (i % 2 == 1) if dtype is np.bool_ else (3 * i + 1).astype(dtype)
 
 
-def main(src, dst):
+def main(src, dst, dst_pt):
     tensors = load_file(src)
     expected = {name for name, _ in FIELDS} | {"nested.values", "nested.mask"}
     if set(tensors) != expected:
@@ -65,8 +69,9 @@ def main(src, dst):
     out["nested.values"] = np.array([[1.5, 2.5]], dtype=np.float32)
     out["nested.mask"] = np.array([[True, False]])
     save_file(out, dst)
-    print(f"python: checked {src} ({len(tensors)} tensors), wrote {dst}")
+    save_file(out, dst_pt, metadata={"format": "pt"})
+    print(f"python: checked {src} ({len(tensors)} tensors), wrote {dst} and {dst_pt}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], sys.argv[3])

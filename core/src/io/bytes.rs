@@ -6,59 +6,11 @@ use std::borrow::Cow;
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use crate::dtype::DType;
-use crate::tensor::{Element, Tensor, TensorView};
+use std::sync::Arc;
 
-/// Runs `$body` with `$t` the Rust scalar type of `$dtype`.
-macro_rules! with_dtype {
-    ($dtype:expr, $t:ident => $body:expr) => {
-        match $dtype {
-            DType::Bool => {
-                type $t = bool;
-                $body
-            }
-            DType::I8 => {
-                type $t = i8;
-                $body
-            }
-            DType::I16 => {
-                type $t = i16;
-                $body
-            }
-            DType::I32 => {
-                type $t = i32;
-                $body
-            }
-            DType::I64 => {
-                type $t = i64;
-                $body
-            }
-            DType::U8 => {
-                type $t = u8;
-                $body
-            }
-            DType::U16 => {
-                type $t = u16;
-                $body
-            }
-            DType::U32 => {
-                type $t = u32;
-                $body
-            }
-            DType::U64 => {
-                type $t = u64;
-                $body
-            }
-            DType::F32 => {
-                type $t = f32;
-                $body
-            }
-            DType::F64 => {
-                type $t = f64;
-                $body
-            }
-        }
-    };
-}
+use crate::tensor::{
+    Element, ExternalBytes, Tensor, TensorView, bad_bool, try_external, with_element,
+};
 
 /// The bytes of a slice of scalars.
 fn as_bytes<T: Element>(s: &[T]) -> &[u8] {
@@ -100,19 +52,6 @@ pub(crate) fn view_bytes<'a>(view: &TensorView<'a>) -> Cow<'a, [u8]> {
     }
 }
 
-/// The first byte of `bytes` that is not a valid `bool` (0 or 1), as (index, byte).
-fn bad_bool(bytes: &[u8]) -> Option<(usize, u8)> {
-    // An OR over each chunk vectorizes (an early-exit search does not); the position is found
-    // only in a chunk that fails.
-    for (c, chunk) in bytes.chunks(4096).enumerate() {
-        if chunk.iter().fold(0u8, |a, &b| a | b) > 1 {
-            let i = chunk.iter().position(|&b| b > 1)?;
-            return Some((c * 4096 + i, chunk[i]));
-        }
-    }
-    None
-}
-
 fn bool_error(i: usize, b: u8) -> String {
     format!("element {i} of a bool tensor is the byte {b}, expected 0 or 1")
 }
@@ -127,7 +66,7 @@ pub(crate) fn read_tensor(
     fill: &mut dyn FnMut(&mut [u8]) -> std::io::Result<()>,
 ) -> Result<Tensor, String> {
     let count = nbytes / dtype.size_of();
-    with_dtype!(dtype, T => {
+    with_element!(dtype, T => {
         if dtype == DType::Bool {
             let mut raw = vec![0u8; count];
             fill(&mut raw).map_err(|e| format!("reading {nbytes} bytes: {e}"))?;
@@ -179,31 +118,18 @@ pub(crate) fn tensor_from_bytes(
     })
 }
 
-/// A zero-copy view of `bytes` as a tensor, or `None` when the bytes are not aligned for the
-/// dtype (or the machine is big-endian). Errors when a bool byte is not 0 or 1.
-pub(crate) fn view_from_bytes<'a>(
+/// The tensor at `offset` in `owner`'s bytes (a mapped file; the header checked the range):
+/// viewed in place when its start is aligned for its dtype (and the machine is little-endian),
+/// copied out otherwise.
+pub(crate) fn shared_tensor(
+    owner: &Arc<dyn ExternalBytes>,
+    offset: usize,
+    nbytes: usize,
     dtype: DType,
     shape: &[usize],
-    bytes: &'a [u8],
-) -> Result<Option<TensorView<'a>>, String> {
-    if cfg!(target_endian = "big") {
-        return Ok(None);
+) -> Result<Tensor, String> {
+    match try_external(Arc::clone(owner), offset, dtype, shape)? {
+        Some(tensor) => Ok(tensor),
+        None => tensor_from_bytes(dtype, shape, &owner.bytes()[offset..offset + nbytes]),
     }
-    if dtype == DType::Bool
-        && let Some((i, b)) = bad_bool(bytes)
-    {
-        return Err(bool_error(i, b));
-    }
-    with_dtype!(dtype, T => {
-        if !(bytes.as_ptr() as usize).is_multiple_of(align_of::<T>()) {
-            return Ok(None);
-        }
-        let count = bytes.len() / size_of::<T>();
-        // SAFETY: the pointer is aligned for `T` (checked above), the `count * size_of::<T>()`
-        // bytes are initialized and borrowed for `'a`, and every byte pattern is a valid `T`
-        // (bools were checked to be 0 or 1 above).
-        let slice: &'a [T] = unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), count) };
-        let view = ArrayViewD::from_shape(IxDyn(shape), slice).map_err(|e| format!("shape {shape:?}: {e}"))?;
-        Ok(Some(TensorView::from_array(view)))
-    })
 }

@@ -5,21 +5,23 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use super::bytes::{read_tensor, tensor_from_bytes};
+use std::sync::Arc;
+
+use super::bytes::{read_tensor, shared_tensor};
 use super::format::{Record, TENSOR_NAME, TENSOR_TYPE, records};
 use super::header::{self, Header};
 use crate::error::{IoError, Result};
 use crate::registry::{AnonymousExtension, registry};
 use crate::spec::{AnySpec, ExtensionType, TypeSpec, Value, registered_name};
 use crate::spec_tree::SpecTree;
-use crate::tensor::{Tensor, TensorSpec};
+use crate::tensor::{ExternalBytes, Tensor, TensorSpec};
 
 /// Where the tensor bytes come from.
 pub(crate) enum Body<'a> {
     /// An open file positioned just after the header.
     File(&'a mut File),
-    /// The whole file in memory (a map).
-    Bytes(&'a [u8]),
+    /// The whole file, mapped: tensors view it in place where they can.
+    Mapped(&'a Arc<dyn ExternalBytes>),
 }
 
 /// Opens `path`, checks it is a regular, non-empty file and reads and checks its header; the
@@ -66,9 +68,9 @@ pub(crate) fn read_all(file: &str, header: &Header, body: &mut Body<'_>) -> Resu
                 Body::File(f) => read_tensor(e.dtype, &e.shape, e.byte_len(), &mut |out| {
                     f.read_exact(out)
                 }),
-                Body::Bytes(bytes) => {
+                Body::Mapped(map) => {
                     let at = header.data_start as usize;
-                    tensor_from_bytes(e.dtype, &e.shape, &bytes[at + e.start..at + e.end])
+                    shared_tensor(map, at + e.start, e.byte_len(), e.dtype, &e.shape)
                 }
             };
             tensor.map_err(|m| IoError::at(file, &e.name, m))

@@ -6,22 +6,40 @@ use std::sync::Arc;
 
 use memmap2::Mmap;
 
-use super::bytes::{tensor_from_bytes, view_from_bytes};
+use super::bytes::shared_tensor;
 use super::format::{Record, records};
 use super::header::{self, Entry, Header};
 use super::load::{self, Body, Target};
 use crate::error::{IoError, Result};
 use crate::spec::{ExtensionType, Value};
-use crate::tensor::{Tensor, TensorView};
+use crate::tensor::{ExternalBytes, Tensor, TensorView, view_in_place};
+
+/// A read-only map of a file, as bytes tensors view in place.
+struct MappedFile(Mmap);
+
+// SAFETY: the map is read-only and never remapped while this value lives, so `bytes` returns
+// the same slice every time; its contents stay unchanged under the assumption `map` documents
+// (nobody writes into or truncates the file while it is mapped).
+unsafe impl ExternalBytes for MappedFile {
+    fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
 
 /// A safetensors file mapped into memory (see [`map`]).
 ///
-/// Views of its tensors ([`Mapped::view`]) borrow the map: no byte is copied, and the map lives
-/// as long as the `Mapped` and its views. Values built from it ([`Mapped::to_value`],
-/// [`Mapped::to_type`]) copy the tensors out, because a [`Tensor`] owns its buffer.
+/// Its tensors are viewed in the map, not copied: [`Mapped::tensor`] gives a
+/// [`Tensor::External`] that holds the map, and [`Mapped::to_value`] / [`Mapped::to_type`] build
+/// values whose tensors do the same. The file stays mapped while the `Mapped` or any such tensor
+/// lives. A tensor whose bytes are not aligned for its dtype (possible only in files other
+/// programs wrote: extype and Python's `safetensors` align every tensor) is copied instead, as
+/// on a big-endian machine. A bool tensor's bytes are read once, to check each is 0 or 1.
+///
+/// A field of a derived type decides whether it can hold the map: a [`Tensor`] field does; an
+/// ndarray `Array` or `ArcArray` field owns its buffer, so building one copies that tensor.
 pub struct Mapped {
     file: String,
-    map: Arc<Mmap>,
+    map: Arc<dyn ExternalBytes>,
     header: Header,
     record: Option<Record>,
     target: Option<Target>,
@@ -31,7 +49,7 @@ impl std::fmt::Debug for Mapped {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Mapped")
             .field("file", &self.file)
-            .field("len", &self.map.len())
+            .field("len", &self.len())
             .field("header", &self.header)
             .finish_non_exhaustive()
     }
@@ -79,7 +97,7 @@ pub fn map(path: impl AsRef<Path>) -> Result<Mapped> {
     let header = header::parse_bytes(&file, &map)?;
     let mut mapped = Mapped {
         file,
-        map: Arc::new(map),
+        map: Arc::new(MappedFile(map)),
         header,
         record: None,
         target: None,
@@ -108,48 +126,6 @@ pub fn map(path: impl AsRef<Path>) -> Result<Mapped> {
         mapped.target = Some(target);
     }
     Ok(mapped)
-}
-
-/// One tensor of a mapped file, holding the map (see [`Mapped::shared`]). Clone is O(1).
-#[derive(Clone)]
-pub struct MappedTensor {
-    map: Arc<Mmap>,
-    range: std::ops::Range<usize>,
-    entry: Entry,
-}
-
-impl std::fmt::Debug for MappedTensor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MappedTensor")
-            .field("entry", &self.entry)
-            .finish_non_exhaustive()
-    }
-}
-
-impl MappedTensor {
-    /// The tensor's name in the file.
-    pub fn name(&self) -> &str {
-        &self.entry.name
-    }
-
-    /// A zero-copy view of the tensor in the map.
-    pub fn view(&self) -> TensorView<'_> {
-        match view_from_bytes(
-            self.entry.dtype,
-            &self.entry.shape,
-            &self.map[self.range.clone()],
-        ) {
-            Ok(Some(v)) => v,
-            // `Mapped::shared` built this handle only after the same call returned a view, on
-            // the same bytes (the map is read-only).
-            _ => unreachable!("checked by Mapped::shared"),
-        }
-    }
-
-    /// The tensor copied into its own buffer.
-    pub fn to_tensor(&self) -> Tensor {
-        self.view().to_tensor()
-    }
 }
 
 impl Mapped {
@@ -185,12 +161,12 @@ impl Mapped {
 
     /// The mapped file's size in bytes.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.map.bytes().len()
     }
 
     /// Whether the mapped file is empty (never: an empty file does not map).
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.map.bytes().is_empty()
     }
 
     fn entry(&self, name: &str) -> Result<&Entry> {
@@ -208,7 +184,7 @@ impl Mapped {
 
     fn bytes(&self, e: &Entry) -> &[u8] {
         let at = self.header.data_start as usize;
-        &self.map[at + e.start..at + e.end]
+        &self.map.bytes()[at + e.start..at + e.end]
     }
 
     /// A zero-copy view of the tensor `name` in the map.
@@ -219,7 +195,7 @@ impl Mapped {
     /// checked to be 0 or 1, which reads them.
     pub fn view(&self, name: &str) -> Result<TensorView<'_>> {
         let e = self.entry(name)?;
-        match view_from_bytes(e.dtype, &e.shape, self.bytes(e)) {
+        match view_in_place(self.bytes(e), e.dtype, &e.shape) {
             Ok(Some(v)) => Ok(v),
             Ok(None) => Err(IoError::at(
                 &self.file,
@@ -234,41 +210,29 @@ impl Mapped {
         }
     }
 
-    /// A handle on the tensor `name` that keeps the map alive on its own (the map is unmapped
-    /// when the `Mapped` and every handle are dropped); [`MappedTensor::view`] borrows from it
-    /// without copying. Errors as [`Mapped::view`] does.
-    pub fn shared(&self, name: &str) -> Result<MappedTensor> {
-        self.view(name)?;
-        let e = self.entry(name)?.clone();
-        let at = self.header.data_start as usize;
-        Ok(MappedTensor {
-            map: Arc::clone(&self.map),
-            range: at + e.start..at + e.end,
-            entry: e,
-        })
-    }
-
-    /// The tensor `name`, copied out of the map into its own buffer (aligned or not).
+    /// The tensor `name`, viewing the map in place (a [`Tensor::External`] holding the map; no
+    /// copy), or copied into its own buffer when its bytes are not aligned for its dtype.
     pub fn tensor(&self, name: &str) -> Result<Tensor> {
         let e = self.entry(name)?;
-        tensor_from_bytes(e.dtype, &e.shape, self.bytes(e))
+        let at = self.header.data_start as usize;
+        shared_tensor(&self.map, at + e.start, e.byte_len(), e.dtype, &e.shape)
             .map_err(|m| IoError::at(&self.file, name, m))
     }
 
-    /// The value the file holds, as [`load`](super::load) gives it (tensors copied out of the
-    /// map; validation and contracts run).
+    /// The value the file holds, as [`load`](super::load) gives it (validation and contracts
+    /// run), its tensors viewing the map.
     pub fn to_value(&self) -> Result<Value> {
-        load::value_from(&self.file, &self.header, &mut Body::Bytes(&self.map))
+        load::value_from(&self.file, &self.header, &mut Body::Mapped(&self.map))
     }
 
     /// The value as a `T`, as [`load_as`](super::load_as) gives it.
     pub fn to_type<T: ExtensionType>(&self) -> Result<T> {
-        load::type_from::<T>(&self.file, &self.header, &mut Body::Bytes(&self.map))
+        load::type_from::<T>(&self.file, &self.header, &mut Body::Mapped(&self.map))
     }
 
     /// The file's tensors as a `T` under `spec`, as
     /// [`load_components_as`](super::load_components_as) reads them.
     pub fn to_type_with<T: ExtensionType>(&self, spec: &T::Spec) -> Result<T> {
-        load::components_into::<T>(&self.file, &self.header, &mut Body::Bytes(&self.map), spec)
+        load::components_into::<T>(&self.file, &self.header, &mut Body::Mapped(&self.map), spec)
     }
 }

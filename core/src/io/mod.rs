@@ -15,9 +15,10 @@
 //!   `safetensors.numpy.save_file` or `safetensors.torch.save_file`), tensors named by field path,
 //!   under a spec the caller gives. Loading checks what `from_components` checks: dtypes, shapes
 //!   against the spec, validation and shape contracts.
-//! - [`map`] maps the file and checks its header, in time independent of the file's size;
-//!   [`Mapped::view`] gives zero-copy views of the tensors in the map, and [`Mapped::shared`] a
-//!   [`MappedTensor`] handle that keeps the map alive on its own.
+//! - [`map`] maps the file and checks its header, in time independent of the file's size. The
+//!   tensors and values it gives ([`Mapped::tensor`], [`Mapped::to_value`], [`Mapped::to_type`])
+//!   view the map in place: each such tensor is a [`Tensor::External`](crate::Tensor::External)
+//!   that holds the map, which stays mapped while any of them lives. [`Mapped::view`] borrows.
 //! - [`ShardWriter`] / [`ShardReader`]: a stream of values in numbered shard files of bounded
 //!   size.
 //! - [`inspect`]: what a file holds, from its header (the `extype inspect` command).
@@ -47,12 +48,17 @@
 //! Files are laid out by the `safetensors` crate's writer: the header is padded to a multiple of
 //! 8 bytes and tensors are sorted by decreasing element size, so every tensor starts at an
 //! offset that is a multiple of its element size (Python's `safetensors` does the same). A
-//! [`Mapped`] view of such a tensor borrows the map. A file with a misaligned tensor (written by
-//! hand or another tool) still loads: [`load`] reads every tensor into its own buffer anyway, and
-//! [`Mapped::tensor`] copies where [`Mapped::view`] cannot borrow.
+//! [`Mapped`] tensor of such a file views the map. A file with a misaligned tensor (written by
+//! hand or another tool) still loads: [`load`] reads every tensor into its own buffer anyway,
+//! [`Mapped::tensor`] and the values of a [`Mapped`] copy that tensor (only that one), and
+//! [`Mapped::view`] says it cannot borrow it.
 //!
-//! [`Tensor`](crate::Tensor) owns its buffer (an `ndarray` `ArcArray`), so it cannot point into a
-//! map: values built from a [`Mapped`] ([`Mapped::to_value`]) copy their tensors out of it.
+//! What copies from a map, and what does not:
+//! - a field of type [`Tensor`](crate::Tensor), and every tensor of a [`Value`](crate::Value) or
+//!   an anonymous value, holds the map: no copy;
+//! - an ndarray `Array` or `ArcArray` field owns its buffer, so building it copies its tensor
+//!   (declare the field as `Tensor` to keep it in the map);
+//! - a bool tensor's bytes are read once (each must be 0 or 1 to be a Rust `bool`), not copied.
 //!
 //! ## Reading: why extype parses the header itself
 //!
@@ -88,7 +94,7 @@ pub use header::{
 };
 pub use inspect::{FileInfo, TensorInfo, inspect};
 pub use load::{load, load_as, load_components_as};
-pub use map::{Mapped, MappedTensor, map};
+pub use map::{Mapped, map};
 pub use save::save;
 pub use shard::{ShardReader, ShardWriter, shard_name};
 

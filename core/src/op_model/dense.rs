@@ -554,9 +554,18 @@ fn no_dense_default(op: &Op, xs: DenseArgs<'_, '_>) -> Error {
     .into()
 }
 
+/// The operand as a tensor whose arms the kernels match on (an ndarray array inside); `None`
+/// for a [`Tensor::External`], which the kernels read through its view.
+#[inline(always)]
+fn array_tensor<'a>(operand: &Operand<'a>) -> Option<&'a Tensor> {
+    operand
+        .as_tensor()
+        .filter(|t| !matches!(t, Tensor::External(_)))
+}
+
 /// Runs `op`'s dense default ([`run_unchecked`]) on the operands: on the tensors themselves
-/// when every operand is a [`Tensor`], else on views. When some operand is an extension value,
-/// returns `otherwise()`.
+/// when every operand is a [`Tensor`] holding an array, else on views. When some operand is an
+/// extension value, returns `otherwise()`.
 #[inline(always)]
 pub(crate) fn run_operands(
     op: &Op,
@@ -565,12 +574,12 @@ pub(crate) fn run_operands(
     otherwise: impl FnOnce() -> Error,
 ) -> Result<Value> {
     match operands {
-        [a] => match (a.as_tensor(), a.as_view()) {
+        [a] => match (array_tensor(a), a.as_view()) {
             (Some(a), _) => run_unchecked(op, DenseArgs::Tensors(&[a]), args),
             (None, Some(a)) => run_unchecked(op, DenseArgs::Views(&[a]), args),
             (None, None) => Err(otherwise()),
         },
-        [a, b] => match (a.as_tensor(), b.as_tensor()) {
+        [a, b] => match (array_tensor(a), array_tensor(b)) {
             (Some(a), Some(b)) => run_unchecked(op, DenseArgs::Tensors(&[a, b]), args),
             _ => match (a.as_view(), b.as_view()) {
                 (Some(a), Some(b)) => run_unchecked(op, DenseArgs::Views(&[a, b]), args),
@@ -583,7 +592,7 @@ pub(crate) fn run_operands(
 
 /// [`run_operands`] for three or more operands (`None`: some operand is an extension value).
 fn run_many(op: &Op, operands: &[Operand<'_>], args: &OpArgs) -> Option<Result<Value>> {
-    let tensors: Option<SmallVec<[&Tensor; 4]>> = operands.iter().map(Operand::as_tensor).collect();
+    let tensors: Option<SmallVec<[&Tensor; 4]>> = operands.iter().map(array_tensor).collect();
     if let Some(ts) = tensors {
         return Some(run_unchecked(op, DenseArgs::Tensors(&ts), args));
     }

@@ -66,7 +66,8 @@ impl Tensor {
         )
     }
 
-    /// Converts into a shared typed array of static rank `D`; O(1), never copies.
+    /// Converts into a shared typed array of static rank `D`; O(1), never copies — except a
+    /// [`Tensor::External`], whose elements are copied into the array's own buffer.
     #[inline]
     pub fn into_arc_array<T: Element, D: Dimension>(self) -> Result<ArcArray<T, D>> {
         let array = match T::from_tensor(self) {
@@ -85,10 +86,20 @@ impl Tensor {
         self.view().into_array::<T, D>()
     }
 
-    /// The shared array inside, if the dtype is `T`.
+    /// The shared array inside, if the dtype is `T`. Errors for a [`Tensor::External`], which
+    /// holds no array (use [`Tensor::as_array`] for a view, or [`Tensor::into_arc_array`]).
     #[inline]
     pub fn as_arc_array<T: Element>(&self) -> Result<&ArcArray<T, IxDyn>> {
-        T::tensor_array(self).ok_or_else(|| dtype_error::<T>("as_arc_array", self).into())
+        T::tensor_array(self).ok_or_else(|| match self {
+            Tensor::External(_) if self.dtype() == T::DTYPE => TensorError::Bytes {
+                op: "as_arc_array",
+                message: "the tensor views bytes owned elsewhere (a mapped file), not an \
+                          ndarray array; use as_array for a view or into_arc_array for a copy"
+                    .into(),
+            }
+            .into(),
+            _ => dtype_error::<T>("as_arc_array", self).into(),
+        })
     }
 }
 

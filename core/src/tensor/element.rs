@@ -22,10 +22,12 @@ pub trait Element: Copy + Send + Sync + fmt::Debug + 'static + sealed::Sealed {
     /// Wraps a shared array of this element type into a [`Tensor`].
     fn into_tensor(array: ArcArray<Self, IxDyn>) -> Tensor;
 
-    /// Unwraps a [`Tensor`] of this element type; gives the tensor back on a dtype mismatch.
+    /// Unwraps a [`Tensor`] of this element type; gives the tensor back on a dtype mismatch. A
+    /// [`Tensor::External`] of this type is copied into a new array.
     fn from_tensor(tensor: Tensor) -> Result<ArcArray<Self, IxDyn>, Tensor>;
 
-    /// Borrows the array inside a [`Tensor`] of this element type.
+    /// Borrows the array inside a [`Tensor`] of this element type (`None` for another dtype or
+    /// a [`Tensor::External`], which holds no array).
     fn tensor_array(tensor: &Tensor) -> Option<&ArcArray<Self, IxDyn>>;
 
     /// Wraps a view of this element type into a [`TensorView`].
@@ -50,6 +52,10 @@ macro_rules! impl_element {
             fn from_tensor(tensor: Tensor) -> Result<ArcArray<Self, IxDyn>, Tensor> {
                 match tensor {
                     Tensor::$variant(a) => Ok(a),
+                    Tensor::External(e) if e.dtype() == DType::$variant => match e.view() {
+                        TensorView::$variant(v) => Ok(v.to_shared()),
+                        _ => unreachable!("an external tensor's view has its dtype"),
+                    },
                     other => Err(other),
                 }
             }

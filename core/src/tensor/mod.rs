@@ -9,6 +9,7 @@
 mod convert;
 mod display;
 mod element;
+mod external;
 mod spec;
 mod view;
 
@@ -18,6 +19,8 @@ use crate::dtype::DType;
 
 pub(crate) use display::fmt_elements;
 pub use element::Element;
+pub use external::{ExternalBytes, ExternalTensor};
+pub(crate) use external::{bad_bool, try_external, view_in_place, with_element};
 pub use spec::TensorSpec;
 pub use view::TensorView;
 
@@ -41,7 +44,31 @@ macro_rules! each_variant {
 }
 pub(crate) use each_variant;
 
+/// Applies `$body` to the `ArcArray` inside a [`Tensor`] that is not [`Tensor::External`] (the
+/// caller handles that variant first).
+macro_rules! each_array {
+    ($value:expr, $a:ident => $body:expr) => {
+        match $value {
+            Tensor::Bool($a) => $body,
+            Tensor::I8($a) => $body,
+            Tensor::I16($a) => $body,
+            Tensor::I32($a) => $body,
+            Tensor::I64($a) => $body,
+            Tensor::U8($a) => $body,
+            Tensor::U16($a) => $body,
+            Tensor::U32($a) => $body,
+            Tensor::U64($a) => $body,
+            Tensor::F32($a) => $body,
+            Tensor::F64($a) => $body,
+            Tensor::External(_) => unreachable!("handled by the caller"),
+        }
+    };
+}
+
 /// A dtype-erased n-d array with shared storage: clone is O(1).
+///
+/// One variant per dtype holds an ndarray `ArcArray`; [`Tensor::External`] views bytes owned
+/// elsewhere (a memory-mapped file) in place.
 ///
 /// ```
 /// use extype_core::{DType, Tensor};
@@ -53,7 +80,7 @@ pub(crate) use each_variant;
 /// let back: ndarray::Array2<f32> = t.into_array().unwrap(); // moved back, no copy
 /// assert_eq!(back[[1, 0]], 3.0);
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 #[allow(missing_docs)] // one variant per DType, named like it
 pub enum Tensor {
     Bool(ArcArray<bool, IxDyn>),
@@ -67,6 +94,16 @@ pub enum Tensor {
     U64(ArcArray<u64, IxDyn>),
     F32(ArcArray<f32, IxDyn>),
     F64(ArcArray<f64, IxDyn>),
+    /// Elements in bytes owned elsewhere, viewed in place (see [`Tensor::from_external`]).
+    External(ExternalTensor),
+}
+
+/// Equal when the dtypes, shapes and elements are (as ndarray compares arrays), whatever holds
+/// the elements.
+impl PartialEq for Tensor {
+    fn eq(&self, other: &Tensor) -> bool {
+        self.view() == other.view()
+    }
 }
 
 impl Tensor {
@@ -85,13 +122,17 @@ impl Tensor {
             Tensor::U64(_) => DType::U64,
             Tensor::F32(_) => DType::F32,
             Tensor::F64(_) => DType::F64,
+            Tensor::External(e) => e.dtype(),
         }
     }
 
     /// The concrete shape.
     #[inline]
     pub fn shape(&self) -> &[usize] {
-        each_variant!(Tensor, self, a => a.shape())
+        match self {
+            Tensor::External(e) => e.shape(),
+            _ => each_array!(self, a => a.shape()),
+        }
     }
 
     /// The number of axes.
@@ -103,7 +144,10 @@ impl Tensor {
     /// The number of elements.
     #[inline]
     pub fn len(&self) -> usize {
-        each_variant!(Tensor, self, a => a.len())
+        match self {
+            Tensor::External(e) => e.len(),
+            _ => each_array!(self, a => a.len()),
+        }
     }
 
     /// Whether the tensor has no elements (some axis has size 0).
@@ -115,11 +159,18 @@ impl Tensor {
     /// A borrowed view.
     #[inline]
     pub fn view(&self) -> TensorView<'_> {
-        each_variant!(Tensor, self, a => Element::into_view(a.view()))
+        match self {
+            Tensor::External(e) => e.view(),
+            _ => each_array!(self, a => Element::into_view(a.view())),
+        }
     }
 
     /// Whether this tensor is the only owner of its data (so converting it to an `Array` moves).
+    /// Never for a [`Tensor::External`], whose bytes an `Array` cannot take over.
     pub fn is_unique(&self) -> bool {
-        each_variant!(Tensor, self, a => a.is_unique())
+        match self {
+            Tensor::External(_) => false,
+            _ => each_array!(self, a => a.is_unique()),
+        }
     }
 }
