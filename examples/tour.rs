@@ -76,7 +76,7 @@ fn main() -> extype::Result<()> {
     let back: MaskedTensor = extype::io::load_as(&path)?;
     println!("loaded back equal: {}", back == m);
     let mapped = extype::io::map(&path)?;
-    println!("mapped, view of `mask`: {:?}", mapped.view("mask")?.shape());
+    println!("mapped, `mask` viewing the file in place: {}", mapped.tensor("mask")?);
     let _ = std::fs::remove_dir_all(&dir);
 
     println!("\n== Shape patterns");
