@@ -76,7 +76,10 @@ fn main() -> extype::Result<()> {
     let back: MaskedTensor = extype::io::load_as(&path)?;
     println!("loaded back equal: {}", back == m);
     let mapped = extype::io::map(&path)?;
-    println!("mapped, `mask` viewing the file in place: {}", mapped.tensor("mask")?);
+    println!(
+        "mapped, `mask` viewing the file in place: {}",
+        mapped.tensor("mask")?
+    );
     let _ = std::fs::remove_dir_all(&dir);
 
     println!("\n== Shape patterns");

@@ -6,6 +6,7 @@ use super::format::{TENSOR_TYPE, records};
 use super::load;
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::serial::any_spec_from_json;
 use crate::spec_tree::SpecTree;
 
 /// One tensor of a file, as [`inspect`] reports it.
@@ -61,8 +62,12 @@ pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
     if let Some((shard, list)) = records(&file, &header.metadata)? {
         for (i, r) in list.iter().enumerate() {
             info.types.push(r.type_name.clone());
+            // A type registered in this program prints as its spec does (fields in declaration
+            // order); another prints from the document (fields in key order).
             let compact = if r.type_name == TENSOR_TYPE {
                 r.spec.clone()
+            } else if let Ok(spec) = any_spec_from_json(&r.spec) {
+                spec.to_string()
             } else {
                 SpecTree::from_json(&r.spec).map_or_else(|_| r.spec.clone(), |t| t.to_string())
             };
