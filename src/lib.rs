@@ -43,11 +43,14 @@
 //! | `Array<T, D>`, `ArcArray<T, D>` (any dimension), [`Tensor`] | [`TensorSpec`] (static rank from `D`) | one |
 //! | a type deriving `ExtensionType` | its spec | its components, depth first |
 //! | `Option<F>`, `Box<F>`, `Vec<F>`, `[F; N]`, tuples, `BTreeMap<String, F>` | the same container of specs (a `Vec`'s length and an `Option`'s presence are static) | in order; map entries by key |
-//! | `bool`, integers, floats, `String`, [`DType`], [`Shape`], types declared with [`static_field!`] | the value itself (static data) | none |
+//! | `bool`, integers, floats, `String`, [`DType`], types declared with [`static_field!`] | the value itself (static data; compatible only when equal) | none |
+//! | [`Shape`], [`TensorSpec`] kept as static data | the value itself, compared loosely as in TensorFlow: compatible when the shapes are (and the dtypes equal), relaxed to their join (`[2]` and `[5]` to `[!1]`) | none |
 //!
 //! It generates `FooSpec` (public fields mirroring `Foo`, so partial specs can be written by
-//! hand), `impl ExtensionType for Foo`, `impl TypeSpec for FooSpec` (with Clone, Debug, Eq, Hash
-//! and Display), `Foo::try_new(fields…)` (the checked constructor), and a registry entry.
+//! hand), `impl ExtensionType for Foo`, `impl TypeSpec for FooSpec` (with Clone, Debug, Eq, Hash,
+//! Display, and serde's `Serialize` / `Deserialize` as exactly the JSON document of
+//! [`serial::spec_to_json`] / [`serial::spec_from_json`]), `Foo::try_new(fields…)` (the checked
+//! constructor), and a registry entry.
 //!
 //! Attributes on the struct, `#[extype(...)]`:
 //! - `name = "pkg.Foo"`: the registered name (dotted identifiers). Default: the module path and

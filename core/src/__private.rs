@@ -8,6 +8,7 @@
 //! registry entry in [`mod@crate::registry`], op arguments beside [`Operand`].
 
 pub use inventory;
+pub use serde;
 
 /// The derived-type runtime: struct tables and the field-by-field logic over them.
 pub mod derived {
@@ -31,6 +32,7 @@ pub use crate::ops::catalog;
 pub use crate::ops::operand::{arg_extension, arg_tensor, arg_value};
 pub use crate::ops::{AsOperand, Inferred, OpKind, Operand};
 pub use crate::registry::RegistryEntry;
+pub use crate::serial::json::{deserialize_spec, serialize_spec};
 pub use crate::shape::Shape;
 pub use crate::spec::{ExtensionType, TensorSpec, TypeSpec, Value, ValueSpec, registered_name};
 pub use crate::spec_tree::{NamedSpec, SpecTree, write_struct};

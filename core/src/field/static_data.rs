@@ -1,7 +1,9 @@
 //! Static fields: data stored in the spec itself (bool, integers, floats as [`ExactFloat`],
 //! `String`, [`DType`], [`Shape`], `()`, `PhantomData`, and user types declared with
 //! [`static_field!`](crate::static_field) after implementing [`StaticValue`]). No components;
-//! two specs are compatible only when equal.
+//! two specs are compatible only when equal — except shape-like data, as in TensorFlow: two
+//! [`Shape`]s (or two [`TensorSpec`]s kept as static data) are compatible when their shapes are
+//! (and dtypes equal), and relax to their join (`[2]` and `[5]` to `[!1]`, a size other than 1; `[2]` and `[2, 3]` to unknown rank).
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -46,9 +48,26 @@ pub trait StaticValue: Clone + fmt::Debug + Eq + Hash + Send + Sync + 'static {
 
 /// Declares types implementing [`StaticValue`] as static fields: their spec is the value itself,
 /// they have no components, and two specs are compatible only when equal.
+///
+/// (The `@loose` form is internal: [`Shape`] and [`TensorSpec`] fields use it to compare and
+/// relax loosely, as TensorFlow does for `TensorShape` and `TensorSpec` fields.)
 #[macro_export]
 macro_rules! static_field {
+    (@loose $t:ty, $compatible:expr, $join:expr) => {
+        $crate::static_field!(@impl $t, $compatible, $join);
+    };
     ($($t:ty),* $(,)?) => {$(
+        $crate::static_field!(
+            @impl $t,
+            |a: &$t, b: &$t| a == b,
+            |a: &$t, b: &$t| if a == b {
+                ::core::option::Option::Some(::core::clone::Clone::clone(a))
+            } else {
+                ::core::option::Option::None
+            }
+        );
+    )*};
+    (@impl $t:ty, $compatible:expr, $join:expr) => {
         impl $crate::__private::Field for $t {
             type Spec = $t;
 
@@ -108,19 +127,17 @@ macro_rules! static_field {
 
             #[inline]
             fn spec_is_compatible(a: &$t, b: &$t) -> bool {
-                a == b
+                let compatible: fn(&$t, &$t) -> bool = $compatible;
+                compatible(a, b)
             }
 
             #[inline]
             fn spec_most_specific_compatible(a: &$t, b: &$t) -> ::core::option::Option<$t> {
-                if a == b {
-                    ::core::option::Option::Some(::core::clone::Clone::clone(a))
-                } else {
-                    ::core::option::Option::None
-                }
+                let join: fn(&$t, &$t) -> ::core::option::Option<$t> = $join;
+                join(a, b)
             }
         }
-    )*};
+    };
 }
 
 macro_rules! static_int {
@@ -204,7 +221,27 @@ impl StaticValue for () {
     }
 }
 
-static_field!(bool, String, DType, Shape, ());
+static_field!(bool, String, DType, ());
+
+impl StaticValue for TensorSpec {
+    fn to_spec_value(&self) -> SpecTree {
+        SpecTree::TensorSpec(self.clone())
+    }
+    fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self> {
+        match value {
+            SpecTree::TensorSpec(t) => Ok(t.clone()),
+            other => Err(data_error(path, "a tensor spec", other)),
+        }
+    }
+}
+
+// Shape-like static data compares and relaxes loosely, as TensorFlow's `TensorShape` and
+// `TensorSpec` fields do: two shapes are compatible when some concrete shape fits both, and relax
+// to their join (`[2]` and `[5]` give `[?]`); a `TensorSpec` likewise, when the dtypes agree.
+static_field!(@loose Shape, Shape::is_compatible_with, |a: &Shape, b: &Shape| Some(
+    a.most_specific_compatible(b)
+));
+static_field!(@loose TensorSpec, TensorSpec::is_compatible_with, TensorSpec::most_specific_compatible);
 
 /// A marker for generic types (`struct Foo<T> { …, _t: PhantomData<T> }`): no components,
 /// serialized as `none`, always compatible.
@@ -326,5 +363,25 @@ mod tests {
         let err = u8::spec_from_value(&SpecTree::Int(300), &FieldPath::Root).unwrap_err();
         assert!(err.to_string().contains("range of u8"), "{err}");
         assert!(<Vec<u8>>::spec_most_specific_compatible(&vec![1], &vec![1, 2]).is_none());
+    }
+
+    #[test]
+    fn shape_like_static_data_relaxes_to_the_join() {
+        let two: Shape = "[2]".parse().unwrap();
+        let five: Shape = "[5]".parse().unwrap();
+        assert!(!Shape::spec_is_compatible(&two, &five));
+        assert!(Shape::spec_is_compatible(&two, &"[?]".parse().unwrap()));
+        let joined = Shape::spec_most_specific_compatible(&two, &five).unwrap();
+        assert_eq!(joined.to_string(), "[!1]");
+        assert!(Shape::spec_is_compatible(&joined, &two));
+        let f = TensorSpec::new(two.clone(), DType::F32);
+        let g = TensorSpec::new(five, DType::F32);
+        assert_eq!(
+            TensorSpec::spec_most_specific_compatible(&f, &g).map(|t| t.shape.to_string()),
+            Some("[!1]".into())
+        );
+        let h = TensorSpec::new(two, DType::I32);
+        assert!(!TensorSpec::spec_is_compatible(&f, &h));
+        assert_eq!(TensorSpec::spec_most_specific_compatible(&f, &h), None);
     }
 }
