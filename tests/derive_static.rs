@@ -66,3 +66,199 @@ fn other_static_data_stays_equal_only() {
     assert!(!x.is_compatible_with(&z.spec()));
     assert_eq!(x.most_specific_compatible(&z.spec()), None);
 }
+
+/// `#[extype(static)]`: numbers kept in the spec on purpose; `#[extype(skip)]`: a cache that is
+/// neither a component nor in the spec.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.static.Filtered")]
+pub struct Filtered {
+    pub values: ArrayD<f32>,
+    #[extype(static)]
+    pub coefficients: Vec<f32>,
+    #[extype(static)]
+    pub window: [u32; 2],
+    #[extype(skip)]
+    pub cache: Option<std::sync::Arc<Vec<f32>>>,
+    #[extype(skip)]
+    pub hits: u64,
+}
+
+fn filtered(coefficients: Vec<f32>) -> Filtered {
+    Filtered {
+        values: ArrayD::from_shape_vec(IxDyn(&[3]), vec![1.0, 2.0, 3.0]).unwrap(),
+        coefficients,
+        window: [2, 4],
+        cache: Some(std::sync::Arc::new(vec![9.0])),
+        hits: 7,
+    }
+}
+
+#[test]
+fn static_fields_are_spec_data_and_skipped_fields_are_not_in_the_spec() {
+    let value = filtered(vec![0.5, 0.25]);
+    let spec = value.spec();
+    assert_eq!(spec.coefficients.len(), 2);
+    assert_eq!(spec.coefficients[0].0, 0.5);
+    assert_eq!(spec.window, [2, 4]);
+    assert_eq!(spec.component_specs().len(), 1);
+    let text = spec.to_string();
+    assert!(
+        text.contains("coefficients") && !text.contains("cache") && !text.contains("hits"),
+        "{text}"
+    );
+    let json = spec_to_json(&spec).unwrap();
+    assert!(!json.contains("cache") && !json.contains("hits"), "{json}");
+    assert_eq!(spec_from_json::<FilteredSpec>(&json).unwrap(), spec);
+}
+
+#[test]
+fn static_and_skipped_fields_survive_a_round_trip_through_components() {
+    let value = filtered(vec![0.5, 0.25]);
+    let spec = value.spec();
+    let components = value.clone().into_components();
+    assert_eq!(components.len(), 1);
+    let rebuilt = spec.from_components(components).unwrap();
+    assert_eq!(rebuilt.coefficients, vec![0.5, 0.25]);
+    assert_eq!(rebuilt.window, [2, 4]);
+    // Skipped fields come back as `Default::default()`.
+    assert_eq!(rebuilt.cache, None);
+    assert_eq!(rebuilt.hits, 0);
+    assert_eq!(rebuilt.values, value.values);
+    // Through the JSON of the spec and the registry too.
+    let loaded: FilteredSpec = spec_from_json(&spec_to_json(&spec).unwrap()).unwrap();
+    let again = loaded
+        .from_components(value.clone().into_components())
+        .unwrap();
+    assert_eq!(again, rebuilt);
+    // And through the registry, by name (the erased path), dropping what it rebuilt.
+    let by_name = extype::registry()
+        .rebuild(&spec.serialize(), value.clone().into_components())
+        .unwrap();
+    assert_eq!(by_name.type_name(), "tests.static.Filtered");
+    assert_eq!(by_name.downcast::<Filtered>().unwrap(), rebuilt);
+}
+
+#[test]
+fn static_numbers_compare_by_equality() {
+    let a = filtered(vec![0.5, 0.25]).spec();
+    let b = filtered(vec![0.5, 0.125]).spec();
+    assert!(!a.is_compatible_with(&b));
+    assert_eq!(a.most_specific_compatible(&b), None);
+    assert!(a.is_compatible_with(&filtered(vec![0.5, 0.25]).spec()));
+}
+
+/// `#[derive(StaticValue)]`: an enum of unit variants, stored as the variant's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, extype::StaticValue)]
+pub enum Interp {
+    Linear,
+    Nearest,
+    r#Cubic,
+}
+
+/// A struct of static values, stored field by field.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, extype::StaticValue)]
+pub struct Resample {
+    pub interp: Interp,
+    pub factor: u32,
+    pub r#type: String,
+}
+
+/// A tuple struct, stored as a tuple; a unit struct, as the empty tuple.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, extype::StaticValue)]
+pub struct Window(pub u32, pub Option<Interp>);
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, extype::StaticValue)]
+pub struct Marker;
+
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.static.Resampled")]
+pub struct Resampled {
+    pub values: ArrayD<f32>,
+    pub interp: Interp,
+    pub resample: Resample,
+    pub window: Window,
+    pub marker: Marker,
+    /// Static values are sequence items (unlike plain numbers).
+    pub history: Vec<Interp>,
+}
+
+fn resampled(interp: Interp) -> Resampled {
+    Resampled {
+        values: ArrayD::zeros(IxDyn(&[4])),
+        interp,
+        resample: Resample {
+            interp: Interp::Nearest,
+            factor: 2,
+            r#type: "box".into(),
+        },
+        window: Window(3, Some(Interp::Cubic)),
+        marker: Marker,
+        history: vec![Interp::Linear, Interp::Cubic],
+    }
+}
+
+#[test]
+fn derived_static_values_are_spec_data() {
+    use extype::StaticValue as _;
+    assert_eq!(
+        Interp::Linear.to_spec_value(),
+        extype::SpecTree::Str("Linear".into())
+    );
+    assert_eq!(
+        Interp::Cubic.to_spec_value(),
+        extype::SpecTree::Str("Cubic".into())
+    );
+    let value = resampled(Interp::Linear);
+    let spec = value.spec();
+    assert_eq!(spec.interp, Interp::Linear);
+    assert_eq!(spec.resample.factor, 2);
+    assert_eq!(spec.component_specs().len(), 1);
+    let json = spec_to_json(&spec).unwrap();
+    assert!(
+        json.contains("\"Linear\"") && json.contains("\"type\":\"box\""),
+        "{json}"
+    );
+    let back: ResampledSpec = spec_from_json(&json).unwrap();
+    assert_eq!(back, spec);
+    let rebuilt = back
+        .from_components(value.clone().into_components())
+        .unwrap();
+    assert_eq!(rebuilt, value);
+    // Static data: compatible only when equal.
+    assert!(!spec.is_compatible_with(&resampled(Interp::Nearest).spec()));
+    assert!(spec.is_compatible_with(&resampled(Interp::Linear).spec()));
+}
+
+#[test]
+fn derived_static_values_reject_bad_data_with_the_path() {
+    use extype::StaticValue as _;
+    use extype::{FieldPath, SpecTree};
+    let err = Interp::from_spec_value(&SpecTree::Str("Bilinear".into()), &FieldPath::Root)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`Interp`") && err.contains("\"Linear\", \"Nearest\", \"Cubic\""),
+        "{err}"
+    );
+    let json = spec_to_json(&resampled(Interp::Linear).spec()).unwrap();
+    let bad = json.replacen("\"Nearest\"", "\"Nearest2\"", 1);
+    let err = spec_from_json::<ResampledSpec>(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("resample.interp"), "{err}");
+    let bad = json.replacen("\"factor\"", "\"fcator\"", 1);
+    let err = spec_from_json::<ResampledSpec>(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`factor`") && err.contains("resample"),
+        "{err}"
+    );
+    let err = Window::from_spec_value(&SpecTree::Tuple(vec![SpecTree::Int(1)]), &FieldPath::Root)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("a tuple of 2") && err.contains("`Window`"),
+        "{err}"
+    );
+}

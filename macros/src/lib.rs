@@ -64,6 +64,7 @@ mod check;
 mod ctxt;
 mod dispatch;
 mod expand;
+mod static_value;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
@@ -74,6 +75,16 @@ use syn::{DeriveInput, parse_macro_input};
 pub fn derive_extension_type(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input).into()
+}
+
+/// Derives `StaticValue` (and declares the type a static field, as `extype::static_field!`
+/// does) for an enum of unit variants, serialized as the variant's name, or a struct whose fields
+/// are static values, serialized field by field. The type must also derive (or implement)
+/// `Clone`, `Debug`, `PartialEq`, `Eq` and `Hash`. See the `extype` crate documentation.
+#[proc_macro_derive(StaticValue)]
+pub fn derive_static_value(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    static_value::derive(&input).into()
 }
 
 /// Registers a dispatch handler: `#[dispatch(Add)] fn masked_add(x: &MaskedTensor, y: &MaskedTensor)

@@ -48,6 +48,7 @@
 //! ([`StaticValue`], [`ExactFloat`]) and containers, and the per-field-type table the derive's
 //! struct tables point to ([`FieldOps`], reached as [`Field::OPS`]).
 
+mod as_static;
 mod components;
 mod container;
 mod path;
@@ -55,9 +56,16 @@ mod static_data;
 mod table;
 mod tensor;
 
+pub use as_static::{Static, StaticData};
 pub use components::{Components, PathSink, Sink, check_tensor};
+pub use container::SequenceItem;
 pub use path::FieldPath;
 pub use static_data::{ExactFloat, StaticValue};
+#[doc(hidden)]
+pub use static_data::{
+    static_struct_items, static_struct_to_value, static_tuple_items, static_variant_from_value,
+    static_variant_to_value,
+};
 #[doc(hidden)]
 pub use table::FieldOps;
 
@@ -99,7 +107,7 @@ pub fn data_error(path: &FieldPath<'_>, expected: impl Into<String>, found: &Spe
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of an extension type",
     label = "unsupported field type",
-    note = "a field may be a tensor (`Array<T, D>`, `ArcArray<T, D>`, `extype::Tensor`), a type deriving `ExtensionType`, static data (bool, integers, floats, `String`, `DType`, `Shape`, or a type declared with `extype::static_field!`), or an `Option`, `Vec`, `Box`, array, tuple or `BTreeMap<String, _>` of fields",
+    note = "a field may be a tensor (`Array<T, D>`, `ArcArray<T, D>`, `extype::Tensor`), a type deriving `ExtensionType`, static data (bool, integers, floats, `String`, `DType`, `Shape`, `TensorSpec`, or a type deriving `StaticValue`), or an `Option`, `Vec`, `Box`, array, tuple or `BTreeMap<String, _>` of fields; a field the spec should not hold is marked `#[extype(skip)]`",
     note = "an ndarray array must come from ndarray 0.17, the version extype is built on (re-exported as `extype::ndarray`): arrays of another ndarray version are other types"
 )]
 pub trait Field: Sized + Send + Sync + 'static {

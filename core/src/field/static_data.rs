@@ -46,6 +46,94 @@ pub trait StaticValue: Clone + fmt::Debug + Eq + Hash + Send + Sync + 'static {
     fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self>;
 }
 
+// Runtime of `#[derive(StaticValue)]`: the generated methods are one call each into these.
+
+/// The spec value of a unit variant: its name. (What `#[derive(StaticValue)]` writes for enums.)
+#[doc(hidden)]
+pub fn static_variant_to_value(name: &'static str) -> SpecTree {
+    SpecTree::Str(name.into())
+}
+
+/// The index in `variants` of the variant a spec value names; an error names `path`, the type
+/// and the variants it has.
+#[doc(hidden)]
+pub fn static_variant_from_value(
+    value: &SpecTree,
+    path: &FieldPath<'_>,
+    type_name: &str,
+    variants: &[&str],
+) -> Result<usize> {
+    if let SpecTree::Str(name) = value
+        && let Some(index) = variants.iter().position(|v| v == name)
+    {
+        return Ok(index);
+    }
+    let listed: Vec<String> = variants.iter().map(|v| format!("{v:?}")).collect();
+    Err(data_error(
+        path,
+        format!("a variant of `{type_name}`: one of {}", listed.join(", ")),
+        value,
+    ))
+}
+
+/// A struct's fields as a spec value: a map by field name.
+#[doc(hidden)]
+pub fn static_struct_to_value(keys: &[&str], values: Vec<SpecTree>) -> SpecTree {
+    SpecTree::Map(keys.iter().map(|k| (*k).to_string()).zip(values).collect())
+}
+
+/// The values of a struct's fields, in the order of `keys`, from a map holding exactly those
+/// keys; an error names `path`, the type and its fields.
+#[doc(hidden)]
+pub fn static_struct_items<'v>(
+    value: &'v SpecTree,
+    path: &FieldPath<'_>,
+    type_name: &str,
+    keys: &[&str],
+) -> Result<Vec<&'v SpecTree>> {
+    if let SpecTree::Map(entries) = value
+        && entries.len() == keys.len()
+        && let Some(items) = keys
+            .iter()
+            .map(|k| entries.get(*k))
+            .collect::<Option<Vec<_>>>()
+    {
+        return Ok(items);
+    }
+    let listed: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+    Err(data_error(
+        path,
+        format!(
+            "a map of the fields of `{type_name}` ({})",
+            if listed.is_empty() {
+                "none".to_string()
+            } else {
+                listed.join(", ")
+            }
+        ),
+        value,
+    ))
+}
+
+/// The values of a tuple struct's fields from a tuple of exactly `len`; an error names `path`
+/// and the type.
+#[doc(hidden)]
+pub fn static_tuple_items<'v>(
+    value: &'v SpecTree,
+    path: &FieldPath<'_>,
+    type_name: &str,
+    len: usize,
+) -> Result<Vec<&'v SpecTree>> {
+    match value {
+        SpecTree::Tuple(items) if items.len() == len => Ok(items.iter().collect()),
+        other => Err(data_error(
+            path,
+            format!("a tuple of {len} (the fields of `{type_name}`)"),
+            other,
+        )),
+    }
+}
+
 /// Declares types implementing [`StaticValue`] as static fields: their spec is the value itself,
 /// they have no components, and two specs are compatible only when equal.
 ///
@@ -54,11 +142,14 @@ pub trait StaticValue: Clone + fmt::Debug + Eq + Hash + Send + Sync + 'static {
 #[macro_export]
 macro_rules! static_field {
     (@loose $t:ty, $compatible:expr, $join:expr) => {
-        $crate::static_field!(@impl $t, $compatible, $join);
+        $crate::static_field!(@field $t, $compatible, $join);
+        $crate::__static_data!($t);
+        impl $crate::__private::SequenceItem for $t {}
     };
-    ($($t:ty),* $(,)?) => {$(
+    // Plain numbers and `bool`: static fields, but not items of a `Vec` or array field.
+    (@plain $($t:ty),*) => {$(
         $crate::static_field!(
-            @impl $t,
+            @field $t,
             |a: &$t, b: &$t| a == b,
             |a: &$t, b: &$t| if a == b {
                 ::core::option::Option::Some(::core::clone::Clone::clone(a))
@@ -66,8 +157,9 @@ macro_rules! static_field {
                 ::core::option::Option::None
             }
         );
+        $crate::__static_data!($t);
     )*};
-    (@impl $t:ty, $compatible:expr, $join:expr) => {
+    (@field $t:ty, $compatible:expr, $join:expr) => {
         impl $crate::__private::Field for $t {
             type Spec = $t;
 
@@ -138,6 +230,10 @@ macro_rules! static_field {
             }
         }
     };
+    ($($t:ty),* $(,)?) => {$(
+        $crate::static_field!(@plain $t);
+        impl $crate::__private::SequenceItem for $t {}
+    )*};
 }
 
 macro_rules! static_int {
@@ -155,7 +251,7 @@ macro_rules! static_int {
                 }
             }
         }
-        static_field!($t);
+        static_field!(@plain $t);
     )*};
 }
 
@@ -221,7 +317,8 @@ impl StaticValue for () {
     }
 }
 
-static_field!(bool, String, DType, ());
+static_field!(@plain bool);
+static_field!(String, DType, ());
 
 impl StaticValue for TensorSpec {
     fn to_spec_value(&self) -> SpecTree {
@@ -245,6 +342,8 @@ static_field!(@loose TensorSpec, TensorSpec::is_compatible_with, TensorSpec::mos
 
 /// A marker for generic types (`struct Foo<T> { …, _t: PhantomData<T> }`): no components,
 /// serialized as `none`, always compatible.
+impl<T: Send + Sync + 'static> super::SequenceItem for std::marker::PhantomData<T> {}
+
 impl<T: Send + Sync + 'static> Field for std::marker::PhantomData<T> {
     type Spec = std::marker::PhantomData<T>;
 
@@ -362,7 +461,7 @@ mod tests {
         assert_eq!(u32::spec_most_specific_compatible(&3, &4), None);
         let err = u8::spec_from_value(&SpecTree::Int(300), &FieldPath::Root).unwrap_err();
         assert!(err.to_string().contains("range of u8"), "{err}");
-        assert!(<Vec<u8>>::spec_most_specific_compatible(&vec![1], &vec![1, 2]).is_none());
+        assert!(<Vec<String>>::spec_most_specific_compatible(&vec!["a".into()], &vec![]).is_none());
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub fn definition(g: &Gen) -> TokenStream {
         "The spec of [`{}`]: its static data, and a `TensorSpec` per tensor field.",
         g.ident()
     );
-    let fields = g.fields().iter().map(|f| {
+    let fields = g.spec_fields().map(|f| {
         let vis = f.vis;
         let spec_ty = spec_of(f);
         let doc = format!("Spec of `{}`.", f.path);
