@@ -10,10 +10,9 @@
 use std::fmt;
 use std::hash::Hash;
 
-use super::{Components, ExactFloat, Field, FieldPath, Sink, data_error};
+use super::{Components, ExactFloat, Field, FieldPath, data_error};
 use crate::error::Result;
 use crate::spec_tree::SpecTree;
-use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// A type whose values can be kept in a spec by `#[extype(static)]`: every [`StaticValue`](super::StaticValue)
 /// (bool, integers, `String`, `DType`, `Shape`, `TensorSpec`, types declared with
@@ -111,14 +110,7 @@ impl<T: StaticData> StaticData for Vec<T> {
         SpecTree::List(spec.iter().map(T::spec_to_value).collect())
     }
     fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
-        match value {
-            SpecTree::List(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| T::spec_from_value(v, &path.index(i)))
-                .collect(),
-            other => Err(data_error(path, "a list", other)),
-        }
+        super::container::list_from_value(value, path, T::spec_from_value)
     }
 }
 
@@ -213,17 +205,7 @@ impl<T: StaticData> Field for Static<T> {
     fn field_spec(&self) -> Self::Spec {
         self.0.to_spec()
     }
-    #[inline]
-    fn num_components(_spec: &Self::Spec) -> usize {
-        0
-    }
-    #[inline]
-    fn component_specs(_spec: &Self::Spec, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorSpec>) {
-    }
-    #[inline]
-    fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorView<'a>>) {}
-    #[inline]
-    fn push_components(self, _path: &FieldPath<'_>, _out: &mut dyn Sink<Tensor>) {}
+    crate::__no_components!();
     #[inline]
     fn from_components(
         spec: &Self::Spec,

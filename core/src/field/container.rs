@@ -163,14 +163,7 @@ impl<F: SequenceItem> Field for Vec<F> {
         )
     }
     fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
-        match value {
-            SpecTree::List(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| F::spec_from_value(v, &path.index(i)))
-                .collect(),
-            other => Err(data_error(path, "a list", other)),
-        }
+        list_from_value(value, path, F::spec_from_value)
     }
     fn spec_is_compatible(a: &Self::Spec, b: &Self::Spec) -> bool {
         a.len() == b.len() && a.iter().zip(b).all(|(a, b)| F::spec_is_compatible(a, b))
@@ -233,6 +226,22 @@ impl<F: Field> Field for Box<F> {
     }
     fn spec_most_specific_compatible(a: &Self::Spec, b: &Self::Spec) -> Option<Self::Spec> {
         F::spec_most_specific_compatible(a, b).map(Box::new)
+    }
+}
+
+/// The items of a list spec value, each read by `item` at its path `[i]`.
+pub(super) fn list_from_value<S>(
+    value: &SpecTree,
+    path: &FieldPath<'_>,
+    item: impl Fn(&SpecTree, &FieldPath<'_>) -> Result<S>,
+) -> Result<Vec<S>> {
+    match value {
+        SpecTree::List(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| item(v, &path.index(i)))
+            .collect(),
+        other => Err(data_error(path, "a list", other)),
     }
 }
 

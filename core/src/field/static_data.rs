@@ -8,12 +8,12 @@
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-use super::{Components, Field, FieldPath, Sink, data_error};
+use super::{Components, Field, FieldPath, data_error};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::Shape;
 use crate::spec_tree::SpecTree;
-use crate::tensor::{Tensor, TensorSpec, TensorView};
+use crate::tensor::TensorSpec;
 
 /// Static (non-tensor) data that can be a field: stored in the spec, compared by equality,
 /// serialized to a [`SpecTree`]. Implement it, then declare the field type with
@@ -134,6 +134,41 @@ pub fn static_tuple_items<'v>(
     }
 }
 
+/// The `Field` methods of a field type without components (static data, markers): no component
+/// specs, views or components. Expanded inside those `Field` impls; not meant to be called
+/// directly.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __no_components {
+    () => {
+        #[inline]
+        fn num_components(_spec: &Self::Spec) -> usize {
+            0
+        }
+        #[inline]
+        fn component_specs(
+            _spec: &Self::Spec,
+            _path: &$crate::__private::FieldPath<'_>,
+            _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorSpec>,
+        ) {
+        }
+        #[inline]
+        fn push_views<'a>(
+            &'a self,
+            _path: &$crate::__private::FieldPath<'_>,
+            _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorView<'a>>,
+        ) {
+        }
+        #[inline]
+        fn push_components(
+            self,
+            _path: &$crate::__private::FieldPath<'_>,
+            _out: &mut dyn $crate::__private::Sink<$crate::__private::Tensor>,
+        ) {
+        }
+    };
+}
+
 /// Declares types implementing [`StaticValue`] as static fields: their spec is the value itself,
 /// they have no components, and two specs are compatible only when equal.
 ///
@@ -168,34 +203,7 @@ macro_rules! static_field {
                 ::core::clone::Clone::clone(self)
             }
 
-            #[inline]
-            fn num_components(_spec: &$t) -> usize {
-                0
-            }
-
-            #[inline]
-            fn component_specs(
-                _spec: &$t,
-                _path: &$crate::__private::FieldPath<'_>,
-                _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorSpec>,
-            ) {
-            }
-
-            #[inline]
-            fn push_views<'a>(
-                &'a self,
-                _path: &$crate::__private::FieldPath<'_>,
-                _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorView<'a>>,
-            ) {
-            }
-
-            #[inline]
-            fn push_components(
-                self,
-                _path: &$crate::__private::FieldPath<'_>,
-                _out: &mut dyn $crate::__private::Sink<$crate::__private::Tensor>,
-            ) {
-            }
+            $crate::__no_components!();
 
             #[inline]
             fn from_components(
@@ -351,17 +359,7 @@ impl<T: Send + Sync + 'static> Field for std::marker::PhantomData<T> {
     fn field_spec(&self) -> Self::Spec {
         std::marker::PhantomData
     }
-    #[inline]
-    fn num_components(_spec: &Self::Spec) -> usize {
-        0
-    }
-    #[inline]
-    fn component_specs(_spec: &Self::Spec, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorSpec>) {
-    }
-    #[inline]
-    fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorView<'a>>) {}
-    #[inline]
-    fn push_components(self, _path: &FieldPath<'_>, _out: &mut dyn Sink<Tensor>) {}
+    crate::__no_components!();
     #[inline]
     fn from_components(
         _spec: &Self::Spec,
@@ -412,16 +410,7 @@ macro_rules! static_float {
             fn field_spec(&self) -> Self::Spec {
                 ExactFloat(*self)
             }
-            #[inline]
-            fn num_components(_spec: &Self::Spec) -> usize {
-                0
-            }
-            #[inline]
-            fn component_specs(_spec: &Self::Spec, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorSpec>) {}
-            #[inline]
-            fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorView<'a>>) {}
-            #[inline]
-            fn push_components(self, _path: &FieldPath<'_>, _out: &mut dyn Sink<Tensor>) {}
+            crate::__no_components!();
             #[inline]
             fn from_components(spec: &Self::Spec, _path: &FieldPath<'_>, _components: &mut Components) -> Result<Self> {
                 Ok(spec.0)
