@@ -262,3 +262,46 @@ fn derived_static_values_reject_bad_data_with_the_path() {
         "{err}"
     );
 }
+
+/// In a tuple struct, a skipped field leaves a gap in the positions: the spec is a tuple of the
+/// others, and paths keep the value's positions.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.static.Gapped")]
+pub struct Gapped(
+    pub ArrayD<f32>,
+    #[extype(skip)] pub Vec<String>,
+    pub ArrayD<i64>,
+    #[extype(static)] pub [f64; 2],
+);
+
+#[test]
+fn skipped_fields_of_tuple_structs_leave_the_spec_in_order() {
+    let value = Gapped(
+        ArrayD::zeros(IxDyn(&[2])),
+        vec!["scratch".into()],
+        ArrayD::zeros(IxDyn(&[3, 1])),
+        [0.5, 1.5],
+    );
+    let spec = value.spec();
+    assert_eq!(spec.0.dtype, DType::F32);
+    assert_eq!(spec.1.dtype, DType::I64);
+    assert_eq!(spec.1.shape.to_string(), "[3, 1]");
+    assert_eq!(spec.2[1].0, 1.5);
+    let rebuilt = spec
+        .from_components(value.clone().into_components())
+        .unwrap();
+    assert_eq!(rebuilt.1, Vec::<String>::new());
+    assert_eq!(
+        (rebuilt.0, rebuilt.2, rebuilt.3),
+        (value.0, value.2, value.3)
+    );
+    // A wrong component is reported at the value's own position of the field (`.2`).
+    let bad = vec![
+        extype::Tensor::from(ArrayD::<f32>::zeros(IxDyn(&[2]))),
+        extype::Tensor::from(ArrayD::<f32>::zeros(IxDyn(&[3, 1]))),
+    ];
+    let err = spec.from_components(bad).unwrap_err().to_string();
+    assert!(err.starts_with("component 2: expected dtype i64"), "{err}");
+    let json = spec_to_json(&spec).unwrap();
+    assert_eq!(spec_from_json::<GappedSpec>(&json).unwrap(), spec);
+}

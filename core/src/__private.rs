@@ -45,5 +45,4 @@ pub use crate::serial::json::{deserialize_spec, serialize_spec};
 pub use crate::shape::Shape;
 pub use crate::spec::{ExtensionType, TensorSpec, TypeSpec, Value, ValueSpec, registered_name};
 pub use crate::spec_tree::{NamedSpec, SpecTree, write_struct};
-pub use crate::static_field;
 pub use crate::tensor::{Element, Tensor, TensorView};

@@ -56,7 +56,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
                             #from_value
                         }
                     }
-                    __x::static_field!(#ident);
+                    ::extype::static_field!(#ident);
                 };
             }
         }

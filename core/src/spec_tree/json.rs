@@ -92,10 +92,10 @@ impl SpecTree {
     /// [`from_json`](Self::from_json).
     pub fn from_json_document(json: &Json) -> Result<SpecTree> {
         let path = JsonPath::Root;
-        let Json::Object(object) = &json else {
+        let Json::Object(object) = json else {
             return Err(error(
                 &path,
-                format!("expected a document object, found {}", kind(&json)),
+                format!("expected a document object, found {}", kind(json)),
             )
             .into());
         };
