@@ -10,10 +10,14 @@
 //! Implemented here for: `Array<T, D>`, `ArcArray<T, D>`, [`Tensor`] (tensor fields); `Option`,
 //! `Vec`, `Box`, `[F; N]`, tuples up to 6, `BTreeMap<String, F>` (containers); `bool`, integers,
 //! `f32`/`f64` (spec [`ExactFloat`]), `String`, [`DType`](crate::DType),
-//! [`Shape`](crate::Shape), `()` (static fields); `PhantomData` (markers of generic types). User
-//! static types opt in with [`static_field!`](crate::static_field) after implementing
-//! [`StaticValue`].
-//! Extension types get their `Field` impl from the derive.
+//! [`Shape`](crate::Shape), [`TensorSpec`], `()` (static fields; shapes and tensor specs compare
+//! and relax loosely, as in TensorFlow); `PhantomData` (markers of generic types); [`Static<T>`]
+//! (a field marked `#[extype(static)]`: any [`StaticData`] kept in the spec). User static types
+//! opt in with `#[derive(StaticValue)]`, or [`static_field!`](crate::static_field) after
+//! implementing [`StaticValue`].
+//! Extension types get their `Field` impl from the derive. A `Vec` or array field holds
+//! [`SequenceItem`]s: every field type but plain numbers and `bool`, whose sequences are a
+//! compile error that suggests a tensor or `#[extype(static)]`.
 //!
 //! ## What the derive emits for `struct Foo { a: A, b: B }`
 //!
