@@ -43,11 +43,20 @@
 //! | `Array<T, D>`, `ArcArray<T, D>` (any dimension), [`Tensor`] | [`TensorSpec`] (static rank from `D`) | one |
 //! | a type deriving `ExtensionType` | its spec | its components, depth first |
 //! | `Option<F>`, `Box<F>`, `Vec<F>`, `[F; N]`, tuples, `BTreeMap<String, F>` | the same container of specs (a `Vec`'s length and an `Option`'s presence are static) | in order; map entries by key |
-//! | `bool`, integers, floats, `String`, [`DType`], [`Shape`], types declared with [`static_field!`] | the value itself (static data) | none |
+//! | `bool`, integers, floats, `String`, [`DType`], types deriving [`StaticValue`](macro@StaticValue) or declared with [`static_field!`] | the value itself (static data; compatible only when equal) | none |
+//! | [`Shape`], [`TensorSpec`] kept as static data | the value itself, compared loosely as in TensorFlow: compatible when the shapes are (and the dtypes equal), relaxed to their join (`[2]` and `[5]` to `[!1]`) | none |
+//! | any [`StaticData`] (e.g. `Vec<f32>`, `[u32; 2]`), marked `#[extype(static)]` | the value itself (floats as [`ExactFloat`]; compatible only when equal) | none |
+//! | any `Default` type, marked `#[extype(skip)]` | not in the spec; rebuilt as `Default::default()` | none |
+//!
+//! A `Vec` or array of plain numbers or bools (`Vec<f32>`, `[u32; 2]`) is a compile error, not
+//! silently static data: it is tensor data more often than not (use `Array1<T>` / `ArrayD<T>`),
+//! and when it really is metadata, `#[extype(static)]` says so (see [`SequenceItem`]).
 //!
 //! It generates `FooSpec` (public fields mirroring `Foo`, so partial specs can be written by
-//! hand), `impl ExtensionType for Foo`, `impl TypeSpec for FooSpec` (with Clone, Debug, Eq, Hash
-//! and Display), `Foo::try_new(fields…)` (the checked constructor), and a registry entry.
+//! hand), `impl ExtensionType for Foo`, `impl TypeSpec for FooSpec` (with Clone, Debug, Eq, Hash,
+//! Display, and serde's `Serialize` / `Deserialize` as exactly the JSON document of
+//! [`serial::spec_to_json`] / [`serial::spec_from_json`]), `Foo::try_new(fields…)` (the checked
+//! constructor), and a registry entry.
 //!
 //! Attributes on the struct, `#[extype(...)]`:
 //! - `name = "pkg.Foo"`: the registered name (dotted identifiers). Default: the module path and
@@ -56,12 +65,48 @@
 //! - `validate = path`: a `fn(&Foo) -> extype::Result<()>` run by `try_new`, when rebuilding from
 //!   components, and when loading or reinterpreting a value.
 //!
-//! Attributes on a tensor field:
-//! - `shape = "pattern"`: a shape contract ([`ShapePattern`]: sizes, names, `_`, `...`/`*name`,
-//!   `#name`). The patterns of all fields unify jointly (a name means the same size in every
-//!   field); they are checked wherever `validate` runs, refine deserialized specs, and
-//!   `FooSpec::refine_shapes` applies them to a hand-written spec. A malformed pattern is a
+//! Attributes on a field:
+//! - `shape = "pattern"` (a tensor field): a shape contract ([`ShapePattern`]: sizes, names, `_`,
+//!   `...`/`*name`, `#name`). The patterns of all fields unify jointly (a name means the same
+//!   size in every field); they are checked wherever `validate` runs, refine deserialized specs,
+//!   and `FooSpec::refine_shapes` applies them to a hand-written spec. A malformed pattern is a
 //!   compile error.
+//! - `static`: the field's value is static spec data, whatever its type ([`StaticData`]: numbers,
+//!   strings, static values, and `Vec`s, arrays, `Option`s and tuples of them); no components;
+//!   two specs are compatible only when the values are equal.
+//! - `skip`: the field is neither a component nor in the spec (`FooSpec` has no such field);
+//!   `from_components` and loading rebuild it with `Default::default()` (a compile error if its
+//!   type is not `Default`). `try_new` still takes it.
+//!
+//! ## `#[derive(StaticValue)]`
+//!
+//! Static metadata of your own: an enum of unit variants (stored as the variant's name) or a
+//! struct of static data (stored field by field) becomes a field type with one derive. The type
+//! also derives `Clone, Debug, PartialEq, Eq, Hash`.
+//!
+//! ```
+//! use extype::{ExtensionType, StaticValue, TypeSpec};
+//! use ndarray::{ArrayD, IxDyn};
+//!
+//! #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, StaticValue)]
+//! pub enum Interp { Linear, Nearest }
+//!
+//! #[derive(Clone, Debug, PartialEq, ExtensionType)]
+//! #[extype(name = "my_pkg.Resampled")]
+//! pub struct Resampled {
+//!     pub values: ArrayD<f32>,
+//!     pub interp: Interp,
+//!     #[extype(static)]
+//!     pub kernel: Vec<f32>,
+//! }
+//!
+//! let r = Resampled { values: ArrayD::zeros(IxDyn(&[4])), interp: Interp::Nearest, kernel: vec![0.5, 0.5] };
+//! let spec = r.spec();
+//! assert_eq!(spec.interp, Interp::Nearest);
+//! assert_eq!(spec.component_specs().len(), 1);
+//! let json = serde_json::to_string(&spec).unwrap(); // the versioned document of `spec_to_json`
+//! assert!(json.contains("\"Nearest\""));
+//! ```
 //!
 //! ## Ops and dispatch
 //!
@@ -75,7 +120,7 @@
 #![doc(test(attr(deny(warnings))))]
 
 pub use extype_core::*;
-pub use extype_macros::{ExtensionType, dispatch};
+pub use extype_macros::{ExtensionType, StaticValue, dispatch};
 
 #[cfg(test)]
 mod tests {

@@ -8,12 +8,15 @@
 //! registry entry in [`mod@crate::registry`], op arguments beside [`Operand`].
 
 pub use inventory;
+pub use serde;
 
 /// The derived-type runtime: struct tables and the field-by-field logic over them.
 pub mod derived {
     pub use crate::derived::*;
 }
-pub use crate::derived::{Derived, DerivedSpec, FieldDesc, StructDesc, StructFields, validated};
+pub use crate::derived::{
+    Derived, DerivedSpec, FieldDesc, SkippedDesc, SkippedField, StructDesc, StructFields, validated,
+};
 
 pub use crate::contract::{ShapeContract, ShapedField};
 pub use crate::dispatch::param::{
@@ -25,12 +28,20 @@ pub use crate::dispatch::{
 };
 pub use crate::dtype::DType;
 pub use crate::error::{Error, Result, SpecError};
-pub use crate::field::{Components, ExactFloat, Field, FieldPath, Sink, StaticValue, data_error};
+pub use crate::field::{
+    Components, ExactFloat, Field, FieldPath, SequenceItem, Sink, Static, StaticData, StaticValue,
+    data_error,
+};
+pub use crate::field::{
+    static_struct_items, static_struct_to_value, static_tuple_items, static_variant_from_value,
+    static_variant_to_value,
+};
 pub use crate::ops;
 pub use crate::ops::catalog;
 pub use crate::ops::operand::{arg_extension, arg_tensor, arg_value};
 pub use crate::ops::{AsOperand, Inferred, OpKind, Operand};
 pub use crate::registry::RegistryEntry;
+pub use crate::serial::json::{deserialize_spec, serialize_spec};
 pub use crate::shape::Shape;
 pub use crate::spec::{ExtensionType, TensorSpec, TypeSpec, Value, ValueSpec, registered_name};
 pub use crate::spec_tree::{NamedSpec, SpecTree, write_struct};

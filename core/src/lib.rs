@@ -115,7 +115,9 @@ pub use error::{
     DispatchError, Error, IoError, JsonError, NestError, RegistryError, Result, ShapeError,
     SpecError, TensorError, ValueError,
 };
-pub use field::{ExactFloat, Field, FieldPath, PathSink, Sink, StaticValue};
+pub use field::{
+    ExactFloat, Field, FieldPath, PathSink, SequenceItem, Sink, StaticData, StaticValue,
+};
 pub use ops::{AsOperand, Op, OpArgs, OpKind, Operand};
 pub use registry::{Registry, RegistryEntry, registered_name, registry};
 pub use shape::{

@@ -38,6 +38,19 @@ pub struct Field<'a> {
     pub path: String,
 }
 
+impl Field<'_> {
+    /// The type whose `Field` impl describes the field: its own type, or
+    /// `::extype::__private::Static<Ty>` when it is marked `#[extype(static)]`.
+    pub fn field_ty(&self) -> proc_macro2::TokenStream {
+        let ty = self.ty;
+        match &self.attrs.static_ {
+            Some(_) => quote::quote_spanned!(syn::spanned::Spanned::span(ty)=>
+                ::extype::__private::Static<#ty>),
+            None => quote::quote!(#ty),
+        }
+    }
+}
+
 impl<'a> Container<'a> {
     /// Parses the input, recording problems in `cx`; `None` when it is not a struct at all.
     pub fn from_ast(cx: &Ctxt, input: &'a DeriveInput) -> Option<Self> {

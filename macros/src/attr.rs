@@ -42,10 +42,21 @@ pub struct ContainerAttrs {
 pub struct FieldAttrs {
     /// `shape = "b n"`: the field's shape contract, unified across the value's fields.
     pub shape: Option<LitStr>,
+    /// `static`: the field's value is static spec data (`__private::Static<Ty>`).
+    pub static_: Option<syn::Path>,
+    /// `skip`: neither a component nor in the spec; rebuilt with `Default::default()`.
+    pub skip: Option<syn::Path>,
+}
+
+impl FieldAttrs {
+    /// Whether the field is part of the spec (not `skip`).
+    pub fn in_spec(&self) -> bool {
+        self.skip.is_none()
+    }
 }
 
 const CONTAINER_KEYS: &[&str] = &["name", "validate", "batchable"];
-const FIELD_KEYS: &[&str] = &["shape"];
+const FIELD_KEYS: &[&str] = &["shape", "static", "skip"];
 
 fn extype_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
     attrs.iter().filter(|a| a.path().is_ident("extype"))
@@ -214,6 +225,8 @@ impl ContainerAttrs {
 impl FieldAttrs {
     pub fn from_ast(cx: &Ctxt, attrs: &[Attribute]) -> Self {
         let mut shape = Once::new("shape");
+        let mut static_ = Once::new("static");
+        let mut skip = Once::new("skip");
         for attr in extype_attrs(attrs) {
             if !require_list(cx, attr, FIELD_KEYS) {
                 continue;
@@ -223,6 +236,10 @@ impl FieldAttrs {
                     if meta.path.is_ident("shape") {
                         let lit = string_value(meta, "shape", "\"b n\"")?;
                         shape.set(cx, &meta.path, lit);
+                    } else if meta.path.is_ident("static") {
+                        static_.set(cx, &meta.path, meta.path.clone());
+                    } else if meta.path.is_ident("skip") {
+                        skip.set(cx, &meta.path, meta.path.clone());
                     } else if ["name", "validate", "batchable"]
                         .iter()
                         .any(|k| meta.path.is_ident(k))
@@ -241,6 +258,10 @@ impl FieldAttrs {
                 cx.syn_error(err);
             }
         }
-        FieldAttrs { shape: shape.value }
+        FieldAttrs {
+            shape: shape.value,
+            static_: static_.value,
+            skip: skip.value,
+        }
     }
 }

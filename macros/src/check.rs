@@ -10,6 +10,7 @@ use crate::ctxt::Ctxt;
 /// Runs every check, recording problems in `cx`.
 pub fn check(cx: &Ctxt, cont: &Container) {
     check_name(cx, cont);
+    check_field_modes(cx, cont);
     check_shape_contracts(cx, cont);
     check_generic_registration(cx, cont);
     check_batchable(cx, cont);
@@ -55,6 +56,38 @@ pub fn validate_registered_name(name: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// `static` and `skip` exclude each other, and a shape contract applies only to a tensor field.
+fn check_field_modes(cx: &Ctxt, cont: &Container) {
+    for field in &cont.fields {
+        let attrs = &field.attrs;
+        if let (Some(_), Some(skip)) = (&attrs.static_, &attrs.skip) {
+            cx.error_spanned_by(
+                skip,
+                format!(
+                    "field `{}` is marked both `extype(static)` and `extype(skip)`; keep \
+                     `static` to store its value in the spec, or `skip` to leave it out",
+                    field.path
+                ),
+            );
+        }
+        let mode = match (&attrs.static_, &attrs.skip) {
+            (Some(_), _) => "`extype(static)` (static data, no components)",
+            (None, Some(_)) => "`extype(skip)` (not in the spec)",
+            (None, None) => continue,
+        };
+        if let Some(lit) = &attrs.shape {
+            cx.error_spanned_by(
+                lit,
+                format!(
+                    "`extype(shape)` constrains a tensor field, but field `{}` is marked {mode}; \
+                     remove one of the two",
+                    field.path
+                ),
+            );
+        }
+    }
 }
 
 /// A generic type has no single registry entry: each instantiation is registered explicitly.

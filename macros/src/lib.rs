@@ -1,6 +1,7 @@
 //! # extype-macros
 //!
-//! Procedural macros of extype. They parse and validate their input, then emit calls into
+//! Procedural macros of extype: `#[derive(ExtensionType)]`, `#[derive(StaticValue)]` and
+//! `#[dispatch]`. They parse and validate their input, then emit calls into
 //! `::extype::__private`; all behaviour lives in `extype-core`. Use them through the `extype`
 //! facade.
 //!
@@ -22,13 +23,19 @@
 //! error per mistake, spanned on the offending token, plus a stub so nothing else is reported.
 //!
 //! An unsupported field *type* can only be seen by the trait solver: its first error is at the
-//! field's type, through `Field`'s `on_unimplemented` (what a field may be). rustc then repeats
-//! the unmet bound where the generated code uses the spec type (about ten times). Reporting it
-//! once needs every generated impl bounded on `Ty: Field` (higher-ranked, or trivially true
-//! bounds, which rustc accepts when they hold); measured with the benchmark below, those bounds
-//! cost 0.1–0.35 of the ratio to serde on their own (higher-ranked ones about 1 s per 50 types,
-//! in coherence checking and type checking), which would put the crate over its compile-time
-//! budget. So the generated impls carry bounds only for field types that name a type parameter.
+//! field's type, through `Field`'s `on_unimplemented` (what a field may be; for a `Vec` or array
+//! of plain numbers, `SequenceItem`'s: use a tensor, or `#[extype(static)]`). rustc then repeats
+//! the unmet bound where the generated code uses the spec type (about fourteen times). Reporting
+//! it once needs every generated impl bounded on `Ty: Field`; measured again with the benchmark
+//! below (2026-11-25, `--runs 3`, machine loaded): higher-ranked bounds (`for<'f> Ty: Field`,
+//! which rustc does not check where the impl is written) leave exactly one error per bad field
+//! (at the registry entry, labelled at the field) but took the full build from 1.22× to 2.13×
+//! serde's (incremental 1.64× → 1.81×); plain bounds (an error at the field's type, deduplicated
+//! across impls, plus one at the registry entry) 1.69× / 1.58×. Both are over the budget, so
+//! the generated impls carry bounds only for field types that name a type parameter.
+//! `#[extype(skip)]` on a type without `Default` is one error at the field (the table's only use
+//! of the type), and so is a bad field of a `#[derive(StaticValue)]` struct (every use of the
+//! type is spanned alike, so rustc reports it once).
 //!
 //! `#[dispatch]` never classifies a handler's parameters by their types' names: the generated
 //! code asks the trait (`HandlerParam`, `GroupParam` in core), so an unsupported parameter type
@@ -64,6 +71,7 @@ mod check;
 mod ctxt;
 mod dispatch;
 mod expand;
+mod static_value;
 
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
@@ -74,6 +82,16 @@ use syn::{DeriveInput, parse_macro_input};
 pub fn derive_extension_type(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand::derive(&input).into()
+}
+
+/// Derives `StaticValue` (and declares the type a static field, as `extype::static_field!`
+/// does) for an enum of unit variants, serialized as the variant's name, or a struct whose fields
+/// are static values, serialized field by field. The type must also derive (or implement)
+/// `Clone`, `Debug`, `PartialEq`, `Eq` and `Hash`. See the `extype` crate documentation.
+#[proc_macro_derive(StaticValue)]
+pub fn derive_static_value(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    static_value::derive(&input).into()
 }
 
 /// Registers a dispatch handler: `#[dispatch(Add)] fn masked_add(x: &MaskedTensor, y: &MaskedTensor)

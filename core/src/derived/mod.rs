@@ -69,6 +69,49 @@ impl FieldDesc {
     }
 }
 
+/// A field marked `#[extype(skip)]`: neither a component nor in the spec; rebuilt with
+/// `Default::default()`.
+#[derive(Debug)]
+pub struct SkippedDesc {
+    /// `offset_of!(Foo, field)`.
+    pub value_offset: usize,
+    /// How to make and drop the field's value.
+    pub ops: &'static SkipOps,
+}
+
+/// What a skipped field's type can do, behind untyped pointers.
+pub struct SkipOps {
+    default_into: unsafe fn(*mut u8),
+    drop_value: unsafe fn(*mut u8),
+}
+
+impl fmt::Debug for SkipOps {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SkipOps")
+    }
+}
+
+/// A field type `#[extype(skip)]` accepts: any `Default` type (every value rebuilt from
+/// components or loaded gets `Default::default()` there).
+#[diagnostic::on_unimplemented(
+    message = "a field marked `#[extype(skip)]` is rebuilt with `Default::default()`, and `{Self}` does not implement `Default`",
+    label = "`{Self}` is not `Default`",
+    note = "implement or derive `Default` for it, or remove `#[extype(skip)]` so the field is part of the spec"
+)]
+pub trait SkippedField: Sized {
+    /// The table of this type.
+    const SKIP_OPS: &'static SkipOps;
+}
+
+impl<T: Default> SkippedField for T {
+    const SKIP_OPS: &'static SkipOps = &SkipOps {
+        // SAFETY (both): the caller passes a pointer to writable memory for one `T`
+        // (`default_into`) or to a live `T` it gives up (`drop_value`).
+        default_into: |out| unsafe { out.cast::<T>().write(T::default()) },
+        drop_value: |value| unsafe { value.cast::<T>().drop_in_place() },
+    };
+}
+
 /// A derived struct: its names and its fields, in declaration order.
 #[derive(Debug)]
 pub struct StructDesc {
@@ -80,8 +123,10 @@ pub struct StructDesc {
     pub spec_name: &'static str,
     /// Whether the struct is a tuple struct (its spec prints as a tuple).
     pub tuple: bool,
-    /// The fields, in declaration order.
+    /// The fields, in declaration order (those marked `#[extype(skip)]` excepted).
     pub fields: &'static [FieldDesc],
+    /// The fields marked `#[extype(skip)]`.
+    pub skipped: &'static [SkippedDesc],
     /// The shape contract over the fields with `#[extype(shape = "…")]`, if any.
     pub contract: Option<&'static ShapeContract>,
     /// The functions of the value and spec types themselves (drop, clone, `Any`).
@@ -291,6 +336,10 @@ unsafe fn push_components(
         // SAFETY: each field is read (moved) exactly once.
         unsafe { (f.ops.push_components)(value.add(f.value_offset), &f.path(path), out) }
     }
+    for f in desc.skipped {
+        // SAFETY: each skipped field is dropped exactly once; the value is given up.
+        unsafe { (f.ops.drop_value)(value.add(f.value_offset)) }
+    }
 }
 
 /// The components wrapped for rebuilding, after checking their count against the spec.
@@ -347,6 +396,11 @@ unsafe fn write_from_components(
             unsafe { drop_fields(desc, out, i, false) };
             return Err(e);
         }
+    }
+    for f in desc.skipped {
+        // SAFETY: the skipped fields are the rest of the value, still uninitialised. (Should a
+        // `default()` panic, what was written leaks: no double drop.)
+        unsafe { (f.ops.default_into)(out.add(f.value_offset)) }
     }
     Ok(())
 }

@@ -10,6 +10,33 @@ use crate::error::Result;
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
+/// What a `Vec` or array field may hold: every field type but the plain numbers and `bool`.
+///
+/// A `Vec<f32>` or `[f32; N]` field is tensor data more often than metadata, and as static data
+/// it would silently contribute no components; so it is a compile error that suggests a tensor,
+/// or `#[extype(static)]` when the numbers really are metadata (kept in the spec, compared by
+/// equality). Field types implement this marker beside [`Field`]: tensors, derived types (the
+/// derive emits it), static data other than numbers (through
+/// [`static_field!`](crate::static_field)), containers of fields.
+///
+/// ```compile_fail
+/// fn needs_field<F: extype_core::Field>() {}
+/// needs_field::<Vec<f32>>(); // use `Array1<f32>`, or mark the field `#[extype(static)]`
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an item of a `Vec` or array field of an extension type",
+    label = "a `Vec` or array of `{Self}`",
+    note = "a `Vec` or array of plain numbers or bools is not a field: for tensor data use a tensor (`Array1<{Self}>` or `ArrayD<{Self}>`); if it is metadata, mark the field `#[extype(static)]` to keep it in the spec (compared by equality)",
+    note = "any other item must be a field itself: a tensor, a type deriving `ExtensionType`, `String`, `DType`, `Shape`, a type deriving `StaticValue`, or a container of fields"
+)]
+pub trait SequenceItem: Field {}
+
+impl<F: Field> SequenceItem for Option<F> {}
+impl<F: SequenceItem> SequenceItem for Vec<F> {}
+impl<F: Field> SequenceItem for Box<F> {}
+impl<F: SequenceItem, const N: usize> SequenceItem for [F; N] {}
+impl<F: Field> SequenceItem for BTreeMap<String, F> {}
+
 /// `None` has no components; `Some` has its value's. Serialized as `none` or the inner spec, so
 /// `Option<Option<_>>` (whose `Some(None)` would read back as `None`) is not a supported field.
 impl<F: Field> Field for Option<F> {
@@ -84,7 +111,7 @@ impl<F: Field> Field for Option<F> {
 }
 
 /// The length is static spec data; elements are `[i]` in paths.
-impl<F: Field> Field for Vec<F> {
+impl<F: SequenceItem> Field for Vec<F> {
     type Spec = Vec<F::Spec>;
 
     fn field_spec(&self) -> Self::Spec {
@@ -136,14 +163,7 @@ impl<F: Field> Field for Vec<F> {
         )
     }
     fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
-        match value {
-            SpecTree::List(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| F::spec_from_value(v, &path.index(i)))
-                .collect(),
-            other => Err(data_error(path, "a list", other)),
-        }
+        list_from_value(value, path, F::spec_from_value)
     }
     fn spec_is_compatible(a: &Self::Spec, b: &Self::Spec) -> bool {
         a.len() == b.len() && a.iter().zip(b).all(|(a, b)| F::spec_is_compatible(a, b))
@@ -209,7 +229,23 @@ impl<F: Field> Field for Box<F> {
     }
 }
 
-fn into_array<T, const N: usize>(items: Vec<T>) -> [T; N] {
+/// The items of a list spec value, each read by `item` at its path `[i]`.
+pub(super) fn list_from_value<S>(
+    value: &SpecTree,
+    path: &FieldPath<'_>,
+    item: impl Fn(&SpecTree, &FieldPath<'_>) -> Result<S>,
+) -> Result<Vec<S>> {
+    match value {
+        SpecTree::List(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| item(v, &path.index(i)))
+            .collect(),
+        other => Err(data_error(path, "a list", other)),
+    }
+}
+
+pub(super) fn into_array<T, const N: usize>(items: Vec<T>) -> [T; N] {
     match items.try_into() {
         Ok(array) => array,
         // Every caller builds exactly N items from an `[_; N]`.
@@ -218,7 +254,7 @@ fn into_array<T, const N: usize>(items: Vec<T>) -> [T; N] {
 }
 
 /// Fixed length `N`; serialized as a tuple; elements are `[i]` in paths.
-impl<F: Field, const N: usize> Field for [F; N] {
+impl<F: SequenceItem, const N: usize> Field for [F; N] {
     type Spec = [F::Spec; N];
 
     fn field_spec(&self) -> Self::Spec {
@@ -393,6 +429,9 @@ impl<F: Field> Field for BTreeMap<String, F> {
 
 macro_rules! tuple_field {
     ($len:literal; $($name:ident $idx:tt),+) => {
+        /// Serialized as a tuple; elements are `.i` in paths.
+        impl<$($name: Field),+> SequenceItem for ($($name,)+) {}
+
         /// Serialized as a tuple; elements are `.i` in paths.
         impl<$($name: Field),+> Field for ($($name,)+) {
             type Spec = ($($name::Spec,)+);

@@ -10,10 +10,14 @@
 //! Implemented here for: `Array<T, D>`, `ArcArray<T, D>`, [`Tensor`] (tensor fields); `Option`,
 //! `Vec`, `Box`, `[F; N]`, tuples up to 6, `BTreeMap<String, F>` (containers); `bool`, integers,
 //! `f32`/`f64` (spec [`ExactFloat`]), `String`, [`DType`](crate::DType),
-//! [`Shape`](crate::Shape), `()` (static fields); `PhantomData` (markers of generic types). User
-//! static types opt in with [`static_field!`](crate::static_field) after implementing
-//! [`StaticValue`].
-//! Extension types get their `Field` impl from the derive.
+//! [`Shape`](crate::Shape), [`TensorSpec`], `()` (static fields; shapes and tensor specs compare
+//! and relax loosely, as in TensorFlow); `PhantomData` (markers of generic types); [`Static<T>`]
+//! (a field marked `#[extype(static)]`: any [`StaticData`] kept in the spec). User static types
+//! opt in with `#[derive(StaticValue)]`, or [`static_field!`](crate::static_field) after
+//! implementing [`StaticValue`].
+//! Extension types get their `Field` impl from the derive. A `Vec` or array field holds
+//! [`SequenceItem`]s: every field type but plain numbers and `bool`, whose sequences are a
+//! compile error that suggests a tensor or `#[extype(static)]`.
 //!
 //! ## What the derive emits for `struct Foo { a: A, b: B }`
 //!
@@ -48,6 +52,7 @@
 //! ([`StaticValue`], [`ExactFloat`]) and containers, and the per-field-type table the derive's
 //! struct tables point to ([`FieldOps`], reached as [`Field::OPS`]).
 
+mod as_static;
 mod components;
 mod container;
 mod path;
@@ -55,9 +60,16 @@ mod static_data;
 mod table;
 mod tensor;
 
+pub use as_static::{Static, StaticData};
 pub use components::{Components, PathSink, Sink, check_tensor};
+pub use container::SequenceItem;
 pub use path::FieldPath;
 pub use static_data::{ExactFloat, StaticValue};
+#[doc(hidden)]
+pub use static_data::{
+    static_struct_items, static_struct_to_value, static_tuple_items, static_variant_from_value,
+    static_variant_to_value,
+};
 #[doc(hidden)]
 pub use table::FieldOps;
 
@@ -99,7 +111,7 @@ pub fn data_error(path: &FieldPath<'_>, expected: impl Into<String>, found: &Spe
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of an extension type",
     label = "unsupported field type",
-    note = "a field may be a tensor (`Array<T, D>`, `ArcArray<T, D>`, `extype::Tensor`), a type deriving `ExtensionType`, static data (bool, integers, floats, `String`, `DType`, `Shape`, or a type declared with `extype::static_field!`), or an `Option`, `Vec`, `Box`, array, tuple or `BTreeMap<String, _>` of fields",
+    note = "a field may be a tensor (`Array<T, D>`, `ArcArray<T, D>`, `extype::Tensor`), a type deriving `ExtensionType`, static data (bool, integers, floats, `String`, `DType`, `Shape`, `TensorSpec`, or a type deriving `StaticValue`), or an `Option`, `Vec`, `Box`, array, tuple or `BTreeMap<String, _>` of fields; a field the spec should not hold is marked `#[extype(skip)]`",
     note = "an ndarray array must come from ndarray 0.17, the version extype is built on (re-exported as `extype::ndarray`): arrays of another ndarray version are other types"
 )]
 pub trait Field: Sized + Send + Sync + 'static {

@@ -1,17 +1,19 @@
 //! Static fields: data stored in the spec itself (bool, integers, floats as [`ExactFloat`],
 //! `String`, [`DType`], [`Shape`], `()`, `PhantomData`, and user types declared with
 //! [`static_field!`](crate::static_field) after implementing [`StaticValue`]). No components;
-//! two specs are compatible only when equal.
+//! two specs are compatible only when equal — except shape-like data, as in TensorFlow: two
+//! [`Shape`]s (or two [`TensorSpec`]s kept as static data) are compatible when their shapes are
+//! (and dtypes equal), and relax to their join (`[2]` and `[5]` to `[!1]`, a size other than 1; `[2]` and `[2, 3]` to unknown rank).
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-use super::{Components, Field, FieldPath, Sink, data_error};
+use super::{Components, Field, FieldPath, data_error};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::shape::Shape;
 use crate::spec_tree::SpecTree;
-use crate::tensor::{Tensor, TensorSpec, TensorView};
+use crate::tensor::TensorSpec;
 
 /// Static (non-tensor) data that can be a field: stored in the spec, compared by equality,
 /// serialized to a [`SpecTree`]. Implement it, then declare the field type with
@@ -44,11 +46,155 @@ pub trait StaticValue: Clone + fmt::Debug + Eq + Hash + Send + Sync + 'static {
     fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self>;
 }
 
+// Runtime of `#[derive(StaticValue)]`: the generated methods are one call each into these.
+
+/// The spec value of a unit variant: its name. (What `#[derive(StaticValue)]` writes for enums.)
+#[doc(hidden)]
+pub fn static_variant_to_value(name: &'static str) -> SpecTree {
+    SpecTree::Str(name.into())
+}
+
+/// The index in `variants` of the variant a spec value names; an error names `path`, the type
+/// and the variants it has.
+#[doc(hidden)]
+pub fn static_variant_from_value(
+    value: &SpecTree,
+    path: &FieldPath<'_>,
+    type_name: &str,
+    variants: &[&str],
+) -> Result<usize> {
+    if let SpecTree::Str(name) = value
+        && let Some(index) = variants.iter().position(|v| v == name)
+    {
+        return Ok(index);
+    }
+    let listed: Vec<String> = variants.iter().map(|v| format!("{v:?}")).collect();
+    Err(data_error(
+        path,
+        format!("a variant of `{type_name}`: one of {}", listed.join(", ")),
+        value,
+    ))
+}
+
+/// A struct's fields as a spec value: a map by field name.
+#[doc(hidden)]
+pub fn static_struct_to_value(keys: &[&str], values: Vec<SpecTree>) -> SpecTree {
+    SpecTree::Map(keys.iter().map(|k| (*k).to_string()).zip(values).collect())
+}
+
+/// The values of a struct's fields, in the order of `keys`, from a map holding exactly those
+/// keys; an error names `path`, the type and its fields.
+#[doc(hidden)]
+pub fn static_struct_items<'v>(
+    value: &'v SpecTree,
+    path: &FieldPath<'_>,
+    type_name: &str,
+    keys: &[&str],
+) -> Result<Vec<&'v SpecTree>> {
+    if let SpecTree::Map(entries) = value
+        && entries.len() == keys.len()
+        && let Some(items) = keys
+            .iter()
+            .map(|k| entries.get(*k))
+            .collect::<Option<Vec<_>>>()
+    {
+        return Ok(items);
+    }
+    let listed: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+    Err(data_error(
+        path,
+        format!(
+            "a map of the fields of `{type_name}` ({})",
+            if listed.is_empty() {
+                "none".to_string()
+            } else {
+                listed.join(", ")
+            }
+        ),
+        value,
+    ))
+}
+
+/// The values of a tuple struct's fields from a tuple of exactly `len`; an error names `path`
+/// and the type.
+#[doc(hidden)]
+pub fn static_tuple_items<'v>(
+    value: &'v SpecTree,
+    path: &FieldPath<'_>,
+    type_name: &str,
+    len: usize,
+) -> Result<Vec<&'v SpecTree>> {
+    match value {
+        SpecTree::Tuple(items) if items.len() == len => Ok(items.iter().collect()),
+        other => Err(data_error(
+            path,
+            format!("a tuple of {len} (the fields of `{type_name}`)"),
+            other,
+        )),
+    }
+}
+
+/// The `Field` methods of a field type without components (static data, markers): no component
+/// specs, views or components. Expanded inside those `Field` impls; not meant to be called
+/// directly.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __no_components {
+    () => {
+        #[inline]
+        fn num_components(_spec: &Self::Spec) -> usize {
+            0
+        }
+        #[inline]
+        fn component_specs(
+            _spec: &Self::Spec,
+            _path: &$crate::__private::FieldPath<'_>,
+            _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorSpec>,
+        ) {
+        }
+        #[inline]
+        fn push_views<'a>(
+            &'a self,
+            _path: &$crate::__private::FieldPath<'_>,
+            _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorView<'a>>,
+        ) {
+        }
+        #[inline]
+        fn push_components(
+            self,
+            _path: &$crate::__private::FieldPath<'_>,
+            _out: &mut dyn $crate::__private::Sink<$crate::__private::Tensor>,
+        ) {
+        }
+    };
+}
+
 /// Declares types implementing [`StaticValue`] as static fields: their spec is the value itself,
 /// they have no components, and two specs are compatible only when equal.
+///
+/// (The `@loose` form is internal: [`Shape`] and [`TensorSpec`] fields use it to compare and
+/// relax loosely, as TensorFlow does for `TensorShape` and `TensorSpec` fields.)
 #[macro_export]
 macro_rules! static_field {
-    ($($t:ty),* $(,)?) => {$(
+    (@loose $t:ty, $compatible:expr, $join:expr) => {
+        $crate::static_field!(@field $t, $compatible, $join);
+        $crate::__static_data!($t);
+        impl $crate::__private::SequenceItem for $t {}
+    };
+    // Plain numbers and `bool`: static fields, but not items of a `Vec` or array field.
+    (@plain $($t:ty),*) => {$(
+        $crate::static_field!(
+            @field $t,
+            |a: &$t, b: &$t| a == b,
+            |a: &$t, b: &$t| if a == b {
+                ::core::option::Option::Some(::core::clone::Clone::clone(a))
+            } else {
+                ::core::option::Option::None
+            }
+        );
+        $crate::__static_data!($t);
+    )*};
+    (@field $t:ty, $compatible:expr, $join:expr) => {
         impl $crate::__private::Field for $t {
             type Spec = $t;
 
@@ -57,34 +203,7 @@ macro_rules! static_field {
                 ::core::clone::Clone::clone(self)
             }
 
-            #[inline]
-            fn num_components(_spec: &$t) -> usize {
-                0
-            }
-
-            #[inline]
-            fn component_specs(
-                _spec: &$t,
-                _path: &$crate::__private::FieldPath<'_>,
-                _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorSpec>,
-            ) {
-            }
-
-            #[inline]
-            fn push_views<'a>(
-                &'a self,
-                _path: &$crate::__private::FieldPath<'_>,
-                _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorView<'a>>,
-            ) {
-            }
-
-            #[inline]
-            fn push_components(
-                self,
-                _path: &$crate::__private::FieldPath<'_>,
-                _out: &mut dyn $crate::__private::Sink<$crate::__private::Tensor>,
-            ) {
-            }
+            $crate::__no_components!();
 
             #[inline]
             fn from_components(
@@ -108,18 +227,20 @@ macro_rules! static_field {
 
             #[inline]
             fn spec_is_compatible(a: &$t, b: &$t) -> bool {
-                a == b
+                let compatible: fn(&$t, &$t) -> bool = $compatible;
+                compatible(a, b)
             }
 
             #[inline]
             fn spec_most_specific_compatible(a: &$t, b: &$t) -> ::core::option::Option<$t> {
-                if a == b {
-                    ::core::option::Option::Some(::core::clone::Clone::clone(a))
-                } else {
-                    ::core::option::Option::None
-                }
+                let join: fn(&$t, &$t) -> ::core::option::Option<$t> = $join;
+                join(a, b)
             }
         }
+    };
+    ($($t:ty),* $(,)?) => {$(
+        $crate::static_field!(@plain $t);
+        impl $crate::__private::SequenceItem for $t {}
     )*};
 }
 
@@ -138,7 +259,7 @@ macro_rules! static_int {
                 }
             }
         }
-        static_field!($t);
+        static_field!(@plain $t);
     )*};
 }
 
@@ -204,10 +325,33 @@ impl StaticValue for () {
     }
 }
 
-static_field!(bool, String, DType, Shape, ());
+static_field!(@plain bool);
+static_field!(String, DType, ());
+
+impl StaticValue for TensorSpec {
+    fn to_spec_value(&self) -> SpecTree {
+        SpecTree::TensorSpec(self.clone())
+    }
+    fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self> {
+        match value {
+            SpecTree::TensorSpec(t) => Ok(t.clone()),
+            other => Err(data_error(path, "a tensor spec", other)),
+        }
+    }
+}
+
+// Shape-like static data compares and relaxes loosely, as TensorFlow's `TensorShape` and
+// `TensorSpec` fields do: two shapes are compatible when some concrete shape fits both, and relax
+// to their join (`[2]` and `[5]` give `[?]`); a `TensorSpec` likewise, when the dtypes agree.
+static_field!(@loose Shape, Shape::is_compatible_with, |a: &Shape, b: &Shape| Some(
+    a.most_specific_compatible(b)
+));
+static_field!(@loose TensorSpec, TensorSpec::is_compatible_with, TensorSpec::most_specific_compatible);
 
 /// A marker for generic types (`struct Foo<T> { …, _t: PhantomData<T> }`): no components,
 /// serialized as `none`, always compatible.
+impl<T: Send + Sync + 'static> super::SequenceItem for std::marker::PhantomData<T> {}
+
 impl<T: Send + Sync + 'static> Field for std::marker::PhantomData<T> {
     type Spec = std::marker::PhantomData<T>;
 
@@ -215,17 +359,7 @@ impl<T: Send + Sync + 'static> Field for std::marker::PhantomData<T> {
     fn field_spec(&self) -> Self::Spec {
         std::marker::PhantomData
     }
-    #[inline]
-    fn num_components(_spec: &Self::Spec) -> usize {
-        0
-    }
-    #[inline]
-    fn component_specs(_spec: &Self::Spec, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorSpec>) {
-    }
-    #[inline]
-    fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorView<'a>>) {}
-    #[inline]
-    fn push_components(self, _path: &FieldPath<'_>, _out: &mut dyn Sink<Tensor>) {}
+    crate::__no_components!();
     #[inline]
     fn from_components(
         _spec: &Self::Spec,
@@ -276,16 +410,7 @@ macro_rules! static_float {
             fn field_spec(&self) -> Self::Spec {
                 ExactFloat(*self)
             }
-            #[inline]
-            fn num_components(_spec: &Self::Spec) -> usize {
-                0
-            }
-            #[inline]
-            fn component_specs(_spec: &Self::Spec, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorSpec>) {}
-            #[inline]
-            fn push_views<'a>(&'a self, _path: &FieldPath<'_>, _out: &mut dyn Sink<TensorView<'a>>) {}
-            #[inline]
-            fn push_components(self, _path: &FieldPath<'_>, _out: &mut dyn Sink<Tensor>) {}
+            crate::__no_components!();
             #[inline]
             fn from_components(spec: &Self::Spec, _path: &FieldPath<'_>, _components: &mut Components) -> Result<Self> {
                 Ok(spec.0)
@@ -325,6 +450,26 @@ mod tests {
         assert_eq!(u32::spec_most_specific_compatible(&3, &4), None);
         let err = u8::spec_from_value(&SpecTree::Int(300), &FieldPath::Root).unwrap_err();
         assert!(err.to_string().contains("range of u8"), "{err}");
-        assert!(<Vec<u8>>::spec_most_specific_compatible(&vec![1], &vec![1, 2]).is_none());
+        assert!(<Vec<String>>::spec_most_specific_compatible(&vec!["a".into()], &vec![]).is_none());
+    }
+
+    #[test]
+    fn shape_like_static_data_relaxes_to_the_join() {
+        let two: Shape = "[2]".parse().unwrap();
+        let five: Shape = "[5]".parse().unwrap();
+        assert!(!Shape::spec_is_compatible(&two, &five));
+        assert!(Shape::spec_is_compatible(&two, &"[?]".parse().unwrap()));
+        let joined = Shape::spec_most_specific_compatible(&two, &five).unwrap();
+        assert_eq!(joined.to_string(), "[!1]");
+        assert!(Shape::spec_is_compatible(&joined, &two));
+        let f = TensorSpec::new(two.clone(), DType::F32);
+        let g = TensorSpec::new(five, DType::F32);
+        assert_eq!(
+            TensorSpec::spec_most_specific_compatible(&f, &g).map(|t| t.shape.to_string()),
+            Some("[!1]".into())
+        );
+        let h = TensorSpec::new(two, DType::I32);
+        assert!(!TensorSpec::spec_is_compatible(&f, &h));
+        assert_eq!(TensorSpec::spec_most_specific_compatible(&f, &h), None);
     }
 }

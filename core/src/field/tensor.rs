@@ -100,6 +100,8 @@ macro_rules! tensor_field_common {
 }
 
 /// An owned array: its static rank `D` is part of what a spec must agree with.
+impl<T: Element, D: Dimension + Send + Sync + 'static> super::SequenceItem for Array<T, D> {}
+
 impl<T: Element, D: Dimension + Send + Sync + 'static> Field for Array<T, D> {
     tensor_field_common!(Some(T::DTYPE), D::NDIM);
 
@@ -132,6 +134,8 @@ impl<T: Element, D: Dimension + Send + Sync + 'static> Field for Array<T, D> {
 }
 
 /// A shared array: O(1) clone, never copied.
+impl<T: Element, D: Dimension + Send + Sync + 'static> super::SequenceItem for ArcArray<T, D> {}
+
 impl<T: Element, D: Dimension + Send + Sync + 'static> Field for ArcArray<T, D> {
     tensor_field_common!(Some(T::DTYPE), D::NDIM);
 
@@ -163,6 +167,8 @@ impl<T: Element, D: Dimension + Send + Sync + 'static> Field for ArcArray<T, D> 
 }
 
 /// A dtype-erased tensor: any dtype and rank, fixed by the spec.
+impl super::SequenceItem for Tensor {}
+
 impl Field for Tensor {
     tensor_field_common!(None, None);
 

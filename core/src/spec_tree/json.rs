@@ -72,17 +72,30 @@ impl SpecTree {
         })
     }
 
+    /// The JSON document for this value, as a `serde_json::Value` (what
+    /// [`to_json`](Self::to_json) prints).
+    pub fn to_json_document(&self) -> Result<Json> {
+        document(self).map_err(Into::into)
+    }
+
     /// Reads a JSON document written by [`to_json`](Self::to_json).
     pub fn from_json(text: &str) -> Result<SpecTree> {
         let json: Json = serde_json::from_str(text).map_err(|e| JsonError {
             path: "$".into(),
             message: format!("invalid JSON: {e}"),
         })?;
+        SpecTree::from_json_document(&json)
+    }
+
+    /// Reads a JSON document already parsed into a `serde_json::Value` (the document of
+    /// [`to_json_document`](Self::to_json_document)); the same checks as
+    /// [`from_json`](Self::from_json).
+    pub fn from_json_document(json: &Json) -> Result<SpecTree> {
         let path = JsonPath::Root;
-        let Json::Object(object) = &json else {
+        let Json::Object(object) = json else {
             return Err(error(
                 &path,
-                format!("expected a document object, found {}", kind(&json)),
+                format!("expected a document object, found {}", kind(json)),
             )
             .into());
         };

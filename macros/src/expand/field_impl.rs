@@ -24,9 +24,15 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
     let contract = g.contract_arg();
     let validates =
         g.fields().iter().any(|f| f.attrs.shape.is_some()) || g.cont.attrs.validate.is_some();
-    let fields = g.fields().iter().map(|f| {
+    let fields = g.spec_fields().enumerate().map(|(spec_index, f)| {
         let ty = f.ty;
+        let field_ty = f.field_ty();
         let m = &f.member;
+        // A tuple struct's spec leaves out skipped fields, so its members are renumbered.
+        let spec_member = match m {
+            syn::Member::Named(_) => m.clone(),
+            syn::Member::Unnamed(_) => syn::Member::Unnamed(spec_index.into()),
+        };
         let key = key(f);
         let position = match m {
             syn::Member::Named(_) => quote!(::core::option::Option::None),
@@ -37,7 +43,7 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
         };
         // Spanned on the field's type: an unsupported type is reported here and at the spec's
         // field, with the same span and message, which rustc prints once.
-        let ops = quote_spanned!(ty.span()=> <#ty as __x::Field>::OPS);
+        let ops = quote_spanned!(ty.span()=> <#field_ty as __x::Field>::OPS);
         let shape = match &f.attrs.shape {
             Some(_) => {
                 let shaped = quote_spanned!(ty.span()=> <#ty as __x::ShapedField>::SHAPE_OPS);
@@ -50,9 +56,20 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
                 key: #key,
                 position: #position,
                 value_offset: ::core::mem::offset_of!(#self_ty, #m),
-                spec_offset: ::core::mem::offset_of!(#spec_ty, #m),
+                spec_offset: ::core::mem::offset_of!(#spec_ty, #spec_member),
                 ops: #ops,
                 shape: #shape,
+            }
+        }
+    });
+    let skipped = g.fields().iter().filter(|f| !f.attrs.in_spec()).map(|f| {
+        let ty = f.ty;
+        let m = &f.member;
+        let ops = quote_spanned!(ty.span()=> <#ty as __x::SkippedField>::SKIP_OPS);
+        quote! {
+            __x::SkippedDesc {
+                value_offset: ::core::mem::offset_of!(#self_ty, #m),
+                ops: #ops,
             }
         }
     });
@@ -66,6 +83,7 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
                 spec_name: #spec_name,
                 tuple: #tuple,
                 fields: &[#(#fields),*],
+                skipped: &[#(#skipped),*],
                 contract: #contract,
                 types: &__x::derived::TypeFns::of::<Self>(#validates),
             };
@@ -84,6 +102,9 @@ pub fn field_impl(g: &Gen) -> TokenStream {
     let b = erased(quote!(__b));
     let this = erased(quote!(self));
     quote! {
+        #[automatically_derived]
+        impl #impl_generics __x::SequenceItem for #self_ty #where_clause {}
+
         #[automatically_derived]
         impl #impl_generics __x::Field for #self_ty #where_clause {
             type Spec = #spec_ty;

@@ -82,10 +82,16 @@ impl<'a> Gen<'a> {
         for field in &cont.fields {
             let ty = field.ty;
             if mentions_generic_param(cont, ty) {
+                let bound: syn::WherePredicate = if field.attrs.in_spec() {
+                    let field_ty = field.field_ty();
+                    syn::parse_quote_spanned!(ty.span()=> #field_ty: ::extype::__private::Field)
+                } else {
+                    syn::parse_quote_spanned!(ty.span()=> #ty: ::extype::__private::SkippedField)
+                };
                 where_clause
                     .get_or_insert_with(|| syn::parse_quote!(where))
                     .predicates
-                    .push(syn::parse_quote_spanned!(ty.span()=> #ty: ::extype::__private::Field));
+                    .push(bound);
             }
         }
         if cont.generics.type_params().next().is_some() {
@@ -143,8 +149,14 @@ impl<'a> Gen<'a> {
         quote!(#impl_generics)
     }
 
+    /// Every field, in declaration order.
     pub fn fields(&self) -> &[Field<'a>] {
         &self.cont.fields
+    }
+
+    /// The fields of the spec: all but those marked `#[extype(skip)]`.
+    pub fn spec_fields(&self) -> impl Iterator<Item = &Field<'a>> {
+        self.cont.fields.iter().filter(|f| f.attrs.in_spec())
     }
 
     pub fn is_generic(&self) -> bool {
@@ -192,7 +204,8 @@ pub fn erased(expr: TokenStream) -> TokenStream {
 /// `<Ty as ::extype::__private::Field>::Spec`, for items outside the `const _` block.
 pub fn spec_of(field: &Field) -> TokenStream {
     let ty = field.ty;
-    quote_spanned!(ty.span()=> <#ty as ::extype::__private::Field>::Spec)
+    let field_ty = field.field_ty();
+    quote_spanned!(ty.span()=> <#field_ty as ::extype::__private::Field>::Spec)
 }
 
 /// The field's key in the serialized spec: its name, or its position for tuple structs.

@@ -19,7 +19,7 @@ pub fn definition(g: &Gen) -> TokenStream {
         "The spec of [`{}`]: its static data, and a `TensorSpec` per tensor field.",
         g.ident()
     );
-    let fields = g.fields().iter().map(|f| {
+    let fields = g.spec_fields().map(|f| {
         let vis = f.vis;
         let spec_ty = spec_of(f);
         let doc = format!("Spec of `{}`.", f.path);
@@ -48,6 +48,13 @@ pub fn std_impls(g: &Gen) -> TokenStream {
     let desc = g.desc();
     let this = erased(quote!(self));
     let other = erased(quote!(other));
+    // `impl<'__de, T: Bound, const N: usize>`: the spec's own parameters after the lifetime.
+    let de_generics = {
+        let mut generics = g.cont.generics.clone();
+        generics.params.insert(0, syn::parse_quote!('__de));
+        let (impl_generics, _, _) = generics.split_for_impl();
+        quote!(#impl_generics)
+    };
     quote! {
         #[automatically_derived]
         impl #impl_generics ::core::clone::Clone for #spec_ty #where_clause {
@@ -80,6 +87,27 @@ pub fn std_impls(g: &Gen) -> TokenStream {
             fn hash<__H: ::core::hash::Hasher>(&self, state: &mut __H) {
                 // SAFETY: as above.
                 unsafe { __x::derived::spec_hash(#desc, #this, state) }
+            }
+        }
+        #[automatically_derived]
+        impl #impl_generics __x::serde::Serialize for #spec_ty #where_clause {
+            /// The spec's versioned JSON document (`extype::spec_to_json`).
+            #[inline]
+            fn serialize<__S: __x::serde::Serializer>(
+                &self,
+                __serializer: __S,
+            ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                __x::serialize_spec(self, __serializer)
+            }
+        }
+        #[automatically_derived]
+        impl #de_generics __x::serde::Deserialize<'__de> for #spec_ty #where_clause {
+            /// Reads the spec's versioned JSON document (`extype::spec_from_json`).
+            #[inline]
+            fn deserialize<__D: __x::serde::Deserializer<'__de>>(
+                __deserializer: __D,
+            ) -> ::core::result::Result<Self, __D::Error> {
+                __x::deserialize_spec(__deserializer)
             }
         }
         #[automatically_derived]
