@@ -8,6 +8,7 @@
 //! registry entry in [`mod@crate::registry`], op arguments beside [`Operand`].
 
 pub use inventory;
+pub use std::vec::Vec;
 
 /// The derived-type runtime: struct tables and the field-by-field logic over them.
 pub mod derived {
@@ -15,6 +16,12 @@ pub mod derived {
 }
 pub use crate::derived::{Derived, DerivedSpec, FieldDesc, StructDesc, StructFields, validated};
 
+/// The batching runtime: the default encoder of derived types and custom encoders.
+pub use crate::batch::{
+    BatchEncoder, BatchEntry, DerivedBatch, derived_batch_len, derived_batched_spec, derived_stack,
+    derived_unbatched_spec, derived_unstack, encoded_unstack,
+};
+pub use crate::field::batch::BatchOps;
 pub use crate::contract::{ShapeContract, ShapedField};
 pub use crate::dispatch::param::{
     GroupParam, HandlerParam, dispatch_indices, dispatched_count, dispatched_params,
@@ -25,7 +32,8 @@ pub use crate::dispatch::{
 };
 pub use crate::dtype::DType;
 pub use crate::error::{Error, Result, SpecError};
-pub use crate::field::{Components, ExactFloat, Field, FieldPath, Sink, StaticValue, data_error};
+pub use crate::field::batch::unstack_static;
+pub use crate::field::{BatchField, Components, ExactFloat, Field, FieldPath, Sink, StaticValue, data_error};
 pub use crate::ops;
 pub use crate::ops::catalog;
 pub use crate::ops::operand::{arg_extension, arg_tensor, arg_value};

@@ -98,6 +98,8 @@ pub mod nest;
 
 pub mod io;
 
+pub mod batch;
+
 mod op_model;
 
 pub mod dispatch;
@@ -113,7 +115,7 @@ pub use dtype::DType;
 pub use error::ArgRef;
 pub use error::{
     DispatchError, Error, IoError, JsonError, NestError, RegistryError, Result, ShapeError,
-    SpecError, TensorError, ValueError,
+    SpecError, TensorError, ValueError, BatchError,
 };
 pub use field::{ExactFloat, Field, FieldPath, PathSink, Sink, StaticValue};
 pub use ops::{AsOperand, Op, OpArgs, OpKind, Operand};

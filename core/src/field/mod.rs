@@ -48,6 +48,7 @@
 //! ([`StaticValue`], [`ExactFloat`]) and containers, and the per-field-type table the derive's
 //! struct tables point to ([`FieldOps`], reached as [`Field::OPS`]).
 
+pub mod batch;
 mod components;
 mod container;
 mod path;
@@ -55,6 +56,7 @@ mod static_data;
 mod table;
 mod tensor;
 
+pub use batch::BatchField;
 pub use components::{Components, PathSink, Sink, check_tensor};
 pub use path::FieldPath;
 pub use static_data::{ExactFloat, StaticValue};
