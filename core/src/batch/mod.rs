@@ -91,7 +91,7 @@ pub use derived::{
 };
 pub use iter::{BatchIterExt, Batched, Unbatched};
 pub use map::{map_fn, map_fn_par};
-pub use value::{BatchEntry, stack_values, unstack_value};
+pub use value::{BatchEntry, concat_values, is_batchable, stack_values, unstack_value};
 
 pub use crate::field::BatchField;
 pub use crate::field::batch::{concat_rows, slice_rows};
@@ -190,7 +190,15 @@ pub fn stack<T: BatchField>(items: &[T]) -> Result<T> {
 
 /// [`stack`] for items of spec `spec`: zero items give an empty batch of that spec (every
 /// component with a leading axis of 0; unknown sizes in `spec` become 0); otherwise each item's
-/// spec must be compatible with `spec`.
+/// spec must be compatible with `spec`. With no items, name the type:
+/// `stack_with_spec::<Masked>(&[], &spec)`.
+///
+/// ```
+/// use extype_core::{batch, DType, Tensor, TensorSpec};
+/// let spec = TensorSpec::new("[3]".parse().unwrap(), DType::F32);
+/// let empty = batch::stack_with_spec::<Tensor>(&[], &spec).unwrap();
+/// assert_eq!(empty.shape(), &[0, 3]);
+/// ```
 pub fn stack_with_spec<T: BatchField>(items: &[T], spec: &<T as Field>::Spec) -> Result<T> {
     for (i, item) in items.iter().enumerate() {
         let found = item.field_spec();

@@ -138,6 +138,32 @@ pub fn unstack_value(value: Value) -> Result<Vec<Value>> {
     }
 }
 
+/// [`concat`](super::concat) on values of one registered batchable type (or all tensors): the
+/// items of every batch, in order, stacked into one batch.
+pub fn concat_values(values: &[Value]) -> Result<Value> {
+    let mut items = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        match unstack_value(v.clone()) {
+            Ok(part) => items.extend(part),
+            Err(e) => {
+                return Err(BatchError::Item {
+                    op: "concat",
+                    index: i,
+                    source: Box::new(e),
+                }
+                .into());
+            }
+        }
+    }
+    stack_values(&items)
+}
+
+/// Whether `value` is a tensor or a value of a batchable extension type whose [`BatchEntry`]
+/// is linked in.
+pub fn is_batchable(value: &Value) -> bool {
+    matches!(value, Value::Tensor(_)) || entry_of(value).is_some()
+}
+
 fn not_batchable(value: &Value) -> crate::Error {
     BatchError::Argument {
         op: "stack",
