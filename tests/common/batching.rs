@@ -44,6 +44,27 @@ impl Masked {
     }
 }
 
+/// A masked tensor with shared (`Tensor`) fields: unstacking a batch of it copies nothing.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "test.BatchSharedMasked", batchable)]
+pub struct SharedMasked {
+    /// The values.
+    pub values: Tensor,
+    /// `true` where a value is present.
+    pub mask: Tensor,
+}
+
+impl SharedMasked {
+    /// A masked vector: `values` with the mask `v >= 0`.
+    pub fn new(values: Vec<f32>) -> SharedMasked {
+        let mask: Vec<bool> = values.iter().map(|v| *v >= 0.0).collect();
+        SharedMasked {
+            values: Tensor::from(extype::ndarray::Array1::from(values)),
+            mask: Tensor::from(extype::ndarray::Array1::from(mask)),
+        }
+    }
+}
+
 /// A record with a field of every kind the default encoder handles.
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
 #[extype(name = "test.BatchRecord", batchable)]

@@ -109,6 +109,11 @@ use crate::tensor::{Tensor, TensorSpec};
 ///
 /// The contract is [`BatchField`]'s: `unstack(stack(xs)?)? == xs`, and `batched_spec(&s, n)` is
 /// compatible with the spec of every batch of `n` items of spec `s`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a batch encoder of `{T}`",
+    label = "named by `#[extype(batchable = ...)]`",
+    note = "implement `extype::batch::BatchEncoder<{T}>` for `{Self}`, or write `#[extype(batchable)]` alone for the default encoder"
+)]
 pub trait BatchEncoder<T: Field> {
     /// The spec of a batch of `n` values of spec `spec` (`None`: unknown batch size).
     fn batched_spec(spec: &T::Spec, n: Option<usize>) -> T::Spec;

@@ -69,6 +69,12 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
         }
         Batchable::Encoder(enc_path) => {
             let enc = quote_spanned!(enc_path.span()=> <#enc_path as __x::BatchEncoder<Self>>);
+            // The encoder's bound, stated once on the impl: a type that is not an encoder is
+            // reported there, once, at the attribute's path.
+            let mut where_clause = where_clause.clone().unwrap_or_else(|| syn::parse_quote!(where));
+            where_clause.predicates.push(
+                syn::parse_quote_spanned!(enc_path.span()=> #enc_path: __x::BatchEncoder<#self_ty>),
+            );
             quote! {
                 impl #impl_generics __x::BatchField for #self_ty #where_clause {
                     #[inline]
