@@ -363,3 +363,22 @@ fn erased_values_and_ops_fallback() {
     let e = err_text(batch::stack_values(&mixed));
     assert!(e.contains("item 1"), "{e}");
 }
+
+/// A generic batchable type: its field types are bounded per instantiation.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(batchable)]
+struct Generic<T: extype::Element> {
+    x: ArrayD<T>,
+    tag: u8,
+}
+
+#[test]
+fn generic_types_batch() {
+    let items = vec![
+        Generic { x: ArrayD::from_elem(IxDyn(&[2]), 1i32), tag: 3 },
+        Generic { x: ArrayD::from_elem(IxDyn(&[2]), 2i32), tag: 3 },
+    ];
+    let b = batch::stack(&items).unwrap();
+    assert_eq!(b.x.shape(), &[2, 2]);
+    assert_eq!(batch::unstack(b).unwrap(), items);
+}

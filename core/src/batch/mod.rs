@@ -52,7 +52,8 @@
 //! Stacking allocates each component of the batch once and copies each item's elements into it
 //! once. Unstacking a batch whose tensors are shared ([`Tensor`], `ArcArray<T, IxDyn>`) copies
 //! nothing: each item is a view of the batch's buffer, O(1) per item. Owned `ArrayD<T>` fields
-//! copy each item out. [`concat`] and [`split`] unstack, then stack: they copy the data once.
+//! copy each item out. [`concat`] and [`split`] unstack, then stack: with shared tensors they
+//! copy the data once.
 //!
 //! # Specs
 //!
@@ -83,11 +84,11 @@ mod iter;
 mod map;
 mod value;
 
-pub use derived::{DerivedBatch, batch_len as derived_batch_len};
 #[doc(hidden)]
 pub use derived::{
-    batched_spec as derived_batched_spec, stack as derived_stack,
-    unbatched_spec as derived_unbatched_spec, unstack as derived_unstack,
+    DerivedBatch, batch_len as derived_batch_len, batched_spec as derived_batched_spec,
+    stack as derived_stack, unbatched_spec as derived_unbatched_spec,
+    unstack as derived_unstack,
 };
 pub use iter::{BatchIterExt, Batched, Unbatched};
 pub use map::{map_fn, map_fn_par};
@@ -321,12 +322,28 @@ fn no_size<T>(op: &'static str) -> Error {
     .into()
 }
 
-/// One batch of the items of all `batches`, in order (their leading axes joined). Copies the
-/// data once.
+/// One batch of the items of all `batches`, in order (their leading axes joined). With shared
+/// tensors the data is copied once (into the result); owned `ArrayD` fields are also copied
+/// when each batch is cloned and split.
 pub fn concat<T: BatchField + Clone>(batches: &[T]) -> Result<T> {
+    let items = items_of_all(batches.iter().cloned(), unstack)?;
+    if items.is_empty() {
+        if let Some(first) = batches.first() {
+            let spec = T::unbatched_spec(&first.field_spec(), &FieldPath::Root)?;
+            return stack_with_spec(&[], &spec);
+        }
+    }
+    stack(&items)
+}
+
+/// The items of every batch, in order; an error names the batch that does not split.
+pub(crate) fn items_of_all<B, I>(
+    batches: impl Iterator<Item = B>,
+    unstack: impl Fn(B) -> Result<Vec<I>>,
+) -> Result<Vec<I>> {
     let mut items = Vec::new();
-    for (i, b) in batches.iter().enumerate() {
-        match unstack(b.clone()) {
+    for (i, b) in batches.enumerate() {
+        match unstack(b) {
             Ok(part) => items.extend(part),
             Err(e) => {
                 return Err(BatchError::Item {
@@ -338,17 +355,11 @@ pub fn concat<T: BatchField + Clone>(batches: &[T]) -> Result<T> {
             }
         }
     }
-    if items.is_empty() {
-        if let Some(first) = batches.first() {
-            let spec = T::unbatched_spec(&first.field_spec(), &FieldPath::Root)?;
-            return stack_with_spec(&[], &spec);
-        }
-    }
-    stack(&items)
+    Ok(items)
 }
 
 /// `batch` split into consecutive batches of `sizes[0]`, `sizes[1]`, … items (the sizes must add
-/// up to the batch size). Copies the data once.
+/// up to the batch size). With shared tensors the data is copied once (into the parts).
 pub fn split<T: BatchField>(batch: T, sizes: &[usize]) -> Result<Vec<T>> {
     let item_spec = T::unbatched_spec(&batch.field_spec(), &FieldPath::Root)?;
     let items = unstack(batch)?;

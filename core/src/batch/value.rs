@@ -141,20 +141,7 @@ pub fn unstack_value(value: Value) -> Result<Vec<Value>> {
 /// [`concat`](super::concat) on values of one registered batchable type (or all tensors): the
 /// items of every batch, in order, stacked into one batch.
 pub fn concat_values(values: &[Value]) -> Result<Value> {
-    let mut items = Vec::new();
-    for (i, v) in values.iter().enumerate() {
-        match unstack_value(v.clone()) {
-            Ok(part) => items.extend(part),
-            Err(e) => {
-                return Err(BatchError::Item {
-                    op: "concat",
-                    index: i,
-                    source: Box::new(e),
-                }
-                .into());
-            }
-        }
-    }
+    let items = super::items_of_all(values.iter().cloned(), unstack_value)?;
     stack_values(&items)
 }
 

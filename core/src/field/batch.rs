@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use ndarray::{ArcArray, ArrayD, ArrayViewD, Axis, IxDyn};
+use ndarray::{ArcArray, ArrayBase, ArrayD, Axis, Data, IxDyn};
 
 use super::{ExactFloat, Field, FieldPath, StaticValue};
 use crate::error::{BatchError, Error, Result};
@@ -190,45 +190,57 @@ pub fn static_mismatch(
 // ---------------------------------------------------------------------------------------------
 // Tensors
 
-/// Copies `items` (one shape `item_shape`) into one array with a leading axis: one allocation,
-/// each item's elements copied once (a `memcpy` for standard-layout items).
-fn stack_views<'a, T: Element>(
-    item_shape: &[usize],
-    items: impl ExactSizeIterator<Item = ArrayViewD<'a, T>>,
-    path: &FieldPath<'_>,
-) -> Result<ArrayD<T>> {
-    let n = items.len();
-    copy_into_rows(item_shape, n, items, path)
+/// How [`copy_into_rows`] checks each item's shape against the rows it is copied into.
+#[derive(Clone, Copy)]
+enum Rows {
+    /// Each item is one row: its whole shape is the row shape (stacking).
+    One,
+    /// Each item holds rows on its leading axis: its other axes are the row shape
+    /// (concatenation; the caller checked that every item has a leading axis).
+    Leading,
 }
 
-/// Copies the elements of `items`, in order, into one array of shape `[rows, ..row_shape]` (the
-/// items hold `rows` rows of `row_shape` together): one allocation, each element copied once.
-fn copy_into_rows<'a, T: Element>(
+/// Copies the elements of `items`, in order, into one array of shape `[rows, ..row_shape]`: one
+/// allocation, each element copied once (a `memcpy` for standard-layout items). Each item is
+/// checked while it is copied (one pass over the items: a separate checking pass and a view
+/// per item cost more than the copy of small items); `None` (an item of another dtype) or a
+/// shape that does not fit is the error `mismatch(index)`.
+fn copy_into_rows<'a, T: Element, S: Data<Elem = T> + 'a>(
     row_shape: &[usize],
     rows: usize,
-    items: impl Iterator<Item = ArrayViewD<'a, T>>,
+    items: impl Iterator<Item = Option<&'a ArrayBase<S, IxDyn>>>,
+    per_item: Rows,
     path: &FieldPath<'_>,
+    mismatch: &dyn Fn(usize) -> Error,
 ) -> Result<ArrayD<T>> {
     let per_row: usize = row_shape.iter().product();
     let Some(total) = per_row.checked_mul(rows) else {
         return Err(BatchError::Argument {
             op: "stack",
             expected: format!("a batch of {} that fits in memory", show(path)),
-            found: format!("{rows} items of shape {row_shape:?}"),
+            found: format!("{rows} rows of shape {row_shape:?}"),
         }
         .into());
     };
     let mut data = Vec::with_capacity(total);
-    for view in items {
-        match view.as_slice() {
+    for (i, array) in items.enumerate() {
+        let fits = array.filter(|a| match per_item {
+            Rows::One => a.shape() == row_shape,
+            Rows::Leading => a.shape().get(1..) == Some(row_shape),
+        });
+        let Some(array) = fits else {
+            return Err(mismatch(i));
+        };
+        match array.as_slice() {
             Some(slice) => data.extend_from_slice(slice),
-            None => data.extend(view.iter().copied()),
+            None => data.extend(array.iter().copied()),
         }
     }
     let mut shape = Vec::with_capacity(row_shape.len() + 1);
     shape.push(rows);
     shape.extend_from_slice(row_shape);
-    // The data has exactly `rows * prod(row_shape)` elements, in standard order.
+    // The data has exactly `rows * prod(row_shape)` elements when every item fit, in
+    // standard order; the check below only turns a broken invariant into an error.
     ArrayD::from_shape_vec(IxDyn(&shape), data).map_err(|e| {
         BatchError::Argument {
             op: "stack",
@@ -252,43 +264,47 @@ pub fn concat_rows(items: &[&Tensor], what: &str) -> Result<Tensor> {
         }
         .into());
     };
-    let leading = |t: &Tensor| -> Result<usize> {
-        t.shape().first().copied().ok_or_else(|| {
-            BatchError::NoBatchAxis {
-                op: "concat_rows",
-                path: what.to_string(),
-                found: "shape [] (rank 0)".into(),
-            }
-            .into()
-        })
-    };
     let mut rows = 0usize;
-    for (i, t) in items.iter().enumerate() {
-        let r = leading(t)?;
-        if t.dtype() != first.dtype() || t.shape()[1..] != first.shape()[1..] {
-            return Err(BatchError::Component {
-                op: "concat_rows",
-                path: what.to_string(),
-                index: i,
-                first: TensorSpec::from_tensor(first).to_string(),
-                found: TensorSpec::from_tensor(t).to_string(),
+    for t in items {
+        match t.shape().first() {
+            Some(r) => rows += r,
+            None => {
+                return Err(BatchError::NoBatchAxis {
+                    op: "concat_rows",
+                    path: what.to_string(),
+                    found: "shape [] (rank 0)".into(),
+                }
+                .into());
             }
-            .into());
         }
-        rows += r;
     }
-    let path = FieldPath::Root;
-    each_variant!(Tensor, items[0], a => concat_rows_of(a, items, rows, &path))
+    let mismatch = |i: usize| -> Error {
+        BatchError::Component {
+            op: "concat_rows",
+            path: what.to_string(),
+            index: i,
+            first: TensorSpec::from_tensor(first).to_string(),
+            found: TensorSpec::from_tensor(items[i]).to_string(),
+        }
+        .into()
+    };
+    each_variant!(Tensor, items[0], a => join_tensors(a, items, rows, Rows::Leading, &mismatch))
 }
 
-fn concat_rows_of<T: Element>(
-    _first: &ArcArray<T, IxDyn>,
+/// The arrays inside `items` (all of `first`'s dtype, else `mismatch`) copied into rows.
+fn join_tensors<T: Element>(
+    first: &ArcArray<T, IxDyn>,
     items: &[&Tensor],
     rows: usize,
-    path: &FieldPath<'_>,
+    per_item: Rows,
+    mismatch: &dyn Fn(usize) -> Error,
 ) -> Result<Tensor> {
-    let views = items.iter().filter_map(|t| T::tensor_array(t)).map(|a| a.view());
-    let out = copy_into_rows(&items[0].shape()[1..], rows, views, path)?;
+    let row_shape = match per_item {
+        Rows::One => first.shape(),
+        Rows::Leading => &first.shape()[1..],
+    };
+    let arrays = items.iter().map(|t| T::tensor_array(t));
+    let out = copy_into_rows(row_shape, rows, arrays, per_item, &FieldPath::Root, mismatch)?;
     Ok(T::into_tensor(out.into_shared()))
 }
 
@@ -310,42 +326,28 @@ pub fn slice_rows(tensor: &Tensor, start: usize, end: usize) -> Result<Tensor> {
     }))
 }
 
-fn check_same_tensors(items: &[&Tensor], path: &FieldPath<'_>) -> Result<()> {
+/// Stacks arrays of one element type (`ArrayD`, `ArcArray`): an error names the first item
+/// whose shape differs from item 0's.
+fn stack_typed<'a, T: Element, S: Data<Elem = T> + 'a>(
+    items: &[&'a ArrayBase<S, IxDyn>],
+    path: &FieldPath<'_>,
+) -> Result<ArrayD<T>> {
     let Some(first) = items.first() else {
         return Err(no_items(path));
     };
-    for (i, t) in items.iter().enumerate().skip(1) {
-        if t.dtype() != first.dtype() || t.shape() != first.shape() {
-            return Err(component_mismatch(path, i, first, t));
+    let mismatch = |i: usize| -> Error {
+        BatchError::Component {
+            op: "stack",
+            path: path.to_string(),
+            index: i,
+            first: TensorSpec::from_shape_dtype(first.shape(), T::DTYPE).to_string(),
+            found: TensorSpec::from_shape_dtype(items[i].shape(), T::DTYPE).to_string(),
         }
-    }
-    Ok(())
+        .into()
+    };
+    let arrays = items.iter().map(|a| Some(*a));
+    copy_into_rows(first.shape(), items.len(), arrays, Rows::One, path, &mismatch)
 }
-
-fn stack_tensors_of<T: Element>(
-    _first: &ArcArray<T, IxDyn>,
-    items: &[&Tensor],
-    path: &FieldPath<'_>,
-) -> Result<Tensor> {
-    // Every item has `T`'s dtype (checked by the caller).
-    let views = items.iter().filter_map(|t| T::tensor_array(t)).map(|a| a.view());
-    let stacked = stack_views(items[0].shape(), ExactIter(views, items.len()), path)?;
-    Ok(T::into_tensor(stacked.into_shared()))
-}
-
-/// An iterator whose length the caller knows (the filtered items above: all pass).
-struct ExactIter<I>(I, usize);
-
-impl<I: Iterator> Iterator for ExactIter<I> {
-    type Item = I::Item;
-    fn next(&mut self) -> Option<I::Item> {
-        self.0.next()
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.1, Some(self.1))
-    }
-}
-impl<I: Iterator> ExactSizeIterator for ExactIter<I> {}
 
 fn leading_len(shape: &[usize], path: &FieldPath<'_>) -> Result<usize> {
     match shape.first() {
@@ -402,8 +404,11 @@ impl BatchField for Tensor {
         leading_len(self.shape(), path).map(Some)
     }
     fn stack(items: &[&Tensor], path: &FieldPath<'_>) -> Result<Tensor> {
-        check_same_tensors(items, path)?;
-        each_variant!(Tensor, items[0], a => stack_tensors_of(a, items, path))
+        let Some(first) = items.first() else {
+            return Err(no_items(path));
+        };
+        let mismatch = |i: usize| component_mismatch(path, i, first, items[i]);
+        each_variant!(Tensor, first, a => join_tensors(a, items, items.len(), Rows::One, &mismatch))
     }
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<Tensor>> {
         each_variant!(Tensor, self, a => Ok(unstack_shared(a, n, path)?
@@ -411,34 +416,6 @@ impl BatchField for Tensor {
             .map(Element::into_tensor)
             .collect()))
     }
-}
-
-fn check_same_shapes<'a, T: 'a>(
-    shapes: impl Iterator<Item = &'a [usize]>,
-    path: &FieldPath<'_>,
-    dtype: crate::dtype::DType,
-) -> Result<()> {
-    let mut first: Option<&[usize]> = None;
-    for (i, s) in shapes.enumerate() {
-        match first {
-            None => first = Some(s),
-            Some(f) if f == s => {}
-            Some(f) => {
-                return Err(BatchError::Component {
-                    op: "stack",
-                    path: path.to_string(),
-                    index: i,
-                    first: TensorSpec::from_shape_dtype(f, dtype).to_string(),
-                    found: TensorSpec::from_shape_dtype(s, dtype).to_string(),
-                }
-                .into());
-            }
-        }
-    }
-    if first.is_none() {
-        return Err(no_items(path));
-    }
-    Ok(())
 }
 
 /// An owned dynamic-rank array: stacking copies each item once; unstacking copies each item out
@@ -454,8 +431,7 @@ impl<T: Element> BatchField for ArrayD<T> {
         leading_len(self.shape(), path).map(Some)
     }
     fn stack(items: &[&ArrayD<T>], path: &FieldPath<'_>) -> Result<ArrayD<T>> {
-        check_same_shapes::<T>(items.iter().map(|a| a.shape()), path, T::DTYPE)?;
-        stack_views(items[0].shape(), items.iter().map(|a| a.view()), path)
+        stack_typed(items, path)
     }
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<ArrayD<T>>> {
         check_len(self.shape(), n, path)?;
@@ -475,8 +451,7 @@ impl<T: Element> BatchField for ArcArray<T, IxDyn> {
         leading_len(self.shape(), path).map(Some)
     }
     fn stack(items: &[&ArcArray<T, IxDyn>], path: &FieldPath<'_>) -> Result<Self> {
-        check_same_shapes::<T>(items.iter().map(|a| a.shape()), path, T::DTYPE)?;
-        Ok(stack_views(items[0].shape(), items.iter().map(|a| a.view()), path)?.into_shared())
+        Ok(stack_typed(items, path)?.into_shared())
     }
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<Self>> {
         unstack_shared(self, n, path)
@@ -576,60 +551,38 @@ pub(crate) mod shape_rules {
     }
 }
 
-impl BatchField for f32 {
-    fn batched_spec(spec: &ExactFloat<f32>, _n: Option<usize>) -> ExactFloat<f32> {
-        *spec
-    }
-    fn unbatched_spec(spec: &ExactFloat<f32>, _path: &FieldPath<'_>) -> Result<ExactFloat<f32>> {
-        Ok(*spec)
-    }
-    fn batch_len(&self, _path: &FieldPath<'_>) -> Result<Option<usize>> {
-        Ok(None)
-    }
-    fn stack(items: &[&f32], path: &FieldPath<'_>) -> Result<f32> {
-        let bits: Vec<u32> = items.iter().map(|x| x.to_bits()).collect();
-        let refs: Vec<&u32> = bits.iter().collect();
-        stack_equal(&refs, path).map_err(|_| float_mismatch(items, path))?;
-        Ok(*items[0])
-    }
-    fn unstack(self, n: usize, _path: &FieldPath<'_>) -> Result<Vec<f32>> {
-        Ok(vec![self; n])
-    }
+/// Floats: static data compared bit for bit (as their spec, [`ExactFloat`], is).
+macro_rules! float_batch {
+    ($($t:ty),*) => {$(
+        impl BatchField for $t {
+            fn batched_spec(spec: &ExactFloat<$t>, _n: Option<usize>) -> ExactFloat<$t> {
+                *spec
+            }
+            fn unbatched_spec(
+                spec: &ExactFloat<$t>,
+                _path: &FieldPath<'_>,
+            ) -> Result<ExactFloat<$t>> {
+                Ok(*spec)
+            }
+            fn batch_len(&self, _path: &FieldPath<'_>) -> Result<Option<usize>> {
+                Ok(None)
+            }
+            fn stack(items: &[&$t], path: &FieldPath<'_>) -> Result<$t> {
+                let first = items.first().map(|x| x.to_bits());
+                match items.iter().position(|x| Some(x.to_bits()) != first) {
+                    _ if items.is_empty() => Err(no_items(path)),
+                    None => Ok(*items[0]),
+                    Some(i) => Err(static_mismatch(path, i, items[0], items[i])),
+                }
+            }
+            fn unstack(self, n: usize, _path: &FieldPath<'_>) -> Result<Vec<$t>> {
+                Ok(vec![self; n])
+            }
+        }
+    )*};
 }
 
-impl BatchField for f64 {
-    fn batched_spec(spec: &ExactFloat<f64>, _n: Option<usize>) -> ExactFloat<f64> {
-        *spec
-    }
-    fn unbatched_spec(spec: &ExactFloat<f64>, _path: &FieldPath<'_>) -> Result<ExactFloat<f64>> {
-        Ok(*spec)
-    }
-    fn batch_len(&self, _path: &FieldPath<'_>) -> Result<Option<usize>> {
-        Ok(None)
-    }
-    fn stack(items: &[&f64], path: &FieldPath<'_>) -> Result<f64> {
-        let bits: Vec<u64> = items.iter().map(|x| x.to_bits()).collect();
-        let refs: Vec<&u64> = bits.iter().collect();
-        stack_equal(&refs, path).map_err(|_| float_mismatch(items, path))?;
-        Ok(*items[0])
-    }
-    fn unstack(self, n: usize, _path: &FieldPath<'_>) -> Result<Vec<f64>> {
-        Ok(vec![self; n])
-    }
-}
-
-fn float_mismatch<F: std::fmt::Debug + Copy + PartialEq>(
-    items: &[&F],
-    path: &FieldPath<'_>,
-) -> Error {
-    let first = items.first().copied();
-    match (first, items.iter().position(|x| Some(*x) != first)) {
-        (Some(first), Some(i)) => static_mismatch(path, i, first, items[i]),
-        // NaN payloads differing in bits only (equal under `!=` never): report item 1.
-        (Some(first), None) => static_mismatch(path, 1, first, items[items.len().min(2) - 1]),
-        (None, _) => no_items(path),
-    }
-}
+float_batch!(f32, f64);
 
 impl<T: Send + Sync + 'static> BatchField for std::marker::PhantomData<T> {
     fn batched_spec(spec: &Self, _n: Option<usize>) -> Self {
@@ -988,8 +941,12 @@ mod batch_ops_of {
         path: &FieldPath<'_>,
         out: *mut u8,
     ) -> Result<()> {
-        let refs: Vec<&F> = items.iter().map(|&p| unsafe { &*p.cast::<F>() }).collect();
-        let stacked = F::stack(&refs, path)?;
+        // SAFETY: a `*const u8` and a `&F` (`F: Sized`) have one size and alignment, and every
+        // pointer is non-null and points to a live `F` for as long as `items` is borrowed (the
+        // caller's contract), so the slice reads as `&[&F]` (no per-call list of references).
+        let refs: &[&F] =
+            unsafe { std::slice::from_raw_parts(items.as_ptr().cast::<&F>(), items.len()) };
+        let stacked = F::stack(refs, path)?;
         unsafe { out.cast::<F>().write(stacked) };
         Ok(())
     }

@@ -18,7 +18,8 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
     let impl_generics = g.impl_generics();
     let self_ty = g.self_ty();
     let where_clause = batch_where_clause(g);
-    let field_impl = match batchable {
+    // The five methods' bodies: calls into the derived runtime, or into the encoder.
+    let (preamble, where_clause, bodies) = match batchable {
         Batchable::Default => {
             // Spanned at each field's type: a field type that is not batchable (a fixed-rank
             // array) is reported there, once, by `BatchField`'s `on_unimplemented` message.
@@ -26,94 +27,77 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
                 let ty = f.ty;
                 quote_spanned!(ty.span()=> <#ty as __x::BatchField>::BATCH_OPS)
             });
-            quote! {
+            let preamble = quote! {
                 unsafe impl #impl_generics __x::DerivedBatch for #self_ty #where_clause {
                     const BATCH: &'static [&'static __x::BatchOps] = &[#(#ops),*];
                 }
-                impl #impl_generics __x::BatchField for #self_ty #where_clause {
-                    #[inline]
-                    fn batched_spec(
-                        spec: &<Self as __x::Field>::Spec,
-                        n: ::core::option::Option<usize>,
-                    ) -> <Self as __x::Field>::Spec {
-                        __x::derived_batched_spec::<Self>(spec, n)
-                    }
-                    #[inline]
-                    fn unbatched_spec(
-                        spec: &<Self as __x::Field>::Spec,
-                        path: &__x::FieldPath<'_>,
-                    ) -> __x::Result<<Self as __x::Field>::Spec> {
-                        __x::derived_unbatched_spec::<Self>(spec, path)
-                    }
-                    #[inline]
-                    fn batch_len(
-                        &self,
-                        path: &__x::FieldPath<'_>,
-                    ) -> __x::Result<::core::option::Option<usize>> {
-                        __x::derived_batch_len::<Self>(self, path)
-                    }
-                    #[inline]
-                    fn stack(items: &[&Self], path: &__x::FieldPath<'_>) -> __x::Result<Self> {
-                        __x::derived_stack::<Self>(items, path)
-                    }
-                    #[inline]
-                    fn unstack(
-                        self,
-                        n: usize,
-                        path: &__x::FieldPath<'_>,
-                    ) -> __x::Result<__x::Vec<Self>> {
-                        __x::derived_unstack::<Self>(self, n, path)
-                    }
-                }
-            }
+            };
+            let bodies = [
+                quote!(__x::derived_batched_spec::<Self>(spec, n)),
+                quote!(__x::derived_unbatched_spec::<Self>(spec, path)),
+                quote!(__x::derived_batch_len::<Self>(self, path)),
+                quote!(__x::derived_stack::<Self>(items, path)),
+                quote!(__x::derived_unstack::<Self>(self, n, path)),
+            ];
+            (preamble, where_clause, bodies)
         }
         Batchable::Encoder(enc_path) => {
             let enc = quote_spanned!(enc_path.span()=> <#enc_path as __x::BatchEncoder<Self>>);
             // The encoder's bound, stated once on the impl: a type that is not an encoder is
             // reported there, once, at the attribute's path.
-            let mut where_clause = where_clause.clone().unwrap_or_else(|| syn::parse_quote!(where));
+            let mut where_clause = where_clause.unwrap_or_else(|| syn::parse_quote!(where));
             where_clause.predicates.push(
                 syn::parse_quote_spanned!(enc_path.span()=> #enc_path: __x::BatchEncoder<#self_ty>),
             );
-            quote! {
-                impl #impl_generics __x::BatchField for #self_ty #where_clause {
-                    #[inline]
-                    fn batched_spec(
-                        spec: &<Self as __x::Field>::Spec,
-                        n: ::core::option::Option<usize>,
-                    ) -> <Self as __x::Field>::Spec {
-                        #enc::batched_spec(spec, n)
-                    }
-                    #[inline]
-                    fn unbatched_spec(
-                        spec: &<Self as __x::Field>::Spec,
-                        _path: &__x::FieldPath<'_>,
-                    ) -> __x::Result<<Self as __x::Field>::Spec> {
-                        #enc::unbatched_spec(spec)
-                    }
-                    #[inline]
-                    fn batch_len(
-                        &self,
-                        _path: &__x::FieldPath<'_>,
-                    ) -> __x::Result<::core::option::Option<usize>> {
-                        ::core::result::Result::map(
-                            #enc::batch_len(self),
-                            ::core::option::Option::Some,
-                        )
-                    }
-                    #[inline]
-                    fn stack(items: &[&Self], _path: &__x::FieldPath<'_>) -> __x::Result<Self> {
-                        #enc::stack(items)
-                    }
-                    #[inline]
-                    fn unstack(
-                        self,
-                        n: usize,
-                        path: &__x::FieldPath<'_>,
-                    ) -> __x::Result<__x::Vec<Self>> {
-                        __x::encoded_unstack::<Self, #enc_path>(self, n, path)
-                    }
-                }
+            let bodies = [
+                quote!(#enc::batched_spec(spec, n)),
+                quote!({ let _ = path; #enc::unbatched_spec(spec) }),
+                quote!({
+                    let _ = path;
+                    ::core::result::Result::map(#enc::batch_len(self), ::core::option::Option::Some)
+                }),
+                quote!({ let _ = path; #enc::stack(items) }),
+                quote!(__x::encoded_unstack::<Self, #enc_path>(self, n, path)),
+            ];
+            (TokenStream::new(), Some(where_clause), bodies)
+        }
+    };
+    let [batched, unbatched, len, stack, unstack] = bodies;
+    let field_impl = quote! {
+        #preamble
+        impl #impl_generics __x::BatchField for #self_ty #where_clause {
+            #[inline]
+            fn batched_spec(
+                spec: &<Self as __x::Field>::Spec,
+                n: ::core::option::Option<usize>,
+            ) -> <Self as __x::Field>::Spec {
+                #batched
+            }
+            #[inline]
+            fn unbatched_spec(
+                spec: &<Self as __x::Field>::Spec,
+                path: &__x::FieldPath<'_>,
+            ) -> __x::Result<<Self as __x::Field>::Spec> {
+                #unbatched
+            }
+            #[inline]
+            fn batch_len(
+                &self,
+                path: &__x::FieldPath<'_>,
+            ) -> __x::Result<::core::option::Option<usize>> {
+                #len
+            }
+            #[inline]
+            fn stack(items: &[&Self], path: &__x::FieldPath<'_>) -> __x::Result<Self> {
+                #stack
+            }
+            #[inline]
+            fn unstack(
+                self,
+                n: usize,
+                path: &__x::FieldPath<'_>,
+            ) -> __x::Result<__x::Vec<Self>> {
+                #unstack
             }
         }
     };
