@@ -27,12 +27,21 @@ fn main() -> extype::Result<()> {
     println!("item 0:  {}", show(&items[0]));
     let b = batch::stack(&items)?;
     println!("batch:   {}", show(&b));
-    println!("law:     spec == item spec batched(3): {}", b.spec() == items[0].spec().batched(Some(3)));
+    println!(
+        "law:     spec == item spec batched(3): {}",
+        b.spec() == items[0].spec().batched(Some(3))
+    );
     let back = batch::unstack(b.clone())?;
     println!("unstack: {} items, equal = {}", back.len(), back == items);
 
     let sums: Tensor = batch::map_fn(&b, |m: Masked| {
-        let s: f32 = m.values.iter().zip(m.mask.iter()).filter(|(_, k)| **k).map(|(v, _)| v).sum();
+        let s: f32 = m
+            .values
+            .iter()
+            .zip(m.mask.iter())
+            .filter(|(_, k)| **k)
+            .map(|(v, _)| v)
+            .sum();
         Ok(Tensor::from(extype::ndarray::arr0(s)))
     })?;
     println!("map_fn (sum of present values): {sums}");

@@ -1,7 +1,7 @@
 //! A tour of extype. Run with `cargo run --example tour`.
 
-use extype::shape::{Bindings, Sizes};
 use extype::batch::{self, BatchIterExt};
+use extype::shape::{Bindings, Sizes};
 use extype::{
     ExtensionType, Policy, Shape, ShapeError, TypeSpec, Unifier, broadcast_shapes,
     broadcast_static, enforce_shape, registry,
@@ -86,18 +86,34 @@ fn main() -> extype::Result<()> {
 
     println!("\n== Batching (#[extype(batchable)])");
     let items: Vec<MaskedTensor> = (0..4)
-        .map(|i| MaskedTensor::try_new(
-            ArrayD::from_elem(IxDyn(&[3]), i as f32),
-            ArrayD::from_elem(IxDyn(&[3]), i % 2 == 0),
-        ))
+        .map(|i| {
+            MaskedTensor::try_new(
+                ArrayD::from_elem(IxDyn(&[3]), i as f32),
+                ArrayD::from_elem(IxDyn(&[3]), i % 2 == 0),
+            )
+        })
         .collect::<extype::Result<_>>()?;
     let b = batch::stack(&items)?;
     println!("4 items of {} stack into {}", items[0].spec(), b.spec());
-    println!("unstacked again: equal = {}", batch::unstack(b.clone())? == items);
-    let batches: Vec<MaskedTensor> = items.into_iter().batched(3).collect::<extype::Result<_>>()?;
-    println!("batched(3): batch sizes {:?}", batches.iter().map(|b| b.values.shape()[0]).collect::<Vec<_>>());
+    println!(
+        "unstacked again: equal = {}",
+        batch::unstack(b.clone())? == items
+    );
+    let batches: Vec<MaskedTensor> = items
+        .into_iter()
+        .batched(3)
+        .collect::<extype::Result<_>>()?;
+    println!(
+        "batched(3): batch sizes {:?}",
+        batches
+            .iter()
+            .map(|b| b.values.shape()[0])
+            .collect::<Vec<_>>()
+    );
     let counts: extype::Tensor = batch::map_fn(&b, |m: MaskedTensor| {
-        Ok(extype::Tensor::from(ndarray::arr0(m.mask.iter().filter(|&&k| k).count() as i64)))
+        Ok(extype::Tensor::from(ndarray::arr0(
+            m.mask.iter().filter(|&&k| k).count() as i64,
+        )))
     })?;
     println!("map_fn (present values per item): {counts}");
 

@@ -104,7 +104,10 @@ fn mismatched_static_field_names_path_and_values() {
     let mut other = record(2.0, &[2]);
     other.pair.1 = 8;
     let e = err_text(batch::stack(&[record(1.0, &[2]), other]));
-    assert!(e.contains("pair.1") && e.contains("7") && e.contains("8"), "{e}");
+    assert!(
+        e.contains("pair.1") && e.contains("7") && e.contains("8"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -112,7 +115,10 @@ fn incompatible_component_shapes_name_the_path() {
     let mut other = record(2.0, &[2]);
     other.inner = Masked::new(vec![1.0]);
     let e = err_text(batch::stack(&[record(1.0, &[2]), other]));
-    assert!(e.contains("inner.values of item 1 is f32[1], item 0's is f32[3]"), "{e}");
+    assert!(
+        e.contains("inner.values of item 1 is f32[1], item 0's is f32[3]"),
+        "{e}"
+    );
     let mut other = record(2.0, &[2]);
     other.parts[1] = Tensor::from(array![1i64, 2, 3]);
     let e = err_text(batch::stack(&[record(1.0, &[2]), other]));
@@ -124,7 +130,10 @@ fn containers_must_agree() {
     let mut other = record(2.0, &[2]);
     other.weight = None;
     let e = err_text(batch::stack(&[record(1.0, &[2]), other]));
-    assert!(e.contains("weight of item 1 is None, item 0's is Some"), "{e}");
+    assert!(
+        e.contains("weight of item 1 is None, item 0's is Some"),
+        "{e}"
+    );
     let mut other = record(2.0, &[2]);
     other.parts.pop();
     let e = err_text(batch::stack(&[record(1.0, &[2]), other]));
@@ -163,7 +172,10 @@ fn leading_axes_must_agree_when_unstacking() {
     };
     // The validation does not run on a value built by hand; unstacking checks the sizes.
     let e = err_text(batch::unstack(b));
-    assert!(e.contains("mask has 2 items on its leading axis, expected 3"), "{e}");
+    assert!(
+        e.contains("mask has 2 items on its leading axis, expected 3"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -173,7 +185,10 @@ fn items_are_validated() {
     b.mask = ArcArray::from_elem(IxDyn(&[2, 2]), true);
     b.values = ArrayD::zeros(IxDyn(&[2, 1]));
     let e = err_text(batch::unstack(b));
-    assert!(e.contains("unstack: item 0") && e.contains("invalid value"), "{e}");
+    assert!(
+        e.contains("unstack: item 0") && e.contains("invalid value"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -186,11 +201,13 @@ fn empty_input_needs_a_spec() {
     assert_eq!(empty.spec(), spec.batched(Some(0)));
     assert!(batch::unstack(empty).unwrap().is_empty());
     // Unknown sizes become 0; an item that does not fit the spec is an error.
-    let loose: MaskedSpec = "[?]".parse::<Shape>().map(|s| MaskedSpec {
-        values: extype::TensorSpec::new(s.clone(), extype::DType::F32),
-        mask: extype::TensorSpec::new(s, extype::DType::Bool),
-    })
-    .unwrap();
+    let loose: MaskedSpec = "[?]"
+        .parse::<Shape>()
+        .map(|s| MaskedSpec {
+            values: extype::TensorSpec::new(s.clone(), extype::DType::F32),
+            mask: extype::TensorSpec::new(s, extype::DType::Bool),
+        })
+        .unwrap();
     let empty = batch::stack_with_spec::<Masked>(&[], &loose).unwrap();
     assert_eq!(empty.values.shape(), &[0, 0]);
     let e = err_text(batch::stack_with_spec(&[Masked::new(vec![1.0])], &spec));
@@ -218,7 +235,10 @@ fn concat_and_split() {
     assert_eq!(parts[1].values.shape(), &[0, 2]);
     assert_eq!(parts[2], batch::stack(&items[1..]).unwrap());
     let e = err_text(batch::split(batch::stack(&items).unwrap(), &[2, 2]));
-    assert!(e.contains("adding up to the batch size 5") && e.contains("[2, 2]"), "{e}");
+    assert!(
+        e.contains("adding up to the batch size 5") && e.contains("[2, 2]"),
+        "{e}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -234,7 +254,10 @@ fn ragged_rows_stack_into_a_ragged_batch() {
     let b = batch::stack(&rows).unwrap();
     assert_eq!(b.values.shape(), &[3]);
     assert_eq!(b.row_splits[0].to_vec(), vec![0, 2, 2, 3]);
-    assert!(b.spec().is_compatible_with(&rows[0].spec().batched(Some(3))));
+    assert!(
+        b.spec()
+            .is_compatible_with(&rows[0].spec().batched(Some(3)))
+    );
     let back = batch::unstack(b.clone()).unwrap();
     assert_eq!(back, rows);
 
@@ -244,7 +267,10 @@ fn ragged_rows_stack_into_a_ragged_batch() {
     assert_eq!(b2.row_splits[1].to_vec(), vec![0, 2, 2, 3, 5]);
     let back2 = batch::unstack(b2).unwrap();
     assert_eq!(back2[0], b);
-    assert_eq!(batch::unstack(back2[1].clone()).unwrap(), rows[..1].to_vec());
+    assert_eq!(
+        batch::unstack(back2[1].clone()).unwrap(),
+        rows[..1].to_vec()
+    );
 }
 
 #[test]
@@ -270,7 +296,12 @@ fn iterator_batched_and_unbatched() {
         .unwrap();
     assert_eq!(batches.len(), 3);
     assert_eq!(batches[2].values.shape(), &[1, 1]);
-    let dropped = items.clone().into_iter().batched(3).drop_remainder().count();
+    let dropped = items
+        .clone()
+        .into_iter()
+        .batched(3)
+        .drop_remainder()
+        .count();
     assert_eq!(dropped, 2);
     let back: Vec<Masked> = batches
         .into_iter()
@@ -309,13 +340,22 @@ fn iterator_errors_are_lazy_and_name_the_item() {
 }
 
 fn masked_sum(m: Masked) -> extype::Result<Tensor> {
-    let s: f32 = m.values.iter().zip(m.mask.iter()).filter(|(_, k)| **k).map(|(v, _)| v).sum();
+    let s: f32 = m
+        .values
+        .iter()
+        .zip(m.mask.iter())
+        .filter(|(_, k)| **k)
+        .map(|(v, _)| v)
+        .sum();
     Ok(Tensor::from(array![s]))
 }
 
 #[test]
 fn map_fn_changes_the_type() {
-    let items = vec![Masked::new(vec![1.0, -2.0, 3.0]), Masked::new(vec![4.0, 5.0, -6.0])];
+    let items = vec![
+        Masked::new(vec![1.0, -2.0, 3.0]),
+        Masked::new(vec![4.0, 5.0, -6.0]),
+    ];
     let b = batch::stack(&items).unwrap();
     let sums: Tensor = batch::map_fn(&b, masked_sum).unwrap();
     assert_eq!(sums, Tensor::from(array![[4.0f32], [9.0]]));
@@ -328,10 +368,14 @@ fn map_fn_changes_the_type() {
             masked_sum(m)
         }
     }));
-    assert!(e.starts_with("map_fn: item 1:") && e.contains("too big"), "{e}");
-    let e = err_text(batch::map_fn_par(&b, |_: Masked| -> extype::Result<Tensor> {
-        Err(extype::Error::invalid("no"))
-    }));
+    assert!(
+        e.starts_with("map_fn: item 1:") && e.contains("too big"),
+        "{e}"
+    );
+    let e = err_text(batch::map_fn_par(
+        &b,
+        |_: Masked| -> extype::Result<Tensor> { Err(extype::Error::invalid("no")) },
+    ));
     assert!(e.starts_with("map_fn: item 0:"), "{e}");
 }
 
@@ -340,10 +384,17 @@ fn map_fn_changes_the_type() {
 
 #[test]
 fn erased_values_and_ops_fallback() {
-    let items = vec![Masked::new(vec![1.0]), Masked::new(vec![2.0]), Masked::new(vec![3.0])];
+    let items = vec![
+        Masked::new(vec![1.0]),
+        Masked::new(vec![2.0]),
+        Masked::new(vec![3.0]),
+    ];
     let values: Vec<Value> = items.iter().cloned().map(Value::from_extension).collect();
     let b = batch::stack_values(&values).unwrap();
-    assert_eq!(b.downcast_ref::<Masked>().unwrap(), &batch::stack(&items).unwrap());
+    assert_eq!(
+        b.downcast_ref::<Masked>().unwrap(),
+        &batch::stack(&items).unwrap()
+    );
     let back = batch::unstack_value(b.clone()).unwrap();
     assert_eq!(back.len(), 3);
     assert_eq!(back[2].downcast_ref::<Masked>().unwrap(), &items[2]);
@@ -351,11 +402,23 @@ fn erased_values_and_ops_fallback() {
     // ops::stack / ops::concat fall back to the encoder for any number of values.
     let operands: Vec<_> = values.iter().map(extype::Operand::value).collect();
     let stacked = extype::ops::stack(&operands, 0).unwrap();
-    assert_eq!(stacked.downcast_ref::<Masked>().unwrap(), b.downcast_ref::<Masked>().unwrap());
+    assert_eq!(
+        stacked.downcast_ref::<Masked>().unwrap(),
+        b.downcast_ref::<Masked>().unwrap()
+    );
     let batches = [b.clone(), b];
-    let joined = extype::ops::concat(&batches.iter().map(extype::Operand::value).collect::<Vec<_>>(), 0)
-        .unwrap();
-    assert_eq!(joined.downcast_ref::<Masked>().unwrap().values.shape(), &[6, 1]);
+    let joined = extype::ops::concat(
+        &batches
+            .iter()
+            .map(extype::Operand::value)
+            .collect::<Vec<_>>(),
+        0,
+    )
+    .unwrap();
+    assert_eq!(
+        joined.downcast_ref::<Masked>().unwrap().values.shape(),
+        &[6, 1]
+    );
     // Other axes are not the encoder's: the dispatch error stays.
     assert!(extype::ops::stack(&operands, 1).is_err());
 
@@ -375,8 +438,14 @@ struct Generic<T: extype::Element> {
 #[test]
 fn generic_types_batch() {
     let items = vec![
-        Generic { x: ArrayD::from_elem(IxDyn(&[2]), 1i32), tag: 3 },
-        Generic { x: ArrayD::from_elem(IxDyn(&[2]), 2i32), tag: 3 },
+        Generic {
+            x: ArrayD::from_elem(IxDyn(&[2]), 1i32),
+            tag: 3,
+        },
+        Generic {
+            x: ArrayD::from_elem(IxDyn(&[2]), 2i32),
+            tag: 3,
+        },
     ];
     let b = batch::stack(&items).unwrap();
     assert_eq!(b.x.shape(), &[2, 2]);

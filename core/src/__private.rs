@@ -21,7 +21,6 @@ pub use crate::batch::{
     BatchEncoder, BatchEntry, DerivedBatch, derived_batch_len, derived_batched_spec, derived_stack,
     derived_unbatched_spec, derived_unstack, encoded_unstack,
 };
-pub use crate::field::batch::BatchOps;
 pub use crate::contract::{ShapeContract, ShapedField};
 pub use crate::dispatch::param::{
     GroupParam, HandlerParam, dispatch_indices, dispatched_count, dispatched_params,
@@ -32,8 +31,11 @@ pub use crate::dispatch::{
 };
 pub use crate::dtype::DType;
 pub use crate::error::{Error, Result, SpecError};
+pub use crate::field::batch::BatchOps;
 pub use crate::field::batch::unstack_static;
-pub use crate::field::{BatchField, Components, ExactFloat, Field, FieldPath, Sink, StaticValue, data_error};
+pub use crate::field::{
+    BatchField, Components, ExactFloat, Field, FieldPath, Sink, StaticValue, data_error,
+};
 pub use crate::ops;
 pub use crate::ops::catalog;
 pub use crate::ops::operand::{arg_extension, arg_tensor, arg_value};

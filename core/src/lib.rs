@@ -114,8 +114,8 @@ pub use dispatch::{BinaryOp, Handled, ReductionOp, UnaryOp};
 pub use dtype::DType;
 pub use error::ArgRef;
 pub use error::{
-    DispatchError, Error, IoError, JsonError, NestError, RegistryError, Result, ShapeError,
-    SpecError, TensorError, ValueError, BatchError,
+    BatchError, DispatchError, Error, IoError, JsonError, NestError, RegistryError, Result,
+    ShapeError, SpecError, TensorError, ValueError,
 };
 pub use field::{ExactFloat, Field, FieldPath, PathSink, Sink, StaticValue};
 pub use ops::{AsOperand, Op, OpArgs, OpKind, Operand};

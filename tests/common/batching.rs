@@ -207,9 +207,8 @@ impl BatchEncoder<Ragged> for RaggedEncoder {
         // Level 0 of the batch: where each item starts; level k + 1: the items' level k, shifted.
         let mut levels: Vec<Vec<i64>> = vec![Vec::with_capacity(items.len() + 1); rank + 1];
         let mut offsets = vec![0i64; rank + 1];
-        levels[0].push(0);
-        for k in 1..=rank {
-            levels[k].push(0);
+        for level in &mut levels {
+            level.push(0);
         }
         for r in items {
             offsets[0] += r.nrows() as i64;

@@ -97,7 +97,8 @@ pub fn batch_len<T: DerivedBatch>(value: &T, path: &FieldPath<'_>) -> Result<Opt
     let base = value as *const T as *const u8;
     for (i, (f, ops)) in T::DESC.fields.iter().zip(T::BATCH).enumerate() {
         // SAFETY: `DESC` and `BATCH` describe `T`.
-        let n = unsafe { (ops.batch_len)(base.add(f.value_offset), &field_path(T::DESC, i, path)) }?;
+        let n =
+            unsafe { (ops.batch_len)(base.add(f.value_offset), &field_path(T::DESC, i, path)) }?;
         if n.is_some() {
             return Ok(n);
         }

@@ -68,7 +68,7 @@
 //!
 //! [`stack`], [`stack_with_spec`] (zero items give an empty batch), [`unstack`], [`concat`],
 //! [`split`]; iterator adapters [`BatchIterExt::batched`] / [`BatchIterExt::unbatched`];
-//! [`map_fn`] and [`map_fn_par`] (rayon); [`stack_values`] / [`unstack_value`] on [`Value`]s of
+//! [`map_fn`] and [`map_fn_par`] (rayon); [`stack_values`] / [`unstack_value`] on [`Value`](crate::Value)s of
 //! registered batchable types (what `ops::stack` / `ops::concat` fall back to when no handler
 //! takes extension values).
 //!
@@ -87,8 +87,7 @@ mod value;
 #[doc(hidden)]
 pub use derived::{
     DerivedBatch, batch_len as derived_batch_len, batched_spec as derived_batched_spec,
-    stack as derived_stack, unbatched_spec as derived_unbatched_spec,
-    unstack as derived_unstack,
+    stack as derived_stack, unbatched_spec as derived_unbatched_spec, unstack as derived_unstack,
 };
 pub use iter::{BatchIterExt, Batched, Unbatched};
 pub use map::{map_fn, map_fn_par};
@@ -249,11 +248,7 @@ fn empty<T: BatchField>(spec: &<T as Field>::Spec) -> Result<T> {
         .into_iter()
         .map(|(path, s)| zeros(&s, &path))
         .collect::<Result<Vec<_>>>()?;
-    T::from_components(
-        &batched,
-        &FieldPath::Root,
-        &mut Components::new(components),
-    )
+    T::from_components(&batched, &FieldPath::Root, &mut Components::new(components))
 }
 
 struct ComponentSpecs(Vec<(String, TensorSpec)>);
@@ -327,11 +322,9 @@ fn no_size<T>(op: &'static str) -> Error {
 /// when each batch is cloned and split.
 pub fn concat<T: BatchField + Clone>(batches: &[T]) -> Result<T> {
     let items = items_of_all(batches.iter().cloned(), unstack)?;
-    if items.is_empty() {
-        if let Some(first) = batches.first() {
-            let spec = T::unbatched_spec(&first.field_spec(), &FieldPath::Root)?;
-            return stack_with_spec(&[], &spec);
-        }
+    if let (true, Some(first)) = (items.is_empty(), batches.first()) {
+        let spec = T::unbatched_spec(&first.field_spec(), &FieldPath::Root)?;
+        return stack_with_spec(&[], &spec);
     }
     stack(&items)
 }

@@ -93,7 +93,7 @@ fn empty() -> crate::Error {
     .into()
 }
 
-/// [`stack`] on values of one registered batchable type (or all tensors); an error names a
+/// [`stack`](super::stack) on values of one registered batchable type (or all tensors); an error names a
 /// value of another type or kind by index.
 pub fn stack_values(values: &[Value]) -> Result<Value> {
     let Some(first) = values.first() else {

@@ -304,7 +304,14 @@ fn join_tensors<T: Element>(
         Rows::Leading => &first.shape()[1..],
     };
     let arrays = items.iter().map(|t| T::tensor_array(t));
-    let out = copy_into_rows(row_shape, rows, arrays, per_item, &FieldPath::Root, mismatch)?;
+    let out = copy_into_rows(
+        row_shape,
+        rows,
+        arrays,
+        per_item,
+        &FieldPath::Root,
+        mismatch,
+    )?;
     Ok(T::into_tensor(out.into_shared()))
 }
 
@@ -315,7 +322,10 @@ pub fn slice_rows(tensor: &Tensor, start: usize, end: usize) -> Result<Tensor> {
         return Err(BatchError::Argument {
             op: "slice_rows",
             expected: format!("rows within 0..{rows} of a tensor of rank at least 1"),
-            found: format!("rows {start}..{end} of a tensor of shape {:?}", tensor.shape()),
+            found: format!(
+                "rows {start}..{end} of a tensor of shape {:?}",
+                tensor.shape()
+            ),
         }
         .into());
     }
@@ -346,7 +356,14 @@ fn stack_typed<'a, T: Element, S: Data<Elem = T> + 'a>(
         .into()
     };
     let arrays = items.iter().map(|a| Some(*a));
-    copy_into_rows(first.shape(), items.len(), arrays, Rows::One, path, &mismatch)
+    copy_into_rows(
+        first.shape(),
+        items.len(),
+        arrays,
+        Rows::One,
+        path,
+        &mismatch,
+    )
 }
 
 fn leading_len(shape: &[usize], path: &FieldPath<'_>) -> Result<usize> {
@@ -518,11 +535,7 @@ macro_rules! __batch_static_field {
 
 /// `n` copies of the item value of a static field's batch value (what the `BatchField` impl of
 /// a static field calls).
-pub fn unstack_static<T: StaticValue>(
-    batch: &T,
-    n: usize,
-    path: &FieldPath<'_>,
-) -> Result<Vec<T>> {
+pub fn unstack_static<T: StaticValue>(batch: &T, n: usize, path: &FieldPath<'_>) -> Result<Vec<T>> {
     let item = batch.unstack_static(n, path)?;
     Ok(vec![item; n])
 }
@@ -622,7 +635,9 @@ impl<F: BatchField> BatchField for Option<F> {
         spec.as_ref().map(|s| F::batched_spec(s, n))
     }
     fn unbatched_spec(spec: &Option<F::Spec>, path: &FieldPath<'_>) -> Result<Option<F::Spec>> {
-        spec.as_ref().map(|s| F::unbatched_spec(s, path)).transpose()
+        spec.as_ref()
+            .map(|s| F::unbatched_spec(s, path))
+            .transpose()
     }
     fn batch_len(&self, path: &FieldPath<'_>) -> Result<Option<usize>> {
         match self {
@@ -825,7 +840,11 @@ impl<F: BatchField> BatchField for Box<F> {
         F::stack(&inner, path).map(Box::new)
     }
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<Box<F>>> {
-        Ok((*self).unstack(n, path)?.into_iter().map(Box::new).collect())
+        Ok((*self)
+            .unstack(n, path)?
+            .into_iter()
+            .map(Box::new)
+            .collect())
     }
 }
 
@@ -867,17 +886,34 @@ macro_rules! tuple_batch {
 
 /// Zips iterators into an iterator of flat tuples.
 macro_rules! itertools_zip {
-    ($a:ident) => { $a.map(|a| (a,)) };
-    ($a:ident, $b:ident) => { $a.zip($b) };
-    ($a:ident, $b:ident, $c:ident) => { $a.zip($b).zip($c).map(|((a, b), c)| (a, b, c)) };
+    ($a:ident) => {
+        $a.map(|a| (a,))
+    };
+    ($a:ident, $b:ident) => {
+        $a.zip($b)
+    };
+    ($a:ident, $b:ident, $c:ident) => {
+        $a.zip($b).zip($c).map(|((a, b), c)| (a, b, c))
+    };
     ($a:ident, $b:ident, $c:ident, $d:ident) => {
-        $a.zip($b).zip($c).zip($d).map(|(((a, b), c), d)| (a, b, c, d))
+        $a.zip($b)
+            .zip($c)
+            .zip($d)
+            .map(|(((a, b), c), d)| (a, b, c, d))
     };
     ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident) => {
-        $a.zip($b).zip($c).zip($d).zip($e).map(|((((a, b), c), d), e)| (a, b, c, d, e))
+        $a.zip($b)
+            .zip($c)
+            .zip($d)
+            .zip($e)
+            .map(|((((a, b), c), d), e)| (a, b, c, d, e))
     };
     ($a:ident, $b:ident, $c:ident, $d:ident, $e:ident, $g:ident) => {
-        $a.zip($b).zip($c).zip($d).zip($e).zip($g)
+        $a.zip($b)
+            .zip($c)
+            .zip($d)
+            .zip($e)
+            .zip($g)
             .map(|(((((a, b), c), d), e), g)| (a, b, c, d, e, g))
     };
 }

@@ -321,8 +321,11 @@ fn batch_fallback(
     if !(no_handler && axis == 0 && extensions) {
         return result;
     }
-    let values = xs.iter().map(Operand::to_value).collect::<Result<Vec<_>>>()?;
-    if !values.iter().all(|v| crate::batch::is_batchable(v)) {
+    let values = xs
+        .iter()
+        .map(Operand::to_value)
+        .collect::<Result<Vec<_>>>()?;
+    if !values.iter().all(crate::batch::is_batchable) {
         return result;
     }
     encode(&values)
