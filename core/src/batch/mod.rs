@@ -52,7 +52,7 @@
 //! Stacking allocates each component of the batch once and copies each item's elements into it
 //! once. Unstacking a batch whose tensors are shared ([`Tensor`], `ArcArray<T, IxDyn>`) copies
 //! nothing: each item is a view of the batch's buffer, O(1) per item. Owned `ArrayD<T>` fields
-//! copy each item out. [`concat`] and [`split`] unstack, then stack: with shared tensors they
+//! copy each item out. [`concat()`] and [`split`] unstack, then stack: with shared tensors they
 //! copy the data once.
 //!
 //! # Specs
@@ -66,7 +66,7 @@
 //!
 //! # Operations
 //!
-//! [`stack`], [`stack_with_spec`] (zero items give an empty batch), [`unstack`], [`concat`],
+//! [`stack`], [`stack_with_spec`] (zero items give an empty batch), [`unstack`], [`concat()`],
 //! [`split`]; iterator adapters [`BatchIterExt::batched`] / [`BatchIterExt::unbatched`];
 //! [`map_fn`] and [`map_fn_par`] (rayon); [`stack_values`] / [`unstack_value`] on [`Value`](crate::Value)s of
 //! registered batchable types (what `ops::stack` / `ops::concat` fall back to when no handler

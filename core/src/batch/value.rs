@@ -138,7 +138,7 @@ pub fn unstack_value(value: Value) -> Result<Vec<Value>> {
     }
 }
 
-/// [`concat`](super::concat) on values of one registered batchable type (or all tensors): the
+/// [`concat()`](super::concat) on values of one registered batchable type (or all tensors): the
 /// items of every batch, in order, stacked into one batch.
 pub fn concat_values(values: &[Value]) -> Result<Value> {
     let items = super::items_of_all(values.iter().cloned(), unstack_value)?;
