@@ -18,8 +18,8 @@ pub use crate::derived::{Derived, DerivedSpec, FieldDesc, StructDesc, StructFiel
 
 /// The batching runtime: the default encoder of derived types and custom encoders.
 pub use crate::batch::{
-    BatchEncoder, BatchEntry, DerivedBatch, derived_batch_len, derived_batched_spec, derived_stack,
-    derived_unbatched_spec, derived_unstack, encoded_unstack,
+    BatchEncoder, BatchEntry, DerivedBatch, check_unstacked, derived_batch_len,
+    derived_batched_spec, derived_stack, derived_unbatched_spec, derived_unstack,
 };
 pub use crate::contract::{ShapeContract, ShapedField};
 pub use crate::dispatch::param::{

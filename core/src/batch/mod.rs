@@ -74,10 +74,17 @@
 //!
 //! # Speed
 //!
-//! Measured by `cargo bench --bench batching` (see `BENCHMARKS.md` for the figures): stacking
-//! 1024 MaskedTensors of 128 f32 + 128 bool runs near the speed of allocating and copying the
-//! same bytes; unstacking a shared batch costs tens of nanoseconds per item; `map_fn` adds well
-//! under a microsecond per item beyond the function.
+//! Measured by `cargo bench -p extype --bench batching` (figures and yardsticks in
+//! `BENCHMARKS.md`): unstacking a shared 1024-item batch costs about 80 ns per item; `map_fn`
+//! adds about 80 ns per item beyond the function; stacking 1024 masked tensors of 128 f32 + 128
+//! bool runs at about 0.73 of the speed of allocating and copying the same bytes (one
+//! allocation per component, one copy per item, plus a shape check per item and component),
+//! and the ragged encoder's stack of 1024 rows at about 0.77.
+//!
+//! # Custom encoders
+//!
+//! A [`BatchEncoder`] is trusted: its batches and items are not validated again (the default
+//! encoder validates both).
 
 mod derived;
 mod iter;
@@ -129,12 +136,8 @@ pub trait BatchEncoder<T: Field> {
 
 /// [`BatchField::unstack`] through a custom encoder: its items, checked to be `n`.
 #[doc(hidden)]
-pub fn encoded_unstack<T: Field, E: BatchEncoder<T>>(
-    batch: T,
-    n: usize,
-    path: &FieldPath<'_>,
-) -> Result<Vec<T>> {
-    let items = E::unstack(batch)?;
+pub fn check_unstacked<T>(items: Result<Vec<T>>, n: usize, path: &FieldPath<'_>) -> Result<Vec<T>> {
+    let items = items?;
     if items.len() == n {
         Ok(items)
     } else {

@@ -43,12 +43,8 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
         }
         Batchable::Encoder(enc_path) => {
             let enc = quote_spanned!(enc_path.span()=> <#enc_path as __x::BatchEncoder<Self>>);
-            // The encoder's bound, stated once on the impl: a type that is not an encoder is
-            // reported there, once, at the attribute's path.
-            let mut where_clause = where_clause.unwrap_or_else(|| syn::parse_quote!(where));
-            where_clause.predicates.push(
-                syn::parse_quote_spanned!(enc_path.span()=> #enc_path: __x::BatchEncoder<#self_ty>),
-            );
+            // Every call names the encoder's trait at the attribute's path: a type that is not
+            // an encoder is reported there (identical errors at one span are shown once).
             let bodies = [
                 quote!(#enc::batched_spec(spec, n)),
                 quote!({ let _ = path; #enc::unbatched_spec(spec) }),
@@ -57,9 +53,9 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
                     ::core::result::Result::map(#enc::batch_len(self), ::core::option::Option::Some)
                 }),
                 quote!({ let _ = path; #enc::stack(items) }),
-                quote!(__x::encoded_unstack::<Self, #enc_path>(self, n, path)),
+                quote!(__x::check_unstacked(#enc::unstack(self), n, path)),
             ];
-            (TokenStream::new(), Some(where_clause), bodies)
+            (TokenStream::new(), where_clause, bodies)
         }
     };
     let [batched, unbatched, len, stack, unstack] = bodies;
