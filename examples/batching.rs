@@ -34,16 +34,7 @@ fn main() -> extype::Result<()> {
     let back = batch::unstack(b.clone())?;
     println!("unstack: {} items, equal = {}", back.len(), back == items);
 
-    let sums: Tensor = batch::map_fn(&b, |m: Masked| {
-        let s: f32 = m
-            .values
-            .iter()
-            .zip(m.mask.iter())
-            .filter(|(_, k)| **k)
-            .map(|(v, _)| v)
-            .sum();
-        Ok(Tensor::from(extype::ndarray::arr0(s)))
-    })?;
+    let sums: Tensor = batch::map_fn(&b, |m: Masked| Ok(m.present_sum()))?;
     println!("map_fn (sum of present values): {sums}");
 
     let stream = (0..5).map(|i| Masked::new(vec![i as f32, -1.0]));

@@ -44,6 +44,18 @@ impl Masked {
     }
 }
 
+impl Masked {
+    /// The sum of the present values, as a rank-0 tensor (what the tests and the example map
+    /// over a batch).
+    pub fn present_sum(&self) -> Tensor {
+        let s: f32 = (self.values.iter().zip(self.mask.iter()))
+            .filter(|(_, k)| **k)
+            .map(|(v, _)| v)
+            .sum();
+        Tensor::from(extype::ndarray::arr0(s))
+    }
+}
+
 /// A masked tensor with shared (`Tensor`) fields: unstacking a batch of it copies nothing.
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
 #[extype(name = "test.BatchSharedMasked", batchable)]

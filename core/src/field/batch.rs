@@ -409,17 +409,24 @@ fn tensor_unbatched_spec(spec: &TensorSpec, path: &FieldPath<'_>) -> Result<Tens
     ))
 }
 
+/// The spec side of a tensor field's [`BatchField`] impl: a leading axis of `n`.
+macro_rules! tensor_batch_specs {
+    () => {
+        fn batched_spec(spec: &TensorSpec, n: Option<usize>) -> TensorSpec {
+            tensor_batched_spec(spec, n)
+        }
+        fn unbatched_spec(spec: &TensorSpec, path: &FieldPath<'_>) -> Result<TensorSpec> {
+            tensor_unbatched_spec(spec, path)
+        }
+        fn batch_len(&self, path: &FieldPath<'_>) -> Result<Option<usize>> {
+            leading_len(self.shape(), path).map(Some)
+        }
+    };
+}
+
 /// A dtype-erased tensor: shared, so unstacking is O(1) per item (each item views the batch).
 impl BatchField for Tensor {
-    fn batched_spec(spec: &TensorSpec, n: Option<usize>) -> TensorSpec {
-        tensor_batched_spec(spec, n)
-    }
-    fn unbatched_spec(spec: &TensorSpec, path: &FieldPath<'_>) -> Result<TensorSpec> {
-        tensor_unbatched_spec(spec, path)
-    }
-    fn batch_len(&self, path: &FieldPath<'_>) -> Result<Option<usize>> {
-        leading_len(self.shape(), path).map(Some)
-    }
+    tensor_batch_specs!();
     fn stack(items: &[&Tensor], path: &FieldPath<'_>) -> Result<Tensor> {
         let Some(first) = items.first() else {
             return Err(no_items(path));
@@ -438,15 +445,7 @@ impl BatchField for Tensor {
 /// An owned dynamic-rank array: stacking copies each item once; unstacking copies each item out
 /// of the batch (use `ArcArray<T, IxDyn>` or [`Tensor`] for O(1) unstacking).
 impl<T: Element> BatchField for ArrayD<T> {
-    fn batched_spec(spec: &TensorSpec, n: Option<usize>) -> TensorSpec {
-        tensor_batched_spec(spec, n)
-    }
-    fn unbatched_spec(spec: &TensorSpec, path: &FieldPath<'_>) -> Result<TensorSpec> {
-        tensor_unbatched_spec(spec, path)
-    }
-    fn batch_len(&self, path: &FieldPath<'_>) -> Result<Option<usize>> {
-        leading_len(self.shape(), path).map(Some)
-    }
+    tensor_batch_specs!();
     fn stack(items: &[&ArrayD<T>], path: &FieldPath<'_>) -> Result<ArrayD<T>> {
         stack_typed(items, path)
     }
@@ -458,15 +457,7 @@ impl<T: Element> BatchField for ArrayD<T> {
 
 /// A shared dynamic-rank array: unstacking is O(1) per item (each item views the batch).
 impl<T: Element> BatchField for ArcArray<T, IxDyn> {
-    fn batched_spec(spec: &TensorSpec, n: Option<usize>) -> TensorSpec {
-        tensor_batched_spec(spec, n)
-    }
-    fn unbatched_spec(spec: &TensorSpec, path: &FieldPath<'_>) -> Result<TensorSpec> {
-        tensor_unbatched_spec(spec, path)
-    }
-    fn batch_len(&self, path: &FieldPath<'_>) -> Result<Option<usize>> {
-        leading_len(self.shape(), path).map(Some)
-    }
+    tensor_batch_specs!();
     fn stack(items: &[&ArcArray<T, IxDyn>], path: &FieldPath<'_>) -> Result<Self> {
         Ok(stack_typed(items, path)?.into_shared())
     }
