@@ -223,15 +223,25 @@ fn copy_into_rows<'a, T: Element, S: Data<Elem = T> + 'a>(
         .into());
     };
     let mut data = Vec::with_capacity(total);
+    let rank = row_shape.len() + matches!(per_item, Rows::Leading) as usize;
     for (i, array) in items.enumerate() {
-        let fits = array.filter(|a| match per_item {
-            Rows::One => a.shape() == row_shape,
-            Rows::Leading => a.shape().get(1..) == Some(row_shape),
-        });
-        let Some(array) = fits else {
+        let Some(array) = array else {
             return Err(mismatch(i));
         };
-        match array.as_slice() {
+        let slice = array.as_slice();
+        // Of rank 0 or 1 (the common case), a contiguous item of the right rank and length has
+        // the right shape: no comparison of shapes per item.
+        let fits = array.ndim() == rank
+            && match (per_item, slice) {
+                (Rows::One, Some(s)) if rank <= 1 => s.len() == per_row,
+                (Rows::Leading, _) if rank == 1 => true,
+                (Rows::One, _) => array.shape() == row_shape,
+                (Rows::Leading, _) => &array.shape()[1..] == row_shape,
+            };
+        if !fits {
+            return Err(mismatch(i));
+        }
+        match slice {
             Some(slice) => data.extend_from_slice(slice),
             None => data.extend(array.iter().copied()),
         }
