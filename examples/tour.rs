@@ -1,5 +1,6 @@
 //! A tour of extype. Run with `cargo run --example tour`.
 
+use extype::batch::{self, BatchIterExt};
 use extype::shape::{Bindings, Sizes};
 use extype::{
     ExtensionType, Policy, Shape, ShapeError, TypeSpec, Unifier, broadcast_shapes,
@@ -9,7 +10,7 @@ use ndarray::{ArrayD, IxDyn};
 
 /// Your own struct of tensors becomes an extension type: a spec, components, a registry entry.
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
-#[extype(name = "tour.MaskedTensor")]
+#[extype(name = "tour.MaskedTensor", batchable)]
 pub struct MaskedTensor {
     #[extype(shape = "*dims")]
     pub values: ArrayD<f32>,
@@ -85,6 +86,39 @@ fn main() -> extype::Result<()> {
     println!("\n== Shape patterns");
     let got = enforce_shape(&[1, 7, 2, 5, 3], "1 _ ... 3")?;
     println!("(1, 7, 2, 5, 3) against `1 _ ... 3`: {:?}", got.dims);
+
+    println!("\n== Batching (#[extype(batchable)])");
+    let items: Vec<MaskedTensor> = (0..4)
+        .map(|i| {
+            MaskedTensor::try_new(
+                ArrayD::from_elem(IxDyn(&[3]), i as f32),
+                ArrayD::from_elem(IxDyn(&[3]), i % 2 == 0),
+            )
+        })
+        .collect::<extype::Result<_>>()?;
+    let b = batch::stack(&items)?;
+    println!("4 items of {} stack into {}", items[0].spec(), b.spec());
+    println!(
+        "unstacked again: equal = {}",
+        batch::unstack(b.clone())? == items
+    );
+    let batches: Vec<MaskedTensor> = items
+        .into_iter()
+        .batched(3)
+        .collect::<extype::Result<_>>()?;
+    println!(
+        "batched(3): batch sizes {:?}",
+        batches
+            .iter()
+            .map(|b| b.values.shape()[0])
+            .collect::<Vec<_>>()
+    );
+    let counts: extype::Tensor = batch::map_fn(&b, |m: MaskedTensor| {
+        Ok(extype::Tensor::from(ndarray::arr0(
+            m.mask.iter().filter(|&&k| k).count() as i64,
+        )))
+    })?;
+    println!("map_fn (present values per item): {counts}");
 
     println!("\n== Joint unification (conv1d)");
     let conv1d = Unifier::new()

@@ -64,6 +64,13 @@
 //!   register each instantiation with [`register!`]`(Foo<f32>, "pkg.FooF32")`.
 //! - `validate = path`: a `fn(&Foo) -> extype::Result<()>` run by `try_new`, when rebuilding from
 //!   components, and when loading or reinterpreting a value.
+//! - `batchable`: the default batch encoder — values stack into a batch of the same type whose
+//!   tensor components gain a leading axis ([`batch::stack`], [`batch::unstack`], iterator
+//!   adapters, [`batch::map_fn`]). Tensor fields must have dynamic rank (`ArrayD`,
+//!   `ArcArray<_, IxDyn>`, [`Tensor`]): a fixed-rank field is a compile error on it. The rules for
+//!   static, `Option`, `Vec` and map fields are in [`batch`](mod@batch).
+//! - `batchable = Enc`: a custom encoder, `Enc: batch::BatchEncoder<Foo>` (a ragged tensor whose
+//!   batch concatenates values and builds new row splits).
 //!
 //! Attributes on a field:
 //! - `shape = "pattern"` (a tensor field): a shape contract ([`ShapePattern`]: sizes, names, `_`,

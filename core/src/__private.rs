@@ -9,6 +9,7 @@
 
 pub use inventory;
 pub use serde;
+pub use std::vec::Vec;
 
 /// The derived-type runtime: struct tables and the field-by-field logic over them.
 pub mod derived {
@@ -18,6 +19,11 @@ pub use crate::derived::{
     Derived, DerivedSpec, FieldDesc, SkippedDesc, SkippedField, StructDesc, StructFields, validated,
 };
 
+/// The batching runtime: the default encoder of derived types and custom encoders.
+pub use crate::batch::{
+    BatchEncoder, BatchEntry, DerivedBatch, check_unstacked, derived_batch_len,
+    derived_batched_spec, derived_stack, derived_unbatched_spec, derived_unstack,
+};
 pub use crate::contract::{ShapeContract, ShapedField};
 pub use crate::dispatch::param::{
     GroupParam, HandlerParam, dispatch_indices, dispatched_count, dispatched_params,
@@ -28,9 +34,11 @@ pub use crate::dispatch::{
 };
 pub use crate::dtype::DType;
 pub use crate::error::{Error, Result, SpecError};
+pub use crate::field::batch::BatchOps;
+pub use crate::field::batch::unstack_static;
 pub use crate::field::{
-    Components, ExactFloat, Field, FieldPath, SequenceItem, Sink, Static, StaticData, StaticValue,
-    data_error,
+    BatchField, Components, ExactFloat, Field, FieldPath, SequenceItem, Sink, Static, StaticData,
+    StaticValue, data_error,
 };
 pub use crate::field::{
     static_struct_items, static_struct_to_value, static_tuple_items, static_variant_from_value,

@@ -44,6 +44,10 @@ pub enum Error {
     /// type asked for (see [`crate::io`]).
     #[error(transparent)]
     Io(Box<IoError>),
+    /// Values could not be stacked into a batch, or a batch could not be split into items (see
+    /// [`crate::batch`]).
+    #[error(transparent)]
+    Batch(Box<BatchError>),
     /// Several independent errors found together, e.g. every conflict
     /// [`check()`](crate::check()) found; each on its own line.
     #[error("{} errors:\n{}", .0.len(), list_lines(.0))]
@@ -96,6 +100,7 @@ boxed_from!(
     ValueError => Value,
     DispatchError => Dispatch,
     IoError => Io,
+    BatchError => Batch,
 );
 
 impl From<ParseDTypeError> for SpecError {
@@ -546,4 +551,115 @@ mod tests {
         );
         assert!(matches!(error, Error::Spec(e) if matches!(*e, SpecError::UnknownDType { .. })));
     }
+}
+
+/// An error of batching ([`crate::batch`]): items that do not stack, a batch that does not
+/// split. Paths name the field (`values`, `parts[1].mask`); indexes are item positions.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BatchError {
+    /// A static field differs between two items.
+    #[error(
+        "{op}: static field {} differs between items: item 0 has {first}, item {index} has \
+         {found}; static fields must be equal across a batch",
+        show_path(path)
+    )]
+    Static {
+        /// The operation (`stack`, `concat`).
+        op: &'static str,
+        /// The field path.
+        path: String,
+        /// The first item that differs from item 0.
+        index: usize,
+        /// Item 0's value.
+        first: String,
+        /// Item `index`'s value.
+        found: String,
+    },
+    /// A component's dtype or shape differs between two items.
+    #[error(
+        "{op}: component {} of item {index} is {found}, item 0's is {first}; the items of a \
+         batch must have components of one dtype and shape",
+        show_path(path)
+    )]
+    Component {
+        /// The operation.
+        op: &'static str,
+        /// The component's path.
+        path: String,
+        /// The item that differs from item 0.
+        index: usize,
+        /// Item 0's dtype and shape (`f32[3]`).
+        first: String,
+        /// Item `index`'s.
+        found: String,
+    },
+    /// A container field has another structure in one item than in item 0 (`Some` vs `None`,
+    /// another length, other keys).
+    #[error(
+        "{op}: field {} of item {index} is {found}, item 0's is {first}; {rule}",
+        show_path(path)
+    )]
+    Structure {
+        /// The operation.
+        op: &'static str,
+        /// The field path.
+        path: String,
+        /// The item that differs from item 0.
+        index: usize,
+        /// Item 0's structure (`Some`, `a list of 3`).
+        first: String,
+        /// Item `index`'s.
+        found: String,
+        /// What must hold.
+        rule: &'static str,
+    },
+    /// A component of a batch has no leading axis to split.
+    #[error(
+        "{op}: {} has {found}, so it has no leading batch axis to unbatch",
+        show_path(path)
+    )]
+    NoBatchAxis {
+        /// The operation (`unstack`, `unbatched`).
+        op: &'static str,
+        /// The component's path.
+        path: String,
+        /// What it has instead (`shape [] (rank 0)`, `unknown rank`).
+        found: String,
+    },
+    /// A component's leading axis differs from the batch size.
+    #[error(
+        "{op}: {} has {found} items on its leading axis, expected {expected} (the batch size)",
+        show_path(path)
+    )]
+    Size {
+        /// The operation.
+        op: &'static str,
+        /// The component's path.
+        path: String,
+        /// The batch size.
+        expected: usize,
+        /// The component's leading dimension.
+        found: usize,
+    },
+    /// Bad arguments to a batching operation (nothing to stack, sizes that do not add up).
+    #[error("{op}: expected {expected}, found {found}")]
+    Argument {
+        /// The operation.
+        op: &'static str,
+        /// What was expected.
+        expected: String,
+        /// What was found.
+        found: String,
+    },
+    /// An item of an iterator or of `map_fn` failed.
+    #[error("{op}: item {index}: {source}")]
+    Item {
+        /// The operation (`batched`, `unbatched`, `map_fn`).
+        op: &'static str,
+        /// The item's position in the input.
+        index: usize,
+        /// What went wrong.
+        source: Box<Error>,
+    },
 }

@@ -98,6 +98,8 @@ pub mod nest;
 
 pub mod io;
 
+pub mod batch;
+
 mod op_model;
 
 pub mod dispatch;
@@ -112,8 +114,8 @@ pub use dispatch::{BinaryOp, Handled, ReductionOp, UnaryOp};
 pub use dtype::DType;
 pub use error::ArgRef;
 pub use error::{
-    DispatchError, Error, IoError, JsonError, NestError, RegistryError, Result, ShapeError,
-    SpecError, TensorError, ValueError,
+    BatchError, DispatchError, Error, IoError, JsonError, NestError, RegistryError, Result,
+    ShapeError, SpecError, TensorError, ValueError,
 };
 pub use field::{
     ExactFloat, Field, FieldPath, PathSink, SequenceItem, Sink, StaticData, StaticValue,

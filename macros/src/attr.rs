@@ -34,8 +34,17 @@ pub struct ContainerAttrs {
     pub name: Option<LitStr>,
     /// `validate = path`: a `fn(&Self) -> extype::Result<()>` run on construction and load.
     pub validate: Option<syn::ExprPath>,
-    /// `batchable`: the default batch encoder (stack every component on a new axis 0).
-    pub batchable: Option<syn::Path>,
+    /// `batchable` (the default batch encoder: every component gains a leading batch axis) or
+    /// `batchable = Enc` (a custom encoder, `Enc: BatchEncoder<Self>`).
+    pub batchable: Option<Batchable>,
+}
+
+/// The two forms of `extype(batchable)`.
+pub enum Batchable {
+    /// `batchable`: the default encoder, field by field.
+    Default,
+    /// `batchable = Enc`: the encoder type `Enc`.
+    Encoder(syn::Path),
 }
 
 /// Attributes on one field.
@@ -170,6 +179,22 @@ fn validate_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<syn::ExprPat
     }
 }
 
+fn batchable_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Batchable> {
+    if !meta.input.peek(syn::Token![=]) {
+        return Ok(Batchable::Default);
+    }
+    let value: syn::Expr = meta.value()?.parse()?;
+    match value {
+        syn::Expr::Path(path) if path.qself.is_none() => Ok(Batchable::Encoder(path.path)),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`extype(batchable = ...)` takes the path of an encoder type implementing \
+             `extype::batch::BatchEncoder<Self>`, e.g. `batchable = RaggedEncoder`; write \
+             `batchable` alone for the default encoder",
+        )),
+    }
+}
+
 trait PathText {
     fn to_token_stream_string(&self) -> String;
 }
@@ -198,7 +223,8 @@ impl ContainerAttrs {
                         let path = validate_value(meta)?;
                         validate.set(cx, &meta.path, path);
                     } else if meta.path.is_ident("batchable") {
-                        batchable.set(cx, &meta.path, meta.path.clone());
+                        let value = batchable_value(meta)?;
+                        batchable.set(cx, &meta.path, value);
                     } else if meta.path.is_ident("shape") {
                         return Err(meta.error(
                             "`extype(shape)` belongs on a field, not on the struct; \

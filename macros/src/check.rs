@@ -13,7 +13,6 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_field_modes(cx, cont);
     check_shape_contracts(cx, cont);
     check_generic_registration(cx, cont);
-    check_batchable(cx, cont);
 }
 
 /// `name = "..."` must be dotted identifiers: `pkg.Foo`, `my_crate.sub.Bar`.
@@ -194,15 +193,6 @@ fn check_shape_contracts(cx: &Ctxt, cont: &Container) {
                 ),
             ),
         }
-    }
-}
-
-fn check_batchable(cx: &Ctxt, cont: &Container) {
-    if let Some(path) = &cont.attrs.batchable {
-        cx.error_spanned_by(
-            path,
-            "`extype(batchable)` is not available yet in this version of extype; remove it",
-        );
     }
 }
 

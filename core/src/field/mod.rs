@@ -53,6 +53,7 @@
 //! struct tables point to ([`FieldOps`], reached as [`Field::OPS`]).
 
 mod as_static;
+pub mod batch;
 mod components;
 mod container;
 mod path;
@@ -61,6 +62,7 @@ mod table;
 mod tensor;
 
 pub use as_static::{Static, StaticData};
+pub use batch::BatchField;
 pub use components::{Components, PathSink, Sink, check_tensor};
 pub use container::SequenceItem;
 pub use path::FieldPath;

@@ -44,6 +44,33 @@ pub trait StaticValue: Clone + fmt::Debug + Eq + Hash + Send + Sync + 'static {
     fn to_spec_value(&self) -> SpecTree;
     /// Deserializes the value; errors name `path`.
     fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self>;
+
+    /// The value of this field in the spec of a batch of `n` items whose value is `self`
+    /// (see [`crate::batch`]). By default `self`: static data is the same for every item.
+    fn batched(&self, n: Option<usize>) -> Self {
+        let _ = n;
+        self.clone()
+    }
+
+    /// The value of this field in the spec of one item of a batch whose value is `self`. By
+    /// default `self`.
+    fn unbatched(&self, path: &FieldPath<'_>) -> Result<Self> {
+        let _ = path;
+        Ok(self.clone())
+    }
+
+    /// The value of this field in the batch of `items` (at least one). By default the items'
+    /// values must be equal: an error names `path`, the first item that differs and both values.
+    fn stack_static(items: &[&Self], path: &FieldPath<'_>) -> Result<Self> {
+        super::batch::stack_equal(items, path)
+    }
+
+    /// The value of this field in each item of a batch of `n` whose value is `self`. By default
+    /// `self`.
+    fn unstack_static(&self, n: usize, path: &FieldPath<'_>) -> Result<Self> {
+        let _ = (n, path);
+        Ok(self.clone())
+    }
 }
 
 // Runtime of `#[derive(StaticValue)]`: the generated methods are one call each into these.
@@ -237,6 +264,7 @@ macro_rules! static_field {
                 join(a, b)
             }
         }
+        $crate::__batch_static_field!($t);
     };
     ($($t:ty),* $(,)?) => {$(
         $crate::static_field!(@plain $t);
@@ -310,6 +338,22 @@ impl StaticValue for Shape {
             SpecTree::Shape(s) => Ok(s.clone()),
             other => Err(data_error(path, "a shape", other)),
         }
+    }
+    /// `[2]` → `[n, 2]`, as TensorFlow's default batch encoder does.
+    fn batched(&self, n: Option<usize>) -> Self {
+        super::batch::batched_shape(self, n)
+    }
+    /// `[n, 2]` → `[2]`; a shape of rank 0 has no batch dimension (an error).
+    fn unbatched(&self, path: &FieldPath<'_>) -> Result<Self> {
+        super::batch::unbatched_shape(self, path)
+    }
+    /// The items' shapes relaxed to the most specific shape compatible with all, with the
+    /// batch size in front.
+    fn stack_static(items: &[&Self], path: &FieldPath<'_>) -> Result<Self> {
+        super::batch::shape_rules::stack(items, path)
+    }
+    fn unstack_static(&self, n: usize, path: &FieldPath<'_>) -> Result<Self> {
+        super::batch::shape_rules::unstack(self, n, path)
     }
 }
 

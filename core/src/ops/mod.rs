@@ -297,9 +297,38 @@ pub fn transpose_as<T: FromValue>(x: &impl AsOperand, perm: Option<&[usize]>) ->
     T::from_value(transpose(x, perm)?)
 }
 
-/// Joins `xs` along an existing `axis`.
+/// Joins `xs` along an existing `axis`. Extension values of one batchable type that no
+/// handler takes are joined along axis 0 by their batch encoder
+/// ([`batch::concat_values`](crate::batch::concat_values)), for any number of values.
 pub fn concat(xs: &[Operand<'_>], axis: isize) -> Result<Value> {
-    call(&catalog::CONCAT, xs, &OpArgs::none().with_axis(axis))
+    let result = call(&catalog::CONCAT, xs, &OpArgs::none().with_axis(axis));
+    batch_fallback(result, xs, axis, crate::batch::concat_values)
+}
+
+/// When no handler took extension values on axis 0, the batch encoder's answer instead.
+fn batch_fallback(
+    result: Result<Value>,
+    xs: &[Operand<'_>],
+    axis: isize,
+    encode: fn(&[Value]) -> Result<Value>,
+) -> Result<Value> {
+    let no_handler = matches!(&result, Err(crate::Error::Dispatch(e))
+        if matches!(**e, crate::error::DispatchError::NoMatch { .. }));
+    let extensions = !xs.is_empty()
+        && xs
+            .iter()
+            .all(|x| matches!(x.spec(), crate::value::ValueSpec::Extension(_)));
+    if !(no_handler && axis == 0 && extensions) {
+        return result;
+    }
+    let values = xs
+        .iter()
+        .map(Operand::to_value)
+        .collect::<Result<Vec<_>>>()?;
+    if !values.iter().all(crate::batch::is_batchable) {
+        return result;
+    }
+    encode(&values)
 }
 
 /// [`concat()`], returning the concrete type `T`.
@@ -307,9 +336,12 @@ pub fn concat_as<T: FromValue>(xs: &[Operand<'_>], axis: isize) -> Result<T> {
     T::from_value(concat(xs, axis)?)
 }
 
-/// Joins `xs` along a new `axis`.
+/// Joins `xs` along a new `axis`. Extension values of one batchable type that no handler takes
+/// are stacked on axis 0 by their batch encoder
+/// ([`batch::stack_values`](crate::batch::stack_values)), for any number of values.
 pub fn stack(xs: &[Operand<'_>], axis: isize) -> Result<Value> {
-    call(&catalog::STACK, xs, &OpArgs::none().with_axis(axis))
+    let result = call(&catalog::STACK, xs, &OpArgs::none().with_axis(axis));
+    batch_fallback(result, xs, axis, crate::batch::stack_values)
 }
 
 /// [`stack`], returning the concrete type `T`.

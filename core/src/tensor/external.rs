@@ -87,6 +87,34 @@ impl ExternalTensor {
         unsafe { view_unchecked(self.bytes(), self.dtype, &self.shape) }
     }
 
+    /// Rows `start..end` of the leading axis (rank ≥ 1, `start ≤ end ≤ shape[0]`: the caller
+    /// checks), viewing the same bytes: O(1).
+    pub(crate) fn rows(&self, start: usize, end: usize) -> ExternalTensor {
+        let row: usize = self.shape[1..].iter().product();
+        let mut shape = self.shape.clone();
+        shape[0] = end - start;
+        ExternalTensor {
+            owner: Arc::clone(&self.owner),
+            offset: self.offset + start * row * self.dtype.size_of(),
+            dtype: self.dtype,
+            shape,
+            len: (end - start) * row,
+        }
+    }
+
+    /// Item `i` of the leading axis (rank ≥ 1, `i < shape[0]`: the caller checks), of rank one
+    /// less, viewing the same bytes: O(1).
+    pub(crate) fn item(&self, i: usize) -> ExternalTensor {
+        let mut item = self.rows(i, i + 1);
+        item.shape = self.shape[1..].into();
+        item
+    }
+
+    /// The elements copied into a tensor holding an ndarray array.
+    pub(crate) fn to_array_tensor(&self) -> Tensor {
+        self.view().to_tensor()
+    }
+
     /// Whether `self` and `other` view the same bytes of the same owner.
     pub fn same_bytes(&self, other: &ExternalTensor) -> bool {
         Arc::ptr_eq(&self.owner, &other.owner) && self.offset == other.offset

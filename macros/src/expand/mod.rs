@@ -1,11 +1,12 @@
 //! Code generation for `#[derive(ExtensionType)]`, split by concern:
 //! [`spec_struct`] (the `FooSpec` type and its std impls), [`field_impl`] (`Field for Foo`, the
 //! per-field plumbing), [`traits`] (`TypeSpec`, `ExtensionType`, the checked constructor, the
-//! registry entry) and [`stub`] (what is emitted beside errors).
+//! registry entry), [`batch`] (`BatchField for Foo` under `#[extype(batchable)]`) and [`stub`] (what is emitted beside errors).
 //!
 //! Generated code lives in `const _: () = { … };`, names std items by absolute paths, and reaches
 //! extype only through `::extype::__private`.
 
+mod batch;
 mod field_impl;
 mod spec_struct;
 mod stub;
@@ -49,6 +50,7 @@ fn generate(g: &Gen) -> TokenStream {
     let field_impl = field_impl::field_impl(g);
     let traits = traits::traits(g);
     let contract = traits::contract_static(g);
+    let batch = batch::batch_impls(g);
     quote! {
         #spec_struct
 
@@ -60,6 +62,7 @@ fn generate(g: &Gen) -> TokenStream {
             #spec_impls
             #field_impl
             #traits
+            #batch
         };
     }
 }

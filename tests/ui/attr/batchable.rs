@@ -1,9 +1,9 @@
-// `batchable` is parsed but not available yet.
+// `batchable = ...` takes the path of an encoder type, not a string.
 use extype::ExtensionType;
-use ndarray::ArrayD;
+use extype::ndarray::ArrayD;
 
 #[derive(Clone, Debug, ExtensionType)]
-#[extype(name = "pkg.Foo", batchable)]
+#[extype(name = "pkg.Foo", batchable = "FooEncoder")]
 pub struct Foo {
     pub values: ArrayD<f32>,
 }

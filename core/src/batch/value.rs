@@ -1,0 +1,161 @@
+//! Batching of [`Value`]s whose type is known only at run time: each batchable derived type
+//! submits a [`BatchEntry`] (by `TypeId`), which [`stack_values`] and [`unstack_value`] find.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::{Batchable, unstack};
+use crate::error::{BatchError, Result};
+use crate::field::BatchField;
+use crate::spec::Value;
+use crate::tensor::Tensor;
+
+/// The batching functions of one extension type, on [`Value`]s. `#[extype(batchable)]` submits
+/// one for every non-generic type; submit one for a generic instantiation with
+/// `inventory::submit! { BatchEntry::of::<Foo<f32>>() }` (through `extype::__private`).
+#[derive(Debug)]
+pub struct BatchEntry {
+    type_id: fn() -> TypeId,
+    stack: fn(&[Value]) -> Result<Value>,
+    unstack: fn(Value) -> Result<Vec<Value>>,
+}
+
+inventory::collect!(BatchEntry);
+
+fn stack_as<T: Batchable>(values: &[Value]) -> Result<Value> {
+    let items = values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            v.downcast_ref::<T>().map_err(|e| {
+                BatchError::Item {
+                    op: "stack",
+                    index: i,
+                    source: Box::new(e),
+                }
+                .into()
+            })
+        })
+        .collect::<Result<Vec<&T>>>()?;
+    if items.is_empty() {
+        return Err(empty());
+    }
+    Ok(Value::from_extension(T::stack(
+        &items,
+        &crate::field::FieldPath::Root,
+    )?))
+}
+
+fn unstack_as<T: Batchable>(value: Value) -> Result<Vec<Value>> {
+    let batch = value.downcast::<T>()?;
+    Ok(unstack(batch)?
+        .into_iter()
+        .map(Value::from_extension)
+        .collect())
+}
+
+impl BatchEntry {
+    /// The entry of batchable type `T`.
+    pub const fn of<T: Batchable>() -> BatchEntry {
+        BatchEntry {
+            type_id: TypeId::of::<T>,
+            stack: stack_as::<T>,
+            unstack: unstack_as::<T>,
+        }
+    }
+}
+
+fn entries() -> &'static HashMap<TypeId, &'static BatchEntry> {
+    static TABLE: OnceLock<HashMap<TypeId, &'static BatchEntry>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        inventory::iter::<BatchEntry>
+            .into_iter()
+            .map(|e| ((e.type_id)(), e))
+            .collect()
+    })
+}
+
+/// The entry of the extension type of `value`, if that type is batchable.
+pub(crate) fn entry_of(value: &Value) -> Option<&'static BatchEntry> {
+    match value {
+        Value::Extension(e) => entries().get(&e.as_any().type_id()).copied(),
+        Value::Tensor(_) => None,
+    }
+}
+
+fn empty() -> crate::Error {
+    BatchError::Argument {
+        op: "stack",
+        expected: "at least one value".into(),
+        found: "none".into(),
+    }
+    .into()
+}
+
+/// [`stack`](super::stack) on values of one registered batchable type (or all tensors); an error names a
+/// value of another type or kind by index.
+pub fn stack_values(values: &[Value]) -> Result<Value> {
+    let Some(first) = values.first() else {
+        return Err(empty());
+    };
+    match first {
+        Value::Tensor(_) => {
+            let tensors = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    v.as_tensor().map_err(|e| {
+                        BatchError::Item {
+                            op: "stack",
+                            index: i,
+                            source: Box::new(e),
+                        }
+                        .into()
+                    })
+                })
+                .collect::<Result<Vec<&Tensor>>>()?;
+            Ok(Value::Tensor(<Tensor as BatchField>::stack(
+                &tensors,
+                &crate::field::FieldPath::Root,
+            )?))
+        }
+        Value::Extension(_) => match entry_of(first) {
+            Some(entry) => (entry.stack)(values),
+            None => Err(not_batchable(first)),
+        },
+    }
+}
+
+/// [`unstack`] on a value of a registered batchable type (or a tensor).
+pub fn unstack_value(value: Value) -> Result<Vec<Value>> {
+    match value {
+        Value::Tensor(t) => Ok(unstack(t)?.into_iter().map(Value::Tensor).collect()),
+        Value::Extension(_) => match entry_of(&value) {
+            Some(entry) => (entry.unstack)(value),
+            None => Err(not_batchable(&value)),
+        },
+    }
+}
+
+/// [`concat()`](super::concat) on values of one registered batchable type (or all tensors): the
+/// items of every batch, in order, stacked into one batch.
+pub fn concat_values(values: &[Value]) -> Result<Value> {
+    let items = super::items_of_all(values.iter().cloned(), unstack_value)?;
+    stack_values(&items)
+}
+
+/// Whether `value` is a tensor or a value of a batchable extension type whose [`BatchEntry`]
+/// is linked in.
+pub fn is_batchable(value: &Value) -> bool {
+    matches!(value, Value::Tensor(_)) || entry_of(value).is_some()
+}
+
+fn not_batchable(value: &Value) -> crate::Error {
+    BatchError::Argument {
+        op: "stack",
+        expected: "values of a batchable extension type (`#[extype(batchable)]`)".into(),
+        found: format!("a value of {}", value.type_name()),
+    }
+    .into()
+}

@@ -1,0 +1,449 @@
+//! Batching: stack/unstack of derived types (default and custom encoders), spec laws, every
+//! error path, iterator adapters, map_fn, erased values and the ops fallback.
+
+#[path = "common/batching.rs"]
+mod types;
+
+use std::collections::BTreeMap;
+
+use extype::batch::{self, BatchIterExt, BatchableSpec};
+use extype::ndarray::{ArcArray, ArrayD, IxDyn, array};
+use extype::{ExtensionType, Shape, Tensor, TypeSpec, Value};
+use types::{Masked, MaskedSpec, Ragged, Record};
+
+fn record(v: f32, frame: &[usize]) -> Record {
+    let mut attrs = BTreeMap::new();
+    attrs.insert("h".to_string(), Tensor::from(array![v, v]));
+    Record {
+        inner: Masked::new(vec![v, -v, 1.0]),
+        frame: Shape::known(frame),
+        label: "x".into(),
+        weight: Some(Tensor::from(extype::ndarray::arr0(v))),
+        parts: vec![Tensor::from(array![[v]]), Tensor::from(array![1i32, 2, 3])],
+        attrs,
+        pair: (Tensor::from(array![v as i64]), 7),
+    }
+}
+
+fn err_text<T: std::fmt::Debug>(r: extype::Result<T>) -> String {
+    r.unwrap_err().to_string()
+}
+
+#[test]
+fn masked_round_trip_and_spec_law() {
+    let items = vec![Masked::new(vec![1.0, -2.0]), Masked::new(vec![3.0, 4.0])];
+    let b = batch::stack(&items).unwrap();
+    assert_eq!(b.values.shape(), &[2, 2]);
+    assert_eq!(b.spec(), items[0].spec().batched(Some(2)));
+    assert_eq!(b.spec().unbatched().unwrap(), items[0].spec());
+    assert_eq!(batch::batch_len(&b).unwrap(), 2);
+    assert_eq!(batch::unstack(b).unwrap(), items);
+}
+
+#[test]
+fn record_round_trip_every_field_kind() {
+    let items = vec![record(1.0, &[2]), record(2.0, &[2]), record(3.0, &[2])];
+    let b = batch::stack(&items).unwrap();
+    assert_eq!(b.frame, Shape::known(&[3, 2]));
+    assert_eq!(b.parts[1].shape(), &[3, 3]);
+    assert_eq!(b.pair.1, 7);
+    assert_eq!(b.spec(), items[0].spec().batched(Some(3)));
+    assert_eq!(b.spec().unbatched().unwrap(), items[0].spec());
+    assert_eq!(batch::unstack(b).unwrap(), items);
+}
+
+#[test]
+fn static_shapes_relax() {
+    let items = vec![record(1.0, &[2]), record(2.0, &[3])];
+    let b = batch::stack(&items).unwrap();
+    assert_eq!(b.frame.to_string(), "[2, !1]");
+    // The batch's spec: item 0's, batched, with the relaxed frame.
+    let mut expected = items[0].spec().batched(Some(2));
+    expected.frame = "[2, !1]".parse().unwrap();
+    assert_eq!(b.spec(), expected);
+    // Each item gets the relaxed shape back.
+    let back = batch::unstack(b).unwrap();
+    assert_eq!(back[1].frame.to_string(), "[!1]");
+    assert_eq!(back[1].inner, items[1].inner);
+}
+
+#[test]
+fn unknown_batch_size_spec() {
+    let spec = Masked::new(vec![1.0]).spec().batched(None);
+    assert_eq!(spec.values.shape.to_string(), "[?, 1]");
+    assert_eq!(spec.unbatched().unwrap().values.shape.to_string(), "[1]");
+}
+
+#[test]
+fn shared_unstack_views_the_batch() {
+    let items = vec![Masked::new(vec![1.0, 2.0]), Masked::new(vec![3.0, 4.0])];
+    let b = batch::stack(&items).unwrap();
+    let mask_ptr = b.mask.as_ptr();
+    let back = batch::unstack(b).unwrap();
+    // The shared mask of item 1 starts 2 elements into the batch's buffer: no copy.
+    assert_eq!(back[1].mask.as_ptr(), mask_ptr.wrapping_add(2));
+    let t = Tensor::from(array![[1.0f32, 2.0], [3.0, 4.0]]);
+    let rows = batch::unstack(t.clone()).unwrap();
+    let base = t.as_arc_array::<f32>().unwrap().as_ptr();
+    assert_eq!(
+        rows[1].as_arc_array::<f32>().unwrap().as_ptr(),
+        base.wrapping_add(2)
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+#[test]
+fn mismatched_static_field_names_path_and_values() {
+    let mut other = record(2.0, &[2]);
+    other.label = "y".into();
+    let e = err_text(batch::stack(&[record(1.0, &[2]), other]));
+    assert!(e.contains("static field label"), "{e}");
+    assert!(e.contains("item 0 has \"x\", item 1 has \"y\""), "{e}");
+    let mut other = record(2.0, &[2]);
+    other.pair.1 = 8;
+    let e = err_text(batch::stack(&[record(1.0, &[2]), other]));
+    assert!(
+        e.contains("pair.1") && e.contains("7") && e.contains("8"),
+        "{e}"
+    );
+}
+
+#[test]
+fn incompatible_component_shapes_name_the_path() {
+    let mut other = record(2.0, &[2]);
+    other.inner = Masked::new(vec![1.0]);
+    let e = err_text(batch::stack(&[record(1.0, &[2]), other]));
+    assert!(
+        e.contains("inner.values of item 1 is f32[1], item 0's is f32[3]"),
+        "{e}"
+    );
+    let mut other = record(2.0, &[2]);
+    other.parts[1] = Tensor::from(array![1i64, 2, 3]);
+    let e = err_text(batch::stack(&[record(1.0, &[2]), other]));
+    assert!(e.contains("parts[1]") && e.contains("i64[3]"), "{e}");
+}
+
+#[test]
+fn containers_must_agree() {
+    let mut other = record(2.0, &[2]);
+    other.weight = None;
+    let e = err_text(batch::stack(&[record(1.0, &[2]), other]));
+    assert!(
+        e.contains("weight of item 1 is None, item 0's is Some"),
+        "{e}"
+    );
+    let mut other = record(2.0, &[2]);
+    other.parts.pop();
+    let e = err_text(batch::stack(&[record(1.0, &[2]), other]));
+    assert!(e.contains("parts of item 1 is a list of 1"), "{e}");
+    let mut other = record(2.0, &[2]);
+    other.attrs.insert("w".into(), Tensor::from(array![1.0f32]));
+    let e = err_text(batch::stack(&[record(1.0, &[2]), other]));
+    assert!(e.contains("attrs") && e.contains("key set"), "{e}");
+    // All None is fine.
+    let (mut a, mut b) = (record(1.0, &[2]), record(2.0, &[2]));
+    a.weight = None;
+    b.weight = None;
+    let s = batch::stack(&[a.clone(), b]).unwrap();
+    assert!(s.weight.is_none());
+    assert_eq!(batch::unstack(s).unwrap()[0], a);
+}
+
+#[test]
+fn scalar_components_cannot_be_unbatched() {
+    // Read as a batch of 3 (its first component, inner.values, has 3 rows), the record's
+    // scalar weight has no batch axis.
+    let e = err_text(batch::unstack(record(1.0, &[3])));
+    assert!(e.contains("weight has shape [] (rank 0)"), "{e}");
+    assert!(e.contains("no leading batch axis"), "{e}");
+    let e = err_text(record(1.0, &[2]).spec().unbatched());
+    assert!(e.contains("weight"), "{e}");
+    let e = err_text(batch::unstack(Tensor::from(extype::ndarray::arr0(1.0f32))));
+    assert!(e.contains("rank 0"), "{e}");
+}
+
+#[test]
+fn leading_axes_must_agree_when_unstacking() {
+    let b = Masked {
+        values: ArrayD::zeros(IxDyn(&[3, 2])),
+        mask: ArcArray::from_elem(IxDyn(&[2, 2]), true),
+    };
+    // The validation does not run on a value built by hand; unstacking checks the sizes.
+    let e = err_text(batch::unstack(b));
+    assert!(
+        e.contains("mask has 2 items on its leading axis, expected 3"),
+        "{e}"
+    );
+}
+
+#[test]
+fn items_are_validated() {
+    let items = vec![Masked::new(vec![1.0]), Masked::new(vec![2.0])];
+    let mut b = batch::stack(&items).unwrap();
+    b.mask = ArcArray::from_elem(IxDyn(&[2, 2]), true);
+    b.values = ArrayD::zeros(IxDyn(&[2, 1]));
+    let e = err_text(batch::unstack(b));
+    assert!(
+        e.contains("unstack: item 0") && e.contains("invalid value"),
+        "{e}"
+    );
+}
+
+#[test]
+fn empty_input_needs_a_spec() {
+    let e = err_text(batch::stack::<Masked>(&[]));
+    assert!(e.contains("stack_with_spec"), "{e}");
+    let spec = Masked::new(vec![1.0, 2.0]).spec();
+    let empty = batch::stack_with_spec::<Masked>(&[], &spec).unwrap();
+    assert_eq!(empty.values.shape(), &[0, 2]);
+    assert_eq!(empty.spec(), spec.batched(Some(0)));
+    assert!(batch::unstack(empty).unwrap().is_empty());
+    // Unknown sizes become 0; an item that does not fit the spec is an error.
+    let loose: MaskedSpec = "[?]"
+        .parse::<Shape>()
+        .map(|s| MaskedSpec {
+            values: extype::TensorSpec::new(s.clone(), extype::DType::F32),
+            mask: extype::TensorSpec::new(s, extype::DType::Bool),
+        })
+        .unwrap();
+    let empty = batch::stack_with_spec::<Masked>(&[], &loose).unwrap();
+    assert_eq!(empty.values.shape(), &[0, 0]);
+    let e = err_text(batch::stack_with_spec(&[Masked::new(vec![1.0])], &spec));
+    assert!(e.contains("item 0") && e.contains("compatible with"), "{e}");
+}
+
+#[test]
+fn no_batch_size_without_components() {
+    let e = err_text(batch::unstack(Ragged::row(vec![])));
+    assert!(e.contains("ragged rank 0"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// concat, split
+
+#[test]
+fn concat_and_split() {
+    let items: Vec<Masked> = (0..5).map(|i| Masked::new(vec![i as f32, 1.0])).collect();
+    let a = batch::stack(&items[..2]).unwrap();
+    let b = batch::stack(&items[2..]).unwrap();
+    let all = batch::concat(&[a, b]).unwrap();
+    assert_eq!(all, batch::stack(&items).unwrap());
+    let parts = batch::split(all, &[1, 0, 4]).unwrap();
+    assert_eq!(parts[0], batch::stack(&items[..1]).unwrap());
+    assert_eq!(parts[1].values.shape(), &[0, 2]);
+    assert_eq!(parts[2], batch::stack(&items[1..]).unwrap());
+    let e = err_text(batch::split(batch::stack(&items).unwrap(), &[2, 2]));
+    assert!(
+        e.contains("adding up to the batch size 5") && e.contains("[2, 2]"),
+        "{e}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The ragged encoder
+
+#[test]
+fn ragged_rows_stack_into_a_ragged_batch() {
+    let rows = vec![
+        Ragged::row(vec![1.0, 2.0]),
+        Ragged::row(vec![]),
+        Ragged::row(vec![3.0]),
+    ];
+    let b = batch::stack(&rows).unwrap();
+    assert_eq!(b.values.shape(), &[3]);
+    assert_eq!(b.row_splits[0].to_vec(), vec![0, 2, 2, 3]);
+    assert!(
+        b.spec()
+            .is_compatible_with(&rows[0].spec().batched(Some(3)))
+    );
+    let back = batch::unstack(b.clone()).unwrap();
+    assert_eq!(back, rows);
+
+    // Batching again nests: a batch of ragged batches.
+    let b2 = batch::stack(&[b.clone(), batch::stack(&rows[..1]).unwrap()]).unwrap();
+    assert_eq!(b2.row_splits[0].to_vec(), vec![0, 3, 4]);
+    assert_eq!(b2.row_splits[1].to_vec(), vec![0, 2, 2, 3, 5]);
+    let back2 = batch::unstack(b2).unwrap();
+    assert_eq!(back2[0], b);
+    assert_eq!(
+        batch::unstack(back2[1].clone()).unwrap(),
+        rows[..1].to_vec()
+    );
+}
+
+#[test]
+fn ragged_errors() {
+    let b = batch::stack(&[Ragged::row(vec![1.0])]).unwrap();
+    let e = err_text(batch::stack(&[b, Ragged::row(vec![1.0])]));
+    assert!(e.contains("ragged rank 1") && e.contains("item 1"), "{e}");
+    let e = err_text(Ragged::row(vec![1.0]).spec().unbatched());
+    assert!(e.contains("ragged rank 0"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Iterators, map_fn
+
+#[test]
+fn iterator_batched_and_unbatched() {
+    let items: Vec<Masked> = (0..7).map(|i| Masked::new(vec![i as f32])).collect();
+    let batches: Vec<Masked> = items
+        .clone()
+        .into_iter()
+        .batched(3)
+        .collect::<extype::Result<_>>()
+        .unwrap();
+    assert_eq!(batches.len(), 3);
+    assert_eq!(batches[2].values.shape(), &[1, 1]);
+    let dropped = items
+        .clone()
+        .into_iter()
+        .batched(3)
+        .drop_remainder()
+        .count();
+    assert_eq!(dropped, 2);
+    let back: Vec<Masked> = batches
+        .into_iter()
+        .unbatched()
+        .collect::<extype::Result<_>>()
+        .unwrap();
+    assert_eq!(back, items);
+}
+
+#[test]
+fn iterator_errors_are_lazy_and_name_the_item() {
+    let mut items: Vec<Masked> = (0..6).map(|i| Masked::new(vec![i as f32])).collect();
+    items[4] = Masked::new(vec![1.0, 2.0]);
+    let mut it = items.into_iter().batched(3);
+    assert!(it.next().unwrap().is_ok());
+    let e = it.next().unwrap().unwrap_err().to_string();
+    assert!(e.starts_with("batched: item 4:"), "{e}");
+    assert!(it.next().is_none());
+    let e = vec![Masked::new(vec![1.0])]
+        .into_iter()
+        .batched(0)
+        .next()
+        .unwrap()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("batch size of at least 1"), "{e}");
+    let scalar = Masked {
+        values: ArrayD::zeros(IxDyn(&[])),
+        mask: ArcArray::from_elem(IxDyn(&[]), true),
+    };
+    let batches = vec![batch::stack(&[Masked::new(vec![1.0])]).unwrap(), scalar];
+    let out: Vec<_> = batches.into_iter().unbatched().collect();
+    assert!(out[0].is_ok());
+    let e = out[1].as_ref().unwrap_err().to_string();
+    assert!(e.starts_with("unbatched: item 1:"), "{e}");
+}
+
+fn masked_sum(m: Masked) -> extype::Result<Tensor> {
+    // A batch of rank-0 sums would be rank 1; keep one axis per item to test shapes too.
+    Ok(Tensor::from(array![
+        m.present_sum().as_arc_array::<f32>()?.sum()
+    ]))
+}
+
+#[test]
+fn map_fn_changes_the_type() {
+    let items = vec![
+        Masked::new(vec![1.0, -2.0, 3.0]),
+        Masked::new(vec![4.0, 5.0, -6.0]),
+    ];
+    let b = batch::stack(&items).unwrap();
+    let sums: Tensor = batch::map_fn(&b, masked_sum).unwrap();
+    assert_eq!(sums, Tensor::from(array![[4.0f32], [9.0]]));
+    let par: Tensor = batch::map_fn_par(&b, masked_sum).unwrap();
+    assert_eq!(par, sums);
+    let e = err_text(batch::map_fn(&b, |m: Masked| -> extype::Result<Tensor> {
+        if m.values[[0]] > 2.0 {
+            Err(extype::Error::invalid("too big"))
+        } else {
+            masked_sum(m)
+        }
+    }));
+    assert!(
+        e.starts_with("map_fn: item 1:") && e.contains("too big"),
+        "{e}"
+    );
+    let e = err_text(batch::map_fn_par(
+        &b,
+        |_: Masked| -> extype::Result<Tensor> { Err(extype::Error::invalid("no")) },
+    ));
+    assert!(e.starts_with("map_fn: item 0:"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values, ops
+
+#[test]
+fn erased_values_and_ops_fallback() {
+    let items = vec![
+        Masked::new(vec![1.0]),
+        Masked::new(vec![2.0]),
+        Masked::new(vec![3.0]),
+    ];
+    let values: Vec<Value> = items.iter().cloned().map(Value::from_extension).collect();
+    let b = batch::stack_values(&values).unwrap();
+    assert_eq!(
+        b.downcast_ref::<Masked>().unwrap(),
+        &batch::stack(&items).unwrap()
+    );
+    let back = batch::unstack_value(b.clone()).unwrap();
+    assert_eq!(back.len(), 3);
+    assert_eq!(back[2].downcast_ref::<Masked>().unwrap(), &items[2]);
+
+    // ops::stack / ops::concat fall back to the encoder for any number of values.
+    let operands: Vec<_> = values.iter().map(extype::Operand::value).collect();
+    let stacked = extype::ops::stack(&operands, 0).unwrap();
+    assert_eq!(
+        stacked.downcast_ref::<Masked>().unwrap(),
+        b.downcast_ref::<Masked>().unwrap()
+    );
+    let batches = [b.clone(), b];
+    let joined = extype::ops::concat(
+        &batches
+            .iter()
+            .map(extype::Operand::value)
+            .collect::<Vec<_>>(),
+        0,
+    )
+    .unwrap();
+    assert_eq!(
+        joined.downcast_ref::<Masked>().unwrap().values.shape(),
+        &[6, 1]
+    );
+    // Other axes are not the encoder's: the dispatch error stays.
+    assert!(extype::ops::stack(&operands, 1).is_err());
+
+    let mixed = [values[0].clone(), Value::from(Tensor::from(array![1.0f32]))];
+    let e = err_text(batch::stack_values(&mixed));
+    assert!(e.contains("item 1"), "{e}");
+}
+
+/// A generic batchable type: its field types are bounded per instantiation.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(batchable)]
+struct Generic<T: extype::Element> {
+    x: ArrayD<T>,
+    tag: u8,
+}
+
+#[test]
+fn generic_types_batch() {
+    let items = vec![
+        Generic {
+            x: ArrayD::from_elem(IxDyn(&[2]), 1i32),
+            tag: 3,
+        },
+        Generic {
+            x: ArrayD::from_elem(IxDyn(&[2]), 2i32),
+            tag: 3,
+        },
+    ];
+    let b = batch::stack(&items).unwrap();
+    assert_eq!(b.x.shape(), &[2, 2]);
+    assert_eq!(batch::unstack(b).unwrap(), items);
+}
