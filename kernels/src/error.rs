@@ -74,11 +74,12 @@ pub enum KernelError {
         /// That axis's size.
         size: usize,
     },
-    /// The output cannot exist: its element count or byte size overflows, or exceeds
-    /// `isize::MAX` (the largest allocation Rust permits). Checked before allocating it.
+    /// The output cannot be allocated: its element count or byte size overflows or exceeds
+    /// `isize::MAX` (the largest allocation Rust permits; checked before allocating), or the
+    /// allocator refused the block (the kernels that return a `Result` allocate their outputs
+    /// fallibly, so a size the machine cannot provide is this error, not an abort).
     #[error(
-        "{op}: output of shape {shape} ({elem_bytes}-byte elements): expected at most {} bytes (isize::MAX), found {found}",
-        isize::MAX
+        "{op}: output of shape {shape} ({elem_bytes}-byte elements): expected {expected}, found {found}"
     )]
     TooLarge {
         /// The op.
@@ -87,7 +88,10 @@ pub enum KernelError {
         shape: String,
         /// The size of one output element in bytes.
         elem_bytes: usize,
-        /// The output's size (`18446744073709551616 bytes`).
+        /// The bound the output had to meet (`at most 9223372036854775807 bytes (isize::MAX)`,
+        /// `a size the allocator grants`).
+        expected: String,
+        /// The output's size (`18446744073709551616 bytes`, `8796093022208 bytes, refused`).
         found: String,
     },
     /// Any other bad argument (e.g. an empty list of arrays to stack).

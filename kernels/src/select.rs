@@ -4,10 +4,12 @@ use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 
 use crate::elementwise::engine::map3;
 use crate::error::Result;
-use crate::layout::{broadcast_shapes, broadcast_to, check_output};
+use crate::layout::{broadcast_shapes, broadcast_to, check_output, refused};
 use crate::scalar::Scalar;
 
-/// `x` where `cond` is true, else `y`; the three broadcast together (NumPy's `where`).
+/// `x` where `cond` is true, else `y`; the three broadcast together (NumPy's `where`). The
+/// output is allocated fallibly: one that cannot be allocated is a
+/// [`KernelError::TooLarge`](crate::KernelError::TooLarge).
 pub fn select<T, SC, DC, SX, DX, SY, DY>(
     cond: &ArrayBase<SC, DC>,
     x: &ArrayBase<SX, DX>,
@@ -36,5 +38,5 @@ where
     let c = broadcast_to(OP, "cond", &c, &shape)?;
     let x = broadcast_to(OP, "x", &x, &shape)?;
     let y = broadcast_to(OP, "y", &y, &shape)?;
-    Ok(map3(c, x, y, |c: bool, x: T, y: T| if c { x } else { y }))
+    map3(c, x, y, |c: bool, x: T, y: T| if c { x } else { y }).map_err(|_| refused::<T>(OP, &shape))
 }

@@ -3,7 +3,7 @@
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
 
-use crate::elementwise::engine::build_vec;
+use crate::elementwise::engine::{build_vec, or_alloc_error};
 use crate::error::{KernelError, Result};
 use crate::layout::{check_wide, normalize_axis};
 use crate::parallel::{HUGE_PAGE_MIN_BYTES, use_parallel_output};
@@ -203,7 +203,7 @@ fn concat_flat<T: Scalar>(parts: &[&[T]], bytes: usize) -> Vec<T> {
         starts.push(at);
         at += p.len();
     }
-    build_vec(total, bytes, |start, dst| {
+    let out = build_vec(total, bytes, |start, dst| {
         let end = start + dst.len();
         for (p, &s) in parts.iter().zip(&starts) {
             let (lo, hi) = (s.max(start), (s + p.len()).min(end));
@@ -222,7 +222,8 @@ fn concat_flat<T: Scalar>(parts: &[&[T]], bytes: usize) -> Vec<T> {
                 };
             }
         }
-    })
+    });
+    or_alloc_error::<_, T>(out, total)
 }
 
 /// Concatenates shape-checked arrays along `ax`.
