@@ -122,7 +122,7 @@ where
     if k > xs.ndim() || m.shape() != &xs.shape()[..k] {
         return Err(KernelError::Shape {
             op: "boolean_mask",
-            arg: "mask".into(),
+            arg: "argument 1".into(),
             expected: xs.shape()[..k.min(xs.ndim())].to_vec(),
             found: m.shape().to_vec(),
         });
@@ -146,7 +146,7 @@ where
             .to_shape((m.len(), inner_len))
             .map_err(|_| KernelError::Argument {
                 op: "boolean_mask",
-                arg: "values",
+                arg: "argument 0",
                 expected: "a layout reshapeable to rows".into(),
                 found: format!("strides {:?}", values.strides()),
             })?;

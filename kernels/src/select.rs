@@ -32,11 +32,15 @@ where
     );
     let shape = broadcast_shapes(
         OP,
-        &[("cond", c.shape()), ("x", x.shape()), ("y", y.shape())],
+        &[
+            ("argument 0", c.shape()),
+            ("argument 1", x.shape()),
+            ("argument 2", y.shape()),
+        ],
     )?;
     check_output::<T>(OP, &shape)?;
-    let c = broadcast_to(OP, "cond", &c, &shape)?;
-    let x = broadcast_to(OP, "x", &x, &shape)?;
-    let y = broadcast_to(OP, "y", &y, &shape)?;
+    let c = broadcast_to(OP, "argument 0", &c, &shape)?;
+    let x = broadcast_to(OP, "argument 1", &x, &shape)?;
+    let y = broadcast_to(OP, "argument 2", &y, &shape)?;
     map3(c, x, y, |c: bool, x: T, y: T| if c { x } else { y }).map_err(|_| refused::<T>(OP, &shape))
 }

@@ -28,9 +28,9 @@ pub fn stack<T: Scalar>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Arr
     let Some(first) = arrays.first() else {
         return Err(KernelError::Argument {
             op: OP,
-            arg: "arrays",
-            expected: "at least one array".into(),
-            found: "none".into(),
+            arg: "arguments",
+            expected: "at least 1 argument".into(),
+            found: "0 arguments".into(),
         });
     };
     let ax = normalize_axis(OP, axis, first.ndim() + 1)?;
@@ -38,7 +38,7 @@ pub fn stack<T: Scalar>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Arr
         if a.shape() != first.shape() {
             return Err(KernelError::Shape {
                 op: OP,
-                arg: format!("arrays[{i}]"),
+                arg: format!("argument {i}"),
                 expected: first.shape().to_vec(),
                 found: a.shape().to_vec(),
             });
@@ -77,16 +77,16 @@ pub fn concat<T: Scalar>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Ar
     let Some(first) = arrays.first() else {
         return Err(KernelError::Argument {
             op: OP,
-            arg: "arrays",
-            expected: "at least one array".into(),
-            found: "none".into(),
+            arg: "arguments",
+            expected: "at least 1 argument".into(),
+            found: "0 arguments".into(),
         });
     };
     if first.ndim() == 0 {
         return Err(KernelError::Argument {
             op: OP,
-            arg: "arrays",
-            expected: "arrays of rank >= 1".into(),
+            arg: "argument 0",
+            expected: "rank >= 1".into(),
             found: "a rank-0 array".into(),
         });
     }
@@ -106,7 +106,7 @@ pub fn concat<T: Scalar>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Ar
             }
             return Err(KernelError::Shape {
                 op: OP,
-                arg: format!("arrays[{i}]"),
+                arg: format!("argument {i}"),
                 expected,
                 found: a.shape().to_vec(),
             });

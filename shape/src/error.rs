@@ -89,7 +89,10 @@ pub enum ShapeError {
     },
     /// An operation was given the wrong number of arguments (e.g. broadcast checks built for three
     /// shapes run against two).
-    #[error("{op}: expected {expected} arguments, found {found}")]
+    #[error(
+        "{op}: expected {}, found {found}",
+        crate::signature::arguments(*expected)
+    )]
     ArgCount {
         /// The operation.
         op: &'static str,

@@ -1086,7 +1086,7 @@ mod tests {
         let err = run(&CONCAT, &[], &OpArgs::none()).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "concat: expected at least 1 arguments, found 0"
+            "concat: expected at least 1 argument, found 0"
         );
     }
 
@@ -1248,7 +1248,7 @@ mod tests {
             assert_eq!(call, inferred);
             assert_eq!(
                 call,
-                format!("{op}: expected {} arguments, found {n}", op.arity())
+                format!("{op}: expected {}, found {n}", op.arity().arguments())
             );
         }
     }

@@ -51,10 +51,10 @@ where
         }
     }
     let (a, b) = (a.view().into_dyn(), b.view().into_dyn());
-    let shape = broadcast_shapes(op, &[("a", a.shape()), ("b", b.shape())])?;
+    let shape = broadcast_shapes(op, &[("argument 0", a.shape()), ("argument 1", b.shape())])?;
     check_output::<U>(op, &shape)?;
-    let a = broadcast_to(op, "a", &a, &shape)?;
-    let b = broadcast_to(op, "b", &b, &shape)?;
+    let a = broadcast_to(op, "argument 0", &a, &shape)?;
+    let b = broadcast_to(op, "argument 1", &b, &shape)?;
     map2(a, b, f).map_err(|_| refused::<U>(op, &shape))
 }
 
@@ -118,14 +118,17 @@ where
     DB: Dimension,
 {
     // The output size first: scanning the exponents of a huge broadcast view would not end.
-    let shape = broadcast_shapes("pow", &[("a", a.shape()), ("b", b.shape())])?;
+    let shape = broadcast_shapes(
+        "pow",
+        &[("argument 0", a.shape()), ("argument 1", b.shape())],
+    )?;
     check_output::<T>("pow", &shape)?;
     // An empty output uses no exponent (and `b`, broadcast to nothing, may be a huge view).
     let used = !shape.contains(&0);
     if let Some(bad) = b.iter().take_while(|_| used).find(|&&e| !T::exponent_ok(e)) {
         return Err(KernelError::Argument {
             op: "pow",
-            arg: "b",
+            arg: "argument 1",
             expected: "non-negative integer exponents".into(),
             found: format!("{bad:?}"),
         });

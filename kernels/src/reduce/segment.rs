@@ -164,7 +164,7 @@ where
     if xs.ndim() == 0 {
         return Err(KernelError::Argument {
             op,
-            arg: "values",
+            arg: "argument 0",
             expected: "rank >= 1 (segments run along axis 0)".into(),
             found: "a rank-0 array".into(),
         });
