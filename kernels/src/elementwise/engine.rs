@@ -92,10 +92,25 @@ impl<A: Copy, B: Copy, C: Copy, U, F: Fn(A, B, C) -> U> Kernel for Map3<'_, A, B
 /// output shape ([`refused`](crate::layout::refused)).
 pub(crate) type Alloc<T> = std::result::Result<T, TryReserveError>;
 
-/// An empty `Vec` with room for exactly `n` elements, allocated fallibly (the cost of
-/// `Vec::with_capacity`, with the refusal returned instead of aborting the process).
+/// Outputs of at least this many bytes (256 MiB) are allocated fallibly: a size the machine
+/// cannot provide is then an error, not an abort. Smaller ones take the plain allocation (a
+/// refusal there means the process is out of memory anyway, as for any other `Vec`).
+pub(crate) const FALLIBLE_BYTES: usize = 1 << 28;
+
+/// An empty `Vec` with room for exactly `n` elements: allocated fallibly when it holds at least
+/// [`FALLIBLE_BYTES`] (the refusal, or a byte size overflowing `usize`, is returned instead of
+/// aborting the process), plainly below that (`Vec::with_capacity`, the cheaper call).
 #[inline]
 pub(crate) fn try_alloc<U>(n: usize) -> Alloc<Vec<U>> {
+    if n < FALLIBLE_BYTES / size_of::<U>().max(1) {
+        return Ok(Vec::with_capacity(n));
+    }
+    try_alloc_large(n)
+}
+
+#[cold]
+#[inline(never)]
+fn try_alloc_large<U>(n: usize) -> Alloc<Vec<U>> {
     let mut v = Vec::new();
     v.try_reserve_exact(n)?;
     Ok(v)
