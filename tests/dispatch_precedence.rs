@@ -346,7 +346,7 @@ fn misfit_handlers_are_refused_at_build() {
     let err = DispatchTable::build([&GROUP_WRONG]).unwrap_err();
     assert!(
         err.to_string()
-            .ends_with("takes 2 arguments but a reduction handler takes 1"),
+            .ends_with("takes 2 arguments but a reduction handler takes 1 argument"),
         "{err}"
     );
 }

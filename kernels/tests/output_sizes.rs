@@ -56,6 +56,8 @@ fn outputs_the_allocator_refuses_are_errors_not_aborts() {
     );
     let (row, col) = (huge(&one, &[1, 1 << 20]), huge(&one, &[1 << 20, 1]));
     too_large(binary::mul(&row, &col));
+    // `pow` refuses it before scanning the 2^40 exponents of its broadcast `b`.
+    too_large(binary::pow(&row, &col));
     let t = arr0(true);
     too_large(select::select(&huge(&t, &[1 << 20, 1 << 20]), &row, &col));
     // Empty outputs of huge shapes allocate nothing.

@@ -6,7 +6,7 @@
 
 use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 
-use super::engine::{map2, zip_repeat, zip_slices};
+use super::engine::{map2, probe, zip_repeat, zip_slices};
 use crate::error::KernelError;
 use crate::error::Result;
 use crate::layout::{broadcast_shapes, broadcast_to, check_output, refused};
@@ -125,6 +125,11 @@ where
     check_output::<T>("pow", &shape)?;
     // An empty output uses no exponent (and `b`, broadcast to nothing, may be a huge view).
     let used = !shape.contains(&0);
+    // A broadcast `b` has as many exponents to scan as the output has elements: refuse an
+    // output the allocator cannot provide first (the size fits `usize`: checked above).
+    if used && probe::<T>(shape.iter().product()).is_err() {
+        return Err(refused::<T>("pow", &shape));
+    }
     if let Some(bad) = b.iter().take_while(|_| used).find(|&&e| !T::exponent_ok(e)) {
         return Err(KernelError::Argument {
             op: "pow",

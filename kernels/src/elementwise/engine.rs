@@ -108,6 +108,17 @@ pub(crate) fn try_alloc<U>(n: usize) -> Alloc<Vec<U>> {
     try_alloc_large(n)
 }
 
+/// Whether an output of `n` elements of `U` can be allocated now: outputs of at least
+/// [`FALLIBLE_BYTES`] are asked for fallibly and freed at once, untouched; smaller ones pass. For
+/// a kernel that must refuse an output before work proportional to it (e.g. scanning a huge
+/// broadcast view).
+pub(crate) fn probe<U>(n: usize) -> Alloc<()> {
+    if n < FALLIBLE_BYTES / size_of::<U>().max(1) {
+        return Ok(());
+    }
+    try_alloc_large::<U>(n).map(drop)
+}
+
 #[cold]
 #[inline(never)]
 fn try_alloc_large<U>(n: usize) -> Alloc<Vec<U>> {
