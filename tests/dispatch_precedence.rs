@@ -340,13 +340,13 @@ fn misfit_handlers_are_refused_at_build() {
     let err = DispatchTable::build([&UNARY_ADD]).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "dispatch handler unary_add at src/three.rs:30 for op add: takes 1 arguments but the op \
-         takes 2"
+        "dispatch handler unary_add at src/three.rs:30 for op add: takes 1 argument but the op \
+         takes 2 arguments"
     );
     let err = DispatchTable::build([&GROUP_WRONG]).unwrap_err();
     assert!(
         err.to_string()
-            .ends_with("takes 2 arguments but a reduction handler takes 1"),
+            .ends_with("takes 2 arguments but a reduction handler takes 1 argument"),
         "{err}"
     );
 }

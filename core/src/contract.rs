@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use crate::error::{Error, Result, SpecError};
 use crate::field::{Field, FieldPath};
-use crate::shape::{Shape, Unifier};
+use crate::shape::{Shape, ShapeError, Unifier};
 use crate::tensor::{Element, Tensor, TensorSpec};
 
 /// A field that has a shape: what a shape contract can constrain.
@@ -146,9 +146,9 @@ impl ShapeContract {
                 self.fields
                     .iter()
                     .try_fold(Unifier::new(), |u, (field, pattern)| {
-                        u.input(field, pattern)
+                        u.field(field, pattern)
                     })
-                    .map_err(|e| self.error(&FieldPath::Root, e.into()))
+                    .map_err(|e| self.error(&FieldPath::Root, e))
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -160,7 +160,7 @@ impl ShapeContract {
         self.unifier()?
             .unify(shapes)
             .map(|_| ())
-            .map_err(|e| self.error(path, e.into()))
+            .map_err(|e| self.error(path, e))
     }
 
     /// Refines the partial shapes of the constrained fields' specs in place with what the
@@ -170,18 +170,47 @@ impl ShapeContract {
         let joint = self
             .unifier()?
             .refine(&current)
-            .map_err(|e| self.error(path, e.into()))?;
+            .map_err(|e| self.error(path, e))?;
         for (slot, refined) in shapes.iter_mut().zip(joint.shapes) {
             **slot = refined;
         }
         Ok(())
     }
 
-    fn error(&self, path: &FieldPath<'_>, cause: Error) -> Error {
+    /// The one wording of a contract failure, whichever path found it — construction
+    /// (`try_new`, `validate`), rebuilding from components, loading, refining a spec: the type
+    /// and the value's path, the contract, then the field and its own axis, what the size had to
+    /// be (the dim's name and the field and axis that bound it) and what it was:
+    ///
+    /// ```text
+    /// invalid value of pkg.Masked: shape contract {values: "*dims", mask: "*dims"}: field `mask`
+    /// axis 1: expected *dims[1] = 3 (bound by field `values` axis 1), found 4
+    /// ```
+    ///
+    /// Concrete shapes and (partial) spec shapes give the same words: extype-shape words a
+    /// conflict the same way in both.
+    #[cold]
+    fn error(&self, path: &FieldPath<'_>, cause: ShapeError) -> Error {
+        let detail = match &cause {
+            ShapeError::Mismatch {
+                arg,
+                axis,
+                expected,
+                found,
+                ..
+            } => format!("{arg} axis {axis}: expected {expected}, found {found}"),
+            ShapeError::ArgRank {
+                arg,
+                expected,
+                found,
+                ..
+            } => format!("{arg} has shape {found}, expected rank {expected}"),
+            other => other.to_string(),
+        };
         SpecError::Invalid {
             type_name: self.type_name.to_string(),
             path: path.to_string(),
-            message: format!("shape contract {}: {cause}", self.describe()),
+            message: format!("shape contract {}: {detail}", self.describe()),
         }
         .into()
     }

@@ -430,11 +430,11 @@ pub enum DispatchError {
         message: String,
     },
     /// An op was called with the wrong number of arguments.
-    #[error("{op}: expected {expected} arguments, found {found}")]
+    #[error("{op}: expected {expected}, found {found}")]
     Arity {
         /// The op.
         op: String,
-        /// The number (or range) expected, as text.
+        /// The number (or range) expected, with its noun (`1 argument`, `at least 1 argument`).
         expected: String,
         /// The number given.
         found: usize,
@@ -515,12 +515,13 @@ impl IoError {
     }
 }
 
+/// A kernel's message as the op's: a kernel names its own op first (`select: …` for `where`),
+/// which is replaced by the op the caller called.
 fn kernel_message(op: &str, source: &extype_kernels::KernelError) -> String {
     let text = source.to_string();
-    if text.starts_with(op) && text[op.len()..].starts_with(':') {
-        text
-    } else {
-        format!("{op}: {text}")
+    match text.split_once(": ") {
+        Some((_, rest)) => format!("{op}: {rest}"),
+        None => format!("{op}: {text}"),
     }
 }
 

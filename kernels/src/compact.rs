@@ -3,7 +3,7 @@
 use ndarray::{ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
 
 use crate::error::{KernelError, Result};
-use crate::layout::{check_output, too_large};
+use crate::layout::{check_output, refused};
 use crate::scalar::Scalar;
 use std::mem::MaybeUninit;
 
@@ -122,7 +122,7 @@ where
     if k > xs.ndim() || m.shape() != &xs.shape()[..k] {
         return Err(KernelError::Shape {
             op: "boolean_mask",
-            arg: "mask".into(),
+            arg: "argument 1".into(),
             expected: xs.shape()[..k.min(xs.ndim())].to_vec(),
             found: m.shape().to_vec(),
         });
@@ -146,7 +146,7 @@ where
             .to_shape((m.len(), inner_len))
             .map_err(|_| KernelError::Argument {
                 op: "boolean_mask",
-                arg: "values",
+                arg: "argument 0",
                 expected: "a layout reshapeable to rows".into(),
                 found: format!("strides {:?}", values.strides()),
             })?;
@@ -156,7 +156,7 @@ where
         check_output::<T>("boolean_mask", &shape)?;
         // Fits: checked above.
         out.try_reserve_exact(selected * inner_len)
-            .map_err(|_| too_large::<T>("boolean_mask", shape.iter().map(|&d| d as u128)))?;
+            .map_err(|_| refused::<T>("boolean_mask", &shape))?;
         for (row, &keep) in rows.axis_iter(Axis(0)).zip(m.iter()) {
             if keep {
                 match row.as_slice() {

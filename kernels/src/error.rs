@@ -5,17 +5,21 @@ pub type Result<T, E = KernelError> = std::result::Result<T, E>;
 
 /// What went wrong in a kernel. Every variant names the op and the offending argument or axis,
 /// with what was expected and what was found.
+///
+/// Arguments are named one way, as the runtime's ops name them: an array argument by its
+/// position counted from 0 (`argument 1`; the arrays of `concat` and `stack` are arguments 0, 1,
+/// …), any other parameter by its name (`axis`, `indices`, `row_splits`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum KernelError {
     /// Shapes that must broadcast (NumPy rules) or match do not.
     #[error(
-        "{op}: argument {arg} has shape {found:?}, which does not broadcast with (or match) {expected:?}"
+        "{op}: {arg} has shape {found:?}, which does not broadcast with (or match) {expected:?}"
     )]
     Shape {
         /// The op.
         op: &'static str,
-        /// Which argument (name or position).
+        /// Which argument (`argument 1`).
         arg: String,
         /// The shape it had to agree with.
         expected: Vec<usize>,
@@ -49,7 +53,7 @@ pub enum KernelError {
         where_: String,
     },
     /// Ragged row splits are malformed.
-    #[error("{op}: bad row_splits: expected {expected}, found {found}")]
+    #[error("{op}: row_splits: expected {expected}, found {found}")]
     RowSplits {
         /// The op.
         op: &'static str,
@@ -74,11 +78,12 @@ pub enum KernelError {
         /// That axis's size.
         size: usize,
     },
-    /// The output cannot exist: its element count or byte size overflows, or exceeds
-    /// `isize::MAX` (the largest allocation Rust permits). Checked before allocating it.
+    /// The output cannot be allocated: its element count or byte size overflows or exceeds
+    /// `isize::MAX` (the largest allocation Rust permits; checked before allocating), or the
+    /// allocator refused the block (the kernels that return a `Result` allocate their outputs
+    /// fallibly, so a size the machine cannot provide is this error, not an abort).
     #[error(
-        "{op}: output of shape {shape} ({elem_bytes}-byte elements): expected at most {} bytes (isize::MAX), found {found}",
-        isize::MAX
+        "{op}: output of shape {shape} ({elem_bytes}-byte elements): expected {expected}, found {found}"
     )]
     TooLarge {
         /// The op.
@@ -87,15 +92,18 @@ pub enum KernelError {
         shape: String,
         /// The size of one output element in bytes.
         elem_bytes: usize,
-        /// The output's size (`18446744073709551616 bytes`).
+        /// The bound the output had to meet (`at most 9223372036854775807 bytes (isize::MAX)`,
+        /// `a size the allocator grants`).
+        expected: String,
+        /// The output's size (`18446744073709551616 bytes`, `8796093022208 bytes, refused`).
         found: String,
     },
     /// Any other bad argument (e.g. an empty list of arrays to stack).
-    #[error("{op}: bad argument {arg}: expected {expected}, found {found}")]
+    #[error("{op}: {arg}: expected {expected}, found {found}")]
     Argument {
         /// The op.
         op: &'static str,
-        /// The argument.
+        /// The argument (`argument 0`, or a parameter's name), or `arguments` for the list.
         arg: &'static str,
         /// What was required.
         expected: String,

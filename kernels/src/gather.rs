@@ -19,7 +19,7 @@ pub fn gather<T: Scalar, S: Data<Elem = T>, D: Dimension>(
     if a.ndim() == 0 {
         return Err(KernelError::Argument {
             op: OP,
-            arg: "a",
+            arg: "argument 0",
             expected: "rank >= 1".into(),
             found: "a rank-0 array".into(),
         });

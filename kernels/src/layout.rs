@@ -40,26 +40,70 @@ pub(crate) fn check_wide<T>(
     Ok(())
 }
 
-/// The error for an output of shape `dims` (dims may exceed `usize`) that cannot exist.
+/// The error for an output of shape `dims` (dims may exceed `usize`) that cannot exist: its
+/// byte size (or, when it is empty, the product of its nonzero dims) exceeds `isize::MAX`.
 #[cold]
 pub(crate) fn too_large<T>(
     op: &'static str,
     dims: impl Iterator<Item = u128> + Clone,
 ) -> KernelError {
     let elem_bytes = size_of::<T>();
-    let text: Vec<String> = dims.clone().map(|d| d.to_string()).collect();
-    let bytes = dims
+    let nonzero = dims
+        .clone()
         .filter(|&d| d != 0)
-        .try_fold(elem_bytes as u128, |acc, d| acc.checked_mul(d));
+        .try_fold(1u128, |acc, d| acc.checked_mul(d));
+    let (expected, found) = if dims.clone().any(|d| d == 0) {
+        (
+            format!(
+                "nonzero dims whose product is at most {} (isize::MAX)",
+                isize::MAX
+            ),
+            match nonzero {
+                Some(n) => format!("a product of {n}"),
+                None => format!("a product over {}", u128::MAX),
+            },
+        )
+    } else {
+        (
+            format!("at most {} bytes (isize::MAX)", isize::MAX),
+            match nonzero.and_then(|n| n.checked_mul(elem_bytes as u128)) {
+                Some(b) => format!("{b} bytes"),
+                None => format!("more than {} bytes", u128::MAX),
+            },
+        )
+    };
     KernelError::TooLarge {
         op,
-        shape: format!("[{}]", text.join(", ")),
+        shape: shape_text(dims),
         elem_bytes,
+        expected,
+        found,
+    }
+}
+
+/// The error for an output of shape `dims` (whose size was checked) that the allocator refused.
+#[cold]
+pub(crate) fn refused<T>(op: &'static str, dims: &[usize]) -> KernelError {
+    let elem_bytes = size_of::<T>();
+    let bytes = dims
+        .iter()
+        .try_fold(elem_bytes as u128, |acc, &d| acc.checked_mul(d as u128));
+    KernelError::TooLarge {
+        op,
+        shape: shape_text(dims.iter().map(|&d| d as u128)),
+        elem_bytes,
+        expected: "a size the allocator grants".into(),
         found: match bytes {
-            Some(b) => format!("{b} bytes"),
+            Some(b) => format!("{b} bytes, refused"),
             None => format!("more than {} bytes", u128::MAX),
         },
     }
+}
+
+/// Shape text for errors: `[2, 3]`.
+fn shape_text(dims: impl Iterator<Item = u128>) -> String {
+    let text: Vec<String> = dims.map(|d| d.to_string()).collect();
+    format!("[{}]", text.join(", "))
 }
 
 /// NumPy broadcast of several shapes. `names` label the arguments in errors.

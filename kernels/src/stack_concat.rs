@@ -3,7 +3,7 @@
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
 
-use crate::elementwise::engine::build_vec;
+use crate::elementwise::engine::{build_vec, or_alloc_error};
 use crate::error::{KernelError, Result};
 use crate::layout::{check_wide, normalize_axis};
 use crate::parallel::{HUGE_PAGE_MIN_BYTES, use_parallel_output};
@@ -28,9 +28,9 @@ pub fn stack<T: Scalar>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Arr
     let Some(first) = arrays.first() else {
         return Err(KernelError::Argument {
             op: OP,
-            arg: "arrays",
-            expected: "at least one array".into(),
-            found: "none".into(),
+            arg: "arguments",
+            expected: "at least 1 argument".into(),
+            found: "0 arguments".into(),
         });
     };
     let ax = normalize_axis(OP, axis, first.ndim() + 1)?;
@@ -38,7 +38,7 @@ pub fn stack<T: Scalar>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Arr
         if a.shape() != first.shape() {
             return Err(KernelError::Shape {
                 op: OP,
-                arg: format!("arrays[{i}]"),
+                arg: format!("argument {i}"),
                 expected: first.shape().to_vec(),
                 found: a.shape().to_vec(),
             });
@@ -77,16 +77,16 @@ pub fn concat<T: Scalar>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Ar
     let Some(first) = arrays.first() else {
         return Err(KernelError::Argument {
             op: OP,
-            arg: "arrays",
-            expected: "at least one array".into(),
-            found: "none".into(),
+            arg: "arguments",
+            expected: "at least 1 argument".into(),
+            found: "0 arguments".into(),
         });
     };
     if first.ndim() == 0 {
         return Err(KernelError::Argument {
             op: OP,
-            arg: "arrays",
-            expected: "arrays of rank >= 1".into(),
+            arg: "argument 0",
+            expected: "rank >= 1".into(),
             found: "a rank-0 array".into(),
         });
     }
@@ -106,7 +106,7 @@ pub fn concat<T: Scalar>(axis: isize, arrays: &[ArrayViewD<'_, T>]) -> Result<Ar
             }
             return Err(KernelError::Shape {
                 op: OP,
-                arg: format!("arrays[{i}]"),
+                arg: format!("argument {i}"),
                 expected,
                 found: a.shape().to_vec(),
             });
@@ -203,7 +203,7 @@ fn concat_flat<T: Scalar>(parts: &[&[T]], bytes: usize) -> Vec<T> {
         starts.push(at);
         at += p.len();
     }
-    build_vec(total, bytes, |start, dst| {
+    let out = build_vec(total, bytes, |start, dst| {
         let end = start + dst.len();
         for (p, &s) in parts.iter().zip(&starts) {
             let (lo, hi) = (s.max(start), (s + p.len()).min(end));
@@ -222,7 +222,8 @@ fn concat_flat<T: Scalar>(parts: &[&[T]], bytes: usize) -> Vec<T> {
                 };
             }
         }
-    })
+    });
+    or_alloc_error::<_, T>(out, total)
 }
 
 /// Concatenates shape-checked arrays along `ax`.

@@ -228,7 +228,10 @@ fn binary_ops_broadcast_like_numpy_on_every_layout() {
             expected,
             found,
         }) => {
-            assert_eq!((arg.as_str(), expected, found), ("b", vec![2, 3], vec![2]));
+            assert_eq!(
+                (arg.as_str(), expected, found),
+                ("argument 1", vec![2, 3], vec![2])
+            );
         }
         other => panic!("expected a shape error, got {other:?}"),
     }

@@ -44,6 +44,28 @@ fn binary_and_select_refuse_outputs_beyond_isize() {
 }
 
 #[test]
+fn outputs_the_allocator_refuses_are_errors_not_aborts() {
+    // 2^40 f64 = 8 TiB: below isize::MAX, so only the fallible allocation can refuse it.
+    let one = arr0(2.0f64);
+    let big = huge(&one, &[1 << 20, 1 << 20]);
+    let msg = too_large(binary::add(&big, &big));
+    assert_eq!(
+        msg,
+        "add: output of shape [1048576, 1048576] (8-byte elements): expected a size the \
+         allocator grants, found 8796093022208 bytes, refused"
+    );
+    let (row, col) = (huge(&one, &[1, 1 << 20]), huge(&one, &[1 << 20, 1]));
+    too_large(binary::mul(&row, &col));
+    // `pow` refuses it before scanning the 2^40 exponents of its broadcast `b`.
+    too_large(binary::pow(&row, &col));
+    let t = arr0(true);
+    too_large(select::select(&huge(&t, &[1 << 20, 1 << 20]), &row, &col));
+    // Empty outputs of huge shapes allocate nothing.
+    let empty = huge(&one, &[0, 1 << 40]);
+    assert_eq!(binary::add(&empty, &empty).unwrap().shape(), &[0, 1 << 40]);
+}
+
+#[test]
 fn joins_and_gathers_refuse_outputs_beyond_isize() {
     let one = arr0(7u64);
     let big = huge(&one, &[1 << 61]);

@@ -89,7 +89,10 @@ pub enum ShapeError {
     },
     /// An operation was given the wrong number of arguments (e.g. broadcast checks built for three
     /// shapes run against two).
-    #[error("{op}: expected {expected} arguments, found {found}")]
+    #[error(
+        "{op}: expected {}, found {found}",
+        crate::signature::arguments(*expected)
+    )]
     ArgCount {
         /// The operation.
         op: &'static str,
@@ -176,21 +179,25 @@ pub enum ShapeError {
 /// input, and what was found there, are cut to an excerpt marked with `…`).
 pub const EXCERPT_CHARS: usize = 32;
 
-/// Which argument (input) an error is about: by position, or by the name the user gave it.
+/// Which argument (input) an error is about: by position, by the name the user gave it, or a
+/// field of a struct (the shape contracts of derived types).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum ArgRef {
     /// The argument at this position (0-based).
     Index(usize),
     /// The argument with this name.
     Name(Arc<str>),
+    /// The field at this path (`values`, `inner.mask`).
+    Field(Arc<str>),
 }
 
 impl fmt::Display for ArgRef {
-    /// `argument 1` or ``input `kernel` ``.
+    /// `argument 1`, ``input `kernel` `` or ``field `values` ``.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ArgRef::Index(i) => write!(f, "argument {i}"),
             ArgRef::Name(name) => write!(f, "input `{name}`"),
+            ArgRef::Field(path) => write!(f, "field `{path}`"),
         }
     }
 }

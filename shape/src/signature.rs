@@ -84,6 +84,35 @@ impl Arity {
             Arity::AtLeast(k) => n >= k,
         }
     }
+
+    /// The arity with its noun, as errors say it: `1 argument`, `2 arguments`,
+    /// `at least 1 argument`.
+    ///
+    /// ```
+    /// use extype_shape::signature::Arity;
+    /// assert_eq!(Arity::Exactly(1).arguments(), "1 argument");
+    /// assert_eq!(Arity::AtLeast(2).arguments(), "at least 2 arguments");
+    /// ```
+    pub fn arguments(self) -> String {
+        match self {
+            Arity::Exactly(n) => arguments(n),
+            Arity::AtLeast(n) => format!("at least {}", arguments(n)),
+        }
+    }
+}
+
+/// `n` arguments, singular or plural: `0 arguments`, `1 argument`, `2 arguments`.
+///
+/// ```
+/// assert_eq!(extype_shape::signature::arguments(1), "1 argument");
+/// assert_eq!(extype_shape::signature::arguments(3), "3 arguments");
+/// ```
+pub fn arguments(n: usize) -> String {
+    if n == 1 {
+        "1 argument".to_string()
+    } else {
+        format!("{n} arguments")
+    }
 }
 
 impl fmt::Display for Arity {

@@ -40,6 +40,7 @@ use smallvec::SmallVec;
 
 use super::{Bindings, Dim, PatternDim, Shape, ShapePattern, Sizes};
 use crate::error::{ArgRef, ShapeError};
+use crate::pattern::{Origin, segment_expected, segment_rank_expected};
 
 /// Computes the shape of an output from the sizes bound by unification.
 ///
@@ -132,6 +133,13 @@ impl Unifier {
     pub fn input(self, name: &str, pattern: &str) -> Result<Self, ShapeError> {
         let pattern = ShapePattern::parse(pattern)?;
         self.add(ArgRef::Name(name.into()), pattern)
+    }
+
+    /// Adds an input that is a field of a struct (errors say ``field `path` ``): the shape
+    /// contracts of derived types.
+    pub fn field(self, path: &str, pattern: &str) -> Result<Self, ShapeError> {
+        let pattern = ShapePattern::parse(pattern)?;
+        self.add(ArgRef::Field(path.into()), pattern)
     }
 
     /// Adds an input known by its position (errors say `argument i`).
@@ -400,7 +408,10 @@ impl Unifier {
     ) -> ShapeError {
         let arg = self.inputs[input].0.clone();
         let start = self.inputs[input].1.variadic_index().unwrap_or(0);
-        let origin = &self.inputs[first].0;
+        let origin = Origin::Axis(
+            self.inputs[first].0.clone(),
+            self.inputs[first].1.variadic_index().unwrap_or(0),
+        );
         let (Some(e), Some(f)) = (expected.dims(), found.dims()) else {
             unreachable!("segments are only merged when their rank is known")
         };
@@ -418,19 +429,13 @@ impl Unifier {
                 op: "unify",
                 arg,
                 axis: start + offset,
-                expected: format!(
-                    "{} (the segment `*{name}` is {expected} in {origin})",
-                    e[offset]
-                ),
+                expected: segment_expected(name, offset, e[offset], &origin.shifted(offset)),
                 found: f[offset],
             },
             _ => ShapeError::ArgRank {
                 op: "unify",
                 arg,
-                expected: format!(
-                    "with a segment `*{name}` of {} axes, as in {origin} ({expected})",
-                    e.len()
-                ),
+                expected: segment_rank_expected(&self.inputs[input].1, name, e.len(), &origin),
                 found: Box::new(shape.clone()),
             },
         }
@@ -770,10 +775,34 @@ mod tests {
         let shapes: Vec<Shape> = vec!["[2, !1, 7]".parse().unwrap(), "*".parse().unwrap()];
         let joint = u.refine(&shapes).unwrap();
         assert_eq!(joint.shapes[1].to_string(), "[2, !1, 4]");
-        // Conflicting segments fail statically, naming the input and both segments.
+        // Conflicting segments fail statically, naming the input and its axis, the segment's
+        // axis, and the input and axis that bound it: as the concrete check words it.
         let shapes: Vec<Shape> = vec!["[2, 5, 7]".parse().unwrap(), "[3, ?, 4]".parse().unwrap()];
         let err = u.refine(&shapes).unwrap_err().to_string();
-        assert!(err.contains("input `y`") && err.contains("[2, 5]"), "{err}");
+        let want =
+            "unify: input `y` axis 0: expected *b[0] = 2 (bound by input `x` axis 0), found 3";
+        assert_eq!(err, want);
+        let concrete = u.unify(&[&[2, 5, 7], &[3, 5, 4]]).unwrap_err().to_string();
+        assert_eq!(concrete, want);
+        // A segment after a fixed axis: the origin's axis is its own, not the segment's.
+        let v = Unifier::new()
+            .input("x", "n *s")
+            .unwrap()
+            .input("y", "*s")
+            .unwrap();
+        let want =
+            "unify: input `y` axis 1: expected *s[1] = 3 (bound by input `x` axis 2), found 4";
+        let shapes: Vec<Shape> = vec!["[1, 2, 3]".parse().unwrap(), "[2, 4]".parse().unwrap()];
+        assert_eq!(v.refine(&shapes).unwrap_err().to_string(), want);
+        assert_eq!(
+            v.unify(&[&[1, 2, 3], &[2, 4]]).unwrap_err().to_string(),
+            want
+        );
+        let rank = "unify: input `y` has shape [2], expected rank 2 (pattern `*s` with *s of 2 \
+                    axes, bound by input `x` axes 1..3)";
+        let shapes: Vec<Shape> = vec!["[1, 2, 3]".parse().unwrap(), "[2]".parse().unwrap()];
+        assert_eq!(v.refine(&shapes).unwrap_err().to_string(), rank);
+        assert_eq!(v.unify(&[&[1, 2, 3], &[2]]).unwrap_err().to_string(), rank);
         // Different segment lengths cannot unify either.
         let shapes: Vec<Shape> = vec!["[2, 7]".parse().unwrap(), "[3, ?, 4]".parse().unwrap()];
         assert!(u.refine(&shapes).is_err());

@@ -14,6 +14,7 @@ use crate::op_model::catalog::{ALL, Op, OpKind};
 use crate::op_model::infer::{self, Inferred};
 use crate::op_model::{OpArgs, Operand, dense};
 use crate::registry::{AnonymousExtension, registry};
+use crate::shape::signature::arguments;
 use crate::spec::TensorSpec;
 use crate::tensor::Tensor;
 use crate::value::{Value, ValueSpec};
@@ -383,7 +384,11 @@ impl DispatchTable {
                 Target::Op(op) if !op.arity().admits(n) => {
                     return Err(bad_handler(
                         entry,
-                        format!("takes {n} arguments but the op takes {}", op.arity()),
+                        format!(
+                            "takes {} but the op takes {}",
+                            arguments(n),
+                            op.arity().arguments()
+                        ),
                     ));
                 }
                 Target::Group(kind) => {
@@ -400,7 +405,11 @@ impl DispatchTable {
                     if n != want {
                         return Err(bad_handler(
                             entry,
-                            format!("takes {n} arguments but a {kind} handler takes {want}"),
+                            format!(
+                                "takes {} but a {kind} handler takes {}",
+                                arguments(n),
+                                arguments(want)
+                            ),
                         ));
                     }
                 }

@@ -219,19 +219,20 @@ macro_rules! typed {
 }
 
 /// Like [`typed!`] for two arguments of one dtype of the set, as a `Result<Tensor>`: `body`
-/// returns a kernel `Result`, matched once (no intermediate moves of the array).
+/// returns a kernel `Result`, matched once (no intermediate moves of the array); its error is
+/// mapped by [`sized_error`] (`(op, xs, args)`: the call).
 macro_rules! pair {
     (NUMERIC, $($rest:tt)*) => { $crate::op_model::dense::pair!(@ [F32, F64, I32, I64, U8, U64] $($rest)*) };
     (FLOAT, $($rest:tt)*) => { $crate::op_model::dense::pair!(@ [F32, F64] $($rest)*) };
     (KERNEL, $($rest:tt)*) => { $crate::op_model::dense::pair!(@ [Bool, F32, F64, I32, I64, U8, U64] $($rest)*) };
-    (@ [$($var:ident),*] $enum:ident, $op:expr, $x:expr, $y:expr, |$a:ident, $b:ident| $body:expr, $refusal:expr) => {
+    (@ [$($var:ident),*] $enum:ident, ($op:expr, $xs:expr, $args:expr), $x:expr, $y:expr, |$a:ident, $b:ident| $body:expr, $refusal:expr) => {
         match ($x, $y) {
             $((
                 $crate::tensor::$enum::$var($a),
                 $crate::tensor::$enum::$var($b),
             ) => match $body {
                 Ok(out) => Ok($crate::op_model::dense::KernelOut::into_tensor(out)),
-                Err(e) => Err($crate::op_model::dense::kernel_error($op)(e)),
+                Err(e) => Err($crate::op_model::dense::sized_error($op, $xs, $args, e)),
             },)*
             _ => Err($refusal),
         }
@@ -264,7 +265,9 @@ macro_rules! unary {
 }
 
 /// A binary elementwise entry: `binary!(SET, kernel)` with
-/// `kernel(&Array, &Array) -> kernels::Result<ArrayD>` (broadcasting).
+/// `kernel(&Array, &Array) -> kernels::Result<ArrayD>` (broadcasting). The kernel checks and
+/// allocates its output fallibly, so no size check precedes it: an output it cannot allocate
+/// comes back as the op's [`DispatchError::OutputTooLarge`] ([`sized_error`]).
 macro_rules! binary {
     ($set:ident, $kernel:path) => {
         $crate::op_model::dense::Builtin::new($crate::op_model::DTypeSet::$set, {
@@ -273,36 +276,24 @@ macro_rules! binary {
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 args: &$crate::op_model::OpArgs,
             ) -> $crate::error::Result<$crate::value::Value> {
-                use $crate::op_model::dense::{
-                    DenseArgs, check_broadcast_exactly, pair, refused, small_broadcast,
-                };
-                // The output-size check, on the typed arrays (their shapes are plain fields):
-                // the common case inline, the rest exactly.
-                macro_rules! checked {
-                    ($a:ident, $b:ident) => {{
-                        if !small_broadcast($a.shape(), $b.shape()) {
-                            check_broadcast_exactly(op, xs, args)?;
-                        }
-                        $kernel($a, $b)
-                    }};
-                }
+                use $crate::op_model::dense::{DenseArgs, pair, refused};
                 let out = match xs {
                     DenseArgs::Tensors(ts) => pair!(
                         $set,
                         Tensor,
-                        op,
+                        (op, xs, args),
                         ts[0],
                         ts[1],
-                        |a, b| checked!(a, b),
+                        |a, b| $kernel(a, b),
                         refused(op, xs)
                     ),
                     DenseArgs::Views(vs) => pair!(
                         $set,
                         TensorView,
-                        op,
+                        (op, xs, args),
                         &vs[0],
                         &vs[1],
-                        |a, b| checked!(a, b),
+                        |a, b| $kernel(a, b),
                         refused(op, xs)
                     ),
                 };
@@ -447,44 +438,29 @@ pub(crate) fn check_same(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> Resul
     check_output(op, xs.shape(0), out_dtype(op, xs.dtype(0), args))
 }
 
-/// Checks the output of a broadcasting op: the arguments' broadcast shape (unchecked when they
-/// do not broadcast: the kernel names the argument).
-#[inline(always)]
-pub(crate) fn check_broadcast(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> Result<()> {
-    if xs.len() == 2 && small_broadcast(xs.shape(0), xs.shape(1)) {
-        return Ok(());
-    }
-    check_broadcast_exactly(op, xs, args)
-}
-
-/// [`check_broadcast`] past the common case: the broadcast shape and the result dtype.
+/// Maps the error of a kernel that checks and allocates its output itself (the broadcasting
+/// kernels: binary elementwise ops and `where`): an output it could not allocate
+/// ([`KernelError::TooLarge`]) is the op's [`DispatchError::OutputTooLarge`], naming the op, the
+/// output shape, the result dtype (the op's rule on the last argument's dtype) and the size;
+/// any other error as [`kernel_error`].
+#[cold]
 #[inline(never)]
-pub(crate) fn check_broadcast_exactly(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> Result<()> {
-    let d = out_dtype(op, xs.dtype(xs.len() - 1), args);
-    let shapes: SmallVec<[&[usize]; 3]> = (0..xs.len()).map(|i| xs.shape(i)).collect();
-    match size::broadcast(&shapes) {
-        Some(out) => check_output(op, &out, d),
-        None => Ok(()),
+pub(crate) fn sized_error(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs, e: KernelError) -> Error {
+    match e {
+        KernelError::TooLarge {
+            shape,
+            expected,
+            found,
+            ..
+        } => too_large(
+            op.name(),
+            shape,
+            out_dtype(op, xs.dtype(xs.len() - 1), args),
+            expected,
+            found,
+        ),
+        other => kernel_error(op)(other),
     }
-}
-
-/// Whether the broadcast of `a` and `b` (if they broadcast) has so few elements that no dtype's
-/// bytes reach the probe size: the common case, decided without the result dtype. The product
-/// of the larger dim of each axis bounds the broadcast's element count from above.
-#[inline(always)]
-pub(crate) fn small_broadcast(a: &[usize], b: &[usize]) -> bool {
-    const LIMIT: u128 = (size::PROBE_BYTES / DType::MAX_SIZE) as u128;
-    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
-    let lead = long.len() - short.len();
-    let mut bound: u128 = 1;
-    for (i, &d) in long.iter().enumerate() {
-        let other = if i >= lead { short[i - lead] } else { 1 };
-        bound = bound.saturating_mul(d.max(other) as u128);
-        if bound > LIMIT {
-            return false;
-        }
-    }
-    true
 }
 
 /// Checks a reduction's output (its widened dtype: `i32` sums are `i64`).
@@ -905,9 +881,8 @@ pub(crate) fn gather(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result
     ))
 }
 
-/// `where`: `cond ? x : y`.
+/// `where`: `cond ? x : y` (the kernel checks and allocates the output: see [`sized_error`]).
 pub(crate) fn where_(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Tensor> {
-    check_broadcast(op, dense, args)?;
     let xs = &*dense.views();
     let TensorView::Bool(cond) = &xs[0] else {
         return Err(refused(op, dense));
@@ -915,7 +890,7 @@ pub(crate) fn where_(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result
     pair!(
         KERNEL,
         TensorView,
-        op,
+        (op, dense, args),
         &xs[1],
         &xs[2],
         |a, b| select::select(cond, a, b),
@@ -1120,7 +1095,7 @@ mod tests {
         let err = run(&CONCAT, &[], &OpArgs::none()).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "concat: expected at least 1 arguments, found 0"
+            "concat: expected at least 1 argument, found 0"
         );
     }
 
@@ -1282,7 +1257,7 @@ mod tests {
             assert_eq!(call, inferred);
             assert_eq!(
                 call,
-                format!("{op}: expected {} arguments, found {n}", op.arity())
+                format!("{op}: expected {}, found {n}", op.arity().arguments())
             );
         }
     }

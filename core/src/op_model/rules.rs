@@ -261,7 +261,7 @@ impl Op {
 fn arity_error(op: &Op, n: usize) -> crate::Error {
     DispatchError::Arity {
         op: op.name().to_string(),
-        expected: op.arity().to_string(),
+        expected: op.arity().arguments(),
         found: n,
     }
     .into()

@@ -1,6 +1,9 @@
 //! Output sizes: every dense op computes its output's element count and byte size with checked
 //! arithmetic, and refuses an output that cannot be allocated **before** allocating anything
-//! proportional to it.
+//! proportional to it. The broadcasting kernels (binary elementwise ops, `where`) do this
+//! themselves — they check the size and allocate the output fallibly — and their
+//! [`KernelError::TooLarge`](extype_kernels::KernelError::TooLarge) becomes the same
+//! [`DispatchError::OutputTooLarge`] as the checks here; every other op is checked here first.
 //!
 //! An output cannot be allocated when its element count or byte size overflows, when its byte
 //! size exceeds [`MAX_BYTES`] (`isize::MAX`, the largest allocation Rust permits), or — for
@@ -169,25 +172,6 @@ fn can_allocate(bytes: usize) -> bool {
     probe.try_reserve_exact(bytes).is_ok()
 }
 
-/// The NumPy broadcast of `shapes`, or `None` when they do not broadcast (the kernel then
-/// reports that, naming the argument).
-pub(crate) fn broadcast(shapes: &[&[usize]]) -> Option<Vec<usize>> {
-    let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
-    let mut out = vec![1usize; rank];
-    for s in shapes {
-        let offset = rank - s.len();
-        for (i, &d) in s.iter().enumerate() {
-            let o = &mut out[offset + i];
-            if *o == 1 {
-                *o = d;
-            } else if d != 1 && d != *o {
-                return None;
-            }
-        }
-    }
-    Some(out)
-}
-
 /// Normalises `axis` (negative counts from the end) for rank `ndim` (`None`: out of range).
 pub(crate) fn normalize_axis(axis: isize, ndim: usize) -> Option<usize> {
     let n = ndim as isize;
@@ -228,9 +212,6 @@ mod tests {
         assert_eq!(element_count(&[]), Some(1));
         assert_eq!(element_count(&[usize::MAX, usize::MAX, 0]), Some(0));
         assert_eq!(element_count(&[1 << 40, 1 << 40]), None);
-        assert_eq!(broadcast(&[&[2, 1], &[3]]), Some(vec![2, 3]));
-        assert_eq!(broadcast(&[&[2], &[3]]), None);
-        assert_eq!(broadcast(&[&[0], &[1]]), Some(vec![0]));
         assert_eq!(reduced(&[2, 3, 4], Some(&[-1, 0]), false), Some(vec![3]));
         assert_eq!(reduced(&[2, 3], None, true), Some(vec![1, 1]));
         assert_eq!(reduced(&[2, 3], Some(&[2]), true), None);

@@ -34,7 +34,9 @@
 //! ([`DispatchError::OutputTooLarge`](crate::error::DispatchError::OutputTooLarge)), never a
 //! panic or an abort: every dense op computes its output's element count and byte size with
 //! checked arithmetic and refuses sizes over `isize::MAX` bytes, or that the allocator refuses,
-//! before allocating anything proportional to them ([`size`]). Empty outputs allocate nothing
+//! before allocating anything proportional to them ([`size`]; the broadcasting kernels of the
+//! binary ops and `where` do it themselves, allocating large outputs fallibly, in the same
+//! words). Empty outputs allocate nothing
 //! proportional to the request, so `tile(&empty, &[1 << 40])` is an empty tensor.
 //!
 //! ```

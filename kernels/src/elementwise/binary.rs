@@ -1,13 +1,15 @@
 //! Binary elementwise ops with NumPy broadcasting. Shapes that do not broadcast are a
-//! [`KernelError::Shape`] naming the argument. Results are
+//! [`KernelError::Shape`] naming the argument; an output that cannot be allocated (its size
+//! overflows, exceeds `isize::MAX` bytes, or the allocator refuses it: outputs are allocated
+//! fallibly) is a [`KernelError::TooLarge`] naming the op and the output shape. Results are
 //! `IxDyn` (broadcasting may change the rank).
 
 use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 
-use super::engine::{map2, zip_repeat, zip_slices};
+use super::engine::{map2, probe, zip_repeat, zip_slices};
 use crate::error::KernelError;
 use crate::error::Result;
-use crate::layout::{broadcast_shapes, broadcast_to, check_output};
+use crate::layout::{broadcast_shapes, broadcast_to, check_output, refused};
 use crate::scalar::{Float, Num, Scalar};
 
 /// Applies `f` elementwise to `a` and `b` broadcast together (NumPy rules).
@@ -28,28 +30,32 @@ where
     F: Fn(A, B) -> U + Copy + Sync,
 {
     if let (Some(sa), Some(sb), true) = (a.as_slice(), b.as_slice(), a.shape() == b.shape()) {
-        // Same shape, standard layout: skip broadcasting and the dynamic-dimension views.
-        let v = zip_slices(sa, sb, f);
-        return Ok(ArrayD::from_shape_vec(a.shape(), v).expect("length matches the shape"));
+        // Same shape, standard layout: skip broadcasting and the dynamic-dimension views. The
+        // output has as many elements as an input that exists, so only its allocation can fail.
+        return match zip_slices(sa, sb, f) {
+            Ok(v) => Ok(ArrayD::from_shape_vec(a.shape(), v).expect("length matches the shape")),
+            Err(_) => Err(refused::<U>(op, a.shape())),
+        };
     }
     if let (Some(sa), Some(sb)) = (a.as_slice(), b.as_slice()) {
         // The "bias" broadcast (`[n, k] + [k]`, either side): one operand's shape is a proper
         // suffix of the other's, both standard layout. Skip the broadcasting machinery.
         if a.ndim() > b.ndim() && a.shape().ends_with(b.shape()) && !sb.is_empty() {
-            let v = zip_repeat(sa, sb, f);
+            let v = zip_repeat(sa, sb, f).map_err(|_| refused::<U>(op, a.shape()))?;
             return Ok(ArrayD::from_shape_vec(a.shape(), v).expect("length matches the shape"));
         }
         if b.ndim() > a.ndim() && b.shape().ends_with(a.shape()) && !sa.is_empty() {
-            let v = zip_repeat(sb, sa, move |y: B, x: A| f(x, y));
+            let v = zip_repeat(sb, sa, move |y: B, x: A| f(x, y))
+                .map_err(|_| refused::<U>(op, b.shape()))?;
             return Ok(ArrayD::from_shape_vec(b.shape(), v).expect("length matches the shape"));
         }
     }
     let (a, b) = (a.view().into_dyn(), b.view().into_dyn());
-    let shape = broadcast_shapes(op, &[("a", a.shape()), ("b", b.shape())])?;
+    let shape = broadcast_shapes(op, &[("argument 0", a.shape()), ("argument 1", b.shape())])?;
     check_output::<U>(op, &shape)?;
-    let a = broadcast_to(op, "a", &a, &shape)?;
-    let b = broadcast_to(op, "b", &b, &shape)?;
-    Ok(map2(a, b, f))
+    let a = broadcast_to(op, "argument 0", &a, &shape)?;
+    let b = broadcast_to(op, "argument 1", &b, &shape)?;
+    map2(a, b, f).map_err(|_| refused::<U>(op, &shape))
 }
 
 macro_rules! binary {
@@ -112,14 +118,22 @@ where
     DB: Dimension,
 {
     // The output size first: scanning the exponents of a huge broadcast view would not end.
-    let shape = broadcast_shapes("pow", &[("a", a.shape()), ("b", b.shape())])?;
+    let shape = broadcast_shapes(
+        "pow",
+        &[("argument 0", a.shape()), ("argument 1", b.shape())],
+    )?;
     check_output::<T>("pow", &shape)?;
     // An empty output uses no exponent (and `b`, broadcast to nothing, may be a huge view).
     let used = !shape.contains(&0);
+    // A broadcast `b` has as many exponents to scan as the output has elements: refuse an
+    // output the allocator cannot provide first (the size fits `usize`: checked above).
+    if used && probe::<T>(shape.iter().product()).is_err() {
+        return Err(refused::<T>("pow", &shape));
+    }
     if let Some(bad) = b.iter().take_while(|_| used).find(|&&e| !T::exponent_ok(e)) {
         return Err(KernelError::Argument {
             op: "pow",
-            arg: "b",
+            arg: "argument 1",
             expected: "non-negative integer exponents".into(),
             found: format!("{bad:?}"),
         });

@@ -3,6 +3,8 @@
 //! lane along the innermost axis, each lane vectorised when its stride is 1 (or 0: a broadcast
 //! scalar).
 
+use std::alloc::{Layout, handle_alloc_error};
+use std::collections::TryReserveError;
 use std::mem::MaybeUninit;
 
 use crate::layout::normalize;
@@ -85,6 +87,65 @@ impl<A: Copy, B: Copy, C: Copy, U, F: Fn(A, B, C) -> U> Kernel for Map3<'_, A, B
     }
 }
 
+/// The result of a kernel step that allocates its output fallibly: `Err` when the allocator
+/// refused the block or its byte size overflows; the kernel's entry point names the op and the
+/// output shape ([`refused`](crate::layout::refused)).
+pub(crate) type Alloc<T> = std::result::Result<T, TryReserveError>;
+
+/// Outputs of at least this many bytes (256 MiB) are allocated fallibly: a size the machine
+/// cannot provide is then an error, not an abort. Smaller ones take the plain allocation (a
+/// refusal there means the process is out of memory anyway, as for any other `Vec`).
+pub(crate) const FALLIBLE_BYTES: usize = 1 << 28;
+
+/// An empty `Vec` with room for exactly `n` elements: allocated fallibly when it holds at least
+/// [`FALLIBLE_BYTES`] (the refusal, or a byte size overflowing `usize`, is returned instead of
+/// aborting the process), plainly below that (`Vec::with_capacity`, the cheaper call).
+#[inline]
+pub(crate) fn try_alloc<U>(n: usize) -> Alloc<Vec<U>> {
+    if n < FALLIBLE_BYTES / size_of::<U>().max(1) {
+        return Ok(Vec::with_capacity(n));
+    }
+    try_alloc_large(n)
+}
+
+/// Whether an output of `n` elements of `U` can be allocated now: outputs of at least
+/// [`FALLIBLE_BYTES`] are asked for fallibly and freed at once, untouched; smaller ones pass. For
+/// a kernel that must refuse an output before work proportional to it (e.g. scanning a huge
+/// broadcast view).
+pub(crate) fn probe<U>(n: usize) -> Alloc<()> {
+    if n < FALLIBLE_BYTES / size_of::<U>().max(1) {
+        return Ok(());
+    }
+    try_alloc_large::<U>(n).map(drop)
+}
+
+#[cold]
+#[inline(never)]
+fn try_alloc_large<U>(n: usize) -> Alloc<Vec<U>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)?;
+    Ok(v)
+}
+
+/// `r`, or what `Vec::with_capacity(n)` does when it cannot allocate (the global allocation
+/// error handler; a byte size overflowing `usize` panics with "capacity overflow"). For kernels
+/// whose signature has no error: the runtime checks their output sizes before calling them.
+#[inline]
+pub(crate) fn or_alloc_error<T, U>(r: Alloc<T>, n: usize) -> T {
+    match r {
+        Ok(v) => v,
+        Err(_) => alloc_error::<U>(n),
+    }
+}
+
+#[cold]
+fn alloc_error<U>(n: usize) -> ! {
+    match Layout::array::<U>(n) {
+        Ok(layout) => handle_alloc_error(layout),
+        Err(_) => panic!("capacity overflow"),
+    }
+}
+
 /// Builds a `Vec` of `n` outputs by calling `fill(start, chunk)` on disjoint chunks of the
 /// uninitialised buffer (in parallel when the work is large). `fill` must write every element
 /// of its chunk, and its result must not depend on how the output is chunked.
@@ -96,13 +157,13 @@ pub(crate) fn build_vec<U: Send>(
     n: usize,
     bytes_touched: usize,
     fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
-) -> Vec<U> {
+) -> Alloc<Vec<U>> {
     const HUGE: usize = 2 << 20;
     let size = size_of::<U>();
     if size == 0 || !HUGE.is_multiple_of(size) {
         return build_vec_chunked(n, PAR_CHUNK_ELEMS, bytes_touched, fill);
     }
-    let mut out: Vec<U> = Vec::with_capacity(n);
+    let mut out: Vec<U> = try_alloc(n)?;
     let spare = &mut out.spare_capacity_mut()[..n];
     advise_huge_pages(spare);
     if use_parallel_output(bytes_touched) {
@@ -121,7 +182,7 @@ pub(crate) fn build_vec<U: Send>(
     // SAFETY: capacity is at least `n`, and `fill` wrote all `n` elements (the chunks tile
     // `0..n`, and every caller's `fill` writes each element of its chunk exactly once).
     unsafe { out.set_len(n) };
-    out
+    Ok(out)
 }
 
 /// [`build_vec`] with parallel chunks of exactly `chunk` elements from the start (the last may
@@ -131,8 +192,8 @@ pub(crate) fn build_vec_chunked<U: Send>(
     chunk: usize,
     bytes_touched: usize,
     fill: impl Fn(usize, &mut [MaybeUninit<U>]) + Sync,
-) -> Vec<U> {
-    let mut out: Vec<U> = Vec::with_capacity(n);
+) -> Alloc<Vec<U>> {
+    let mut out: Vec<U> = try_alloc(n)?;
     let spare = &mut out.spare_capacity_mut()[..n];
     advise_huge_pages(spare);
     if use_parallel_output(bytes_touched) {
@@ -145,11 +206,11 @@ pub(crate) fn build_vec_chunked<U: Send>(
     // SAFETY: capacity is at least `n`, and `fill` wrote all `n` elements (every caller's
     // `fill` maps each destination element of its chunk exactly once).
     unsafe { out.set_len(n) };
-    out
+    Ok(out)
 }
 
 /// `f` over a contiguous slice into a new `Vec` (parallel in fixed chunks when large).
-pub(crate) fn map_slice<T, U, F>(src: &[T], f: F) -> Vec<U>
+pub(crate) fn map_slice<T, U, F>(src: &[T], f: F) -> Alloc<Vec<U>>
 where
     T: Copy + Sync,
     U: Send,
@@ -163,7 +224,7 @@ where
 }
 
 /// `f` over two same-length contiguous slices into a new `Vec`.
-pub(crate) fn zip_slices<A, B, U, F>(sa: &[A], sb: &[B], f: F) -> Vec<U>
+pub(crate) fn zip_slices<A, B, U, F>(sa: &[A], sb: &[B], f: F) -> Alloc<Vec<U>>
 where
     A: Copy + Sync,
     B: Copy + Sync,
@@ -183,7 +244,7 @@ where
 }
 
 /// `f` over three same-length contiguous slices into a new `Vec`.
-fn zip3_slices<A, B, C, U, F>(sa: &[A], sb: &[B], sc: &[C], f: F) -> Vec<U>
+fn zip3_slices<A, B, C, U, F>(sa: &[A], sb: &[B], sc: &[C], f: F) -> Alloc<Vec<U>>
 where
     A: Copy + Sync,
     B: Copy + Sync,
@@ -249,7 +310,7 @@ impl<A: Copy, B: Copy, U, F: Fn(A, B) -> U> Kernel for MapRepeat<'_, A, B, U, F>
 /// `f(a[i], block[i % block.len()])` into a new `Vec` (`a.len()` a multiple of the non-empty
 /// `block`'s length): the "bias" broadcast, one vectorised pass per block, parallel in chunks
 /// of whole blocks when large.
-pub(crate) fn zip_repeat<A, B, U, F>(sa: &[A], block: &[B], f: F) -> Vec<U>
+pub(crate) fn zip_repeat<A, B, U, F>(sa: &[A], block: &[B], f: F) -> Alloc<Vec<U>>
 where
     A: Copy + Sync,
     B: Copy + Sync,
@@ -286,7 +347,7 @@ fn classify<T: Copy>(lane: ArrayView1<'_, T>) -> Lane<'_, T> {
 }
 
 /// Elementwise `f` over one array of any layout; the result has the input's memory order.
-pub(crate) fn map1<T, U, F>(xs: ArrayViewD<'_, T>, f: F) -> ArrayD<U>
+pub(crate) fn map1<T, U, F>(xs: ArrayViewD<'_, T>, f: F) -> Alloc<ArrayD<U>>
 where
     T: Copy + Sync,
     U: Send,
@@ -294,12 +355,12 @@ where
 {
     if let Some(src) = xs.as_slice() {
         // Standard layout (the common case): no normalisation needed.
-        let v = map_slice(src, f);
-        return ArrayD::from_shape_vec(xs.raw_dim(), v).expect("length matches the shape");
+        let v = map_slice(src, f)?;
+        return Ok(ArrayD::from_shape_vec(xs.raw_dim(), v).expect("length matches the shape"));
     }
     let (xs, transform) = normalize(xs);
     let out = if let Some(src) = xs.as_slice() {
-        let v = map_slice(src, f);
+        let v = map_slice(src, f)?;
         ArrayD::from_shape_vec(xs.raw_dim(), v).expect("length matches the shape")
     } else {
         lanes_into(&xs.raw_dim(), |out| {
@@ -311,13 +372,13 @@ where
                     (Some(dst), _) => write_slice(dst, x.iter().map(|&x| f(x))),
                     (None, _) => write_lane(&mut o, x.iter().map(|&x| f(x))),
                 });
-        })
+        })?
     };
-    transform.undo(out)
+    Ok(transform.undo(out))
 }
 
 /// Elementwise `f` over two arrays already broadcast to one shape.
-pub(crate) fn map2<A, B, U, F>(a: ArrayViewD<'_, A>, b: ArrayViewD<'_, B>, f: F) -> ArrayD<U>
+pub(crate) fn map2<A, B, U, F>(a: ArrayViewD<'_, A>, b: ArrayViewD<'_, B>, f: F) -> Alloc<ArrayD<U>>
 where
     A: Copy + Sync,
     B: Copy + Sync,
@@ -326,32 +387,32 @@ where
 {
     if let (Some(sa), Some(sb)) = (a.as_slice(), b.as_slice()) {
         // Both standard layout (the common case): no normalisation needed.
-        let v = zip_slices(sa, sb, f);
-        return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
+        let v = zip_slices(sa, sb, f)?;
+        return Ok(ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape"));
     }
     // One side standard, the other a repeated contiguous block (e.g. `[n, k] + [k]`).
     if let (Some(sa), Some(block)) = (a.as_slice(), repeated_block(&b).filter(|bl| !bl.is_empty()))
     {
-        let v = zip_repeat(sa, block, f);
-        return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
+        let v = zip_repeat(sa, block, f)?;
+        return Ok(ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape"));
     }
     if let (Some(sb), Some(block)) = (b.as_slice(), repeated_block(&a).filter(|bl| !bl.is_empty()))
     {
-        let v = zip_repeat(sb, block, move |y: B, x: A| f(x, y));
-        return ArrayD::from_shape_vec(b.raw_dim(), v).expect("length matches the shape");
+        let v = zip_repeat(sb, block, move |y: B, x: A| f(x, y))?;
+        return Ok(ArrayD::from_shape_vec(b.raw_dim(), v).expect("length matches the shape"));
     }
     // Same contiguous layout (any memory order): one flat map in memory order.
     let (an, transform) = normalize(a.view());
     let bn = transform.apply(b.view());
     if let (Some(sa), Some(sb)) = (an.as_slice(), bn.as_slice()) {
-        let v = zip_slices(sa, sb, f);
+        let v = zip_slices(sa, sb, f)?;
         let out = ArrayD::from_shape_vec(an.raw_dim(), v).expect("length matches the shape");
-        return transform.undo(out);
+        return Ok(transform.undo(out));
     }
     // General: standard-layout output, lane by lane along the last axis.
     if a.ndim() == 0 {
-        return ArrayD::from_shape_vec(IxDyn(&[]), vec![f(a[[]], b[[]])])
-            .expect("rank 0 holds one element");
+        return Ok(ArrayD::from_shape_vec(IxDyn(&[]), vec![f(a[[]], b[[]])])
+            .expect("rank 0 holds one element"));
     }
     lanes_into(&a.raw_dim(), |out| {
         let last = Axis(out.ndim() - 1);
@@ -386,7 +447,7 @@ pub(crate) fn map3<A, B, C, U, F>(
     b: ArrayViewD<'_, B>,
     c: ArrayViewD<'_, C>,
     f: F,
-) -> ArrayD<U>
+) -> Alloc<ArrayD<U>>
 where
     A: Copy + Sync,
     B: Copy + Sync,
@@ -396,19 +457,21 @@ where
 {
     if let (Some(sa), Some(sb), Some(sc)) = (a.as_slice(), b.as_slice(), c.as_slice()) {
         // All standard layout (the common case): no normalisation needed.
-        let v = zip3_slices(sa, sb, sc, f);
-        return ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
+        let v = zip3_slices(sa, sb, sc, f)?;
+        return Ok(ArrayD::from_shape_vec(a.raw_dim(), v).expect("length matches the shape"));
     }
     let (an, transform) = normalize(a.view());
     let (bn, cn) = (transform.apply(b.view()), transform.apply(c.view()));
     if let (Some(sa), Some(sb), Some(sc)) = (an.as_slice(), bn.as_slice(), cn.as_slice()) {
-        let v = zip3_slices(sa, sb, sc, f);
+        let v = zip3_slices(sa, sb, sc, f)?;
         let out = ArrayD::from_shape_vec(an.raw_dim(), v).expect("length matches the shape");
-        return transform.undo(out);
+        return Ok(transform.undo(out));
     }
     if a.ndim() == 0 {
-        return ArrayD::from_shape_vec(IxDyn(&[]), vec![f(a[[]], b[[]], c[[]])])
-            .expect("rank 0 holds one element");
+        return Ok(
+            ArrayD::from_shape_vec(IxDyn(&[]), vec![f(a[[]], b[[]], c[[]])])
+                .expect("rank 0 holds one element"),
+        );
     }
     lanes_into(&a.raw_dim(), |out| {
         let last = Axis(out.ndim() - 1);
@@ -449,17 +512,21 @@ fn write_lane<U>(o: &mut ArrayViewMut1<'_, MaybeUninit<U>>, values: impl Iterato
     }
 }
 
-/// Allocates an uninitialised standard-layout array of `dim`, lets `fill` write every element
-/// (lane by lane), and returns it initialised.
-fn lanes_into<U>(dim: &IxDyn, fill: impl FnOnce(&mut ArrayD<MaybeUninit<U>>)) -> ArrayD<U> {
+/// Allocates (fallibly) an uninitialised standard-layout array of `dim`, lets `fill` write
+/// every element (lane by lane), and returns it initialised.
+fn lanes_into<U>(dim: &IxDyn, fill: impl FnOnce(&mut ArrayD<MaybeUninit<U>>)) -> Alloc<ArrayD<U>> {
     // Callers handle rank 0 first (a rank-0 view is always contiguous), so there is a last axis.
     assert!(
         ndarray::Dimension::ndim(dim) > 0,
         "lanes_into needs rank >= 1"
     );
-    let mut out = ArrayD::<U>::uninit(dim.clone());
+    let n = ndarray::Dimension::size(dim);
+    let mut buf: Vec<MaybeUninit<U>> = try_alloc(n)?;
+    // SAFETY: the capacity is at least `n`, and `MaybeUninit` elements need no initialisation.
+    unsafe { buf.set_len(n) };
+    let mut out = ArrayD::from_shape_vec(dim.clone(), buf).expect("length matches the shape");
     fill(&mut out);
     // SAFETY: `fill` zips over every lane along the last axis of `out` and writes every
     // element of each lane (each lane kernel writes its whole destination lane).
-    unsafe { out.assume_init() }
+    Ok(unsafe { out.assume_init() })
 }

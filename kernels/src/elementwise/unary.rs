@@ -3,7 +3,7 @@
 
 use ndarray::{Array, ArrayBase, Data, Dimension};
 
-use super::engine::{map_slice, map1};
+use super::engine::{map_slice, map1, or_alloc_error};
 use crate::scalar::{Float, Num, Scalar};
 
 /// Applies `f` elementwise (vectorised when `f` is simple enough for LLVM to vectorise).
@@ -17,10 +17,10 @@ where
 {
     if let Some(src) = a.as_slice() {
         // Standard layout: skip the dynamic-dimension machinery.
-        let v = map_slice(src, f);
+        let v = or_alloc_error::<_, U>(map_slice(src, f), src.len());
         return Array::from_shape_vec(a.raw_dim(), v).expect("length matches the shape");
     }
-    map1(a.view().into_dyn(), f)
+    or_alloc_error::<_, U>(map1(a.view().into_dyn(), f), a.len())
         .into_dimensionality::<D>()
         .expect("an elementwise map keeps the input's rank")
 }

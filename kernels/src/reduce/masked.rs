@@ -63,7 +63,7 @@ where
     DM: Dimension,
 {
     let xs = values.view().into_dyn();
-    let m = broadcast_to(op, "mask", &mask.view().into_dyn(), xs.shape())?;
+    let m = broadcast_to(op, "argument 1", &mask.view().into_dyn(), xs.shape())?;
     Ok((xs, m))
 }
 

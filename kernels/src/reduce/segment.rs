@@ -13,7 +13,7 @@ use super::axes::AxesPlan;
 use super::full::empty;
 use super::tree::tree_serial;
 use super::{MaxR, MinR, Reducer, SHORT, SumR};
-use crate::elementwise::engine::build_vec_chunked;
+use crate::elementwise::engine::{build_vec_chunked, or_alloc_error};
 use crate::error::{KernelError, Result};
 use crate::layout::check_output;
 use crate::parallel::PAR_CHUNK_ELEMS;
@@ -131,7 +131,7 @@ where
     // Parallel chunks of segments covering about PAR_CHUNK_ELEMS elements each on average.
     let per_chunk = (nseg * PAR_CHUNK_ELEMS / xs.len().max(1)).clamp(1, nseg.max(1));
     // A reduction: split at the reductions' threshold (`build_vec_chunked` halves its bytes).
-    build_vec_chunked(nseg, per_chunk, 2 * size_of_val(xs), |start, dst| {
+    let out = build_vec_chunked(nseg, per_chunk, 2 * size_of_val(xs), |start, dst| {
         let splits = &splits[start..=start + dst.len()];
         dispatch(Segments {
             r,
@@ -140,7 +140,8 @@ where
             dst,
             finish,
         })
-    })
+    });
+    or_alloc_error::<_, O>(out, nseg)
 }
 
 /// `empty_op`: `Some(op)` for reductions whose empty segments are an error (max, min).
@@ -163,7 +164,7 @@ where
     if xs.ndim() == 0 {
         return Err(KernelError::Argument {
             op,
-            arg: "values",
+            arg: "argument 0",
             expected: "rank >= 1 (segments run along axis 0)".into(),
             found: "a rank-0 array".into(),
         });

@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::{Bindings, DimBinding, Origin, PatternDim, SegmentBinding, ShapePattern};
+use super::{
+    Bindings, DimBinding, Origin, PatternDim, SegmentBinding, ShapePattern, segment_expected,
+    segment_rank_expected,
+};
 use crate::error::{ArgRef, ShapeError};
 use crate::{Dim, Shape};
 
@@ -249,13 +252,7 @@ fn match_segment(
         return Err(ShapeError::ArgRank {
             op,
             arg: arg.clone(),
-            expected: format!(
-                "{} (pattern `{}` with *{name} = {:?}, {})",
-                pattern.fixed_rank() + b.sizes.len(),
-                pattern.quoted(),
-                b.sizes.as_slice(),
-                b.origin
-            ),
+            expected: segment_rank_expected(pattern, name, b.sizes.len(), &b.origin),
             found: Box::new(Shape::known(shape)),
         });
     }
@@ -265,11 +262,7 @@ fn match_segment(
                 op,
                 arg,
                 axes.start + i,
-                format!(
-                    "{want} (axis {i} of *{name} = {:?}, {})",
-                    b.sizes.as_slice(),
-                    b.origin
-                ),
+                segment_expected(name, i, want, &b.origin.shifted(i)),
                 found,
             ));
         }

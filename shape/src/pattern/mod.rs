@@ -356,11 +356,53 @@ fn note_name<'a>(
 
 /// Where a binding came from, for error messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Origin {
+pub(crate) enum Origin {
     /// Bound by the caller ([`Bindings::bind`]).
     Caller,
     /// Bound by matching this argument's axis.
     Axis(ArgRef, usize),
+}
+
+impl Origin {
+    /// The origin of axis `offset` of a segment that starts at this origin's axis.
+    pub(crate) fn shifted(&self, offset: usize) -> Origin {
+        match self {
+            Origin::Caller => Origin::Caller,
+            Origin::Axis(arg, axis) => Origin::Axis(arg.clone(), axis + offset),
+        }
+    }
+}
+
+/// What a size conflicting with axis `index` of the named segment `*name` had to be, in the one
+/// wording of static and concrete checks, e.g. *dims\[1\] = 3 (bound by field `values` axis 1):
+/// the origin names the axis of the input that bound it, not the axis of the segment.
+pub(crate) fn segment_expected(
+    name: &str,
+    index: usize,
+    size: impl fmt::Display,
+    origin: &Origin,
+) -> String {
+    format!("*{name}[{index}] = {size} ({origin})")
+}
+
+/// The rank an input needs when its named segment `*name` must have `len` axes, in the one
+/// wording of static and concrete checks: the rank, the pattern, the segment's length and the
+/// axes of the input that bound it.
+pub(crate) fn segment_rank_expected(
+    pattern: &ShapePattern,
+    name: &str,
+    len: usize,
+    origin: &Origin,
+) -> String {
+    let by = match origin {
+        Origin::Caller => "bound by the caller".to_string(),
+        Origin::Axis(arg, start) => format!("bound by {arg} axes {start}..{}", start + len),
+    };
+    format!(
+        "{} (pattern `{}` with *{name} of {len} axes, {by})",
+        pattern.fixed_rank() + len,
+        pattern.quoted()
+    )
 }
 
 impl fmt::Display for Origin {
