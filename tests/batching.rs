@@ -447,3 +447,58 @@ fn generic_types_batch() {
     assert_eq!(b.x.shape(), &[2, 2]);
     assert_eq!(batch::unstack(b).unwrap(), items);
 }
+
+/// `#[extype(static)]` data must be equal across items (kept once in the batch); a skipped
+/// field is rebuilt with `Default` in the batch and in every item.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.batching.Calibrated", batchable)]
+struct Calibrated {
+    values: ArrayD<f32>,
+    #[extype(static)]
+    coefficients: Vec<f32>,
+    #[extype(skip)]
+    cache: Option<String>,
+}
+
+#[test]
+fn static_and_skipped_fields_batch() {
+    let item = |x: f32, c: f32| Calibrated {
+        values: array![x, x + 1.0].into_dyn(),
+        coefficients: vec![c, 0.25],
+        cache: Some("scratch".into()),
+    };
+    let batch = batch::stack(&[item(1.0, 0.5), item(2.0, 0.5)]).unwrap();
+    assert_eq!(batch.values, array![[1.0f32, 2.0], [2.0, 3.0]].into_dyn());
+    assert_eq!(batch.coefficients, vec![0.5, 0.25]);
+    assert_eq!(batch.cache, None);
+    let items = batch::unstack(batch).unwrap();
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[1].values, array![2.0f32, 3.0].into_dyn());
+    assert_eq!(items[1].coefficients, vec![0.5, 0.25]);
+    let text = batch::stack(&[item(1.0, 0.5), item(2.0, 0.75)])
+        .unwrap_err()
+        .to_string();
+    assert!(text.contains("coefficients"), "{text}");
+}
+
+/// A batch is a value: it saves, loads (by type and by the registry) and unstacks back.
+#[test]
+fn batches_save_and_load_like_any_value() {
+    let items: Vec<Masked> = (0..3)
+        .map(|i| Masked {
+            values: ArrayD::from_elem(IxDyn(&[2]), i as f32),
+            mask: ArcArray::from_elem(IxDyn(&[2]), i % 2 == 0),
+        })
+        .collect();
+    let batch = batch::stack(&items).unwrap();
+    let dir = std::env::temp_dir().join(format!("extype-batching-io-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("batch.safetensors");
+    extype::io::save(&path, &batch).unwrap();
+    let loaded: Masked = extype::io::load_as(&path).unwrap();
+    assert_eq!(loaded, batch);
+    assert_eq!(batch::unstack(loaded).unwrap(), items);
+    let value = extype::io::load(&path).unwrap();
+    assert_eq!(batch::unstack_value(value).unwrap().len(), 3);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -137,9 +137,25 @@ pub fn stack<T: DerivedBatch>(items: &[&T], path: &FieldPath<'_>) -> Result<T> {
             return Err(e);
         }
     }
-    // SAFETY: every field was written.
+    for f in desc.skipped {
+        // SAFETY: skipped fields are not in `desc.fields`: still uninitialised.
+        unsafe { f.ops.default_into(place.add(f.value_offset)) };
+    }
+    // SAFETY: every field was written (the skipped ones with their default).
     let batch = unsafe { out.assume_init() };
     validated(batch, path)
+}
+
+/// Drops the skipped fields of the value at `value`, given up by the caller.
+///
+/// # Safety
+/// `value` points to a value described by `desc` whose skipped fields are live and not used
+/// afterwards.
+unsafe fn drop_skipped(desc: &StructDesc, value: *mut u8) {
+    for f in desc.skipped {
+        // SAFETY: as the caller promises; each skipped field is dropped once.
+        unsafe { f.ops.drop_value(value.add(f.value_offset)) };
+    }
 }
 
 /// Splits a batch of `n` items field by field, then validates each item.
@@ -171,8 +187,19 @@ pub fn unstack<T: DerivedBatch>(batch: T, n: usize, path: &FieldPath<'_>) -> Res
             unsafe {
                 drop_fields_of(desc, 0..i, base, n, stride);
                 drop_fields_of(desc, i + 1..desc.fields.len(), src, 1, 0);
+                drop_skipped(desc, src);
             }
             return Err(e);
+        }
+    }
+    for f in desc.skipped {
+        // SAFETY: the batch's skipped field is given up (the batch is never dropped); each
+        // item's is still uninitialised and gets its default.
+        unsafe {
+            f.ops.drop_value(src.add(f.value_offset));
+            for j in 0..n {
+                f.ops.default_into(base.add(j * stride + f.value_offset));
+            }
         }
     }
     // SAFETY: every field of every item was written; `MaybeUninit<T>` has `T`'s layout.

@@ -85,6 +85,26 @@ pub struct SkipOps {
     drop_value: unsafe fn(*mut u8),
 }
 
+impl SkipOps {
+    /// Writes the type's `Default::default()` to `out`.
+    ///
+    /// # Safety
+    /// `out` points to writable, uninitialised memory for one value of the type.
+    pub(crate) unsafe fn default_into(&self, out: *mut u8) {
+        // SAFETY: as the caller promises.
+        unsafe { (self.default_into)(out) }
+    }
+
+    /// Drops the value at `value`.
+    ///
+    /// # Safety
+    /// `value` points to a live value of the type, which the caller gives up.
+    pub(crate) unsafe fn drop_value(&self, value: *mut u8) {
+        // SAFETY: as the caller promises.
+        unsafe { (self.drop_value)(value) }
+    }
+}
+
 impl fmt::Debug for SkipOps {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("SkipOps")

@@ -1034,3 +1034,26 @@ impl BatchOps {
         }
     }
 }
+
+/// `#[extype(static)]` data: the same for every item (compared by spec form, as specs are), kept
+/// once in the batch and copied into each item.
+impl<T: super::StaticData> BatchField for super::Static<T> {
+    fn batched_spec(spec: &T::Spec, _n: Option<usize>) -> T::Spec {
+        spec.clone()
+    }
+    fn unbatched_spec(spec: &T::Spec, _path: &FieldPath<'_>) -> Result<T::Spec> {
+        Ok(spec.clone())
+    }
+    fn batch_len(&self, _path: &FieldPath<'_>) -> Result<Option<usize>> {
+        Ok(None)
+    }
+    fn stack(items: &[&Self], path: &FieldPath<'_>) -> Result<Self> {
+        let specs: Vec<T::Spec> = items.iter().map(|s| s.0.to_spec()).collect();
+        let refs: Vec<&T::Spec> = specs.iter().collect();
+        stack_equal(&refs, path)?;
+        Ok(super::Static(items[0].0.clone()))
+    }
+    fn unstack(self, n: usize, _path: &FieldPath<'_>) -> Result<Vec<Self>> {
+        Ok(vec![self; n])
+    }
+}

@@ -23,9 +23,11 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
         Batchable::Default => {
             // Spanned at each field's type: a field type that is not batchable (a fixed-rank
             // array) is reported there, once, by `BatchField`'s `on_unimplemented` message.
-            let ops = g.fields().iter().map(|f| {
-                let ty = f.ty;
-                quote_spanned!(ty.span()=> <#ty as __x::BatchField>::BATCH_OPS)
+            // The fields of the spec (not `#[extype(skip)]`), by the type describing each
+            // (`Static<Ty>` for `#[extype(static)]`), as the struct table lists them.
+            let ops = g.spec_fields().map(|f| {
+                let ty = f.field_ty();
+                quote_spanned!(f.ty.span()=> <#ty as __x::BatchField>::BATCH_OPS)
             });
             let preamble = quote! {
                 unsafe impl #impl_generics __x::DerivedBatch for #self_ty #where_clause {
@@ -115,14 +117,14 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
 fn batch_where_clause(g: &Gen) -> Option<syn::WhereClause> {
     let mut where_clause = g.where_clause.clone();
     if let Some(Batchable::Default) = &g.cont.attrs.batchable {
-        for field in g.fields() {
-            let ty = field.ty;
-            if super::mentions_generic_param(g.cont, ty) {
+        for field in g.spec_fields() {
+            if super::mentions_generic_param(g.cont, field.ty) {
+                let ty = field.field_ty();
                 where_clause
                     .get_or_insert_with(|| syn::parse_quote!(where))
                     .predicates
                     .push(
-                        syn::parse_quote_spanned!(ty.span()=> #ty: ::extype::__private::BatchField),
+                        syn::parse_quote_spanned!(field.ty.span()=> #ty: ::extype::__private::BatchField),
                     );
             }
         }
