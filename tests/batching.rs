@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use extype::batch::{self, BatchIterExt, BatchableSpec};
 use extype::ndarray::{ArcArray, ArrayD, IxDyn, array};
 use extype::{ExtensionType, Shape, Tensor, TypeSpec, Value};
-use types::{Masked, MaskedSpec, Ragged, Record};
+use types::{Masked, MaskedSpec, Ragged, Record, SharedMasked};
 
 fn record(v: f32, frame: &[usize]) -> Record {
     let mut attrs = BTreeMap::new();
@@ -500,5 +500,43 @@ fn batches_save_and_load_like_any_value() {
     assert_eq!(batch::unstack(loaded).unwrap(), items);
     let value = extype::io::load(&path).unwrap();
     assert_eq!(batch::unstack_value(value).unwrap().len(), 3);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Tensors viewing a mapped file (`Tensor::External`) batch like any: a mapped batch unstacks
+/// into items viewing the map, and mapped items stack (with array items too).
+#[test]
+fn mapped_tensors_stack_and_unstack() {
+    let items: Vec<SharedMasked> = (0..3)
+        .map(|i| SharedMasked::new(vec![i as f32, -1.0, 2.0]))
+        .collect();
+    let dir = std::env::temp_dir().join(format!("extype-batching-map-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("batch.safetensors");
+    extype::io::save(&path, &batch::stack(&items).unwrap()).unwrap();
+    let mapped: SharedMasked = extype::io::map(&path).unwrap().to_type().unwrap();
+    assert!(matches!(mapped.values, Tensor::External(_)));
+    let back = batch::unstack(mapped).unwrap();
+    assert_eq!(back, items);
+    assert!(back.iter().all(|m| matches!(m.values, Tensor::External(_))));
+    // Rows of a mapped tensor are mapped tensors too.
+    let rows = batch::slice_rows(&back[0].values, 1, 3).unwrap();
+    assert!(matches!(rows, Tensor::External(_)));
+    assert_eq!(rows, Tensor::from(array![-1.0f32, 2.0]));
+    // Mapped items stack, alone or beside array items, into the same batch.
+    let mixed = vec![back[0].clone(), items[1].clone(), back[2].clone()];
+    assert_eq!(batch::stack(&back).unwrap(), batch::stack(&items).unwrap());
+    assert_eq!(batch::stack(&mixed).unwrap(), batch::stack(&items).unwrap());
+    let flat = batch::concat_rows(&[&back[0].values, &items[1].values], "values").unwrap();
+    assert_eq!(
+        flat,
+        Tensor::from(array![0.0f32, -1.0, 2.0, 1.0, -1.0, 2.0])
+    );
+    // A dtype mismatch is still named, external or not.
+    let text = err_text(batch::concat_rows(
+        &[&back[0].values, &back[0].mask],
+        "values",
+    ));
+    assert!(text.contains("values"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

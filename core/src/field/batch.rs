@@ -298,11 +298,22 @@ pub fn concat_rows(items: &[&Tensor], what: &str) -> Result<Tensor> {
         }
         .into()
     };
-    if let Some(arrays) = arrays_of(items) {
-        let refs: Vec<&Tensor> = arrays.iter().collect();
-        return concat_rows(&refs, what);
+    // External tensors (a mapped file's) are copied first; looked for only when the arrays
+    // alone do not join, so the common case pays no extra pass.
+    let joined = match items[0] {
+        Tensor::External(_) => None,
+        first => {
+            Some(each_array!(first, a => join_tensors(a, items, rows, Rows::Leading, &mismatch)))
+        }
+    };
+    match joined {
+        Some(Ok(t)) => Ok(t),
+        failed => match (failed, arrays_of(items)) {
+            (_, Some(arrays)) => concat_rows(&arrays.iter().collect::<Vec<_>>(), what),
+            (Some(e), None) => e,
+            (None, None) => unreachable!("item 0 is external"),
+        },
     }
-    each_array!(items[0], a => join_tensors(a, items, rows, Rows::Leading, &mismatch))
 }
 
 /// The arrays inside `items` (all of `first`'s dtype, else `mismatch`) copied into rows.
@@ -448,12 +459,22 @@ impl BatchField for Tensor {
         let Some(first) = items.first() else {
             return Err(no_items(path));
         };
-        if let Some(arrays) = arrays_of(items) {
-            let refs: Vec<&Tensor> = arrays.iter().collect();
-            return Tensor::stack(&refs, path);
-        }
         let mismatch = |i: usize| component_mismatch(path, i, first, items[i]);
-        each_array!(first, a => join_tensors(a, items, items.len(), Rows::One, &mismatch))
+        // As in `concat_rows`: external tensors are copied first, looked for only on failure.
+        let joined = match first {
+            Tensor::External(_) => None,
+            first => Some(
+                each_array!(first, a => join_tensors(a, items, items.len(), Rows::One, &mismatch)),
+            ),
+        };
+        match joined {
+            Some(Ok(t)) => Ok(t),
+            failed => match (failed, arrays_of(items)) {
+                (_, Some(arrays)) => Tensor::stack(&arrays.iter().collect::<Vec<_>>(), path),
+                (Some(e), None) => e,
+                (None, None) => unreachable!("item 0 is external"),
+            },
+        }
     }
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<Tensor>> {
         if let Tensor::External(e) = &self {
