@@ -502,12 +502,7 @@ macro_rules! declare_op {
      shapes = [$($input:literal),* $(,)?] -> $output:literal $(, batch = $batch:literal)?
      $(, dense = $dense:expr)? $(,)?) => {
         $(#[$m])*
-        $vis static $name: $crate::ops::Op = $crate::ops::Op::new(
-            $op,
-            $crate::declare_op!(@kind $kind),
-            $crate::declare_op!(@arity $kind $(($n))?),
-            $crate::declare_op!(@dense $($dense)?),
-        )
+        $vis static $name: $crate::ops::Op = $crate::declare_op!(@new $op, $kind $(($n))?; $($dense)?)
         .with_infer($crate::ops::InferRule::Custom({
             fn contract_infer(
                 op: &$crate::ops::Op,
@@ -531,12 +526,15 @@ macro_rules! declare_op {
     };
     ($(#[$m:meta])* $vis:vis $name:ident : $kind:ident $(($n:literal))? $op:literal $(, dense = $dense:expr)? $(,)?) => {
         $(#[$m])*
-        $vis static $name: $crate::ops::Op = $crate::ops::Op::new(
+        $vis static $name: $crate::ops::Op = $crate::declare_op!(@new $op, $kind $(($n))?; $($dense)?);
+    };
+    (@new $op:literal, $kind:ident $(($n:literal))?; $($dense:expr)?) => {
+        $crate::ops::Op::new(
             $op,
             $crate::declare_op!(@kind $kind),
             $crate::declare_op!(@arity $kind $(($n))?),
             $crate::declare_op!(@dense $($dense)?),
-        );
+        )
     };
     (@kind unary_elementwise) => { $crate::ops::OpKind::UnaryElementwise };
     (@kind binary_elementwise) => { $crate::ops::OpKind::BinaryElementwise };
