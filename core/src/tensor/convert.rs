@@ -53,8 +53,8 @@ impl Tensor {
 
     /// Converts into a typed array of static rank `D` (use `IxDyn` for any rank).
     ///
-    /// Moves the data when this tensor is its only owner; copies it when the data is shared (an
-    /// `Array` must own its buffer). Errors on a dtype or rank mismatch.
+    /// Moves the data when this tensor is its only owner; copies it when the data is shared or
+    /// external (an `Array` must own its buffer). Errors on a dtype or rank mismatch.
     #[inline]
     pub fn into_array<T: Element, D: Dimension>(self) -> Result<Array<T, D>> {
         // `try_into_owned_nocopy` skips the copy-on-write probe of `into_owned` when unique.

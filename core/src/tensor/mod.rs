@@ -4,7 +4,9 @@
 //! Conversions from and to typed `ndarray` arrays move the data: `Array → Tensor` wraps the
 //! buffer in an `Arc` without copying, and `Tensor → Array` unwraps it without copying when the
 //! tensor is the only owner (it copies only when the data is shared, which the caller can check
-//! first with [`Tensor::is_unique`] or avoid with [`Tensor::into_arc_array`]).
+//! first with [`Tensor::is_unique`] or avoid with [`Tensor::into_arc_array`]). A
+//! [`Tensor::External`] views bytes it does not own (a memory-mapped file): reading it goes
+//! through views, and turning it into an ndarray array copies.
 
 mod convert;
 mod display;
