@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use extype::batch::{BatchEncoder, concat_rows, slice_rows};
+use extype::batch::{BatchEncoder, concat_rows_counted, slice_rows};
 use extype::error::BatchError;
 use extype::ndarray::{ArcArray, ArcArray1, ArrayD, IxDyn};
 use extype::{Dim, ExtensionType, Shape, Tensor, TensorSpec};
@@ -205,35 +205,39 @@ impl BatchEncoder<Ragged> for RaggedEncoder {
 
     fn stack(items: &[&Ragged]) -> extype::Result<Ragged> {
         let rank = items.first().map_or(0, |r| r.row_splits.len());
-        if let Some(i) = items.iter().position(|r| r.row_splits.len() != rank) {
-            return Err(BatchError::Structure {
-                op: "stack",
-                path: "row_splits".into(),
-                index: i,
-                first: format!("ragged rank {rank}"),
-                found: format!("ragged rank {}", items[i].row_splits.len()),
-                rule: "ragged tensors stack only with ragged tensors of the same ragged rank",
-            }
-            .into());
-        }
         // Level 0 of the batch: where each item starts; level k + 1: the items' level k, shifted.
         let mut levels: Vec<Vec<i64>> = vec![Vec::with_capacity(items.len() + 1); rank + 1];
         let mut offsets = vec![0i64; rank + 1];
         for level in &mut levels {
             level.push(0);
         }
-        for r in items {
+        let mut values: Vec<&Tensor> = Vec::with_capacity(items.len());
+        for (i, r) in items.iter().enumerate() {
+            if r.row_splits.len() != rank {
+                return Err(BatchError::Structure {
+                    op: "stack",
+                    path: "row_splits".into(),
+                    index: i,
+                    first: format!("ragged rank {rank}"),
+                    found: format!("ragged rank {}", r.row_splits.len()),
+                    rule: "ragged tensors stack only with ragged tensors of the same ragged rank",
+                }
+                .into());
+            }
             offsets[0] += r.nrows() as i64;
             levels[0].push(offsets[0]);
             for (k, splits) in r.row_splits.iter().enumerate() {
                 let base = offsets[k + 1];
                 levels[k + 1].extend(splits.iter().skip(1).map(|s| s + base));
-                offsets[k + 1] = base + splits[splits.len() - 1];
+                offsets[k + 1] = base + splits.last().copied().unwrap_or(0);
             }
+            values.push(&r.values);
         }
-        let values: Vec<&Tensor> = items.iter().map(|r| &r.values).collect();
+        // The values hold as many rows as the innermost level of row splits counts (an item
+        // whose splits do not count its values makes this an error).
+        let rows = usize::try_from(offsets[rank]).unwrap_or(usize::MAX);
         Ok(Ragged {
-            values: concat_rows(&values, "values")?,
+            values: concat_rows_counted(&values, rows, "values")?,
             row_splits: levels.into_iter().map(ArcArray1::from).collect(),
         })
     }

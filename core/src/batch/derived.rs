@@ -2,11 +2,12 @@
 //! written once over the struct's table ([`StructDesc`]) and a parallel table of each field
 //! type's batching functions ([`BatchOps`]). Each generated `BatchField` method is one call here.
 
+use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 
 use crate::derived::{Derived, StructDesc, validated};
 use crate::error::{BatchError, Result};
-use crate::field::batch::BatchOps;
+use crate::field::batch::{BatchOps, FieldRef};
 use crate::field::{BatchField, Field, FieldPath};
 
 /// A derived struct with `#[extype(batchable)]`: the batching functions of its fields, in the
@@ -106,32 +107,47 @@ pub fn batch_len<T: DerivedBatch>(value: &T, path: &FieldPath<'_>) -> Result<Opt
     Ok(None)
 }
 
-/// Stacks `items` (at least one) field by field, then validates the batch.
+/// Stacks `items` (at least one), then validates the batch. The items are walked once, each
+/// feeding every field's stacker in turn (a walk per field re-reads every item).
 pub fn stack<T: DerivedBatch>(items: &[&T], path: &FieldPath<'_>) -> Result<T> {
     let desc = T::DESC;
-    if items.is_empty() {
+    let Some(&first) = items.first() else {
         return Err(BatchError::Argument {
             op: "stack",
             expected: format!("at least one {} to stack", desc.registered_name()),
             found: "none".into(),
         }
         .into());
+    };
+    let first = first as *const T as *const u8;
+    // Each field's offset and stacker: the walk below touches nothing else.
+    let mut stackers = Vec::with_capacity(desc.fields.len());
+    for (i, (f, ops)) in desc.fields.iter().zip(T::BATCH).enumerate() {
+        // SAFETY: `BATCH[i]` is the table of field `i`'s type, which lies at its offset in the
+        // live item 0, borrowed (with every item) for this call.
+        let field = FieldRef(unsafe { first.add(f.value_offset) }, PhantomData);
+        let p = field_path(desc, i, path);
+        stackers.push((f.value_offset, unsafe {
+            (ops.stacker)(field, items.len(), &p)
+        }?));
+    }
+    for (j, &item) in items.iter().enumerate() {
+        let base = item as *const T as *const u8;
+        for (i, (offset, stacker)) in stackers.iter_mut().enumerate() {
+            // SAFETY: the stacker is of field `i`'s type, which lies at `offset` in item `j`.
+            unsafe {
+                let field = base.add(*offset);
+                if !stacker.push(field) {
+                    return Err(stacker.mismatch(j, field, &field_path(desc, i, path)));
+                }
+            }
+        }
     }
     let mut out = MaybeUninit::<T>::uninit();
     let place = out.as_mut_ptr() as *mut u8;
-    let mut ptrs: Vec<*const u8> = Vec::with_capacity(items.len());
-    for (i, (f, ops)) in desc.fields.iter().zip(T::BATCH).enumerate() {
-        ptrs.clear();
-        // SAFETY: each item is a live `T`; the field lies at its offset.
-        ptrs.extend(
-            items
-                .iter()
-                .map(|&it| unsafe { (it as *const T as *const u8).add(f.value_offset) }),
-        );
-        let p = field_path(desc, i, path);
-        // SAFETY: `BATCH[i]` is the table of field `i`'s type; `out`'s field is uninitialised.
-        let done = unsafe { (ops.stack)(&ptrs, &p, place.add(f.value_offset)) };
-        if let Err(e) = done {
+    for (i, (offset, stacker)) in stackers.into_iter().enumerate() {
+        // SAFETY: `out`'s field `i` is uninitialised and of the stacker's type.
+        if let Err(e) = unsafe { stacker.finish(&field_path(desc, i, path), place.add(offset)) } {
             // SAFETY: fields `..i` of `out` were written above.
             unsafe { drop_fields_of(desc, 0..i, place, 1, 0) };
             return Err(e);

@@ -101,7 +101,7 @@ pub use map::{map_fn, map_fn_par};
 pub use value::{BatchEntry, concat_values, is_batchable, stack_values, unstack_value};
 
 pub use crate::field::BatchField;
-pub use crate::field::batch::{concat_rows, slice_rows};
+pub use crate::field::batch::{concat_rows, concat_rows_counted, slice_rows};
 
 use crate::dtype::DType;
 use crate::error::{BatchError, Error, Result};

@@ -20,7 +20,13 @@ use ndarray::{ArcArray, ArrayBase, ArrayD, Axis, Data, IxDyn};
 use super::{ExactFloat, Field, FieldPath, StaticValue};
 use crate::error::{BatchError, Error, Result};
 use crate::shape::{Dim, Shape};
-use crate::tensor::{Element, Tensor, TensorSpec, arrays_of, each_array};
+use crate::tensor::{Element, Tensor, TensorSpec, each_array};
+
+mod rows;
+
+#[doc(hidden)]
+pub use rows::FieldStacker;
+use rows::{ArrayStacker, Collect, RowBuffer, RowMode, TensorStacker, array_mismatch, tensor_rows};
 
 /// How values of a field type stack into a batch (one value of the same type with a leading
 /// batch dimension) and split back; how its spec gains and loses that dimension.
@@ -63,6 +69,20 @@ pub trait BatchField: Field {
     /// Splits a batch of `n` items; an error names `path` when a component's leading axis is
     /// not `n`.
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<Self>>;
+
+    /// A stacker of `n` items like `first` that takes them one at a time: the stacking of
+    /// derived structs walks its items once, feeding every field. The default collects the
+    /// items and calls [`stack`](Self::stack); tensor types copy each item into the batch as it
+    /// comes. Overriding it is for this crate's tensor types.
+    #[doc(hidden)]
+    fn stacker<'a>(
+        first: &'a Self,
+        n: usize,
+        path: &FieldPath<'_>,
+    ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
+        let _ = (first, path);
+        Ok(Box::new(Collect::<Self>(Vec::with_capacity(n))))
+    }
 
     /// This type's batching functions behind untyped pointers, for the batch tables of derived
     /// structs. Not meant to be overridden.
@@ -154,17 +174,21 @@ fn structure_mismatch(
 fn no_items(path: &FieldPath<'_>) -> Error {
     BatchError::Argument {
         op: "stack",
-        expected: format!("at least one item for {}", show(path)),
+        expected: format!("at least one item for {}", Subject(path)),
         found: "none".into(),
     }
     .into()
 }
 
-fn show(path: &FieldPath<'_>) -> String {
-    if matches!(path, FieldPath::Root) {
-        "the value".into()
-    } else {
-        format!("field {path}")
+/// What a batch error is about: "the value" at the root, else "field <path>".
+struct Subject<'p>(&'p FieldPath<'p>);
+
+impl std::fmt::Display for Subject<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            FieldPath::Root => f.write_str("the value"),
+            path => write!(f, "field {path}"),
+        }
     }
 }
 
@@ -190,93 +214,14 @@ pub fn static_mismatch(
 // ---------------------------------------------------------------------------------------------
 // Tensors
 
-/// How [`copy_into_rows`] checks each item's shape against the rows it is copied into.
-#[derive(Clone, Copy)]
-enum Rows {
-    /// Each item is one row: its whole shape is the row shape (stacking).
-    One,
-    /// Each item holds rows on its leading axis: its other axes are the row shape
-    /// (concatenation; the caller checked that every item has a leading axis).
-    Leading,
-}
-
-/// Copies the elements of `items`, in order, into one array of shape `[rows, ..row_shape]`: one
-/// allocation, each element copied once (a `memcpy` for standard-layout items). Each item is
-/// checked while it is copied (one pass over the items: a separate checking pass and a view
-/// per item cost more than the copy of small items); `None` (an item of another dtype) or a
-/// shape that does not fit is the error `mismatch(index)`.
-fn copy_into_rows<'a, T: Element, S: Data<Elem = T> + 'a>(
-    row_shape: &[usize],
-    rows: usize,
-    items: impl Iterator<Item = Option<&'a ArrayBase<S, IxDyn>>>,
-    per_item: Rows,
-    path: &FieldPath<'_>,
-    mismatch: &dyn Fn(usize) -> Error,
-) -> Result<ArrayD<T>> {
-    let per_row: usize = row_shape.iter().product();
-    let Some(total) = per_row.checked_mul(rows) else {
-        return Err(BatchError::Argument {
-            op: "stack",
-            expected: format!("a batch of {} that fits in memory", show(path)),
-            found: format!("{rows} rows of shape {row_shape:?}"),
-        }
-        .into());
-    };
-    let mut data = Vec::with_capacity(total);
-    let rank = row_shape.len() + matches!(per_item, Rows::Leading) as usize;
-    for (i, array) in items.enumerate() {
-        let Some(array) = array else {
-            return Err(mismatch(i));
-        };
-        let slice = array.as_slice();
-        // Of rank 0 or 1 (the common case), a contiguous item of the right rank and length has
-        // the right shape: no comparison of shapes per item.
-        let fits = array.ndim() == rank
-            && match (per_item, slice) {
-                (Rows::One, Some(s)) if rank <= 1 => s.len() == per_row,
-                (Rows::Leading, _) if rank == 1 => true,
-                (Rows::One, _) => array.shape() == row_shape,
-                (Rows::Leading, _) => &array.shape()[1..] == row_shape,
-            };
-        if !fits {
-            return Err(mismatch(i));
-        }
-        match slice {
-            Some(slice) => data.extend_from_slice(slice),
-            None => data.extend(array.iter().copied()),
-        }
-    }
-    let mut shape = Vec::with_capacity(row_shape.len() + 1);
-    shape.push(rows);
-    shape.extend_from_slice(row_shape);
-    // The data has exactly `rows * prod(row_shape)` elements when every item fit, in
-    // standard order; the check below only turns a broken invariant into an error.
-    ArrayD::from_shape_vec(IxDyn(&shape), data).map_err(|e| {
-        BatchError::Argument {
-            op: "stack",
-            expected: format!("a batch of shape {shape:?} for {}", show(path)),
-            found: e.to_string(),
-        }
-        .into()
-    })
-}
-
 /// The tensors `items` joined along their leading axis (one dtype, equal trailing axes): one
 /// allocation, each item's elements copied once. A building block for custom
 /// [`BatchEncoder`](crate::batch::BatchEncoder)s (a ragged batch's flat values); an error names
 /// `what` and the item that does not fit item 0.
 pub fn concat_rows(items: &[&Tensor], what: &str) -> Result<Tensor> {
-    let Some(first) = items.first() else {
-        return Err(BatchError::Argument {
-            op: "concat_rows",
-            expected: format!("at least one tensor for {what}"),
-            found: "none".into(),
-        }
-        .into());
-    };
     let mut rows = 0usize;
     for t in items {
-        match t.shape().first() {
+        match leading_rows(t) {
             Some(r) => rows += r,
             None => {
                 return Err(BatchError::NoBatchAxis {
@@ -288,56 +233,51 @@ pub fn concat_rows(items: &[&Tensor], what: &str) -> Result<Tensor> {
             }
         }
     }
+    concat_rows_counted(items, rows, what)
+}
+
+/// [`concat_rows`] when the caller knows how many rows the items hold in all (a ragged encoder
+/// knows it from its row splits): the items are walked once, not twice. An error names `what`
+/// when the items hold another number of rows, or the item that does not fit item 0.
+pub fn concat_rows_counted(items: &[&Tensor], rows: usize, what: &str) -> Result<Tensor> {
+    if items.is_empty() {
+        return Err(BatchError::Argument {
+            op: "concat_rows",
+            expected: format!("at least one tensor for {what}"),
+            found: "none".into(),
+        }
+        .into());
+    }
     let mismatch = |i: usize| -> Error {
+        let found = items[i];
+        if found.ndim() == 0 {
+            return BatchError::NoBatchAxis {
+                op: "concat_rows",
+                path: what.to_string(),
+                found: "shape [] (rank 0)".into(),
+            }
+            .into();
+        }
         BatchError::Component {
             op: "concat_rows",
             path: what.to_string(),
             index: i,
-            first: TensorSpec::from_tensor(first).to_string(),
-            found: TensorSpec::from_tensor(items[i]).to_string(),
+            first: TensorSpec::from_tensor(items[0]).to_string(),
+            found: TensorSpec::from_tensor(found).to_string(),
         }
         .into()
     };
-    // External tensors (a mapped file's) are copied first; looked for only when the arrays
-    // alone do not join, so the common case pays no extra pass.
-    let joined = match items[0] {
-        Tensor::External(_) => None,
-        first => {
-            Some(each_array!(first, a => join_tensors(a, items, rows, Rows::Leading, &mismatch)))
-        }
-    };
-    match joined {
-        Some(Ok(t)) => Ok(t),
-        failed => match (failed, arrays_of(items)) {
-            (_, Some(arrays)) => concat_rows(&arrays.iter().collect::<Vec<_>>(), what),
-            (Some(e), None) => e,
-            (None, None) => unreachable!("item 0 is external"),
-        },
-    }
+    tensor_rows(items, rows, RowMode::Leading, &what, &mismatch)
 }
 
-/// The arrays inside `items` (all of `first`'s dtype, else `mismatch`) copied into rows.
-fn join_tensors<T: Element>(
-    first: &ArcArray<T, IxDyn>,
-    items: &[&Tensor],
-    rows: usize,
-    per_item: Rows,
-    mismatch: &dyn Fn(usize) -> Error,
-) -> Result<Tensor> {
-    let row_shape = match per_item {
-        Rows::One => first.shape(),
-        Rows::Leading => &first.shape()[1..],
-    };
-    let arrays = items.iter().map(|t| T::tensor_array(t));
-    let out = copy_into_rows(
-        row_shape,
-        rows,
-        arrays,
-        per_item,
-        &FieldPath::Root,
-        mismatch,
-    )?;
-    Ok(T::into_tensor(out.into_shared()))
+/// The length of `t`'s leading axis (`None` at rank 0). Checks for `f32` first: the dtype of
+/// most flat values, read without the jump over every dtype that [`Tensor::shape`] compiles to.
+#[inline]
+fn leading_rows(t: &Tensor) -> Option<usize> {
+    match t {
+        Tensor::F32(a) => a.shape().first().copied(),
+        other => other.shape().first().copied(),
+    }
 }
 
 /// Rows `start..end` of `tensor`'s leading axis, sharing its buffer (no copy, O(1)).
@@ -366,32 +306,20 @@ pub fn slice_rows(tensor: &Tensor, start: usize, end: usize) -> Result<Tensor> {
 
 /// Stacks arrays of one element type (`ArrayD`, `ArcArray`): an error names the first item
 /// whose shape differs from item 0's.
-fn stack_typed<'a, T: Element, S: Data<Elem = T> + 'a>(
-    items: &[&'a ArrayBase<S, IxDyn>],
+fn stack_typed<T: Element, S: Data<Elem = T>>(
+    items: &[&ArrayBase<S, IxDyn>],
     path: &FieldPath<'_>,
 ) -> Result<ArrayD<T>> {
     let Some(first) = items.first() else {
         return Err(no_items(path));
     };
-    let mismatch = |i: usize| -> Error {
-        BatchError::Component {
-            op: "stack",
-            path: path.to_string(),
-            index: i,
-            first: TensorSpec::from_shape_dtype(first.shape(), T::DTYPE).to_string(),
-            found: TensorSpec::from_shape_dtype(items[i].shape(), T::DTYPE).to_string(),
+    let mut buffer = RowBuffer::new(first.shape(), items.len(), RowMode::One, &Subject(path))?;
+    for (i, array) in items.iter().enumerate() {
+        if !buffer.push(array) {
+            return Err(array_mismatch(path, i, first, array));
         }
-        .into()
-    };
-    let arrays = items.iter().map(|a| Some(*a));
-    copy_into_rows(
-        first.shape(),
-        items.len(),
-        arrays,
-        Rows::One,
-        path,
-        &mismatch,
-    )
+    }
+    buffer.finish(&Subject(path))
 }
 
 fn leading_len(shape: &[usize], path: &FieldPath<'_>) -> Result<usize> {
@@ -456,25 +384,18 @@ macro_rules! tensor_batch_specs {
 impl BatchField for Tensor {
     tensor_batch_specs!();
     fn stack(items: &[&Tensor], path: &FieldPath<'_>) -> Result<Tensor> {
-        let Some(first) = items.first() else {
+        if items.is_empty() {
             return Err(no_items(path));
-        };
-        let mismatch = |i: usize| component_mismatch(path, i, first, items[i]);
-        // As in `concat_rows`: external tensors are copied first, looked for only on failure.
-        let joined = match first {
-            Tensor::External(_) => None,
-            first => Some(
-                each_array!(first, a => join_tensors(a, items, items.len(), Rows::One, &mismatch)),
-            ),
-        };
-        match joined {
-            Some(Ok(t)) => Ok(t),
-            failed => match (failed, arrays_of(items)) {
-                (_, Some(arrays)) => Tensor::stack(&arrays.iter().collect::<Vec<_>>(), path),
-                (Some(e), None) => e,
-                (None, None) => unreachable!("item 0 is external"),
-            },
         }
+        let mismatch = |i: usize| component_mismatch(path, i, items[0], items[i]);
+        tensor_rows(items, items.len(), RowMode::One, &Subject(path), &mismatch)
+    }
+    fn stacker<'a>(
+        first: &'a Tensor,
+        n: usize,
+        path: &FieldPath<'_>,
+    ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
+        TensorStacker::boxed(first, n, &Subject(path))
     }
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<Tensor>> {
         if let Tensor::External(e) = &self {
@@ -495,6 +416,18 @@ impl<T: Element> BatchField for ArrayD<T> {
     fn stack(items: &[&ArrayD<T>], path: &FieldPath<'_>) -> Result<ArrayD<T>> {
         stack_typed(items, path)
     }
+    fn stacker<'a>(
+        first: &'a ArrayD<T>,
+        n: usize,
+        path: &FieldPath<'_>,
+    ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
+        Ok(Box::new(ArrayStacker::new(
+            first,
+            n,
+            &Subject(path),
+            |a| a,
+        )?))
+    }
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<ArrayD<T>>> {
         check_len(self.shape(), n, path)?;
         Ok(self.outer_iter().map(|item| item.to_owned()).collect())
@@ -506,6 +439,18 @@ impl<T: Element> BatchField for ArcArray<T, IxDyn> {
     tensor_batch_specs!();
     fn stack(items: &[&ArcArray<T, IxDyn>], path: &FieldPath<'_>) -> Result<Self> {
         Ok(stack_typed(items, path)?.into_shared())
+    }
+    fn stacker<'a>(
+        first: &'a Self,
+        n: usize,
+        path: &FieldPath<'_>,
+    ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
+        Ok(Box::new(ArrayStacker::new(
+            first,
+            n,
+            &Subject(path),
+            ArrayD::into_shared,
+        )?))
     }
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<Self>> {
         unstack_shared(self, n, path)
@@ -974,9 +919,21 @@ pub struct BatchOps {
     pub(crate) batched_spec: unsafe fn(*const u8, Option<usize>, *mut u8),
     pub(crate) unbatched_spec: unsafe fn(*const u8, &FieldPath<'_>, *mut u8) -> Result<()>,
     pub(crate) batch_len: unsafe fn(*const u8, &FieldPath<'_>) -> Result<Option<usize>>,
-    pub(crate) stack: unsafe fn(&[*const u8], &FieldPath<'_>, *mut u8) -> Result<()>,
     pub(crate) unstack: unsafe fn(*mut u8, usize, &FieldPath<'_>, *mut u8, usize) -> Result<()>,
+    pub(crate) stacker: for<'a> unsafe fn(
+        FieldRef<'a>,
+        usize,
+        &FieldPath<'_>,
+    ) -> Result<Box<dyn FieldStacker<'a> + 'a>>,
 }
+
+/// A pointer to a live field value borrowed for `'a` (its type known to the table it is passed
+/// to).
+#[derive(Clone, Copy)]
+pub(crate) struct FieldRef<'a>(
+    pub(crate) *const u8,
+    pub(crate) std::marker::PhantomData<&'a ()>,
+);
 
 impl std::fmt::Debug for BatchOps {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -1009,19 +966,12 @@ mod batch_ops_of {
     ) -> Result<Option<usize>> {
         unsafe { (*value.cast::<F>()).batch_len(path) }
     }
-    pub unsafe fn stack<F: BatchField>(
-        items: &[*const u8],
+    pub unsafe fn stacker<'a, F: BatchField>(
+        first: FieldRef<'a>,
+        n: usize,
         path: &FieldPath<'_>,
-        out: *mut u8,
-    ) -> Result<()> {
-        // SAFETY: a `*const u8` and a `&F` (`F: Sized`) have one size and alignment, and every
-        // pointer is non-null and points to a live `F` for as long as `items` is borrowed (the
-        // caller's contract), so the slice reads as `&[&F]` (no per-call list of references).
-        let refs: &[&F] =
-            unsafe { std::slice::from_raw_parts(items.as_ptr().cast::<&F>(), items.len()) };
-        let stacked = F::stack(refs, path)?;
-        unsafe { out.cast::<F>().write(stacked) };
-        Ok(())
+    ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
+        F::stacker(unsafe { &*first.0.cast::<F>() }, n, path)
     }
     /// Moves the value out of `value` (always, also on error), splits it into `n` items and
     /// writes item `j` to `out + j * stride` (on `Ok` only).
@@ -1050,8 +1000,8 @@ impl BatchOps {
             batched_spec: batch_ops_of::batched_spec::<F>,
             unbatched_spec: batch_ops_of::unbatched_spec::<F>,
             batch_len: batch_ops_of::batch_len::<F>,
-            stack: batch_ops_of::stack::<F>,
             unstack: batch_ops_of::unstack::<F>,
+            stacker: batch_ops_of::stacker::<F>,
         }
     }
 }

@@ -110,11 +110,6 @@ impl ExternalTensor {
         item
     }
 
-    /// The elements copied into a tensor holding an ndarray array.
-    pub(crate) fn to_array_tensor(&self) -> Tensor {
-        self.view().to_tensor()
-    }
-
     /// Whether `self` and `other` view the same bytes of the same owner.
     pub fn same_bytes(&self, other: &ExternalTensor) -> bool {
         Arc::ptr_eq(&self.owner, &other.owner) && self.offset == other.offset

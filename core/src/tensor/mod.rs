@@ -68,23 +68,6 @@ macro_rules! each_array {
 }
 pub(crate) use each_array;
 
-/// `items` with every [`Tensor::External`] copied into an array tensor (what code matching on
-/// the array variants needs); `None` when no item is external (use `items` as they are).
-pub(crate) fn arrays_of(items: &[&Tensor]) -> Option<Vec<Tensor>> {
-    if !items.iter().any(|t| matches!(t, Tensor::External(_))) {
-        return None;
-    }
-    Some(
-        items
-            .iter()
-            .map(|t| match t {
-                Tensor::External(e) => e.to_array_tensor(),
-                other => (*other).clone(),
-            })
-            .collect(),
-    )
-}
-
 /// A dtype-erased n-d array with shared storage: clone is O(1).
 ///
 /// One variant per dtype holds an ndarray `ArcArray`; [`Tensor::External`] views bytes owned

@@ -1,0 +1,607 @@
+//! Tensor items copied into batch buffers, row by row: [`RowBuffer`], the one place where
+//! stacking and concatenation copy elements, and the [`FieldStacker`]s that let a derived
+//! struct's stacking walk its items once, feeding every field (a walk per field re-reads every
+//! item and costs about 15% more on small items).
+
+use std::marker::PhantomData;
+
+use ndarray::{ArrayBase, ArrayD, Data, IxDyn};
+
+use std::fmt::Display;
+
+use super::{BatchField, Subject, component_mismatch};
+use crate::dtype::DType;
+use crate::error::{BatchError, Error, Result};
+use crate::field::FieldPath;
+use crate::tensor::{Element, Tensor, with_element};
+
+/// How a [`RowBuffer`] checks each item's shape against its rows.
+#[derive(Clone, Copy)]
+pub(super) enum RowMode {
+    /// Each item is one row: its whole shape is the row shape (stacking).
+    One,
+    /// Each item holds rows on its leading axis: its other axes are the row shape
+    /// (concatenation).
+    Leading,
+}
+
+/// A batch buffer of shape `[rows, ..row_shape]` filled item by item: one allocation, each
+/// element copied once (a `memcpy` for standard-layout items), each item checked while it is
+/// copied.
+pub(super) struct RowBuffer<T> {
+    data: Vec<T>,
+    rows: usize,
+    /// The rows copied in by [`push_general`](Self::push_general) (the only way in for rows of
+    /// zero elements, which the element count cannot count).
+    filled: usize,
+    row_shape: Vec<usize>,
+    per_row: usize,
+    /// The rank every item must have.
+    rank: usize,
+    mode: RowMode,
+}
+
+impl<T: Element> RowBuffer<T> {
+    /// An empty buffer for `rows` rows of shape `row_shape`; an error when their element count
+    /// overflows.
+    pub(super) fn new(
+        row_shape: &[usize],
+        rows: usize,
+        mode: RowMode,
+        what: &dyn Display,
+    ) -> Result<RowBuffer<T>> {
+        let per_row: usize = row_shape.iter().product();
+        let too_big = || -> Error {
+            BatchError::Argument {
+                op: match mode {
+                    RowMode::One => "stack",
+                    RowMode::Leading => "concat_rows",
+                },
+                expected: format!("a batch of {what} that fits in memory"),
+                found: format!("{rows} rows of shape {row_shape:?}"),
+            }
+            .into()
+        };
+        let mut data = Vec::new();
+        match per_row.checked_mul(rows) {
+            Some(total) => data.try_reserve_exact(total).map_err(|_| too_big())?,
+            None => return Err(too_big()),
+        }
+        Ok(RowBuffer {
+            data,
+            rows,
+            filled: 0,
+            row_shape: row_shape.to_vec(),
+            per_row,
+            rank: row_shape.len() + matches!(mode, RowMode::Leading) as usize,
+            mode,
+        })
+    }
+
+    /// Copies `array`'s elements in; `false` (nothing copied) when its shape does not fit.
+    #[inline]
+    pub(super) fn push<S: Data<Elem = T>>(&mut self, array: &ArrayBase<S, IxDyn>) -> bool {
+        match self.contiguous_row(array) {
+            Some(slice) => {
+                self.data.extend_from_slice(slice);
+                true
+            }
+            None => self.push_general(array),
+        }
+    }
+
+    /// The elements of `array` when it is one contiguous row of rank 0 or 1 that fits (the
+    /// common case), read off its one length and stride: ndarray's general `as_slice` and shape
+    /// comparison walk dynamic-rank dimensions one by one, which costs as much as copying a
+    /// small item.
+    #[inline]
+    fn contiguous_row<'s, S: Data<Elem = T>>(
+        &self,
+        array: &'s ArrayBase<S, IxDyn>,
+    ) -> Option<&'s [T]> {
+        let shape = array.shape();
+        if self.rank > 1 || self.per_row == 0 || shape.len() != self.rank {
+            return None;
+        }
+        let (len, contiguous) = match (shape.first(), array.strides().first()) {
+            (Some(&len), Some(&stride)) => (len, stride == 1 || len <= 1),
+            _ => (1, true),
+        };
+        if !contiguous || (matches!(self.mode, RowMode::One) && len != self.per_row) {
+            return None;
+        }
+        // SAFETY: an array of rank 0, or of rank 1 whose stride is 1 (or whose length is at
+        // most 1), holds its `len` elements contiguously from `as_ptr()`, borrowed for `'s`.
+        Some(unsafe { std::slice::from_raw_parts(array.as_ptr(), len) })
+    }
+
+    /// [`push`](Self::push) for any other item: checked against the whole row shape, copied
+    /// element by element when it is not contiguous.
+    #[inline(never)]
+    fn push_general<S: Data<Elem = T>>(&mut self, array: &ArrayBase<S, IxDyn>) -> bool {
+        let shape = array.shape();
+        let fits = shape.len() == self.rank
+            && match self.mode {
+                RowMode::One => shape == self.row_shape.as_slice(),
+                RowMode::Leading => shape[1..] == *self.row_shape,
+            };
+        if fits {
+            match array.as_slice() {
+                Some(slice) => self.data.extend_from_slice(slice),
+                None => self.data.extend(array.iter().copied()),
+            }
+            self.filled += match self.mode {
+                RowMode::One => 1,
+                RowMode::Leading => shape[0],
+            };
+        }
+        fits
+    }
+
+    /// The batch; an error when the items held another number of rows than the buffer was
+    /// made for.
+    pub(super) fn finish(self, what: &dyn Display) -> Result<ArrayD<T>> {
+        let mut shape = Vec::with_capacity(self.row_shape.len() + 1);
+        shape.push(self.rows);
+        shape.extend_from_slice(&self.row_shape);
+        let complete = match self.per_row {
+            0 => self.filled == self.rows,
+            per_row => self.data.len() == self.rows * per_row,
+        };
+        if !complete {
+            return Err(BatchError::Argument {
+                op: self.op(),
+                expected: format!("items holding {} rows for {what}", self.rows),
+                found: format!("{} rows", self.filled_rows()),
+            }
+            .into());
+        }
+        // Every item fit and the rows add up: the data has `rows * prod(row_shape)` elements
+        // in standard order; the check only turns a broken invariant into an error.
+        let op = self.op();
+        ArrayD::from_shape_vec(IxDyn(&shape), self.data).map_err(|e| {
+            BatchError::Argument {
+                op,
+                expected: format!("a batch of shape {shape:?} for {what}"),
+                found: e.to_string(),
+            }
+            .into()
+        })
+    }
+
+    fn filled_rows(&self) -> usize {
+        match self.per_row {
+            0 => self.filled,
+            per_row => self.data.len() / per_row,
+        }
+    }
+
+    fn op(&self) -> &'static str {
+        match self.mode {
+            RowMode::One => "stack",
+            RowMode::Leading => "concat_rows",
+        }
+    }
+
+    /// Copies tensor `t` in: `false` for another dtype or a shape that does not fit. External
+    /// tensors are read through their view, in place.
+    #[inline]
+    pub(super) fn push_tensor(&mut self, t: &Tensor) -> bool {
+        match T::tensor_array(t) {
+            Some(a) => self.push(a),
+            None => match t {
+                Tensor::External(e) => T::from_view(e.view()).is_some_and(|v| self.push(&v)),
+                _ => false,
+            },
+        }
+    }
+}
+
+/// Runs `$body` with `$t` the element type of tensor `$first`.
+macro_rules! with_tensor_element {
+    ($first:expr, $t:ident => $body:expr) => {{
+        let dtype: DType = $first.dtype();
+        with_element!(dtype, $t => $body)
+    }};
+}
+
+/// Tensors `items` (item 0's dtype) copied into one buffer of `rows` rows; an error is
+/// `mismatch(index)` for the first item that does not fit.
+pub(super) fn tensor_rows(
+    items: &[&Tensor],
+    rows: usize,
+    mode: RowMode,
+    what: &dyn Display,
+    mismatch: &dyn Fn(usize) -> Error,
+) -> Result<Tensor> {
+    let first = items[0];
+    let row_shape = match mode {
+        RowMode::One => first.shape(),
+        RowMode::Leading => &first.shape()[1..],
+    };
+    with_tensor_element!(first, T => {
+        let mut buffer = RowBuffer::<T>::new(row_shape, rows, mode, what)?;
+        for (i, t) in items.iter().enumerate() {
+            if !buffer.push_tensor(t) {
+                return Err(mismatch(i));
+            }
+        }
+        Ok(T::into_tensor(buffer.finish(what)?.into_shared()))
+    })
+}
+
+/// One field of a batch being stacked item by item, behind untyped pointers: what
+/// [`BatchField::stacker`] gives the stacking of derived structs. Field types without a
+/// buffer of their own collect their items and stack them at the end ([`Collect`]).
+#[doc(hidden)]
+pub trait FieldStacker<'a> {
+    /// Takes the next item's field; `false` (nothing taken) when it does not fit item 0.
+    ///
+    /// # Safety
+    /// `item` points to a live value of the field type, borrowed for `'a`.
+    unsafe fn push(&mut self, item: *const u8) -> bool;
+
+    /// The error of item `index`, which [`push`](Self::push) refused: names `path`, the item
+    /// and how it differs from item 0.
+    ///
+    /// # Safety
+    /// As for [`push`](Self::push).
+    unsafe fn mismatch(&self, index: usize, item: *const u8, path: &FieldPath<'_>) -> Error;
+
+    /// Writes the batch of the items taken to `out`.
+    ///
+    /// # Safety
+    /// `out` is valid for writing one value of the field type (written on `Ok` only).
+    unsafe fn finish(self: Box<Self>, path: &FieldPath<'_>, out: *mut u8) -> Result<()>;
+}
+
+/// The stacker of any field type: collects the items, then calls [`BatchField::stack`].
+pub(super) struct Collect<'a, F>(pub(super) Vec<&'a F>);
+
+impl<'a, F: BatchField> FieldStacker<'a> for Collect<'a, F> {
+    unsafe fn push(&mut self, item: *const u8) -> bool {
+        // SAFETY: the caller's contract.
+        self.0.push(unsafe { &*item.cast::<F>() });
+        true
+    }
+
+    unsafe fn mismatch(&self, index: usize, _item: *const u8, path: &FieldPath<'_>) -> Error {
+        unreachable_mismatch(index, path)
+    }
+
+    unsafe fn finish(self: Box<Self>, path: &FieldPath<'_>, out: *mut u8) -> Result<()> {
+        let batch = F::stack(&self.0, path)?;
+        // SAFETY: the caller's contract.
+        unsafe { out.cast::<F>().write(batch) };
+        Ok(())
+    }
+}
+
+/// The stacker of a dynamic-rank array field (`ArrayD<T>`, `ArcArray<T, IxDyn>`): items of
+/// storage `S` copied into a buffer, turned into `F` at the end.
+pub(super) struct ArrayStacker<'a, T, S: Data<Elem = T>, F> {
+    buffer: RowBuffer<T>,
+    first: &'a ArrayBase<S, IxDyn>,
+    into_field: fn(ArrayD<T>) -> F,
+    field: PhantomData<fn() -> F>,
+}
+
+impl<'a, T: Element, S: Data<Elem = T>, F> ArrayStacker<'a, T, S, F> {
+    /// The stacker of `n` items like `first`.
+    pub(super) fn new(
+        first: &'a ArrayBase<S, IxDyn>,
+        n: usize,
+        what: &dyn Display,
+        into_field: fn(ArrayD<T>) -> F,
+    ) -> Result<Self> {
+        Ok(ArrayStacker {
+            buffer: RowBuffer::new(first.shape(), n, RowMode::One, what)?,
+            first,
+            into_field,
+            field: PhantomData,
+        })
+    }
+}
+
+impl<'a, T: Element, S: Data<Elem = T>, F> FieldStacker<'a> for ArrayStacker<'a, T, S, F> {
+    #[inline]
+    unsafe fn push(&mut self, item: *const u8) -> bool {
+        // SAFETY: the caller's contract: the field type is `ArrayBase<S, IxDyn>`.
+        self.buffer
+            .push(unsafe { &*item.cast::<ArrayBase<S, IxDyn>>() })
+    }
+
+    unsafe fn mismatch(&self, index: usize, item: *const u8, path: &FieldPath<'_>) -> Error {
+        // SAFETY: as in `push`.
+        array_mismatch(path, index, self.first, unsafe {
+            &*item.cast::<ArrayBase<S, IxDyn>>()
+        })
+    }
+
+    unsafe fn finish(self: Box<Self>, path: &FieldPath<'_>, out: *mut u8) -> Result<()> {
+        let batch = (self.into_field)(self.buffer.finish(&Subject(path))?);
+        // SAFETY: the caller's contract: the field type is `F`.
+        unsafe { out.cast::<F>().write(batch) };
+        Ok(())
+    }
+}
+
+/// The stacker of a [`Tensor`] field: items of item 0's dtype copied into a buffer.
+pub(super) struct TensorStacker<'a, T> {
+    buffer: RowBuffer<T>,
+    first: &'a Tensor,
+}
+
+impl<'a> TensorStacker<'a, ()> {
+    /// The stacker of `n` tensors like `first`.
+    pub(super) fn boxed(
+        first: &'a Tensor,
+        n: usize,
+        what: &dyn Display,
+    ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
+        with_tensor_element!(first, T => Ok(Box::new(TensorStacker::<T> {
+            buffer: RowBuffer::new(first.shape(), n, RowMode::One, what)?,
+            first,
+        })))
+    }
+}
+
+impl<'a, T: Element> FieldStacker<'a> for TensorStacker<'a, T> {
+    #[inline]
+    unsafe fn push(&mut self, item: *const u8) -> bool {
+        // SAFETY: the caller's contract: the field type is `Tensor`.
+        self.buffer.push_tensor(unsafe { &*item.cast::<Tensor>() })
+    }
+
+    unsafe fn mismatch(&self, index: usize, item: *const u8, path: &FieldPath<'_>) -> Error {
+        // SAFETY: as in `push`.
+        component_mismatch(path, index, self.first, unsafe { &*item.cast::<Tensor>() })
+    }
+
+    unsafe fn finish(self: Box<Self>, path: &FieldPath<'_>, out: *mut u8) -> Result<()> {
+        let batch = T::into_tensor(self.buffer.finish(&Subject(path))?.into_shared());
+        // SAFETY: the caller's contract: the field type is `Tensor`.
+        unsafe { out.cast::<Tensor>().write(batch) };
+        Ok(())
+    }
+}
+
+/// [`FieldStacker::mismatch`] of a stacker that takes every item.
+#[cold]
+fn unreachable_mismatch(index: usize, path: &FieldPath<'_>) -> Error {
+    BatchError::Argument {
+        op: "stack",
+        expected: format!("item {index} of {} taken", Subject(path)),
+        found: "an item refused by a stacker that takes every item".into(),
+    }
+    .into()
+}
+
+/// The error of an array item whose shape differs from item 0's.
+#[cold]
+#[inline(never)]
+pub(super) fn array_mismatch<T: Element, S: Data<Elem = T>, R: Data<Elem = T>>(
+    path: &FieldPath<'_>,
+    index: usize,
+    first: &ArrayBase<S, IxDyn>,
+    found: &ArrayBase<R, IxDyn>,
+) -> Error {
+    use crate::tensor::TensorSpec;
+    BatchError::Component {
+        op: "stack",
+        path: path.to_string(),
+        index,
+        first: TensorSpec::from_shape_dtype(first.shape(), T::DTYPE).to_string(),
+        found: TensorSpec::from_shape_dtype(found.shape(), T::DTYPE).to_string(),
+    }
+    .into()
+}
+
+/// Stacks `items` (at least one) of field type `F` through its stacker: the typed form of the
+/// derive's item-major walk, for tests that compare it with [`BatchField::stack`].
+#[cfg(test)]
+pub(super) fn stack_through_stacker<F: BatchField>(
+    items: &[&F],
+    path: &FieldPath<'_>,
+) -> Result<F> {
+    use std::mem::MaybeUninit;
+    let mut stacker = F::stacker(items[0], items.len(), path)?;
+    for (i, item) in items.iter().enumerate() {
+        // SAFETY: each item is a live `F` borrowed for the call.
+        let item = *item as *const F as *const u8;
+        // SAFETY: as above.
+        if unsafe { !stacker.push(item) } {
+            return Err(unsafe { stacker.mismatch(i, item, path) });
+        }
+    }
+    let mut out = MaybeUninit::<F>::uninit();
+    // SAFETY: `out` is writable for one `F`, and written on `Ok`.
+    unsafe {
+        stacker.finish(path, out.as_mut_ptr().cast())?;
+        Ok(out.assume_init())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use ndarray::{ArcArray, ArrayD, Axis, IxDyn, Slice};
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::field::batch::{concat_rows, concat_rows_counted};
+
+    /// An item of `shape` holding `seed..`, laid out standard, reversed on its last axis
+    /// (negative stride) or as every other element of a wider array (stride 2).
+    fn item(shape: &[usize], seed: i64, layout: u8) -> ArrayD<i64> {
+        let len: usize = shape.iter().product();
+        let standard =
+            ArrayD::from_shape_vec(IxDyn(shape), (seed..seed + len as i64).collect()).unwrap();
+        let last = shape.len().checked_sub(1);
+        match (layout % 3, last) {
+            (1, Some(axis)) => {
+                let mut a = standard;
+                a.invert_axis(Axis(axis));
+                a
+            }
+            (2, Some(axis)) => {
+                let mut wide = shape.to_vec();
+                wide[axis] *= 2;
+                let big = ArrayD::from_shape_fn(IxDyn(&wide), |ix| {
+                    let mut ix = ndarray::Dimension::slice(&ix).to_vec();
+                    ix[axis] /= 2;
+                    standard[IxDyn(&ix)]
+                });
+                let mut a = big;
+                a.slice_axis_inplace(Axis(axis), Slice::new(0, None, 2));
+                a
+            }
+            _ => standard,
+        }
+    }
+
+    fn reference(items: &[ArrayD<i64>]) -> ArrayD<i64> {
+        let views: Vec<_> = items.iter().map(|a| a.view()).collect();
+        ndarray::stack(Axis(0), &views).unwrap()
+    }
+
+    /// `items` as external tensors over one buffer of their bytes.
+    fn external(items: &[ArrayD<i64>]) -> Vec<Tensor> {
+        let total: usize = items.iter().map(|a| a.len() * 8).sum();
+        // Reserved in full up front, so the buffer never moves: offsets from an 8-aligned
+        // start stay aligned for i64.
+        let mut bytes = Vec::with_capacity(total + 8);
+        let misaligned = bytes.as_ptr() as usize % 8;
+        bytes.resize((8 - misaligned) % 8, 0u8);
+        let mut offsets = Vec::new();
+        for a in items {
+            offsets.push(bytes.len());
+            bytes.extend(a.iter().flat_map(|x| x.to_le_bytes()));
+        }
+        let owner: Arc<dyn crate::tensor::ExternalBytes> = Arc::new(bytes);
+        items
+            .iter()
+            .zip(offsets)
+            .map(|(a, off)| {
+                Tensor::from_external(owner.clone(), off, DType::I64, a.shape()).unwrap()
+            })
+            .collect()
+    }
+
+    fn shapes() -> impl Strategy<Value = (Vec<usize>, usize, Vec<u8>)> {
+        (prop::collection::vec(0usize..4, 0..4), 1usize..5)
+            .prop_flat_map(|(shape, n)| (Just(shape), Just(n), prop::collection::vec(0u8..3, n)))
+    }
+
+    proptest! {
+        /// Every way in (the stacker of each tensor type, `stack`) gives ndarray's `stack`, for
+        /// any layout, zero-size and rank-0 items, and external tensors.
+        #[test]
+        fn stackers_match_ndarray_stack((shape, n, layouts) in shapes()) {
+            let items: Vec<ArrayD<i64>> =
+                (0..n).map(|i| item(&shape, 100 * i as i64, layouts[i])).collect();
+            let expected = reference(&items);
+            let path = FieldPath::Root;
+
+            let refs: Vec<&ArrayD<i64>> = items.iter().collect();
+            prop_assert_eq!(&stack_through_stacker(&refs, &path).unwrap(), &expected);
+            prop_assert_eq!(&<ArrayD<i64> as BatchField>::stack(&refs, &path).unwrap(), &expected);
+
+            let shared: Vec<ArcArray<i64, IxDyn>> = items.iter().map(|a| a.to_shared()).collect();
+            let refs: Vec<&ArcArray<i64, IxDyn>> = shared.iter().collect();
+            prop_assert_eq!(&stack_through_stacker(&refs, &path).unwrap(), &expected.to_shared());
+
+            let expected = Tensor::from(expected);
+            for tensors in [items.iter().map(|a| Tensor::from(a.clone())).collect(), external(&items)] {
+                let refs: Vec<&Tensor> = tensors.iter().collect();
+                prop_assert_eq!(&stack_through_stacker(&refs, &path).unwrap(), &expected);
+                prop_assert_eq!(&<Tensor as BatchField>::stack(&refs, &path).unwrap(), &expected);
+            }
+        }
+
+        /// `concat_rows` joins leading axes as ndarray's `concatenate` does; the counted form
+        /// agrees given the right count and refuses any other.
+        #[test]
+        fn concat_rows_matches_ndarray_concatenate(
+            (shape, n, layouts) in shapes(),
+            rows in prop::collection::vec(0usize..4, 1..5),
+        ) {
+            let row_shape = &shape[..shape.len().min(2)];
+            let items: Vec<ArrayD<i64>> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| {
+                    let mut s = vec![r];
+                    s.extend_from_slice(row_shape);
+                    item(&s, 10 * i as i64, layouts[i % n])
+                })
+                .collect();
+            let views: Vec<_> = items.iter().map(|a| a.view()).collect();
+            let expected = Tensor::from(ndarray::concatenate(Axis(0), &views).unwrap());
+            let total: usize = rows.iter().sum();
+            for tensors in [items.iter().map(|a| Tensor::from(a.clone())).collect::<Vec<_>>(), external(&items)] {
+                let refs: Vec<&Tensor> = tensors.iter().collect();
+                prop_assert_eq!(&concat_rows(&refs, "values").unwrap(), &expected);
+                prop_assert_eq!(&concat_rows_counted(&refs, total, "values").unwrap(), &expected);
+                let wrong = concat_rows_counted(&refs, total + 1, "values").unwrap_err().to_string();
+                prop_assert!(wrong.contains(&format!("items holding {} rows for values", total + 1)), "{}", wrong);
+            }
+        }
+    }
+
+    #[test]
+    fn a_mismatch_names_the_item_and_both_specs() {
+        let items = [item(&[2], 0, 0), item(&[2], 0, 1), item(&[3], 0, 0)];
+        let refs: Vec<&ArrayD<i64>> = items.iter().collect();
+        let path = FieldPath::Root;
+        let by_stacker = stack_through_stacker(&refs, &path).unwrap_err().to_string();
+        let by_stack = <ArrayD<i64> as BatchField>::stack(&refs, &path)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(by_stacker, by_stack);
+        assert!(by_stack.contains("item 2"), "{by_stack}");
+        assert!(by_stack.contains("[3]"), "{by_stack}");
+
+        let tensors = [
+            Tensor::from(item(&[2], 0, 0)),
+            Tensor::from(ndarray::arr1(&[1.0f32, 2.0]).into_dyn()),
+        ];
+        let refs: Vec<&Tensor> = tensors.iter().collect();
+        let err = stack_through_stacker(&refs, &path).unwrap_err().to_string();
+        assert!(err.contains("item 1") && err.contains("f32"), "{err}");
+    }
+
+    #[test]
+    fn zero_size_rows_are_counted() {
+        let items = [
+            Tensor::from(ArrayD::<f32>::zeros(IxDyn(&[2, 0]))),
+            Tensor::from(ArrayD::<f32>::zeros(IxDyn(&[3, 0]))),
+        ];
+        let refs: Vec<&Tensor> = items.iter().collect();
+        assert_eq!(
+            concat_rows_counted(&refs, 5, "values").unwrap().shape(),
+            &[5, 0]
+        );
+        let err = concat_rows_counted(&refs, 4, "values")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("4 rows") && err.contains("found 5 rows") || err.contains("5 rows"),
+            "{err}"
+        );
+        let err = concat_rows(&[&Tensor::from(ndarray::arr0(1.0f32).into_dyn())], "values")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("rank 0"), "{err}");
+    }
+
+    #[test]
+    fn an_impossible_size_is_an_error() {
+        let t = Tensor::from(ArrayD::<f32>::zeros(IxDyn(&[1])));
+        let err = concat_rows_counted(&[&t], usize::MAX, "values")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("fits in memory"), "{err}");
+    }
+}
