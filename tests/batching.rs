@@ -125,6 +125,23 @@ fn incompatible_component_shapes_name_the_path() {
     assert!(e.contains("parts[1]") && e.contains("i64[3]"), "{e}");
 }
 
+/// The derive feeds each field's stacker the items a chunk at a time: an item far from the
+/// first, in a later chunk and in a later field, is still the one named.
+#[test]
+fn a_late_mismatch_names_its_item() {
+    let mut items: Vec<Masked> = (0..40).map(|i| Masked::new(vec![i as f32; 3])).collect();
+    items[37].mask = ndarray::ArcArray::from_elem(ndarray::IxDyn(&[2]), true);
+    let e = err_text(batch::stack(&items));
+    assert!(
+        e.contains("mask of item 37 is bool[2], item 0's is bool[3]"),
+        "{e}"
+    );
+    items[37].mask = ndarray::ArcArray::from_elem(ndarray::IxDyn(&[3]), true);
+    items[21].values = ndarray::ArrayD::zeros(ndarray::IxDyn(&[4]));
+    let e = err_text(batch::stack(&items));
+    assert!(e.contains("values of item 21 is f32[4]"), "{e}");
+}
+
 #[test]
 fn containers_must_agree() {
     let mut other = record(2.0, &[2]);

@@ -107,6 +107,9 @@ pub fn batch_len<T: DerivedBatch>(value: &T, path: &FieldPath<'_>) -> Result<Opt
     Ok(None)
 }
 
+/// How many items each field's stacker takes at a time.
+const CHUNK: usize = 16;
+
 /// Stacks `items` (at least one), then validates the batch. The items are walked once, each
 /// feeding every field's stacker in turn (a walk per field re-reads every item).
 pub fn stack<T: DerivedBatch>(items: &[&T], path: &FieldPath<'_>) -> Result<T> {
@@ -131,14 +134,18 @@ pub fn stack<T: DerivedBatch>(items: &[&T], path: &FieldPath<'_>) -> Result<T> {
             (ops.stacker)(field, items.len(), &p)
         }?));
     }
-    for (j, &item) in items.iter().enumerate() {
-        let base = item as *const T as *const u8;
+    // SAFETY: a `&T` and a `*const u8` have one size and alignment (`T: Sized`).
+    let bases: &[*const u8] =
+        unsafe { std::slice::from_raw_parts(items.as_ptr().cast::<*const u8>(), items.len()) };
+    for (c, chunk) in bases.chunks(CHUNK).enumerate() {
         for (i, (offset, stacker)) in stackers.iter_mut().enumerate() {
-            // SAFETY: the stacker is of field `i`'s type, which lies at `offset` in item `j`.
+            // SAFETY: the stacker is of field `i`'s type, which lies at `offset` in each item.
             unsafe {
-                let field = base.add(*offset);
-                if !stacker.push(field) {
-                    return Err(stacker.mismatch(j, field, &field_path(desc, i, path)));
+                let taken = stacker.push(chunk, *offset);
+                if let Some(&item) = chunk.get(taken) {
+                    let index = c * CHUNK + taken;
+                    let field = item.add(*offset);
+                    return Err(stacker.mismatch(index, field, &field_path(desc, i, path)));
                 }
             }
         }

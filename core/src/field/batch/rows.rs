@@ -185,7 +185,7 @@ impl<T: Element> RowBuffer<T> {
 
     /// Copies tensor `t` in: `false` for another dtype or a shape that does not fit. External
     /// tensors are read through their view, in place.
-    #[inline]
+    #[inline(always)]
     pub(super) fn push_tensor(&mut self, t: &Tensor) -> bool {
         match T::tensor_array(t) {
             Some(a) => self.push(a),
@@ -235,11 +235,14 @@ pub(super) fn tensor_rows(
 /// buffer of their own collect their items and stack them at the end ([`Collect`]).
 #[doc(hidden)]
 pub trait FieldStacker<'a> {
-    /// Takes the next item's field; `false` (nothing taken) when it does not fit item 0.
+    /// Takes the fields at `offset` of the next `items` (pointers to the structs holding
+    /// them); gives how many were taken: `items.len()`, or the position of the first that does
+    /// not fit item 0 (nothing from it on is taken).
     ///
     /// # Safety
-    /// `item` points to a live value of the field type, borrowed for `'a`.
-    unsafe fn push(&mut self, item: *const u8) -> bool;
+    /// Each of `items`, moved by `offset`, points to a live value of the field type, borrowed
+    /// for `'a`.
+    unsafe fn push(&mut self, items: &[*const u8], offset: usize) -> usize;
 
     /// The error of item `index`, which [`push`](Self::push) refused: names `path`, the item
     /// and how it differs from item 0.
@@ -259,10 +262,13 @@ pub trait FieldStacker<'a> {
 pub(super) struct Collect<'a, F>(pub(super) Vec<&'a F>);
 
 impl<'a, F: BatchField> FieldStacker<'a> for Collect<'a, F> {
-    unsafe fn push(&mut self, item: *const u8) -> bool {
+    unsafe fn push(&mut self, items: &[*const u8], offset: usize) -> usize {
         // SAFETY: the caller's contract.
-        self.0.push(unsafe { &*item.cast::<F>() });
-        true
+        let fields = items
+            .iter()
+            .map(|&item| unsafe { &*item.add(offset).cast::<F>() });
+        self.0.extend(fields);
+        items.len()
     }
 
     unsafe fn mismatch(&self, index: usize, _item: *const u8, path: &FieldPath<'_>) -> Error {
@@ -304,11 +310,15 @@ impl<'a, T: Element, S: Data<Elem = T>, F> ArrayStacker<'a, T, S, F> {
 }
 
 impl<'a, T: Element, S: Data<Elem = T>, F> FieldStacker<'a> for ArrayStacker<'a, T, S, F> {
-    #[inline]
-    unsafe fn push(&mut self, item: *const u8) -> bool {
-        // SAFETY: the caller's contract: the field type is `ArrayBase<S, IxDyn>`.
-        self.buffer
-            .push(unsafe { &*item.cast::<ArrayBase<S, IxDyn>>() })
+    unsafe fn push(&mut self, items: &[*const u8], offset: usize) -> usize {
+        for (k, &item) in items.iter().enumerate() {
+            // SAFETY: the caller's contract: the field type is `ArrayBase<S, IxDyn>`.
+            let array = unsafe { &*item.add(offset).cast::<ArrayBase<S, IxDyn>>() };
+            if !self.buffer.push(array) {
+                return k;
+            }
+        }
+        items.len()
     }
 
     unsafe fn mismatch(&self, index: usize, item: *const u8, path: &FieldPath<'_>) -> Error {
@@ -347,10 +357,17 @@ impl<'a> TensorStacker<'a, ()> {
 }
 
 impl<'a, T: Element> FieldStacker<'a> for TensorStacker<'a, T> {
-    #[inline]
-    unsafe fn push(&mut self, item: *const u8) -> bool {
-        // SAFETY: the caller's contract: the field type is `Tensor`.
-        self.buffer.push_tensor(unsafe { &*item.cast::<Tensor>() })
+    unsafe fn push(&mut self, items: &[*const u8], offset: usize) -> usize {
+        for (k, &item) in items.iter().enumerate() {
+            // SAFETY: the caller's contract: the field type is `Tensor`.
+            if !self
+                .buffer
+                .push_tensor(unsafe { &*item.add(offset).cast::<Tensor>() })
+            {
+                return k;
+            }
+        }
+        items.len()
     }
 
     unsafe fn mismatch(&self, index: usize, item: *const u8, path: &FieldPath<'_>) -> Error {
@@ -397,8 +414,8 @@ pub(super) fn array_mismatch<T: Element, S: Data<Elem = T>, R: Data<Elem = T>>(
     .into()
 }
 
-/// Stacks `items` (at least one) of field type `F` through its stacker: the typed form of the
-/// derive's item-major walk, for tests that compare it with [`BatchField::stack`].
+/// Stacks `items` (at least one) of field type `F` through its stacker, as the derive does, for
+/// tests that compare it with [`BatchField::stack`].
 #[cfg(test)]
 pub(super) fn stack_through_stacker<F: BatchField>(
     items: &[&F],
@@ -406,12 +423,14 @@ pub(super) fn stack_through_stacker<F: BatchField>(
 ) -> Result<F> {
     use std::mem::MaybeUninit;
     let mut stacker = F::stacker(items[0], items.len(), path)?;
-    for (i, item) in items.iter().enumerate() {
-        // SAFETY: each item is a live `F` borrowed for the call.
-        let item = *item as *const F as *const u8;
-        // SAFETY: as above.
-        if unsafe { !stacker.push(item) } {
-            return Err(unsafe { stacker.mismatch(i, item, path) });
+    let items: Vec<*const u8> = items.iter().map(|&i| i as *const F as *const u8).collect();
+    // In chunks of two, as the derive feeds its stackers in chunks.
+    for (c, chunk) in items.chunks(2).enumerate() {
+        // SAFETY: each item is a live `F` borrowed for the call (the field at offset 0).
+        let taken = unsafe { stacker.push(chunk, 0) };
+        if let Some(&item) = chunk.get(taken) {
+            // SAFETY: as above.
+            return Err(unsafe { stacker.mismatch(2 * c + taken, item, path) });
         }
     }
     let mut out = MaybeUninit::<F>::uninit();
