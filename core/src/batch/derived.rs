@@ -110,8 +110,8 @@ pub fn batch_len<T: DerivedBatch>(value: &T, path: &FieldPath<'_>) -> Result<Opt
 /// How many items each field's stacker takes at a time.
 const CHUNK: usize = 16;
 
-/// Stacks `items` (at least one), then validates the batch. The items are walked once, each
-/// feeding every field's stacker in turn (a walk per field re-reads every item).
+/// Stacks `items` (at least one), then validates the batch. The items are walked once, a chunk
+/// at a time, each chunk feeding every field's stacker in turn (see `field::batch::rows`).
 pub fn stack<T: DerivedBatch>(items: &[&T], path: &FieldPath<'_>) -> Result<T> {
     let desc = T::DESC;
     let Some(&first) = items.first() else {

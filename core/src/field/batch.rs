@@ -70,10 +70,10 @@ pub trait BatchField: Field {
     /// not `n`.
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<Self>>;
 
-    /// A stacker of `n` items like `first` that takes them one at a time: the stacking of
-    /// derived structs walks its items once, feeding every field. The default collects the
-    /// items and calls [`stack`](Self::stack); tensor types copy each item into the batch as it
-    /// comes. Overriding it is for this crate's tensor types.
+    /// A stacker of `n` items like `first` that takes them a chunk at a time: the stacking of
+    /// derived structs walks its items once, each chunk feeding every field. The default
+    /// collects the items and calls [`stack`](Self::stack) at the end; tensor types copy each
+    /// item into the batch as it comes. Overriding it is for this crate's tensor types.
     #[doc(hidden)]
     fn stacker<'a>(
         first: &'a Self,

@@ -1,13 +1,14 @@
 //! Tensor items copied into batch buffers, row by row: [`RowBuffer`], the one place where
-//! stacking and concatenation copy elements, and the [`FieldStacker`]s that let a derived
-//! struct's stacking walk its items once, feeding every field (a walk per field re-reads every
-//! item and costs about 15% more on small items).
+//! stacking and concatenation copy elements, and the [`FieldStacker`]s through which a derived
+//! struct's stacking walks its items a chunk at a time, each chunk feeding every field in turn.
+//! Measured on 1024 small masked tensors (`benches/batching.rs`): a whole walk per field
+//! re-reads every item after the other fields' copies, and one indirect call per item and field
+//! costs as much again; chunks of 16 keep the items in cache and the per-item loop monomorphic.
 
+use std::fmt::Display;
 use std::marker::PhantomData;
 
 use ndarray::{ArrayBase, ArrayD, Data, IxDyn};
-
-use std::fmt::Display;
 
 use super::{BatchField, Subject, component_mismatch};
 use crate::dtype::DType;
@@ -230,7 +231,7 @@ pub(super) fn tensor_rows(
     })
 }
 
-/// One field of a batch being stacked item by item, behind untyped pointers: what
+/// One field of a batch being stacked a chunk of items at a time, behind untyped pointers: what
 /// [`BatchField::stacker`] gives the stacking of derived structs. Field types without a
 /// buffer of their own collect their items and stack them at the end ([`Collect`]).
 #[doc(hidden)]
