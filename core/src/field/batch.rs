@@ -421,12 +421,7 @@ impl<T: Element> BatchField for ArrayD<T> {
         n: usize,
         path: &FieldPath<'_>,
     ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
-        Ok(Box::new(ArrayStacker::new(
-            first,
-            n,
-            &Subject(path),
-            |a| a,
-        )?))
+        ArrayStacker::boxed(first, n, &Subject(path), |a| a)
     }
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<ArrayD<T>>> {
         check_len(self.shape(), n, path)?;
@@ -445,12 +440,7 @@ impl<T: Element> BatchField for ArcArray<T, IxDyn> {
         n: usize,
         path: &FieldPath<'_>,
     ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
-        Ok(Box::new(ArrayStacker::new(
-            first,
-            n,
-            &Subject(path),
-            ArrayD::into_shared,
-        )?))
+        ArrayStacker::boxed(first, n, &Subject(path), ArrayD::into_shared)
     }
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<Self>> {
         unstack_shared(self, n, path)

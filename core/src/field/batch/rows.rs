@@ -293,20 +293,20 @@ pub(super) struct ArrayStacker<'a, T, S: Data<Elem = T>, F> {
     field: PhantomData<fn() -> F>,
 }
 
-impl<'a, T: Element, S: Data<Elem = T>, F> ArrayStacker<'a, T, S, F> {
-    /// The stacker of `n` items like `first`.
-    pub(super) fn new(
+impl<'a, T: Element, S: Data<Elem = T>, F: 'static> ArrayStacker<'a, T, S, F> {
+    /// The stacker of `n` items like `first`, whose batch becomes a field by `into_field`.
+    pub(super) fn boxed(
         first: &'a ArrayBase<S, IxDyn>,
         n: usize,
         what: &dyn Display,
         into_field: fn(ArrayD<T>) -> F,
-    ) -> Result<Self> {
-        Ok(ArrayStacker {
+    ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
+        Ok(Box::new(ArrayStacker {
             buffer: RowBuffer::new(first.shape(), n, RowMode::One, what)?,
             first,
             into_field,
             field: PhantomData,
-        })
+        }))
     }
 }
 
