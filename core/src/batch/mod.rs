@@ -85,7 +85,10 @@
 //! # Custom encoders
 //!
 //! A [`BatchEncoder`] is trusted: its batches and items are not validated again (the default
-//! encoder validates both).
+//! encoder validates both). Its building blocks: [`concat_rows`] joins tensors along their
+//! leading axis (a ragged batch's flat values), [`concat_rows_counted`] does it in one walk
+//! when the encoder knows the total row count (from its row splits), and [`slice_rows`] takes
+//! rows back out without a copy.
 
 mod derived;
 mod iter;
