@@ -221,8 +221,18 @@ pub fn static_mismatch(
 pub fn concat_rows(items: &[&Tensor], what: &str) -> Result<Tensor> {
     let mut rows = 0usize;
     for t in items {
-        match leading_rows(t) {
-            Some(r) => rows += r,
+        match t.shape().first() {
+            Some(&r) => match rows.checked_add(r) {
+                Some(sum) => rows = sum,
+                None => {
+                    return Err(BatchError::Argument {
+                        op: "concat_rows",
+                        expected: format!("tensors for {what} whose rows can be counted"),
+                        found: format!("more than {} rows in all", usize::MAX),
+                    }
+                    .into());
+                }
+            },
             None => {
                 return Err(BatchError::NoBatchAxis {
                     op: "concat_rows",
@@ -268,16 +278,6 @@ pub fn concat_rows_counted(items: &[&Tensor], rows: usize, what: &str) -> Result
         .into()
     };
     tensor_rows(items, rows, RowMode::Leading, &what, &mismatch)
-}
-
-/// The length of `t`'s leading axis (`None` at rank 0). Checks for `f32` first: the dtype of
-/// most flat values, read without the jump over every dtype that [`Tensor::shape`] compiles to.
-#[inline]
-fn leading_rows(t: &Tensor) -> Option<usize> {
-    match t {
-        Tensor::F32(a) => a.shape().first().copied(),
-        other => other.shape().first().copied(),
-    }
 }
 
 /// Rows `start..end` of `tensor`'s leading axis, sharing its buffer (no copy, O(1)).

@@ -617,6 +617,16 @@ mod tests {
     }
 
     #[test]
+    fn rows_past_usize_are_an_error() {
+        // Zero-size arrays may have up to `isize::MAX` rows each.
+        let huge = Tensor::from(ArrayD::<f32>::zeros(IxDyn(&[isize::MAX as usize, 0])));
+        let err = concat_rows(&[&huge, &huge, &huge], "values")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("rows can be counted"), "{err}");
+    }
+
+    #[test]
     fn an_impossible_size_is_an_error() {
         let t = Tensor::from(ArrayD::<f32>::zeros(IxDyn(&[1])));
         let err = concat_rows_counted(&[&t], usize::MAX, "values")
