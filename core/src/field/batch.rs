@@ -26,7 +26,9 @@ mod rows;
 
 #[doc(hidden)]
 pub use rows::FieldStacker;
-use rows::{ArrayStacker, Collect, RowBuffer, RowMode, TensorStacker, array_mismatch, tensor_rows};
+use rows::{
+    ArrayStacker, Collect, RowBuffer, RowMode, array_mismatch, tensor_rows, tensor_stacker,
+};
 
 /// How values of a field type stack into a batch (one value of the same type with a leading
 /// batch dimension) and split back; how its spec gains and loses that dimension.
@@ -395,7 +397,7 @@ impl BatchField for Tensor {
         n: usize,
         path: &FieldPath<'_>,
     ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
-        TensorStacker::boxed(first, n, &Subject(path))
+        tensor_stacker(first, n, &Subject(path))
     }
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<Tensor>> {
         if let Tensor::External(e) = &self {

@@ -6,7 +6,6 @@
 //! costs as much again; chunks of 16 keep the items in cache and the per-item loop monomorphic.
 
 use std::fmt::Display;
-use std::marker::PhantomData;
 
 use ndarray::{ArrayBase, ArrayD, Data, IxDyn};
 
@@ -290,7 +289,6 @@ pub(super) struct ArrayStacker<'a, T, S: Data<Elem = T>, F> {
     buffer: RowBuffer<T>,
     first: &'a ArrayBase<S, IxDyn>,
     into_field: fn(ArrayD<T>) -> F,
-    field: PhantomData<fn() -> F>,
 }
 
 impl<'a, T: Element, S: Data<Elem = T>, F: 'static> ArrayStacker<'a, T, S, F> {
@@ -305,7 +303,6 @@ impl<'a, T: Element, S: Data<Elem = T>, F: 'static> ArrayStacker<'a, T, S, F> {
             buffer: RowBuffer::new(first.shape(), n, RowMode::One, what)?,
             first,
             into_field,
-            field: PhantomData,
         }))
     }
 }
@@ -343,18 +340,16 @@ pub(super) struct TensorStacker<'a, T> {
     first: &'a Tensor,
 }
 
-impl<'a> TensorStacker<'a, ()> {
-    /// The stacker of `n` tensors like `first`.
-    pub(super) fn boxed(
-        first: &'a Tensor,
-        n: usize,
-        what: &dyn Display,
-    ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
-        with_tensor_element!(first, T => Ok(Box::new(TensorStacker::<T> {
-            buffer: RowBuffer::new(first.shape(), n, RowMode::One, what)?,
-            first,
-        })))
-    }
+/// The stacker of `n` tensors like `first`: a [`TensorStacker`] of `first`'s element type.
+pub(super) fn tensor_stacker<'a>(
+    first: &'a Tensor,
+    n: usize,
+    what: &dyn Display,
+) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
+    with_tensor_element!(first, T => Ok(Box::new(TensorStacker::<T> {
+        buffer: RowBuffer::new(first.shape(), n, RowMode::One, what)?,
+        first,
+    })))
 }
 
 impl<'a, T: Element> FieldStacker<'a> for TensorStacker<'a, T> {
