@@ -227,3 +227,27 @@ fn a_dropped_values_block_is_reused_once_for_the_same_layout_and_released_on_req
         "bytes leaked or freed twice"
     );
 }
+
+/// The handle is one pointer (the `dyn` pointer lives in the allocation), so a result moves
+/// through the dispatch layers as one word; `Option` and `Value` use its niche.
+#[test]
+fn the_handle_is_one_word() {
+    use std::mem::size_of;
+    assert_eq!(size_of::<SharedExtension>(), size_of::<usize>());
+    assert_eq!(size_of::<Option<SharedExtension>>(), size_of::<usize>());
+    let a = SharedExtension::new(masked(3));
+    let b = a.clone();
+    assert!(SharedExtension::ptr_eq(&a, &b));
+    assert!(!SharedExtension::ptr_eq(
+        &a,
+        &SharedExtension::new(masked(3))
+    ));
+    assert_eq!(a.ref_count(), 2);
+    drop(b);
+    assert_eq!(a.ref_count(), 1);
+    let masked = a
+        .as_any()
+        .downcast_ref::<MaskedTensor>()
+        .expect("a MaskedTensor");
+    assert_eq!(masked.values.as_slice().unwrap(), &[0.0, 1.0, 2.0]);
+}

@@ -596,12 +596,16 @@ impl DispatchTable {
             return dense_default(op, operands, args, &[]);
         }
         // The exact handler first (compared in turn, or one hash lookup), then the rest.
-        // One match on the handler's result (no `?`): the value moves once.
+        // One match on the handler's result (no `?`): the value moves once. An extension result
+        // moves as its one-word handle: moving the whole `Value` would read the word back in
+        // 16-byte loads straddling the handler's 8-byte stores, which stalls the CPU's store
+        // forwarding (`SharedExtension`'s docs).
         let declined = match handlers.and_then(|h| h.exact.find(operands)) {
             Some(Resolved {
                 conflict: Some(i), ..
             }) => return Err(self.conflict(*i)),
             Some(exact) => match (exact.entry.handler)(&Call { op, args }, operands) {
+                Ok(Handled::Done(Value::Extension(e))) => return Ok(Value::Extension(e)),
                 Ok(Handled::Done(value)) => return Ok(value),
                 Ok(Handled::Declined) => Some(exact.entry),
                 Err(e) => return Err(e),

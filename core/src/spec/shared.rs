@@ -22,11 +22,27 @@ use crate::tensor::Tensor;
 /// one allocation, and usually not even that: each thread keeps the block of the last value it
 /// freed for the next value of the same layout ([`release_spare`](Self::release_spare)). Reference counting and dropping are code shared by all types (through the
 /// `dyn`); per type there are only the slot's few methods.
-pub struct SharedExtension(NonNull<Counted<dyn Shared>>);
+///
+/// The handle is one thin pointer, to the allocation's [`Header`]; the `dyn` pointer to the whole
+/// allocation is kept in the header. A result handed up through the dispatch layers is then one
+/// word: a 16-byte (data, vtable) pair written by a handler as two 8-byte stores and read back by
+/// its caller as one 16-byte load defeats the CPU's store forwarding, which cost about 5 ns per
+/// dispatched call (`BENCHMARKS.md`, "Op dispatch").
+pub struct SharedExtension(NonNull<Header>);
 
-/// The allocation: the number of [`SharedExtension`]s pointing at it, and the value.
-struct Counted<S: ?Sized> {
+/// The start of every allocation: the number of [`SharedExtension`]s pointing at it, and the
+/// allocation as the `dyn` pointer its value is reached through.
+#[repr(C)]
+struct Header {
     count: AtomicUsize,
+    this: NonNull<Counted<dyn Shared>>,
+}
+
+/// The allocation: its header, and the value. `repr(C)`: the header is at offset 0, so a pointer
+/// to the allocation is a pointer to its header.
+#[repr(C)]
+struct Counted<S: ?Sized> {
+    header: Header,
     slot: S,
 }
 
@@ -133,34 +149,44 @@ impl SharedExtension {
         let Some(raw) = NonNull::new(raw.cast::<Counted<S>>()) else {
             handle_alloc_error(layout)
         };
+        let this: NonNull<Counted<dyn Shared>> = raw;
         // SAFETY: `raw` is a block of `Counted<S>`'s layout from the global allocator, fresh or
         // given up by a dropped value (`spare` hands a block out once); nothing else points at it.
         unsafe {
             raw.as_ptr().write(Counted {
-                count: AtomicUsize::new(1),
+                header: Header {
+                    count: AtomicUsize::new(1),
+                    this,
+                },
                 slot,
             })
         };
-        let erased: NonNull<Counted<dyn Shared>> = raw;
-        SharedExtension(erased)
+        SharedExtension(raw.cast::<Header>())
     }
 
     #[inline]
-    fn counted(&self) -> &Counted<dyn Shared> {
-        // SAFETY: the allocation lives while any `SharedExtension` points at it, and `self` does.
+    fn header(&self) -> &Header {
+        // SAFETY: the allocation lives while any `SharedExtension` points at it, and `self` does;
+        // it starts with its initialised header (`Counted` is `repr(C)`).
         unsafe { self.0.as_ref() }
+    }
+
+    /// The whole allocation, as written by `from_slot`.
+    #[inline]
+    fn this(&self) -> NonNull<Counted<dyn Shared>> {
+        self.header().this
     }
 
     /// The slot, if this is the only reference to it.
     #[inline]
     fn get_mut(&mut self) -> Option<&mut dyn Shared> {
         // Acquire: other owners' uses of the value (released by their drops) happen before ours.
-        if self.counted().count.load(Ordering::Acquire) != 1 {
+        if self.header().count.load(Ordering::Acquire) != 1 {
             return None;
         }
         // SAFETY: the count is one, so `self` is the only pointer to the allocation, and no
         // other can appear while `self` is borrowed mutably (a clone needs a reference to one).
-        Some(unsafe { &mut (*self.0.as_ptr()).slot })
+        Some(unsafe { &mut (*self.this().as_ptr()).slot })
     }
 
     /// The value, if this is the only reference to it.
@@ -183,7 +209,7 @@ impl SharedExtension {
 
     /// Whether both point to the same value.
     pub fn ptr_eq(a: &SharedExtension, b: &SharedExtension) -> bool {
-        std::ptr::addr_eq(a.0.as_ptr(), b.0.as_ptr())
+        a.0 == b.0
     }
 
     /// Frees the one block this thread keeps for the next value: dropping the last reference to
@@ -197,7 +223,7 @@ impl SharedExtension {
 
     /// How many `SharedExtension`s point at this value (a snapshot: others may change it).
     pub fn ref_count(&self) -> usize {
-        self.counted().count.load(Ordering::Relaxed)
+        self.header().count.load(Ordering::Relaxed)
     }
 }
 
@@ -206,7 +232,7 @@ impl Clone for SharedExtension {
     fn clone(&self) -> Self {
         // Relaxed, as in `Arc`: a new reference is made from an existing one, so the allocation
         // is alive, and no other memory needs ordering with the increment.
-        let old = self.counted().count.fetch_add(1, Ordering::Relaxed);
+        let old = self.header().count.fetch_add(1, Ordering::Relaxed);
         // Counts near `usize::MAX` can only come from leaked clones; wrapping would free the
         // value while it is in use, so stop, as `Arc` does.
         if old > isize::MAX as usize {
@@ -219,7 +245,7 @@ impl Clone for SharedExtension {
 impl Drop for SharedExtension {
     #[inline]
     fn drop(&mut self) {
-        let count = &self.counted().count;
+        let count = &self.header().count;
         // A count of one is this reference alone: no other exists and none can appear, so no
         // read-modify-write is needed. Acquire: other owners' uses of the value (released by
         // their decrements) happen before the free.
@@ -230,7 +256,7 @@ impl Drop for SharedExtension {
             // The last reference after all (the others were dropped meanwhile).
             fence(Ordering::Acquire);
         }
-        let raw = self.0.as_ptr();
+        let raw = self.this().as_ptr();
         // SAFETY: this was the last reference, so nothing else can reach the allocation; it
         // holds an initialised `Counted` (written in `from_slot`), dropped once, here.
         let layout = unsafe {
@@ -249,7 +275,8 @@ impl std::ops::Deref for SharedExtension {
 
     #[inline]
     fn deref(&self) -> &(dyn AnyExtension + 'static) {
-        self.counted().slot.get()
+        // SAFETY: as in `header`; the value is only reached mutably by a unique owner.
+        unsafe { self.this().as_ref() }.slot.get()
     }
 }
 
