@@ -121,12 +121,12 @@
 //! A call on a catalog op finds the op's handlers at its catalog slot (no hashing), compares
 //! the argument `TypeId`s with its few exact handlers in turn (hashed past eight) and takes an
 //! operand's `TypeId` from the type it was made from; the value a handler returns goes into a
-//! block the thread kept from the last value it dropped. Measured with
-//! `cargo bench -p extype-core --bench dispatch` (paired summary, three runs at load 1.2–1.7):
-//! `ops::add` on two dense 16-element `f32` tensors costs 35–39 ns more than the kernel called
-//! directly, most of it the output-size check every dense op makes (the previous layout:
-//! 218–224 ns); on two 16-element MaskedTensors, 15–40 ns more than the handler called directly
-//! (previously 79–84 ns); on 1 Mi elements it runs at the kernel's speed. TensorFlow takes
+//! block the thread kept from the last value it dropped, behind a one-word handle. Measured with
+//! `cargo bench -p extype-core --bench dispatch` (summary medians, load 1.2–1.5): `ops::add` on
+//! two 16-element MaskedTensors costs 13 ns more than the handler called directly (median of 20
+//! runs; previously 79–84 ns); on two dense 16-element `f32` tensors, 20 ns more than the kernel
+//! called directly (the previous layout: 218–224 ns); on 1 Mi elements it runs at the kernel's
+//! speed. TensorFlow takes
 //! ~44 µs for the same dispatched MaskedTensor add. Figures, the method and what the remaining
 //! nanoseconds are: `BENCHMARKS.md`, "Op dispatch".
 

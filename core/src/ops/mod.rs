@@ -47,11 +47,11 @@
 //!
 //! ## Performance
 //!
-//! Measured with `cargo bench -p extype-core --bench dispatch` (three runs, load 1.2–1.7):
-//! `ops::add` on two dense 16-element `f32` tensors costs 35–39 ns more than the kernel called
+//! Measured with `cargo bench -p extype-core --bench dispatch` (summary medians, load 1.2–1.5):
+//! `ops::add` on two dense 16-element `f32` tensors costs 20 ns more than the kernel called
 //! directly (output-size check included), and on 1 Mi elements runs at the kernel's speed;
-//! dispatching it to an exact handler for two 16-element MaskedTensors costs 15–40 ns over
-//! calling the handler directly. Summary in
+//! dispatching it to an exact handler for two 16-element MaskedTensors costs 13 ns over
+//! calling the handler directly (median of 20 runs). Summary in
 //! [`crate::dispatch`], figures in `BENCHMARKS.md`.
 //!
 //! ## Layout
