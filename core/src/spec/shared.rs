@@ -23,11 +23,11 @@ use crate::tensor::Tensor;
 /// freed for the next value of the same layout ([`release_spare`](Self::release_spare)). Reference counting and dropping are code shared by all types (through the
 /// `dyn`); per type there are only the slot's few methods.
 ///
-/// The handle is one thin pointer, to the allocation's [`Header`]; the `dyn` pointer to the whole
+/// The handle is one thin pointer, to the allocation's header; the `dyn` pointer to the whole
 /// allocation is kept in the header. A result handed up through the dispatch layers is then one
-/// word: a 16-byte (data, vtable) pair written by a handler as two 8-byte stores and read back by
-/// its caller as one 16-byte load defeats the CPU's store forwarding, which cost about 5 ns per
-/// dispatched call (`BENCHMARKS.md`, "Op dispatch").
+/// word: a 16-byte (data, vtable) pair written by a handler as two 8-byte stores and read back
+/// by its caller as one 16-byte load defeats the CPU's store forwarding, which cost several
+/// nanoseconds per dispatched call (`BENCHMARKS.md`, "Op dispatch").
 pub struct SharedExtension(NonNull<Header>);
 
 /// The start of every allocation: the number of [`SharedExtension`]s pointing at it, and the
