@@ -20,8 +20,9 @@ use crate::tensor::Tensor;
 ///
 /// One allocation holds the reference count and the value, so wrapping a handler's result costs
 /// one allocation, and usually not even that: each thread keeps the block of the last value it
-/// freed for the next value of the same layout ([`release_spare`](Self::release_spare)). Reference counting and dropping are code shared by all types (through the
-/// `dyn`); per type there are only the slot's few methods.
+/// freed for the next value of the same layout ([`release_spare`](Self::release_spare)).
+/// Reference counting and dropping are code shared by all types (through the `dyn`); per type
+/// there are only the slot's few methods.
 ///
 /// The handle is one thin pointer, to the allocation's header; the `dyn` pointer to the whole
 /// allocation is kept in the header. A result handed up through the dispatch layers is then one
