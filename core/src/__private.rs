@@ -16,13 +16,15 @@ pub mod derived {
     pub use crate::derived::*;
 }
 pub use crate::derived::{
-    Derived, DerivedSpec, FieldDesc, SkippedDesc, SkippedField, StructDesc, StructFields, validated,
+    Derived, DerivedSpec, FieldDesc, NotDerived, Probe, ProbeDerived, SkippedDesc, SkippedField,
+    StructDesc, StructFields, validated,
 };
 
 /// The batching runtime: the default encoder of derived types and custom encoders.
 pub use crate::batch::{
-    BatchEncoder, BatchEntry, DerivedBatch, check_unstacked, derived_batch_len,
-    derived_batched_spec, derived_stack, derived_unbatched_spec, derived_unstack,
+    BatchEncoder, BatchEntry, BatchFns, DerivedBatch, NotBatchable, ProbeBatch, check_unstacked,
+    derived_batch_len, derived_batched_spec, derived_stack, derived_unbatched_spec,
+    derived_unstack,
 };
 pub use crate::contract::{ShapeContract, ShapedField};
 pub use crate::dispatch::param::{
@@ -38,7 +40,7 @@ pub use crate::field::batch::BatchOps;
 pub use crate::field::batch::unstack_static;
 pub use crate::field::{
     BatchField, Components, ExactFloat, Field, FieldPath, SequenceItem, Sink, Static, StaticData,
-    StaticValue, data_error,
+    StaticValue, StructTable, data_error,
 };
 pub use crate::field::{
     static_struct_items, static_struct_to_value, static_tuple_items, static_variant_from_value,
@@ -51,6 +53,8 @@ pub use crate::ops::{AsOperand, Inferred, OpKind, Operand};
 pub use crate::registry::RegistryEntry;
 pub use crate::serial::json::{deserialize_spec, serialize_spec};
 pub use crate::shape::Shape;
-pub use crate::spec::{ExtensionType, TensorSpec, TypeSpec, Value, ValueSpec, registered_name};
+pub use crate::spec::{
+    ExtensionType, TensorSpec, TypeSpec, Value, ValueSpec, ValueTable, registered_name,
+};
 pub use crate::spec_tree::{NamedSpec, SpecTree, write_struct};
 pub use crate::tensor::{Element, Tensor, TensorView};

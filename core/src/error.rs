@@ -313,6 +313,17 @@ pub enum RegistryError {
         /// The Rust type.
         type_name: String,
     },
+    /// A derived type's entry whose table cannot be reached: the type's derived impls do not
+    /// apply (a program built with the derive's output has none such).
+    #[error(
+        "type {type_name}, registered as {name:?}, has no table to decode its specs with: its derived impls do not apply"
+    )]
+    NotDecodable {
+        /// The registered name.
+        name: String,
+        /// The Rust type.
+        type_name: String,
+    },
     /// An anonymous value cannot be reinterpreted as the type asked for.
     #[error(
         "cannot reinterpret anonymous {found:?} as {expected_type} (registered as {expected:?})"

@@ -36,9 +36,11 @@
 //!
 //! For `struct Foo { a: A, b: B }` the derive emits `FooSpec { a: <A as Field>::Spec, b: <B as
 //! Field>::Spec }`, a table of the struct (`__private::Derived`: each field's offsets and its
-//! type's [`Field`] functions), one-line impls of [`Field`], [`ExtensionType`] and the spec's std
-//! traits that call `__private::derived` (where the field-by-field logic lives, once), and one
-//! registry entry. `FooSpec`'s [`TypeSpec`] is a blanket impl over `__private::DerivedSpec`. A
+//! type's [`Field`] functions), impls of [`Field`] and [`ExtensionType`] that name the table (their
+//! methods are the traits' provided ones, which walk it), one-line impls of the spec's std traits
+//! that call `__private::derived` (where the field-by-field logic lives, once), and one registry
+//! entry. Every impl is bounded by the field types, so an unsupported one is a single error, at
+//! the field. `FooSpec`'s [`TypeSpec`] is a blanket impl over `__private::DerivedSpec`. A
 //! type that does not use the derive implements [`TypeSpec`] and [`ExtensionType`] by hand and
 //! registers with [`register!`]: `core/tests/common/masked.rs` is one, on the public API.
 //!

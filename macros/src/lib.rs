@@ -22,17 +22,19 @@
 //! each file). Misuse the macro detects (attributes, names, patterns, shapes of input) is one
 //! error per mistake, spanned on the offending token, plus a stub so nothing else is reported.
 //!
-//! An unsupported field *type* can only be seen by the trait solver: its first error is at the
-//! field's type, through `Field`'s `on_unimplemented` (what a field may be; for a `Vec` or array
-//! of plain numbers, `SequenceItem`'s: use a tensor, or `#[extype(static)]`). rustc then repeats
-//! the unmet bound where the generated code uses the spec type (about fourteen times). Reporting
-//! it once needs every generated impl bounded on `Ty: Field`; measured again with the benchmark
-//! below (2026-11-25, `--runs 3`, machine loaded): higher-ranked bounds (`for<'f> Ty: Field`,
-//! which rustc does not check where the impl is written) leave exactly one error per bad field
-//! (at the registry entry, labelled at the field) but took the full build from 1.22× to 2.13×
-//! serde's (incremental 1.64× → 1.81×); plain bounds (an error at the field's type, deduplicated
-//! across impls, plus one at the registry entry) 1.69× / 1.58×. Both are over the budget, so
-//! the generated impls carry bounds only for field types that name a type parameter.
+//! An unsupported field *type* can only be seen by the trait solver. Every generated item (the
+//! spec struct and each impl) is bounded by `Ty: Field` for each field type, spanned at the
+//! field: for an unsupported type the bound fails where it is written, every item's error is
+//! the same error at the same span, and rustc prints it once, through `Field`'s
+//! `on_unimplemented` (what a field may be; for a `Vec` or array of plain numbers,
+//! `SequenceItem`'s: use a tensor, or `#[extype(static)]`). Inside the items the bound is
+//! assumed, so nothing else reports it; the registry and batching entries, `static`s that cannot
+//! carry bounds, reach the type through a probe (`__private::Probe`) instead of naming its impls.
+//! So one unsupported field type is one error, at the field (rustc's closing count still counts
+//! the duplicates it folded); a use of the type elsewhere (`Foo::try_new`) is reported there, as
+//! an impl whose bound on that field does not hold. The bounds cost compile time per item and
+//! per bound, so the derive emits as few items as it can: `Field` and `ExtensionType` take their
+//! methods from the type's table (figures in `BENCHMARKS.md`, "Compile time of the derive").
 //! `#[extype(skip)]` on a type without `Default` is one error at the field (the table's only use
 //! of the type), and so is a bad field of a `#[derive(StaticValue)]` struct (every use of the
 //! type is spanned alike, so rustc reports it once).
@@ -50,9 +52,11 @@
 //! (de)serialize, compare, relax, clone, hash and print specs) lives once in
 //! `extype_core::derived`, over a per-type table: `unsafe impl Derived for Foo { const DESC }`,
 //! with each field's offset in `Foo` and in `FooSpec` (`offset_of!`) and the operations of the
-//! field's *type* (`<Ty as Field>::OPS`, shared by every struct with such a field). Every
-//! generated method is one call into that module; `FooSpec`'s `TypeSpec` impl is a blanket impl
-//! over `DerivedSpec`. The registry entry (`RegistryEntry::derived::<Foo>`) holds the table, and
+//! field's *type* (`<Ty as Field>::OPS`, shared by every struct with such a field). The `Field`
+//! and `ExtensionType` impls write no method: they name the table (`const STRUCT`, `const
+//! VALUE`) and inherit the traits' provided methods, which walk it; the spec's std traits are one
+//! call each into that module; `FooSpec`'s `TypeSpec` impl is a blanket impl over `DerivedSpec`.
+//! The registry entry (`RegistryEntry::derived::<Foo>`) reaches the table through a probe, and
 //! specs and values it deserializes or rebuilds are `ErasedSpec` / `ErasedValue`: one
 //! implementation of `dyn AnySpec` / `dyn AnyExtension` for all derived types, which still
 //! downcast to `FooSpec` / `Foo` and compare, hash and print like them

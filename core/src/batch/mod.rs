@@ -103,6 +103,8 @@ pub use derived::{
 pub use iter::{BatchIterExt, Batched, Unbatched};
 pub use map::{map_fn, map_fn_par};
 pub use value::{BatchEntry, concat_values, is_batchable, stack_values, unstack_value};
+#[doc(hidden)]
+pub use value::{BatchFns, NotBatchable, ProbeBatch};
 
 pub use crate::field::BatchField;
 pub use crate::field::batch::{concat_rows, concat_rows_counted, slice_rows};

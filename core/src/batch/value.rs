@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::{Batchable, unstack};
+use crate::derived::Probe;
 use crate::error::{BatchError, Result};
 use crate::field::BatchField;
 use crate::spec::Value;
@@ -17,6 +18,13 @@ use crate::tensor::Tensor;
 #[derive(Debug)]
 pub struct BatchEntry {
     type_id: fn() -> TypeId,
+    fns: fn() -> Option<BatchFns>,
+}
+
+/// Stacking and unstacking `Value`s of one type.
+#[derive(Debug, Clone, Copy)]
+#[doc(hidden)]
+pub struct BatchFns {
     stack: fn(&[Value]) -> Result<Value>,
     unstack: fn(Value) -> Result<Vec<Value>>,
 }
@@ -60,24 +68,66 @@ impl BatchEntry {
     pub const fn of<T: Batchable>() -> BatchEntry {
         BatchEntry {
             type_id: TypeId::of::<T>,
-            stack: stack_as::<T>,
-            unstack: unstack_as::<T>,
+            fns: fns_of::<T>,
+        }
+    }
+
+    /// The entry the derive submits for `T`: its functions come from `fns`, a
+    /// [`Probe`] of `T`, so the entry never names `T`'s impls (a type whose field types are
+    /// unsupported gets its one error at the field, not here).
+    #[doc(hidden)]
+    pub const fn probed<T: 'static>(fns: fn() -> Option<BatchFns>) -> BatchEntry {
+        BatchEntry {
+            type_id: TypeId::of::<T>,
+            fns,
         }
     }
 }
 
-fn entries() -> &'static HashMap<TypeId, &'static BatchEntry> {
-    static TABLE: OnceLock<HashMap<TypeId, &'static BatchEntry>> = OnceLock::new();
+fn fns_of<T: Batchable>() -> Option<BatchFns> {
+    Some(BatchFns {
+        stack: stack_as::<T>,
+        unstack: unstack_as::<T>,
+    })
+}
+
+/// Chosen by a [`Probe`] of a batchable type: its functions.
+#[doc(hidden)]
+pub trait ProbeBatch {
+    /// The batching functions of the probed type.
+    fn batch_fns(&self) -> Option<BatchFns>;
+}
+
+impl<T: Batchable> ProbeBatch for Probe<T> {
+    #[inline]
+    fn batch_fns(&self) -> Option<BatchFns> {
+        fns_of::<T>()
+    }
+}
+
+/// The fallback, one auto-reference further: the probed type's impls do not apply.
+#[doc(hidden)]
+pub trait NotBatchable {
+    /// `None`: no functions.
+    fn batch_fns(&self) -> Option<BatchFns> {
+        None
+    }
+}
+
+impl<T> NotBatchable for &Probe<T> {}
+
+fn entries() -> &'static HashMap<TypeId, BatchFns> {
+    static TABLE: OnceLock<HashMap<TypeId, BatchFns>> = OnceLock::new();
     TABLE.get_or_init(|| {
         inventory::iter::<BatchEntry>
             .into_iter()
-            .map(|e| ((e.type_id)(), e))
+            .filter_map(|e| (e.fns)().map(|fns| ((e.type_id)(), fns)))
             .collect()
     })
 }
 
-/// The entry of the extension type of `value`, if that type is batchable.
-pub(crate) fn entry_of(value: &Value) -> Option<&'static BatchEntry> {
+/// The batching functions of the extension type of `value`, if that type is batchable.
+pub(crate) fn entry_of(value: &Value) -> Option<BatchFns> {
     match value {
         Value::Extension(e) => entries().get(&e.as_any().type_id()).copied(),
         Value::Tensor(_) => None,
@@ -158,4 +208,22 @@ fn not_batchable(value: &Value) -> crate::Error {
         found: format!("a value of {}", value.type_name()),
     }
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    // Both in scope, as in generated code: resolution picks the one that applies (batchable
+    // derived types take `ProbeBatch`: `tests/batching.rs` stacks their `Value`s).
+    #[allow(unused_imports)]
+    use super::{NotBatchable as _, ProbeBatch as _};
+    use crate::derived::Probe;
+    use crate::tensor::Tensor;
+
+    /// A type that is not a batchable extension type takes the probe's fallback: no functions,
+    /// and no compile error.
+    #[test]
+    fn the_probe_of_a_type_that_is_not_batchable_has_no_functions() {
+        assert!((&Probe::<u8>::NEW).batch_fns().is_none());
+        assert!((&Probe::<Tensor>::NEW).batch_fns().is_none());
+    }
 }

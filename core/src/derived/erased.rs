@@ -18,7 +18,7 @@ use std::ptr::NonNull;
 use super::{Derived, StructDesc, invalid};
 use crate::error::Result;
 use crate::field::{Field, FieldPath};
-use crate::spec::{AnyExtension, AnySpec, ExtensionType, SharedExtension, Value};
+use crate::spec::{AnyExtension, AnySpec, SharedExtension, Value};
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
@@ -34,7 +34,6 @@ pub struct TypeFns {
     value_as_any: unsafe fn(*const u8) -> *const dyn Any,
     spec_as_any: unsafe fn(*const u8) -> *const dyn Any,
     clone_value: unsafe fn(*const u8, *mut u8),
-    validate: Option<unsafe fn(*const u8) -> Result<()>>,
 }
 
 impl fmt::Debug for TypeFns {
@@ -61,16 +60,13 @@ mod fns_of {
     pub unsafe fn clone_value<T: Clone>(p: *const u8, out: *mut u8) {
         unsafe { std::ptr::write(out as *mut T, (*(p as *const T)).clone()) }
     }
-    pub unsafe fn validate<T: ExtensionType>(p: *const u8) -> Result<()> {
-        unsafe { (*(p as *const T)).validate() }
-    }
 }
 
 impl TypeFns {
     /// The functions of the derived type `T` and of its spec. `validates`: whether `T` has a
     /// `validate` of its own (a shape contract or `#[extype(validate = …)]`); if not, none is
     /// called.
-    pub const fn of<T: Derived>(validates: bool) -> TypeFns {
+    pub const fn of<T: Derived>() -> TypeFns {
         TypeFns {
             value_layout: Layout::new::<T>(),
             spec_layout: Layout::new::<<T as Field>::Spec>(),
@@ -81,12 +77,16 @@ impl TypeFns {
             value_as_any: fns_of::as_any::<T>,
             spec_as_any: fns_of::as_any::<<T as Field>::Spec>,
             clone_value: fns_of::clone_value::<T>,
-            validate: if validates {
-                Some(fns_of::validate::<T>)
-            } else {
-                None
-            },
         }
+    }
+
+    /// Drops the value at `p`.
+    ///
+    /// # Safety
+    /// `p` points to a live value of the type these functions are of, dropped here once.
+    pub(crate) unsafe fn drop_value(&self, p: *mut u8) {
+        // SAFETY: the caller's contract.
+        unsafe { (self.drop_value)(p) }
     }
 }
 
@@ -356,11 +356,9 @@ impl ErasedValue {
             desc,
             ptr: memory.finish(),
         };
-        // SAFETY: the value is live; on error it is dropped with `value`.
-        let Some(validate) = desc.types.validate else {
-            return Ok(value);
-        };
-        match unsafe { validate(value.ptr.as_ptr()) } {
+        // The nested values were validated as they were rebuilt; what is left is the type's own
+        // checks. SAFETY: the value is live; on error it is dropped with `value`.
+        match unsafe { desc.check_own(value.ptr.as_ptr()) } {
             Ok(()) => Ok(value),
             Err(e) => Err(invalid(e, &root, desc.registered_name())),
         }

@@ -5,13 +5,17 @@
 //! table per field *type*, shared by every struct that has such a field). The struct-level work
 //! (build the spec, walk the components, rebuild from components, (de)serialize, compare, relax,
 //! clone, hash, print the spec) is written once, here, over those tables, instead of once per
-//! derived type. Each generated method is one call into this module.
+//! derived type. A derived type's `Field` and `ExtensionType` impls write no method at all: they
+//! name the table ([`StructField`] and [`ValueOps`] are implemented here for [`StructDesc`]), and
+//! the traits' provided methods call it; the spec's std traits are one call each into this module.
 //!
 //! Why: the registry entry of every derived type forces its code to be compiled in the crate
 //! that derives it (see the macros crate, "Compile-time cost"). Per-type code that walks the
 //! fields, with its `?` chains, drop flags and unwinding paths, made a 50-type crate compile 4×
-//! slower than the same structs deriving serde's traits. Through the tables, each derived type
-//! costs a handful of one-line functions.
+//! slower than the same structs deriving serde's traits. And every generated impl is bounded by
+//! the field types (one error per unsupported field type), which makes each generated method
+//! body costlier to check. Through the tables, each derived type costs a handful of one-line
+//! functions.
 //!
 //! Soundness rests on [`Derived`], an `unsafe` trait: its [`StructDesc`] must describe `Self` and
 //! its spec exactly (the derive writes it with `offset_of!` and each field's own `FieldOps`).
@@ -23,9 +27,11 @@
 //! API: the module is reached only through `__private`.
 
 mod erased;
+mod probe;
 mod struct_fields;
 
 pub use erased::{ErasedSpec, ErasedValue, TypeFns};
+pub use probe::{NotDerived, Probe, ProbeDerived};
 pub use struct_fields::StructFields;
 
 use std::any::TypeId;
@@ -35,10 +41,10 @@ use std::mem::MaybeUninit;
 
 use crate::contract::{ShapeContract, ShapeOps};
 use crate::error::{Error, Result, SpecError};
-use crate::field::{Components, Field, FieldOps, FieldPath, PathSink, Sink};
+use crate::field::{Components, Field, FieldOps, FieldPath, PathSink, Sink, StructField};
 use crate::names::registered_name_of;
 use crate::shape::Shape;
-use crate::spec::{ExtensionType, TypeSpec, registered_name};
+use crate::spec::{ExtensionType, TypeSpec, ValueOps, registered_name};
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
@@ -151,11 +157,49 @@ pub struct StructDesc {
     pub contract: Option<&'static ShapeContract>,
     /// The functions of the value and spec types themselves (drop, clone, `Any`).
     pub types: &'static TypeFns,
+    /// The type's own `validate = …` function, over a pointer to the value.
+    pub validate: Option<unsafe fn(*const u8) -> Result<()>>,
 }
 
 impl StructDesc {
     pub(crate) fn registered_name(&self) -> &'static str {
         registered_name_of(self.type_id, self.name)
+    }
+
+    /// The checks of the value at `value` beyond its nested values: the shape contract, then the
+    /// type's own `validate = …` function.
+    ///
+    /// # Safety
+    /// `value` points to a live value described by `self`.
+    pub(crate) unsafe fn check_own(&self, value: *const u8) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { check_contract(self, value) }?;
+        match self.validate {
+            // SAFETY: the function is the type's own, given a pointer to a value of the type.
+            Some(validate) => unsafe { validate(value) },
+            None => Ok(()),
+        }
+    }
+
+    /// The whole validation of the value at `value`: its nested values, then its own checks.
+    ///
+    /// # Safety
+    /// `value` points to a live value described by `self`.
+    unsafe fn check_all(&self, value: *const u8) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { validate_fields(self, value) }?;
+        unsafe { self.check_own(value) }
+    }
+}
+
+/// The type's `validate = path` function as the table holds it (over an untyped pointer).
+pub const fn erase_validate<T>(
+    validate: fn(&T) -> Result<()>,
+) -> unsafe fn(*const u8) -> Result<()> {
+    // SAFETY: references and pointers to sized types are ABI-compatible (see the `fn` pointer
+    // docs, "ABI compatibility"); the table only calls it with pointers to a live `T`.
+    unsafe {
+        std::mem::transmute::<fn(&T) -> Result<()>, unsafe fn(*const u8) -> Result<()>>(validate)
     }
 }
 
@@ -637,51 +681,112 @@ fn count_mismatch(desc: &StructDesc, expected: usize, found: usize) -> Error {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Typed entry points (generic only where a value or spec is built, and then a few lines)
+// A derived type as a field: its `Field` impl takes every method from its table
 
-/// The exact spec of a value.
-pub fn field_spec<T: Derived>(value: &T) -> <T as Field>::Spec {
-    let mut out = MaybeUninit::<<T as Field>::Spec>::uninit();
-    // SAFETY: `T::DESC` describes `T` (the `Derived` contract); every field of `out` is written.
-    unsafe {
-        write_field_spec(
-            T::DESC,
-            value as *const T as *const u8,
-            out.as_mut_ptr() as *mut u8,
-        );
-        out.assume_init()
+// SAFETY (every `unsafe` block below): the pointers point to values, specs or uninitialised
+// memory of the type this table describes (the `StructField` contract, vouched for where the
+// derive builds the type's `StructTable`).
+impl StructField for StructDesc {
+    unsafe fn write_field_spec(&self, value: *const u8, out: *mut u8) {
+        unsafe { write_field_spec(self, value, out) }
     }
-}
-
-// The typed entry points below avoid `?`, closures and pointer methods: each of those would be
-// compiled once more for every derived type.
-
-/// Rebuilds a value from the components that follow, checked against `spec`, then validates it.
-pub fn from_components_at<T: Derived>(
-    spec: &<T as Field>::Spec,
-    path: &FieldPath<'_>,
-    components: &mut Components,
-) -> Result<T> {
-    let mut out = MaybeUninit::<T>::uninit();
-    let place = out.as_mut_ptr();
-    let spec = spec as *const <T as Field>::Spec as *const u8;
-    // SAFETY: `T::DESC` describes `T`; on `Ok` every field of `out` is written.
-    let built = unsafe { write_from_components(T::DESC, spec, path, components, place as _) };
-    // Not `?`: that would compile `Try` glue for every derived type.
-    #[allow(clippy::question_mark)]
-    if let Err(e) = built {
-        return Err(e);
+    unsafe fn num_components(&self, spec: *const u8) -> usize {
+        unsafe { num_components(self, spec) }
     }
-    // Validated in place, so the value is moved once, on success.
-    // SAFETY: `out` is initialised (above); it is either returned or dropped here, once.
-    match unsafe { (*place).validate() } {
-        Ok(()) => Ok(unsafe { out.assume_init() }),
-        Err(e) => {
-            unsafe { std::ptr::drop_in_place(place) };
-            Err(invalid(e, path, T::DESC.registered_name()))
+    unsafe fn component_specs(
+        &self,
+        spec: *const u8,
+        path: &FieldPath<'_>,
+        out: &mut dyn Sink<TensorSpec>,
+    ) {
+        unsafe { component_specs(self, spec, path, out) }
+    }
+    unsafe fn push_views<'a>(
+        &self,
+        value: *const u8,
+        path: &FieldPath<'_>,
+        out: &mut dyn Sink<TensorView<'a>>,
+    ) {
+        unsafe { push_views(self, value, path, out) }
+    }
+    unsafe fn push_components(
+        &self,
+        value: *mut u8,
+        path: &FieldPath<'_>,
+        out: &mut dyn Sink<Tensor>,
+    ) {
+        unsafe { push_components(self, value, path, out) }
+    }
+    unsafe fn write_from_components(
+        &self,
+        spec: *const u8,
+        path: &FieldPath<'_>,
+        components: &mut Components,
+        out: *mut u8,
+    ) -> Result<()> {
+        unsafe { write_from_components(self, spec, path, components, out) }?;
+        // The nested values were validated as they were rebuilt: what is left is the type's
+        // own checks (contract, `validate = …`).
+        match unsafe { self.check_own(out) } {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                unsafe { self.types.drop_value(out) };
+                Err(invalid(e, path, self.registered_name()))
+            }
+        }
+    }
+    unsafe fn spec_to_value(&self, spec: *const u8) -> SpecTree {
+        unsafe { spec_to_value(self, spec) }
+    }
+    unsafe fn write_spec_from_value(
+        &self,
+        value: &SpecTree,
+        path: &FieldPath<'_>,
+        out: *mut u8,
+    ) -> Result<()> {
+        unsafe { write_spec_from_value(self, value, path, out) }
+    }
+    unsafe fn spec_is_compatible(&self, a: *const u8, b: *const u8) -> bool {
+        unsafe { spec_is_compatible(self, a, b) }
+    }
+    unsafe fn write_most_specific_compatible(
+        &self,
+        a: *const u8,
+        b: *const u8,
+        out: *mut u8,
+    ) -> bool {
+        unsafe { write_most_specific_compatible(self, a, b, out) }
+    }
+    unsafe fn spec_fmt(&self, spec: *const u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        unsafe { spec_display(self, spec, f) }
+    }
+    unsafe fn validate_nested(&self, value: *const u8, path: &FieldPath<'_>) -> Result<()> {
+        match unsafe { self.check_all(value) } {
+            Ok(()) => Ok(()),
+            Err(e) => Err(invalid(e, path, self.registered_name())),
         }
     }
 }
+
+// SAFETY (every `unsafe` block below): as for `StructField`, vouched for where the derive builds
+// the type's `ValueTable`.
+impl ValueOps for StructDesc {
+    unsafe fn write_spec(&self, value: *const u8, out: *mut u8) {
+        unsafe { write_field_spec(self, value, out) }
+    }
+    unsafe fn components(&self, value: *mut u8) -> Vec<Tensor> {
+        unsafe { components_moved(self, value) }
+    }
+    unsafe fn validate(&self, value: *const u8) -> Result<()> {
+        unsafe { self.check_all(value) }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed entry points (generic only where a value or spec is built, and then a few lines)
+
+// The typed entry points below avoid `?`, closures and pointer methods: each of those would be
+// compiled once more for every derived type.
 
 /// Rebuilds a value from exactly its components (the count is checked first), through the
 /// type's `Field::from_components` (written field by field: the typed API's hot path).
@@ -695,21 +800,6 @@ pub fn from_components<T: Derived>(
         Ok(mut components) => T::from_components(spec, &FieldPath::Root, &mut components),
         Err(e) => Err(e),
     }
-}
-
-/// Moves each component out of the value.
-pub fn push_components_of<T: Derived>(value: T, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
-    let value = std::mem::ManuallyDrop::new(value);
-    // SAFETY: `T::DESC` describes `T`. Every field is moved out (read) once, and the value is
-    // never used or dropped again (`ManuallyDrop` skips the struct's drop).
-    unsafe { push_components(T::DESC, &value as *const _ as *mut u8, path, out) }
-}
-
-/// The components, moved out, in component order.
-pub fn into_components<T: Derived>(value: T) -> Vec<Tensor> {
-    let value = std::mem::ManuallyDrop::new(value);
-    // SAFETY: `T::DESC` describes `T`; the value is given up (`ManuallyDrop` skips its drop).
-    unsafe { components_moved(T::DESC, &value as *const _ as *mut u8) }
 }
 
 /// Deserializes a spec, then refines it with the type's shape contract, if any.
@@ -787,16 +877,6 @@ pub unsafe fn validate_fields(desc: &StructDesc, value: *const u8) -> Result<()>
         unsafe { (f.ops.validate_nested)(value.add(f.value_offset), &f.path(&FieldPath::Root)) }?;
     }
     Ok(())
-}
-
-/// Validates a nested extension value at `path` (a derived type's
-/// [`Field::validate_nested`]): its own checks and those of the values nested in it.
-#[inline]
-pub fn validate_nested<T: ExtensionType>(value: &T, path: &FieldPath<'_>) -> Result<()> {
-    match value.validate() {
-        Ok(()) => Ok(()),
-        Err(e) => Err(invalid(e, path, registered_name::<T>())),
-    }
 }
 
 /// A validation failure of the value at `path`, of the type named `type_name` (what

@@ -22,30 +22,40 @@
 //! ## What the derive emits for `struct Foo { a: A, b: B }`
 //!
 //! The field-by-field work is not generated: it lives once in `__private::derived`, over a table
-//! of the struct, and every generated method is one call into it.
+//! of the struct. `Field` and `ExtensionType` take their methods from that table (their provided
+//! methods, through [`Field::STRUCT`] and `ExtensionType::VALUE`), and the spec's std traits are
+//! one call each into it. Every impl is bounded by the field types (`where A: Field, B: Field`),
+//! so an unsupported field type is one error, at the field: the bound fails where it is written
+//! (rustc reports the identical error of every impl once), and nothing else names the type's
+//! fields unbounded.
 //!
 //! ```text
-//! pub struct FooSpec { pub a: <A as Field>::Spec, pub b: <B as Field>::Spec }
+//! pub struct FooSpec where A: Field, B: Field { pub a: <A as Field>::Spec, pub b: <B as Field>::Spec }
 //! const _: () = {
 //!     use ::extype::__private as __x;
-//!     unsafe impl __x::Derived for Foo {
+//!     unsafe impl __x::Derived for Foo where A: Field, B: Field {
 //!         const DESC: &StructDesc = &StructDesc { name, type_id, fields: &[
 //!             FieldDesc { key: "a", value_offset: offset_of!(Foo, a), spec_offset: offset_of!(FooSpec, a),
 //!                         ops: <A as __x::Field>::OPS, shape: None /* or the ShapedField accessors */ }, ..
-//!         ], contract, types: &TypeFns::of::<Foo>(validates) };
+//!         ], contract, types: &TypeFns::of::<Foo>(), validate: /* `validate = path`, erased */ };
 //!     }
-//!     impl Clone/Debug/PartialEq/Eq/Hash/Display for FooSpec   { one call each into __x::derived }
-//!     impl __x::Field for Foo      { type Spec = FooSpec; /* ten one-line calls */ }
-//!     unsafe impl __x::DerivedSpec for FooSpec { type Value = Foo; }   // TypeSpec: blanket impl
-//!     impl __x::ExtensionType for Foo { type Spec = FooSpec; const NAME: &str = "pkg.Foo"; /* spec, into_components, validate */ }
-//!     __x::inventory::submit! { __x::RegistryEntry::derived::<Foo>("pkg.Foo", file!(), line!()) }
+//!     impl Clone/Debug/PartialEq/Eq/Hash/Display/Serialize/Deserialize for FooSpec where .. { one call each }
+//!     impl __x::Field for Foo where .. { type Spec = FooSpec; const STRUCT = Some(StructTable(DESC)); }
+//!     unsafe impl __x::DerivedSpec for FooSpec where .. { type Value = Foo; }   // TypeSpec: blanket impl
+//!     impl __x::ExtensionType for Foo where .. { type Spec = FooSpec; const NAME = "pkg.Foo"; const VALUE = Some(ValueTable(DESC)); }
+//!     fn __extype_desc() -> Option<&'static StructDesc> { (&Probe::<Foo>::NEW).derived_desc() }
+//!     __x::inventory::submit! { __x::RegistryEntry::derived::<Foo>("pkg.Foo", file!(), line!(), __extype_desc) }
 //! };
 //! ```
 //!
-//! Generic types: every impl bounds the field types that name a type parameter by `Field` (plus
-//! the user's bounds), the `Field`/`ExtensionType` impls add `where Foo<T>: Clone`, the spec's std
-//! traits are written out (a `#[derive(Eq)]` would demand `T: Eq`), and no inventory entry is
-//! emitted (each instantiation is registered with [`register!`](crate::register)).
+//! The registry entry is a `static`, which cannot carry the bounds, so it reaches the table
+//! through a probe (`__private::Probe`; method resolution picks the table when `Foo`'s impls
+//! apply, and a fallback otherwise, which only a failed build ever sees).
+//!
+//! Generic types: the same bounds (with the user's own), the `Field`/`ExtensionType` impls add
+//! `where Foo<T>: Clone`, the spec's std traits are written out (a `#[derive(Eq)]` would demand
+//! `T: Eq`), and no inventory entry is emitted (each instantiation is registered with
+//! [`register!`](crate::register)).
 //!
 //! The modules: [`FieldPath`] (where a field is), the component sinks and source ([`Sink`],
 //! [`PathSink`], [`Components`]), the impls for tensor fields, static fields
@@ -58,6 +68,7 @@ mod components;
 mod container;
 mod path;
 mod static_data;
+mod struct_table;
 mod table;
 mod tensor;
 
@@ -73,10 +84,15 @@ pub use static_data::{
     static_variant_to_value,
 };
 #[doc(hidden)]
+pub use struct_table::{StructField, StructTable};
+#[doc(hidden)]
 pub use table::FieldOps;
 
 use std::fmt;
 use std::hash::Hash;
+use std::mem::{ManuallyDrop, MaybeUninit};
+
+use struct_table::table_of;
 
 use crate::error::{Error, Result, SpecError};
 use crate::spec_tree::SpecTree;
@@ -110,6 +126,24 @@ pub fn data_error(path: &FieldPath<'_>, expected: impl Into<String>, found: &Spe
 /// fn needs_field<F: extype_core::Field>() {}
 /// needs_field::<std::rc::Rc<f32>>(); // `Rc<f32>` cannot be a field of an extension type
 /// ```
+///
+/// The methods are provided for derived types only (they walk the type's table, named by the
+/// derive in a hidden constant). Any other implementation writes every one of them; one it
+/// leaves out is a compile error where it is used:
+///
+/// ```compile_fail,E0080
+/// use extype_core::Field;
+///
+/// struct Mine;
+/// impl Field for Mine {
+///     type Spec = ();
+/// }
+///
+/// fn main() {
+///     // `Field` impls that do not come from `#[derive(ExtensionType)]` implement every method
+///     let _ = <Mine as Field>::num_components(&());
+/// }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of an extension type",
     label = "unsupported field type",
@@ -121,28 +155,76 @@ pub trait Field: Sized + Send + Sync + 'static {
     /// value itself for static data, containers of specs for containers.
     type Spec: Clone + fmt::Debug + Eq + Hash + Send + Sync + 'static;
 
+    /// The table of a type deriving `ExtensionType`, through which it takes every method below
+    /// (its `Field` impl writes no method). `None`, the default, for every other field type,
+    /// which implements each method without a default itself: one it leaves out is a compile
+    /// error where that method is used.
+    #[doc(hidden)]
+    const STRUCT: Option<StructTable> = None;
+
     /// The (exact) spec of this value.
-    fn field_spec(&self) -> Self::Spec;
+    #[inline]
+    fn field_spec(&self) -> Self::Spec {
+        let mut out = MaybeUninit::<Self::Spec>::uninit();
+        // SAFETY: the table describes `Self` and its spec (`StructTable::new`); it writes every
+        // field of `out`.
+        unsafe {
+            table_of::<Self>().write_field_spec(erased(self), out.as_mut_ptr() as *mut u8);
+            out.assume_init()
+        }
+    }
 
     /// How many tensor components a value of this spec has.
-    fn num_components(spec: &Self::Spec) -> usize;
+    #[inline]
+    fn num_components(spec: &Self::Spec) -> usize {
+        // SAFETY: as in `field_spec`.
+        unsafe { table_of::<Self>().num_components(erased(spec)) }
+    }
 
     /// Pushes the spec of each component, in component order.
-    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>);
+    #[inline]
+    fn component_specs(spec: &Self::Spec, path: &FieldPath<'_>, out: &mut dyn Sink<TensorSpec>) {
+        // SAFETY: as in `field_spec`.
+        unsafe { table_of::<Self>().component_specs(erased(spec), path, out) }
+    }
 
     /// Pushes a borrowed view of each component (no copy).
-    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>);
+    #[inline]
+    fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
+        // SAFETY: as in `field_spec`; `self` is borrowed for `'a`.
+        unsafe { table_of::<Self>().push_views(erased(self), path, out) }
+    }
 
     /// Moves each component out (no copy).
-    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>);
+    #[inline]
+    fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+        let mut value = ManuallyDrop::new(self);
+        // SAFETY: as in `field_spec`. Every field is moved out once, and the value is neither
+        // used nor dropped afterwards (`ManuallyDrop`).
+        unsafe {
+            table_of::<Self>().push_components(&mut *value as *mut Self as *mut u8, path, out)
+        }
+    }
 
     /// Rebuilds a value from the next components, checked against `spec`; static data comes from
     /// the spec.
+    #[inline]
     fn from_components(
         spec: &Self::Spec,
         path: &FieldPath<'_>,
         components: &mut Components,
-    ) -> Result<Self>;
+    ) -> Result<Self> {
+        let mut out = MaybeUninit::<Self>::uninit();
+        // SAFETY: as in `field_spec`; on `Ok` the table wrote (and validated) the whole value.
+        unsafe {
+            let out_ptr = out.as_mut_ptr() as *mut u8;
+            match table_of::<Self>().write_from_components(erased(spec), path, components, out_ptr)
+            {
+                Ok(()) => Ok(out.assume_init()),
+                Err(e) => Err(e),
+            }
+        }
+    }
 
     /// [`from_components`](Self::from_components), writing the value to `out` (what the tables
     /// of derived structs call). The default moves `from_components`'s result there; tensor
@@ -169,34 +251,79 @@ pub trait Field: Sized + Send + Sync + 'static {
     }
 
     /// Serializes the spec.
-    fn spec_to_value(spec: &Self::Spec) -> SpecTree;
+    #[inline]
+    fn spec_to_value(spec: &Self::Spec) -> SpecTree {
+        // SAFETY: as in `field_spec`.
+        unsafe { table_of::<Self>().spec_to_value(erased(spec)) }
+    }
 
     /// Deserializes a spec; errors name `path` and what was expected and found.
-    fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec>;
+    #[inline]
+    fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
+        let mut out = MaybeUninit::<Self::Spec>::uninit();
+        // SAFETY: as in `field_spec`; on `Ok` every field of `out` is written.
+        unsafe {
+            match table_of::<Self>().write_spec_from_value(value, path, out.as_mut_ptr() as _) {
+                Ok(()) => Ok(out.assume_init()),
+                Err(e) => Err(e),
+            }
+        }
+    }
 
     /// Loose, symmetric compatibility of two specs.
-    fn spec_is_compatible(a: &Self::Spec, b: &Self::Spec) -> bool;
+    #[inline]
+    fn spec_is_compatible(a: &Self::Spec, b: &Self::Spec) -> bool {
+        // SAFETY: as in `field_spec`.
+        unsafe { table_of::<Self>().spec_is_compatible(erased(a), erased(b)) }
+    }
 
     /// The most specific spec compatible with both; `None` when there is none.
-    fn spec_most_specific_compatible(a: &Self::Spec, b: &Self::Spec) -> Option<Self::Spec>;
+    #[inline]
+    fn spec_most_specific_compatible(a: &Self::Spec, b: &Self::Spec) -> Option<Self::Spec> {
+        let mut out = MaybeUninit::<Self::Spec>::uninit();
+        // SAFETY: as in `field_spec`; on `true` every field of `out` is written.
+        unsafe {
+            let table = table_of::<Self>();
+            match table.write_most_specific_compatible(erased(a), erased(b), out.as_mut_ptr() as _)
+            {
+                true => Some(out.assume_init()),
+                false => None,
+            }
+        }
+    }
 
     /// Writes the spec compactly for people (`f32[2, 3]`, `pkg.Inner { a: …, b: … }`), as
     /// `Display` of specs does: by default the text form of [`spec_to_value`](Self::spec_to_value);
     /// containers and derived types override it so nested fields print in declaration order.
+    #[inline]
     fn spec_fmt(spec: &Self::Spec, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Display::fmt(&Self::spec_to_value(spec), f)
+        match Self::STRUCT {
+            // SAFETY: as in `field_spec`.
+            Some(table) => unsafe { table.get().spec_fmt(erased(spec), f) },
+            None => std::fmt::Display::fmt(&Self::spec_to_value(spec), f),
+        }
     }
 
     /// Checks the extension values nested in this field (their shape contracts and their own
     /// validation, recursively); an error names the path below `path`. Tensors and static data
     /// hold none.
+    #[inline]
     fn validate_nested(&self, path: &FieldPath<'_>) -> Result<()> {
-        let _ = path;
-        Ok(())
+        match Self::STRUCT {
+            // SAFETY: as in `field_spec`.
+            Some(table) => unsafe { table.get().validate_nested(erased(self), path) },
+            None => Ok(()),
+        }
     }
 
     /// This type's functions behind untyped pointers, for the tables of derived structs (see
     /// `extype_core::__private::derived`). Not meant to be overridden.
     #[doc(hidden)]
     const OPS: &'static FieldOps = &FieldOps::of::<Self>();
+}
+
+/// `r` as the untyped pointer the struct tables take.
+#[inline(always)]
+fn erased<T>(r: &T) -> *const u8 {
+    r as *const T as *const u8
 }

@@ -3,8 +3,8 @@
 
 use std::any::TypeId;
 
-use crate::derived::{Derived, ErasedSpec, StructDesc};
-use crate::error::Result;
+use crate::derived::{ErasedSpec, StructDesc};
+use crate::error::{RegistryError, Result};
 use crate::spec::{AnySpec, ExtensionType, TypeSpec};
 use crate::spec_tree::SpecTree;
 
@@ -32,9 +32,11 @@ pub enum SpecDecoder {
     /// Through the type's `TypeSpec::deserialize`, boxed (types registered with
     /// [`RegistryEntry::new`]).
     Typed(fn(&SpecTree) -> Result<Box<dyn AnySpec>>),
-    /// Through a derived type's table, with no code of its own (see `__private::derived`).
+    /// Through a derived type's table, with no code of its own (see `__private::derived`),
+    /// reached through the function the derive generates beside the entry (`None` only where
+    /// the type's impls do not apply, which fails its build).
     #[doc(hidden)]
-    Derived(&'static StructDesc),
+    Derived(fn() -> Option<&'static StructDesc>),
 }
 
 fn deserialize_spec_of<T: ExtensionType>(value: &SpecTree) -> Result<Box<dyn AnySpec>> {
@@ -58,14 +60,21 @@ impl RegistryEntry {
     }
 
     /// The entry of a derived type (what `#[derive(ExtensionType)]` submits): its specs are
-    /// decoded through its table, so registering it compiles no code of its own.
+    /// decoded through its table, so registering it compiles no code of its own. The table comes
+    /// from `desc`, a [`Probe`](crate::derived::Probe) of `T`: the entry never names `T`'s impls,
+    /// so a type whose field types are unsupported gets its one error at the field, not here.
     #[doc(hidden)]
-    pub const fn derived<T: Derived>(name: &'static str, file: &'static str, line: u32) -> Self {
+    pub const fn derived<T: 'static>(
+        name: &'static str,
+        file: &'static str,
+        line: u32,
+        desc: fn() -> Option<&'static StructDesc>,
+    ) -> Self {
         RegistryEntry {
             name,
-            type_id: T::DESC.type_id,
-            type_name: T::DESC.types.value_type_name,
-            decoder: SpecDecoder::Derived(T::DESC),
+            type_id: TypeId::of::<T>(),
+            type_name: std::any::type_name::<T>,
+            decoder: SpecDecoder::Derived(desc),
             file,
             line,
         }
@@ -75,9 +84,16 @@ impl RegistryEntry {
     pub fn deserialize_spec(&self, value: &SpecTree) -> Result<Box<dyn AnySpec>> {
         match self.decoder {
             SpecDecoder::Typed(decode) => decode(value),
-            SpecDecoder::Derived(desc) => match ErasedSpec::deserialize(desc, value) {
-                Ok(spec) => Ok(Box::new(spec)),
-                Err(e) => Err(e),
+            SpecDecoder::Derived(desc) => match desc() {
+                Some(desc) => match ErasedSpec::deserialize(desc, value) {
+                    Ok(spec) => Ok(Box::new(spec)),
+                    Err(e) => Err(e),
+                },
+                None => Err(RegistryError::NotDecodable {
+                    name: self.name.to_string(),
+                    type_name: (self.type_name)().to_string(),
+                }
+                .into()),
             },
         }
     }
@@ -99,4 +115,31 @@ macro_rules! register {
             $crate::__private::RegistryEntry::new::<$t>($name, ::core::file!(), ::core::line!())
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RegistryEntry;
+    use crate::error::{Error, RegistryError};
+    use crate::spec_tree::SpecTree;
+
+    /// An entry whose probe found no table (only a failed build could make one) is an error
+    /// naming the type when its specs are decoded, never a panic.
+    #[test]
+    fn a_derived_entry_without_a_table_is_an_error() {
+        let entry = RegistryEntry::derived::<u8>("test.NoTable", file!(), line!(), || None);
+        let err = match entry.deserialize_spec(&SpecTree::None) {
+            Err(e) => e,
+            Ok(_) => panic!("decoded a spec without a table"),
+        };
+        let Error::Registry(registry_error) = &err else {
+            panic!("not a registry error: {err}");
+        };
+        assert!(matches!(
+            &**registry_error,
+            RegistryError::NotDecodable { name, type_name }
+                if name == "test.NoTable" && type_name == "u8"
+        ));
+        assert!(err.to_string().contains("\"test.NoTable\""), "{err}");
+    }
 }

@@ -8,8 +8,11 @@ mod any_spec;
 mod shared;
 mod type_spec;
 pub mod value;
+mod value_table;
 
 pub use crate::tensor::TensorSpec;
 pub use any_spec::{AnyExtension, AnySpec};
 pub use type_spec::{ExtensionType, TypeSpec, registered_name};
 pub use value::{SharedExtension, Value, ValueSpec};
+#[doc(hidden)]
+pub use value_table::{ValueOps, ValueTable};

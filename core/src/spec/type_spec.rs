@@ -3,8 +3,10 @@
 use std::any::TypeId;
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::mem::{ManuallyDrop, MaybeUninit};
 
 use super::TensorSpec;
+use super::value_table::{ValueTable, table_of};
 use crate::error::Result;
 use crate::names::registered_name_of;
 use crate::spec_tree::SpecTree;
@@ -89,16 +91,44 @@ pub trait ExtensionType: Clone + Send + Sync + 'static {
     /// gives the name in use.
     const NAME: &'static str;
 
+    /// The table of a type deriving `ExtensionType`, through which it takes `spec`,
+    /// `into_components` and `validate` (its impl writes no method). `None`, the default, for
+    /// every other type, which implements `spec` and `into_components` itself: leaving one out
+    /// is a compile error where it is used.
+    #[doc(hidden)]
+    const VALUE: Option<ValueTable> = None;
+
     /// The exact spec of this value.
-    fn spec(&self) -> Self::Spec;
+    #[inline]
+    fn spec(&self) -> Self::Spec {
+        let mut out = MaybeUninit::<Self::Spec>::uninit();
+        // SAFETY: the table describes `Self` and its spec (`ValueTable::new`); it writes every
+        // field of `out`.
+        unsafe {
+            table_of::<Self>().write_spec(self as *const Self as *const u8, out.as_mut_ptr() as _);
+            out.assume_init()
+        }
+    }
 
     /// Moves the components out, in component order (no copies).
-    fn into_components(self) -> Vec<Tensor>;
+    #[inline]
+    fn into_components(self) -> Vec<Tensor> {
+        let mut value = ManuallyDrop::new(self);
+        // SAFETY: as in `spec`. Every field is moved out once, and the value is neither used
+        // nor dropped afterwards (`ManuallyDrop`).
+        unsafe { table_of::<Self>().components(&mut *value as *mut Self as *mut u8) }
+    }
 
-    /// Checks invariants the spec cannot express (the derive's `validate = path`). Runs when a
-    /// value is rebuilt from components, loaded, or reinterpreted.
+    /// Checks invariants the spec cannot express (the derive's `validate = path`, its shape
+    /// contract and its nested values). Runs when a value is built with `try_new`, rebuilt from
+    /// components, loaded, or reinterpreted.
+    #[inline]
     fn validate(&self) -> Result<()> {
-        Ok(())
+        match Self::VALUE {
+            // SAFETY: as in `spec`.
+            Some(table) => unsafe { table.get().validate(self as *const Self as *const u8) },
+            None => Ok(()),
+        }
     }
 
     /// The name of a spec whose name is data (anonymous values); `None` for ordinary types,

@@ -103,8 +103,14 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
     let entry = if g.is_generic() {
         TokenStream::new()
     } else {
+        // Through a probe, as the registry entry (see `traits::registration`).
         quote! {
-            __x::inventory::submit! { __x::BatchEntry::of::<#self_ty>() }
+            fn __extype_batch_fns() -> ::core::option::Option<__x::BatchFns> {
+                #[allow(unused_imports)]
+                use __x::{NotBatchable as _, ProbeBatch as _};
+                (&__x::Probe::<#self_ty>::NEW).batch_fns()
+            }
+            __x::inventory::submit! { __x::BatchEntry::probed::<#self_ty>(__extype_batch_fns) }
         }
     };
     quote! {

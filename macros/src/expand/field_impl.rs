@@ -1,12 +1,12 @@
 //! The type's table (`unsafe impl Derived`: offsets and per-field-type operations) and
-//! `impl Field for Foo`, whose methods are one call each into `__private::derived`, where the
-//! field-by-field logic lives.
+//! `impl Field for Foo`, which names the table and writes no method (`Field`'s provided methods
+//! walk the table in `__private::derived`, where the field-by-field logic lives).
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{Gen, erased, key};
+use super::{Gen, key};
 use crate::ast::Style;
 
 /// `unsafe impl Derived for Foo { const DESC = &StructDesc { .. } }`.
@@ -22,8 +22,7 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
     let spec_name = g.spec_ident.to_string();
     let tuple = matches!(g.cont.style, Style::Tuple);
     let contract = g.contract_arg();
-    let validates =
-        g.fields().iter().any(|f| f.attrs.shape.is_some()) || g.cont.attrs.validate.is_some();
+    let validate = super::traits::user_validate(g);
     let fields = g.spec_fields().enumerate().map(|(spec_index, f)| {
         let ty = f.ty;
         let field_ty = f.field_ty();
@@ -85,22 +84,21 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
                 fields: &[#(#fields),*],
                 skipped: &[#(#skipped),*],
                 contract: #contract,
-                types: &__x::derived::TypeFns::of::<Self>(#validates),
+                types: &__x::derived::TypeFns::of::<Self>(),
+                validate: #validate,
             };
         }
     }
 }
 
-/// `impl Field for Foo`, so the type nests inside other extension types.
+/// `impl Field for Foo`, so the type nests inside other extension types: the spec type and the
+/// type's table, from which `Field`'s provided methods walk the struct (no method is written
+/// here, so none is type-checked per type).
 pub fn field_impl(g: &Gen) -> TokenStream {
     let impl_generics = g.impl_generics();
     let self_ty = g.self_ty();
     let spec_ty = g.spec_ty();
     let where_clause = &g.where_clause;
-    let spec = erased(quote!(__spec));
-    let a = erased(quote!(__a));
-    let b = erased(quote!(__b));
-    let this = erased(quote!(self));
     quote! {
         #[automatically_derived]
         impl #impl_generics __x::SequenceItem for #self_ty #where_clause {}
@@ -108,100 +106,11 @@ pub fn field_impl(g: &Gen) -> TokenStream {
         #[automatically_derived]
         impl #impl_generics __x::Field for #self_ty #where_clause {
             type Spec = #spec_ty;
-
-            #[inline]
-            fn field_spec(&self) -> #spec_ty {
-                __x::derived::field_spec(self)
-            }
-
-            #[inline]
-            fn num_components(__spec: &#spec_ty) -> usize {
-                // SAFETY: `__spec` is a spec of `Self`, described by `Self::DESC`.
-                unsafe { __x::derived::num_components(<Self as __x::Derived>::DESC, #spec) }
-            }
-
-            #[inline]
-            fn component_specs(
-                __spec: &#spec_ty,
-                __path: &__x::FieldPath<'_>,
-                __out: &mut dyn __x::Sink<__x::TensorSpec>,
-            ) {
-                // SAFETY: as above.
-                unsafe {
-                    __x::derived::component_specs(<Self as __x::Derived>::DESC, #spec, __path, __out)
-                }
-            }
-
-            #[inline]
-            fn push_views<'__a>(
-                &'__a self,
-                __path: &__x::FieldPath<'_>,
-                __out: &mut dyn __x::Sink<__x::TensorView<'__a>>,
-            ) {
-                // SAFETY: `self` is described by `Self::DESC` and outlives the views.
-                unsafe {
-                    __x::derived::push_views(<Self as __x::Derived>::DESC, #this, __path, __out)
-                }
-            }
-
-            fn spec_fmt(
-                __spec: &#spec_ty,
-                __f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                // SAFETY: `__spec` is a spec of `Self`, described by `Self::DESC`.
-                unsafe { __x::derived::spec_display(<Self as __x::Derived>::DESC, #spec, __f) }
-            }
-
-            #[inline]
-            fn validate_nested(&self, __path: &__x::FieldPath<'_>) -> __x::Result<()> {
-                __x::derived::validate_nested(self, __path)
-            }
-
-            #[inline]
-            fn push_components(
-                self,
-                __path: &__x::FieldPath<'_>,
-                __out: &mut dyn __x::Sink<__x::Tensor>,
-            ) {
-                __x::derived::push_components_of(self, __path, __out)
-            }
-
-            #[inline]
-            fn from_components(
-                __spec: &#spec_ty,
-                __path: &__x::FieldPath<'_>,
-                __components: &mut __x::Components,
-            ) -> __x::Result<Self> {
-                __x::derived::from_components_at::<Self>(__spec, __path, __components)
-            }
-
-            #[inline]
-            fn spec_to_value(__spec: &#spec_ty) -> __x::SpecTree {
-                // SAFETY: as above.
-                unsafe { __x::derived::spec_to_value(<Self as __x::Derived>::DESC, #spec) }
-            }
-
-            #[inline]
-            fn spec_from_value(
-                __value: &__x::SpecTree,
-                __path: &__x::FieldPath<'_>,
-            ) -> __x::Result<#spec_ty> {
-                __x::derived::spec_from_value::<Self>(__value, __path)
-            }
-
-            #[inline]
-            fn spec_is_compatible(__a: &#spec_ty, __b: &#spec_ty) -> bool {
-                // SAFETY: as above.
-                unsafe { __x::derived::spec_is_compatible(<Self as __x::Derived>::DESC, #a, #b) }
-            }
-
-            #[inline]
-            fn spec_most_specific_compatible(
-                __a: &#spec_ty,
-                __b: &#spec_ty,
-            ) -> ::core::option::Option<#spec_ty> {
-                __x::derived::most_specific_compatible::<Self>(__a, __b)
-            }
+            // SAFETY: `DESC` describes `Self` and `FooSpec` (the `Derived` impl above).
+            const STRUCT: ::core::option::Option<__x::StructTable> =
+                ::core::option::Option::Some(unsafe {
+                    __x::StructTable::new(<Self as __x::Derived>::DESC)
+                });
         }
     }
 }

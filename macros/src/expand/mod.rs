@@ -76,15 +76,16 @@ pub struct Gen<'a> {
 }
 
 impl<'a> Gen<'a> {
-    /// A field type that names a type parameter (`ArrayD<T>`) can only be checked per
-    /// instantiation, so every impl of a generic type is bounded on `Ty: Field` for such fields.
-    /// Other field types get no bound: an unsupported one is reported where the spec struct and
-    /// the type's table name `<Ty as Field>` (see `field_impl::derived_impl`).
+    /// Every item is bounded by `Ty: Field` for each field of the spec (`Ty: SkippedField` for a
+    /// skipped field naming a type parameter), spanned at the field's type: an unsupported type
+    /// is then one error, at the field, which rustc reports once for all the items (see the
+    /// crate docs, "Diagnostics"); for a field naming a type parameter the bound is also what
+    /// makes the impls generic over it.
     fn new(cont: &'a Container<'a>) -> Self {
         let mut where_clause = cont.generics.where_clause.clone();
         for field in &cont.fields {
             let ty = field.ty;
-            if mentions_generic_param(cont, ty) {
+            if field.attrs.in_spec() || mentions_generic_param(cont, ty) {
                 let bound: syn::WherePredicate = if field.attrs.in_spec() {
                     let field_ty = field.field_ty();
                     syn::parse_quote_spanned!(ty.span()=> #field_ty: ::extype::__private::Field)

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{Gen, erased};
+use super::Gen;
 use crate::ast::Style;
 
 /// `static __CONTRACT: ShapeContract` when some field has `#[extype(shape = "…")]`.
@@ -40,7 +40,6 @@ pub fn traits(g: &Gen) -> TokenStream {
     let spec_ty = g.spec_ty();
     let where_clause = &g.where_clause;
     let name = g.name_expr();
-    let validate = validate_fn(g);
     let constructor = constructor(g);
     let refine_method = refine_method(g);
     let registration = registration(g);
@@ -56,15 +55,11 @@ pub fn traits(g: &Gen) -> TokenStream {
             type Spec = #spec_ty;
             const NAME: &'static str = #name;
 
-            #[inline]
-            fn spec(&self) -> #spec_ty {
-                __x::derived::field_spec(self)
-            }
-            #[inline]
-            fn into_components(self) -> ::std::vec::Vec<__x::Tensor> {
-                __x::derived::into_components(self)
-            }
-            #validate
+            // SAFETY: `DESC` describes `Self` and its spec (the `Derived` impl).
+            const VALUE: ::core::option::Option<__x::ValueTable> =
+                ::core::option::Option::Some(unsafe {
+                    __x::ValueTable::new(<Self as __x::Derived>::DESC)
+                });
         }
 
         #constructor
@@ -74,7 +69,9 @@ pub fn traits(g: &Gen) -> TokenStream {
 }
 
 /// The registry entry of a non-generic type (a generic one is registered per instantiation with
-/// `register!`).
+/// `register!`). The entry reaches the type's table through a probe (`__private::Probe`): a
+/// `static` cannot carry the impls' field bounds, and naming the impls here would report an
+/// unsupported field type a second time.
 fn registration(g: &Gen) -> TokenStream {
     if g.is_generic() {
         return TokenStream::new();
@@ -82,41 +79,33 @@ fn registration(g: &Gen) -> TokenStream {
     let self_ty = g.self_ty();
     let name = g.name_expr();
     quote! {
+        fn __extype_desc() -> ::core::option::Option<&'static __x::StructDesc> {
+            #[allow(unused_imports)]
+            use __x::{NotDerived as _, ProbeDerived as _};
+            (&__x::Probe::<#self_ty>::NEW).derived_desc()
+        }
         __x::inventory::submit! {
-            __x::RegistryEntry::derived::<#self_ty>(#name, ::core::file!(), ::core::line!())
+            __x::RegistryEntry::derived::<#self_ty>(#name, ::core::file!(), ::core::line!(), __extype_desc)
         }
     }
 }
 
-/// `fn validate`: the extension values nested in the fields (recursively), the shape contract,
-/// then the user's `validate = path`.
-fn validate_fn(g: &Gen) -> TokenStream {
-    let desc = g.desc();
-    let this = erased(quote!(self));
-    let nested = quote! {
-        // SAFETY: `self` is described by `DESC`.
-        unsafe { __x::derived::validate_fields(#desc, #this) }?;
-    };
-    let contract = contract_fields(g).next().is_some().then(|| {
-        quote! {
-            // SAFETY: `self` is described by `DESC`.
-            unsafe { __x::derived::check_contract(#desc, #this) }?;
+/// The table's `validate`: the user's `validate = path` as an untyped function, or `None`.
+pub fn user_validate(g: &Gen) -> TokenStream {
+    match &g.cont.attrs.validate {
+        Some(path) => {
+            // Bound to a fn pointer first so a wrong signature is reported at the path.
+            let check = quote_spanned! {path.span()=>
+                let __user_validate: fn(&Self) -> __x::Result<()> = #path;
+            };
+            quote! {
+                ::core::option::Option::Some({
+                    #check
+                    __x::derived::erase_validate(__user_validate)
+                })
+            }
         }
-    });
-    let user = g.cont.attrs.validate.as_ref().map(|path| {
-        // Bound to a fn pointer first so a wrong signature is reported at the path.
-        quote_spanned! {path.span()=>
-            let __user_validate: fn(&Self) -> __x::Result<()> = #path;
-            __user_validate(self)?;
-        }
-    });
-    quote! {
-        fn validate(&self) -> __x::Result<()> {
-            #nested
-            #contract
-            #user
-            ::core::result::Result::Ok(())
-        }
+        None => quote!(::core::option::Option::None),
     }
 }
 

@@ -1,5 +1,5 @@
-// A generic type (no registry entry) with an unsupported field type: the first error is at the
-// field's type; rustc repeats the unmet bound where the generated code uses the spec type.
+// A generic type (no registry entry) with an unsupported field type: one error, at the field's
+// type.
 use extype::ExtensionType;
 use ndarray::ArrayD;
 

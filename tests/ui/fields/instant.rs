@@ -1,5 +1,5 @@
-// `Instant` is no field type: the first error is at the field's type, with the list of what a
-// field may be; rustc repeats the unmet bound where the generated code uses the spec type.
+// `Instant` is no field type: one error, at the field's type, with the list of what a field may
+// be (every generated impl is bounded by the field types, so nothing else reports it again).
 use extype::ExtensionType;
 use ndarray::ArrayD;
 

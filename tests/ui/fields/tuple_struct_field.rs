@@ -1,5 +1,4 @@
-// An unsupported field in a tuple struct (`Rc` is no field): the first error is at the field's
-// type.
+// An unsupported field in a tuple struct (`Rc` is no field): one error, at the field's type.
 use extype::ExtensionType;
 use ndarray::ArrayD;
 

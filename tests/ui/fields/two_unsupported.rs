@@ -1,4 +1,4 @@
-// Two unsupported field types: each is reported at its own field first (both in one run).
+// Two unsupported field types: one error each, at its own field (both in one run).
 use extype::ExtensionType;
 use ndarray::ArrayD;
 

@@ -1,5 +1,6 @@
-// An unsupported field type, and the type used elsewhere: the errors are the field's (first, at
-// its type) and its repeats in generated code; the user's own use of `try_new` adds none.
+// An unsupported field type, and the type used elsewhere: the derive's one error is at the
+// field; the user's own use of `try_new` is reported where it is used, naming that field's
+// unmet bound (the type's impls do not apply).
 use extype::ExtensionType;
 use ndarray::ArrayD;
 

@@ -1,0 +1,88 @@
+//! The `ExtensionType` methods of a derived struct, behind untyped pointers: [`ValueOps`], and
+//! the [`ValueTable`] a derived type's `ExtensionType` impl names instead of writing them.
+//!
+//! Why: every generated impl of a derived type is bounded by its field types (so that an
+//! unsupported field type is reported once, at the field), and every method body under those
+//! bounds is checked per type. With the table, a derived `ExtensionType` impl is a spec type, a
+//! name and a constant; the provided methods are compiled once, here and in
+//! `__private::derived`.
+
+use std::fmt;
+
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// What a derived value can do, over untyped pointers to it (or to uninitialised memory for its
+/// spec, `out`). Implemented by the derive's struct tables (`__private::derived::StructDesc`);
+/// not meant to be implemented elsewhere.
+///
+/// # Safety (of every method)
+///
+/// The table describes the value and spec types the pointers point to (what
+/// [`ValueTable::new`] requires); `out` is valid for a write of one spec.
+pub trait ValueOps: Sync {
+    /// Writes the exact spec of the value at `value` to `out`.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn write_spec(&self, value: *const u8, out: *mut u8);
+
+    /// Moves the components out of the value at `value`, in component order. The value is given
+    /// up: the caller neither uses nor drops it afterwards.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn components(&self, value: *mut u8) -> Vec<Tensor>;
+
+    /// The value's validation: its nested extension values (recursively), its shape contract,
+    /// then its own `validate = …` function.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn validate(&self, value: *const u8) -> Result<()>;
+}
+
+/// The table a derived type's [`ExtensionType::VALUE`](super::ExtensionType::VALUE) holds: its
+/// [`ValueOps`], vouched for by the `unsafe` constructor.
+#[derive(Clone, Copy)]
+pub struct ValueTable(&'static dyn ValueOps);
+
+impl ValueTable {
+    /// The table of the type whose `ExtensionType::VALUE` this becomes.
+    ///
+    /// # Safety
+    ///
+    /// `table` describes that type and its `ExtensionType::Spec` exactly (the derive passes the
+    /// type's own `Derived::DESC`).
+    pub const unsafe fn new(table: &'static dyn ValueOps) -> ValueTable {
+        ValueTable(table)
+    }
+
+    /// The operations.
+    #[inline(always)]
+    pub(super) fn get(self) -> &'static dyn ValueOps {
+        self.0
+    }
+}
+
+impl fmt::Debug for ValueTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ValueTable")
+    }
+}
+
+/// The table of `T`, a derived type. For any other type this is a compile error (raised where
+/// the provided method is instantiated): such a type implements `spec` and `into_components`
+/// itself.
+#[inline(always)]
+pub(super) fn table_of<T: super::ExtensionType>() -> &'static dyn ValueOps {
+    const {
+        match T::VALUE {
+            Some(table) => table.0,
+            None => panic!(
+                "an `ExtensionType` impl that does not come from `#[derive(ExtensionType)]` \
+                 implements `spec` and `into_components`"
+            ),
+        }
+    }
+}
