@@ -63,9 +63,7 @@ mod fns_of {
 }
 
 impl TypeFns {
-    /// The functions of the derived type `T` and of its spec. `validates`: whether `T` has a
-    /// `validate` of its own (a shape contract or `#[extype(validate = …)]`); if not, none is
-    /// called.
+    /// The functions of the derived type `T` and of its spec.
     pub const fn of<T: Derived>() -> TypeFns {
         TypeFns {
             value_layout: Layout::new::<T>(),
