@@ -294,7 +294,8 @@ pub trait Field: Sized + Send + Sync + 'static {
 
     /// Writes the spec compactly for people (`f32[2, 3]`, `pkg.Inner { a: …, b: … }`), as
     /// `Display` of specs does: by default the text form of [`spec_to_value`](Self::spec_to_value);
-    /// containers and derived types override it so nested fields print in declaration order.
+    /// containers override it, and derived types print through their table, so nested fields
+    /// print in declaration order.
     #[inline]
     fn spec_fmt(spec: &Self::Spec, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match Self::STRUCT {
