@@ -54,9 +54,11 @@
 //!   gives the same bits. `exp`/`sigmoid` on `f32` use a branch-free Cephes polynomial so they
 //!   vectorise too (≤ 2 ulp, tested against `f64::exp`).
 //!
-//! Why hand-written intrinsics rather than LLVM's auto-vectorised accumulator arrays, closures or
-//! a SIMD crate (`pulp`, `wide`), with the measurements that decided it, is in `BENCHMARKS.md`
-//! at the repository root ("Evidence behind the SIMD design").
+//! Hand-written intrinsics rather than LLVM's auto-vectorised accumulator arrays (which kept the
+//! accumulators in memory), closures (not reliably inlined into `#[target_feature]` functions)
+//! or a SIMD crate (`pulp`: one more dependency and dispatch abstraction for the ~10 operations
+//! the reductions need; `wide`: no runtime dispatch); for the measurements that decided it, see
+//! BENCHMARKS.md in the repository ("Measurements behind the kernels' design and constants").
 //!
 //! aarch64 has no NEON backend: this machine has only the x86-64 toolchain (no aarch64
 //! `rust-std`, no `rust-src` to build one), so one could be neither compiled nor tested. On
@@ -84,10 +86,11 @@
 //! segment sum of a short run can differ in the last bits from [`reduce::full::sum`] of the
 //! same run; both are deterministic.)
 //!
-//! These are worst-case bounds; rounding errors of random data cancel: the measured relative
-//! error of the `f32` sum of 64 Mi uniform `[0, 1)` values against a compensated `f64`
-//! reference is 9.1e-9 (target ≤ 1e-7; test `f32_sum_accuracy_64mi`, and a 1 Mi version that
-//! runs by default: 8.4e-9). Strided (non-vectorisable) lanes are summed pairwise too.
+//! These are worst-case bounds; rounding errors of random data cancel: the relative error of the
+//! `f32` sum of 64 Mi uniform `[0, 1)` values against a compensated `f64` reference stays within
+//! 1e-7 (test `f32_sum_accuracy_64mi`, and a 1 Mi version that runs by default; for the measured
+//! error, see BENCHMARKS.md in the repository). Strided (non-vectorisable) lanes are summed
+//! pairwise too.
 //!
 //! ## Layouts
 //!
@@ -114,21 +117,20 @@
 //! split started to pay in the benchmark's "parallel crossover" table; kernels that build an
 //! output split from twice that. Outputs of 8 MiB or more get `madvise(MADV_HUGEPAGE)` before
 //! first touch (Linux), with parallel chunks ending on 2 MiB boundaries, and streams that do
-//! little per cache line (masked and segment reductions) prefetch ahead in software. The
-//! measurements behind each choice are in BENCHMARKS.md.
+//! little per cache line (masked and segment reductions) prefetch ahead in software. For the
+//! measurements behind each choice, see BENCHMARKS.md in the repository.
 //!
 //! ## Performance
 //!
-//! `cargo bench -p extype-kernels` (criterion; every ratio between figures of the same run, on
-//! a shared 2-core AVX-512 machine). In short, for `f32`: reductions and masked reductions on
-//! 64 Mi elements run at or above the all-core read bandwidth (sum 105%, max 104%, masked sum
-//! 133%), the 4 Ki sum takes 62–66 ns at any alignment, float sums are pairwise-accurate
-//! (relative error 9.1e-9 on 64 Mi values), elementwise ops and copies are 1.1–6.6× the obvious
-//! ndarray code at 64 Mi, and everything else is at least ndarray's speed within noise. Missed:
-//! stack/concat at 4 Ki against allocate-and-copy (47–88%; a dynamic-rank `ArrayD` alone costs
-//! 15–17 points of it) and compaction at 64 Mi under heavy load. The full tables, the targets
-//! met and missed, the NumPy comparison (`python3 kernels/bench/compare_numpy.py`) and what is
-//! not done yet are in BENCHMARKS.md at the repository root.
+//! `cargo bench -p extype-kernels --bench kernels` (criterion; every ratio between figures of the
+//! same run). In short, for `f32`: reductions and masked reductions on large arrays run at or
+//! above the all-core read bandwidth, the sum of a small array takes the same time at any
+//! alignment, elementwise ops and copies of large arrays are faster than the obvious ndarray
+//! code, and everything else is at least ndarray's speed within noise. Missed: stack/concat of
+//! small arrays against allocate-and-copy (a dynamic-rank `ArrayD` alone costs much of the
+//! budget) and compaction of large arrays under heavy load. For the figures, the targets met
+//! and missed, the NumPy comparison (`python3 kernels/bench/compare_numpy.py`) and what is not
+//! done yet, see BENCHMARKS.md in the repository.
 
 pub mod cast;
 pub mod compact;

@@ -5,19 +5,17 @@
 //!
 //! Kernels reach rayon only through `join` and `for_each_mut`, which hand it type-erased
 //! closures: rayon's job, registry and iterator machinery is then compiled once, not once per
-//! kernel, element type and SIMD backend (it was about a third of every test binary's code,
-//! 22 of 62 MiB in a debug build). One indirect call per task costs nothing beside a task of
-//! megabytes.
+//! kernel, element type and SIMD backend (it was about a third of every test binary's code in a
+//! debug build). One indirect call per task costs nothing beside a task of megabytes.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Minimum bytes of input per parallel task (work splits in two only from twice this size).
-/// Measured with `cargo bench -p extype-kernels` ("parallel crossover": an `f32` sum with no
-/// split against exactly one split into two rayon tasks, same calling thread) on the shared
-/// 2-core development machine, in two runs: with the second core mostly free, one split gained
-/// 0.93× at 4 MiB, 1.25× at 8 MiB, 1.6× at 16–32 MiB; with it busy, 0.80× at 4 MiB, 0.88× at
-/// 8 MiB, 0.98× at 16–32 MiB. Below 4 MiB it always lost (0.1× at 256 KiB, 0.3–0.4× at 1 MiB).
-/// So inputs split from 8 MiB: a clear gain when a core is free, a small loss when not.
+/// Measured with `cargo bench -p extype-kernels --bench kernels` ("parallel crossover": an `f32`
+/// sum with no split against exactly one split into two rayon tasks, same calling thread) on the
+/// shared 2-core development machine: below 4 MiB one split always lost; from 8 MiB it gained
+/// clearly with the second core free and lost little with it busy. So inputs split from 8 MiB.
+/// For the figures, see BENCHMARKS.md in the repository.
 pub const PAR_MIN_BYTES: usize = 4 << 20;
 
 /// Elements per chunk of a parallel elementwise kernel (256 Ki elements: 1 MiB of `f32`).
@@ -41,8 +39,7 @@ pub(crate) fn use_parallel(bytes: usize) -> bool {
 /// Whether a kernel that builds a new output (maps, copies), touching `bytes` of input and
 /// output together, should split: from twice the reductions' size (16 MiB by default). At 1 Mi
 /// `f32` elements (an add touches 12 MiB, a row-broadcast add 8 MiB) one core beat two on the
-/// shared machine: add 115–119 µs serial against 108–166 µs split, row-broadcast add 84 µs
-/// against 74–99 µs (ndarray: 150–167 µs and 100–139 µs in the same runs).
+/// shared machine (see BENCHMARKS.md in the repository).
 #[inline]
 pub(crate) fn use_parallel_output(bytes: usize) -> bool {
     use_parallel(bytes / 2)
@@ -103,15 +100,16 @@ unsafe impl<E: Send> Sync for SendPtr<E> {}
 /// Outputs at least this large ask the kernel for transparent huge pages before first touch.
 /// Smaller ones usually come from memory the allocator recycles (glibc serves allocations
 /// below its adaptive `mmap` threshold, which grows to 32 MiB, from the heap), where the
-/// `madvise` call is pure cost: at 4 MiB outputs it cost about 30 µs a call (1 Mi add: 150 µs
-/// with it, 115–119 µs without).
+/// `madvise` call is pure cost: at 4 MiB outputs it made a 1 Mi add markedly slower (see
+/// BENCHMARKS.md in the repository).
 pub const HUGE_PAGE_MIN_BYTES: usize = 8 << 20;
 
 /// Asks Linux to back the 2 MiB-aligned interior of a fresh allocation with transparent huge
 /// pages (`madvise(MADV_HUGEPAGE)`). First-touch page faults on 4 KiB pages cost more than a
-/// streaming kernel itself on large outputs (measured: allocating and filling 256 MiB ran at
-/// 1.2 GB/s against 8.9 GB/s for a copy into touched memory); with 2 MiB pages there are 512×
-/// fewer faults. Purely advisory: errors are ignored and the memory stays ordinary.
+/// streaming kernel itself on large outputs (allocating and filling a large buffer ran several
+/// times slower than a copy into touched memory; see BENCHMARKS.md in the repository); with
+/// 2 MiB pages there are 512 times fewer faults. Purely advisory: errors are ignored and the
+/// memory stays ordinary.
 pub(crate) fn advise_huge_pages<T>(buf: &mut [std::mem::MaybeUninit<T>]) {
     #[cfg(target_os = "linux")]
     {

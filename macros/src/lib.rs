@@ -34,7 +34,8 @@
 //! the duplicates it folded); a use of the type elsewhere (`Foo::try_new`) is reported there, as
 //! an impl whose bound on that field does not hold. The bounds cost compile time per item and
 //! per bound, so the derive emits as few items as it can: `Field` and `ExtensionType` take their
-//! methods from the type's table (figures in `BENCHMARKS.md`, "Compile time of the derive").
+//! methods from the type's table (see BENCHMARKS.md in the repository, "Compile time of the
+//! derive").
 //! `#[extype(skip)]` on a type without `Default` is one error at the field (the table's only use
 //! of the type), and so is a bad field of a `#[derive(StaticValue)]` struct (every use of the
 //! type is spanned alike, so rustc reports it once).
@@ -66,8 +67,8 @@
 //!
 //! `python3 macros/compile_bench/gen.py --runs 7` builds the same 50 structs deriving nothing,
 //! `ExtensionType`, or serde's `Serialize`/`Deserialize`, and compares their build times (full and
-//! incremental). The derive stays within about 1.5× of serde's; the figures, where the time went
-//! and what each design step saved are in `BENCHMARKS.md` at the repository root.
+//! incremental). The derive stays within its compile-time budget against serde's; for the
+//! figures, see BENCHMARKS.md in the repository (what each design step saved is in its history).
 
 mod ast;
 mod attr;

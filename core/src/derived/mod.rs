@@ -11,11 +11,11 @@
 //!
 //! Why: the registry entry of every derived type forces its code to be compiled in the crate
 //! that derives it (see the macros crate, "Compile-time cost"). Per-type code that walks the
-//! fields, with its `?` chains, drop flags and unwinding paths, made a 50-type crate compile 4×
-//! slower than the same structs deriving serde's traits. And every generated impl is bounded by
-//! the field types (one error per unsupported field type), which makes each generated method
-//! body costlier to check. Through the tables, each derived type costs a handful of one-line
-//! functions.
+//! fields, with its `?` chains, drop flags and unwinding paths, made a 50-type crate compile
+//! several times slower than the same structs deriving serde's traits. And every generated impl
+//! is bounded by the field types (one error per unsupported field type), which makes each
+//! generated method body costlier to check. Through the tables, each derived type costs a
+//! handful of one-line functions.
 //!
 //! Soundness rests on [`Derived`], an `unsafe` trait: its [`StructDesc`] must describe `Self` and
 //! its spec exactly (the derive writes it with `offset_of!` and each field's own `FieldOps`).

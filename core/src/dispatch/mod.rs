@@ -122,13 +122,11 @@
 //! the argument `TypeId`s with its few exact handlers in turn (hashed past eight) and takes an
 //! operand's `TypeId` from the type it was made from; the value a handler returns goes into a
 //! block the thread kept from the last value it dropped, behind a one-word handle. Measured with
-//! `cargo bench -p extype-core --bench dispatch` (summary medians, load 1.2–1.5): `ops::add` on
-//! two 16-element MaskedTensors costs 13 ns more than the handler called directly (median of 20
-//! runs; previously 79–84 ns); on two dense 16-element `f32` tensors, 20 ns more than the kernel
-//! called directly (the previous layout: 218–224 ns); on 1 Mi elements it runs at the kernel's
-//! speed. TensorFlow takes
-//! ~44 µs for the same dispatched MaskedTensor add. Figures, the method and what the remaining
-//! nanoseconds are: `BENCHMARKS.md`, "Op dispatch".
+//! `cargo bench -p extype-core --bench dispatch`: `ops::add` on two small MaskedTensors costs a
+//! few tens of nanoseconds more than the handler called directly, and so does `ops::add` on two
+//! small dense tensors over the kernel; on large tensors it runs at the kernel's speed.
+//! TensorFlow takes microseconds for the same dispatched add. For the figures, the method and
+//! where the remaining time goes, see BENCHMARKS.md in the repository ("Op dispatch").
 
 pub mod entry;
 pub mod group;

@@ -47,12 +47,11 @@
 //!
 //! ## Performance
 //!
-//! Measured with `cargo bench -p extype-core --bench dispatch` (summary medians, load 1.2–1.5):
-//! `ops::add` on two dense 16-element `f32` tensors costs 20 ns more than the kernel called
-//! directly (output-size check included), and on 1 Mi elements runs at the kernel's speed;
-//! dispatching it to an exact handler for two 16-element MaskedTensors costs 13 ns over
-//! calling the handler directly (median of 20 runs). Summary in
-//! [`crate::dispatch`], figures in `BENCHMARKS.md`.
+//! Measured with `cargo bench -p extype-core --bench dispatch`: `ops::add` on small dense
+//! tensors costs a few tens of nanoseconds more than the kernel called directly (output-size
+//! check included), and on large ones runs at the kernel's speed; dispatching it to an exact
+//! handler costs a few tens of nanoseconds over calling the handler directly. How a call finds
+//! its handler is in [`crate::dispatch`]; for the figures, see BENCHMARKS.md in the repository.
 //!
 //! ## Layout
 //!

@@ -28,7 +28,7 @@ use crate::tensor::Tensor;
 /// allocation is kept in the header. A result handed up through the dispatch layers is then one
 /// word: a 16-byte (data, vtable) pair written by a handler as two 8-byte stores and read back
 /// by its caller as one 16-byte load defeats the CPU's store forwarding, which cost several
-/// nanoseconds per dispatched call (`BENCHMARKS.md`, "Op dispatch").
+/// nanoseconds per dispatched call (see BENCHMARKS.md in the repository, "Op dispatch").
 pub struct SharedExtension(NonNull<Header>);
 
 /// The start of every allocation: the number of [`SharedExtension`]s pointing at it, and the
@@ -291,10 +291,10 @@ impl std::fmt::Debug for SharedExtension {
 ///
 /// Every op returns its result in a fresh [`SharedExtension`], and the common loop drops one
 /// result before the next op makes another of the same type: keeping the last block saves the
-/// allocator a free and a malloc per call (about 120 instructions, a third of the dispatch
-/// overhead; `BENCHMARKS.md`, "Op dispatch"). At most one block per thread is kept, of the size
-/// of one value's struct (the tensors' buffers are separate allocations and are freed as usual);
-/// it is freed when the thread ends or by [`SharedExtension::release_spare`].
+/// allocator a free and a malloc per call (a large share of the dispatch overhead; see
+/// BENCHMARKS.md in the repository, "Op dispatch"). At most one block per thread is kept, of
+/// the size of one value's struct (the tensors' buffers are separate allocations and are freed
+/// as usual); it is freed when the thread ends or by [`SharedExtension::release_spare`].
 mod spare {
     use std::alloc::{Layout, dealloc};
     use std::cell::Cell;
