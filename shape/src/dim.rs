@@ -6,6 +6,14 @@ use smallvec::SmallVec;
 
 use crate::error::ShapeError;
 
+/// The largest size a dim may have where a shape is parsed (shape text, patterns, spec JSON):
+/// `isize::MAX`, the most elements any array can have on an axis. Larger sizes are an error,
+/// so every shape the library writes it also reads.
+pub const MAX_DIM: usize = isize::MAX as usize;
+
+/// Dims stored inline up to this rank, so specs of common tensors do not allocate.
+pub(crate) type DimVec = SmallVec<[Dim; 4]>;
+
 /// The static knowledge of one axis' size.
 ///
 /// There are no sentinels: an unknown size is [`Dim::Unknown`], never `-1` or `0`.

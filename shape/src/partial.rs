@@ -1,13 +1,8 @@
 //! [`Shape`]: a partial shape with TensorFlow `TensorShape` semantics and a `NotOne` dim.
 
-use smallvec::SmallVec;
-
-use super::Dim;
+use crate::dim::{Dim, DimVec};
 use crate::error::ShapeError;
 use crate::symbols::{Symbols, has_symbols, merge_dims};
-
-/// Dims stored inline up to this rank, so specs of common tensors do not allocate.
-pub(crate) type DimVec = SmallVec<[Dim; 4]>;
 
 /// A partial shape: unknown rank, or a list of [`Dim`]s.
 ///
@@ -202,7 +197,10 @@ impl Shape {
         symbols: &mut Symbols,
     ) -> Result<Shape, ShapeError> {
         for shape in [self, other] {
-            if symbols.note_not_ones(shape).is_err() {
+            if symbols
+                .note_not_ones(shape.dims().unwrap_or_default())
+                .is_err()
+            {
                 return Err(self.conflict("merge_with", other, None));
             }
         }
@@ -290,6 +288,19 @@ impl Shape {
             axis,
             left_dim: axis.and_then(|a| self.dim(a)),
             right_dim: axis.and_then(|a| other.dim(a)),
+        }
+    }
+}
+
+// `Symbols` is defined below shapes (`symbols.rs` knows dims only); its one method that takes a
+// shape lives here, with shapes.
+impl Symbols {
+    /// `shape` with every bound symbol replaced by what it stands for.
+    pub fn apply(&self, shape: &Shape) -> Shape {
+        match shape.dims() {
+            None => Shape::unknown_rank(),
+            Some(dims) if self.is_empty() => Shape::from_dims(dims.iter().copied()),
+            Some(dims) => Shape::from_dims(dims.iter().map(|&d| self.resolve(d))),
         }
     }
 }

@@ -6,10 +6,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::partial::DimVec;
-use super::{Dim, Shape, Symbol};
-use crate::MAX_DIM;
+use crate::dim::{Dim, DimVec, MAX_DIM, Symbol};
 use crate::error::{EXCERPT_CHARS, ShapeError};
+use crate::partial::Shape;
 
 impl fmt::Display for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
