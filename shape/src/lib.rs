@@ -108,6 +108,7 @@
 mod broadcast;
 mod calc;
 mod dim;
+mod merge;
 mod partial;
 mod pattern;
 mod static_broadcast;

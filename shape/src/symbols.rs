@@ -157,11 +157,6 @@ impl fmt::Display for Symbols {
     }
 }
 
-/// Whether `dims` holds a symbol.
-pub(crate) fn has_symbols(dims: &[Dim]) -> bool {
-    dims.iter().any(|d| matches!(d, Dim::Symbol { .. }))
-}
-
 /// Merges dims axis by axis under `symbols`, then applies what was learnt to every axis. On a
 /// conflict, the axis where it happened.
 pub(crate) fn merge_dims(a: &[Dim], b: &[Dim], symbols: &mut Symbols) -> Result<DimVec, usize> {
