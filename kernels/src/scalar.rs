@@ -90,7 +90,7 @@ pub trait Float: Num {
     fn is_nan_(self) -> bool;
 }
 
-/// The sealed part of [`Num`]: see [`NumHooks`](sealed::NumHooks).
+/// The sealed part of [`Num`]: see [`NumHooks`].
 mod sealed {
     use std::fmt::Debug;
 
@@ -98,16 +98,17 @@ mod sealed {
     use crate::simd::Simd;
 
     /// Reduction bodies for one dtype, implemented in `reduce/hooks.rs`. Implementation detail
-    /// of [`Num`](super::Num), and its seal: declared `pub` in a private module, so code outside
-    /// the crate can neither name it nor implement [`Num`](super::Num), and its methods, generic
+    /// of [`Num`], and its seal: declared `pub` in a private module, so code outside
+    /// the crate can neither name it nor implement [`Num`], and its methods, generic
     /// over the crate-private SIMD backends, cannot be called from outside.
     pub trait NumHooks: Copy + Send + Sync + 'static {
-        /// The running state of a sum (`f64` for `f32` input: leaves sum in `f32` lanes and the tree
-        /// above them adds in `f64`).
+        /// The running state of a sum (`f64` for `f32` input: leaves sum in `f32` lanes and the
+        /// tree above them adds in `f64`).
         type SumAcc: Copy + Send + Sync + Debug;
         /// The type of a mean (`f64` for integers, the float type itself for floats).
         type Real: Float;
-        /// The value as [`Self::Real`](NumHooks::Real) (identity for floats, `as f64` for integers).
+        /// The value as [`Self::Real`](NumHooks::Real) (identity for floats, `as f64` for
+        /// integers).
         fn to_real(self) -> Self::Real;
         /// `self` to the power `e`: IEEE `powf` for floats; wrapping square-and-multiply for
         /// integers, where `e` must not be negative (checked by the caller, see `exponent_ok`).

@@ -2,15 +2,16 @@
 //! generic over a backend `S: Simd`, and each instantiation is compiled inside that level's
 //! `#[target_feature]` wrapper (`dispatch.rs`).
 //!
-//! **Why these types are private.** The x86 backends' [`VirtualVectors`](super::vectors::VirtualVectors)
-//! methods are safe functions that execute their level's instructions (AVX-512 for
-//! [`Avx512`], AVX2 for [`Avx2`]) without checking the CPU: that is what lets them inline into
-//! the wrapper and vectorise. They are sound only because nothing outside this crate can name
-//! them (declared `pub` in private modules, never re-exported publicly) and, inside it, only the
-//! dispatcher instantiates a kernel with one, after [`Isa::is_supported`](super::isa::Isa) said
-//! yes. The types are uninhabited: no value of them exists, they are type arguments only. A
-//! compile-fail test (`tests/ui/soundness/simd_*.rs` at the repository root) checks that safe
-//! code outside the crate cannot reach them.
+//! **Why these types are private.** The x86 backends'
+//! [`VirtualVectors`](super::vectors::VirtualVectors) methods are safe functions that execute
+//! their level's instructions (AVX-512 for [`Avx512`], AVX2 for [`Avx2`]) without checking the
+//! CPU: that is what lets them inline into the wrapper and vectorise. They are sound only
+//! because nothing outside this crate can name them (declared `pub` in private modules, never
+//! re-exported publicly) and, inside it, only the dispatcher instantiates a kernel with one,
+//! after [`Isa::is_supported`](super::isa::Isa::is_supported) said yes. The types are
+//! uninhabited: no value of them exists, they are type arguments only. Compile-fail tests
+//! (`tests/ui/soundness/simd_*.rs` at the repository root, and a doctest of `simd`) check that
+//! safe code outside the crate cannot reach them.
 
 /// Portable reference backend (compilation baseline only).
 #[derive(Clone, Copy, Debug)]
