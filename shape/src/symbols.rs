@@ -8,8 +8,9 @@ use crate::dim::{Dim, DimVec, Symbol, SymbolBinding};
 use crate::error::ShapeError;
 
 /// A table of symbol bindings: each bound symbol stands for a known size, another symbol, or
-/// itself known not to be 1. Built by merging dims ([`Symbols::merge`], [`Shape::merge_with_symbols`](crate::partial::Shape::merge_with_symbols))
-/// and returned by pattern refinement, so later steps can reuse what earlier ones learnt.
+/// itself known not to be 1. Built by merging dims ([`Symbols::merge`],
+/// [`Shape::merge_with_symbols`](crate::partial::Shape::merge_with_symbols)) and returned by
+/// pattern refinement, so later steps can reuse what earlier ones learnt.
 ///
 /// Bindings are kept in the order they were made; a binding always names a symbol that was not
 /// bound to anything else when it was made, so following them ([`resolve`](Self::resolve))
