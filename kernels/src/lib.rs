@@ -37,18 +37,21 @@
 //! ## SIMD approach, and why
 //!
 //! [`simd`] is the one dispatch layer. Each kernel body is written once as an
-//! `#[inline(always)]` generic function over a backend `S: Simd` ([`simd::Scalar`], `Sse2`,
-//! `Avx2`, `Avx512`), wrapped in a crate-internal `Kernel`; `dispatch` reads the active level
-//! (detected once with `is_x86_feature_detected!`, cached in an atomic) and calls the body
-//! inside a `#[target_feature(enable = …)]` wrapper for that level, so everything inlined into
-//! it is compiled for that width. Two kinds of bodies:
+//! `#[inline(always)]` generic function over a backend `S: Simd` (`Scalar`, `Sse2`, `Avx2`,
+//! `Avx512`), wrapped in a `Kernel`; `dispatch` reads the active level (detected once with
+//! `is_x86_feature_detected!`, cached in an atomic) and calls the body inside a
+//! `#[target_feature(enable = …)]` wrapper for that level, so everything inlined into it is
+//! compiled for that width. The backends, `Simd` and `Kernel` are crate-private: a backend's
+//! safe vector methods execute its instructions unchecked, so only the dispatcher, after the
+//! feature check, may pick one; safe code outside the crate sees only [`simd::Isa`]. Two kinds
+//! of bodies:
 //!
 //! * **Reductions** (sum, prod, max, min, masked variants) use hand-written `std::arch`
-//!   intrinsics behind [`simd::VirtualVectors`]: a *virtual vector* of 64 `f32` (32 `f64`)
-//!   lanes that AVX-512 holds in 4 registers, AVX2 in 8, SSE2 in 16 and the scalar reference
-//!   in an array. The number of lanes is fixed, so the association order — hence every bit of
-//!   a float result — is the same on every path (tested on every level this CPU has, for every
-//!   tail length `0..=192` and across leaf boundaries).
+//!   intrinsics behind a crate-private `VirtualVectors` trait: a *virtual vector* of 64 `f32`
+//!   (32 `f64`) lanes that AVX-512 holds in 4 registers, AVX2 in 8, SSE2 in 16 and the scalar
+//!   reference in an array. The number of lanes is fixed, so the association order — hence
+//!   every bit of a float result — is the same on every path (tested on every level this CPU
+//!   has, for every tail length `0..=192` and across leaf boundaries).
 //! * **Elementwise maps** (unary, binary, select, cast) are plain Rust loops over slices,
 //!   vectorised by LLVM inside the same wrappers; each output is independent, so any width
 //!   gives the same bits. `exp`/`sigmoid` on `f32` use a branch-free Cephes polynomial so they
@@ -131,6 +134,8 @@
 //! budget) and compaction of large arrays under heavy load. For the figures, the targets met
 //! and missed, the NumPy comparison (`python3 kernels/bench/compare_numpy.py`) and what is not
 //! done yet, see BENCHMARKS.md in the repository.
+
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod cast;
 pub mod compact;

@@ -2,6 +2,10 @@
 //!
 //! [`Scalar`] is every supported dtype (f32, f64, i32, i64, u8, u64, bool); [`Num`] the numeric
 //! ones (NumPy arithmetic semantics: integers wrap); [`Float`] the floating-point ones.
+//!
+//! [`Num`] is sealed: its supertrait `NumHooks` (the per-dtype reduction bodies, implemented in
+//! `reduce/hooks.rs`) cannot be named outside the crate, so the numeric types are exactly the
+//! six listed.
 
 use std::fmt::Debug;
 
@@ -21,7 +25,7 @@ pub trait Scalar: Copy + Send + Sync + PartialEq + Debug + Default + 'static {
 }
 
 /// A numeric scalar: wrapping integer arithmetic and NaN-propagating float comparisons (NumPy).
-pub trait Num: Scalar + PartialOrd + crate::reduce::hooks::NumHooks {
+pub trait Num: Scalar + PartialOrd + NumHooks {
     /// The type sums and products accumulate in and return, as NumPy: `i32 → i64`, `u8 → u64`,
     /// floats and 64-bit integers keep their type.
     type Wide: Num;
@@ -85,6 +89,65 @@ pub trait Float: Num {
     /// Whether the value is NaN.
     fn is_nan_(self) -> bool;
 }
+
+/// The sealed part of [`Num`]: see [`NumHooks`].
+mod sealed {
+    use std::fmt::Debug;
+
+    use super::{Float, Num};
+    use crate::simd::Simd;
+
+    /// Reduction bodies for one dtype, implemented in `reduce/hooks.rs`. Implementation detail
+    /// of [`Num`], and its seal: declared `pub` in a private module, so code outside
+    /// the crate can neither name it nor implement [`Num`], and its methods, generic
+    /// over the crate-private SIMD backends, cannot be called from outside.
+    pub trait NumHooks: Copy + Send + Sync + 'static {
+        /// The running state of a sum (`f64` for `f32` input: leaves sum in `f32` lanes and the
+        /// tree above them adds in `f64`).
+        type SumAcc: Copy + Send + Sync + Debug;
+        /// The type of a mean (`f64` for integers, the float type itself for floats).
+        type Real: Float;
+        /// The value as [`Self::Real`](NumHooks::Real) (identity for floats, `as f64` for
+        /// integers).
+        fn to_real(self) -> Self::Real;
+        /// `self` to the power `e`: IEEE `powf` for floats; wrapping square-and-multiply for
+        /// integers, where `e` must not be negative (checked by the caller, see `exponent_ok`).
+        fn pow_(self, e: Self) -> Self;
+        /// Whether `e` is a valid exponent (integers: not negative, as NumPy requires).
+        fn exponent_ok(e: Self) -> bool;
+        /// The sum of nothing.
+        fn sum_identity() -> Self::SumAcc;
+        /// Sum of a contiguous leaf.
+        fn sum_leaf<S: Simd>(xs: &[Self]) -> Self::SumAcc;
+        /// Sum of a contiguous run shorter than [`SHORT`](crate::reduce::SHORT) (see there).
+        fn sum_short<S: Simd>(xs: &[Self]) -> Self::SumAcc;
+        /// Sum of the elements of a contiguous leaf where `mask` is true.
+        fn sum_leaf_masked<S: Simd>(xs: &[Self], mask: &[bool]) -> Self::SumAcc;
+        /// Adds one element (strided paths).
+        fn sum_step(acc: Self::SumAcc, x: Self) -> Self::SumAcc;
+        /// Adds two partial sums.
+        fn sum_combine(a: Self::SumAcc, b: Self::SumAcc) -> Self::SumAcc;
+        /// The final sum as NumPy types it.
+        fn sum_finish(acc: Self::SumAcc) -> <Self as Num>::Wide
+        where
+            Self: Num;
+        /// The mean of `n` elements whose sum is `acc` (NaN for `n == 0`).
+        fn mean_finish(acc: Self::SumAcc, n: usize) -> Self::Real;
+        /// Product of a contiguous leaf.
+        fn prod_leaf<S: Simd>(xs: &[Self]) -> <Self as Num>::Wide
+        where
+            Self: Num;
+        /// Max of a contiguous leaf, starting from `LOWEST`; NaN propagates.
+        fn max_leaf<S: Simd>(xs: &[Self]) -> Self;
+        /// Min of a contiguous leaf, starting from `HIGHEST`; NaN propagates.
+        fn min_leaf<S: Simd>(xs: &[Self]) -> Self;
+        /// Max over masked-in elements.
+        fn max_leaf_masked<S: Simd>(xs: &[Self], mask: &[bool]) -> Self;
+        /// Min over masked-in elements.
+        fn min_leaf_masked<S: Simd>(xs: &[Self], mask: &[bool]) -> Self;
+    }
+}
+pub(crate) use sealed::NumHooks;
 
 impl Scalar for bool {
     const NAME: &'static str = "bool";

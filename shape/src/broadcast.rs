@@ -6,7 +6,7 @@
 
 use smallvec::SmallVec;
 
-use super::Dim;
+use crate::dim::Dim;
 use crate::error::{ArgRef, ShapeError};
 
 /// Concrete sizes of a shape, stored inline up to rank 4 so the common case does not allocate.

@@ -38,10 +38,13 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use crate::broadcast::Sizes;
+use crate::dim::Dim;
 use crate::error::ShapeError;
+use crate::partial::Shape;
+use crate::pattern::{Bindings, PatternDim, ShapePattern};
 use crate::text::Cursor;
-use crate::unify::{DimensionCalculator, JointRefined};
-use crate::{Bindings, Dim, PatternDim, Shape, Sizes, Unifier};
+use crate::unify::{DimensionCalculator, JointRefined, Unifier};
 
 /// An affine expression over names: a sum of integer multiples of names plus a constant, as in
 /// `n - k + 1`, `2*n`, `b` or `3`.
@@ -632,7 +635,7 @@ impl ShapeCalculator {
             }
         }
         if let Some(batch) = self.unifier.batch_name() {
-            let uses = |p: &crate::ShapePattern| match p.items().first() {
+            let uses = |p: &ShapePattern| match p.items().first() {
                 Some(PatternDim::Name(n) | PatternDim::Variadic(Some(n))) => &**n == batch,
                 _ => false,
             };
@@ -833,7 +836,7 @@ mod tests {
 
     #[test]
     fn static_evaluation() {
-        let n = Dim::symbol(crate::Symbol::new("n").unwrap());
+        let n = Dim::symbol(crate::dim::Symbol::new("n").unwrap());
         let dims = |name: &str| match name {
             "n" => Some(n),
             "k" => Some(Dim::Known(5)),

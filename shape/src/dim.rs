@@ -4,7 +4,26 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-use crate::error::ShapeError;
+/// The largest size a dim may have where a shape is parsed (shape text, patterns, spec JSON):
+/// `isize::MAX`, the most elements any array can have on an axis. Larger sizes are an error,
+/// so every shape the library writes it also reads.
+pub const MAX_DIM: usize = isize::MAX as usize;
+
+/// Dims stored inline up to this rank, so specs of common tensors do not allocate.
+pub(crate) type DimVec = SmallVec<[Dim; 4]>;
+
+/// Whether `dims` holds a symbol.
+pub(crate) fn has_symbols(dims: &[Dim]) -> bool {
+    dims.iter().any(|d| matches!(d, Dim::Symbol { .. }))
+}
+
+/// Why a name is not a symbol name: where, what was expected there, and what was found
+/// (`Symbol::new`, in `text.rs`, makes it a [`ShapeError::Parse`](crate::error::ShapeError)).
+pub(crate) struct BadName {
+    pub(crate) position: usize,
+    pub(crate) expected: String,
+    pub(crate) found: String,
+}
 
 /// The static knowledge of one axis' size.
 ///
@@ -60,12 +79,10 @@ impl Symbol {
     /// The longest name a symbol can have, in bytes.
     pub const MAX_LEN: usize = 22;
 
-    /// A symbol named `name`; an error (saying what is wrong, and where) unless `name` is an
-    /// ASCII identifier of at most [`MAX_LEN`](Self::MAX_LEN) bytes.
-    pub fn new(name: &str) -> Result<Symbol, ShapeError> {
-        let error = |position: usize, expected: &str, found: String| ShapeError::Parse {
-            what: "symbol",
-            input: name.to_string(),
+    /// A symbol named `name`, unless `name` is not an ASCII identifier of at most
+    /// [`MAX_LEN`](Self::MAX_LEN) bytes (the checks of `Symbol::new`).
+    pub(crate) fn from_name(name: &str) -> Result<Symbol, BadName> {
+        let error = |position: usize, expected: &str, found: String| BadName {
             position,
             expected: expected.to_string(),
             found,

@@ -7,7 +7,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::{Dim, Shape};
+use crate::dim::Dim;
+use crate::partial::Shape;
 
 /// Result alias of shape code (the error is a [`ShapeError`]).
 pub type Result<T, E = ShapeError> = std::result::Result<T, E>;

@@ -103,10 +103,12 @@
 //! the bindings through a [`DimensionCalculator`] (a closure, or a pattern of bound names).
 
 #![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod broadcast;
 mod calc;
 mod dim;
+mod merge;
 mod partial;
 mod pattern;
 mod static_broadcast;
@@ -120,7 +122,7 @@ pub mod signature;
 
 pub use broadcast::{Sizes, broadcast_shapes};
 pub use calc::{DimExpr, DimValue, InferredOutput, OutputDim, OutputShape, ShapeCalculator};
-pub use dim::{Dim, Merged, Symbol, SymbolBinding};
+pub use dim::{Dim, MAX_DIM, Merged, Symbol, SymbolBinding};
 pub use error::{ArgRef, ShapeError};
 pub use partial::Shape;
 pub use pattern::{
@@ -132,8 +134,3 @@ pub use static_broadcast::{
 };
 pub use symbols::Symbols;
 pub use unify::{DimensionCalculator, JointRefined, Unifier};
-
-/// The largest size a dim may have where a shape is parsed (shape text, patterns, spec JSON):
-/// `isize::MAX`, the most elements any array can have on an axis. Larger sizes are an error,
-/// so every shape the library writes it also reads.
-pub const MAX_DIM: usize = isize::MAX as usize;

@@ -1,13 +1,6 @@
 //! [`Shape`]: a partial shape with TensorFlow `TensorShape` semantics and a `NotOne` dim.
 
-use smallvec::SmallVec;
-
-use super::Dim;
-use crate::error::ShapeError;
-use crate::symbols::{Symbols, has_symbols, merge_dims};
-
-/// Dims stored inline up to this rank, so specs of common tensors do not allocate.
-pub(crate) type DimVec = SmallVec<[Dim; 4]>;
+use crate::dim::{Dim, DimVec, has_symbols};
 
 /// A partial shape: unknown rank, or a list of [`Dim`]s.
 ///
@@ -53,6 +46,12 @@ impl Shape {
     pub fn from_dims(dims: impl IntoIterator<Item = Dim>) -> Self {
         let mut dims: DimVec = dims.into_iter().collect();
         normalize(&mut dims);
+        Shape { dims: Some(dims) }
+    }
+
+    /// A shape of known rank from dims that need no normalisation (see
+    /// [`from_dims`](Self::from_dims)), without copying them.
+    pub(crate) fn from_normalized(dims: DimVec) -> Self {
         Shape { dims: Some(dims) }
     }
 
@@ -124,21 +123,6 @@ impl Shape {
         self.dims.as_deref().is_some_and(has_symbols)
     }
 
-    /// Whether some concrete shape satisfies both. Symmetric and reflexive, not transitive;
-    /// unknown rank is compatible with everything.
-    pub fn is_compatible_with(&self, other: &Shape) -> bool {
-        if self.has_symbols() || other.has_symbols() {
-            // Symbols tie axes together: compatible exactly when the merge succeeds.
-            return self.merge_with(other).is_ok();
-        }
-        match (&self.dims, &other.dims) {
-            (Some(a), Some(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.is_compatible_with(*b))
-            }
-            _ => true,
-        }
-    }
-
     /// Whether every concrete shape this one admits is admitted by `other` (`self ⊑ other`).
     pub fn is_at_least_as_specific_as(&self, other: &Shape) -> bool {
         match (&self.dims, &other.dims) {
@@ -150,73 +134,6 @@ impl Shape {
                         .zip(b)
                         .all(|(a, b)| a.is_at_least_as_specific_as(*b))
             }
-        }
-    }
-
-    /// The meet: the shape carrying the knowledge of both. Fails where they conflict.
-    ///
-    /// ```
-    /// use extype_shape::Shape;
-    /// let a: Shape = "[?, 3]".parse().unwrap();
-    /// assert_eq!(a.merge_with(&"[8, ?]".parse().unwrap()).unwrap().to_string(), "[8, 3]");
-    /// assert!(a.merge_with(&"[8, 4]".parse().unwrap()).is_err());
-    /// ```
-    pub fn merge_with(&self, other: &Shape) -> Result<Shape, ShapeError> {
-        if self.has_symbols() || other.has_symbols() {
-            return self.merge_with_symbols(other, &mut Symbols::new());
-        }
-        let (a, b) = match (&self.dims, &other.dims) {
-            (None, _) => return Ok(other.clone()),
-            (_, None) => return Ok(self.clone()),
-            (Some(a), Some(b)) => (a, b),
-        };
-        if a.len() != b.len() {
-            return Err(self.conflict("merge_with", other, None));
-        }
-        let mut dims = DimVec::with_capacity(a.len());
-        for (axis, (x, y)) in a.iter().zip(b).enumerate() {
-            match x.merge_with(*y) {
-                Some(d) => dims.push(d),
-                None => return Err(self.conflict("merge_with", other, Some(axis))),
-            }
-        }
-        Ok(Shape { dims: Some(dims) })
-    }
-
-    /// The meet under symbol bindings: like [`merge_with`](Self::merge_with), reading what
-    /// `symbols` knows and recording the bindings the merge makes (`$n` meeting `3` binds
-    /// `$n = 3`, and every `$n` of the result is then `3`). On error `symbols` may hold bindings
-    /// made before the conflict was found.
-    ///
-    /// ```
-    /// use extype_shape::{Shape, Symbols};
-    /// let a: Shape = "[$n, $m]".parse().unwrap();
-    /// let mut symbols = Symbols::new();
-    /// let m = a.merge_with_symbols(&"[$m, !1]".parse().unwrap(), &mut symbols).unwrap();
-    /// assert_eq!(m.to_string(), "[$m!1, $m!1]");
-    /// assert_eq!(symbols.to_string(), "{$n = $m, $m = $m!1}");
-    /// ```
-    pub fn merge_with_symbols(
-        &self,
-        other: &Shape,
-        symbols: &mut Symbols,
-    ) -> Result<Shape, ShapeError> {
-        for shape in [self, other] {
-            if symbols.note_not_ones(shape).is_err() {
-                return Err(self.conflict("merge_with", other, None));
-            }
-        }
-        match (&self.dims, &other.dims) {
-            (None, None) => Ok(Shape::unknown_rank()),
-            (None, Some(_)) => Ok(symbols.apply(other)),
-            (Some(_), None) => Ok(symbols.apply(self)),
-            (Some(a), Some(b)) if a.len() != b.len() => {
-                Err(self.conflict("merge_with", other, None))
-            }
-            (Some(a), Some(b)) => match merge_dims(a, b, symbols) {
-                Ok(dims) => Ok(Shape::from_dims(dims)),
-                Err(axis) => Err(self.conflict("merge_with", other, Some(axis))),
-            },
         }
     }
 
@@ -242,54 +159,6 @@ impl Shape {
         match (&self.dims, &other.dims) {
             (Some(a), Some(b)) => Shape::from_dims(a.iter().chain(b).copied()),
             _ => Shape::unknown_rank(),
-        }
-    }
-
-    /// This shape, required to have rank `rank`: unknown rank becomes `rank` unknown dims.
-    pub fn with_rank(&self, rank: usize) -> Result<Shape, ShapeError> {
-        match self.rank() {
-            None => Ok(Shape::unknown(rank)),
-            Some(r) if r == rank => Ok(self.clone()),
-            Some(_) => Err(ShapeError::Rank {
-                op: "with_rank",
-                expected: rank.to_string(),
-                found: Box::new(self.clone()),
-            }),
-        }
-    }
-
-    /// This shape, required to have rank at least `rank`. Unknown rank stays unknown.
-    pub fn with_rank_at_least(&self, rank: usize) -> Result<Shape, ShapeError> {
-        match self.rank() {
-            Some(r) if r < rank => Err(ShapeError::Rank {
-                op: "with_rank_at_least",
-                expected: format!("at least {rank}"),
-                found: Box::new(self.clone()),
-            }),
-            _ => Ok(self.clone()),
-        }
-    }
-
-    /// This shape, required to have rank at most `rank`. Unknown rank stays unknown.
-    pub fn with_rank_at_most(&self, rank: usize) -> Result<Shape, ShapeError> {
-        match self.rank() {
-            Some(r) if r > rank => Err(ShapeError::Rank {
-                op: "with_rank_at_most",
-                expected: format!("at most {rank}"),
-                found: Box::new(self.clone()),
-            }),
-            _ => Ok(self.clone()),
-        }
-    }
-
-    fn conflict(&self, op: &'static str, other: &Shape, axis: Option<usize>) -> ShapeError {
-        ShapeError::Incompatible {
-            op,
-            left: Box::new(self.clone()),
-            right: Box::new(other.clone()),
-            axis,
-            left_dim: axis.and_then(|a| self.dim(a)),
-            right_dim: axis.and_then(|a| other.dim(a)),
         }
     }
 }
@@ -362,20 +231,6 @@ mod tests {
         text.parse().unwrap()
     }
 
-    // Cases from the docstrings of TensorFlow's TensorShape.
-    #[test]
-    fn tf_compatibility_docstring() {
-        assert!(s("*").is_compatible_with(&s("[32, 784]")));
-        assert!(s("[32, ?]").is_compatible_with(&s("[32, 784]")));
-        assert!(s("[?, 784]").is_compatible_with(&s("[32, 784]")));
-        assert!(!s("[32, 784]").is_compatible_with(&s("[32, 784, ?]")));
-        assert!(!s("[32, 784]").is_compatible_with(&s("[32, 10]")));
-        // Not transitive: [32, ?] ~ [?, ?] ~ [16, ?], but not [32, ?] ~ [16, ?].
-        assert!(s("[32, ?]").is_compatible_with(&s("[?, ?]")));
-        assert!(s("[?, ?]").is_compatible_with(&s("[16, ?]")));
-        assert!(!s("[32, ?]").is_compatible_with(&s("[16, ?]")));
-    }
-
     #[test]
     fn tf_most_specific_compatible_docstring() {
         assert_eq!(
@@ -394,25 +249,6 @@ mod tests {
             s("[8, 1]").most_specific_compatible(&s("[8, 5]")),
             s("[8, ?]")
         );
-    }
-
-    #[test]
-    fn merge_and_rank() {
-        assert_eq!(s("[?, 3]").merge_with(&s("[8, ?]")).unwrap(), s("[8, 3]"));
-        assert_eq!(s("*").merge_with(&s("[8, ?]")).unwrap(), s("[8, ?]"));
-        assert_eq!(s("[!1]").merge_with(&s("[5]")).unwrap(), s("[5]"));
-        let err = s("[!1, 2]").merge_with(&s("[1, 2]")).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "merge_with: shapes [!1, 2] and [1, 2] are incompatible at axis 0 (!1 vs 1)"
-        );
-        let err = s("[1]").merge_with(&s("[1, 2]")).unwrap_err();
-        assert!(err.to_string().ends_with("(ranks differ)"), "{err}");
-        assert_eq!(s("*").with_rank(2).unwrap(), s("[?, ?]"));
-        assert!(s("[1, 2]").with_rank(3).is_err());
-        assert!(s("[1, 2]").with_rank_at_least(3).is_err());
-        assert!(s("[1, 2]").with_rank_at_most(1).is_err());
-        assert_eq!(s("[1, 2]").with_rank_at_least(2).unwrap(), s("[1, 2]"));
     }
 
     #[test]

@@ -31,10 +31,10 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
-use super::broadcast::{Sizes, broadcast_shapes, broadcast_where};
-use super::partial::DimVec;
-use super::{Dim, Shape, Symbol};
+use crate::broadcast::{Sizes, broadcast_shapes, broadcast_where};
+use crate::dim::{Dim, DimVec, Symbol};
 use crate::error::{ArgRef, ShapeError};
+use crate::partial::Shape;
 
 /// How unknown dims may broadcast at run time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

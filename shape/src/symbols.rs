@@ -4,13 +4,13 @@ use std::fmt;
 
 use smallvec::SmallVec;
 
+use crate::dim::{Dim, DimVec, Symbol, SymbolBinding};
 use crate::error::ShapeError;
-use crate::partial::DimVec;
-use crate::{Dim, Shape, Symbol, SymbolBinding};
 
 /// A table of symbol bindings: each bound symbol stands for a known size, another symbol, or
-/// itself known not to be 1. Built by merging dims ([`Symbols::merge`], [`Shape::merge_with_symbols`])
-/// and returned by pattern refinement, so later steps can reuse what earlier ones learnt.
+/// itself known not to be 1. Built by merging dims ([`Symbols::merge`],
+/// [`Shape::merge_with_symbols`](crate::partial::Shape::merge_with_symbols)) and returned by
+/// pattern refinement, so later steps can reuse what earlier ones learnt.
 ///
 /// Bindings are kept in the order they were made; a binding always names a symbol that was not
 /// bound to anything else when it was made, so following them ([`resolve`](Self::resolve))
@@ -106,10 +106,10 @@ impl Symbols {
         }
     }
 
-    /// Records every `$n!1` of `shape` as the fact `$n = $n!1`, so that other occurrences of `$n`
-    /// cannot merge with 1. Fails when some symbol is already bound to 1.
-    pub(crate) fn note_not_ones(&mut self, shape: &Shape) -> Result<(), Dim> {
-        for &d in shape.dims().unwrap_or_default() {
+    /// Records every `$n!1` of `dims` (a shape's) as the fact `$n = $n!1`, so that other
+    /// occurrences of `$n` cannot merge with 1. Fails when some symbol is already bound to 1.
+    pub(crate) fn note_not_ones(&mut self, dims: &[Dim]) -> Result<(), Dim> {
+        for &d in dims {
             if let Dim::Symbol {
                 name,
                 not_one: true,
@@ -119,15 +119,6 @@ impl Symbols {
             }
         }
         Ok(())
-    }
-
-    /// `shape` with every bound symbol replaced by what it stands for.
-    pub fn apply(&self, shape: &Shape) -> Shape {
-        match shape.dims() {
-            None => Shape::unknown_rank(),
-            Some(dims) if self.is_empty() => Shape::from_dims(dims.iter().copied()),
-            Some(dims) => Shape::from_dims(dims.iter().map(|&d| self.resolve(d))),
-        }
     }
 
     /// The bindings, in the order they were made.
@@ -165,11 +156,6 @@ impl fmt::Display for Symbols {
         }
         f.write_str("}")
     }
-}
-
-/// Whether `dims` holds a symbol.
-pub(crate) fn has_symbols(dims: &[Dim]) -> bool {
-    dims.iter().any(|d| matches!(d, Dim::Symbol { .. }))
 }
 
 /// Merges dims axis by axis under `symbols`, then applies what was learnt to every axis. On a

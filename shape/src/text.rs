@@ -1,4 +1,5 @@
-//! The text form of shapes and dims: `[8, ?, 3]`, `[!1, 4]`, `[$n, $m!1]`, `[]`, `*`.
+//! The text form of shapes and dims: `[8, ?, 3]`, `[!1, 4]`, `[$n, $m!1]`, `[]`, `*`; and
+//! `Symbol::new`, which checks a symbol name.
 //!
 //! Whitespace is allowed between tokens. Errors give the byte position, what was expected there
 //! and what was found.
@@ -6,10 +7,23 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::partial::DimVec;
-use super::{Dim, Shape, Symbol};
-use crate::MAX_DIM;
+use crate::dim::{Dim, DimVec, MAX_DIM, Symbol};
 use crate::error::{EXCERPT_CHARS, ShapeError};
+use crate::partial::Shape;
+
+impl Symbol {
+    /// A symbol named `name`; an error (saying what is wrong, and where) unless `name` is an
+    /// ASCII identifier of at most [`MAX_LEN`](Self::MAX_LEN) bytes.
+    pub fn new(name: &str) -> Result<Symbol, ShapeError> {
+        Symbol::from_name(name).map_err(|bad| ShapeError::Parse {
+            what: "symbol",
+            input: name.to_string(),
+            position: bad.position,
+            expected: bad.expected,
+            found: bad.found,
+        })
+    }
+}
 
 impl fmt::Display for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -38,9 +38,13 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::{Bindings, Dim, PatternDim, Shape, ShapePattern, Sizes};
+use crate::broadcast::Sizes;
+use crate::dim::Dim;
 use crate::error::{ArgRef, ShapeError};
-use crate::pattern::{Origin, segment_expected, segment_rank_expected};
+use crate::partial::Shape;
+use crate::pattern::{
+    Bindings, Origin, PatternDim, ShapePattern, segment_expected, segment_rank_expected,
+};
 
 /// Computes the shape of an output from the sizes bound by unification.
 ///
@@ -419,7 +423,7 @@ impl Unifier {
         // `[2, 3]`): then the first axis where the merged symbol disagrees is reported.
         let conflict = e.iter().zip(f).position(|(a, b)| !a.is_compatible_with(*b));
         let conflict = conflict.or_else(|| {
-            let mut symbols = crate::Symbols::new();
+            let mut symbols = crate::symbols::Symbols::new();
             e.iter()
                 .zip(f)
                 .position(|(a, b)| symbols.merge(*a, *b).is_none())

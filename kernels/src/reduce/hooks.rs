@@ -1,59 +1,11 @@
-//! Per-dtype reduction bodies (sum, product, max, min), reached through [`NumHooks`], a hidden
-//! supertrait of [`crate::Num`]. Floats use the virtual-lane engine; integers use plain folds,
-//! which LLVM vectorises on its own because wrapping integer arithmetic is associative.
-
-use std::fmt::Debug;
+//! Per-dtype reduction bodies (sum, product, max, min): the implementations of `NumHooks`, the
+//! sealed supertrait of [`Num`] (declared beside it in `scalar.rs`). Floats use the
+//! virtual-lane engine; integers use plain folds, which LLVM vectorises on its own because
+//! wrapping integer arithmetic is associative.
 
 use super::lanes::{AddOp, MaxOp, MinOp, MulOp, lanes32, lanes64};
-use crate::scalar::{Float, Num};
+use crate::scalar::{Num, NumHooks};
 use crate::simd::Simd;
-
-/// Reduction bodies for one dtype. Implementation detail of [`crate::Num`]; not for users.
-#[doc(hidden)]
-pub trait NumHooks: Copy + Send + Sync + 'static {
-    /// The running state of a sum (`f64` for `f32` input: leaves sum in `f32` lanes and the tree
-    /// above them adds in `f64`).
-    type SumAcc: Copy + Send + Sync + Debug;
-    /// The type of a mean (`f64` for integers, the float type itself for floats).
-    type Real: Float;
-    /// The value as [`Self::Real`](NumHooks::Real) (identity for floats, `as f64` for integers).
-    fn to_real(self) -> Self::Real;
-    /// `self` to the power `e`: IEEE `powf` for floats; wrapping square-and-multiply for
-    /// integers, where `e` must not be negative (checked by the caller, see `exponent_ok`).
-    fn pow_(self, e: Self) -> Self;
-    /// Whether `e` is a valid exponent (integers: not negative, as NumPy requires).
-    fn exponent_ok(e: Self) -> bool;
-    /// The sum of nothing.
-    fn sum_identity() -> Self::SumAcc;
-    /// Sum of a contiguous leaf.
-    fn sum_leaf<S: Simd>(xs: &[Self]) -> Self::SumAcc;
-    /// Sum of a contiguous run shorter than [`super::SHORT`] (see there).
-    fn sum_short<S: Simd>(xs: &[Self]) -> Self::SumAcc;
-    /// Sum of the elements of a contiguous leaf where `mask` is true.
-    fn sum_leaf_masked<S: Simd>(xs: &[Self], mask: &[bool]) -> Self::SumAcc;
-    /// Adds one element (strided paths).
-    fn sum_step(acc: Self::SumAcc, x: Self) -> Self::SumAcc;
-    /// Adds two partial sums.
-    fn sum_combine(a: Self::SumAcc, b: Self::SumAcc) -> Self::SumAcc;
-    /// The final sum as NumPy types it.
-    fn sum_finish(acc: Self::SumAcc) -> <Self as Num>::Wide
-    where
-        Self: Num;
-    /// The mean of `n` elements whose sum is `acc` (NaN for `n == 0`).
-    fn mean_finish(acc: Self::SumAcc, n: usize) -> Self::Real;
-    /// Product of a contiguous leaf.
-    fn prod_leaf<S: Simd>(xs: &[Self]) -> <Self as Num>::Wide
-    where
-        Self: Num;
-    /// Max of a contiguous leaf, starting from `LOWEST`; NaN propagates.
-    fn max_leaf<S: Simd>(xs: &[Self]) -> Self;
-    /// Min of a contiguous leaf, starting from `HIGHEST`; NaN propagates.
-    fn min_leaf<S: Simd>(xs: &[Self]) -> Self;
-    /// Max over masked-in elements.
-    fn max_leaf_masked<S: Simd>(xs: &[Self], mask: &[bool]) -> Self;
-    /// Min over masked-in elements.
-    fn min_leaf_masked<S: Simd>(xs: &[Self], mask: &[bool]) -> Self;
-}
 
 macro_rules! float_hooks {
     ($t:ty, $acc:ty, $engine:ident, $short:ident) => {

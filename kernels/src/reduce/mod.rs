@@ -8,8 +8,7 @@
 
 pub mod axes;
 pub mod full;
-#[doc(hidden)]
-pub mod hooks;
+mod hooks;
 pub(crate) mod lanes;
 pub mod masked;
 pub mod segment;

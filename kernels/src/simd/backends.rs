@@ -1,67 +1,34 @@
-//! Per-ISA backends: marker types and the `#[target_feature]` wrappers that instantiate kernels.
-
-use super::{Isa, Kernel, Simd};
+//! The backends: one type per instruction-set level, naming it at the type level. Kernels are
+//! generic over a backend `S: Simd`, and each instantiation is compiled inside that level's
+//! `#[target_feature]` wrapper (`dispatch.rs`).
+//!
+//! **Why these types are private.** The x86 backends'
+//! [`VirtualVectors`](super::vectors::VirtualVectors) methods are safe functions that execute
+//! their level's instructions (AVX-512 for [`Avx512`], AVX2 for [`Avx2`]) without checking the
+//! CPU: that is what lets them inline into the wrapper and vectorise. They are sound only
+//! because nothing outside this crate can name them (declared `pub` in private modules, never
+//! re-exported publicly) and, inside it, only the dispatcher instantiates a kernel with one,
+//! after [`Isa::is_supported`](super::isa::Isa::is_supported) said yes. The types are
+//! uninhabited: no value of them exists, they are type arguments only. Compile-fail tests
+//! (`tests/ui/soundness/simd_*.rs` at the repository root, and a doctest of `simd`) check that
+//! safe code outside the crate cannot reach them.
 
 /// Portable reference backend (compilation baseline only).
 #[derive(Clone, Copy, Debug)]
-pub struct Scalar;
-impl Simd for Scalar {
-    const ISA: Isa = Isa::Scalar;
-}
+pub enum Scalar {}
 
 /// SSE2 backend (x86-64 baseline, 128-bit vectors).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
-pub struct Sse2;
-#[cfg(target_arch = "x86_64")]
-impl Simd for Sse2 {
-    const ISA: Isa = Isa::Sse2;
-}
+pub enum Sse2 {}
 
-/// AVX2 + FMA backend (256-bit vectors).
+/// AVX2 + FMA backend (256-bit vectors). Its vector methods execute AVX2/FMA instructions.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
-pub struct Avx2;
-#[cfg(target_arch = "x86_64")]
-impl Simd for Avx2 {
-    const ISA: Isa = Isa::Avx2;
-}
+pub enum Avx2 {}
 
-/// AVX-512 F/BW/DQ/VL backend (512-bit vectors).
+/// AVX-512 F/BW/DQ/VL backend (512-bit vectors). Its vector methods execute AVX-512
+/// instructions.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
-pub struct Avx512;
-#[cfg(target_arch = "x86_64")]
-impl Simd for Avx512 {
-    const ISA: Isa = Isa::Avx512;
-}
-
-/// Runs `kernel` compiled for AVX-512.
-///
-/// # Safety
-/// The CPU must support avx512f, avx512bw, avx512dq, avx512vl, avx2 and fma.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
-pub(super) unsafe fn run_avx512<K: Kernel>(kernel: K) -> K::Output {
-    kernel.run::<Avx512>()
-}
-
-/// Runs `kernel` compiled for AVX2 + FMA.
-///
-/// # Safety
-/// The CPU must support avx2 and fma.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn run_avx2<K: Kernel>(kernel: K) -> K::Output {
-    kernel.run::<Avx2>()
-}
-
-/// Runs `kernel` compiled for SSE2.
-///
-/// # Safety
-/// The CPU must support sse2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "sse2")]
-pub(super) unsafe fn run_sse2<K: Kernel>(kernel: K) -> K::Output {
-    kernel.run::<Sse2>()
-}
+pub enum Avx512 {}

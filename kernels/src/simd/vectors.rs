@@ -12,7 +12,15 @@
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
-use super::{Avx2, Avx512, Scalar, Sse2};
+use super::backends::Scalar;
+#[cfg(target_arch = "x86_64")]
+use super::backends::{Avx2, Avx512, Sse2};
+
+/// Virtual accumulator lanes for `f32` reductions: 64 lanes = four 512-bit registers. Fixed for
+/// every instruction set so that the association order, hence the result, never depends on the CPU.
+pub const F32_LANES: usize = 64;
+/// Virtual accumulator lanes for `f64` and 64-bit integer reductions (four 512-bit registers).
+pub const F64_LANES: usize = 32;
 
 /// The reference (scalar) pairwise folds, as default methods of [`VirtualVectors`].
 macro_rules! fold_defaults {
@@ -27,6 +35,11 @@ macro_rules! fold_defaults {
 
 /// Operations on virtual vectors. All pointer-taking methods require `count` readable
 /// elements (64 `f32`/`bool` or 32 `f64`/`bool`) at the pointers.
+///
+/// The x86 implementations' safe methods execute their backend's instructions without
+/// checking the CPU; they may run only inside that backend's target-feature wrapper, which
+/// `dispatch` enters after checking support. That is why neither this trait nor the backends
+/// can be named outside the crate (see `backends.rs`).
 pub trait VirtualVectors: Copy {
     /// 64 `f32` lanes.
     type V32: Copy;

@@ -9,8 +9,9 @@ use super::{
     Bindings, DimBinding, Origin, PatternDim, SegmentBinding, ShapePattern, segment_expected,
     segment_rank_expected,
 };
+use crate::dim::Dim;
 use crate::error::{ArgRef, ShapeError};
-use crate::{Dim, Shape};
+use crate::partial::Shape;
 
 /// What one pattern item matched in a concrete shape.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -39,8 +39,8 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use super::text::{Cursor, excerpt};
+use crate::dim::{Dim, Symbol};
 use crate::error::{ArgRef, ShapeError};
-use crate::{Dim, Symbol};
 
 pub use enforce::{Enforced, EnforcedDim, enforce_shape};
 pub use refine::{AxisRef, Outline, PatternCheck, Refined, refine_shape};
@@ -424,7 +424,7 @@ struct DimBinding {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct SegmentBinding {
     name: Arc<str>,
-    sizes: super::Sizes,
+    sizes: crate::broadcast::Sizes,
     origin: Origin,
 }
 

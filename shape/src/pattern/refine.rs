@@ -8,9 +8,10 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use super::{Bindings, DimBinding, Origin, PatternDim, ShapePattern};
+use crate::dim::{Dim, DimVec, Symbol};
 use crate::error::{ArgRef, ShapeError};
-use crate::partial::DimVec;
-use crate::{Dim, Shape, Symbol, Symbols};
+use crate::partial::Shape;
+use crate::symbols::Symbols;
 
 /// An axis of a shape whose rank may be unknown statically: counted from the start, or from the
 /// end (`End(0)` is the last axis) for items after a variadic segment.
@@ -594,7 +595,7 @@ impl ShapePattern {
 
         let mut symbols = Symbols::new();
         // A fresh table only records `$n = $n!1` facts here, which cannot conflict.
-        let _ = symbols.note_not_ones(shape);
+        let _ = symbols.note_not_ones(shape.dims().unwrap_or_default());
         let mut known = Bindings::new();
         for place in places.iter_mut() {
             if let PatternDim::Size(n) = items[place.item] {
@@ -957,7 +958,6 @@ impl NameContext<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Symbol;
 
     fn refine(pattern: &str, shape: &str) -> Result<Refined, ShapeError> {
         let p: ShapePattern = pattern.parse().unwrap();
