@@ -62,7 +62,14 @@
 //! `ops::infer`, `ops::operand`, `ops::rules`).
 
 pub use crate::op_model::args::{current_policy, scoped_policy};
-pub use crate::op_model::{args, catalog, infer, operand, rules, size};
+pub use crate::op_model::{args, catalog, infer, operand, size};
+
+/// The rules an op carries as data: its dtype rules ([`DTypeSet`], [`Operands`],
+/// [`ResultDType`]) and its shape rule ([`InferRule`], [`ShapeFn`]).
+pub mod rules {
+    pub use crate::op_model::op::{InferRule, ShapeFn};
+    pub use crate::op_model::rules::{DTypeSet, Operands, ResultDType};
+}
 
 pub use crate::op_model::{
     Arity, AsOperand, DTypeSet, DenseFn, FromValue, InferRule, Inferred, IntoValue, Op, OpArgs,
@@ -301,36 +308,10 @@ pub fn transpose_as<T: FromValue>(x: &impl AsOperand, perm: Option<&[usize]>) ->
 
 /// Joins `xs` along an existing `axis`. Extension values of one batchable type that no
 /// handler takes are joined along axis 0 by their batch encoder
-/// ([`batch::concat_values`](crate::batch::concat_values)), for any number of values.
+/// ([`batch::concat_values`](crate::batch::concat_values)), for any number of values: the
+/// catalog entry's fallback ([`Op::has_fallback`]), which [`call`] runs too.
 pub fn concat(xs: &[Operand<'_>], axis: isize) -> Result<Value> {
-    let result = call(&catalog::CONCAT, xs, &OpArgs::none().with_axis(axis));
-    batch_fallback(result, xs, axis, crate::batch::concat_values)
-}
-
-/// When no handler took extension values on axis 0, the batch encoder's answer instead.
-fn batch_fallback(
-    result: Result<Value>,
-    xs: &[Operand<'_>],
-    axis: isize,
-    encode: fn(&[Value]) -> Result<Value>,
-) -> Result<Value> {
-    let no_handler = matches!(&result, Err(crate::Error::Dispatch(e))
-        if matches!(**e, crate::error::DispatchError::NoMatch { .. }));
-    let extensions = !xs.is_empty()
-        && xs
-            .iter()
-            .all(|x| matches!(x.spec(), crate::value::ValueSpec::Extension(_)));
-    if !(no_handler && axis == 0 && extensions) {
-        return result;
-    }
-    let values = xs
-        .iter()
-        .map(Operand::to_value)
-        .collect::<Result<Vec<_>>>()?;
-    if !values.iter().all(crate::batch::is_batchable) {
-        return result;
-    }
-    encode(&values)
+    call(&catalog::CONCAT, xs, &OpArgs::none().with_axis(axis))
 }
 
 /// [`concat()`], returning the concrete type `T`.
@@ -340,10 +321,10 @@ pub fn concat_as<T: FromValue>(xs: &[Operand<'_>], axis: isize) -> Result<T> {
 
 /// Joins `xs` along a new `axis`. Extension values of one batchable type that no handler takes
 /// are stacked on axis 0 by their batch encoder
-/// ([`batch::stack_values`](crate::batch::stack_values)), for any number of values.
+/// ([`batch::stack_values`](crate::batch::stack_values)), for any number of values: the
+/// catalog entry's fallback ([`Op::has_fallback`]), which [`call`] runs too.
 pub fn stack(xs: &[Operand<'_>], axis: isize) -> Result<Value> {
-    let result = call(&catalog::STACK, xs, &OpArgs::none().with_axis(axis));
-    batch_fallback(result, xs, axis, crate::batch::stack_values)
+    call(&catalog::STACK, xs, &OpArgs::none().with_axis(axis))
 }
 
 /// [`stack`], returning the concrete type `T`.
