@@ -162,8 +162,8 @@ mod dense {
     /// variadic ops), a `bool` tensor in the role position its entry names.
     fn inputs(op: &Op, x: &Tensor) -> Vec<Tensor> {
         let n = match op.arity() {
-            crate::op_model::Arity::Exactly(n) => n,
-            crate::op_model::Arity::AtLeast(n) => n + 2,
+            crate::op_model::catalog::Arity::Exactly(n) => n,
+            crate::op_model::catalog::Arity::AtLeast(n) => n + 2,
         };
         (0..n)
             .map(|i| match op.operands() {
@@ -279,8 +279,8 @@ mod dense {
         let spec = TensorSpec::from_tensor(&x);
         for op in ALL.iter().copied() {
             let n = match op.arity() {
-                crate::op_model::Arity::Exactly(n) => n + 1,
-                crate::op_model::Arity::AtLeast(n) => n - 1,
+                crate::op_model::catalog::Arity::Exactly(n) => n + 1,
+                crate::op_model::catalog::Arity::AtLeast(n) => n - 1,
             };
             let views = vec![x.view(); n];
             let specs = vec![&spec; n];
