@@ -250,7 +250,8 @@ pub(crate) fn gather(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result
     ))
 }
 
-/// `where`: `cond ? x : y` (the kernel checks and allocates the output: see [`sized_error`]).
+/// `where`: `cond ? x : y` (the kernel checks and allocates the output: see
+/// [`sized_error`](super::glue::sized_error)).
 pub(crate) fn where_(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Tensor> {
     let xs = &*dense.views();
     let TensorView::Bool(cond) = &xs[0] else {

@@ -15,33 +15,36 @@
 //!
 //! ## Adding an op to the catalog
 //!
-//! Every place an op touches, in order:
+//! Every place an op touches, in order (paths from the repository root):
 //!
 //! 1. **Its signature**, in the leaf crate: one line `NAME = "name", Kind, arity;` in
 //!    `signatures!` of `shape/src/signature.rs` (`extype_shape::signature`, which the macro crate
 //!    checks `#[dispatch(...)]` names against; `catalog_and_leaf_signatures_agree` below checks
 //!    that its `ALL` and this catalog's agree, in order).
-//! 2. **Its kernel**, if it computes something new: a function in `extype-kernels` taking
-//!    strided ndarray views (broadcast views are read in place, never copied), with its size
-//!    check or fallible allocation.
-//! 3. **Its entry**, here: one line `NAME => data;` in `catalog!` below, in the order of the
-//!    leaf's `ALL`. `data` is an entry macro of [`glue`](super::glue) — `unary!(SET, kernel)`,
-//!    `binary!(SET, kernel)`, `reduce!(SET, kernel)`, `segment!(SET, kernel)`, or
-//!    `custom!(SET, body)` for a body that is more than one kernel call — with the `const`
-//!    setters of `Builtin` ([`op`](super::op)) for what differs from the defaults:
-//!    `.result(ResultDType)`, `.operands(Operands)`, `.infer(InferRule)`,
-//!    `.masked(masked!(kernel))`, `.fallback(FallbackFn)`.
-//! 4. **Its dense body**, for `custom!`: a function in [`bodies`](super::bodies) that checks its
-//!    output size before allocating ([`check_output`](super::glue::check_output)).
+//! 2. **Its kernel**, if it computes something new: a function in `kernels/src/` taking ndarray
+//!    views of any strides (a broadcast view is read in place, never copied) that checks its
+//!    output size or allocates it fallibly.
+//! 3. **Its entry**, here (`core/src/op_model/catalog.rs`): one line `NAME => data;` in
+//!    `catalog!` below, in the order of the leaf's `ALL`. `data` is an entry macro of
+//!    `core/src/op_model/glue.rs` — `unary!(SET, kernel)`, `binary!(SET, kernel)`,
+//!    `reduce!(SET, kernel)`, `segment!(SET, kernel)`, or `custom!(SET, body)` for a body that is
+//!    more than one kernel call — with the `const` setters of `Builtin`
+//!    (`core/src/op_model/op.rs`) for what differs from the defaults: `.result(ResultDType)`,
+//!    `.operands(Operands)`, `.infer(InferRule)`, `.masked(masked!(kernel))`,
+//!    `.fallback(f)` (what runs for extension values no handler takes).
+//! 4. **Its dense body**, for `custom!`: a function in `core/src/op_model/bodies.rs` that checks
+//!    its output size (`check_output`) before allocating anything proportional to it.
 //! 5. **Its shape rule**, when its kind's default does not fit: a [`ShapeFn`] in
-//!    [`infer`](super::infer), named by `.infer(InferRule::Custom(infer::f))`.
-//! 6. **Its front function**, in [`crate::ops`]: one line in `unary_ops!`, `binary_ops!` or
-//!    `reduction_ops!`, or a function taking its extra arguments (`ops::tile`).
+//!    [`infer`] (`core/src/op_model/infer.rs`), named by
+//!    `.infer(InferRule::Custom(infer::f))`.
+//! 6. **Its front function**, in [`crate::ops`] (`core/src/ops/mod.rs`): one line in
+//!    `unary_ops!`, `binary_ops!` or `reduction_ops!`, or a function taking its extra arguments
+//!    (as `ops::tile`).
 //!
-//! Nothing else changes: dispatch finds the op's handlers at its catalog slot, and the catalog
-//! tests (`every_catalog_op_runs_and_agrees_with_inference` and the others in `op_model`'s
-//! tests) run every dtype through every entry, against its inference and its dtype set; the op
-//! fuzz test (`core/tests/fuzz_ops.rs`) calls every catalog op on random and huge inputs.
+//! Nothing else changes: dispatch finds the op's handlers at its catalog slot. The catalog tests
+//! (`core/src/op_model/tests.rs`) run every dtype through every entry, against its inference and
+//! its dtype set, and the op fuzz test (`core/tests/fuzz_ops.rs`) calls every catalog op on
+//! random and huge inputs.
 
 use extype_kernels::elementwise::{binary as kb, unary as ku};
 use extype_kernels::reduce::{axes as ka, masked as km, segment as ks};

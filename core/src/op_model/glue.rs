@@ -310,7 +310,7 @@ fn out_dtype(op: &Op, d: DType, args: &OpArgs) -> DType {
 }
 
 /// Checks that an output of shape `dims` and dtype `dtype` of `op` can be allocated (see
-/// [`size`](super::size)); the error names the op, the shape, the dtype and the size.
+/// [`size`]); the error names the op, the shape, the dtype and the size.
 #[inline]
 pub(crate) fn check_output(op: &Op, dims: &[usize], dtype: DType) -> Result<()> {
     check_named(op.name(), dims, dtype)

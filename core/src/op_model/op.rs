@@ -139,7 +139,8 @@ impl Builtin {
     }
 }
 
-/// A dispatchable op: its [`Signature`] and the data that runs it (see the [module docs](self)).
+/// A dispatchable op: its [`Signature`] and the data that runs it (see
+/// [`catalog`](crate::ops::catalog)).
 ///
 /// Catalog ops carry their kernels; a user-declared op ([`Op::new`]) carries an optional dense
 /// default, takes every dtype and infers specs by its kind.
@@ -248,7 +249,7 @@ impl Op {
         }
     }
 
-    /// The position of the op's name in [`ALL`] (`None` for a name the catalog does not have):
+    /// The position of the op's name in the catalog's `ALL` (`None` for a name the catalog does not have):
     /// a user-declared op of a catalog name shares that op's handlers, as it shares its name.
     #[inline]
     pub(crate) const fn catalog_slot(&self) -> Option<usize> {

@@ -56,10 +56,12 @@
 //!
 //! ## Layout
 //!
-//! This module is the user *front*: the functions above the dispatch table. The op *model* it
-//! calls through — the catalog, [`OpArgs`], operands, spec inference, the dense default — lives
-//! below [`crate::dispatch`] and is re-exported here (`ops::catalog`, `ops::OpArgs`,
-//! `ops::infer`, `ops::operand`, `ops::rules`).
+//! This module is the user *front*: the functions above the dispatch table, and `Op::call`,
+//! `Op::apply1`, `Op::apply2` (which go through the table). The op *model* it calls through —
+//! [`Op`] and its data, the catalog, [`OpArgs`], operands, spec inference, the dense default —
+//! lives below [`crate::dispatch`] and is re-exported here (`ops::catalog`, `ops::OpArgs`,
+//! `ops::infer`, `ops::operand`, `ops::rules`, `ops::size`). Adding an op to the catalog is
+//! described, with every place it touches, in [`catalog`]'s docs.
 
 pub use crate::op_model::args::{current_policy, scoped_policy};
 pub use crate::op_model::{args, catalog, infer, operand, size};
@@ -157,6 +159,8 @@ pub fn infer_spec_defined(
     infer_spec(op, specs, args)?.fully_defined(op)
 }
 
+// The one `impl Op` outside `op_model/op.rs`: these conveniences go through the dispatch table,
+// which sits above the op model, so they live with the front that owns `call`.
 impl Op {
     /// Calls this op (see [`call`]).
     pub fn call(&'static self, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
