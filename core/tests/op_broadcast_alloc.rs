@@ -133,7 +133,7 @@ fn ops_on_u8() -> Vec<(&'static Op, OpArgs)> {
         (&catalog::WHERE, OpArgs::none()),
         (&catalog::CAST, OpArgs::none().with_dtype(DType::U8)),
         (&catalog::TRANSPOSE, OpArgs::none()),
-        (&catalog::TILE, OpArgs::none().with_shape(&[1, 1])),
+        (&catalog::TILE, OpArgs::none().with_shape(&[2, 1])),
         (&catalog::CONCAT, OpArgs::none()),
         (&catalog::STACK, OpArgs::none()),
     ]);

@@ -203,22 +203,26 @@ pub(crate) fn tile(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<T
             return ArrayD::from_shape_vec(IxDyn(out), Vec::new())
                 .expect("an empty shape holds no elements");
         };
-        let mut cur = a.to_owned();
+        // Each tiled axis is filled from the previous result, the first from the input view
+        // itself (a broadcast view is read in place, not copied first).
+        let mut cur: Option<ArrayD<T>> = None;
         for (axis, &m) in reps.iter().enumerate() {
             if m == 1 {
                 continue;
             }
-            let n = cur.shape()[axis];
-            let mut shape = cur.shape().to_vec();
+            let src = cur.as_ref().map_or_else(|| a.view(), |c| c.view());
+            let n = src.shape()[axis];
+            let mut shape = src.shape().to_vec();
             shape[axis] = n * m; // Fits: at most the checked output's dim.
             let mut next = ArrayD::from_elem(IxDyn(&shape), first.clone());
             for k in 0..m {
                 next.slice_axis_mut(Axis(axis), Slice::from(k * n..(k + 1) * n))
-                    .assign(&cur);
+                    .assign(&src);
             }
-            cur = next;
+            cur = Some(next);
         }
-        cur
+        // No axis tiled: the output is the input's elements.
+        cur.unwrap_or_else(|| a.to_owned())
     }
     Ok(typed!(
         KERNEL,
