@@ -448,6 +448,9 @@ fn erased_values_and_ops_fallback() {
         .map(|op| op.name())
         .collect();
     assert_eq!(with, ["concat", "stack"]);
+    let table = extype::dispatch::table().unwrap();
+    assert_eq!(table.explain(&catalog::STACK, &operands), ["fallback"]);
+    assert!(table.explain(&catalog::ADD, &operands[..2]).is_empty());
     let err = err_text(extype::ops::call(
         &catalog::STACK,
         &operands,

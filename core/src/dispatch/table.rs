@@ -565,7 +565,9 @@ impl DispatchTable {
 
     /// The handlers a call of `op` on these operands would try, in precedence order (each as
     /// `name(&A, &B) at file:line`), then `dense default` if every operand is dense and the op
-    /// has one. Nothing is called: this explains a dispatch decision.
+    /// has one, or `fallback` if some operand is not and the op's catalog entry has a fallback
+    /// for extension values (tried last; it applies or not by the call's arguments). Nothing is
+    /// called: this explains a dispatch decision.
     pub fn explain(&self, op: &'static Op, operands: &[Operand<'_>]) -> Vec<String> {
         let (handlers, group) = self.handlers(op);
         let mut out: Vec<String> = match Ids::new(operands.iter().map(Operand::type_id)) {
@@ -574,8 +576,12 @@ impl DispatchTable {
                 .collect(),
             None => Vec::new(),
         };
-        if operands.iter().all(Operand::is_dense) && op.has_dense() {
-            out.push("dense default".into());
+        if operands.iter().all(Operand::is_dense) {
+            if op.has_dense() {
+                out.push("dense default".into());
+            }
+        } else if op.has_fallback() {
+            out.push("fallback".into());
         }
         out
     }
