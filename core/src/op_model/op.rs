@@ -80,9 +80,8 @@ pub enum InferRule {
 
 /// A catalog entry's runtime data before it is joined with its signature: its kernels and
 /// rules. Built by the entry macros of [`glue`](super::glue) (`unary!`, `binary!`, `reduce!`,
-/// `segment!`, `custom!`) or [`Builtin::new`], with
-/// defaults (one dtype for all arguments, the input dtype returned, inference by kind) that the
-/// `const` methods override.
+/// `segment!`, `custom!`) or [`Builtin::new`], with defaults (one dtype for all arguments, the
+/// input dtype returned, inference by kind, no fallback) that the `const` methods override.
 #[derive(Clone, Copy)]
 pub(crate) struct Builtin {
     pub(crate) kernel: KernelFn,
