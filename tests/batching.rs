@@ -434,6 +434,29 @@ fn erased_values_and_ops_fallback() {
     );
     // Other axes are not the encoder's: the dispatch error stays.
     assert!(extype::ops::stack(&operands, 1).is_err());
+    // The fallback is the catalog entry's data, run where the dense default runs: a call of the
+    // op through `ops::call` batches too, and only `stack` and `concat` have one.
+    use extype::ops::{OpArgs, catalog};
+    let called = extype::ops::call(&catalog::STACK, &operands, &OpArgs::none()).unwrap();
+    assert_eq!(
+        called.downcast_ref::<Masked>().unwrap(),
+        stacked.downcast_ref::<Masked>().unwrap()
+    );
+    let with: Vec<&str> = catalog::ALL
+        .iter()
+        .filter(|op| op.has_fallback())
+        .map(|op| op.name())
+        .collect();
+    assert_eq!(with, ["concat", "stack"]);
+    let table = extype::dispatch::table().unwrap();
+    assert_eq!(table.explain(&catalog::STACK, &operands), ["fallback"]);
+    assert!(table.explain(&catalog::ADD, &operands[..2]).is_empty());
+    let err = err_text(extype::ops::call(
+        &catalog::STACK,
+        &operands,
+        &OpArgs::none().with_axis(1),
+    ));
+    assert!(err.starts_with("stack: no handler for arguments"), "{err}");
 
     let mixed = [values[0].clone(), Value::from(Tensor::from(array![1.0f32]))];
     let e = err_text(batch::stack_values(&mixed));

@@ -4,10 +4,13 @@
 use std::any::TypeId;
 use std::fmt;
 
+use extype_shape::signature::OpKind;
+
 use crate::error::Result;
-use crate::op_model::catalog::{Op, OpKind};
+use crate::op_model::args::OpArgs;
 use crate::op_model::infer::Inferred;
-use crate::op_model::{IntoValue, OpArgs, Operand};
+use crate::op_model::op::Op;
+use crate::op_model::operand::{IntoValue, Operand};
 use crate::spec::ExtensionType;
 use crate::tensor::Tensor;
 use crate::value::{Value, ValueSpec};

@@ -3,8 +3,9 @@
 
 use super::entry::Call;
 use crate::error::Result;
-use crate::op_model::catalog::Op;
-use crate::op_model::{OpArgs, dense, infer};
+use crate::op_model::args::OpArgs;
+use crate::op_model::op::Op;
+use crate::op_model::{dense, infer};
 use crate::spec::TensorSpec;
 use crate::tensor::{Tensor, TensorView};
 use crate::value::ValueSpec;

@@ -97,7 +97,9 @@
 //! 3. **Groups**: group handlers of `f`'s kind whose parameters match; exact ones (no wildcard)
 //!    first, then by number of wildcards, then source order.
 //! 4. **Dense default**: when every argument is dense, the op's kernels (or a user op's
-//!    `dense = …`).
+//!    `dense = …`); otherwise the fallback the op's catalog entry carries for extension values,
+//!    if it has one ([`Op::has_fallback`](crate::ops::Op::has_fallback): `stack` and `concat`
+//!    join extension values of one batchable type on axis 0 with their batch encoders).
 //!
 //! A handler declines by returning `Ok(None)` (its return type is `Result<Option<T>>`); the next
 //! candidate runs. An error from a handler is returned at once. When nothing takes the call the

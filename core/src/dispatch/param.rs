@@ -27,9 +27,11 @@
 
 use super::entry::{Call, Handled, ParamKind};
 use super::group::{BinaryOp, ReductionOp, UnaryOp};
+use extype_shape::signature::OpKind;
+
 use crate::error::Result;
-use crate::op_model::OpKind;
-use crate::op_model::{OpArgs, Operand};
+use crate::op_model::args::OpArgs;
+use crate::op_model::operand::Operand;
 use crate::spec::ExtensionType;
 use crate::tensor::Tensor;
 use crate::value::Value;

@@ -10,9 +10,14 @@ use smallvec::SmallVec;
 
 use super::entry::{Call, DispatchEntry, Handled, ParamKind, Target};
 use crate::error::{DispatchError, Error, Result};
-use crate::op_model::catalog::{ALL, Op, OpKind};
+use extype_shape::signature::OpKind;
+
+use crate::op_model::args::OpArgs;
+use crate::op_model::catalog::ALL;
+use crate::op_model::dense;
 use crate::op_model::infer::{self, Inferred};
-use crate::op_model::{OpArgs, Operand, dense};
+use crate::op_model::op::Op;
+use crate::op_model::operand::Operand;
 use crate::registry::{AnonymousExtension, registry};
 use crate::shape::signature::arguments;
 use crate::spec::TensorSpec;
@@ -560,7 +565,9 @@ impl DispatchTable {
 
     /// The handlers a call of `op` on these operands would try, in precedence order (each as
     /// `name(&A, &B) at file:line`), then `dense default` if every operand is dense and the op
-    /// has one. Nothing is called: this explains a dispatch decision.
+    /// has one, or `fallback` if some operand is not and the op's catalog entry has a fallback
+    /// for extension values (tried last; it applies or not by the call's arguments). Nothing is
+    /// called: this explains a dispatch decision.
     pub fn explain(&self, op: &'static Op, operands: &[Operand<'_>]) -> Vec<String> {
         let (handlers, group) = self.handlers(op);
         let mut out: Vec<String> = match Ids::new(operands.iter().map(Operand::type_id)) {
@@ -569,8 +576,12 @@ impl DispatchTable {
                 .collect(),
             None => Vec::new(),
         };
-        if operands.iter().all(Operand::is_dense) && op.has_dense() {
-            out.push("dense default".into());
+        if operands.iter().all(Operand::is_dense) {
+            if op.has_dense() {
+                out.push("dense default".into());
+            }
+        } else if op.has_fallback() {
+            out.push("fallback".into());
         }
         out
     }
@@ -729,7 +740,9 @@ fn describe_spec(spec: &ValueSpec) -> String {
 }
 
 /// The last candidate of a call: the op's dense default when every argument is dense and the op
-/// has one (arity checked); otherwise the error naming the op, the arguments and what was tried.
+/// has one (arity checked), else the op's fallback for extension values when it has one that
+/// applies ([`dense::run_default`]); otherwise the error naming the op, the arguments and what
+/// was tried.
 #[inline(always)]
 fn dense_default(
     op: &Op,
@@ -737,11 +750,7 @@ fn dense_default(
     args: &OpArgs,
     tried: &[&'static DispatchEntry],
 ) -> Result<Value> {
-    if op.has_dense() {
-        dense::run_operands(op, operands, args, || no_dense_default(op, operands, tried))
-    } else {
-        Err(no_dense_default(op, operands, tried))
-    }
+    dense::run_default(op, operands, args, || no_dense_default(op, operands, tried))
 }
 
 /// For a call no handler took: the operands that are anonymous values (rebuilt from a spec whose

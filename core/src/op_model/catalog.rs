@@ -4,270 +4,71 @@
 //! [`Signature`] (name, [`OpKind`], [`Arity`]) and, as data, what running it needs: its dense
 //! kernel entry point (and masked kernel, for reductions that have one), the dtypes it takes
 //! ([`DTypeSet`]), how its arguments' dtypes relate ([`Operands`]), the dtype it returns
-//! ([`ResultDType`]) and how its output shape is inferred ([`InferRule`]). Nothing dispatches on
-//! an op's name: adding an op is one entry below.
+//! ([`ResultDType`]), how its output shape is inferred ([`InferRule`]) and, for `stack` and
+//! `concat`, its fallback for extension values no handler takes. Nothing dispatches on an op's
+//! name or matches an error to decide what runs: the entry's data decide.
 //!
 //! The macro crate reads [`lookup`] at compile time, so `#[dispatch(Add)]` and
 //! `#[dispatch(add)]` both name [`ADD`], and a misspelt op is a compile error. Users declare more
-//! ops with [`declare_op!`](crate::declare_op).
-
-use std::fmt;
+//! ops with [`declare_op!`](crate::declare_op) (no catalog change: a user op carries its own
+//! data, [`Op::new`]).
+//!
+//! ## Adding an op to the catalog
+//!
+//! Every place an op touches, in order (paths from the repository root):
+//!
+//! 1. **Its signature**, in the leaf crate: one line `NAME = "name", Kind, arity;` in
+//!    `signatures!` of `shape/src/signature.rs` (`extype_shape::signature`, which the macro crate
+//!    checks `#[dispatch(...)]` names against; `catalog_and_leaf_signatures_agree` below checks
+//!    that its `ALL` and this catalog's agree, in order).
+//! 2. **Its kernel**, if it computes something new: a function in `kernels/src/` taking ndarray
+//!    views of any strides (a broadcast view is read in place, never copied) that checks its
+//!    output size or allocates it fallibly.
+//! 3. **Its entry**, here (`core/src/op_model/catalog.rs`): one line `NAME => data;` in
+//!    `catalog!` below, in the order of the leaf's `ALL`. `data` is an entry macro of
+//!    `core/src/op_model/glue.rs` — `unary!(SET, kernel)`, `binary!(SET, kernel)`,
+//!    `reduce!(SET, kernel)`, `segment!(SET, kernel)`, or `custom!(SET, body)` for a body that is
+//!    more than one kernel call — with the `const` setters of `Builtin`
+//!    (`core/src/op_model/op.rs`) for what differs from the defaults: `.result(ResultDType)`,
+//!    `.operands(Operands)`, `.infer(InferRule)`, `.masked(masked!(kernel))`,
+//!    `.fallback(f)` (what runs for extension values no handler takes).
+//! 4. **Its dense body**, for `custom!`: a function in `core/src/op_model/bodies.rs` that checks
+//!    its output size (`check_output`) before allocating anything proportional to it.
+//! 5. **Its shape rule**, when its kind's default does not fit: a [`ShapeFn`] in
+//!    [`infer`] (`core/src/op_model/infer.rs`), named by
+//!    `.infer(InferRule::Custom(infer::f))`.
+//! 6. **Its front function**, in [`crate::ops`] (`core/src/ops/mod.rs`): one line in
+//!    `unary_ops!`, `binary_ops!` or `reduction_ops!`, or a function taking its extra arguments
+//!    (as `ops::tile`).
+//!
+//! Nothing else changes: dispatch finds the op's handlers at its catalog slot. The catalog tests
+//! (`core/src/op_model/tests.rs`) run every dtype through every entry, against its inference and
+//! its dtype set, and the op fuzz test (`core/tests/fuzz_ops.rs`) calls every catalog op on
+//! random and huge inputs.
 
 use extype_kernels::elementwise::{binary as kb, unary as ku};
 use extype_kernels::reduce::{axes as ka, masked as km, segment as ks};
 use extype_shape::signature;
 
-use super::args::OpArgs;
-use super::dense::{
-    self, Builtin, KernelFn, MaskedFn, binary, custom, masked, reduce, segment, unary,
-};
+use super::bodies;
+use super::fallback;
+use super::glue::{binary, custom, masked, reduce, segment, unary};
 use super::infer;
-use super::rules::{DTypeSet, InferRule, Operands, ResultDType};
-use crate::error::Result;
-use crate::tensor::Tensor;
+use super::op::InferRule;
+use super::rules::{Operands, ResultDType};
 
+pub use super::op::{DenseFn, Op};
 pub use extype_shape::signature::{Arity, OpKind, Signature, to_snake};
 
-/// The dense default of a user-declared op: runs on dense tensors only (the arguments, in order).
-pub type DenseFn = fn(&[Tensor], &OpArgs) -> Result<Tensor>;
-
-/// What runs when every argument is dense and no handler takes the call.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Dense {
-    /// A catalog op's kernel entry point.
-    Kernel(KernelFn),
-    /// A user-declared op's `dense = f`.
-    User(DenseFn),
-    /// No dense default (every call needs a handler).
-    None,
-}
-
-/// A dispatchable op: its [`Signature`] and the data that runs it (see the [module docs](self)).
-///
-/// Catalog ops carry their kernels; a user-declared op ([`Op::new`]) carries an optional dense
-/// default, takes every dtype and infers specs by its kind.
-#[derive(Debug)]
-pub struct Op {
-    sig: Signature,
-    key: u64,
-    /// The position of the op's name in the catalog (`NOT_IN_CATALOG` otherwise): dispatch
-    /// tables index their per-op handlers by it instead of hashing.
-    slot: u16,
-    dense: Dense,
-    masked: Option<MaskedFn>,
-    dtypes: DTypeSet,
-    operands: Operands,
-    result: ResultDType,
-    infer: InferRule,
-}
-
-/// FNV-1a of the name: the op's key in dispatch tables, computed at compile time.
-const fn name_key(name: &str) -> u64 {
-    let bytes = name.as_bytes();
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut i = 0;
-    while i < bytes.len() {
-        h ^= bytes[i] as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-        i += 1;
-    }
-    h
-}
-
-/// [`Op::slot`] of a name that is not in the catalog.
-const NOT_IN_CATALOG: u16 = u16::MAX;
-
-// Every catalog position fits a slot, below the "not in the catalog" mark.
-const _: () = assert!(signature::ALL.len() < NOT_IN_CATALOG as usize);
-
-/// The position of `name` in the catalog ([`signature::position`], at compile time).
-const fn catalog_slot(name: &str) -> u16 {
-    match signature::position(name) {
-        Some(i) => i as u16,
-        None => NOT_IN_CATALOG,
-    }
-}
-
-impl InferRule {
-    /// The inference of a user op of this kind: elementwise ops keep the shape (binary ones
-    /// broadcast), reductions reduce it, `other` ops have none.
-    const fn of_kind(kind: OpKind) -> InferRule {
-        match kind {
-            OpKind::UnaryElementwise => InferRule::Same,
-            OpKind::BinaryElementwise => InferRule::Broadcast,
-            OpKind::Reduction => InferRule::Reduce,
-            OpKind::Other => InferRule::None,
-        }
-    }
-}
-
-impl Op {
-    /// An op. `dense` is the dense default for a user-declared op (`None`: no default, so every
-    /// call needs a handler). It takes every dtype (binary and reduction ops: one dtype for all
-    /// arguments) and returns its input dtype; its spec inference follows its kind.
-    pub const fn new(name: &'static str, kind: OpKind, arity: Arity, dense: Option<DenseFn>) -> Op {
-        Op {
-            sig: Signature { name, kind, arity },
-            key: name_key(name),
-            slot: catalog_slot(name),
-            dense: match dense {
-                Some(f) => Dense::User(f),
-                None => Dense::None,
-            },
-            masked: None,
-            dtypes: DTypeSet::ALL,
-            operands: Operands::Same,
-            result: ResultDType::Same,
-            infer: InferRule::of_kind(kind),
-        }
-    }
-
-    /// This op with `rule` as its spec inference (how [`declare_op!`](crate::declare_op) gives an
-    /// op with a shape contract its inference).
-    pub const fn with_infer(mut self, rule: InferRule) -> Op {
-        self.infer = rule;
-        self
-    }
-
-    /// A catalog op: its signature joined with its kernels and rules.
-    const fn builtin(sig: Signature, data: Builtin) -> Op {
-        Op {
-            key: name_key(sig.name),
-            slot: catalog_slot(sig.name),
-            dense: Dense::Kernel(data.kernel),
-            masked: data.masked,
-            dtypes: data.dtypes,
-            operands: data.operands,
-            result: data.result,
-            infer: match data.infer {
-                Some(rule) => rule,
-                None => InferRule::of_kind(sig.kind),
-            },
-            sig,
-        }
-    }
-
-    /// The position of the op's name in [`ALL`] (`None` for a name the catalog does not have):
-    /// a user-declared op of a catalog name shares that op's handlers, as it shares its name.
-    #[inline]
-    pub(crate) const fn catalog_slot(&self) -> Option<usize> {
-        if self.slot == NOT_IN_CATALOG {
-            None
-        } else {
-            Some(self.slot as usize)
-        }
-    }
-
-    /// The op's signature.
-    #[inline]
-    pub const fn signature(&self) -> &Signature {
-        &self.sig
-    }
-
-    /// The op's name (`"add"`, `"my.softplus"`).
-    #[inline]
-    pub const fn name(&self) -> &'static str {
-        self.sig.name
-    }
-
-    /// The op's kind.
-    #[inline]
-    pub const fn kind(&self) -> OpKind {
-        self.sig.kind
-    }
-
-    /// How many tensor-like arguments it takes.
-    #[inline]
-    pub const fn arity(&self) -> Arity {
-        self.sig.arity
-    }
-
-    /// The dense default of a user-declared op.
-    #[inline]
-    pub fn dense_fn(&self) -> Option<DenseFn> {
-        match self.dense {
-            Dense::User(f) => Some(f),
-            _ => None,
-        }
-    }
-
-    /// Whether this op is one of the catalog's (it runs on the kernels).
-    #[inline]
-    pub fn is_builtin(&self) -> bool {
-        matches!(self.dense, Dense::Kernel(_))
-    }
-
-    /// Whether the op has a dense default (a kernel, or a user op's `dense = f`).
-    #[inline]
-    pub fn has_dense(&self) -> bool {
-        !matches!(self.dense, Dense::None)
-    }
-
-    /// Whether the op has a masked kernel ([`masked_reduce`](crate::ops::masked_reduce),
-    /// [`ReductionOp::apply_masked`](crate::ReductionOp::apply_masked)).
-    #[inline]
-    pub fn has_masked(&self) -> bool {
-        self.masked.is_some()
-    }
-
-    /// The dtypes the op takes (for its data arguments; see [`Operands`]).
-    #[inline]
-    pub const fn dtypes(&self) -> DTypeSet {
-        self.dtypes
-    }
-
-    /// How the op's argument dtypes relate.
-    #[inline]
-    pub const fn operands(&self) -> Operands {
-        self.operands
-    }
-
-    /// The rule giving the dtype the op returns (see [`Op::result_dtype`]).
-    #[inline]
-    pub const fn result_rule(&self) -> ResultDType {
-        self.result
-    }
-
-    /// How the op's output shape is inferred from its input specs.
-    #[inline]
-    pub const fn infer_rule(&self) -> InferRule {
-        self.infer
-    }
-
-    /// The op's key in dispatch tables: a hash of its name, computed at compile time.
-    #[inline]
-    pub(crate) const fn key(&self) -> u64 {
-        self.key
-    }
-
-    #[inline]
-    pub(crate) fn dense(&self) -> Dense {
-        self.dense
-    }
-
-    #[inline]
-    pub(crate) fn masked_kernel(&self) -> Option<MaskedFn> {
-        self.masked
-    }
-}
-
-impl PartialEq for Op {
-    fn eq(&self, other: &Op) -> bool {
-        self.sig.name == other.sig.name
-    }
-}
-
-impl Eq for Op {}
-
-impl fmt::Display for Op {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.sig.name)
-    }
-}
+#[cfg(doc)]
+use super::op::ShapeFn;
+#[cfg(doc)]
+use super::rules::DTypeSet;
 
 /// One line per op: `CONST => data;`, where `CONST` names the op's signature in the leaf crate's
 /// table ([`extype_shape::signature`], which the macro crate checks `#[dispatch(...)]` against)
-/// and data is its kernels and rules ([`Builtin`]). Generates the entries and [`ALL`].
+/// and data is its kernels and rules (`Builtin`, built by the entry macros of
+/// [`glue`](super::glue)). Generates the entries and [`ALL`].
 macro_rules! catalog {
     ($($(#[$doc:meta])* $konst:ident => $data:expr;)*) => {
         $(
@@ -373,34 +174,37 @@ catalog! {
     ARGMIN => reduce!(NUMERIC, ka::argmin_axes).result(I64);
 
     /// The shape as an `i64` vector.
-    SHAPE => custom!(ALL, dense::shape_of)
+    SHAPE => custom!(ALL, bodies::shape_of)
             .result(I64)
             .infer(Custom(infer::shape_of));
     /// Same elements (C order), another shape.
-    RESHAPE => custom!(ALL, dense::reshape).infer(Custom(infer::reshape));
+    RESHAPE => custom!(ALL, bodies::reshape).infer(Custom(infer::reshape));
     /// Permutes the axes (reverses them by default).
-    TRANSPOSE => custom!(ALL, dense::transpose).infer(Custom(infer::transpose));
+    TRANSPOSE => custom!(ALL, bodies::transpose).infer(Custom(infer::transpose));
     /// Joins tensors along an existing axis.
-    CONCAT => custom!(KERNEL, dense::join::<false>)
-            .infer(Custom(infer::join::<false>));
+    CONCAT => custom!(KERNEL, bodies::join::<false>)
+            .infer(Custom(infer::join::<false>))
+            .fallback(fallback::batch::<false>);
     /// Joins tensors along a new axis.
-    STACK => custom!(KERNEL, dense::join::<true>).infer(Custom(infer::join::<true>));
+    STACK => custom!(KERNEL, bodies::join::<true>)
+            .infer(Custom(infer::join::<true>))
+            .fallback(fallback::batch::<true>);
     /// Repeats a tensor along each axis.
-    TILE => custom!(KERNEL, dense::tile).infer(Custom(infer::tile));
+    TILE => custom!(KERNEL, bodies::tile).infer(Custom(infer::tile));
     /// Picks slices along an axis by index.
-    GATHER => custom!(KERNEL, dense::gather).infer(Custom(infer::gather));
+    GATHER => custom!(KERNEL, bodies::gather).infer(Custom(infer::gather));
     /// `cond ? x : y` elementwise, with broadcasting (TensorFlow's `where`).
-    WHERE => custom!(KERNEL, dense::where_)
+    WHERE => custom!(KERNEL, bodies::where_)
             .operands(BoolAt(0, "the condition"))
             .infer(InferRule::Broadcast);
     /// Converts the dtype.
-    CAST => custom!(KERNEL, dense::cast).result(FromArgs).infer(InferRule::Same);
+    CAST => custom!(KERNEL, bodies::cast).result(FromArgs).infer(InferRule::Same);
     /// Zeros of the same shape and dtype.
-    ZEROS_LIKE => custom!(ALL, dense::filled::<false>).infer(InferRule::Same);
+    ZEROS_LIKE => custom!(ALL, bodies::filled::<false>).infer(InferRule::Same);
     /// Ones of the same shape and dtype.
-    ONES_LIKE => custom!(ALL, dense::filled::<true>).infer(InferRule::Same);
+    ONES_LIKE => custom!(ALL, bodies::filled::<true>).infer(InferRule::Same);
     /// The rows (leading axes) where a boolean mask is true (`boolean_mask`).
-    BOOLEAN_MASK => custom!(KERNEL, dense::boolean_mask)
+    BOOLEAN_MASK => custom!(KERNEL, bodies::boolean_mask)
             .operands(BoolAt(1, "the mask"))
             .infer(Custom(infer::boolean_mask));
     /// Sum of each ragged row (segments of axis 0 given by `row_splits`).

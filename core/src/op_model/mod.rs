@@ -2,28 +2,45 @@
 //! [`dispatch`](crate::dispatch), which picks a handler, and the user front
 //! [`ops`](crate::ops), which users call (`ops::add`).
 //!
-//! - [`catalog`]: the ops ([`Op`]), each carrying its signature, kernels and rules as data.
-//! - [`rules`]: the data kinds an entry carries ([`DTypeSet`], [`Operands`], [`ResultDType`],
-//!   [`InferRule`]) and the checks they drive, shared by calls and spec inference.
+//! Files, bottom to top; each imports only files listed before it (no two import each other):
+//!
 //! - [`args`]: [`OpArgs`], the non-tensor arguments.
-//! - [`operand`]: [`Operand`] and the conversions in and out of op calls.
-//! - [`infer`]: spec inference on dense specs ([`Inferred`]).
+//! - [`rules`]: the dtype rules an op carries ([`DTypeSet`], [`Operands`], [`ResultDType`]).
 //! - [`size`]: output sizes, checked before anything proportional to them is allocated.
-//! - `dense`: the kernel glue and the dense default.
+//! - `dense_args`: the dense arguments of a kernel call (tensors or views).
+//! - [`operand`]: [`Operand`] and the conversions in and out of op calls.
+//! - `op`: [`Op`] and all the data it holds (its kernel entry points, [`InferRule`], its
+//!   fallback), with the one `impl Op`: construction, accessors and the checks the data drive.
+//! - [`infer`]: spec inference on dense specs ([`Inferred`]) and the custom shape rules.
+//! - `glue`: the kernel glue — the entry macros that make a kernel entry point from an
+//!   `extype-kernels` function, and the checks they share.
+//! - `bodies`: the dense bodies of the ops that are more than one kernel call (`reshape`,
+//!   `tile`, `concat`, …).
+//! - `fallback`: what `stack` and `concat` run for extension values no handler takes.
+//! - [`catalog`]: the ops, each entry one line of data (how to add one: its module docs).
+//! - `dense`: the dense default (and the fallback) as the last step of a call, masked reductions.
 //!
 //! Nothing here imports from `dispatch` or `ops`. Users reach these items through
 //! [`crate::ops`], which re-exports them (`extype::ops::catalog::ADD`, `extype::ops::OpArgs`).
 
 pub mod args;
+pub(crate) mod bodies;
 pub mod catalog;
 pub(crate) mod dense;
+pub(crate) mod dense_args;
+pub(crate) mod fallback;
+pub(crate) mod glue;
 pub mod infer;
+pub(crate) mod op;
 pub mod operand;
 pub mod rules;
 pub mod size;
+#[cfg(test)]
+mod tests;
 
 pub use args::OpArgs;
-pub use catalog::{Arity, DenseFn, Op, OpKind, Signature};
+pub use catalog::{Arity, OpKind, Signature};
 pub use infer::Inferred;
+pub use op::{DenseFn, InferRule, Op, ShapeFn};
 pub use operand::{AsOperand, FromValue, IntoValue, Operand};
-pub use rules::{DTypeSet, InferRule, Operands, ResultDType, ShapeFn};
+pub use rules::{DTypeSet, Operands, ResultDType};

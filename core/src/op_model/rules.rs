@@ -1,17 +1,14 @@
-//! The data a catalog entry carries besides its kernels: which dtypes it takes ([`DTypeSet`]),
-//! how its arguments' dtypes relate ([`Operands`]), the dtype it returns ([`ResultDType`]) and how
-//! its output shape is inferred ([`InferRule`]). The checks here run for calls and for spec
-//! inference alike, so both refuse the same inputs with the same words.
+//! The dtype rules an [`Op`](super::op::Op) carries: which dtypes it takes ([`DTypeSet`]), how
+//! its arguments' dtypes relate ([`Operands`]) and the dtype it returns ([`ResultDType`]). Plain
+//! data, below the op; the checks they drive are the op's methods
+//! ([`Op::check_dtypes`](super::op::Op::check_dtypes),
+//! [`Op::result_dtype`](super::op::Op::result_dtype)), run for calls and spec inference alike.
+//! (The shape rule, [`InferRule`](super::op::InferRule), names the op in its custom form, so it
+//! is defined beside [`Op`](super::op::Op).)
 
 use std::fmt;
 
-use super::args::OpArgs;
-use super::catalog::Op;
-use super::operand::bad_argument;
 use crate::dtype::DType;
-use crate::error::{DispatchError, Result};
-use crate::shape::Shape;
-use crate::spec::TensorSpec;
 
 /// A set of dtypes: a bitset over [`DType`], usable in `const` items.
 ///
@@ -148,128 +145,8 @@ pub enum ResultDType {
     FloatOfInts,
     /// `i64` (indices, counts, `shape`).
     I64,
-    /// The dtype asked for in [`OpArgs::dtype`] (`cast`), one the kernels take.
+    /// The dtype asked for in [`OpArgs::dtype`](super::args::OpArgs::dtype) (`cast`), one the kernels take.
     FromArgs,
-}
-
-/// An op-specific shape rule: the output shape from the input specs (dtypes already checked).
-pub type ShapeFn = fn(&Op, &[&TensorSpec], &OpArgs) -> Result<Shape>;
-
-/// How an op's output shape is inferred from its input specs.
-#[derive(Debug, Clone, Copy)]
-pub enum InferRule {
-    /// The shape of argument 0 (unary elementwise ops, `cast`, `zeros_like`).
-    Same,
-    /// Every argument broadcast together (binary elementwise ops, `where`), with the runtime
-    /// checks that make the result true.
-    Broadcast,
-    /// Argument 0 reduced over [`OpArgs::axes`] (with [`OpArgs::keepdims`]).
-    Reduce,
-    /// An op-specific rule (`reshape`, `concat`, `gather`, …).
-    Custom(ShapeFn),
-    /// None: a handler must supply inference (user ops of kind `other`).
-    None,
-}
-
-impl Op {
-    /// Checks that `n` arguments fit the op's arity: the one arity check, run where a call or an
-    /// inference enters (dispatch, the dense default, dense spec inference).
-    #[inline]
-    pub fn check_arity(&self, n: usize) -> Result<()> {
-        if self.arity().admits(n) {
-            Ok(())
-        } else {
-            Err(arity_error(self, n))
-        }
-    }
-
-    /// Checks the dtypes of `n` arguments (`dtype_of(i)` is argument `i`'s) against the op's
-    /// [`Operands`] and [`DTypeSet`], and returns the dtype of its data arguments. The arity is
-    /// checked already.
-    ///
-    /// Errors, in this order: a role argument that is not `bool`; a data argument whose dtype
-    /// differs from the first one's; a dtype outside the set.
-    pub fn check_dtypes(&self, n: usize, dtype_of: impl Fn(usize) -> DType) -> Result<DType> {
-        let (first, role) = match self.operands() {
-            Operands::Same => (0, None),
-            Operands::BoolAt(at, what) => {
-                let d = dtype_of(at);
-                if d != DType::Bool {
-                    return Err(bad_argument(
-                        self.name(),
-                        format!("argument {at}"),
-                        format!("dtype bool ({what})"),
-                        format!("dtype {d}"),
-                    ));
-                }
-                (usize::from(at == 0), Some(at))
-            }
-        };
-        let d = dtype_of(first);
-        for i in (first + 1..n).filter(|&i| Some(i) != role) {
-            let e = dtype_of(i);
-            if e != d {
-                return Err(bad_argument(
-                    self.name(),
-                    format!("argument {i}"),
-                    format!("dtype {d} (the dtype of argument {first}; cast first)"),
-                    format!("dtype {e}"),
-                ));
-            }
-        }
-        if !self.dtypes().contains(d) {
-            return Err(bad_argument(
-                self.name(),
-                format!("argument {first}"),
-                self.dtypes().to_string(),
-                format!("dtype {d}"),
-            ));
-        }
-        Ok(d)
-    }
-
-    /// The dtype the op returns for data arguments of dtype `d` (see [`ResultDType`]).
-    pub fn result_dtype(&self, d: DType, args: &OpArgs) -> Result<DType> {
-        Ok(match self.result_rule() {
-            ResultDType::Same => d,
-            ResultDType::Bool => DType::Bool,
-            ResultDType::Widen => match d {
-                DType::I8 | DType::I16 | DType::I32 => DType::I64,
-                DType::U8 | DType::U16 | DType::U32 => DType::U64,
-                other => other,
-            },
-            ResultDType::FloatOfInts if d.is_float() => d,
-            ResultDType::FloatOfInts => DType::F64,
-            ResultDType::I64 => DType::I64,
-            ResultDType::FromArgs => {
-                let to = args.dtype.ok_or_else(|| missing(self, "dtype"))?;
-                if !DTypeSet::KERNEL.contains(to) {
-                    return Err(bad_argument(
-                        self.name(),
-                        "dtype",
-                        DTypeSet::KERNEL.to_string(),
-                        format!("dtype {to}"),
-                    ));
-                }
-                to
-            }
-        })
-    }
-}
-
-#[cold]
-fn arity_error(op: &Op, n: usize) -> crate::Error {
-    DispatchError::Arity {
-        op: op.name().to_string(),
-        expected: op.arity().arguments(),
-        found: n,
-    }
-    .into()
-}
-
-/// The error for an extra argument the op needs and `OpArgs` lacks.
-pub(crate) fn missing(op: &Op, what: &str) -> crate::Error {
-    bad_argument(op.name(), what, format!("`{what}` in OpArgs"), "nothing")
 }
 
 #[cfg(test)]

@@ -14,8 +14,6 @@
 use crate::dtype::DType;
 use crate::error::{DispatchError, Error, Result};
 
-use super::catalog::Op;
-
 /// The largest byte size of one allocation: `isize::MAX` (Rust's limit; sizes beyond it are an
 /// error wherever an output is built).
 pub const MAX_BYTES: usize = isize::MAX as usize;
@@ -75,15 +73,9 @@ pub fn element_count(dims: &[usize]) -> Option<usize> {
 }
 
 /// Checks that an output of shape `dims` and dtype `dtype` can be allocated (see the module
-/// docs); the error names `op`, the shape, the dtype and the size. An empty output passes when
-/// its nonzero dims multiply to at most `isize::MAX` (what any ndarray shape needs).
-#[inline]
-pub(crate) fn check_output(op: &Op, dims: &[usize], dtype: DType) -> Result<()> {
-    check_named(op.name(), dims, dtype)
-}
-
-/// [`check_output`] for a copy made on behalf of `op` (a name: an op, or an operation such as
-/// `to_value`).
+/// docs) on behalf of `op` (a name: an op, or an operation such as `to_value`); the error names
+/// `op`, the shape, the dtype and the size. An empty output passes when its nonzero dims
+/// multiply to at most `isize::MAX` (what any ndarray shape needs).
 #[inline]
 pub(crate) fn check_named(op: &str, dims: &[usize], dtype: DType) -> Result<()> {
     let mut nonzero = 1usize;

@@ -55,13 +55,22 @@
 //!
 //! ## Layout
 //!
-//! This module is the user *front*: the functions above the dispatch table. The op *model* it
-//! calls through — the catalog, [`OpArgs`], operands, spec inference, the dense default — lives
-//! below [`crate::dispatch`] and is re-exported here (`ops::catalog`, `ops::OpArgs`,
-//! `ops::infer`, `ops::operand`, `ops::rules`).
+//! This module is the user *front*: the functions above the dispatch table, and `Op::call`,
+//! `Op::apply1`, `Op::apply2` (which go through the table). The op *model* it calls through —
+//! [`Op`] and its data, the catalog, [`OpArgs`], operands, spec inference, the dense default —
+//! lives below [`crate::dispatch`] and is re-exported here (`ops::catalog`, `ops::OpArgs`,
+//! `ops::infer`, `ops::operand`, `ops::rules`, `ops::size`). Adding an op to the catalog is
+//! described, with every place it touches, in [`catalog`]'s docs.
 
 pub use crate::op_model::args::{current_policy, scoped_policy};
-pub use crate::op_model::{args, catalog, infer, operand, rules, size};
+pub use crate::op_model::{args, catalog, infer, operand, size};
+
+/// The rules an op carries as data: its dtype rules ([`DTypeSet`], [`Operands`],
+/// [`ResultDType`]) and its shape rule ([`InferRule`], [`ShapeFn`]).
+pub mod rules {
+    pub use crate::op_model::op::{InferRule, ShapeFn};
+    pub use crate::op_model::rules::{DTypeSet, Operands, ResultDType};
+}
 
 pub use crate::op_model::{
     Arity, AsOperand, DTypeSet, DenseFn, FromValue, InferRule, Inferred, IntoValue, Op, OpArgs,
@@ -149,6 +158,8 @@ pub fn infer_spec_defined(
     infer_spec(op, specs, args)?.fully_defined(op)
 }
 
+// The one `impl Op` outside `op_model/op.rs`: these conveniences go through the dispatch table,
+// which sits above the op model, so they live with the front that owns `call`.
 impl Op {
     /// Calls this op (see [`call`]).
     pub fn call(&'static self, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
@@ -300,36 +311,10 @@ pub fn transpose_as<T: FromValue>(x: &impl AsOperand, perm: Option<&[usize]>) ->
 
 /// Joins `xs` along an existing `axis`. Extension values of one batchable type that no
 /// handler takes are joined along axis 0 by their batch encoder
-/// ([`batch::concat_values`](crate::batch::concat_values)), for any number of values.
+/// ([`batch::concat_values`](crate::batch::concat_values)), for any number of values: the
+/// catalog entry's fallback ([`Op::has_fallback`]), which [`call`] runs too.
 pub fn concat(xs: &[Operand<'_>], axis: isize) -> Result<Value> {
-    let result = call(&catalog::CONCAT, xs, &OpArgs::none().with_axis(axis));
-    batch_fallback(result, xs, axis, crate::batch::concat_values)
-}
-
-/// When no handler took extension values on axis 0, the batch encoder's answer instead.
-fn batch_fallback(
-    result: Result<Value>,
-    xs: &[Operand<'_>],
-    axis: isize,
-    encode: fn(&[Value]) -> Result<Value>,
-) -> Result<Value> {
-    let no_handler = matches!(&result, Err(crate::Error::Dispatch(e))
-        if matches!(**e, crate::error::DispatchError::NoMatch { .. }));
-    let extensions = !xs.is_empty()
-        && xs
-            .iter()
-            .all(|x| matches!(x.spec(), crate::value::ValueSpec::Extension(_)));
-    if !(no_handler && axis == 0 && extensions) {
-        return result;
-    }
-    let values = xs
-        .iter()
-        .map(Operand::to_value)
-        .collect::<Result<Vec<_>>>()?;
-    if !values.iter().all(crate::batch::is_batchable) {
-        return result;
-    }
-    encode(&values)
+    call(&catalog::CONCAT, xs, &OpArgs::none().with_axis(axis))
 }
 
 /// [`concat()`], returning the concrete type `T`.
@@ -339,10 +324,10 @@ pub fn concat_as<T: FromValue>(xs: &[Operand<'_>], axis: isize) -> Result<T> {
 
 /// Joins `xs` along a new `axis`. Extension values of one batchable type that no handler takes
 /// are stacked on axis 0 by their batch encoder
-/// ([`batch::stack_values`](crate::batch::stack_values)), for any number of values.
+/// ([`batch::stack_values`](crate::batch::stack_values)), for any number of values: the
+/// catalog entry's fallback ([`Op::has_fallback`]), which [`call`] runs too.
 pub fn stack(xs: &[Operand<'_>], axis: isize) -> Result<Value> {
-    let result = call(&catalog::STACK, xs, &OpArgs::none().with_axis(axis));
-    batch_fallback(result, xs, axis, crate::batch::stack_values)
+    call(&catalog::STACK, xs, &OpArgs::none().with_axis(axis))
 }
 
 /// [`stack`], returning the concrete type `T`.
