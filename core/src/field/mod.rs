@@ -158,9 +158,10 @@ pub trait Field: Sized + Send + Sync + 'static {
     /// The table of a type deriving `ExtensionType`, through which it takes every method below
     /// (its `Field` impl writes no method). `None`, the default, for every other field type,
     /// which implements each method without a default itself: one it leaves out is a compile
-    /// error where that method is used.
+    /// error where that method is used. Typed by `Self`: no impl can borrow another type's
+    /// table, and only the derive (vouching for it) builds one.
     #[doc(hidden)]
-    const STRUCT: Option<StructTable> = None;
+    const STRUCT: Option<StructTable<Self>> = None;
 
     /// The (exact) spec of this value.
     #[inline]
@@ -228,7 +229,9 @@ pub trait Field: Sized + Send + Sync + 'static {
 
     /// [`from_components`](Self::from_components), writing the value to `out` (what the tables
     /// of derived structs call). The default moves `from_components`'s result there; tensor
-    /// fields copy the component straight from the list. Not meant to be overridden elsewhere.
+    /// fields copy the component straight from the list. Its last parameter is of a type only
+    /// this crate can name (`Seal`), so it is neither overridden nor called elsewhere: the
+    /// tables trust it to have written `out` when it returns `Ok`.
     ///
     /// # Safety
     /// `out` is valid for writing one `Self`; on `Err` nothing is written.
@@ -239,6 +242,7 @@ pub trait Field: Sized + Send + Sync + 'static {
         path: &FieldPath<'_>,
         components: &mut Components,
         out: *mut Self,
+        _: Seal,
     ) -> Result<()> {
         match Self::from_components(spec, path, components) {
             Ok(value) => {
@@ -317,11 +321,19 @@ pub trait Field: Sized + Send + Sync + 'static {
         }
     }
 
-    /// This type's functions behind untyped pointers, for the tables of derived structs (see
-    /// `extype_core::__private::derived`). Not meant to be overridden.
-    #[doc(hidden)]
-    const OPS: &'static FieldOps = &FieldOps::of::<Self>();
 }
+
+/// The seal of provided trait methods that unsafe code trusts: a type that is public (so it may
+/// appear in public traits) in a module no other crate can reach, so no other crate can name
+/// it. A method taking a `Seal` can be neither overridden nor called outside extype (as
+/// ndarray's `private_decl!`).
+pub(crate) mod seal {
+    /// The token; see the module.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Seal;
+}
+
+use seal::Seal;
 
 /// `r` as the untyped pointer the struct tables take.
 #[inline(always)]

@@ -94,9 +94,10 @@ pub trait ExtensionType: Clone + Send + Sync + 'static {
     /// The table of a type deriving `ExtensionType`, through which it takes `spec`,
     /// `into_components` and `validate` (its impl writes no method). `None`, the default, for
     /// every other type, which implements `spec` and `into_components` itself: leaving one out
-    /// is a compile error where it is used.
+    /// is a compile error where it is used. Typed by `Self`: no impl can borrow another type's
+    /// table, and only the derive (vouching for it) builds one.
     #[doc(hidden)]
-    const VALUE: Option<ValueTable> = None;
+    const VALUE: Option<ValueTable<Self>> = None;
 
     /// The exact spec of this value.
     #[inline]
