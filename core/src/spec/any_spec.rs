@@ -158,7 +158,14 @@ impl Hash for dyn AnySpec {
 
 /// An extension value of any type, behind `dyn`. Blanket-implemented for every
 /// [`ExtensionType`].
-pub trait AnyExtension: Send + Sync + 'static {
+///
+/// # Safety
+///
+/// `as_any` returns the value itself (so `as_any().type_id()` is the type of the value), and
+/// `move_into` writes that value to `out`: [`Value::downcast`] checks the first and then trusts
+/// the second to have initialised its slot. An `unsafe trait` because a safe impl could lie
+/// (`tests/ui/soundness/any_extension.rs`); the blanket impl is the one to use.
+pub unsafe trait AnyExtension: Send + Sync + 'static {
     /// As `Any`, to downcast to the concrete type.
     fn as_any(&self) -> &dyn Any;
     /// Moves the value out of its box into `out`, and frees the box.
@@ -182,7 +189,8 @@ pub trait AnyExtension: Send + Sync + 'static {
     fn into_components_boxed(self: Box<Self>) -> Vec<Tensor>;
 }
 
-impl<T: ExtensionType> AnyExtension for T {
+// SAFETY: `as_any` is the value itself, and `move_into` writes it.
+unsafe impl<T: ExtensionType> AnyExtension for T {
     fn as_any(&self) -> &dyn Any {
         self
     }
