@@ -99,13 +99,21 @@ unsafe fn spec_shape_mut_of<F: ShapedField>(spec: *mut u8) -> *mut Shape {
 }
 
 impl ShapeOps {
-    /// The accessors of field type `F`.
-    pub const fn of<F: ShapedField>() -> ShapeOps {
-        ShapeOps {
-            concrete_shape: concrete_shape_of::<F>,
-            spec_shape_mut: spec_shape_mut_of::<F>,
-        }
+    /// The accessors of field type `F`: a constant of its own, so one per type.
+    pub const fn of<F: ShapedField>() -> &'static ShapeOps {
+        ShapeOpsOf::<F>::OPS
     }
+}
+
+/// The accessors of `F` as an associated constant, evaluated once per type (an inherent constant
+/// of a private type: nothing outside can override it).
+struct ShapeOpsOf<F>(std::marker::PhantomData<F>);
+
+impl<F: ShapedField> ShapeOpsOf<F> {
+    const OPS: &'static ShapeOps = &ShapeOps {
+        concrete_shape: concrete_shape_of::<F>,
+        spec_shape_mut: spec_shape_mut_of::<F>,
+    };
 }
 
 /// The shape contract of one derived type: `(field path, pattern)` per constrained field, parsed

@@ -138,14 +138,22 @@ impl SkipOps {
     /// The table of skipped field type `T`, which the derive writes for the field's own type
     /// (no trait constant names it, so no impl can pass another type's off as its own:
     /// `tests/ui/soundness/skip_ops.rs`).
-    pub const fn of<T: SkippedField>() -> SkipOps {
-        SkipOps {
-            // SAFETY (both): the caller passes a pointer to writable memory for one `T`
-            // (`default_into`) or to a live `T` it gives up (`drop_value`).
-            default_into: |out| unsafe { out.cast::<T>().write(T::default()) },
-            drop_value: |value| unsafe { value.cast::<T>().drop_in_place() },
-        }
+    pub const fn of<T: SkippedField>() -> &'static SkipOps {
+        SkipOpsOf::<T>::OPS
     }
+}
+
+/// The table of `T` as an associated constant, evaluated once per type (an inherent constant of a
+/// private type: nothing outside can override it).
+struct SkipOpsOf<T>(std::marker::PhantomData<T>);
+
+impl<T: SkippedField> SkipOpsOf<T> {
+    const OPS: &'static SkipOps = &SkipOps {
+        // SAFETY (both): the caller passes a pointer to writable memory for one `T`
+        // (`default_into`) or to a live `T` it gives up (`drop_value`).
+        default_into: |out| unsafe { out.cast::<T>().write(T::default()) },
+        drop_value: |value| unsafe { value.cast::<T>().drop_in_place() },
+    };
 }
 
 /// A derived struct: its names and its fields, in declaration order.

@@ -907,7 +907,7 @@ tuple_batch!(A 0, B 1, C 2, D 3, E 4, G 5);
 
 /// What one field type does in a batch, with its values and specs behind untyped pointers: the
 /// per-field-type table the batch tables of derived structs point to (see `crate::batch`). The
-/// derive writes `&BatchOps::of::<A>()` for each field type `A` itself: no trait constant names
+/// derive writes `BatchOps::of::<A>()` for each field type `A` itself: no trait constant names
 /// it, so no `BatchField` impl can pass another type's off as its own
 /// (`tests/ui/soundness/batch_ops.rs`).
 ///
@@ -992,8 +992,12 @@ mod batch_ops_of {
 }
 
 impl BatchOps {
-    /// The table of field type `F`.
-    pub const fn of<F: BatchField>() -> BatchOps {
+    /// The table of field type `F`: a constant of its own, so one per type.
+    pub const fn of<F: BatchField>() -> &'static BatchOps {
+        BatchOpsOf::<F>::OPS
+    }
+
+    const fn build<F: BatchField>() -> BatchOps {
         BatchOps {
             batched_spec: batch_ops_of::batched_spec::<F>,
             unbatched_spec: batch_ops_of::unbatched_spec::<F>,
@@ -1002,6 +1006,14 @@ impl BatchOps {
             stacker: batch_ops_of::stacker::<F>,
         }
     }
+}
+
+/// The table of `F` as an associated constant, evaluated once per type (an inherent constant of a
+/// private type: nothing outside can override it).
+struct BatchOpsOf<F>(std::marker::PhantomData<F>);
+
+impl<F: BatchField> BatchOpsOf<F> {
+    const OPS: &'static BatchOps = &BatchOps::build::<F>();
 }
 
 /// `#[extype(static)]` data: the same for every item (compared by spec form, as specs are), kept

@@ -36,8 +36,8 @@
 //!     unsafe impl __x::Derived for Foo where A: Field, B: Field {
 //!         const DESC: &StructDesc = &StructDesc { name, type_id, fields: &[
 //!             FieldDesc { key: "a", value_offset: offset_of!(Foo, a), spec_offset: offset_of!(FooSpec, a),
-//!                         ops: &FieldOps::of::<A>(), shape: None /* or &ShapeOps::of::<A>() */ }, ..
-//!         ], skipped: &[/* SkippedDesc { value_offset, ops: &SkipOps::of::<S>() } */], contract,
+//!                         ops: FieldOps::of::<A>(), shape: None /* or ShapeOps::of::<A>() */ }, ..
+//!         ], skipped: &[/* SkippedDesc { value_offset, ops: SkipOps::of::<S>() } */], contract,
 //!            types: &TypeFns::of::<Foo>(), validate: /* `validate = path`, erased */,
 //!            vouched: unsafe { Vouched::new() } };
 //!     }
@@ -72,7 +72,7 @@
 //! The modules: [`FieldPath`] (where a field is), the component sinks and source ([`Sink`],
 //! [`PathSink`], [`Components`]), the impls for tensor fields, static fields
 //! ([`StaticValue`], [`ExactFloat`]) and containers, and the per-field-type table the derive's
-//! struct tables point to ([`FieldOps`], written by the derive as `&FieldOps::of::<A>()`).
+//! struct tables point to ([`FieldOps`], written by the derive as `FieldOps::of::<A>()`).
 
 mod as_static;
 pub mod batch;

@@ -1,11 +1,12 @@
 //! [`FieldOps`]: what one field type can do, behind untyped pointers — the per-field-type table
 //! the tables of derived structs point to (one per field *type*, shared by every struct with such
-//! a field; see `__private::derived`). The derive writes `&FieldOps::of::<A>()` for each field
+//! a field; see `__private::derived`). The derive writes `FieldOps::of::<A>()` for each field
 //! type `A` into the struct's table itself: no trait constant names it, so no `Field` impl can
 //! hand the struct tables another type's (`tests/ui/soundness/field_ops.rs`).
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
 
 use super::{Components, Field, FieldPath, Sink};
 use crate::error::Result;
@@ -157,8 +158,13 @@ mod ops_of {
 }
 
 impl FieldOps {
-    /// The table of field type `F`.
-    pub const fn of<F: Field>() -> FieldOps {
+    /// The table of field type `F`: a constant of its own, so one per type, shared by every
+    /// struct with such a field.
+    pub const fn of<F: Field>() -> &'static FieldOps {
+        OpsOf::<F>::OPS
+    }
+
+    const fn build<F: Field>() -> FieldOps {
         FieldOps {
             field_spec: ops_of::field_spec::<F>,
             push_views: ops_of::push_views::<F>,
@@ -180,4 +186,12 @@ impl FieldOps {
             drop_spec: ops_of::drop_spec::<F>,
         }
     }
+}
+
+/// The table of `F` as an associated constant, evaluated once per type (an inherent constant of a
+/// private type: nothing outside can override it).
+struct OpsOf<F>(PhantomData<F>);
+
+impl<F: Field> OpsOf<F> {
+    const OPS: &'static FieldOps = &FieldOps::build::<F>();
 }

@@ -13,7 +13,7 @@ use crate::ast::Style;
 ///
 /// Sound because every entry is computed from the struct itself: `offset_of!` of each field in
 /// `Foo` and in `FooSpec` (whose fields mirror `Foo`'s, with the types `<Ty as Field>::Spec`),
-/// and the tables of the field's own type, built here (`&FieldOps::of::<Ty>()`, and `ShapeOps` /
+/// and the tables of the field's own type, named here (`FieldOps::of::<Ty>()`, and `ShapeOps` /
 /// `SkipOps` likewise) rather than read from a trait constant a hand-written impl could point
 /// at another type's. The table carries `Vouched`, the `unsafe` word that it is exact, which
 /// safe code cannot give.
@@ -45,10 +45,10 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
         };
         // Spanned on the field's type: an unsupported type is reported here and at the spec's
         // field, with the same span and message, which rustc prints once.
-        let ops = quote_spanned!(ty.span()=> &__x::FieldOps::of::<#field_ty>());
+        let ops = quote_spanned!(ty.span()=> __x::FieldOps::of::<#field_ty>());
         let shape = match &f.attrs.shape {
             Some(_) => {
-                let shaped = quote_spanned!(ty.span()=> &__x::ShapeOps::of::<#ty>());
+                let shaped = quote_spanned!(ty.span()=> __x::ShapeOps::of::<#ty>());
                 quote!(::core::option::Option::Some(#shaped))
             }
             None => quote!(::core::option::Option::None),
@@ -67,7 +67,7 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
     let skipped = g.fields().iter().filter(|f| !f.attrs.in_spec()).map(|f| {
         let ty = f.ty;
         let m = &f.member;
-        let ops = quote_spanned!(ty.span()=> &__x::SkipOps::of::<#ty>());
+        let ops = quote_spanned!(ty.span()=> __x::SkipOps::of::<#ty>());
         quote! {
             __x::SkippedDesc {
                 value_offset: ::core::mem::offset_of!(#self_ty, #m),

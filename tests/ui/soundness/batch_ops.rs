@@ -30,7 +30,7 @@ impl BatchField for Mine {
     fn unstack(self, n: usize, _: &FieldPath<'_>) -> extype::Result<Vec<Self>> {
         Ok(vec![self; n])
     }
-    const BATCH_OPS: &'static BatchOps = &BatchOps::of::<Tensor>();
+    const BATCH_OPS: &'static BatchOps = BatchOps::of::<Tensor>();
 }
 
 #[derive(Clone, Debug, ExtensionType)]

@@ -36,7 +36,7 @@ impl Field for Mine {
     fn spec_most_specific_compatible(_: &(), _: &()) -> Option<()> {
         Some(())
     }
-    const OPS: &'static FieldOps = &FieldOps::of::<String>();
+    const OPS: &'static FieldOps = FieldOps::of::<String>();
 }
 
 #[derive(Clone, Debug, ExtensionType)]

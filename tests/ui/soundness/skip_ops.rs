@@ -10,7 +10,7 @@ use extype::ExtensionType;
 pub struct Mine(pub u8);
 
 impl SkippedField for Mine {
-    const SKIP_OPS: &'static SkipOps = &SkipOps::of::<String>();
+    const SKIP_OPS: &'static SkipOps = SkipOps::of::<String>();
 }
 
 #[derive(Clone, Debug, ExtensionType)]

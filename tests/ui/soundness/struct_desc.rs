@@ -20,7 +20,7 @@ fn main() {
         position: None,
         value_offset: 1 << 20,
         spec_offset: 1 << 20,
-        ops: Box::leak(Box::new(FieldOps::of::<String>())),
+        ops: FieldOps::of::<String>(),
         shape: None,
     }]));
     let desc: &'static StructDesc = Box::leak(Box::new(StructDesc {
