@@ -54,8 +54,9 @@
 //! type (`tests/ui/soundness/`, one safe program per attempt, each a compile error): the tables
 //! `STRUCT` and `VALUE` hold are typed by the type they describe ([`StructTable<T>`](StructTable),
 //! made only by an `unsafe` constructor); each field type's table (`FieldOps`, `ShapeOps`,
-//! `SkipOps`, and with `#[extype(batchable)]` `BatchOps`) is written by the derive for the field's
-//! own type, not read from a trait constant an impl could override; a `StructDesc` carries
+//! `SkipOps`, and with `#[extype(batchable)]` `BatchOps`) is named by the derive for the field's
+//! own type (`FieldOps::of::<A>()`, a constant of a private impl in core), not read from a trait
+//! constant an impl could override; a `StructDesc` carries
 //! `Vouched`, which only `unsafe` code makes; and the provided methods the tables call with raw
 //! pointers (`from_components_into`, `BatchField::stacker`) take a parameter of a type no other
 //! crate can name, so they cannot be overridden elsewhere.
