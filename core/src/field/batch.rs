@@ -17,10 +17,10 @@ use std::collections::BTreeMap;
 
 use ndarray::{ArcArray, ArrayBase, ArrayD, Axis, Data, IxDyn};
 
-use super::seal::Seal;
 use super::{ExactFloat, Field, FieldPath, StaticValue};
 use crate::error::{BatchError, Error, Result};
 use crate::shape::{Dim, Shape};
+use crate::spec::seal::Seal;
 use crate::tensor::{Element, Tensor, TensorSpec, each_array};
 
 mod rows;

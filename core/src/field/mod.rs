@@ -335,17 +335,7 @@ pub trait Field: Sized + Send + Sync + 'static {
     }
 }
 
-/// The seal of provided trait methods that unsafe code trusts: a type that is public (so it may
-/// appear in public traits) in a module no other crate can reach, so no other crate can name
-/// it. A method taking a `Seal` can be neither overridden nor called outside extype (as
-/// ndarray's `private_decl!`).
-pub(crate) mod seal {
-    /// The token; see the module.
-    #[derive(Clone, Copy, Debug)]
-    pub struct Seal;
-}
-
-use seal::Seal;
+use crate::spec::seal::Seal;
 
 /// `r` as the untyped pointer the struct tables take.
 #[inline(always)]

@@ -85,7 +85,7 @@ mod ops_of {
                 path,
                 components,
                 out.cast::<F>(),
-                crate::field::seal::Seal,
+                crate::spec::seal::Seal,
             )
         }
     }

@@ -202,7 +202,7 @@ impl Field for Tensor {
         path: &FieldPath<'_>,
         components: &mut Components,
         out: *mut Self,
-        _: super::seal::Seal,
+        _: crate::spec::seal::Seal,
     ) -> Result<()> {
         // SAFETY: forwarded from the caller.
         unsafe { components.next_checked_into(spec, path, out) }

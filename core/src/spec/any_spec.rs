@@ -4,6 +4,7 @@ use std::any::{Any, TypeId};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
+use super::seal::Seal;
 use super::value::Value;
 use super::{ExtensionType, TensorSpec, TypeSpec, registered_name};
 use crate::error::Result;
@@ -57,7 +58,7 @@ where
         self
     }
     fn name(&self) -> &str {
-        match <S::Value as ExtensionType>::dynamic_name(self) {
+        match <S::Value as ExtensionType>::dynamic_name(self, Seal) {
             Some(name) => name,
             None => registered_name::<S::Value>(),
         }
@@ -202,7 +203,7 @@ unsafe impl<T: ExtensionType> AnyExtension for T {
         std::any::type_name::<T>()
     }
     fn name(&self) -> &str {
-        match self.dynamic_value_name() {
+        match self.dynamic_value_name(Seal) {
             Some(name) => name,
             None => registered_name::<T>(),
         }
