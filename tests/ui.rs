@@ -3,7 +3,10 @@
 //! `types`, `validate` and `batch` (`#[extype(batchable)]`) are about `#[derive(ExtensionType)]`;
 //! `static_value` about `#[derive(StaticValue)]`; `dispatch` is about `#[dispatch(...)]` (each
 //! misuse is an error at the right span, with a message that names the
-//! attribute and suggests the fix).
+//! attribute and suggests the fix). `soundness` holds programs without an `unsafe` block
+//! (`#![forbid(unsafe_code)]` where the attempt needs no `unsafe fn` signature) that try to point
+//! the runtime's tables at another type, or to override what its `unsafe` code trusts; each must
+//! be a compile error.
 
 #[test]
 fn ui() {

@@ -16,8 +16,8 @@ pub mod derived {
     pub use crate::derived::*;
 }
 pub use crate::derived::{
-    Derived, DerivedSpec, FieldDesc, NotDerived, Probe, ProbeDerived, SkippedDesc, SkippedField,
-    StructDesc, StructFields, validated,
+    Derived, DerivedSpec, FieldDesc, NotDerived, Probe, ProbeDerived, SkipOps, SkippedDesc,
+    SkippedField, StructDesc, StructFields, Vouched, validated,
 };
 
 /// The batching runtime: the default encoder of derived types and custom encoders.
@@ -26,7 +26,7 @@ pub use crate::batch::{
     derived_batch_len, derived_batched_spec, derived_stack, derived_unbatched_spec,
     derived_unstack,
 };
-pub use crate::contract::{ShapeContract, ShapedField};
+pub use crate::contract::{ShapeContract, ShapeOps, ShapedField};
 pub use crate::dispatch::param::{
     GroupParam, HandlerParam, dispatch_indices, dispatched_count, dispatched_params,
 };
@@ -39,8 +39,8 @@ pub use crate::error::{Error, Result, SpecError};
 pub use crate::field::batch::BatchOps;
 pub use crate::field::batch::unstack_static;
 pub use crate::field::{
-    BatchField, Components, ExactFloat, Field, FieldPath, SequenceItem, Sink, Static, StaticData,
-    StaticValue, StructTable, data_error,
+    BatchField, Components, ExactFloat, Field, FieldOps, FieldPath, SequenceItem, Sink, Static,
+    StaticData, StaticValue, StructTable, data_error,
 };
 pub use crate::field::{
     static_struct_items, static_struct_to_value, static_tuple_items, static_variant_from_value,

@@ -53,9 +53,10 @@
 //! (de)serialize, compare, relax, clone, hash and print specs) lives once in
 //! `extype_core::derived`, over a per-type table: `unsafe impl Derived for Foo { const DESC }`,
 //! with each field's offset in `Foo` and in `FooSpec` (`offset_of!`) and the operations of the
-//! field's *type* (`<Ty as Field>::OPS`, shared by every struct with such a field). The `Field`
-//! and `ExtensionType` impls write no method: they name the table (`const STRUCT`, `const
-//! VALUE`) and inherit the traits' provided methods, which walk it; the spec's std traits are one
+//! field's *type* (`FieldOps::of::<Ty>()`, written here rather than read from a trait constant a
+//! hand-written impl could override; one table per field type). The `Field` and `ExtensionType`
+//! impls write no method: they name the table (`const STRUCT`, `const VALUE`, typed by the
+//! type, so no other impl can borrow it) and inherit the traits' provided methods, which walk it; the spec's std traits are one
 //! call each into that module; `FooSpec`'s `TypeSpec` impl is a blanket impl over `DerivedSpec`.
 //! The registry entry (`RegistryEntry::derived::<Foo>`) reaches the table through a probe, and
 //! specs and values it deserializes or rebuilds are `ErasedSpec` / `ErasedValue`: one

@@ -378,7 +378,9 @@ impl ErasedValue {
     }
 }
 
-impl AnyExtension for ErasedValue {
+// SAFETY: `as_any` is the value held (through its type's `TypeFns`), and `move_into` moves that
+// value out.
+unsafe impl AnyExtension for ErasedValue {
     fn as_any(&self) -> &dyn Any {
         // SAFETY: `raw` is a live value of the type `value_as_any` is for.
         unsafe { &*(self.desc.types.value_as_any)(self.raw()) }

@@ -20,7 +20,13 @@
 //! Soundness rests on [`Derived`], an `unsafe` trait: its [`StructDesc`] must describe `Self` and
 //! its spec exactly (the derive writes it with `offset_of!` and each field's own `FieldOps`).
 //! Given that, every function here only touches memory through the offsets and types the
-//! table states.
+//! table states. No safe code can point the runtime at a wrong table: a `StructDesc` needs a
+//! [`Vouched`], which only `unsafe` code makes; the per-field-type tables (`FieldOps`,
+//! `ShapeOps`, [`SkipOps`], and the batch tables) are written by the derive for each field's own
+//! type, not read from overridable trait constants; and the tables a derived type's `Field` and
+//! `ExtensionType` impls name are typed by that type (`StructTable<Self>`, `ValueTable<Self>`),
+//! so no impl can borrow another type's. `tests/ui/soundness/` holds one safe program per
+//! attempt, each a compile error.
 //!
 //! Also here: the helpers generated code calls by name ([`validated`], and [`StructFields`],
 //! which reads a serialized struct spec for derived and hand-written types alike). Not public
@@ -124,13 +130,25 @@ impl fmt::Debug for SkipOps {
     label = "`{Self}` is not `Default`",
     note = "implement or derive `Default` for it, or remove `#[extype(skip)]` so the field is part of the spec"
 )]
-pub trait SkippedField: Sized {
-    /// The table of this type.
-    const SKIP_OPS: &'static SkipOps;
+pub trait SkippedField: Default {}
+
+impl<T: Default> SkippedField for T {}
+
+impl SkipOps {
+    /// The table of skipped field type `T`, which the derive writes for the field's own type
+    /// (no trait constant names it, so no impl can pass another type's off as its own:
+    /// `tests/ui/soundness/skip_ops.rs`).
+    pub const fn of<T: SkippedField>() -> &'static SkipOps {
+        SkipOpsOf::<T>::OPS
+    }
 }
 
-impl<T: Default> SkippedField for T {
-    const SKIP_OPS: &'static SkipOps = &SkipOps {
+/// The table of `T` as an associated constant, evaluated once per type (an inherent constant of a
+/// private type: nothing outside can override it).
+struct SkipOpsOf<T>(std::marker::PhantomData<T>);
+
+impl<T: SkippedField> SkipOpsOf<T> {
+    const OPS: &'static SkipOps = &SkipOps {
         // SAFETY (both): the caller passes a pointer to writable memory for one `T`
         // (`default_into`) or to a live `T` it gives up (`drop_value`).
         default_into: |out| unsafe { out.cast::<T>().write(T::default()) },
@@ -159,6 +177,31 @@ pub struct StructDesc {
     pub types: &'static TypeFns,
     /// The type's own `validate = …` function, over a pointer to the value.
     pub validate: Option<unsafe fn(*const u8) -> Result<()>>,
+    /// The word of whoever wrote the table that it is exact (see [`Vouched`]).
+    pub vouched: Vouched,
+}
+
+/// The word of whoever writes a [`StructDesc`] that it describes its type (the one `type_id`
+/// names, whose functions `types` holds) and that type's spec exactly: one [`FieldDesc`] per
+/// field, in declaration order, with the field's offsets in both structs and the `FieldOps`
+/// (and `ShapeOps`) of the field's own type, and one [`SkippedDesc`] per skipped field likewise.
+///
+/// The table's fields are public (the derive writes it as a literal), but a table needs this
+/// field and only `unsafe` code makes one: safe code cannot forge a table and hand it to the
+/// runtime that trusts tables (`ErasedSpec::deserialize`, a registry entry's decoder;
+/// `tests/ui/soundness/struct_desc.rs`).
+#[derive(Debug, Clone, Copy)]
+pub struct Vouched(());
+
+impl Vouched {
+    /// The word; see the type.
+    ///
+    /// # Safety
+    /// The [`StructDesc`] this goes into describes its type and spec exactly, as above (the
+    /// derive writes it into `Derived::DESC` with `offset_of!` and each field's own tables).
+    pub const unsafe fn new() -> Vouched {
+        Vouched(())
+    }
 }
 
 impl StructDesc {

@@ -20,6 +20,7 @@ use ndarray::{ArcArray, ArrayBase, ArrayD, Axis, Data, IxDyn};
 use super::{ExactFloat, Field, FieldPath, StaticValue};
 use crate::error::{BatchError, Error, Result};
 use crate::shape::{Dim, Shape};
+use crate::spec::seal::Seal;
 use crate::tensor::{Element, Tensor, TensorSpec, each_array};
 
 mod rows;
@@ -75,21 +76,20 @@ pub trait BatchField: Field {
     /// A stacker of `n` items like `first` that takes them a chunk at a time: the stacking of
     /// derived structs walks its items once, each chunk feeding every field. The default
     /// collects the items and calls [`stack`](Self::stack) at the end; tensor types copy each
-    /// item into the batch as it comes. Overriding it is for this crate's tensor types.
+    /// item into the batch as it comes. The stacking of derived structs hands the stacker
+    /// pointers to `Self`s, so it must be `Self`'s own: the last parameter is of a type only this
+    /// crate can name (`Seal`), which keeps the method to this crate's
+    /// tensor types (`tests/ui/soundness/stacker.rs`).
     #[doc(hidden)]
     fn stacker<'a>(
         first: &'a Self,
         n: usize,
         path: &FieldPath<'_>,
+        _: Seal,
     ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
         let _ = (first, path);
         Ok(Box::new(Collect::<Self>(Vec::with_capacity(n))))
     }
-
-    /// This type's batching functions behind untyped pointers, for the batch tables of derived
-    /// structs. Not meant to be overridden.
-    #[doc(hidden)]
-    const BATCH_OPS: &'static BatchOps = &BatchOps::of::<Self>();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -396,6 +396,7 @@ impl BatchField for Tensor {
         first: &'a Tensor,
         n: usize,
         path: &FieldPath<'_>,
+        _: Seal,
     ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
         tensor_stacker(first, n, &Subject(path))
     }
@@ -422,6 +423,7 @@ impl<T: Element> BatchField for ArrayD<T> {
         first: &'a ArrayD<T>,
         n: usize,
         path: &FieldPath<'_>,
+        _: Seal,
     ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
         ArrayStacker::boxed(first, n, &Subject(path), |a| a)
     }
@@ -441,6 +443,7 @@ impl<T: Element> BatchField for ArcArray<T, IxDyn> {
         first: &'a Self,
         n: usize,
         path: &FieldPath<'_>,
+        _: Seal,
     ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
         ArrayStacker::boxed(first, n, &Subject(path), ArrayD::into_shared)
     }
@@ -903,7 +906,10 @@ tuple_batch!(A 0, B 1, C 2, D 3, E 4, G 5);
 // The table of a field type's batching functions, behind untyped pointers
 
 /// What one field type does in a batch, with its values and specs behind untyped pointers: the
-/// per-field-type table the batch tables of derived structs point to (see `crate::batch`).
+/// per-field-type table the batch tables of derived structs point to (see `crate::batch`). The
+/// derive writes `BatchOps::of::<A>()` for each field type `A` itself: no trait constant names
+/// it, so no `BatchField` impl can pass another type's off as its own
+/// (`tests/ui/soundness/batch_ops.rs`).
 ///
 /// Every value pointer must point to a live `F` and every spec pointer to a live `F::Spec`;
 /// every `out` pointer to writable, suitably aligned, uninitialised memory for one.
@@ -963,7 +969,7 @@ mod batch_ops_of {
         n: usize,
         path: &FieldPath<'_>,
     ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
-        F::stacker(unsafe { &*first.0.cast::<F>() }, n, path)
+        F::stacker(unsafe { &*first.0.cast::<F>() }, n, path, Seal)
     }
     /// Moves the value out of `value` (always, also on error), splits it into `n` items and
     /// writes item `j` to `out + j * stride` (on `Ok` only).
@@ -986,8 +992,12 @@ mod batch_ops_of {
 }
 
 impl BatchOps {
-    /// The table of field type `F`.
-    pub const fn of<F: BatchField>() -> BatchOps {
+    /// The table of field type `F`: a constant of its own, so one per type.
+    pub const fn of<F: BatchField>() -> &'static BatchOps {
+        BatchOpsOf::<F>::OPS
+    }
+
+    const fn build<F: BatchField>() -> BatchOps {
         BatchOps {
             batched_spec: batch_ops_of::batched_spec::<F>,
             unbatched_spec: batch_ops_of::unbatched_spec::<F>,
@@ -996,6 +1006,14 @@ impl BatchOps {
             stacker: batch_ops_of::stacker::<F>,
         }
     }
+}
+
+/// The table of `F` as an associated constant, evaluated once per type (an inherent constant of a
+/// private type: nothing outside can override it).
+struct BatchOpsOf<F>(std::marker::PhantomData<F>);
+
+impl<F: BatchField> BatchOpsOf<F> {
+    const OPS: &'static BatchOps = &BatchOps::build::<F>();
 }
 
 /// `#[extype(static)]` data: the same for every item (compared by spec form, as specs are), kept

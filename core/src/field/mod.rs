@@ -36,17 +36,30 @@
 //!     unsafe impl __x::Derived for Foo where A: Field, B: Field {
 //!         const DESC: &StructDesc = &StructDesc { name, type_id, fields: &[
 //!             FieldDesc { key: "a", value_offset: offset_of!(Foo, a), spec_offset: offset_of!(FooSpec, a),
-//!                         ops: <A as __x::Field>::OPS, shape: None /* or the ShapedField accessors */ }, ..
-//!         ], contract, types: &TypeFns::of::<Foo>(), validate: /* `validate = path`, erased */ };
+//!                         ops: FieldOps::of::<A>(), shape: None /* or ShapeOps::of::<A>() */ }, ..
+//!         ], skipped: &[/* SkippedDesc { value_offset, ops: SkipOps::of::<S>() } */], contract,
+//!            types: &TypeFns::of::<Foo>(), validate: /* `validate = path`, erased */,
+//!            vouched: unsafe { Vouched::new() } };
 //!     }
 //!     impl Clone/Debug/PartialEq/Eq/Hash/Display/Serialize/Deserialize for FooSpec where .. { one call each }
-//!     impl __x::Field for Foo where .. { type Spec = FooSpec; const STRUCT = Some(StructTable(DESC)); }
+//!     impl __x::Field for Foo where .. { type Spec = FooSpec; const STRUCT: Option<StructTable<Self>> = Some(unsafe { StructTable::new(DESC) }); }
 //!     unsafe impl __x::DerivedSpec for FooSpec where .. { type Value = Foo; }   // TypeSpec: blanket impl
-//!     impl __x::ExtensionType for Foo where .. { type Spec = FooSpec; const NAME = "pkg.Foo"; const VALUE = Some(ValueTable(DESC)); }
+//!     impl __x::ExtensionType for Foo where .. { type Spec = FooSpec; const NAME = "pkg.Foo"; const VALUE: Option<ValueTable<Self>> = Some(unsafe { ValueTable::new(DESC) }); }
 //!     fn __extype_desc() -> Option<&'static StructDesc> { (&Probe::<Foo>::NEW).derived_desc() }
 //!     __x::inventory::submit! { __x::RegistryEntry::derived::<Foo>("pkg.Foo", file!(), line!(), __extype_desc) }
 //! };
 //! ```
+//!
+//! The `unsafe` code that walks the tables trusts them, so no safe code can point one at another
+//! type (`tests/ui/soundness/`, one safe program per attempt, each a compile error): the tables
+//! `STRUCT` and `VALUE` hold are typed by the type they describe ([`StructTable<T>`](StructTable),
+//! made only by an `unsafe` constructor); each field type's table (`FieldOps`, `ShapeOps`,
+//! `SkipOps`, and with `#[extype(batchable)]` `BatchOps`) is named by the derive for the field's
+//! own type (`FieldOps::of::<A>()`, a constant of a private impl in core), not read from a trait
+//! constant an impl could override; a `StructDesc` carries
+//! `Vouched`, which only `unsafe` code makes; and the provided methods the tables call with raw
+//! pointers (`from_components_into`, `BatchField::stacker`) take a parameter of a type no other
+//! crate can name, so they cannot be overridden elsewhere.
 //!
 //! The registry entry is a `static`, which cannot carry the bounds, so it reaches the table
 //! through a probe (`__private::Probe`; method resolution picks the table when `Foo`'s impls
@@ -60,7 +73,7 @@
 //! The modules: [`FieldPath`] (where a field is), the component sinks and source ([`Sink`],
 //! [`PathSink`], [`Components`]), the impls for tensor fields, static fields
 //! ([`StaticValue`], [`ExactFloat`]) and containers, and the per-field-type table the derive's
-//! struct tables point to ([`FieldOps`], reached as [`Field::OPS`]).
+//! struct tables point to ([`FieldOps`], written by the derive as `FieldOps::of::<A>()`).
 
 mod as_static;
 pub mod batch;
@@ -158,9 +171,10 @@ pub trait Field: Sized + Send + Sync + 'static {
     /// The table of a type deriving `ExtensionType`, through which it takes every method below
     /// (its `Field` impl writes no method). `None`, the default, for every other field type,
     /// which implements each method without a default itself: one it leaves out is a compile
-    /// error where that method is used.
+    /// error where that method is used. Typed by `Self`: no impl can borrow another type's
+    /// table, and only the derive (vouching for it) builds one.
     #[doc(hidden)]
-    const STRUCT: Option<StructTable> = None;
+    const STRUCT: Option<StructTable<Self>> = None;
 
     /// The (exact) spec of this value.
     #[inline]
@@ -228,7 +242,9 @@ pub trait Field: Sized + Send + Sync + 'static {
 
     /// [`from_components`](Self::from_components), writing the value to `out` (what the tables
     /// of derived structs call). The default moves `from_components`'s result there; tensor
-    /// fields copy the component straight from the list. Not meant to be overridden elsewhere.
+    /// fields copy the component straight from the list. Its last parameter is of a type only
+    /// this crate can name (`Seal`), so it is neither overridden nor called elsewhere: the
+    /// tables trust it to have written `out` when it returns `Ok`.
     ///
     /// # Safety
     /// `out` is valid for writing one `Self`; on `Err` nothing is written.
@@ -239,6 +255,7 @@ pub trait Field: Sized + Send + Sync + 'static {
         path: &FieldPath<'_>,
         components: &mut Components,
         out: *mut Self,
+        _: Seal,
     ) -> Result<()> {
         match Self::from_components(spec, path, components) {
             Ok(value) => {
@@ -316,12 +333,9 @@ pub trait Field: Sized + Send + Sync + 'static {
             None => Ok(()),
         }
     }
-
-    /// This type's functions behind untyped pointers, for the tables of derived structs (see
-    /// `extype_core::__private::derived`). Not meant to be overridden.
-    #[doc(hidden)]
-    const OPS: &'static FieldOps = &FieldOps::of::<Self>();
 }
+
+use crate::spec::seal::Seal;
 
 /// `r` as the untyped pointer the struct tables take.
 #[inline(always)]

@@ -8,6 +8,7 @@
 //! table, written once in `__private::derived`.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use super::{Components, FieldPath, Sink};
 use crate::error::Result;
@@ -134,18 +135,23 @@ pub trait StructField: Sync {
 
 /// The table a derived type's [`Field::STRUCT`](super::Field::STRUCT) holds: its
 /// [`StructField`] operations, vouched for by the `unsafe` constructor.
-#[derive(Clone, Copy)]
-pub struct StructTable(&'static dyn StructField);
+///
+/// Typed by the type it describes, so no `Field` impl can name another type's table: `STRUCT` is
+/// an `Option<StructTable<Self>>`, and the only way to make one is [`StructTable::new`], whose
+/// caller vouches for it (the derive, with the type's own `Derived::DESC`). A safe impl that
+/// tries `const STRUCT: Option<StructTable<Self>> = <Other as Field>::STRUCT` is a type error
+/// (`tests/ui/soundness/struct_table.rs`).
+pub struct StructTable<T: ?Sized>(&'static dyn StructField, PhantomData<fn(T) -> T>);
 
-impl StructTable {
-    /// The table of the type whose `Field::STRUCT` this becomes.
+impl<T: ?Sized> StructTable<T> {
+    /// The table of `T`, whose `Field::STRUCT` this becomes.
     ///
     /// # Safety
     ///
-    /// `table` describes that type and its `Field::Spec` exactly (the derive passes the type's
-    /// own `Derived::DESC`).
-    pub const unsafe fn new(table: &'static dyn StructField) -> StructTable {
-        StructTable(table)
+    /// `table` describes `T` and its `Field::Spec` exactly (the derive passes the type's own
+    /// `Derived::DESC`).
+    pub const unsafe fn new(table: &'static dyn StructField) -> StructTable<T> {
+        StructTable(table, PhantomData)
     }
 
     /// The operations.
@@ -155,7 +161,16 @@ impl StructTable {
     }
 }
 
-impl fmt::Debug for StructTable {
+// Written out: derived impls would ask `T: Clone` / `T: Debug`.
+impl<T: ?Sized> Clone for StructTable<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: ?Sized> Copy for StructTable<T> {}
+
+impl<T: ?Sized> fmt::Debug for StructTable<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("StructTable")
     }

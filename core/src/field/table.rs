@@ -1,9 +1,12 @@
 //! [`FieldOps`]: what one field type can do, behind untyped pointers — the per-field-type table
 //! the tables of derived structs point to (one per field *type*, shared by every struct with such
-//! a field; see `__private::derived`). Reached as [`Field::OPS`].
+//! a field; see `__private::derived`). The derive writes `FieldOps::of::<A>()` for each field
+//! type `A` into the struct's table itself: no trait constant names it, so no `Field` impl can
+//! hand the struct tables another type's (`tests/ui/soundness/field_ops.rs`).
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
 
 use super::{Components, Field, FieldPath, Sink};
 use crate::error::Result;
@@ -12,7 +15,7 @@ use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// What one field type can do, with its value and spec behind untyped pointers.
 ///
-/// Built by [`FieldOps::of`] (reached as [`Field::OPS`]); every pointer argument must point to a
+/// Built by [`FieldOps::of`] (only ever for the field's own type); every pointer argument must point to a
 /// live `F` (value side) or `F::Spec` (spec side), and every `out` pointer to writable, suitably
 /// aligned, uninitialised memory for one.
 pub struct FieldOps {
@@ -77,7 +80,13 @@ mod ops_of {
         out: *mut u8,
     ) -> Result<()> {
         unsafe {
-            F::from_components_into(&*spec.cast::<F::Spec>(), path, components, out.cast::<F>())
+            F::from_components_into(
+                &*spec.cast::<F::Spec>(),
+                path,
+                components,
+                out.cast::<F>(),
+                crate::spec::seal::Seal,
+            )
         }
     }
     pub unsafe fn validate_nested<F: Field>(value: *const u8, path: &FieldPath<'_>) -> Result<()> {
@@ -149,8 +158,13 @@ mod ops_of {
 }
 
 impl FieldOps {
-    /// The table of field type `F`.
-    pub const fn of<F: Field>() -> FieldOps {
+    /// The table of field type `F`: a constant of its own, so one per type, shared by every
+    /// struct with such a field.
+    pub const fn of<F: Field>() -> &'static FieldOps {
+        OpsOf::<F>::OPS
+    }
+
+    const fn build<F: Field>() -> FieldOps {
         FieldOps {
             field_spec: ops_of::field_spec::<F>,
             push_views: ops_of::push_views::<F>,
@@ -172,4 +186,12 @@ impl FieldOps {
             drop_spec: ops_of::drop_spec::<F>,
         }
     }
+}
+
+/// The table of `F` as an associated constant, evaluated once per type (an inherent constant of a
+/// private type: nothing outside can override it).
+struct OpsOf<F>(PhantomData<F>);
+
+impl<F: Field> OpsOf<F> {
+    const OPS: &'static FieldOps = &FieldOps::build::<F>();
 }

@@ -202,6 +202,7 @@ impl Field for Tensor {
         path: &FieldPath<'_>,
         components: &mut Components,
         out: *mut Self,
+        _: crate::spec::seal::Seal,
     ) -> Result<()> {
         // SAFETY: forwarded from the caller.
         unsafe { components.next_checked_into(spec, path, out) }

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use crate::derived::StructFields;
 use crate::error::{RegistryError, Result, SpecError};
 use crate::field::{Field, FieldPath, check_tensor, data_error};
+use crate::spec::seal::Seal;
 use crate::spec::{ExtensionType, TypeSpec, Value, registered_name};
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
@@ -207,11 +208,11 @@ impl ExtensionType for AnonymousExtension {
         self.components
     }
 
-    fn dynamic_name(spec: &AnonymousSpec) -> Option<&str> {
+    fn dynamic_name(spec: &AnonymousSpec, _: Seal) -> Option<&str> {
         Some(&spec.name)
     }
 
-    fn dynamic_value_name(&self) -> Option<&str> {
+    fn dynamic_value_name(&self, _: Seal) -> Option<&str> {
         Some(&self.name)
     }
 }

@@ -4,6 +4,7 @@ use std::any::{Any, TypeId};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
+use super::seal::Seal;
 use super::value::Value;
 use super::{ExtensionType, TensorSpec, TypeSpec, registered_name};
 use crate::error::Result;
@@ -57,7 +58,7 @@ where
         self
     }
     fn name(&self) -> &str {
-        match <S::Value as ExtensionType>::dynamic_name(self) {
+        match <S::Value as ExtensionType>::dynamic_name(self, Seal) {
             Some(name) => name,
             None => registered_name::<S::Value>(),
         }
@@ -158,7 +159,14 @@ impl Hash for dyn AnySpec {
 
 /// An extension value of any type, behind `dyn`. Blanket-implemented for every
 /// [`ExtensionType`].
-pub trait AnyExtension: Send + Sync + 'static {
+///
+/// # Safety
+///
+/// `as_any` returns the value itself (so `as_any().type_id()` is the type of the value), and
+/// `move_into` writes that value to `out`: [`Value::downcast`] checks the first and then trusts
+/// the second to have initialised its slot. An `unsafe trait` because a safe impl could lie
+/// (`tests/ui/soundness/any_extension.rs`); the blanket impl is the one to use.
+pub unsafe trait AnyExtension: Send + Sync + 'static {
     /// As `Any`, to downcast to the concrete type.
     fn as_any(&self) -> &dyn Any;
     /// Moves the value out of its box into `out`, and frees the box.
@@ -182,7 +190,8 @@ pub trait AnyExtension: Send + Sync + 'static {
     fn into_components_boxed(self: Box<Self>) -> Vec<Tensor>;
 }
 
-impl<T: ExtensionType> AnyExtension for T {
+// SAFETY: `as_any` is the value itself, and `move_into` writes it.
+unsafe impl<T: ExtensionType> AnyExtension for T {
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -194,7 +203,7 @@ impl<T: ExtensionType> AnyExtension for T {
         std::any::type_name::<T>()
     }
     fn name(&self) -> &str {
-        match self.dynamic_value_name() {
+        match self.dynamic_value_name(Seal) {
             Some(name) => name,
             None => registered_name::<T>(),
         }

@@ -10,6 +10,17 @@ mod type_spec;
 pub mod value;
 mod value_table;
 
+/// The seal of provided trait methods that are this crate's machinery (some trusted by its
+/// `unsafe` code): a type that is public (so it may appear in public traits) in a module no other
+/// crate can reach, so no other crate can name it. A method taking a `Seal` can be neither
+/// overridden nor called outside extype (as ndarray's `private_decl!`): `Field::from_components_into`,
+/// `BatchField::stacker`, `ExtensionType::dynamic_name` / `dynamic_value_name`.
+pub(crate) mod seal {
+    /// The token; see the module.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Seal;
+}
+
 pub use crate::tensor::TensorSpec;
 pub use any_spec::{AnyExtension, AnySpec};
 pub use type_spec::{ExtensionType, TypeSpec, registered_name};

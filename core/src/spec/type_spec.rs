@@ -6,6 +6,7 @@ use std::hash::Hash;
 use std::mem::{ManuallyDrop, MaybeUninit};
 
 use super::TensorSpec;
+use super::seal::Seal;
 use super::value_table::{ValueTable, table_of};
 use crate::error::Result;
 use crate::names::registered_name_of;
@@ -94,9 +95,10 @@ pub trait ExtensionType: Clone + Send + Sync + 'static {
     /// The table of a type deriving `ExtensionType`, through which it takes `spec`,
     /// `into_components` and `validate` (its impl writes no method). `None`, the default, for
     /// every other type, which implements `spec` and `into_components` itself: leaving one out
-    /// is a compile error where it is used.
+    /// is a compile error where it is used. Typed by `Self`: no impl can borrow another type's
+    /// table, and only the derive (vouching for it) builds one.
     #[doc(hidden)]
-    const VALUE: Option<ValueTable> = None;
+    const VALUE: Option<ValueTable<Self>> = None;
 
     /// The exact spec of this value.
     #[inline]
@@ -132,16 +134,18 @@ pub trait ExtensionType: Clone + Send + Sync + 'static {
     }
 
     /// The name of a spec whose name is data (anonymous values); `None` for ordinary types,
-    /// which use the registered name.
+    /// which use the registered name. Sealed (a parameter of a type no other crate can name):
+    /// only this crate's anonymous values override it.
     #[doc(hidden)]
-    fn dynamic_name(spec: &Self::Spec) -> Option<&str> {
+    fn dynamic_name(spec: &Self::Spec, _: Seal) -> Option<&str> {
         let _ = spec;
         None
     }
 
     /// The name of a value whose name is data (anonymous values); `None` for ordinary types.
+    /// Sealed as [`dynamic_name`](Self::dynamic_name).
     #[doc(hidden)]
-    fn dynamic_value_name(&self) -> Option<&str> {
+    fn dynamic_value_name(&self, _: Seal) -> Option<&str> {
         None
     }
 }

@@ -149,7 +149,8 @@ impl Value {
                 match e.try_unwrap() {
                     Ok(owned) if owned.as_any().is::<T>() => {
                         let mut slot = std::mem::MaybeUninit::<T>::uninit();
-                        // SAFETY: the value is a `T` (checked), moved into a slot for one.
+                        // SAFETY: the value is a `T` (checked: `as_any` is the value itself, by
+                        // the `AnyExtension` contract), and `move_into` writes it to the slot.
                         unsafe {
                             owned.move_into(slot.as_mut_ptr() as *mut u8);
                             Ok(slot.assume_init())

@@ -8,6 +8,7 @@
 //! `__private::derived`.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use crate::error::Result;
 use crate::tensor::Tensor;
@@ -44,18 +45,21 @@ pub trait ValueOps: Sync {
 
 /// The table a derived type's [`ExtensionType::VALUE`](super::ExtensionType::VALUE) holds: its
 /// [`ValueOps`], vouched for by the `unsafe` constructor.
-#[derive(Clone, Copy)]
-pub struct ValueTable(&'static dyn ValueOps);
+///
+/// Typed by the type it describes, so no `ExtensionType` impl can name another type's table:
+/// `VALUE` is an `Option<ValueTable<Self>>`, and the only way to make one is
+/// [`ValueTable::new`], whose caller vouches for it (`tests/ui/soundness/value_table.rs`).
+pub struct ValueTable<T: ?Sized>(&'static dyn ValueOps, PhantomData<fn(T) -> T>);
 
-impl ValueTable {
-    /// The table of the type whose `ExtensionType::VALUE` this becomes.
+impl<T: ?Sized> ValueTable<T> {
+    /// The table of `T`, whose `ExtensionType::VALUE` this becomes.
     ///
     /// # Safety
     ///
-    /// `table` describes that type and its `ExtensionType::Spec` exactly (the derive passes the
+    /// `table` describes `T` and its `ExtensionType::Spec` exactly (the derive passes the
     /// type's own `Derived::DESC`).
-    pub const unsafe fn new(table: &'static dyn ValueOps) -> ValueTable {
-        ValueTable(table)
+    pub const unsafe fn new(table: &'static dyn ValueOps) -> ValueTable<T> {
+        ValueTable(table, PhantomData)
     }
 
     /// The operations.
@@ -65,7 +69,16 @@ impl ValueTable {
     }
 }
 
-impl fmt::Debug for ValueTable {
+// Written out: derived impls would ask `T: Clone` / `T: Debug`.
+impl<T: ?Sized> Clone for ValueTable<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: ?Sized> Copy for ValueTable<T> {}
+
+impl<T: ?Sized> fmt::Debug for ValueTable<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ValueTable")
     }

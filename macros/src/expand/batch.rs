@@ -27,7 +27,7 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
             // (`Static<Ty>` for `#[extype(static)]`), as the struct table lists them.
             let ops = g.spec_fields().map(|f| {
                 let ty = f.field_ty();
-                quote_spanned!(f.ty.span()=> <#ty as __x::BatchField>::BATCH_OPS)
+                quote_spanned!(f.ty.span()=> __x::BatchOps::of::<#ty>())
             });
             let preamble = quote! {
                 unsafe impl #impl_generics __x::DerivedBatch for #self_ty #where_clause {

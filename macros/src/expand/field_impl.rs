@@ -13,7 +13,10 @@ use crate::ast::Style;
 ///
 /// Sound because every entry is computed from the struct itself: `offset_of!` of each field in
 /// `Foo` and in `FooSpec` (whose fields mirror `Foo`'s, with the types `<Ty as Field>::Spec`),
-/// and `<Ty as Field>::OPS` of the field's own type.
+/// and the tables of the field's own type, named here (`FieldOps::of::<Ty>()`, and `ShapeOps` /
+/// `SkipOps` likewise) rather than read from a trait constant a hand-written impl could point
+/// at another type's. The table carries `Vouched`, the `unsafe` word that it is exact, which
+/// safe code cannot give.
 pub fn derived_impl(g: &Gen) -> TokenStream {
     let impl_generics = g.impl_generics();
     let self_ty = g.self_ty();
@@ -42,10 +45,10 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
         };
         // Spanned on the field's type: an unsupported type is reported here and at the spec's
         // field, with the same span and message, which rustc prints once.
-        let ops = quote_spanned!(ty.span()=> <#field_ty as __x::Field>::OPS);
+        let ops = quote_spanned!(ty.span()=> __x::FieldOps::of::<#field_ty>());
         let shape = match &f.attrs.shape {
             Some(_) => {
-                let shaped = quote_spanned!(ty.span()=> <#ty as __x::ShapedField>::SHAPE_OPS);
+                let shaped = quote_spanned!(ty.span()=> __x::ShapeOps::of::<#ty>());
                 quote!(::core::option::Option::Some(#shaped))
             }
             None => quote!(::core::option::Option::None),
@@ -64,7 +67,7 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
     let skipped = g.fields().iter().filter(|f| !f.attrs.in_spec()).map(|f| {
         let ty = f.ty;
         let m = &f.member;
-        let ops = quote_spanned!(ty.span()=> <#ty as __x::SkippedField>::SKIP_OPS);
+        let ops = quote_spanned!(ty.span()=> __x::SkipOps::of::<#ty>());
         quote! {
             __x::SkippedDesc {
                 value_offset: ::core::mem::offset_of!(#self_ty, #m),
@@ -86,6 +89,8 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
                 contract: #contract,
                 types: &__x::derived::TypeFns::of::<Self>(),
                 validate: #validate,
+                // SAFETY: as for the impl.
+                vouched: unsafe { __x::Vouched::new() },
             };
         }
     }
@@ -107,7 +112,7 @@ pub fn field_impl(g: &Gen) -> TokenStream {
         impl #impl_generics __x::Field for #self_ty #where_clause {
             type Spec = #spec_ty;
             // SAFETY: `DESC` describes `Self` and `FooSpec` (the `Derived` impl above).
-            const STRUCT: ::core::option::Option<__x::StructTable> =
+            const STRUCT: ::core::option::Option<__x::StructTable<Self>> =
                 ::core::option::Option::Some(unsafe {
                     __x::StructTable::new(<Self as __x::Derived>::DESC)
                 });

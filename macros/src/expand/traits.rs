@@ -56,7 +56,7 @@ pub fn traits(g: &Gen) -> TokenStream {
             const NAME: &'static str = #name;
 
             // SAFETY: `DESC` describes `Self` and its spec (the `Derived` impl).
-            const VALUE: ::core::option::Option<__x::ValueTable> =
+            const VALUE: ::core::option::Option<__x::ValueTable<Self>> =
                 ::core::option::Option::Some(unsafe {
                     __x::ValueTable::new(<Self as __x::Derived>::DESC)
                 });

@@ -418,7 +418,7 @@ pub(super) fn stack_through_stacker<F: BatchField>(
     path: &FieldPath<'_>,
 ) -> Result<F> {
     use std::mem::MaybeUninit;
-    let mut stacker = F::stacker(items[0], items.len(), path)?;
+    let mut stacker = F::stacker(items[0], items.len(), path, crate::spec::seal::Seal)?;
     let items: Vec<*const u8> = items.iter().map(|&i| i as *const F as *const u8).collect();
     // In chunks of two, as the derive feeds its stackers in chunks.
     for (c, chunk) in items.chunks(2).enumerate() {

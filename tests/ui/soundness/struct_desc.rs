@@ -1,0 +1,39 @@
+#![forbid(unsafe_code)]
+// A struct table cannot be forged in safe code: one whose offsets and field types are made up
+// would make decoding a spec through it write anywhere.
+use std::any::TypeId;
+
+use extype::__private::derived::{ErasedSpec, TypeFns};
+use extype::__private::{FieldDesc, StructDesc, Vouched};
+use extype::field::FieldOps;
+use extype::ndarray::ArrayD;
+use extype::ExtensionType;
+
+#[derive(Clone, Debug, ExtensionType)]
+pub struct Big {
+    pub a: ArrayD<f32>,
+}
+
+fn main() {
+    let fields: &'static [FieldDesc] = Box::leak(Box::new([FieldDesc {
+        key: "a",
+        position: None,
+        value_offset: 1 << 20,
+        spec_offset: 1 << 20,
+        ops: FieldOps::of::<String>(),
+        shape: None,
+    }]));
+    let desc: &'static StructDesc = Box::leak(Box::new(StructDesc {
+        name: "forged",
+        type_id: TypeId::of::<Big>(),
+        spec_name: "BigSpec",
+        tuple: false,
+        fields,
+        skipped: &[],
+        contract: None,
+        types: Box::leak(Box::new(TypeFns::of::<Big>())),
+        validate: None,
+        vouched: Vouched::new(),
+    }));
+    let _ = ErasedSpec::deserialize(desc, &extype::SpecTree::None);
+}
