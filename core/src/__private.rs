@@ -52,9 +52,9 @@ pub use crate::ops::operand::{arg_extension, arg_tensor, arg_value};
 pub use crate::ops::{AsOperand, Inferred, OpKind, Operand};
 pub use crate::registry::RegistryEntry;
 pub use crate::serial::json::{deserialize_spec, serialize_spec};
-pub use crate::shape::Shape;
 pub use crate::spec::{
     ExtensionType, TensorSpec, TypeSpec, Value, ValueSpec, ValueTable, registered_name,
 };
 pub use crate::spec_tree::{NamedSpec, SpecTree, write_struct};
 pub use crate::tensor::{Element, Tensor, TensorView};
+pub use extype_shape::Shape;

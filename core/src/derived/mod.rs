@@ -43,10 +43,10 @@ use crate::contract::{ShapeContract, ShapeOps};
 use crate::error::{Error, Result, SpecError};
 use crate::field::{Components, Field, FieldOps, FieldPath, PathSink, Sink, StructField};
 use crate::names::registered_name_of;
-use crate::shape::Shape;
 use crate::spec::{ExtensionType, TypeSpec, ValueOps, registered_name};
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
+use extype_shape::Shape;
 
 /// One field of a derived struct.
 #[derive(Debug)]

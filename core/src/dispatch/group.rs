@@ -6,8 +6,8 @@ use crate::error::Result;
 use crate::op_model::catalog::Op;
 use crate::op_model::{OpArgs, dense, infer};
 use crate::spec::TensorSpec;
+use crate::spec::value::ValueSpec;
 use crate::tensor::{Tensor, TensorView};
-use crate::value::ValueSpec;
 
 macro_rules! common {
     ($t:ident) => {

@@ -31,8 +31,8 @@ use crate::error::Result;
 use crate::op_model::OpKind;
 use crate::op_model::{OpArgs, Operand};
 use crate::spec::ExtensionType;
+use crate::spec::value::Value;
 use crate::tensor::Tensor;
-use crate::value::Value;
 
 /// A type a dispatch handler may take by shared reference, `x: &Self`; implemented for every
 /// [`ExtensionType`], [`Tensor`], [`Value`], [`Operand`] and [`OpArgs`] (see the

@@ -19,8 +19,8 @@ use ndarray::{ArcArray, ArrayBase, ArrayD, Axis, Data, IxDyn};
 
 use super::{ExactFloat, Field, FieldPath, StaticValue};
 use crate::error::{BatchError, Error, Result};
-use crate::shape::{Dim, Shape};
 use crate::tensor::{Element, Tensor, TensorSpec, each_array};
+use extype_shape::{Dim, Shape};
 
 mod rows;
 

@@ -11,9 +11,9 @@ use std::hash::{Hash, Hasher};
 use super::{Components, Field, FieldPath, data_error};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::shape::Shape;
 use crate::spec_tree::SpecTree;
 use crate::tensor::TensorSpec;
+use extype_shape::Shape;
 
 /// Static (non-tensor) data that can be a field: stored in the spec, compared by equality,
 /// serialized to a [`SpecTree`]. Implement it, then declare the field type with

@@ -21,8 +21,8 @@ use super::size::{self, check_output, shape_text, too_large};
 use crate::dtype::DType;
 use crate::error::{DispatchError, Error, Result};
 use crate::spec::TensorSpec;
+use crate::spec::value::Value;
 use crate::tensor::{Tensor, TensorView, each_variant};
-use crate::value::Value;
 
 /// A catalog op's dense kernel entry point: runs the op on dense arguments (arity checked).
 ///
@@ -247,10 +247,10 @@ macro_rules! unary {
                 op: &$crate::op_model::Op,
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 args: &$crate::op_model::OpArgs,
-            ) -> $crate::error::Result<$crate::value::Value> {
+            ) -> $crate::error::Result<$crate::spec::value::Value> {
                 use $crate::op_model::dense::{DenseArgs, check_same, refused, typed};
                 check_same(op, xs, args)?;
-                Ok($crate::value::Value::Tensor(match xs {
+                Ok($crate::spec::value::Value::Tensor(match xs {
                     DenseArgs::Tensors(ts) => {
                         typed!($set, Tensor, ts[0], |a| $kernel(a), refused(op, xs))
                     }
@@ -275,7 +275,7 @@ macro_rules! binary {
                 op: &$crate::op_model::Op,
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 args: &$crate::op_model::OpArgs,
-            ) -> $crate::error::Result<$crate::value::Value> {
+            ) -> $crate::error::Result<$crate::spec::value::Value> {
                 use $crate::op_model::dense::{DenseArgs, pair, refused};
                 let out = match xs {
                     DenseArgs::Tensors(ts) => pair!(
@@ -297,7 +297,7 @@ macro_rules! binary {
                         refused(op, xs)
                     ),
                 };
-                out.map($crate::value::Value::Tensor)
+                out.map($crate::spec::value::Value::Tensor)
             }
             run
         })
@@ -313,12 +313,12 @@ macro_rules! reduce {
                 op: &$crate::op_model::Op,
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 args: &$crate::op_model::OpArgs,
-            ) -> $crate::error::Result<$crate::value::Value> {
+            ) -> $crate::error::Result<$crate::spec::value::Value> {
                 use $crate::op_model::dense::{
                     DenseArgs, check_reduced, kernel_error, reduce_axes, refused, typed,
                 };
                 check_reduced(op, xs.shape(0), xs.dtype(0), args)?;
-                Ok($crate::value::Value::Tensor(match xs {
+                Ok($crate::spec::value::Value::Tensor(match xs {
                     DenseArgs::Tensors(ts) => {
                         let axes = reduce_axes(args, ts[0].shape().len());
                         typed!(
@@ -383,14 +383,14 @@ macro_rules! segment {
                 op: &$crate::op_model::Op,
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 args: &$crate::op_model::OpArgs,
-            ) -> $crate::error::Result<$crate::value::Value> {
+            ) -> $crate::error::Result<$crate::spec::value::Value> {
                 use $crate::op_model::dense::{
                     check_segment, kernel_error, refused, row_splits, typed,
                 };
                 let splits = row_splits(op, args)?;
                 check_segment(op, xs.shape(0), xs.dtype(0), splits, args)?;
                 let views = xs.views();
-                Ok($crate::value::Value::Tensor(typed!(
+                Ok($crate::spec::value::Value::Tensor(typed!(
                     $set,
                     TensorView,
                     &views[0],
@@ -416,8 +416,8 @@ macro_rules! custom {
                 op: &$crate::op_model::Op,
                 xs: $crate::op_model::dense::DenseArgs<'_, '_>,
                 args: &$crate::op_model::OpArgs,
-            ) -> $crate::error::Result<$crate::value::Value> {
-                $kernel(op, xs, args).map($crate::value::Value::Tensor)
+            ) -> $crate::error::Result<$crate::spec::value::Value> {
+                $kernel(op, xs, args).map($crate::spec::value::Value::Tensor)
             }
             run
         })

@@ -26,11 +26,11 @@ use super::operand::bad_argument;
 use super::rules::{InferRule, missing};
 use crate::dtype::DType;
 use crate::error::{Result, ShapeError};
-use crate::shape::{
+use crate::spec::TensorSpec;
+use crate::spec::value::ValueSpec;
+use extype_shape::{
     BroadcastChecks, Dim, MAX_DIM, Shape, ShapeCalculator, Unifier, broadcast_static,
 };
-use crate::spec::TensorSpec;
-use crate::value::ValueSpec;
 
 /// The result of spec inference: the output spec, and for broadcasting ops the runtime checks the
 /// inputs must pass for that spec to hold.
@@ -623,7 +623,7 @@ mod tests {
     #[test]
     fn strict_policy_per_call_and_per_scope() {
         use crate::op_model::args::scoped_policy;
-        use crate::shape::Policy;
+        use extype_shape::Policy;
         let x = spec("[?, 3]", DType::F32);
         let y = spec("[4, 3]", DType::F32);
         let numpy = dense(&ADD, &[&x, &y], &OpArgs::none()).unwrap();

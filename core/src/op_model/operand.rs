@@ -10,10 +10,10 @@ use ndarray::{ArrayBase, Data, Dimension};
 use super::size::check_named;
 use crate::error::{DispatchError, Error, Result};
 use crate::registry::AnonymousExtension;
+use crate::spec::value::{SharedExtension, Value, ValueSpec};
 use crate::spec::{AnyExtension, ExtensionType, TensorSpec};
 use crate::tensor::Element;
 use crate::tensor::{Tensor, TensorView};
-use crate::value::{SharedExtension, Value, ValueSpec};
 
 #[derive(Clone, Debug)]
 enum Repr<'a> {

@@ -10,8 +10,8 @@ use super::catalog::Op;
 use super::operand::bad_argument;
 use crate::dtype::DType;
 use crate::error::{DispatchError, Result};
-use crate::shape::Shape;
 use crate::spec::TensorSpec;
+use extype_shape::Shape;
 
 /// A set of dtypes: a bitset over [`DType`], usable in `const` items.
 ///
@@ -258,7 +258,7 @@ impl Op {
 }
 
 #[cold]
-fn arity_error(op: &Op, n: usize) -> crate::Error {
+fn arity_error(op: &Op, n: usize) -> crate::error::Error {
     DispatchError::Arity {
         op: op.name().to_string(),
         expected: op.arity().arguments(),
@@ -268,7 +268,7 @@ fn arity_error(op: &Op, n: usize) -> crate::Error {
 }
 
 /// The error for an extra argument the op needs and `OpArgs` lacks.
-pub(crate) fn missing(op: &Op, what: &str) -> crate::Error {
+pub(crate) fn missing(op: &Op, what: &str) -> crate::error::Error {
     bad_argument(op.name(), what, format!("`{what}` in OpArgs"), "nothing")
 }
 

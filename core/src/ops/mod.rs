@@ -75,8 +75,8 @@ use crate::error::Result;
 use crate::op_model::{dense, operand::bad_argument};
 #[cfg(doc)]
 use crate::spec::ExtensionType;
+use crate::spec::value::{Value, ValueSpec};
 use crate::tensor::Tensor;
-use crate::value::{Value, ValueSpec};
 
 /// No extra arguments, as a `static` (the fixed-argument front functions borrow it).
 static NO_ARGS: OpArgs = OpArgs {
@@ -314,12 +314,12 @@ fn batch_fallback(
     axis: isize,
     encode: fn(&[Value]) -> Result<Value>,
 ) -> Result<Value> {
-    let no_handler = matches!(&result, Err(crate::Error::Dispatch(e))
+    let no_handler = matches!(&result, Err(crate::error::Error::Dispatch(e))
         if matches!(**e, crate::error::DispatchError::NoMatch { .. }));
     let extensions = !xs.is_empty()
         && xs
             .iter()
-            .all(|x| matches!(x.spec(), crate::value::ValueSpec::Extension(_)));
+            .all(|x| matches!(x.spec(), crate::spec::value::ValueSpec::Extension(_)));
     if !(no_handler && axis == 0 && extensions) {
         return result;
     }
