@@ -240,58 +240,6 @@ fn references(code: &str, depth: usize) -> Vec<(usize, String)> {
     refs
 }
 
-/// Item name → the top-level module it comes from, for the crate root's `pub use` re-exports
-/// (`crate::Error` is `error`'s `Error`).
-fn root_reexports(lib: &str, modules: &BTreeSet<String>) -> BTreeMap<String, String> {
-    let code = strip(lib);
-    let mut map = BTreeMap::new();
-    for stmt in code.split(';') {
-        // A statement may follow an attribute or an item without `;` (`#![…]`, `mod x { … }`).
-        let Some(at) = stmt
-            .find("pub use ")
-            .or_else(|| stmt.find("pub(crate) use "))
-        else {
-            continue;
-        };
-        let stmt = &stmt[at..];
-        let Some(path) = stmt
-            .strip_prefix("pub use ")
-            .or_else(|| stmt.strip_prefix("pub(crate) use "))
-        else {
-            continue;
-        };
-        let path = path.trim();
-        let module: String = path.chars().take_while(|&c| is_ident(c)).collect();
-        if !modules.contains(&module) {
-            // `pub use other_crate as name;`: another crate, below every module of this one.
-            if let Some((_, alias)) = path.split_once(" as ") {
-                map.insert(alias.trim().to_string(), String::new());
-            }
-            continue;
-        }
-        let tail = &path[module.len()..];
-        // Every identifier after the last `::` of each group member is an exported name.
-        let names: Vec<&str> = match (tail.find('{'), tail.rfind('}')) {
-            (Some(a), Some(b)) => tail[a + 1..b].split(',').collect(),
-            _ => vec![tail],
-        };
-        for name in names {
-            let name = name.trim();
-            let exported = match name.split_once(" as ") {
-                Some((_, alias)) => alias.trim(),
-                None => name.rsplit("::").next().unwrap_or(name).trim(),
-            };
-            if !exported.is_empty() && exported != "self" {
-                map.insert(exported.to_string(), module.clone());
-            }
-        }
-        if !tail.contains('{') && tail.is_empty() {
-            map.insert(module.clone(), module.clone());
-        }
-    }
-    map
-}
-
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
@@ -353,8 +301,6 @@ fn core_modules_import_only_downward() {
         .unwrap();
     }
 
-    let lib = fs::read_to_string(src.join("lib.rs")).expect("core/src/lib.rs");
-    let reexports = root_reexports(&lib, &present);
     for file in &files {
         let rel = file.strip_prefix(&src).expect("under src");
         let parts: Vec<&str> = rel
@@ -376,24 +322,18 @@ fn core_modules_import_only_downward() {
         };
         let text = fs::read_to_string(file).expect("source file");
         for (line, name) in references(&strip(&text), depth) {
-            let target = if present.contains(&name) {
-                name.clone()
-            } else if let Some(m) = reexports.get(&name) {
-                m.clone()
-            } else {
+            let Some(&theirs) = rank.get(name.as_str()) else {
                 writeln!(
                     problems,
-                    "core/src/{}:{line}: `crate::{name}` is neither a module nor a root re-export \
-                     this check can resolve",
+                    "core/src/{}:{line}: `crate::{name}` goes through the crate root, which holds \
+                     re-exports only: name the module ARCHITECTURE.md lists that defines it \
+                     (another crate by its own name: `extype_shape::…`)",
                     rel.display()
                 )
                 .unwrap();
                 continue;
             };
-            // An empty target is another crate (the root re-exports it): below everything.
-            let Some(&theirs) = rank.get(target.as_str()) else {
-                continue;
-            };
+            let target = &name;
             if theirs > own {
                 writeln!(
                     problems,
@@ -429,20 +369,6 @@ fn the_checker_sees_what_it_must() {
         refs,
         ["dtype", "error", "ops"],
         "super::super stays inside at depth 3"
-    );
-    let modules: BTreeSet<String> = ["error", "value"].iter().map(|s| s.to_string()).collect();
-    let map = root_reexports(
-        "pub use error::{Error, Result as R};\npub use value::Value;\npub mod value;\n\
-         #![warn(missing_docs)]\npub use extype_shape as shape;",
-        &modules,
-    );
-    assert_eq!(map.get("Error").map(String::as_str), Some("error"));
-    assert_eq!(map.get("R").map(String::as_str), Some("error"));
-    assert_eq!(map.get("Value").map(String::as_str), Some("value"));
-    assert_eq!(
-        map.get("shape").map(String::as_str),
-        Some(""),
-        "another crate"
     );
     let order = documented_order(
         "# A\n## Modules of core, bottom to top\n1. `dtype` — x\n2. `field/` — y\n## Other\n3. `no`",
