@@ -31,6 +31,8 @@
 //!   spec inference and the dense default.
 //! - [`dispatch`]: the handler table (`#[dispatch(...)]`) and its precedence rules.
 //! - [`ops`]: the user front: `ops::add(&x, &y)` & co. on tensors, arrays and extension values.
+//! - `conflicts` (internal, re-exported as [`check()`]): every registration conflict of the
+//!   program (registry names, dispatch keys) at once.
 //!
 //! ## How a derived type is put together
 //!
@@ -108,10 +110,12 @@ pub mod dispatch;
 
 pub mod ops;
 
+mod conflicts;
+
 #[doc(hidden)]
 pub mod __private;
 
-pub use anonymous::{AnonymousExtension, AnonymousSpec};
+pub use conflicts::check;
 pub use dispatch::{BinaryOp, Handled, ReductionOp, UnaryOp};
 pub use dtype::DType;
 pub use error::ArgRef;
@@ -119,40 +123,18 @@ pub use error::{
     BatchError, DispatchError, Error, IoError, JsonError, NestError, RegistryError, Result,
     ShapeError, SpecError, TensorError, ValueError,
 };
+pub use extype_shape::{
+    Bindings, BroadcastChecks, DimensionCalculator, Policy, ShapePattern, StaticBroadcast, Unifier,
+    broadcast_shapes, broadcast_static, enforce_shape,
+};
+pub use extype_shape::{Dim, Shape};
 pub use field::{
     ExactFloat, Field, FieldPath, PathSink, SequenceItem, Sink, StaticData, StaticValue,
 };
 pub use ops::{AsOperand, Op, OpArgs, OpKind, Operand};
+pub use registry::anonymous::{AnonymousExtension, AnonymousSpec};
 pub use registry::{Registry, RegistryEntry, registered_name, registry};
-pub use shape::{
-    Bindings, BroadcastChecks, DimensionCalculator, Policy, ShapePattern, StaticBroadcast, Unifier,
-    broadcast_shapes, broadcast_static, enforce_shape,
-};
-pub use shape::{Dim, Shape};
+pub use spec::value::{SharedExtension, Value, ValueSpec};
 pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
 pub use spec_tree::{NamedSpec, SpecTree};
 pub use tensor::{Element, ExternalBytes, ExternalTensor, Tensor, TensorView};
-pub use value::{SharedExtension, Value, ValueSpec};
-
-/// Fails on any conflict among the program's registrations: a name given to two extension
-/// types, a type registered under two names, a dispatch key given to two handlers (each error
-/// names both definitions, file and line; several are listed together as [`Error::Many`]).
-///
-/// Without this call a conflict breaks only what uses it: loading the duplicated name, calling
-/// the op with the duplicated key. A program (or a test) that wants to fail at start calls it
-/// once:
-///
-/// ```
-/// extype_core::check().expect("conflicting registrations");
-/// ```
-pub fn check() -> Result<()> {
-    let mut conflicts = registry().conflicts();
-    match dispatch::table() {
-        Ok(table) => conflicts.extend_from_slice(table.conflicts()),
-        Err(build) => conflicts.push(build),
-    }
-    match Error::all(conflicts) {
-        Some(err) => Err(err),
-        None => Ok(()),
-    }
-}
