@@ -125,6 +125,7 @@
 //! and the handler signatures are documented in [`dispatch`](mod@dispatch); `examples/masked_tensor.rs` is a
 //! complete, tested MaskedTensor.
 #![doc(test(attr(deny(warnings))))]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub use extype_core::*;
 pub use extype_macros::{ExtensionType, StaticValue, dispatch};

@@ -66,6 +66,7 @@
 //! `BENCHMARKS.md` at the repository root.
 //!
 #![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 // In layer order, bottom to top (see the list above); one per group, so rustfmt keeps the order.
 pub use extype_shape as shape;

@@ -69,6 +69,8 @@
 //! incremental). The derive stays within about 1.5× of serde's; the figures, where the time went
 //! and what each design step saved are in `BENCHMARKS.md` at the repository root.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod ast;
 mod attr;
 mod check;

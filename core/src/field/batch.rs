@@ -938,6 +938,7 @@ mod batch_ops_of {
 
     // SAFETY (all functions of this module): callers pass pointers as documented on `BatchOps`.
     pub unsafe fn batched_spec<F: BatchField>(spec: *const u8, n: Option<usize>, out: *mut u8) {
+        // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe {
             out.cast::<F::Spec>()
                 .write(F::batched_spec(&*spec.cast::<F::Spec>(), n))
@@ -948,7 +949,9 @@ mod batch_ops_of {
         path: &FieldPath<'_>,
         out: *mut u8,
     ) -> Result<()> {
+        // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         let spec = F::unbatched_spec(unsafe { &*spec.cast::<F::Spec>() }, path)?;
+        // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe { out.cast::<F::Spec>().write(spec) };
         Ok(())
     }
@@ -956,6 +959,7 @@ mod batch_ops_of {
         value: *const u8,
         path: &FieldPath<'_>,
     ) -> Result<Option<usize>> {
+        // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe { (*value.cast::<F>()).batch_len(path) }
     }
     pub unsafe fn stacker<'a, F: BatchField>(
@@ -963,6 +967,7 @@ mod batch_ops_of {
         n: usize,
         path: &FieldPath<'_>,
     ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
+        // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         F::stacker(unsafe { &*first.0.cast::<F>() }, n, path)
     }
     /// Moves the value out of `value` (always, also on error), splits it into `n` items and
@@ -974,11 +979,13 @@ mod batch_ops_of {
         out: *mut u8,
         stride: usize,
     ) -> Result<()> {
+        // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         let items = unsafe { value.cast::<F>().read() }.unstack(n, path)?;
         if items.len() != n {
             return Err(size_mismatch(path, n, items.len()));
         }
         for (j, item) in items.into_iter().enumerate() {
+            // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
             unsafe { out.add(j * stride).cast::<F>().write(item) };
         }
         Ok(())
