@@ -3,7 +3,8 @@
 //! `types`, `validate` and `batch` (`#[extype(batchable)]`) are about `#[derive(ExtensionType)]`;
 //! `static_value` about `#[derive(StaticValue)]`; `dispatch` is about `#[dispatch(...)]` (each
 //! misuse is an error at the right span, with a message that names the
-//! attribute and suggests the fix).
+//! attribute and suggests the fix); `door` is a macro crate and a runtime from different releases
+//! (a version mismatch at `extype::__private`).
 
 #[test]
 fn ui() {

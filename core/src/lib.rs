@@ -37,12 +37,12 @@
 //! ## How a derived type is put together
 //!
 //! For `struct Foo { a: A, b: B }` the derive emits `FooSpec { a: <A as Field>::Spec, b: <B as
-//! Field>::Spec }`, a table of the struct (`__private::Derived`: each field's offsets and its
+//! Field>::Spec }`, a table of the struct (`__private_v1::Derived`: each field's offsets and its
 //! type's [`Field`] functions), impls of [`Field`] and [`ExtensionType`] that name the table (their
 //! methods are the traits' provided ones, which walk it), one-line impls of the spec's std traits
-//! that call `__private::derived` (where the field-by-field logic lives, once), and one registry
+//! that call `__private_v1::derived` (where the field-by-field logic lives, once), and one registry
 //! entry. Every impl is bounded by the field types, so an unsupported one is a single error, at
-//! the field. `FooSpec`'s [`TypeSpec`] is a blanket impl over `__private::DerivedSpec`. A
+//! the field. `FooSpec`'s [`TypeSpec`] is a blanket impl over `__private_v1::DerivedSpec`. A
 //! type that does not use the derive implements [`TypeSpec`] and [`ExtensionType`] by hand and
 //! registers with [`register!`]: `core/tests/common/masked.rs` is one, on the public API.
 //!
@@ -115,6 +115,10 @@ mod conflicts;
 
 #[doc(hidden)]
 pub mod __private;
+/// The door's current version under the name generated code uses (a module re-exported at the
+/// root, so compiler messages name its items as `__private_v1::Field`, not by private paths).
+#[doc(hidden)]
+pub use __private::v1 as __private_v1;
 
 pub use conflicts::check;
 pub use dispatch::{BinaryOp, Handled, ReductionOp, UnaryOp};

@@ -480,8 +480,6 @@ const KNOWN_CYCLES: &[&[&str]] = &[
     // `TypeSpec` / `ExtensionType` and the value table; `AnySpec` and `Value`.
     &["core/src/spec/type_spec.rs", "core/src/spec/value_table.rs"],
     &["core/src/spec/any_spec.rs", "core/src/spec/value.rs"],
-    // `Element` and `TensorView`.
-    &["core/src/tensor/element.rs", "core/src/tensor/view.rs"],
     // shape: `partial.rs` <-> `symbols.rs`, and `Dim` / `ShapeError` / `Shape` naming each other.
     &[
         "shape/src/dim.rs",

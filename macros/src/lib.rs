@@ -76,6 +76,7 @@ mod attr;
 mod check;
 mod ctxt;
 mod dispatch;
+mod door;
 mod expand;
 mod static_value;
 

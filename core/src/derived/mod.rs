@@ -30,7 +30,7 @@ mod erased;
 mod probe;
 mod struct_fields;
 
-pub use erased::{ErasedSpec, ErasedValue, TypeFns};
+pub use erased::{ErasedSpec, TypeFns};
 pub use probe::{NotDerived, Probe, ProbeDerived};
 pub use struct_fields::StructFields;
 

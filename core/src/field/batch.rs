@@ -474,34 +474,34 @@ pub fn stack_equal<T: Clone + PartialEq + std::fmt::Debug>(
 #[macro_export]
 macro_rules! __batch_static_field {
     ($t:ty) => {
-        impl $crate::__private::BatchField for $t {
+        impl $crate::__private_v1::BatchField for $t {
             fn batched_spec(spec: &$t, n: ::core::option::Option<usize>) -> $t {
-                $crate::__private::StaticValue::batched(spec, n)
+                $crate::__private_v1::StaticValue::batched(spec, n)
             }
             fn unbatched_spec(
                 spec: &$t,
-                path: &$crate::__private::FieldPath<'_>,
-            ) -> $crate::__private::Result<$t> {
-                $crate::__private::StaticValue::unbatched(spec, path)
+                path: &$crate::__private_v1::FieldPath<'_>,
+            ) -> $crate::__private_v1::Result<$t> {
+                $crate::__private_v1::StaticValue::unbatched(spec, path)
             }
             fn batch_len(
                 &self,
-                _path: &$crate::__private::FieldPath<'_>,
-            ) -> $crate::__private::Result<::core::option::Option<usize>> {
+                _path: &$crate::__private_v1::FieldPath<'_>,
+            ) -> $crate::__private_v1::Result<::core::option::Option<usize>> {
                 ::core::result::Result::Ok(::core::option::Option::None)
             }
             fn stack(
                 items: &[&$t],
-                path: &$crate::__private::FieldPath<'_>,
-            ) -> $crate::__private::Result<$t> {
-                <$t as $crate::__private::StaticValue>::stack_static(items, path)
+                path: &$crate::__private_v1::FieldPath<'_>,
+            ) -> $crate::__private_v1::Result<$t> {
+                <$t as $crate::__private_v1::StaticValue>::stack_static(items, path)
             }
             fn unstack(
                 self,
                 n: usize,
-                path: &$crate::__private::FieldPath<'_>,
-            ) -> $crate::__private::Result<$crate::__private::Vec<$t>> {
-                $crate::__private::unstack_static(&self, n, path)
+                path: &$crate::__private_v1::FieldPath<'_>,
+            ) -> $crate::__private_v1::Result<$crate::__private_v1::Vec<$t>> {
+                $crate::__private_v1::unstack_static(&self, n, path)
             }
         }
     };

@@ -111,8 +111,8 @@ inventory::collect!(RegistryEntry);
 #[macro_export]
 macro_rules! register {
     ($t:ty, $name:expr $(,)?) => {
-        $crate::__private::inventory::submit! {
-            $crate::__private::RegistryEntry::new::<$t>($name, ::core::file!(), ::core::line!())
+        $crate::__private_v1::inventory::submit! {
+            $crate::__private_v1::RegistryEntry::new::<$t>($name, ::core::file!(), ::core::line!())
         }
     };
 }

@@ -130,7 +130,7 @@ fn batch_where_clause(g: &Gen) -> Option<syn::WhereClause> {
                     .get_or_insert_with(|| syn::parse_quote!(where))
                     .predicates
                     .push(
-                        syn::parse_quote_spanned!(field.ty.span()=> #ty: ::extype::__private::BatchField),
+                        syn::parse_quote_spanned!(field.ty.span()=> #ty: ::extype::__private_v1::BatchField),
                     );
             }
         }
