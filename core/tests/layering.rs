@@ -261,6 +261,42 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The references of one file (`at`, in top-level module `module`, nested `depth` deep) that point
+/// up the order `rank`, or that go through the crate root: one line each.
+fn module_problems(
+    at: &str,
+    code: &str,
+    depth: usize,
+    module: &str,
+    rank: &BTreeMap<&str, usize>,
+) -> String {
+    let mut problems = String::new();
+    let own = rank[module];
+    for (line, name) in references(&strip(code), depth) {
+        let Some(&theirs) = rank.get(name.as_str()) else {
+            writeln!(
+                problems,
+                "{at}:{line}: `crate::{name}` goes through the crate root, which holds \
+                 re-exports only: name the module ARCHITECTURE.md lists that defines it \
+                 (another crate by its own name: `extype_shape::…`)"
+            )
+            .unwrap();
+            continue;
+        };
+        if theirs > own {
+            writeln!(
+                problems,
+                "{at}:{line}: `{module}` (layer {}) refers to `crate::{name}` in `{name}` \
+                 (layer {}), above it",
+                own + 1,
+                theirs + 1
+            )
+            .unwrap();
+        }
+    }
+    problems
+}
+
 #[test]
 fn core_modules_import_only_downward() {
     let root = root();
@@ -327,31 +363,8 @@ fn core_modules_import_only_downward() {
             parts.len()
         };
         let text = fs::read_to_string(file).expect("source file");
-        for (line, name) in references(&strip(&text), depth) {
-            let Some(&theirs) = rank.get(name.as_str()) else {
-                writeln!(
-                    problems,
-                    "core/src/{}:{line}: `crate::{name}` goes through the crate root, which holds \
-                     re-exports only: name the module ARCHITECTURE.md lists that defines it \
-                     (another crate by its own name: `extype_shape::…`)",
-                    rel.display()
-                )
-                .unwrap();
-                continue;
-            };
-            let target = &name;
-            if theirs > own {
-                writeln!(
-                    problems,
-                    "core/src/{}:{line}: `{module}` (layer {}) refers to `crate::{name}` in \
-                     `{target}` (layer {}), above it",
-                    rel.display(),
-                    own + 1,
-                    theirs + 1
-                )
-                .unwrap();
-            }
-        }
+        let at = format!("core/src/{}", rel.display());
+        problems.push_str(&module_problems(&at, &text, depth, module, &rank));
     }
     assert!(
         problems.is_empty(),
@@ -375,6 +388,26 @@ fn the_checker_sees_what_it_must() {
         refs,
         ["dtype", "error", "ops"],
         "super::super stays inside at depth 3"
+    );
+    let rank: BTreeMap<&str, usize> = [("dtype", 0), ("error", 1), ("ops", 2)].into();
+    let found = module_problems(
+        "x.rs",
+        "use crate::dtype::DType;\nuse crate::Error;\nfn f() { crate::ops::add(); }",
+        1,
+        "error",
+        &rank,
+    );
+    assert_eq!(
+        found
+            .lines()
+            .map(|l| l.split(": ").next().unwrap())
+            .collect::<Vec<_>>(),
+        ["x.rs:2", "x.rs:3"],
+        "a root alias and an upward reference, each on its line: {found}"
+    );
+    assert!(found.contains("`crate::Error` goes through the crate root"));
+    assert!(
+        found.contains("`error` (layer 2) refers to `crate::ops` in `ops` (layer 3), above it")
     );
     let order = documented_order(
         "# A\n## Modules of core, bottom to top\n1. `dtype` — x\n2. `field/` — y\n## Other\n3. `no`",
