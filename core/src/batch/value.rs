@@ -14,7 +14,7 @@ use crate::tensor::Tensor;
 
 /// The batching functions of one extension type, on [`Value`]s. `#[extype(batchable)]` submits
 /// one for every non-generic type; submit one for a generic instantiation with
-/// `inventory::submit! { BatchEntry::of::<Foo<f32>>() }` (through `extype::__private`).
+/// `inventory::submit! { BatchEntry::of::<Foo<f32>>() }` (through `extype::__private_v1`).
 #[derive(Debug)]
 pub struct BatchEntry {
     type_id: fn() -> TypeId,

@@ -1,6 +1,6 @@
 //! [`FieldOps`]: what one field type can do, behind untyped pointers — the per-field-type table
 //! the tables of derived structs point to (one per field *type*, shared by every struct with such
-//! a field; see `__private::derived`). Reached as [`Field::OPS`].
+//! a field; see `__private_v1::derived`). Reached as [`Field::OPS`].
 
 use std::fmt;
 use std::hash::{Hash, Hasher};

@@ -336,7 +336,8 @@ pub(crate) fn bad_argument(
     .into()
 }
 
-// Argument access for the wrappers `#[dispatch]` generates (reached as `__private::arg_*`).
+// Argument access by index. Hidden, and used by no generated code any more (`__private` does
+// not carry it): a candidate for removal.
 
 /// The extension argument at `index` as `T` (the dispatch key already matched its type).
 #[doc(hidden)]

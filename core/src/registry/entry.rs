@@ -32,7 +32,7 @@ pub enum SpecDecoder {
     /// Through the type's `TypeSpec::deserialize`, boxed (types registered with
     /// [`RegistryEntry::new`]).
     Typed(fn(&SpecTree) -> Result<Box<dyn AnySpec>>),
-    /// Through a derived type's table, with no code of its own (see `__private::derived`),
+    /// Through a derived type's table, with no code of its own (see `__private_v1::derived`),
     /// reached through the function the derive generates beside the entry (`None` only where
     /// the type's impls do not apply, which fails its build).
     #[doc(hidden)]

@@ -1,5 +1,5 @@
 //! `BatchField for Foo` when the struct has `#[extype(batchable)]`: the default encoder (a table
-//! of each field type's batching functions, walked by `__private::derived_stack` and friends) or
+//! of each field type's batching functions, walked by `__private_v1::derived_stack` and friends) or
 //! a custom one (`batchable = Enc`, every method one call into `Enc`), plus the `BatchEntry`
 //! that batches `Value`s of a non-generic type.
 

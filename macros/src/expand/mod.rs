@@ -200,7 +200,7 @@ fn mentions_generic_param(cont: &Container, ty: &syn::Type) -> bool {
     !params.is_empty() && visit(quote!(#ty), &params)
 }
 
-/// `expr as *const _ as *const u8`: a reference as the untyped pointer `__private::derived` takes
+/// `expr as *const _ as *const u8`: a reference as the untyped pointer `__private_v1::derived` takes
 /// (casts, not a generic call, so nothing is compiled per type for it).
 pub fn erased(expr: TokenStream) -> TokenStream {
     quote!(#expr as *const _ as *const u8)
