@@ -1220,3 +1220,28 @@ fn crate_roots_are_doors() {
         [(5, "fn".to_string()), (7, "mod".to_string())]
     );
 }
+
+/// Every crate of the workspace denies `unsafe` blocks without a `// SAFETY:` comment, so clippy
+/// (`cargo clippy --workspace -- -D warnings`) holds each one to it.
+#[test]
+fn every_crate_denies_undocumented_unsafe_blocks() {
+    let roots = [
+        "src/lib.rs",
+        "core/src/lib.rs",
+        "shape/src/lib.rs",
+        "kernels/src/lib.rs",
+        "macros/src/lib.rs",
+        "cli/src/main.rs",
+    ];
+    let missing: Vec<&str> = roots
+        .into_iter()
+        .filter(|r| {
+            let code = fs::read_to_string(root().join(r)).expect("crate root");
+            !strip(&code).contains("#![deny(clippy::undocumented_unsafe_blocks)]")
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "crate roots without `#![deny(clippy::undocumented_unsafe_blocks)]`: {missing:?}"
+    );
+}

@@ -130,6 +130,8 @@
 //! met and missed, the NumPy comparison (`python3 kernels/bench/compare_numpy.py`) and what is
 //! not done yet are in BENCHMARKS.md at the repository root.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod cast;
 pub mod compact;
 pub mod elementwise;

@@ -183,9 +183,9 @@ fn standard_from_vec<T>(shape: &[usize], v: Vec<T>) -> ArrayD<T> {
     );
     match *shape {
         [_] => ndarray::Array1::from_vec(v).into_dyn(),
-        // SAFETY: `v` holds exactly `rows * cols` elements (asserted above), which C-order
-        // strides address exactly.
         [rows, cols] => {
+            // SAFETY: `v` holds exactly `rows * cols` elements (asserted above), which C-order
+            // strides address exactly.
             unsafe { ndarray::Array2::from_shape_vec_unchecked((rows, cols), v) }.into_dyn()
         }
         // SAFETY: as above, for the C-order strides of `shape`.

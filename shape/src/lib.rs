@@ -103,6 +103,7 @@
 //! the bindings through a [`DimensionCalculator`] (a closure, or a pattern of bound names).
 
 #![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod broadcast;
 mod calc;

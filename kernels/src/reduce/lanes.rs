@@ -90,9 +90,9 @@ macro_rules! engine {
                     let full = total / L;
                     let mut r = 0;
                     if k > 0 && n > 0 {
-                        // SAFETY: lanes `k..min(total, L)` of the row at `p - k` are
-                        // `xs[0..min(n, L - k)]`.
                         let v =
+                            // SAFETY: lanes `k..min(total, L)` of the row at `p - k` are
+                            // `xs[0..min(n, L - k)]`.
                             unsafe { S::$load_range(p.wrapping_sub(k), k, total.min(L), identity) };
                         acc = O::$v::<S>(acc, v);
                         r = 1;
