@@ -585,6 +585,8 @@ struct FileScan {
     defs: Vec<(Vec<String>, String)>,
     uses: Vec<UseLeaf>,
     paths: Vec<(Vec<String>, Vec<String>, usize)>,
+    /// `macro_rules!` names: `#[macro_export]` ones are reached as `crate::name!`.
+    macros: Vec<String>,
 }
 
 const DEFINING: [&str; 8] = [
@@ -713,8 +715,9 @@ fn scan(code: &str, module: &[String], modules: &BTreeSet<Vec<String>>) -> FileS
                 }
             }
             "macro_rules" if tok(&toks, i + 1) == "!" => {
-                scan.defs
-                    .push((scope_of(&stack), tok(&toks, i + 2).to_string()));
+                let name = tok(&toks, i + 2).to_string();
+                scan.defs.push((scope_of(&stack), name.clone()));
+                scan.macros.push(name);
                 i += 3;
             }
             t if DEFINING.contains(&t)
@@ -789,6 +792,8 @@ struct CrateMap {
     /// Per module, each `use` binding → its absolute path (`None`: another crate).
     imports: BTreeMap<Vec<String>, BTreeMap<String, Option<Vec<String>>>>,
     globs: BTreeMap<Vec<String>, Vec<Vec<String>>>,
+    /// Macro name → the file whose `macro_rules!` defines it.
+    macros: BTreeMap<String, usize>,
 }
 
 impl CrateMap {
@@ -838,6 +843,11 @@ impl CrateMap {
     /// The file `path` leads to (its module's file when the name is not found), or `None` for
     /// another crate.
     fn target(&self, path: &[String]) -> Option<usize> {
+        if let [name] = path
+            && let Some(&file) = self.macros.get(name)
+        {
+            return Some(file);
+        }
         self.find(path, 16).unwrap_or(Some(self.module_of(path).0))
     }
 }
@@ -880,10 +890,14 @@ fn file_cycles(files: &[(String, String)], per_module: bool) -> Vec<Cycle> {
         defs: BTreeMap::new(),
         imports: BTreeMap::new(),
         globs: BTreeMap::new(),
+        macros: BTreeMap::new(),
     };
     for (f, s) in scans.iter().enumerate() {
         for m in &s.inline_modules {
             map.modules.insert(m.clone(), f);
+        }
+        for name in &s.macros {
+            map.macros.insert(name.clone(), f);
         }
         for (scope, name) in &s.defs {
             map.defs
@@ -950,7 +964,7 @@ fn file_cycles(files: &[(String, String)], per_module: bool) -> Vec<Cycle> {
             }
         }
     }
-    strongly_connected(files.len(), &edges)
+    let mut cycles = strongly_connected(files.len(), &edges)
         .into_iter()
         .filter(|c| c.len() > 1)
         .map(|component| {
@@ -967,12 +981,17 @@ fn file_cycles(files: &[(String, String)], per_module: bool) -> Vec<Cycle> {
                     }
                 }
             }
+            let mut names: Vec<String> = inside.iter().map(|&f| files[f].0.clone()).collect();
+            names.sort();
+            imports.sort();
             Cycle {
-                files: inside.iter().map(|&f| files[f].0.clone()).collect(),
+                files: names,
                 imports,
             }
         })
-        .collect()
+        .collect::<Vec<_>>();
+    cycles.sort_by(|a, b| a.files.cmp(&b.files));
+    cycles
 }
 
 /// Tarjan's strongly connected components of a graph on `0..n`.
@@ -1120,7 +1139,7 @@ fn the_file_checker_sees_what_it_must() {
         ("lib.rs", "mod a;\nmod b;\n"),
         (
             "a/mod.rs",
-            "mod x;\nmod y;\nmod z;\npub use x::X;\npub(crate) use z::g;\n",
+            "mod x;\nmod y;\nmod z;\nmod w;\nmod u;\npub use x::X;\npub(crate) use z::g;\n",
         ),
         ("a/x.rs", "use super::y::Y;\npub struct X;\n"),
         // Through the parent's re-export, to the file that defines `X`.
@@ -1132,6 +1151,12 @@ fn the_file_checker_sees_what_it_must() {
             "a/z.rs",
             "pub fn g() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\n",
         ),
+        // An exported macro, reached as `crate::m!`: from the file that defines it.
+        (
+            "a/w.rs",
+            "#[macro_export]\nmacro_rules! m { () => {} }\nfn k() { super::u::f() }\n",
+        ),
+        ("a/u.rs", "pub fn f() { crate::m!() }\n"),
         // Another module (core checks each on its own): no circle with `a`.
         ("b.rs", "use crate::a::X;\n"),
     ]
@@ -1141,13 +1166,22 @@ fn the_file_checker_sees_what_it_must() {
     let cycles = file_cycles(&files, true);
     assert_eq!(
         cycles,
-        [Cycle {
-            files: vec!["a/x.rs".into(), "a/y.rs".into()],
-            imports: vec![
-                ("a/x.rs".into(), vec![1], "a/y.rs".into()),
-                ("a/y.rs".into(), vec![2], "a/x.rs".into()),
-            ],
-        }]
+        [
+            Cycle {
+                files: vec!["a/u.rs".into(), "a/w.rs".into()],
+                imports: vec![
+                    ("a/u.rs".into(), vec![1], "a/w.rs".into()),
+                    ("a/w.rs".into(), vec![3], "a/u.rs".into()),
+                ],
+            },
+            Cycle {
+                files: vec!["a/x.rs".into(), "a/y.rs".into()],
+                imports: vec![
+                    ("a/x.rs".into(), vec![1], "a/y.rs".into()),
+                    ("a/y.rs".into(), vec![2], "a/x.rs".into()),
+                ],
+            }
+        ]
     );
     // A three-file circle through `self::` and a child-module path in a `mod.rs`.
     let files: Vec<(String, String)> = [
