@@ -91,7 +91,7 @@ fn main() -> extype::Result<()> {
 
     println!("\n== Components, each with its path (its name on disk)");
     let mut sink = PathSink::default();
-    extype::__private::Field::push_views(&graph, &extype::FieldPath::Root, &mut sink);
+    extype::Field::push_views(&graph, &extype::FieldPath::Root, &mut sink);
     for (path, view) in &sink.0 {
         println!("{path:<28} {:?} {:?}", view.dtype(), view.shape());
     }

@@ -125,21 +125,21 @@
 //! and the handler signatures are documented in [`dispatch`](mod@dispatch); `examples/masked_tensor.rs` is a
 //! complete, tested MaskedTensor.
 #![doc(test(attr(deny(warnings))))]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub use extype_core::*;
 pub use extype_macros::{ExtensionType, StaticValue, dispatch};
 
 #[cfg(test)]
 mod tests {
-    /// Generated code names `::extype::__private`; it must resolve through the facade.
+    /// Generated code names `::extype::__private_v1`; it must resolve through the facade, and
+    /// the runtime must carry the version the macros write against.
     #[test]
     fn private_door_resolves() {
-        let path = ::extype_core::__private::FieldPath::Root;
-        let _: &crate::__private::FieldPath<'_> = &path;
-        assert_eq!(
-            crate::__private::registered_name::<crate::AnonymousExtension>(),
-            "extype.Anonymous"
-        );
+        let path = ::extype_core::__private_v1::FieldPath::Root;
+        let _: &crate::__private_v1::FieldPath<'_> = &path;
+        assert_eq!(crate::__private::VERSION, 1);
+        const _: () = crate::__private::expect_version(1);
     }
 }
 

@@ -52,7 +52,7 @@ impl StaticValue for Counted {
     fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self> {
         match value {
             SpecTree::Int(v) => Ok(Counted::new(*v as u32)),
-            other => Err(extype::__private::data_error(path, "an integer", other)),
+            other => Err(extype::field::data_error(path, "an integer", other)),
         }
     }
 }

@@ -4,9 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use extype::__private::{Field, FieldPath};
 use extype::PathSink;
 use extype::{DType, ExtensionType, Shape, Tensor, TypeSpec};
+use extype::{Field, FieldPath};
 use ndarray::{Array0, Array1, Array2, ArrayD, IxDyn, arr1, arr2};
 
 /// A type alias must work: the derive never looks at type names.

@@ -6,7 +6,8 @@
 //! attribute and suggests the fix). `soundness` holds programs without an `unsafe` block
 //! (`#![forbid(unsafe_code)]` where the attempt needs no `unsafe fn` signature) that try to point
 //! the runtime's tables at another type, or to override what its `unsafe` code trusts; each must
-//! be a compile error.
+//! be a compile error; `door` is a macro crate and a runtime from different releases
+//! (a version mismatch at `extype::__private`).
 
 #[test]
 fn ui() {

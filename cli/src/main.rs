@@ -8,6 +8,8 @@
 //! path, dtype, shape and byte size, from the header alone (no tensor byte is read); `--json`
 //! prints the same as one JSON object per file. Install with `cargo install --path cli`.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use std::process::ExitCode;
 
 use extype_core::io::{self, FileInfo};

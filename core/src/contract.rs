@@ -11,8 +11,8 @@ use std::sync::OnceLock;
 
 use crate::error::{Error, Result, SpecError};
 use crate::field::{Field, FieldPath};
-use crate::shape::{Shape, ShapeError, Unifier};
 use crate::tensor::{Element, Tensor, TensorSpec};
+use extype_shape::{Shape, ShapeError, Unifier};
 
 /// A field that has a shape: what a shape contract can constrain.
 #[diagnostic::on_unimplemented(

@@ -31,16 +31,18 @@
 //!   spec inference and the dense default.
 //! - [`dispatch`]: the handler table (`#[dispatch(...)]`) and its precedence rules.
 //! - [`ops`]: the user front: `ops::add(&x, &y)` & co. on tensors, arrays and extension values.
+//! - `conflicts` (internal, re-exported as [`check()`]): every registration conflict of the
+//!   program (registry names, dispatch keys) at once.
 //!
 //! ## How a derived type is put together
 //!
 //! For `struct Foo { a: A, b: B }` the derive emits `FooSpec { a: <A as Field>::Spec, b: <B as
-//! Field>::Spec }`, a table of the struct (`__private::Derived`: each field's offsets and its
+//! Field>::Spec }`, a table of the struct (`__private_v1::Derived`: each field's offsets and its
 //! type's [`Field`] functions), impls of [`Field`] and [`ExtensionType`] that name the table (their
 //! methods are the traits' provided ones, which walk it), one-line impls of the spec's std traits
-//! that call `__private::derived` (where the field-by-field logic lives, once), and one registry
+//! that call `__private_v1::derived` (where the field-by-field logic lives, once), and one registry
 //! entry. Every impl is bounded by the field types, so an unsupported one is a single error, at
-//! the field. `FooSpec`'s [`TypeSpec`] is a blanket impl over `__private::DerivedSpec`. A
+//! the field. `FooSpec`'s [`TypeSpec`] is a blanket impl over `__private_v1::DerivedSpec`. A
 //! type that does not use the derive implements [`TypeSpec`] and [`ExtensionType`] by hand and
 //! registers with [`register!`]: `core/tests/common/masked.rs` is one, on the public API.
 //!
@@ -64,6 +66,7 @@
 //! `BENCHMARKS.md` at the repository root.
 //!
 #![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 // In layer order, bottom to top (see the list above); one per group, so rustfmt keeps the order.
 pub use extype_shape as shape;
@@ -108,10 +111,16 @@ pub mod dispatch;
 
 pub mod ops;
 
+mod conflicts;
+
 #[doc(hidden)]
 pub mod __private;
+/// The door's current version under the name generated code uses (a module re-exported at the
+/// root, so compiler messages name its items as `__private_v1::Field`, not by private paths).
+#[doc(hidden)]
+pub use __private::v1 as __private_v1;
 
-pub use anonymous::{AnonymousExtension, AnonymousSpec};
+pub use conflicts::check;
 pub use dispatch::{BinaryOp, Handled, ReductionOp, UnaryOp};
 pub use dtype::DType;
 pub use error::ArgRef;
@@ -119,40 +128,18 @@ pub use error::{
     BatchError, DispatchError, Error, IoError, JsonError, NestError, RegistryError, Result,
     ShapeError, SpecError, TensorError, ValueError,
 };
+pub use extype_shape::{
+    Bindings, BroadcastChecks, DimensionCalculator, Policy, ShapePattern, StaticBroadcast, Unifier,
+    broadcast_shapes, broadcast_static, enforce_shape,
+};
+pub use extype_shape::{Dim, Shape};
 pub use field::{
     ExactFloat, Field, FieldPath, PathSink, SequenceItem, Sink, StaticData, StaticValue,
 };
 pub use ops::{AsOperand, Op, OpArgs, OpKind, Operand};
+pub use registry::anonymous::{AnonymousExtension, AnonymousSpec};
 pub use registry::{Registry, RegistryEntry, registered_name, registry};
-pub use shape::{
-    Bindings, BroadcastChecks, DimensionCalculator, Policy, ShapePattern, StaticBroadcast, Unifier,
-    broadcast_shapes, broadcast_static, enforce_shape,
-};
-pub use shape::{Dim, Shape};
+pub use spec::value::{SharedExtension, Value, ValueSpec};
 pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
 pub use spec_tree::{NamedSpec, SpecTree};
 pub use tensor::{Element, ExternalBytes, ExternalTensor, Tensor, TensorView};
-pub use value::{SharedExtension, Value, ValueSpec};
-
-/// Fails on any conflict among the program's registrations: a name given to two extension
-/// types, a type registered under two names, a dispatch key given to two handlers (each error
-/// names both definitions, file and line; several are listed together as [`Error::Many`]).
-///
-/// Without this call a conflict breaks only what uses it: loading the duplicated name, calling
-/// the op with the duplicated key. A program (or a test) that wants to fail at start calls it
-/// once:
-///
-/// ```
-/// extype_core::check().expect("conflicting registrations");
-/// ```
-pub fn check() -> Result<()> {
-    let mut conflicts = registry().conflicts();
-    match dispatch::table() {
-        Ok(table) => conflicts.extend_from_slice(table.conflicts()),
-        Err(build) => conflicts.push(build),
-    }
-    match Error::all(conflicts) {
-        Some(err) => Err(err),
-        None => Ok(()),
-    }
-}

@@ -25,12 +25,12 @@ use ndarray::{ArcArray, Array, Dimension};
 use crate::dtype::DType;
 use crate::error::{Error, NestError, Result};
 use crate::field::FieldPath;
-use crate::shape::Shape;
 use crate::spec::Value;
 use crate::spec::{AnySpec, ExtensionType, TensorSpec, TypeSpec};
 use crate::spec_tree::SpecTree;
 use crate::tensor::Element;
 use crate::tensor::Tensor;
+use extype_shape::Shape;
 
 /// The shape of a nested structure, for [`assert_same_structure`].
 #[derive(Debug, Clone, PartialEq, Eq)]

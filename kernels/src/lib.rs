@@ -136,6 +136,7 @@
 //! done yet, see BENCHMARKS.md in the repository.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod cast;
 pub mod compact;

@@ -40,12 +40,12 @@ pub struct Field<'a> {
 
 impl Field<'_> {
     /// The type whose `Field` impl describes the field: its own type, or
-    /// `::extype::__private::Static<Ty>` when it is marked `#[extype(static)]`.
+    /// `::extype::__private_v1::Static<Ty>` when it is marked `#[extype(static)]`.
     pub fn field_ty(&self) -> proc_macro2::TokenStream {
         let ty = self.ty;
         match &self.attrs.static_ {
             Some(_) => quote::quote_spanned!(syn::spanned::Spanned::span(ty)=>
-                ::extype::__private::Static<#ty>),
+                ::extype::__private_v1::Static<#ty>),
             None => quote::quote!(#ty),
         }
     }

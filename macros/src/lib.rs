@@ -29,7 +29,7 @@
 //! `on_unimplemented` (what a field may be; for a `Vec` or array of plain numbers,
 //! `SequenceItem`'s: use a tensor, or `#[extype(static)]`). Inside the items the bound is
 //! assumed, so nothing else reports it; the registry and batching entries, `static`s that cannot
-//! carry bounds, reach the type through a probe (`__private::Probe`) instead of naming its impls.
+//! carry bounds, reach the type through a probe (`__private_v1::Probe`) instead of naming its impls.
 //! So one unsupported field type is one error, at the field (rustc's closing count still counts
 //! the duplicates it folded); a use of the type elsewhere (`Foo::try_new`) is reported there, as
 //! an impl whose bound on that field does not hold. The bounds cost compile time per item and
@@ -71,11 +71,14 @@
 //! incremental). The derive stays within its compile-time budget against serde's; for the
 //! figures, see BENCHMARKS.md in the repository (what each design step saved is in its history).
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod ast;
 mod attr;
 mod check;
 mod ctxt;
 mod dispatch;
+mod door;
 mod expand;
 mod static_value;
 

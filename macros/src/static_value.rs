@@ -40,10 +40,11 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
     match (cx.check(), body) {
         (Ok(()), Some((to_value, from_value))) => {
             let ident = &input.ident;
+            let door = crate::door::open();
             quote! {
                 #[allow(unused_qualifications, clippy::all)]
                 const _: () = {
-                    use ::extype::__private as __x;
+                    #door
                     #[automatically_derived]
                     impl __x::StaticValue for #ident {
                         fn to_spec_value(&self) -> __x::SpecTree {

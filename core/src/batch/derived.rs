@@ -130,6 +130,7 @@ pub fn stack<T: DerivedBatch>(items: &[&T], path: &FieldPath<'_>) -> Result<T> {
         // live item 0, borrowed (with every item) for this call.
         let field = FieldRef(unsafe { first.add(f.value_offset) }, PhantomData);
         let p = field_path(desc, i, path);
+        // SAFETY: `field` is field `i` of the live item 0, and `ops` is the table of its type (`BATCH[i]`).
         stackers.push((f.value_offset, unsafe {
             (ops.stacker)(field, items.len(), &p)
         }?));

@@ -6,7 +6,7 @@ use super::{stack, unstack};
 use crate::error::{BatchError, Result};
 use crate::field::BatchField;
 
-fn item_error(index: usize, e: crate::Error) -> crate::Error {
+fn item_error(index: usize, e: crate::error::Error) -> crate::error::Error {
     BatchError::Item {
         op: "map_fn",
         index,

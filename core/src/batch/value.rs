@@ -14,7 +14,7 @@ use crate::tensor::Tensor;
 
 /// The batching functions of one extension type, on [`Value`]s. `#[extype(batchable)]` submits
 /// one for every non-generic type; submit one for a generic instantiation with
-/// `inventory::submit! { BatchEntry::of::<Foo<f32>>() }` (through `extype::__private`).
+/// `inventory::submit! { BatchEntry::of::<Foo<f32>>() }` (through `extype::__private_v1`).
 #[derive(Debug)]
 pub struct BatchEntry {
     type_id: fn() -> TypeId,
@@ -134,7 +134,7 @@ pub(crate) fn entry_of(value: &Value) -> Option<BatchFns> {
     }
 }
 
-fn empty() -> crate::Error {
+fn empty() -> crate::error::Error {
     BatchError::Argument {
         op: "stack",
         expected: "at least one value".into(),
@@ -201,7 +201,7 @@ pub fn is_batchable(value: &Value) -> bool {
     matches!(value, Value::Tensor(_)) || entry_of(value).is_some()
 }
 
-fn not_batchable(value: &Value) -> crate::Error {
+fn not_batchable(value: &Value) -> crate::error::Error {
     BatchError::Argument {
         op: "stack",
         expected: "values of a batchable extension type (`#[extype(batchable)]`)".into(),

@@ -58,6 +58,7 @@ mod fns_of {
         p as *const T as *const dyn Any
     }
     pub unsafe fn clone_value<T: Clone>(p: *const u8, out: *mut u8) {
+        // SAFETY: callers pass `p` pointing to a live `T` and `out` to writable memory for one `T`.
         unsafe { std::ptr::write(out as *mut T, (*(p as *const T)).clone()) }
     }
 }
@@ -249,15 +250,19 @@ impl AnySpec for ErasedSpec {
     // SAFETY (the `unsafe` blocks below): `raw` is a live spec described by `desc`, and
     // `same_type` only returns specs of the same type.
     fn dyn_component_specs(&self) -> Vec<TensorSpec> {
+        // SAFETY: `raw` is a live spec described by `desc`.
         unsafe { super::component_spec_list(self.desc, self.raw()) }
     }
     fn dyn_num_components(&self) -> usize {
+        // SAFETY: `raw` is a live spec described by `desc`.
         unsafe { super::num_components(self.desc, self.raw()) }
     }
     fn dyn_component_paths(&self) -> Vec<String> {
+        // SAFETY: `raw` is a live spec described by `desc`.
         unsafe { super::component_paths(self.desc, self.raw()) }
     }
     fn dyn_serialize(&self) -> SpecTree {
+        // SAFETY: `raw` is a live spec described by `desc`.
         unsafe { super::spec_to_value(self.desc, self.raw()) }
     }
     fn dyn_from_components(&self, components: Vec<Tensor>) -> Result<Value> {
@@ -266,6 +271,7 @@ impl AnySpec for ErasedSpec {
     }
     fn dyn_eq(&self, other: &dyn AnySpec) -> bool {
         match self.same_type(other) {
+            // SAFETY: `raw` is a live spec described by `desc`, and `same_type` only returns specs of the same type.
             Some(other) => unsafe { super::spec_eq(self.desc, self.raw(), other) },
             None => false,
         }
@@ -273,10 +279,12 @@ impl AnySpec for ErasedSpec {
     fn dyn_hash(&self, mut state: &mut dyn Hasher) {
         // As the blanket impl hashes a typed spec: its `TypeId`, then its fields.
         self.desc.types.spec_type_id.hash(&mut state);
+        // SAFETY: `raw` is a live spec described by `desc`.
         unsafe { super::spec_hash(self.desc, self.raw(), state) }
     }
     fn dyn_is_compatible_with(&self, other: &dyn AnySpec) -> bool {
         match self.same_type(other) {
+            // SAFETY: `raw` is a live spec described by `desc`, and `same_type` only returns specs of the same type.
             Some(other) => unsafe { super::spec_is_compatible(self.desc, self.raw(), other) },
             None => false,
         }
@@ -284,7 +292,7 @@ impl AnySpec for ErasedSpec {
     fn dyn_most_specific_compatible(&self, other: &dyn AnySpec) -> Option<Box<dyn AnySpec>> {
         let other = self.same_type(other)?;
         let (desc, this) = (self.desc, self.raw());
-        // `write_most_specific_compatible` initialises the spec exactly when it returns `true`.
+        // SAFETY: `this` and `other` are live specs described by `desc` (`raw`, `same_type`); `write_most_specific_compatible` initialises the spec exactly when it returns `true`.
         let spec = unsafe {
             ErasedSpec::build(desc, |out| {
                 super::write_most_specific_compatible(desc, this, other, out)
@@ -294,7 +302,7 @@ impl AnySpec for ErasedSpec {
     }
     fn clone_box(&self) -> Box<dyn AnySpec> {
         let (desc, this) = (self.desc, self.raw());
-        // `write_spec_clone` initialises every field.
+        // SAFETY: `this` is a live spec described by `desc` (`raw`); `write_spec_clone` initialises every field.
         let spec = unsafe {
             ErasedSpec::build(desc, |out| {
                 super::write_spec_clone(desc, this, out);
@@ -304,9 +312,11 @@ impl AnySpec for ErasedSpec {
         Box::new(spec.expect("a clone is always built"))
     }
     fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // SAFETY: `raw` is a live spec described by `desc`.
         unsafe { super::spec_debug(self.desc, self.raw(), f) }
     }
     fn fmt_display(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // SAFETY: `raw` is a live spec described by `desc`.
         unsafe { super::spec_display(self.desc, self.raw(), f) }
     }
 }

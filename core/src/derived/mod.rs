@@ -36,7 +36,7 @@ mod erased;
 mod probe;
 mod struct_fields;
 
-pub use erased::{ErasedSpec, ErasedValue, TypeFns};
+pub use erased::{ErasedSpec, TypeFns};
 pub use probe::{NotDerived, Probe, ProbeDerived};
 pub use struct_fields::StructFields;
 
@@ -49,10 +49,10 @@ use crate::contract::{ShapeContract, ShapeOps};
 use crate::error::{Error, Result, SpecError};
 use crate::field::{Components, Field, FieldOps, FieldPath, PathSink, Sink, StructField};
 use crate::names::registered_name_of;
-use crate::shape::Shape;
 use crate::spec::{ExtensionType, TypeSpec, ValueOps, registered_name};
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
+use extype_shape::Shape;
 
 /// One field of a derived struct.
 #[derive(Debug)]
@@ -149,9 +149,9 @@ struct SkipOpsOf<T>(std::marker::PhantomData<T>);
 
 impl<T: SkippedField> SkipOpsOf<T> {
     const OPS: &'static SkipOps = &SkipOps {
-        // SAFETY (both): the caller passes a pointer to writable memory for one `T`
-        // (`default_into`) or to a live `T` it gives up (`drop_value`).
+        // SAFETY: the caller passes a pointer to writable memory for one `T`.
         default_into: |out| unsafe { out.cast::<T>().write(T::default()) },
+        // SAFETY: the caller passes a pointer to a live `T` it gives up.
         drop_value: |value| unsafe { value.cast::<T>().drop_in_place() },
     };
 }
@@ -231,6 +231,7 @@ impl StructDesc {
     unsafe fn check_all(&self, value: *const u8) -> Result<()> {
         // SAFETY: the caller's contract.
         unsafe { validate_fields(self, value) }?;
+        // SAFETY: the caller's contract.
         unsafe { self.check_own(value) }
     }
 }
@@ -278,18 +279,22 @@ impl<S: DerivedSpec> TypeSpec for S {
     // the type `DESC` describes (the `DerivedSpec` and `Derived` contracts).
     #[inline]
     fn component_specs(&self) -> Vec<TensorSpec> {
+        // SAFETY: `self`, `other` and `value` are specs or values of the type `DESC` describes (the `DerivedSpec` and `Derived` contracts).
         unsafe { component_spec_list(S::Value::DESC, self as *const S as *const u8) }
     }
     #[inline]
     fn num_components(&self) -> usize {
+        // SAFETY: `self`, `other` and `value` are specs or values of the type `DESC` describes (the `DerivedSpec` and `Derived` contracts).
         unsafe { num_components(S::Value::DESC, self as *const S as *const u8) }
     }
     #[inline]
     fn component_paths(&self) -> Vec<String> {
+        // SAFETY: `self`, `other` and `value` are specs or values of the type `DESC` describes (the `DerivedSpec` and `Derived` contracts).
         unsafe { component_paths(S::Value::DESC, self as *const S as *const u8) }
     }
     #[inline]
     fn to_components<'a>(&self, value: &'a S::Value) -> Vec<TensorView<'a>> {
+        // SAFETY: `self`, `other` and `value` are specs or values of the type `DESC` describes (the `DerivedSpec` and `Derived` contracts).
         unsafe { views(S::Value::DESC, value as *const S::Value as *const u8) }
     }
     #[inline]
@@ -298,9 +303,11 @@ impl<S: DerivedSpec> TypeSpec for S {
     }
     #[inline]
     fn serialize(&self) -> SpecTree {
+        // SAFETY: `self`, `other` and `value` are specs or values of the type `DESC` describes (the `DerivedSpec` and `Derived` contracts).
         unsafe { spec_to_value(S::Value::DESC, self as *const S as *const u8) }
     }
     fn fmt_compact(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // SAFETY: `self`, `other` and `value` are specs or values of the type `DESC` describes (the `DerivedSpec` and `Derived` contracts).
         unsafe { spec_display(S::Value::DESC, self as *const S as *const u8, f) }
     }
     #[inline]
@@ -313,6 +320,7 @@ impl<S: DerivedSpec> TypeSpec for S {
             self as *const S as *const u8,
             other as *const S as *const u8,
         );
+        // SAFETY: `self`, `other` and `value` are specs or values of the type `DESC` describes (the `DerivedSpec` and `Derived` contracts).
         unsafe { spec_is_compatible(S::Value::DESC, a, b) }
     }
     #[inline]
@@ -386,6 +394,7 @@ pub unsafe fn component_specs(
 pub unsafe fn component_spec_list(desc: &StructDesc, spec: *const u8) -> Vec<TensorSpec> {
     // SAFETY: forwarded from the caller.
     let mut out = Vec::with_capacity(unsafe { num_components(desc, spec) });
+    // SAFETY: forwarded from the caller.
     unsafe { component_specs(desc, spec, &FieldPath::Root, &mut out) };
     out
 }
@@ -731,9 +740,11 @@ fn count_mismatch(desc: &StructDesc, expected: usize, found: usize) -> Error {
 // derive builds the type's `StructTable`).
 impl StructField for StructDesc {
     unsafe fn write_field_spec(&self, value: *const u8, out: *mut u8) {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         unsafe { write_field_spec(self, value, out) }
     }
     unsafe fn num_components(&self, spec: *const u8) -> usize {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         unsafe { num_components(self, spec) }
     }
     unsafe fn component_specs(
@@ -742,6 +753,7 @@ impl StructField for StructDesc {
         path: &FieldPath<'_>,
         out: &mut dyn Sink<TensorSpec>,
     ) {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         unsafe { component_specs(self, spec, path, out) }
     }
     unsafe fn push_views<'a>(
@@ -750,6 +762,7 @@ impl StructField for StructDesc {
         path: &FieldPath<'_>,
         out: &mut dyn Sink<TensorView<'a>>,
     ) {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         unsafe { push_views(self, value, path, out) }
     }
     unsafe fn push_components(
@@ -758,6 +771,7 @@ impl StructField for StructDesc {
         path: &FieldPath<'_>,
         out: &mut dyn Sink<Tensor>,
     ) {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         unsafe { push_components(self, value, path, out) }
     }
     unsafe fn write_from_components(
@@ -767,18 +781,22 @@ impl StructField for StructDesc {
         components: &mut Components,
         out: *mut u8,
     ) -> Result<()> {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         unsafe { write_from_components(self, spec, path, components, out) }?;
         // The nested values were validated as they were rebuilt: what is left is the type's
         // own checks (contract, `validate = …`).
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         match unsafe { self.check_own(out) } {
             Ok(()) => Ok(()),
             Err(e) => {
+                // SAFETY: `write_from_components` initialised `out` above; it is given up here, its checks failed.
                 unsafe { self.types.drop_value(out) };
                 Err(invalid(e, path, self.registered_name()))
             }
         }
     }
     unsafe fn spec_to_value(&self, spec: *const u8) -> SpecTree {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         unsafe { spec_to_value(self, spec) }
     }
     unsafe fn write_spec_from_value(
@@ -787,9 +805,11 @@ impl StructField for StructDesc {
         path: &FieldPath<'_>,
         out: *mut u8,
     ) -> Result<()> {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         unsafe { write_spec_from_value(self, value, path, out) }
     }
     unsafe fn spec_is_compatible(&self, a: *const u8, b: *const u8) -> bool {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         unsafe { spec_is_compatible(self, a, b) }
     }
     unsafe fn write_most_specific_compatible(
@@ -798,12 +818,15 @@ impl StructField for StructDesc {
         b: *const u8,
         out: *mut u8,
     ) -> bool {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         unsafe { write_most_specific_compatible(self, a, b, out) }
     }
     unsafe fn spec_fmt(&self, spec: *const u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         unsafe { spec_display(self, spec, f) }
     }
     unsafe fn validate_nested(&self, value: *const u8, path: &FieldPath<'_>) -> Result<()> {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         match unsafe { self.check_all(value) } {
             Ok(()) => Ok(()),
             Err(e) => Err(invalid(e, path, self.registered_name())),
@@ -815,12 +838,15 @@ impl StructField for StructDesc {
 // the type's `ValueTable`.
 impl ValueOps for StructDesc {
     unsafe fn write_spec(&self, value: *const u8, out: *mut u8) {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `ValueOps` method).
         unsafe { write_field_spec(self, value, out) }
     }
     unsafe fn components(&self, value: *mut u8) -> Vec<Tensor> {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `ValueOps` method).
         unsafe { components_moved(self, value) }
     }
     unsafe fn validate(&self, value: *const u8) -> Result<()> {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `ValueOps` method).
         unsafe { self.check_all(value) }
     }
 }

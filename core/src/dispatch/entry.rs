@@ -12,8 +12,8 @@ use crate::op_model::infer::Inferred;
 use crate::op_model::op::Op;
 use crate::op_model::operand::{IntoValue, Operand};
 use crate::spec::ExtensionType;
+use crate::spec::value::{Value, ValueSpec};
 use crate::tensor::Tensor;
-use crate::value::{Value, ValueSpec};
 
 /// What a handler is registered for: one op, or every op of a kind (a group handler).
 #[derive(Debug, Clone, Copy)]

@@ -7,8 +7,8 @@ use crate::op_model::args::OpArgs;
 use crate::op_model::op::Op;
 use crate::op_model::{dense, infer};
 use crate::spec::TensorSpec;
+use crate::spec::value::ValueSpec;
 use crate::tensor::{Tensor, TensorView};
-use crate::value::ValueSpec;
 
 macro_rules! common {
     ($t:ident) => {

@@ -72,7 +72,7 @@
 //!   [`ReductionOp::apply_masked`] runs the kernels' masked reductions.
 //! - Return `Result<T>` or `Result<Option<T>>` (`Ok(None)` declines) with `T` an extension type,
 //!   [`Tensor`](crate::Tensor) or [`Value`](crate::Value). Returning `Err` stops the dispatch with
-//!   that error ([`Error::unsupported`](crate::Error::unsupported) for "cannot do this").
+//!   that error ([`Error::unsupported`](crate::error::Error::unsupported) for "cannot do this").
 //! - `#[dispatch(Op, infer = f)]` registers `f(call: &Call, specs: &[&ValueSpec])` returning
 //!   `Result<ValueSpec>` / `Result<Inferred>`, optionally in an `Option` to decline; it serves
 //!   [`ops::infer_spec`](crate::ops::infer_spec) with the same precedence as calls.

@@ -33,8 +33,8 @@ use crate::error::Result;
 use crate::op_model::args::OpArgs;
 use crate::op_model::operand::Operand;
 use crate::spec::ExtensionType;
+use crate::spec::value::Value;
 use crate::tensor::Tensor;
-use crate::value::Value;
 
 /// A type a dispatch handler may take by shared reference, `x: &Self`; implemented for every
 /// [`ExtensionType`], [`Tensor`], [`Value`], [`Operand`] and [`OpArgs`] (see the

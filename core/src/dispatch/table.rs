@@ -19,10 +19,10 @@ use crate::op_model::infer::{self, Inferred};
 use crate::op_model::op::Op;
 use crate::op_model::operand::Operand;
 use crate::registry::{AnonymousExtension, registry};
-use crate::shape::signature::arguments;
 use crate::spec::TensorSpec;
+use crate::spec::value::{Value, ValueSpec};
 use crate::tensor::Tensor;
-use crate::value::{Value, ValueSpec};
+use extype_shape::signature::arguments;
 
 /// The most arguments an exact key holds; handlers with more dispatched arguments are refused
 /// when the table is built. The same constant as the leaf crate's

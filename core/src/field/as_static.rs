@@ -52,7 +52,7 @@ pub trait StaticData: Clone + fmt::Debug + Send + Sync + 'static {
 #[macro_export]
 macro_rules! __static_data {
     ($t:ty) => {
-        impl $crate::__private::StaticData for $t {
+        impl $crate::__private_v1::StaticData for $t {
             type Spec = $t;
             #[inline]
             fn to_spec(&self) -> $t {
@@ -62,14 +62,14 @@ macro_rules! __static_data {
             fn from_spec(spec: &$t) -> $t {
                 ::core::clone::Clone::clone(spec)
             }
-            fn spec_to_value(spec: &$t) -> $crate::__private::SpecTree {
-                $crate::__private::StaticValue::to_spec_value(spec)
+            fn spec_to_value(spec: &$t) -> $crate::__private_v1::SpecTree {
+                $crate::__private_v1::StaticValue::to_spec_value(spec)
             }
             fn spec_from_value(
-                value: &$crate::__private::SpecTree,
-                path: &$crate::__private::FieldPath<'_>,
-            ) -> $crate::__private::Result<$t> {
-                <$t as $crate::__private::StaticValue>::from_spec_value(value, path)
+                value: &$crate::__private_v1::SpecTree,
+                path: &$crate::__private_v1::FieldPath<'_>,
+            ) -> $crate::__private_v1::Result<$t> {
+                <$t as $crate::__private_v1::StaticValue>::from_spec_value(value, path)
             }
         }
     };

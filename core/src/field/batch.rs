@@ -19,9 +19,9 @@ use ndarray::{ArcArray, ArrayBase, ArrayD, Axis, Data, IxDyn};
 
 use super::{ExactFloat, Field, FieldPath, StaticValue};
 use crate::error::{BatchError, Error, Result};
-use crate::shape::{Dim, Shape};
 use crate::spec::seal::Seal;
 use crate::tensor::{Element, Tensor, TensorSpec, each_array};
+use extype_shape::{Dim, Shape};
 
 mod rows;
 
@@ -477,34 +477,34 @@ pub fn stack_equal<T: Clone + PartialEq + std::fmt::Debug>(
 #[macro_export]
 macro_rules! __batch_static_field {
     ($t:ty) => {
-        impl $crate::__private::BatchField for $t {
+        impl $crate::__private_v1::BatchField for $t {
             fn batched_spec(spec: &$t, n: ::core::option::Option<usize>) -> $t {
-                $crate::__private::StaticValue::batched(spec, n)
+                $crate::__private_v1::StaticValue::batched(spec, n)
             }
             fn unbatched_spec(
                 spec: &$t,
-                path: &$crate::__private::FieldPath<'_>,
-            ) -> $crate::__private::Result<$t> {
-                $crate::__private::StaticValue::unbatched(spec, path)
+                path: &$crate::__private_v1::FieldPath<'_>,
+            ) -> $crate::__private_v1::Result<$t> {
+                $crate::__private_v1::StaticValue::unbatched(spec, path)
             }
             fn batch_len(
                 &self,
-                _path: &$crate::__private::FieldPath<'_>,
-            ) -> $crate::__private::Result<::core::option::Option<usize>> {
+                _path: &$crate::__private_v1::FieldPath<'_>,
+            ) -> $crate::__private_v1::Result<::core::option::Option<usize>> {
                 ::core::result::Result::Ok(::core::option::Option::None)
             }
             fn stack(
                 items: &[&$t],
-                path: &$crate::__private::FieldPath<'_>,
-            ) -> $crate::__private::Result<$t> {
-                <$t as $crate::__private::StaticValue>::stack_static(items, path)
+                path: &$crate::__private_v1::FieldPath<'_>,
+            ) -> $crate::__private_v1::Result<$t> {
+                <$t as $crate::__private_v1::StaticValue>::stack_static(items, path)
             }
             fn unstack(
                 self,
                 n: usize,
-                path: &$crate::__private::FieldPath<'_>,
-            ) -> $crate::__private::Result<$crate::__private::Vec<$t>> {
-                $crate::__private::unstack_static(&self, n, path)
+                path: &$crate::__private_v1::FieldPath<'_>,
+            ) -> $crate::__private_v1::Result<$crate::__private_v1::Vec<$t>> {
+                $crate::__private_v1::unstack_static(&self, n, path)
             }
         }
     };
@@ -944,6 +944,7 @@ mod batch_ops_of {
 
     // SAFETY (all functions of this module): callers pass pointers as documented on `BatchOps`.
     pub unsafe fn batched_spec<F: BatchField>(spec: *const u8, n: Option<usize>, out: *mut u8) {
+        // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe {
             out.cast::<F::Spec>()
                 .write(F::batched_spec(&*spec.cast::<F::Spec>(), n))
@@ -954,7 +955,9 @@ mod batch_ops_of {
         path: &FieldPath<'_>,
         out: *mut u8,
     ) -> Result<()> {
+        // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         let spec = F::unbatched_spec(unsafe { &*spec.cast::<F::Spec>() }, path)?;
+        // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe { out.cast::<F::Spec>().write(spec) };
         Ok(())
     }
@@ -962,6 +965,7 @@ mod batch_ops_of {
         value: *const u8,
         path: &FieldPath<'_>,
     ) -> Result<Option<usize>> {
+        // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe { (*value.cast::<F>()).batch_len(path) }
     }
     pub unsafe fn stacker<'a, F: BatchField>(
@@ -969,6 +973,7 @@ mod batch_ops_of {
         n: usize,
         path: &FieldPath<'_>,
     ) -> Result<Box<dyn FieldStacker<'a> + 'a>> {
+        // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         F::stacker(unsafe { &*first.0.cast::<F>() }, n, path, Seal)
     }
     /// Moves the value out of `value` (always, also on error), splits it into `n` items and
@@ -980,11 +985,13 @@ mod batch_ops_of {
         out: *mut u8,
         stride: usize,
     ) -> Result<()> {
+        // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         let items = unsafe { value.cast::<F>().read() }.unstack(n, path)?;
         if items.len() != n {
             return Err(size_mismatch(path, n, items.len()));
         }
         for (j, item) in items.into_iter().enumerate() {
+            // SAFETY: the pointers are as `BatchOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
             unsafe { out.add(j * stride).cast::<F>().write(item) };
         }
         Ok(())

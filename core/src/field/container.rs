@@ -525,7 +525,7 @@ mod tests {
 
     use super::*;
     use crate::dtype::DType;
-    use crate::shape::Shape;
+    use extype_shape::Shape;
 
     fn round_trip<F: Field + fmt::Debug + PartialEq + Clone>(value: F) {
         let spec = value.field_spec();

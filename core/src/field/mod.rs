@@ -21,7 +21,7 @@
 //!
 //! ## What the derive emits for `struct Foo { a: A, b: B }`
 //!
-//! The field-by-field work is not generated: it lives once in `__private::derived`, over a table
+//! The field-by-field work is not generated: it lives once in `__private_v1::derived`, over a table
 //! of the struct. `Field` and `ExtensionType` take their methods from that table (their provided
 //! methods, through [`Field::STRUCT`] and `ExtensionType::VALUE`), and the spec's std traits are
 //! one call each into it. Every impl is bounded by the field types (`where A: Field, B: Field`),
@@ -32,7 +32,7 @@
 //! ```text
 //! pub struct FooSpec where A: Field, B: Field { pub a: <A as Field>::Spec, pub b: <B as Field>::Spec }
 //! const _: () = {
-//!     use ::extype::__private as __x;
+//!     use ::extype::__private_v1 as __x;
 //!     unsafe impl __x::Derived for Foo where A: Field, B: Field {
 //!         const DESC: &StructDesc = &StructDesc { name, type_id, fields: &[
 //!             FieldDesc { key: "a", value_offset: offset_of!(Foo, a), spec_offset: offset_of!(FooSpec, a),
@@ -62,7 +62,7 @@
 //! crate can name, so they cannot be overridden elsewhere.
 //!
 //! The registry entry is a `static`, which cannot carry the bounds, so it reaches the table
-//! through a probe (`__private::Probe`; method resolution picks the table when `Foo`'s impls
+//! through a probe (`__private_v1::Probe`; method resolution picks the table when `Foo`'s impls
 //! apply, and a fallback otherwise, which only a failed build ever sees).
 //!
 //! Generic types: the same bounds (with the user's own), the `Field`/`ExtensionType` impls add

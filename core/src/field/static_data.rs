@@ -11,9 +11,9 @@ use std::hash::{Hash, Hasher};
 use super::{Components, Field, FieldPath, data_error};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::shape::Shape;
 use crate::spec_tree::SpecTree;
 use crate::tensor::TensorSpec;
+use extype_shape::Shape;
 
 /// Static (non-tensor) data that can be a field: stored in the spec, compared by equality,
 /// serialized to a [`SpecTree`]. Implement it, then declare the field type with
@@ -175,22 +175,22 @@ macro_rules! __no_components {
         #[inline]
         fn component_specs(
             _spec: &Self::Spec,
-            _path: &$crate::__private::FieldPath<'_>,
-            _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorSpec>,
+            _path: &$crate::__private_v1::FieldPath<'_>,
+            _out: &mut dyn $crate::__private_v1::Sink<$crate::__private_v1::TensorSpec>,
         ) {
         }
         #[inline]
         fn push_views<'a>(
             &'a self,
-            _path: &$crate::__private::FieldPath<'_>,
-            _out: &mut dyn $crate::__private::Sink<$crate::__private::TensorView<'a>>,
+            _path: &$crate::__private_v1::FieldPath<'_>,
+            _out: &mut dyn $crate::__private_v1::Sink<$crate::__private_v1::TensorView<'a>>,
         ) {
         }
         #[inline]
         fn push_components(
             self,
-            _path: &$crate::__private::FieldPath<'_>,
-            _out: &mut dyn $crate::__private::Sink<$crate::__private::Tensor>,
+            _path: &$crate::__private_v1::FieldPath<'_>,
+            _out: &mut dyn $crate::__private_v1::Sink<$crate::__private_v1::Tensor>,
         ) {
         }
     };
@@ -206,7 +206,7 @@ macro_rules! static_field {
     (@loose $t:ty, $compatible:expr, $join:expr) => {
         $crate::static_field!(@field $t, $compatible, $join);
         $crate::__static_data!($t);
-        impl $crate::__private::SequenceItem for $t {}
+        impl $crate::__private_v1::SequenceItem for $t {}
     };
     // Plain numbers and `bool`: static fields, but not items of a `Vec` or array field.
     (@plain $($t:ty),*) => {$(
@@ -222,7 +222,7 @@ macro_rules! static_field {
         $crate::__static_data!($t);
     )*};
     (@field $t:ty, $compatible:expr, $join:expr) => {
-        impl $crate::__private::Field for $t {
+        impl $crate::__private_v1::Field for $t {
             type Spec = $t;
 
             #[inline]
@@ -235,21 +235,21 @@ macro_rules! static_field {
             #[inline]
             fn from_components(
                 spec: &$t,
-                _path: &$crate::__private::FieldPath<'_>,
-                _components: &mut $crate::__private::Components,
-            ) -> $crate::__private::Result<$t> {
+                _path: &$crate::__private_v1::FieldPath<'_>,
+                _components: &mut $crate::__private_v1::Components,
+            ) -> $crate::__private_v1::Result<$t> {
                 ::core::result::Result::Ok(::core::clone::Clone::clone(spec))
             }
 
-            fn spec_to_value(spec: &$t) -> $crate::__private::SpecTree {
-                $crate::__private::StaticValue::to_spec_value(spec)
+            fn spec_to_value(spec: &$t) -> $crate::__private_v1::SpecTree {
+                $crate::__private_v1::StaticValue::to_spec_value(spec)
             }
 
             fn spec_from_value(
-                value: &$crate::__private::SpecTree,
-                path: &$crate::__private::FieldPath<'_>,
-            ) -> $crate::__private::Result<$t> {
-                <$t as $crate::__private::StaticValue>::from_spec_value(value, path)
+                value: &$crate::__private_v1::SpecTree,
+                path: &$crate::__private_v1::FieldPath<'_>,
+            ) -> $crate::__private_v1::Result<$t> {
+                <$t as $crate::__private_v1::StaticValue>::from_spec_value(value, path)
             }
 
             #[inline]
@@ -268,7 +268,7 @@ macro_rules! static_field {
     };
     ($($t:ty),* $(,)?) => {$(
         $crate::static_field!(@plain $t);
-        impl $crate::__private::SequenceItem for $t {}
+        impl $crate::__private_v1::SequenceItem for $t {}
     )*};
 }
 

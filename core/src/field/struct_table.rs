@@ -5,7 +5,7 @@
 //! impl carries one `Ty: Field` bound per field (that is what reports an unsupported field type
 //! once, at the field). A derived type's `Field` impl is therefore only `type Spec` and
 //! `const STRUCT`; the provided methods of [`Field`](super::Field) walk the struct through its
-//! table, written once in `__private::derived`.
+//! table, written once in `__private_v1::derived`.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -17,7 +17,7 @@ use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// What a derived struct can do as a field, over untyped pointers to a value of it, to its spec,
 /// or to uninitialised memory for one (`out`). Implemented by the derive's struct tables
-/// (`__private::derived::StructDesc`); not meant to be implemented elsewhere.
+/// (`__private_v1::StructDesc`); not meant to be implemented elsewhere.
 ///
 /// # Safety (of every method)
 ///

@@ -1,6 +1,6 @@
 //! [`FieldOps`]: what one field type can do, behind untyped pointers — the per-field-type table
 //! the tables of derived structs point to (one per field *type*, shared by every struct with such
-//! a field; see `__private::derived`). The derive writes `FieldOps::of::<A>()` for each field
+//! a field; see `__private_v1::derived`). The derive writes `FieldOps::of::<A>()` for each field
 //! type `A` into the struct's table itself: no trait constant names it, so no `Field` impl can
 //! hand the struct tables another type's (`tests/ui/soundness/field_ops.rs`).
 
@@ -54,6 +54,7 @@ mod ops_of {
 
     // SAFETY (all functions of this module): callers pass pointers as documented on `FieldOps`.
     pub unsafe fn field_spec<F: Field>(value: *const u8, out: *mut u8) {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe {
             out.cast::<F::Spec>()
                 .write((*value.cast::<F>()).field_spec())
@@ -64,6 +65,7 @@ mod ops_of {
         path: &FieldPath<'_>,
         out: &mut dyn Sink<TensorView<'a>>,
     ) {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe { (*value.cast::<F>()).push_views(path, out) }
     }
     pub unsafe fn push_components<F: Field>(
@@ -71,6 +73,7 @@ mod ops_of {
         path: &FieldPath<'_>,
         out: &mut dyn Sink<Tensor>,
     ) {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe { value.cast::<F>().read().push_components(path, out) }
     }
     pub unsafe fn from_components<F: Field>(
@@ -79,6 +82,7 @@ mod ops_of {
         components: &mut Components,
         out: *mut u8,
     ) -> Result<()> {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe {
             F::from_components_into(
                 &*spec.cast::<F::Spec>(),
@@ -90,12 +94,15 @@ mod ops_of {
         }
     }
     pub unsafe fn validate_nested<F: Field>(value: *const u8, path: &FieldPath<'_>) -> Result<()> {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe { (*value.cast::<F>()).validate_nested(path) }
     }
     pub unsafe fn drop_value<F: Field>(value: *mut u8) {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe { value.cast::<F>().drop_in_place() }
     }
     pub unsafe fn num_components<F: Field>(spec: *const u8) -> usize {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         F::num_components(unsafe { &*spec.cast::<F::Spec>() })
     }
     pub unsafe fn component_specs<F: Field>(
@@ -103,9 +110,11 @@ mod ops_of {
         path: &FieldPath<'_>,
         out: &mut dyn Sink<TensorSpec>,
     ) {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         F::component_specs(unsafe { &*spec.cast::<F::Spec>() }, path, out)
     }
     pub unsafe fn spec_to_value<F: Field>(spec: *const u8) -> SpecTree {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         F::spec_to_value(unsafe { &*spec.cast::<F::Spec>() })
     }
     pub unsafe fn spec_from_value<F: Field>(
@@ -114,10 +123,12 @@ mod ops_of {
         out: *mut u8,
     ) -> Result<()> {
         let spec = F::spec_from_value(value, path)?;
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe { out.cast::<F::Spec>().write(spec) };
         Ok(())
     }
     pub unsafe fn spec_is_compatible<F: Field>(a: *const u8, b: *const u8) -> bool {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe { F::spec_is_compatible(&*a.cast::<F::Spec>(), &*b.cast::<F::Spec>()) }
     }
     pub unsafe fn spec_most_specific_compatible<F: Field>(
@@ -125,9 +136,11 @@ mod ops_of {
         b: *const u8,
         out: *mut u8,
     ) -> bool {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         let (a, b) = unsafe { (&*a.cast::<F::Spec>(), &*b.cast::<F::Spec>()) };
         match F::spec_most_specific_compatible(a, b) {
             Some(spec) => {
+                // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
                 unsafe { out.cast::<F::Spec>().write(spec) };
                 true
             }
@@ -135,24 +148,29 @@ mod ops_of {
         }
     }
     pub unsafe fn spec_clone<F: Field>(spec: *const u8, out: *mut u8) {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe {
             out.cast::<F::Spec>()
                 .write((*spec.cast::<F::Spec>()).clone())
         }
     }
     pub unsafe fn spec_eq<F: Field>(a: *const u8, b: *const u8) -> bool {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe { *a.cast::<F::Spec>() == *b.cast::<F::Spec>() }
     }
     pub unsafe fn spec_hash<F: Field>(spec: *const u8, mut state: &mut dyn Hasher) {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe { (*spec.cast::<F::Spec>()).hash(&mut state) }
     }
     pub unsafe fn spec_fmt<F: Field>(spec: *const u8, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         F::spec_fmt(unsafe { &*spec.cast::<F::Spec>() }, f)
     }
     pub fn spec_debug<F: Field>(spec: *const u8) -> *const dyn fmt::Debug {
         spec.cast::<F::Spec>() as *const dyn fmt::Debug
     }
     pub unsafe fn drop_spec<F: Field>(spec: *mut u8) {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         unsafe { spec.cast::<F::Spec>().drop_in_place() }
     }
 }

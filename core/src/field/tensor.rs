@@ -6,9 +6,9 @@ use ndarray::{ArcArray, Array, Dimension};
 use super::{Components, Field, FieldPath, Sink, check_tensor, data_error};
 use crate::dtype::DType;
 use crate::error::{Error, Result, SpecError};
-use crate::shape::Shape;
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Element, Tensor, TensorSpec, TensorView};
+use extype_shape::Shape;
 
 fn tensor_spec_from_value(
     value: &SpecTree,

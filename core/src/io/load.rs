@@ -161,9 +161,12 @@ pub(crate) fn check_no_extra(
 
 /// How to rebuild `record`, by the registry: its spec, paths and component specs.
 pub(crate) fn target(file: &str, record: &Record) -> Result<(Target, Option<Vec<TensorSpec>>)> {
-    let wrap = |e: crate::Error| IoError::at(file, "", format!("metadata spec: {e}"));
+    let wrap = |e: crate::error::Error| IoError::at(file, "", format!("metadata spec: {e}"));
     if record.type_name == TENSOR_TYPE {
-        let spec: TensorSpec = record.spec.parse().map_err(|e: crate::Error| wrap(e))?;
+        let spec: TensorSpec = record
+            .spec
+            .parse()
+            .map_err(|e: crate::error::Error| wrap(e))?;
         if record.components != [TENSOR_NAME] {
             return Err(IoError::at(
                 file,
@@ -217,7 +220,7 @@ pub(crate) fn target(file: &str, record: &Record) -> Result<(Target, Option<Vec<
 
 /// Rebuilds a value from its target and components (in component order).
 pub(crate) fn rebuild(file: &str, target: &Target, components: Vec<Tensor>) -> Result<Value> {
-    let wrap = |e: crate::Error| IoError::at(file, "", e.to_string());
+    let wrap = |e: crate::error::Error| IoError::at(file, "", e.to_string());
     match target {
         Target::Tensor => Ok(Value::Tensor(
             components
@@ -339,7 +342,7 @@ fn components_named<T: ExtensionType>(
         .into_iter()
         .map(Some)
         .collect();
-    let wrap = |e: crate::Error| IoError::at(file, "", e.to_string());
+    let wrap = |e: crate::error::Error| IoError::at(file, "", e.to_string());
     let value = spec
         .from_components(take(&mut all, &indices))
         .map_err(wrap)?;

@@ -75,7 +75,7 @@
 //! invalid JSON, an unknown dtype, offsets out of range, overlapping, leaving gaps or not
 //! covering the data, a shape whose byte size does not match its offsets, element counts that
 //! overflow, metadata whose spec does not match the tensors, a truncated or empty file or a
-//! directory: each is an [`Error::Io`](crate::Error::Io) naming the file and the tensor, never a
+//! directory: each is an [`Error::Io`](crate::error::Error::Io) naming the file and the tensor, never a
 //! panic. No allocation is larger than the file: the header is read into a buffer of its checked
 //! length, and each tensor into one of its checked size.
 
@@ -100,6 +100,6 @@ pub use shard::{ShardReader, ShardWriter, shard_name};
 
 /// Reads and checks the header of a whole safetensors file held in memory (for tests and tools
 /// that compare readers); `file` names it in errors.
-pub fn parse_header(file: &str, bytes: &[u8]) -> crate::Result<Header> {
+pub fn parse_header(file: &str, bytes: &[u8]) -> crate::error::Result<Header> {
     header::parse_bytes(file, bytes)
 }

@@ -8,7 +8,7 @@ use std::cell::Cell;
 use smallvec::SmallVec;
 
 use crate::dtype::DType;
-use crate::shape::Policy;
+use extype_shape::Policy;
 
 /// The non-tensor arguments of an op call. Each op reads the fields it needs and ignores the
 /// rest; [`OpArgs::default`] means "all axes, no keepdims, axis 0".

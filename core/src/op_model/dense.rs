@@ -14,8 +14,8 @@ use super::op::{Dense, Op};
 use super::operand::{Operand, bad_argument};
 use crate::error::{DispatchError, Error, Result};
 use crate::spec::TensorSpec;
+use crate::spec::value::Value;
 use crate::tensor::{Tensor, TensorView};
-use crate::value::Value;
 
 /// Runs `op`'s dense default on dense arguments: a catalog op's kernel, or a user op's
 /// `dense = f` (which receives the arguments as tensors). Checks the arity first.

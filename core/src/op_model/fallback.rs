@@ -8,7 +8,7 @@ use super::op::Op;
 use super::operand::Operand;
 use crate::batch;
 use crate::error::Result;
-use crate::value::Value;
+use crate::spec::value::Value;
 
 #[cfg(doc)]
 use super::op::FallbackFn;

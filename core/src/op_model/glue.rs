@@ -120,11 +120,11 @@ macro_rules! unary {
                 op: &$crate::op_model::op::Op,
                 xs: $crate::op_model::dense_args::DenseArgs<'_, '_>,
                 args: &$crate::op_model::args::OpArgs,
-            ) -> $crate::error::Result<$crate::value::Value> {
+            ) -> $crate::error::Result<$crate::spec::value::Value> {
                 use $crate::op_model::dense_args::DenseArgs;
                 use $crate::op_model::glue::{check_same, refused, typed};
                 check_same(op, xs, args)?;
-                Ok($crate::value::Value::Tensor(match xs {
+                Ok($crate::spec::value::Value::Tensor(match xs {
                     DenseArgs::Tensors(ts) => {
                         typed!($set, Tensor, ts[0], |a| $kernel(a), refused(op, xs))
                     }
@@ -149,7 +149,7 @@ macro_rules! binary {
                 op: &$crate::op_model::op::Op,
                 xs: $crate::op_model::dense_args::DenseArgs<'_, '_>,
                 args: &$crate::op_model::args::OpArgs,
-            ) -> $crate::error::Result<$crate::value::Value> {
+            ) -> $crate::error::Result<$crate::spec::value::Value> {
                 use $crate::op_model::dense_args::DenseArgs;
                 use $crate::op_model::glue::{pair, refused};
                 let out = match xs {
@@ -172,7 +172,7 @@ macro_rules! binary {
                         refused(op, xs)
                     ),
                 };
-                out.map($crate::value::Value::Tensor)
+                out.map($crate::spec::value::Value::Tensor)
             }
             run
         })
@@ -188,13 +188,13 @@ macro_rules! reduce {
                 op: &$crate::op_model::op::Op,
                 xs: $crate::op_model::dense_args::DenseArgs<'_, '_>,
                 args: &$crate::op_model::args::OpArgs,
-            ) -> $crate::error::Result<$crate::value::Value> {
+            ) -> $crate::error::Result<$crate::spec::value::Value> {
                 use $crate::op_model::dense_args::DenseArgs;
                 use $crate::op_model::glue::{
                     check_reduced, kernel_error, reduce_axes, refused, typed,
                 };
                 check_reduced(op, xs.shape(0), xs.dtype(0), args)?;
-                Ok($crate::value::Value::Tensor(match xs {
+                Ok($crate::spec::value::Value::Tensor(match xs {
                     DenseArgs::Tensors(ts) => {
                         let axes = reduce_axes(args, ts[0].shape().len());
                         typed!(
@@ -260,14 +260,14 @@ macro_rules! segment {
                 op: &$crate::op_model::op::Op,
                 xs: $crate::op_model::dense_args::DenseArgs<'_, '_>,
                 args: &$crate::op_model::args::OpArgs,
-            ) -> $crate::error::Result<$crate::value::Value> {
+            ) -> $crate::error::Result<$crate::spec::value::Value> {
                 use $crate::op_model::glue::{
                     check_segment, kernel_error, refused, row_splits, typed,
                 };
                 let splits = row_splits(op, args)?;
                 check_segment(op, xs.shape(0), xs.dtype(0), splits, args)?;
                 let views = xs.views();
-                Ok($crate::value::Value::Tensor(typed!(
+                Ok($crate::spec::value::Value::Tensor(typed!(
                     $set,
                     TensorView,
                     &views[0],
@@ -293,8 +293,8 @@ macro_rules! custom {
                 op: &$crate::op_model::op::Op,
                 xs: $crate::op_model::dense_args::DenseArgs<'_, '_>,
                 args: &$crate::op_model::args::OpArgs,
-            ) -> $crate::error::Result<$crate::value::Value> {
-                $kernel(op, xs, args).map($crate::value::Value::Tensor)
+            ) -> $crate::error::Result<$crate::spec::value::Value> {
+                $kernel(op, xs, args).map($crate::spec::value::Value::Tensor)
             }
             run
         })

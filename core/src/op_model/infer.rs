@@ -25,11 +25,11 @@ use super::op::{InferRule, Op, missing};
 use super::operand::bad_argument;
 use crate::dtype::DType;
 use crate::error::{Result, ShapeError};
-use crate::shape::{
+use crate::spec::TensorSpec;
+use crate::spec::value::ValueSpec;
+use extype_shape::{
     BroadcastChecks, Dim, MAX_DIM, Shape, ShapeCalculator, Unifier, broadcast_static,
 };
-use crate::spec::TensorSpec;
-use crate::value::ValueSpec;
 
 /// The result of spec inference: the output spec, and for broadcasting ops the runtime checks the
 /// inputs must pass for that spec to hold.

@@ -25,10 +25,10 @@ use super::operand::{Operand, bad_argument};
 use super::rules::{DTypeSet, Operands, ResultDType};
 use crate::dtype::DType;
 use crate::error::{DispatchError, Result};
-use crate::shape::Shape;
 use crate::spec::TensorSpec;
+use crate::spec::value::Value;
 use crate::tensor::{Tensor, TensorView};
-use crate::value::Value;
+use extype_shape::Shape;
 
 /// A catalog op's dense kernel entry point: runs the op on dense arguments (arity checked).
 ///

@@ -10,10 +10,10 @@ use ndarray::{ArrayBase, Data, Dimension};
 use super::size::check_named;
 use crate::error::{DispatchError, Error, Result};
 use crate::registry::AnonymousExtension;
+use crate::spec::value::{SharedExtension, Value, ValueSpec};
 use crate::spec::{AnyExtension, ExtensionType, TensorSpec};
 use crate::tensor::Element;
 use crate::tensor::{Tensor, TensorView};
-use crate::value::{SharedExtension, Value, ValueSpec};
 
 #[derive(Clone, Debug)]
 enum Repr<'a> {
@@ -336,7 +336,8 @@ pub(crate) fn bad_argument(
     .into()
 }
 
-// Argument access for the wrappers `#[dispatch]` generates (reached as `__private::arg_*`).
+// Argument access by index. Hidden, and used by no generated code any more (`__private` does
+// not carry it): a candidate for removal.
 
 /// The extension argument at `index` as `T` (the dispatch key already matched its type).
 #[doc(hidden)]

@@ -15,8 +15,8 @@ mod dense {
     use crate::op_model::infer;
     use crate::op_model::rules::{DTypeSet, Operands};
     use crate::spec::TensorSpec;
+    use crate::spec::value::Value;
     use crate::tensor::{Tensor, TensorView};
-    use crate::value::Value;
 
     fn t(x: impl Into<Tensor>) -> Tensor {
         x.into()
@@ -513,7 +513,7 @@ mod infer {
     #[test]
     fn strict_policy_per_call_and_per_scope() {
         use crate::op_model::args::scoped_policy;
-        use crate::shape::Policy;
+        use extype_shape::Policy;
         let x = spec("[?, 3]", DType::F32);
         let y = spec("[4, 3]", DType::F32);
         let numpy = dense(&ADD, &[&x, &y], &OpArgs::none()).unwrap();

@@ -83,8 +83,8 @@ use crate::error::Result;
 use crate::op_model::{dense, operand::bad_argument};
 #[cfg(doc)]
 use crate::spec::ExtensionType;
+use crate::spec::value::{Value, ValueSpec};
 use crate::tensor::Tensor;
-use crate::value::{Value, ValueSpec};
 
 /// No extra arguments, as a `static` (the fixed-argument front functions borrow it).
 static NO_ARGS: OpArgs = OpArgs {

@@ -32,7 +32,7 @@ pub enum SpecDecoder {
     /// Through the type's `TypeSpec::deserialize`, boxed (types registered with
     /// [`RegistryEntry::new`]).
     Typed(fn(&SpecTree) -> Result<Box<dyn AnySpec>>),
-    /// Through a derived type's table, with no code of its own (see `__private::derived`),
+    /// Through a derived type's table, with no code of its own (see `__private_v1::derived`),
     /// reached through the function the derive generates beside the entry (`None` only where
     /// the type's impls do not apply, which fails its build).
     #[doc(hidden)]
@@ -111,8 +111,8 @@ inventory::collect!(RegistryEntry);
 #[macro_export]
 macro_rules! register {
     ($t:ty, $name:expr $(,)?) => {
-        $crate::__private::inventory::submit! {
-            $crate::__private::RegistryEntry::new::<$t>($name, ::core::file!(), ::core::line!())
+        $crate::__private_v1::inventory::submit! {
+            $crate::__private_v1::RegistryEntry::new::<$t>($name, ::core::file!(), ::core::line!())
         }
     };
 }

@@ -5,7 +5,7 @@
 //! unsupported field type is reported once, at the field), and every method body under those
 //! bounds is checked per type. With the table, a derived `ExtensionType` impl is a spec type, a
 //! name and a constant; the provided methods are compiled once, here and in
-//! `__private::derived`.
+//! `__private_v1::derived`.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -14,7 +14,7 @@ use crate::error::Result;
 use crate::tensor::Tensor;
 
 /// What a derived value can do, over untyped pointers to it (or to uninitialised memory for its
-/// spec, `out`). Implemented by the derive's struct tables (`__private::derived::StructDesc`);
+/// spec, `out`). Implemented by the derive's struct tables (`__private_v1::StructDesc`);
 /// not meant to be implemented elsewhere.
 ///
 /// # Safety (of every method)

@@ -146,9 +146,9 @@ mod tests {
     use std::collections::BTreeMap;
 
     use crate::dtype::DType;
-    use crate::shape::Shape;
     use crate::spec_tree::SpecTree;
     use crate::tensor::TensorSpec;
+    use extype_shape::Shape;
 
     #[test]
     fn compact_forms() {

@@ -42,8 +42,8 @@ use serde_json::{Map, Number, Value as Json};
 use super::{NamedSpec, SpecTree, short};
 use crate::dtype::DType;
 use crate::error::{JsonError, Result};
-use crate::shape::{Dim, Shape};
 use crate::tensor::TensorSpec;
+use extype_shape::{Dim, Shape};
 
 /// The format version written into every document.
 pub const FORMAT_VERSION: u64 = 1;

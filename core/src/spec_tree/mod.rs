@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
 use crate::dtype::DType;
-use crate::shape::Shape;
 use crate::tensor::TensorSpec;
+use extype_shape::Shape;
 
 /// The serialized form of a spec: a nested structure of a few kinds of values (TF's
 /// `TypeSpec.serialize` output). Every registered spec serializes to [`SpecTree::Spec`], which

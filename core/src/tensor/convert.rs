@@ -4,7 +4,8 @@
 use ndarray::{ArcArray, Array, ArrayView, Dimension, IxDyn};
 
 use super::Element;
-use super::Tensor;
+use super::view::TensorView;
+use super::{Tensor, each_variant};
 use crate::error::{Error, Result, TensorError};
 
 #[cold]
@@ -114,6 +115,54 @@ impl<T: Element, D: Dimension> From<ArcArray<T, D>> for Tensor {
     #[inline]
     fn from(array: ArcArray<T, D>) -> Self {
         Tensor::from_arc_array(array)
+    }
+}
+
+/// [`TensorView`]'s conversions from and to typed views (here, beside [`Tensor`]'s, so that
+/// `view.rs` needs nothing of [`Element`], which names both).
+impl<'a> TensorView<'a> {
+    /// Views a typed array view; O(1).
+    #[inline]
+    pub fn from_array<T: Element, D: Dimension>(view: ArrayView<'a, T, D>) -> Self {
+        T::into_view(view.into_dyn())
+    }
+
+    /// Copies the viewed data into a new [`Tensor`] (the one explicit copy).
+    pub fn to_tensor(&self) -> Tensor {
+        each_variant!(TensorView, self, a => Element::into_tensor(a.to_shared()))
+    }
+
+    /// The typed view of static rank `D`. Errors on a dtype or rank mismatch.
+    #[inline]
+    pub fn into_array<T: Element, D: Dimension>(self) -> Result<ArrayView<'a, T, D>> {
+        let found = self.dtype();
+        let view = T::from_view(self).ok_or(TensorError::DType {
+            op: "as_array",
+            expected: T::DTYPE,
+            found,
+        })?;
+        if let Some(rank) = D::NDIM.filter(|&n| n != view.ndim()) {
+            return Err(TensorError::Rank {
+                op: "as_array",
+                expected: rank,
+                found: view.shape().to_vec(),
+            }
+            .into());
+        }
+        view.into_dimensionality::<D>().map_err(|e| {
+            TensorError::Layout {
+                op: "as_array",
+                message: e.to_string(),
+            }
+            .into()
+        })
+    }
+}
+
+impl<'a, T: Element, D: Dimension> From<ArrayView<'a, T, D>> for TensorView<'a> {
+    #[inline]
+    fn from(view: ArrayView<'a, T, D>) -> Self {
+        TensorView::from_array(view)
     }
 }
 

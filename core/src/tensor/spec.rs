@@ -6,7 +6,7 @@ use std::str::FromStr;
 use super::{Tensor, TensorView};
 use crate::dtype::DType;
 use crate::error::{Error, Result, SpecError};
-use crate::shape::{Dim, Shape};
+use extype_shape::{Dim, Shape};
 
 /// The static type of a tensor: a partial [`Shape`] and a [`DType`].
 ///

@@ -1,11 +1,10 @@
-//! [`TensorView`]: the borrowed twin of [`Tensor`].
+//! [`TensorView`]: the borrowed twin of [`Tensor`](super::Tensor). Its conversions to and from
+//! typed views are in `convert`, beside [`Element`](super::Element)'s other users.
 
-use ndarray::{ArrayView, ArrayViewD, Dimension};
+use ndarray::ArrayViewD;
 
-use super::Element;
-use super::{Tensor, each_variant};
+use super::each_variant;
 use crate::dtype::DType;
-use crate::error::{Result, TensorError};
 
 /// A dtype-erased borrowed n-d array view. `to_components` hands these out: no data is copied.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,12 +24,6 @@ pub enum TensorView<'a> {
 }
 
 impl<'a> TensorView<'a> {
-    /// Views a typed array view; O(1).
-    #[inline]
-    pub fn from_array<T: Element, D: Dimension>(view: ArrayView<'a, T, D>) -> Self {
-        T::into_view(view.into_dyn())
-    }
-
     /// The element type.
     #[inline]
     pub fn dtype(&self) -> DType {
@@ -53,44 +46,6 @@ impl<'a> TensorView<'a> {
     #[inline]
     pub fn shape(&self) -> &[usize] {
         each_variant!(TensorView, self, a => a.shape())
-    }
-
-    /// Copies the viewed data into a new [`Tensor`] (the one explicit copy).
-    pub fn to_tensor(&self) -> Tensor {
-        each_variant!(TensorView, self, a => Element::into_tensor(a.to_shared()))
-    }
-
-    /// The typed view of static rank `D`. Errors on a dtype or rank mismatch.
-    #[inline]
-    pub fn into_array<T: Element, D: Dimension>(self) -> Result<ArrayView<'a, T, D>> {
-        let found = self.dtype();
-        let view = T::from_view(self).ok_or(TensorError::DType {
-            op: "as_array",
-            expected: T::DTYPE,
-            found,
-        })?;
-        if let Some(rank) = D::NDIM.filter(|&n| n != view.ndim()) {
-            return Err(TensorError::Rank {
-                op: "as_array",
-                expected: rank,
-                found: view.shape().to_vec(),
-            }
-            .into());
-        }
-        view.into_dimensionality::<D>().map_err(|e| {
-            TensorError::Layout {
-                op: "as_array",
-                message: e.to_string(),
-            }
-            .into()
-        })
-    }
-}
-
-impl<'a, T: Element, D: Dimension> From<ArrayView<'a, T, D>> for TensorView<'a> {
-    #[inline]
-    fn from(view: ArrayView<'a, T, D>) -> Self {
-        TensorView::from_array(view)
     }
 }
 

@@ -134,11 +134,12 @@ pub fn handler(h: &Handler) -> TokenStream {
     } else {
         quote!(const __INDEX: [usize; #n] = __x::dispatch_indices::<#n>(__KINDS);)
     };
+    let door = crate::door::open();
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
-            use ::extype::__private as __x;
+            #door
 
             #[allow(dead_code)]
             struct __Handler<'__c, '__a>(::core::marker::PhantomData<(&'__c (), &'__a ())>);

@@ -33,10 +33,11 @@ pub fn expand(s: &ItemStruct) -> TokenStream {
             }
         }
     });
+    let door = crate::door::open();
     quote! {
         #[allow(unused_qualifications, clippy::all)]
         const _: () = {
-            use ::extype::__private as __x;
+            #door
             #(#binaries)*
             #[automatically_derived]
             impl ::core::ops::Neg for &#ident {

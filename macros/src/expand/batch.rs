@@ -1,5 +1,5 @@
 //! `BatchField for Foo` when the struct has `#[extype(batchable)]`: the default encoder (a table
-//! of each field type's batching functions, walked by `__private::derived_stack` and friends) or
+//! of each field type's batching functions, walked by `__private_v1::derived_stack` and friends) or
 //! a custom one (`batchable = Enc`, every method one call into `Enc`), plus the `BatchEntry`
 //! that batches `Value`s of a non-generic type.
 
@@ -130,7 +130,7 @@ fn batch_where_clause(g: &Gen) -> Option<syn::WhereClause> {
                     .get_or_insert_with(|| syn::parse_quote!(where))
                     .predicates
                     .push(
-                        syn::parse_quote_spanned!(field.ty.span()=> #ty: ::extype::__private::BatchField),
+                        syn::parse_quote_spanned!(field.ty.span()=> #ty: ::extype::__private_v1::BatchField),
                     );
             }
         }

@@ -1,6 +1,6 @@
 //! The type's table (`unsafe impl Derived`: offsets and per-field-type operations) and
 //! `impl Field for Foo`, which names the table and writes no method (`Field`'s provided methods
-//! walk the table in `__private::derived`, where the field-by-field logic lives).
+//! walk the table in `__private_v1::derived`, where the field-by-field logic lives).
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};

@@ -51,12 +51,13 @@ fn generate(g: &Gen) -> TokenStream {
     let traits = traits::traits(g);
     let contract = traits::contract_static(g);
     let batch = batch::batch_impls(g);
+    let door = crate::door::open();
     quote! {
         #spec_struct
 
         #[allow(non_local_definitions, unused_qualifications, clippy::all)]
         const _: () = {
-            use ::extype::__private as __x;
+            #door
             #contract
             #derived_impl
             #spec_impls
@@ -88,9 +89,9 @@ impl<'a> Gen<'a> {
             if field.attrs.in_spec() || mentions_generic_param(cont, ty) {
                 let bound: syn::WherePredicate = if field.attrs.in_spec() {
                     let field_ty = field.field_ty();
-                    syn::parse_quote_spanned!(ty.span()=> #field_ty: ::extype::__private::Field)
+                    syn::parse_quote_spanned!(ty.span()=> #field_ty: ::extype::__private_v1::Field)
                 } else {
-                    syn::parse_quote_spanned!(ty.span()=> #ty: ::extype::__private::SkippedField)
+                    syn::parse_quote_spanned!(ty.span()=> #ty: ::extype::__private_v1::SkippedField)
                 };
                 where_clause
                     .get_or_insert_with(|| syn::parse_quote!(where))
@@ -199,17 +200,17 @@ fn mentions_generic_param(cont: &Container, ty: &syn::Type) -> bool {
     !params.is_empty() && visit(quote!(#ty), &params)
 }
 
-/// `expr as *const _ as *const u8`: a reference as the untyped pointer `__private::derived` takes
+/// `expr as *const _ as *const u8`: a reference as the untyped pointer `__private_v1::derived` takes
 /// (casts, not a generic call, so nothing is compiled per type for it).
 pub fn erased(expr: TokenStream) -> TokenStream {
     quote!(#expr as *const _ as *const u8)
 }
 
-/// `<Ty as ::extype::__private::Field>::Spec`, for items outside the `const _` block.
+/// `<Ty as ::extype::__private_v1::Field>::Spec`, for items outside the `const _` block.
 pub fn spec_of(field: &Field) -> TokenStream {
     let ty = field.ty;
     let field_ty = field.field_ty();
-    quote_spanned!(ty.span()=> <#field_ty as ::extype::__private::Field>::Spec)
+    quote_spanned!(ty.span()=> <#field_ty as ::extype::__private_v1::Field>::Spec)
 }
 
 /// The field's key in the serialized spec: its name, or its position for tuple structs.

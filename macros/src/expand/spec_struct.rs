@@ -2,7 +2,7 @@
 //!
 //! The std impls are written out rather than derived: `#[derive(Eq)]` on `FooSpec<T>` would demand
 //! `T: Eq`, which `f32` is not, although the spec holds only `TensorSpec`s. Each is one call into
-//! `__private::derived`, which walks the fields through the type's table.
+//! `__private_v1::derived`, which walks the fields through the type's table.
 
 use proc_macro2::TokenStream;
 use quote::quote;

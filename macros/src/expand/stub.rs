@@ -15,6 +15,7 @@ pub fn stub(g: &Gen) -> TokenStream {
     let generics = g.cont.generics;
     let where_clause = &g.cont.generics.where_clause;
     let params: Vec<_> = g.cont.generics.type_params().map(|p| &p.ident).collect();
+    let door = crate::door::open();
     quote! {
         #vis struct #spec_ident #generics #where_clause {
             __marker: ::core::marker::PhantomData<fn() -> (#(#params,)*)>,
@@ -22,7 +23,7 @@ pub fn stub(g: &Gen) -> TokenStream {
 
         #[allow(unused_variables, clippy::all)]
         const _: () = {
-            use ::extype::__private as __x;
+            #door
             impl #impl_generics ::core::clone::Clone for #spec_ty #where_clause {
                 fn clone(&self) -> Self { ::core::unreachable!() }
             }

@@ -69,7 +69,7 @@ pub fn traits(g: &Gen) -> TokenStream {
 }
 
 /// The registry entry of a non-generic type (a generic one is registered per instantiation with
-/// `register!`). The entry reaches the type's table through a probe (`__private::Probe`): a
+/// `register!`). The entry reaches the type's table through a probe (`__private_v1::Probe`): a
 /// `static` cannot carry the impls' field bounds, and naming the impls here would report an
 /// unsupported field type a second time.
 fn registration(g: &Gen) -> TokenStream {

@@ -1,8 +1,8 @@
 #![forbid(unsafe_code)]
 // `#[extype(skip)]` fields are made and dropped through their own type's functions: a type that
 // is not `Default` cannot claim `String`'s.
-use extype::__private::SkippedField;
-use extype::__private::derived::SkipOps;
+use extype::__private_v1::SkippedField;
+use extype::__private_v1::SkipOps;
 use extype::ndarray::ArrayD;
 use extype::ExtensionType;
 

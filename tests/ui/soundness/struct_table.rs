@@ -1,7 +1,7 @@
 #![forbid(unsafe_code)]
 // A hand-written `Field` impl cannot borrow a derived type's struct table: the table is typed
 // by the type it describes, so `Mine` cannot take `Big`'s (which would read a `Mine` as a `Big`).
-use extype::__private::StructTable;
+use extype::__private_v1::StructTable;
 use extype::ndarray::ArrayD;
 use extype::{ExtensionType, Field};
 

@@ -1,7 +1,7 @@
 #![forbid(unsafe_code)]
 // A hand-written `ExtensionType` impl cannot borrow a derived type's value table: the table is
 // typed by the type it describes, so `Mine` cannot take `Big`'s.
-use extype::__private::ValueTable;
+use extype::__private_v1::ValueTable;
 use extype::ndarray::ArrayD;
 use extype::{ExtensionType, TypeSpec};
 

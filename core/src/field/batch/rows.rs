@@ -358,6 +358,7 @@ impl<'a, T: Element> FieldStacker<'a> for TensorStacker<'a, T> {
             // SAFETY: the caller's contract: the field type is `Tensor`.
             if !self
                 .buffer
+                // SAFETY: the caller's contract: the field type is `Tensor`, live in every item at `offset`.
                 .push_tensor(unsafe { &*item.add(offset).cast::<Tensor>() })
             {
                 return k;
