@@ -22,9 +22,9 @@ pub use crate::derived::{
 
 /// The batching runtime: the default encoder of derived types and custom encoders.
 pub use crate::batch::{
-    BatchEncoder, BatchEntry, BatchFns, DerivedBatch, NotBatchable, ProbeBatch, check_unstacked,
-    derived_batch_len, derived_batched_spec, derived_stack, derived_unbatched_spec,
-    derived_unstack,
+    BatchEncoder, BatchEntry, BatchField, BatchFns, BatchOps, DerivedBatch, NotBatchable,
+    ProbeBatch, StaticBatch, check_unstacked, derived_batch_len, derived_batched_spec,
+    derived_stack, derived_unbatched_spec, derived_unstack, unstack_static,
 };
 pub use crate::contract::{ShapeContract, ShapedField};
 pub use crate::dispatch::param::{
@@ -36,11 +36,9 @@ pub use crate::dispatch::{
 };
 pub use crate::dtype::DType;
 pub use crate::error::{Error, Result, SpecError};
-pub use crate::field::batch::BatchOps;
-pub use crate::field::batch::unstack_static;
 pub use crate::field::{
-    BatchField, Components, ExactFloat, Field, FieldPath, SequenceItem, Sink, Static, StaticData,
-    StaticValue, StructTable, data_error,
+    Components, ExactFloat, Field, FieldPath, SequenceItem, Sink, Static, StaticData, StaticValue,
+    StructTable, data_error,
 };
 pub use crate::field::{
     static_struct_items, static_struct_to_value, static_tuple_items, static_variant_from_value,

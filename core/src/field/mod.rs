@@ -61,9 +61,11 @@
 //! [`PathSink`], [`Components`]), the impls for tensor fields, static fields
 //! ([`StaticValue`], [`ExactFloat`]) and containers, and the per-field-type table the derive's
 //! struct tables point to ([`FieldOps`], reached as [`Field::OPS`]).
+//!
+//! Batching is not here: how field types stack into batches (`BatchField`, static values'
+//! `StaticBatch`) lives in [`crate::batch`], above this module.
 
 mod as_static;
-pub mod batch;
 mod components;
 mod container;
 mod path;
@@ -73,7 +75,6 @@ mod table;
 mod tensor;
 
 pub use as_static::{Static, StaticData};
-pub use batch::BatchField;
 pub use components::{Components, PathSink, Sink, check_tensor};
 pub use container::SequenceItem;
 pub use path::FieldPath;
