@@ -69,6 +69,11 @@ use crate::tensor::TensorSpec;
 /// assert_eq!(b, Rank(2));
 /// assert_eq!(batch::stack(&[Rank(1), Rank(2)]).unwrap_err().to_string().contains("item 1"), true);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not implement `StaticBatch`, which `static_field!({Self}; impl StaticBatch)` says it does",
+    label = "no `StaticBatch` impl",
+    note = "implement `extype::batch::StaticBatch` for `{Self}` (its methods have defaults), or declare it with `static_field!({Self})` for the default batching (equal across a batch)"
+)]
 pub trait StaticBatch: StaticValue {
     /// The value of this field in the spec of a batch of `n` items whose value is `self`. By
     /// default `self`: static data is the same for every item.
@@ -159,7 +164,11 @@ pub fn stack_equal<T: Clone + PartialEq + std::fmt::Debug>(
 #[macro_export]
 macro_rules! __batch_static_field {
     ($t:ty) => {
-        impl $crate::__private::BatchField for $t {
+        // The bound is checked here, once (the methods below rely on it).
+        impl $crate::__private::BatchField for $t
+        where
+            $t: $crate::__private::StaticBatch,
+        {
             fn batched_spec(spec: &$t, n: ::core::option::Option<usize>) -> $t {
                 $crate::__private::StaticBatch::batched(spec, n)
             }
