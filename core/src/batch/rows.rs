@@ -467,7 +467,7 @@ pub(super) fn array_mismatch<T: Element, S: Data<Elem = T>, R: Data<Elem = T>>(
     .into()
 }
 
-/// What a batch error is about: "the value" at the root, else "field <path>".
+/// What a batch error is about: "the value" at the root, else "field `<path>`".
 pub(super) struct Subject<'p>(pub(super) &'p FieldPath<'p>);
 
 impl std::fmt::Display for Subject<'_> {
