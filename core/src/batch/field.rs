@@ -92,7 +92,7 @@ pub trait BatchField: Field {
 
 /// The stacker of any field type: collects the items, then calls [`BatchField::stack`] (the
 /// default of [`BatchField::stacker`]).
-pub(super) struct Collect<'a, F>(pub(super) Vec<&'a F>);
+struct Collect<'a, F>(Vec<&'a F>);
 
 impl<'a, F: BatchField> FieldStacker<'a> for Collect<'a, F> {
     unsafe fn push(&mut self, items: &[*const u8], offset: usize) -> usize {

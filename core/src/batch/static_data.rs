@@ -70,9 +70,9 @@ use crate::tensor::TensorSpec;
 /// assert_eq!(batch::stack(&[Rank(1), Rank(2)]).unwrap_err().to_string().contains("item 1"), true);
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` does not implement `StaticBatch`, which `static_field!({Self}; impl StaticBatch)` says it does",
+    message = "`{Self}` does not implement `StaticBatch`",
     label = "no `StaticBatch` impl",
-    note = "implement `extype::batch::StaticBatch` for `{Self}` (its methods have defaults), or declare it with `static_field!({Self})` for the default batching (equal across a batch)"
+    note = "`static_field!({Self}; impl StaticBatch)` declares a type that implements `extype::batch::StaticBatch` itself: implement it (its methods have defaults), or write `static_field!({Self})` for the default batching (equal across a batch)"
 )]
 pub trait StaticBatch: StaticValue {
     /// The value of this field in the spec of a batch of `n` items whose value is `self`. By
