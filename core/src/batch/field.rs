@@ -90,43 +90,6 @@ pub trait BatchField: Field {
     const BATCH_OPS: &'static BatchOps = &BatchOps::of::<Self>();
 }
 
-/// The stacker of any field type: collects the items, then calls [`BatchField::stack`] (the
-/// default of [`BatchField::stacker`]).
-struct Collect<'a, F>(Vec<&'a F>);
-
-impl<'a, F: BatchField> FieldStacker<'a> for Collect<'a, F> {
-    unsafe fn push(&mut self, items: &[*const u8], offset: usize) -> usize {
-        // SAFETY: the caller's contract.
-        let fields = items
-            .iter()
-            .map(|&item| unsafe { &*item.add(offset).cast::<F>() });
-        self.0.extend(fields);
-        items.len()
-    }
-
-    unsafe fn mismatch(&self, index: usize, _item: *const u8, path: &FieldPath<'_>) -> Error {
-        unreachable_mismatch(index, path)
-    }
-
-    unsafe fn finish(self: Box<Self>, path: &FieldPath<'_>, out: *mut u8) -> Result<()> {
-        let batch = F::stack(&self.0, path)?;
-        // SAFETY: the caller's contract.
-        unsafe { out.cast::<F>().write(batch) };
-        Ok(())
-    }
-}
-
-/// [`FieldStacker::mismatch`] of a stacker that takes every item.
-#[cold]
-fn unreachable_mismatch(index: usize, path: &FieldPath<'_>) -> Error {
-    BatchError::Argument {
-        op: "stack",
-        expected: format!("item {index} of {} taken", Subject(path)),
-        found: "an item refused by a stacker that takes every item".into(),
-    }
-    .into()
-}
-
 // ---------------------------------------------------------------------------------------------
 // Shapes and errors
 
@@ -219,6 +182,46 @@ pub fn static_mismatch(
         index,
         first: format!("{first:?}"),
         found: format!("{found:?}"),
+    }
+    .into()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The default stacker
+
+/// The stacker of any field type: collects the items, then calls [`BatchField::stack`] (the
+/// default of [`BatchField::stacker`]).
+struct Collect<'a, F>(Vec<&'a F>);
+
+impl<'a, F: BatchField> FieldStacker<'a> for Collect<'a, F> {
+    unsafe fn push(&mut self, items: &[*const u8], offset: usize) -> usize {
+        // SAFETY: the caller's contract.
+        let fields = items
+            .iter()
+            .map(|&item| unsafe { &*item.add(offset).cast::<F>() });
+        self.0.extend(fields);
+        items.len()
+    }
+
+    unsafe fn mismatch(&self, index: usize, _item: *const u8, path: &FieldPath<'_>) -> Error {
+        unreachable_mismatch(index, path)
+    }
+
+    unsafe fn finish(self: Box<Self>, path: &FieldPath<'_>, out: *mut u8) -> Result<()> {
+        let batch = F::stack(&self.0, path)?;
+        // SAFETY: the caller's contract.
+        unsafe { out.cast::<F>().write(batch) };
+        Ok(())
+    }
+}
+
+/// [`FieldStacker::mismatch`] of a stacker that takes every item.
+#[cold]
+fn unreachable_mismatch(index: usize, path: &FieldPath<'_>) -> Error {
+    BatchError::Argument {
+        op: "stack",
+        expected: format!("item {index} of {} taken", Subject(path)),
+        found: "an item refused by a stacker that takes every item".into(),
     }
     .into()
 }

@@ -19,6 +19,9 @@
 //! [`SequenceItem`]s: every field type but plain numbers and `bool`, whose sequences are a
 //! compile error that suggests a tensor or `#[extype(static)]`.
 //!
+//! Batching is not here: how field types stack into batches (`BatchField`, static values'
+//! `StaticBatch`) lives in [`crate::batch`], above this module.
+//!
 //! ## What the derive emits for `struct Foo { a: A, b: B }`
 //!
 //! The field-by-field work is not generated: it lives once in `__private::derived`, over a table
@@ -61,9 +64,6 @@
 //! [`PathSink`], [`Components`]), the impls for tensor fields, static fields
 //! ([`StaticValue`], [`ExactFloat`]) and containers, and the per-field-type table the derive's
 //! struct tables point to ([`FieldOps`], reached as [`Field::OPS`]).
-//!
-//! Batching is not here: how field types stack into batches (`BatchField`, static values'
-//! `StaticBatch`) lives in [`crate::batch`], above this module.
 
 mod as_static;
 mod components;
