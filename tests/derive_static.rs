@@ -305,3 +305,111 @@ fn skipped_fields_of_tuple_structs_leave_the_spec_in_order() {
     let json = spec_to_json(&spec).unwrap();
     assert_eq!(spec_from_json::<GappedSpec>(&json).unwrap(), spec);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Static values in a batch (`extype::batch::StaticBatch`)
+
+/// The rank of the data a value describes: a static value with its own batching (a batch has
+/// one axis more than its items), declared with `static_field!(T; impl StaticBatch)`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Rank(u8);
+
+impl extype::StaticValue for Rank {
+    fn to_spec_value(&self) -> extype::SpecTree {
+        extype::SpecTree::Int(self.0.into())
+    }
+    fn from_spec_value(
+        value: &extype::SpecTree,
+        path: &extype::FieldPath<'_>,
+    ) -> extype::Result<Self> {
+        match value {
+            extype::SpecTree::Int(r) => u8::try_from(*r)
+                .map(Rank)
+                .map_err(|_| extype::field::data_error(path, "a rank", value)),
+            other => Err(extype::field::data_error(path, "a rank", other)),
+        }
+    }
+}
+
+impl extype::batch::StaticBatch for Rank {
+    fn batched(&self, _n: Option<usize>) -> Self {
+        Rank(self.0 + 1)
+    }
+    fn unbatched(&self, path: &extype::FieldPath<'_>) -> extype::Result<Self> {
+        match self.0.checked_sub(1) {
+            Some(r) => Ok(Rank(r)),
+            None => Err(extype::field::data_error(
+                path,
+                "a rank of at least 1",
+                &extype::SpecTree::Int(0),
+            )),
+        }
+    }
+    fn stack_static(items: &[&Self], path: &extype::FieldPath<'_>) -> extype::Result<Self> {
+        Ok(Rank(extype::batch::stack_equal(items, path)?.0 + 1))
+    }
+    fn unstack_static(&self, _n: usize, path: &extype::FieldPath<'_>) -> extype::Result<Self> {
+        self.unbatched(path)
+    }
+}
+
+extype::static_field!(Rank; impl StaticBatch);
+
+/// A batchable type with a derived static value (default batching) and a custom one.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.static.Sampled", batchable)]
+pub struct Sampled {
+    pub values: ArrayD<f32>,
+    pub interp: Interp,
+    pub rank: Rank,
+}
+
+fn sampled(interp: Interp) -> Sampled {
+    Sampled {
+        values: ArrayD::zeros(IxDyn(&[3])),
+        interp,
+        rank: Rank(1),
+    }
+}
+
+/// What `#[derive(StaticValue)]` and `static_field!(T)` emit implement `StaticBatch` with its
+/// provided methods: the value must be equal across a batch, and the batch keeps it.
+#[test]
+fn derived_static_values_are_equal_across_a_batch() {
+    fn batches_statically<T: extype::batch::StaticBatch>() {}
+    batches_statically::<Interp>();
+    batches_statically::<Resample>();
+    batches_statically::<Shape>();
+
+    let b = extype::batch::stack(&[sampled(Interp::Cubic), sampled(Interp::Cubic)]).unwrap();
+    assert_eq!(b.interp, Interp::Cubic);
+    let back = extype::batch::unstack(b).unwrap();
+    assert_eq!(back, vec![sampled(Interp::Cubic), sampled(Interp::Cubic)]);
+
+    let err = extype::batch::stack(&[sampled(Interp::Cubic), sampled(Interp::Linear)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("static field interp") && err.contains("item 1 has Linear"),
+        "{err}"
+    );
+}
+
+/// A static value that implements `StaticBatch` itself batches by its own methods, in the
+/// batch, its spec and each item.
+#[test]
+fn a_static_value_batches_by_its_own_static_batch() {
+    use extype::batch::BatchableSpec as _;
+    let items = [sampled(Interp::Linear), sampled(Interp::Linear)];
+    let b = extype::batch::stack(&items).unwrap();
+    assert_eq!(b.rank, Rank(2));
+    assert_eq!(b.values.shape(), &[2, 3]);
+    assert_eq!(b.spec(), items[0].spec().batched(Some(2)));
+    assert_eq!(b.spec().unbatched().unwrap(), items[0].spec());
+    assert_eq!(extype::batch::unstack(b).unwrap(), items);
+
+    let mut flat = items[0].spec();
+    flat.rank = Rank(0);
+    let err = flat.unbatched().unwrap_err().to_string();
+    assert!(err.contains("rank") && err.contains("at least 1"), "{err}");
+}

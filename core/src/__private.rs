@@ -54,9 +54,9 @@ pub mod v1 {
 
     /// The batching runtime: the default encoder of derived types and custom encoders.
     pub use crate::batch::{
-        BatchEncoder, BatchEntry, BatchFns, DerivedBatch, NotBatchable, ProbeBatch,
-        check_unstacked, derived_batch_len, derived_batched_spec, derived_stack,
-        derived_unbatched_spec, derived_unstack,
+        BatchEncoder, BatchEntry, BatchField, BatchFns, BatchOps, DerivedBatch, NotBatchable,
+        ProbeBatch, StaticBatch, check_unstacked, derived_batch_len, derived_batched_spec,
+        derived_stack, derived_unbatched_spec, derived_unstack, unstack_static,
     };
     pub use crate::contract::{ShapeContract, ShapeOps, ShapedField};
     pub use crate::dispatch::param::{
@@ -66,10 +66,8 @@ pub mod v1 {
         Call, DispatchEntry, Handled, IntoHandled, IntoInferred, ParamKind, Target,
     };
     pub use crate::error::Result;
-    pub use crate::field::batch::BatchOps;
-    pub use crate::field::batch::unstack_static;
     pub use crate::field::{
-        BatchField, Components, Field, FieldOps, FieldPath, SequenceItem, Sink, Static, StaticData,
+        Components, Field, FieldOps, FieldPath, SequenceItem, Sink, Static, StaticData,
         StaticValue, StructTable,
     };
     pub use crate::field::{

@@ -136,7 +136,6 @@
 //! done yet, see BENCHMARKS.md in the repository.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
-#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod cast;
 pub mod compact;

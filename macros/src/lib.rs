@@ -94,7 +94,8 @@ pub fn derive_extension_type(input: TokenStream) -> TokenStream {
 }
 
 /// Derives `StaticValue` (and declares the type a static field, as `extype::static_field!`
-/// does) for an enum of unit variants, serialized as the variant's name, or a struct whose fields
+/// does, with the default batching of `extype::batch::StaticBatch`: equal across a batch) for an
+/// enum of unit variants, serialized as the variant's name, or a struct whose fields
 /// are static values, serialized field by field. The type must also derive (or implement)
 /// `Clone`, `Debug`, `PartialEq`, `Eq` and `Hash`. See the `extype` crate documentation.
 #[proc_macro_derive(StaticValue)]

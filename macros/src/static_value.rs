@@ -4,7 +4,8 @@
 //! (a map by name; a tuple struct as a tuple, a unit struct as the empty tuple), each field as static data
 //! (`StaticData`: static values, floats, and `Vec`, arrays, `Option`, tuples of them). The generated code is two one-line methods that call the runtime helpers
 //! in `__private` (which check the data and write the errors), plus `static_field!` so the type
-//! can be a field. On invalid input: the errors plus nothing else (the type stays usable as a
+//! can be a field (which also implements `batch::StaticBatch` with its provided methods: a
+//! derived static value is equal across a batch). On invalid input: the errors plus nothing else (the type stays usable as a
 //! plain type).
 
 use proc_macro2::TokenStream;

@@ -5,10 +5,10 @@
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 
+use super::field::{BatchField, BatchOps, FieldRef};
 use crate::derived::{Derived, StructDesc, validated};
 use crate::error::{BatchError, Result};
-use crate::field::batch::{BatchOps, FieldRef};
-use crate::field::{BatchField, Field, FieldPath};
+use crate::field::{Field, FieldPath};
 
 /// A derived struct with `#[extype(batchable)]`: the batching functions of its fields, in the
 /// order of `DESC.fields`.
@@ -111,7 +111,7 @@ pub fn batch_len<T: DerivedBatch>(value: &T, path: &FieldPath<'_>) -> Result<Opt
 const CHUNK: usize = 16;
 
 /// Stacks `items` (at least one), then validates the batch. The items are walked once, a chunk
-/// at a time, each chunk feeding every field's stacker in turn (see `field::batch::rows`).
+/// at a time, each chunk feeding every field's stacker in turn (see `batch::rows`).
 pub fn stack<T: DerivedBatch>(items: &[&T], path: &FieldPath<'_>) -> Result<T> {
     let desc = T::DESC;
     let Some(&first) = items.first() else {

@@ -4,9 +4,9 @@
 
 use std::collections::VecDeque;
 
+use super::field::BatchField;
 use super::{stack, unstack};
 use crate::error::{BatchError, Error, Result};
-use crate::field::BatchField;
 
 /// Batching adapters on every iterator of batchable values.
 ///

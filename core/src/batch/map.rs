@@ -2,9 +2,9 @@
 
 use rayon::prelude::*;
 
+use super::field::BatchField;
 use super::{stack, unstack};
 use crate::error::{BatchError, Result};
-use crate::field::BatchField;
 
 fn item_error(index: usize, e: crate::error::Error) -> crate::error::Error {
     BatchError::Item {

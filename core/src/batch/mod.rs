@@ -29,7 +29,8 @@
 //!   `[n, ?]`), as TensorFlow's default encoder does. Unstacking gives each item the relaxed
 //!   shape;
 //! - any other static field must be equal across the items (an error names the field path, the
-//!   item and both values);
+//!   item and both values); a static value batches otherwise through its own [`StaticBatch`]
+//!   impl (declared with `static_field!(T; impl StaticBatch)`), as [`Shape`](crate::Shape) does;
 //! - `Option`: all `Some` (batched inside) or all `None`;
 //! - `Vec` and arrays: one length across the items (the length is static spec data), each
 //!   element batched on its own — a `Vec<Tensor>` of length 3 is batched into a `Vec<Tensor>` of
@@ -88,10 +89,22 @@
 //! leading axis (a ragged batch's flat values), [`concat_rows_counted`] does it in one walk
 //! when the encoder knows the total row count (from its row splits), and [`slice_rows`] takes
 //! rows back out without a copy.
+//!
+//! # Where it lives
+//!
+//! All of batching is in this module, above `field`, which knows nothing of it: the user front
+//! here; [`BatchField`] and its impls for tensor and container field types (`field.rs`, with the
+//! per-field-type table the derive's batch tables point to); the batching of static data and
+//! [`StaticBatch`] (`static_data.rs`, with [`static_field!`](crate::static_field), which declares
+//! both sides of a static field); row copying and the stackers (`rows.rs`); the default encoder
+//! of derived types (`derived.rs`); iterator adapters, `map_fn` and batching of `Value`s.
 
 mod derived;
+mod field;
 mod iter;
 mod map;
+mod rows;
+mod static_data;
 mod value;
 
 #[doc(hidden)]
@@ -105,8 +118,15 @@ pub use value::{BatchEntry, concat_values, is_batchable, stack_values, unstack_v
 #[doc(hidden)]
 pub use value::{BatchFns, NotBatchable, ProbeBatch};
 
-pub use crate::field::BatchField;
-pub use crate::field::batch::{concat_rows, concat_rows_counted, slice_rows};
+#[doc(hidden)]
+pub use field::BatchOps;
+pub use field::{BatchField, batched_shape, static_mismatch, unbatched_shape};
+#[doc(hidden)]
+pub use rows::FieldStacker;
+pub use rows::{concat_rows, concat_rows_counted, slice_rows};
+#[doc(hidden)]
+pub use static_data::unstack_static;
+pub use static_data::{StaticBatch, stack_equal};
 
 use crate::dtype::DType;
 use crate::error::{BatchError, Error, Result};

@@ -5,10 +5,10 @@ use std::any::TypeId;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use super::field::BatchField;
 use super::{Batchable, unstack};
 use crate::derived::Probe;
 use crate::error::{BatchError, Result};
-use crate::field::BatchField;
 use crate::spec::Value;
 use crate::tensor::Tensor;
 

@@ -19,6 +19,9 @@
 //! [`SequenceItem`]s: every field type but plain numbers and `bool`, whose sequences are a
 //! compile error that suggests a tensor or `#[extype(static)]`.
 //!
+//! Batching is not here: how field types stack into batches (`BatchField`, static values'
+//! `StaticBatch`) lives in [`crate::batch`], above this module.
+//!
 //! ## What the derive emits for `struct Foo { a: A, b: B }`
 //!
 //! The field-by-field work is not generated: it lives once in `__private_v1::derived`, over a table
@@ -76,7 +79,6 @@
 //! struct tables point to ([`FieldOps`], written by the derive as `FieldOps::of::<A>()`).
 
 mod as_static;
-pub mod batch;
 mod components;
 mod container;
 mod path;
@@ -86,7 +88,6 @@ mod table;
 mod tensor;
 
 pub use as_static::{Static, StaticData};
-pub use batch::BatchField;
 pub use components::{Components, PathSink, Sink, check_tensor};
 pub use container::SequenceItem;
 pub use path::FieldPath;

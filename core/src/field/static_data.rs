@@ -17,7 +17,8 @@ use extype_shape::Shape;
 
 /// Static (non-tensor) data that can be a field: stored in the spec, compared by equality,
 /// serialized to a [`SpecTree`]. Implement it, then declare the field type with
-/// [`static_field!`](crate::static_field).
+/// [`static_field!`](crate::static_field), which also gives it the default batching (equal
+/// across a batch; see [`StaticBatch`](crate::batch::StaticBatch) to batch it otherwise).
 ///
 /// ```
 /// use extype_core::{FieldPath, Result, SpecTree, StaticValue, field::data_error};
@@ -44,33 +45,6 @@ pub trait StaticValue: Clone + fmt::Debug + Eq + Hash + Send + Sync + 'static {
     fn to_spec_value(&self) -> SpecTree;
     /// Deserializes the value; errors name `path`.
     fn from_spec_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self>;
-
-    /// The value of this field in the spec of a batch of `n` items whose value is `self`
-    /// (see [`crate::batch`]). By default `self`: static data is the same for every item.
-    fn batched(&self, n: Option<usize>) -> Self {
-        let _ = n;
-        self.clone()
-    }
-
-    /// The value of this field in the spec of one item of a batch whose value is `self`. By
-    /// default `self`.
-    fn unbatched(&self, path: &FieldPath<'_>) -> Result<Self> {
-        let _ = path;
-        Ok(self.clone())
-    }
-
-    /// The value of this field in the batch of `items` (at least one). By default the items'
-    /// values must be equal: an error names `path`, the first item that differs and both values.
-    fn stack_static(items: &[&Self], path: &FieldPath<'_>) -> Result<Self> {
-        super::batch::stack_equal(items, path)
-    }
-
-    /// The value of this field in each item of a batch of `n` whose value is `self`. By default
-    /// `self`.
-    fn unstack_static(&self, n: usize, path: &FieldPath<'_>) -> Result<Self> {
-        let _ = (n, path);
-        Ok(self.clone())
-    }
 }
 
 // Runtime of `#[derive(StaticValue)]`: the generated methods are one call each into these.
@@ -196,21 +170,25 @@ macro_rules! __no_components {
     };
 }
 
-/// Declares types implementing [`StaticValue`] as static fields: their spec is the value itself,
-/// they have no components, and two specs are compatible only when equal.
+/// The [`Field`] side of a static field type implementing [`StaticValue`]: its spec is the value
+/// itself, it has no components, and two specs are compatible only when equal. What
+/// [`static_field!`](crate::static_field) expands to for fields (the batching side is
+/// implemented beside it); not meant to be called directly.
 ///
-/// (The `@loose` form is internal: [`Shape`] and [`TensorSpec`] fields use it to compare and
-/// relax loosely, as TensorFlow does for `TensorShape` and `TensorSpec` fields.)
+/// (The `@loose` form makes [`Shape`] and [`TensorSpec`] fields compare and relax loosely, as
+/// TensorFlow does for `TensorShape` and `TensorSpec` fields; `@plain` declares numbers and
+/// `bool`, which are not items of a `Vec` or array field.)
+#[doc(hidden)]
 #[macro_export]
-macro_rules! static_field {
+macro_rules! __static_field {
     (@loose $t:ty, $compatible:expr, $join:expr) => {
-        $crate::static_field!(@field $t, $compatible, $join);
+        $crate::__static_field!(@field $t, $compatible, $join);
         $crate::__static_data!($t);
         impl $crate::__private_v1::SequenceItem for $t {}
     };
     // Plain numbers and `bool`: static fields, but not items of a `Vec` or array field.
     (@plain $($t:ty),*) => {$(
-        $crate::static_field!(
+        $crate::__static_field!(
             @field $t,
             |a: &$t, b: &$t| a == b,
             |a: &$t, b: &$t| if a == b {
@@ -264,10 +242,9 @@ macro_rules! static_field {
                 join(a, b)
             }
         }
-        $crate::__batch_static_field!($t);
     };
     ($($t:ty),* $(,)?) => {$(
-        $crate::static_field!(@plain $t);
+        $crate::__static_field!(@plain $t);
         impl $crate::__private_v1::SequenceItem for $t {}
     )*};
 }
@@ -287,7 +264,7 @@ macro_rules! static_int {
                 }
             }
         }
-        static_field!(@plain $t);
+        __static_field!(@plain $t);
     )*};
 }
 
@@ -339,22 +316,6 @@ impl StaticValue for Shape {
             other => Err(data_error(path, "a shape", other)),
         }
     }
-    /// `[2]` → `[n, 2]`, as TensorFlow's default batch encoder does.
-    fn batched(&self, n: Option<usize>) -> Self {
-        super::batch::batched_shape(self, n)
-    }
-    /// `[n, 2]` → `[2]`; a shape of rank 0 has no batch dimension (an error).
-    fn unbatched(&self, path: &FieldPath<'_>) -> Result<Self> {
-        super::batch::unbatched_shape(self, path)
-    }
-    /// The items' shapes relaxed to the most specific shape compatible with all, with the
-    /// batch size in front.
-    fn stack_static(items: &[&Self], path: &FieldPath<'_>) -> Result<Self> {
-        super::batch::shape_rules::stack(items, path)
-    }
-    fn unstack_static(&self, n: usize, path: &FieldPath<'_>) -> Result<Self> {
-        super::batch::shape_rules::unstack(self, n, path)
-    }
 }
 
 impl StaticValue for () {
@@ -369,8 +330,8 @@ impl StaticValue for () {
     }
 }
 
-static_field!(@plain bool);
-static_field!(String, DType, ());
+__static_field!(@plain bool);
+__static_field!(String, DType, ());
 
 impl StaticValue for TensorSpec {
     fn to_spec_value(&self) -> SpecTree {
@@ -387,10 +348,10 @@ impl StaticValue for TensorSpec {
 // Shape-like static data compares and relaxes loosely, as TensorFlow's `TensorShape` and
 // `TensorSpec` fields do: two shapes are compatible when some concrete shape fits both, and relax
 // to their join (`[2]` and `[5]` give `[?]`); a `TensorSpec` likewise, when the dtypes agree.
-static_field!(@loose Shape, Shape::is_compatible_with, |a: &Shape, b: &Shape| Some(
+__static_field!(@loose Shape, Shape::is_compatible_with, |a: &Shape, b: &Shape| Some(
     a.most_specific_compatible(b)
 ));
-static_field!(@loose TensorSpec, TensorSpec::is_compatible_with, TensorSpec::most_specific_compatible);
+__static_field!(@loose TensorSpec, TensorSpec::is_compatible_with, TensorSpec::most_specific_compatible);
 
 /// A marker for generic types (`struct Foo<T> { …, _t: PhantomData<T> }`): no components,
 /// serialized as `none`, always compatible.

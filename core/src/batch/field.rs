@@ -1,35 +1,33 @@
-//! Batching, field by field: [`BatchField`], the companion of [`Field`] that says how values of
-//! a field type stack into a batch and split back, and how their specs gain and lose the batch
-//! dimension. `#[derive(ExtensionType)]` with `#[extype(batchable)]` walks a struct's fields
-//! through it (see [`crate::batch`] for the rules and the user front).
+//! [`BatchField`], the companion of [`Field`] that says how values of a field type stack into a
+//! batch and split back, and how their specs gain and lose the batch dimension.
+//! `#[derive(ExtensionType)]` with `#[extype(batchable)]` walks a struct's fields through it (see
+//! [`crate::batch`] for the rules and the user front), by the per-field-type table [`BatchOps`].
 //!
 //! Implemented here for the field types whose batch is again a value of the same type:
 //! - dynamic-rank tensors: [`Tensor`], `ArrayD<T>` and `ArcArray<T, IxDyn>` — the batch gains a
-//!   leading axis. Fixed-rank arrays (`Array1`, …) are not batchable: a batch of them would have
-//!   another Rust type (see the [`BatchField`] docs);
-//! - static data (through [`StaticValue`]'s batching methods: equal across items by default; a
-//!   [`Shape`] gains the batch dimension and relaxes), floats (equal), `PhantomData`;
+//!   leading axis (their rows copied by [`rows`](super::rows)). Fixed-rank arrays (`Array1`, …)
+//!   are not batchable: a batch of them would have another Rust type (see the [`BatchField`]
+//!   docs);
 //! - containers, recursively: `Option` (all `Some` or all `None`), `Vec` and arrays (one length
 //!   across items; each element is batched), `BTreeMap<String, _>` (one key set; each entry is
 //!   batched), `Box`, tuples.
+//!
+//! Static data (static values, floats, `PhantomData`, `#[extype(static)]` fields) is batched in
+//! [`static_data`](super::static_data).
 
 use std::collections::BTreeMap;
 
 use ndarray::{ArcArray, ArrayBase, ArrayD, Axis, Data, IxDyn};
 
-use super::{ExactFloat, Field, FieldPath, StaticValue};
+use super::rows::{
+    ArrayStacker, FieldStacker, RowBuffer, RowMode, Subject, array_mismatch, component_mismatch,
+    tensor_rows, tensor_stacker,
+};
 use crate::error::{BatchError, Error, Result};
+use crate::field::{Field, FieldPath, SequenceItem};
 use crate::spec::seal::Seal;
 use crate::tensor::{Element, Tensor, TensorSpec, each_array};
 use extype_shape::{Dim, Shape};
-
-mod rows;
-
-#[doc(hidden)]
-pub use rows::FieldStacker;
-use rows::{
-    ArrayStacker, Collect, RowBuffer, RowMode, array_mismatch, tensor_rows, tensor_stacker,
-};
 
 /// How values of a field type stack into a batch (one value of the same type with a leading
 /// batch dimension) and split back; how its spec gains and loses that dimension.
@@ -43,8 +41,8 @@ use rows::{
 /// must be a `Foo`, and an array of rank 1 cannot hold a batch of rank-1 items. Use a
 /// dynamic-rank field (`ArrayD<T>`, `ArcArray<T, IxDyn>`, `extype::Tensor`) in batchable types.
 ///
-/// ```compile_fail
-/// fn needs_batch<F: extype_core::field::BatchField>() {}
+/// ```compile_fail,E0277
+/// fn needs_batch<F: extype_core::batch::BatchField>() {}
 /// needs_batch::<ndarray::Array1<f32>>(); // fixed rank: use ArrayD<f32>
 /// ```
 #[diagnostic::on_unimplemented(
@@ -128,25 +126,12 @@ pub(crate) fn no_batch_axis(op: &'static str, path: &FieldPath<'_>, found: Strin
 
 #[cold]
 #[inline(never)]
-fn size_mismatch(path: &FieldPath<'_>, expected: usize, found: usize) -> Error {
+pub(super) fn size_mismatch(path: &FieldPath<'_>, expected: usize, found: usize) -> Error {
     BatchError::Size {
         op: "unstack",
         path: path.to_string(),
         expected,
         found,
-    }
-    .into()
-}
-
-#[cold]
-#[inline(never)]
-fn component_mismatch(path: &FieldPath<'_>, index: usize, first: &Tensor, found: &Tensor) -> Error {
-    BatchError::Component {
-        op: "stack",
-        path: path.to_string(),
-        index,
-        first: TensorSpec::from_tensor(first).to_string(),
-        found: TensorSpec::from_tensor(found).to_string(),
     }
     .into()
 }
@@ -173,25 +158,13 @@ fn structure_mismatch(
 
 #[cold]
 #[inline(never)]
-fn no_items(path: &FieldPath<'_>) -> Error {
+pub(super) fn no_items(path: &FieldPath<'_>) -> Error {
     BatchError::Argument {
         op: "stack",
         expected: format!("at least one item for {}", Subject(path)),
         found: "none".into(),
     }
     .into()
-}
-
-/// What a batch error is about: "the value" at the root, else "field <path>".
-struct Subject<'p>(&'p FieldPath<'p>);
-
-impl std::fmt::Display for Subject<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            FieldPath::Root => f.write_str("the value"),
-            path => write!(f, "field {path}"),
-        }
-    }
 }
 
 /// A static field that differs between item 0 and item `index`.
@@ -214,97 +187,47 @@ pub fn static_mismatch(
 }
 
 // ---------------------------------------------------------------------------------------------
+// The default stacker
+
+/// The stacker of any field type: collects the items, then calls [`BatchField::stack`] (the
+/// default of [`BatchField::stacker`]).
+struct Collect<'a, F>(Vec<&'a F>);
+
+impl<'a, F: BatchField> FieldStacker<'a> for Collect<'a, F> {
+    unsafe fn push(&mut self, items: &[*const u8], offset: usize) -> usize {
+        // SAFETY: the caller's contract.
+        let fields = items
+            .iter()
+            .map(|&item| unsafe { &*item.add(offset).cast::<F>() });
+        self.0.extend(fields);
+        items.len()
+    }
+
+    unsafe fn mismatch(&self, index: usize, _item: *const u8, path: &FieldPath<'_>) -> Error {
+        unreachable_mismatch(index, path)
+    }
+
+    unsafe fn finish(self: Box<Self>, path: &FieldPath<'_>, out: *mut u8) -> Result<()> {
+        let batch = F::stack(&self.0, path)?;
+        // SAFETY: the caller's contract.
+        unsafe { out.cast::<F>().write(batch) };
+        Ok(())
+    }
+}
+
+/// [`FieldStacker::mismatch`] of a stacker that takes every item.
+#[cold]
+fn unreachable_mismatch(index: usize, path: &FieldPath<'_>) -> Error {
+    BatchError::Argument {
+        op: "stack",
+        expected: format!("item {index} of {} taken", Subject(path)),
+        found: "an item refused by a stacker that takes every item".into(),
+    }
+    .into()
+}
+
+// ---------------------------------------------------------------------------------------------
 // Tensors
-
-/// The tensors `items` joined along their leading axis (one dtype, equal trailing axes): one
-/// allocation, each item's elements copied once. A building block for custom
-/// [`BatchEncoder`](crate::batch::BatchEncoder)s (a ragged batch's flat values); an error names
-/// `what` and the item that does not fit item 0.
-pub fn concat_rows(items: &[&Tensor], what: &str) -> Result<Tensor> {
-    let mut rows = 0usize;
-    for t in items {
-        match t.shape().first() {
-            Some(&r) => match rows.checked_add(r) {
-                Some(sum) => rows = sum,
-                None => {
-                    return Err(BatchError::Argument {
-                        op: "concat_rows",
-                        expected: format!("tensors for {what} whose rows can be counted"),
-                        found: format!("more than {} rows in all", usize::MAX),
-                    }
-                    .into());
-                }
-            },
-            None => {
-                return Err(BatchError::NoBatchAxis {
-                    op: "concat_rows",
-                    path: what.to_string(),
-                    found: "shape [] (rank 0)".into(),
-                }
-                .into());
-            }
-        }
-    }
-    concat_rows_counted(items, rows, what)
-}
-
-/// [`concat_rows`] when the caller knows how many rows the items hold in all (a ragged encoder
-/// knows it from its row splits): the items are walked once, not twice. An error names `what`
-/// when the items hold another number of rows, or the item that does not fit item 0.
-pub fn concat_rows_counted(items: &[&Tensor], rows: usize, what: &str) -> Result<Tensor> {
-    if items.is_empty() {
-        return Err(BatchError::Argument {
-            op: "concat_rows",
-            expected: format!("at least one tensor for {what}"),
-            found: "none".into(),
-        }
-        .into());
-    }
-    let mismatch = |i: usize| -> Error {
-        let found = items[i];
-        if found.ndim() == 0 {
-            return BatchError::NoBatchAxis {
-                op: "concat_rows",
-                path: what.to_string(),
-                found: "shape [] (rank 0)".into(),
-            }
-            .into();
-        }
-        BatchError::Component {
-            op: "concat_rows",
-            path: what.to_string(),
-            index: i,
-            first: TensorSpec::from_tensor(items[0]).to_string(),
-            found: TensorSpec::from_tensor(found).to_string(),
-        }
-        .into()
-    };
-    tensor_rows(items, rows, RowMode::Leading, &what, &mismatch)
-}
-
-/// Rows `start..end` of `tensor`'s leading axis, sharing its buffer (no copy, O(1)).
-pub fn slice_rows(tensor: &Tensor, start: usize, end: usize) -> Result<Tensor> {
-    let rows = tensor.shape().first().copied().unwrap_or(0);
-    if tensor.ndim() == 0 || start > end || end > rows {
-        return Err(BatchError::Argument {
-            op: "slice_rows",
-            expected: format!("rows within 0..{rows} of a tensor of rank at least 1"),
-            found: format!(
-                "rows {start}..{end} of a tensor of shape {:?}",
-                tensor.shape()
-            ),
-        }
-        .into());
-    }
-    if let Tensor::External(e) = tensor {
-        return Ok(Tensor::External(e.rows(start, end)));
-    }
-    Ok(each_array!(tensor, a => {
-        let mut a = a.clone();
-        a.slice_axis_inplace(Axis(0), ndarray::Slice::from(start..end));
-        Element::into_tensor(a)
-    }))
-}
 
 /// Stacks arrays of one element type (`ArrayD`, `ArcArray`): an error names the first item
 /// whose shape differs from item 0's.
@@ -453,146 +376,6 @@ impl<T: Element> BatchField for ArcArray<T, IxDyn> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Static data
-
-/// Stacks static values that must be equal across items (the default of
-/// [`StaticValue::stack_static`]): item 0's value, or an error naming the path, the first item
-/// that differs and both values.
-pub fn stack_equal<T: Clone + PartialEq + std::fmt::Debug>(
-    items: &[&T],
-    path: &FieldPath<'_>,
-) -> Result<T> {
-    let Some(first) = items.first() else {
-        return Err(no_items(path));
-    };
-    match items.iter().position(|x| x != first) {
-        None => Ok((*first).clone()),
-        Some(i) => Err(static_mismatch(path, i, first, items[i])),
-    }
-}
-
-/// The `BatchField` impl of a static field type (what
-/// [`static_field!`](crate::static_field) emits): what [`StaticValue`]'s batching methods say.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __batch_static_field {
-    ($t:ty) => {
-        impl $crate::__private_v1::BatchField for $t {
-            fn batched_spec(spec: &$t, n: ::core::option::Option<usize>) -> $t {
-                $crate::__private_v1::StaticValue::batched(spec, n)
-            }
-            fn unbatched_spec(
-                spec: &$t,
-                path: &$crate::__private_v1::FieldPath<'_>,
-            ) -> $crate::__private_v1::Result<$t> {
-                $crate::__private_v1::StaticValue::unbatched(spec, path)
-            }
-            fn batch_len(
-                &self,
-                _path: &$crate::__private_v1::FieldPath<'_>,
-            ) -> $crate::__private_v1::Result<::core::option::Option<usize>> {
-                ::core::result::Result::Ok(::core::option::Option::None)
-            }
-            fn stack(
-                items: &[&$t],
-                path: &$crate::__private_v1::FieldPath<'_>,
-            ) -> $crate::__private_v1::Result<$t> {
-                <$t as $crate::__private_v1::StaticValue>::stack_static(items, path)
-            }
-            fn unstack(
-                self,
-                n: usize,
-                path: &$crate::__private_v1::FieldPath<'_>,
-            ) -> $crate::__private_v1::Result<$crate::__private_v1::Vec<$t>> {
-                $crate::__private_v1::unstack_static(&self, n, path)
-            }
-        }
-    };
-}
-
-/// `n` copies of the item value of a static field's batch value (what the `BatchField` impl of
-/// a static field calls).
-pub fn unstack_static<T: StaticValue>(batch: &T, n: usize, path: &FieldPath<'_>) -> Result<Vec<T>> {
-    let item = batch.unstack_static(n, path)?;
-    Ok(vec![item; n])
-}
-
-/// The batching rules of a static [`Shape`] field, as TensorFlow's default encoder has them: the
-/// batch's shape is the items' shapes relaxed to the most specific shape compatible with all,
-/// with the batch size in front (`[2]` → `[n, 2]`); an item's is the batch's without it.
-pub(crate) mod shape_rules {
-    use super::*;
-
-    pub fn stack(items: &[&Shape], path: &FieldPath<'_>) -> Result<Shape> {
-        let Some(first) = items.first() else {
-            return Err(no_items(path));
-        };
-        let relaxed = items[1..]
-            .iter()
-            .fold((*first).clone(), |acc, s| acc.most_specific_compatible(s));
-        Ok(batched_shape(&relaxed, Some(items.len())))
-    }
-
-    pub fn unstack(batch: &Shape, n: usize, path: &FieldPath<'_>) -> Result<Shape> {
-        match batch.dims() {
-            Some([Dim::Known(m), ..]) if *m != n => Err(size_mismatch(path, n, *m)),
-            _ => unbatched_shape(batch, path),
-        }
-    }
-}
-
-/// Floats: static data compared bit for bit (as their spec, [`ExactFloat`], is).
-macro_rules! float_batch {
-    ($($t:ty),*) => {$(
-        impl BatchField for $t {
-            fn batched_spec(spec: &ExactFloat<$t>, _n: Option<usize>) -> ExactFloat<$t> {
-                *spec
-            }
-            fn unbatched_spec(
-                spec: &ExactFloat<$t>,
-                _path: &FieldPath<'_>,
-            ) -> Result<ExactFloat<$t>> {
-                Ok(*spec)
-            }
-            fn batch_len(&self, _path: &FieldPath<'_>) -> Result<Option<usize>> {
-                Ok(None)
-            }
-            fn stack(items: &[&$t], path: &FieldPath<'_>) -> Result<$t> {
-                let first = items.first().map(|x| x.to_bits());
-                match items.iter().position(|x| Some(x.to_bits()) != first) {
-                    _ if items.is_empty() => Err(no_items(path)),
-                    None => Ok(*items[0]),
-                    Some(i) => Err(static_mismatch(path, i, items[0], items[i])),
-                }
-            }
-            fn unstack(self, n: usize, _path: &FieldPath<'_>) -> Result<Vec<$t>> {
-                Ok(vec![self; n])
-            }
-        }
-    )*};
-}
-
-float_batch!(f32, f64);
-
-impl<T: Send + Sync + 'static> BatchField for std::marker::PhantomData<T> {
-    fn batched_spec(spec: &Self, _n: Option<usize>) -> Self {
-        *spec
-    }
-    fn unbatched_spec(spec: &Self, _path: &FieldPath<'_>) -> Result<Self> {
-        Ok(*spec)
-    }
-    fn batch_len(&self, _path: &FieldPath<'_>) -> Result<Option<usize>> {
-        Ok(None)
-    }
-    fn stack(_items: &[&Self], _path: &FieldPath<'_>) -> Result<Self> {
-        Ok(std::marker::PhantomData)
-    }
-    fn unstack(self, n: usize, _path: &FieldPath<'_>) -> Result<Vec<Self>> {
-        Ok(vec![std::marker::PhantomData; n])
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Containers
 
 /// Transposes per-part item lists (`parts[j][i]`: part `j` of item `i`) into items.
@@ -651,7 +434,7 @@ impl<F: BatchField> BatchField for Option<F> {
 }
 
 /// One length across items; element `j` of the batch is the batch of the items' elements `j`.
-impl<F: BatchField + super::SequenceItem> BatchField for Vec<F> {
+impl<F: BatchField + SequenceItem> BatchField for Vec<F> {
     fn batched_spec(spec: &Vec<F::Spec>, n: Option<usize>) -> Vec<F::Spec> {
         spec.iter().map(|s| F::batched_spec(s, n)).collect()
     }
@@ -702,7 +485,7 @@ fn first_len<F: BatchField>(parts: &[F], path: &FieldPath<'_>) -> Result<Option<
     Ok(None)
 }
 
-impl<F: BatchField + super::SequenceItem, const N: usize> BatchField for [F; N] {
+impl<F: BatchField + SequenceItem, const N: usize> BatchField for [F; N] {
     fn batched_spec(spec: &[F::Spec; N], n: Option<usize>) -> [F::Spec; N] {
         std::array::from_fn(|j| F::batched_spec(&spec[j], n))
     }
@@ -1023,25 +806,84 @@ impl<F: BatchField> BatchOpsOf<F> {
     const OPS: &'static BatchOps = &BatchOps::build::<F>();
 }
 
-/// `#[extype(static)]` data: the same for every item (compared by spec form, as specs are), kept
-/// once in the batch and copied into each item.
-impl<T: super::StaticData> BatchField for super::Static<T> {
-    fn batched_spec(spec: &T::Spec, _n: Option<usize>) -> T::Spec {
-        spec.clone()
+/// Stacks `items` (at least one) of field type `F` through its stacker, as the derive does, for
+/// tests that compare it with [`BatchField::stack`].
+#[cfg(test)]
+fn stack_through_stacker<F: BatchField>(items: &[&F], path: &FieldPath<'_>) -> Result<F> {
+    use std::mem::MaybeUninit;
+    let mut stacker = F::stacker(items[0], items.len(), path, Seal)?;
+    let items: Vec<*const u8> = items.iter().map(|&i| i as *const F as *const u8).collect();
+    // In chunks of two, as the derive feeds its stackers in chunks.
+    for (c, chunk) in items.chunks(2).enumerate() {
+        // SAFETY: each item is a live `F` borrowed for the call (the field at offset 0).
+        let taken = unsafe { stacker.push(chunk, 0) };
+        if let Some(&item) = chunk.get(taken) {
+            // SAFETY: as above.
+            return Err(unsafe { stacker.mismatch(2 * c + taken, item, path) });
+        }
     }
-    fn unbatched_spec(spec: &T::Spec, _path: &FieldPath<'_>) -> Result<T::Spec> {
-        Ok(spec.clone())
+    let mut out = MaybeUninit::<F>::uninit();
+    // SAFETY: `out` is writable for one `F`, and written on `Ok`.
+    unsafe {
+        stacker.finish(path, out.as_mut_ptr().cast())?;
+        Ok(out.assume_init())
     }
-    fn batch_len(&self, _path: &FieldPath<'_>) -> Result<Option<usize>> {
-        Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use ndarray::{ArcArray, ArrayD, IxDyn};
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::batch::rows::tests::{external, item, reference, shapes};
+
+    proptest! {
+        /// Every way in (the stacker of each tensor type, `stack`) gives ndarray's `stack`, for
+        /// any layout, zero-size and rank-0 items, and external tensors.
+        #[test]
+        fn stackers_match_ndarray_stack((shape, n, layouts) in shapes()) {
+            let items: Vec<ArrayD<i64>> =
+                (0..n).map(|i| item(&shape, 100 * i as i64, layouts[i])).collect();
+            let expected = reference(&items);
+            let path = FieldPath::Root;
+
+            let refs: Vec<&ArrayD<i64>> = items.iter().collect();
+            prop_assert_eq!(&stack_through_stacker(&refs, &path).unwrap(), &expected);
+            prop_assert_eq!(&<ArrayD<i64> as BatchField>::stack(&refs, &path).unwrap(), &expected);
+
+            let shared: Vec<ArcArray<i64, IxDyn>> = items.iter().map(|a| a.to_shared()).collect();
+            let refs: Vec<&ArcArray<i64, IxDyn>> = shared.iter().collect();
+            prop_assert_eq!(&stack_through_stacker(&refs, &path).unwrap(), &expected.to_shared());
+
+            let expected = Tensor::from(expected);
+            for tensors in [items.iter().map(|a| Tensor::from(a.clone())).collect(), external(&items)] {
+                let refs: Vec<&Tensor> = tensors.iter().collect();
+                prop_assert_eq!(&stack_through_stacker(&refs, &path).unwrap(), &expected);
+                prop_assert_eq!(&<Tensor as BatchField>::stack(&refs, &path).unwrap(), &expected);
+            }
+        }
     }
-    fn stack(items: &[&Self], path: &FieldPath<'_>) -> Result<Self> {
-        let specs: Vec<T::Spec> = items.iter().map(|s| s.0.to_spec()).collect();
-        let refs: Vec<&T::Spec> = specs.iter().collect();
-        stack_equal(&refs, path)?;
-        Ok(super::Static(items[0].0.clone()))
-    }
-    fn unstack(self, n: usize, _path: &FieldPath<'_>) -> Result<Vec<Self>> {
-        Ok(vec![self; n])
+
+    #[test]
+    fn a_mismatch_names_the_item_and_both_specs() {
+        let items = [item(&[2], 0, 0), item(&[2], 0, 1), item(&[3], 0, 0)];
+        let refs: Vec<&ArrayD<i64>> = items.iter().collect();
+        let path = FieldPath::Root;
+        let by_stacker = stack_through_stacker(&refs, &path).unwrap_err().to_string();
+        let by_stack = <ArrayD<i64> as BatchField>::stack(&refs, &path)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(by_stacker, by_stack);
+        assert!(by_stack.contains("item 2"), "{by_stack}");
+        assert!(by_stack.contains("[3]"), "{by_stack}");
+
+        let tensors = [
+            Tensor::from(item(&[2], 0, 0)),
+            Tensor::from(ndarray::arr1(&[1.0f32, 2.0]).into_dyn()),
+        ];
+        let refs: Vec<&Tensor> = tensors.iter().collect();
+        let err = stack_through_stacker(&refs, &path).unwrap_err().to_string();
+        assert!(err.contains("item 1") && err.contains("f32"), "{err}");
     }
 }

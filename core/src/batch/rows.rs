@@ -1,5 +1,6 @@
-//! Tensor items copied into batch buffers, row by row: [`RowBuffer`], the one place where
-//! stacking and concatenation copy elements, and the [`FieldStacker`]s through which a derived
+//! Tensor rows copied into batch buffers: [`RowBuffer`], the one place where stacking and
+//! concatenation copy elements; the row building blocks of custom encoders ([`concat_rows`],
+//! [`concat_rows_counted`], [`slice_rows`]); and the [`FieldStacker`]s through which a derived
 //! struct's stacking walks its items a chunk at a time, each chunk feeding every field in turn.
 //! Measured on 1024 small masked tensors (`benches/batching.rs`): a whole walk per field
 //! re-reads every item after the other fields' copies, and one indirect call per item and field
@@ -7,13 +8,12 @@
 
 use std::fmt::Display;
 
-use ndarray::{ArrayBase, ArrayD, Data, IxDyn};
+use ndarray::{ArrayBase, ArrayD, Axis, Data, IxDyn};
 
-use super::{BatchField, Subject, component_mismatch};
 use crate::dtype::DType;
 use crate::error::{BatchError, Error, Result};
 use crate::field::FieldPath;
-use crate::tensor::{Element, Tensor, with_element};
+use crate::tensor::{Element, Tensor, TensorSpec, each_array, with_element};
 
 /// How a [`RowBuffer`] checks each item's shape against its rows.
 #[derive(Clone, Copy)]
@@ -231,8 +231,9 @@ pub(super) fn tensor_rows(
 }
 
 /// One field of a batch being stacked a chunk of items at a time, behind untyped pointers: what
-/// [`BatchField::stacker`] gives the stacking of derived structs. Field types without a
-/// buffer of their own collect their items and stack them at the end ([`Collect`]).
+/// [`BatchField::stacker`](super::field::BatchField::stacker) gives the stacking of derived
+/// structs. Field types without a
+/// buffer of their own collect their items and stack them at the end.
 #[doc(hidden)]
 pub trait FieldStacker<'a> {
     /// Takes the fields at `offset` of the next `items` (pointers to the structs holding
@@ -258,29 +259,96 @@ pub trait FieldStacker<'a> {
     unsafe fn finish(self: Box<Self>, path: &FieldPath<'_>, out: *mut u8) -> Result<()>;
 }
 
-/// The stacker of any field type: collects the items, then calls [`BatchField::stack`].
-pub(super) struct Collect<'a, F>(pub(super) Vec<&'a F>);
+// Row building blocks of custom encoders
 
-impl<'a, F: BatchField> FieldStacker<'a> for Collect<'a, F> {
-    unsafe fn push(&mut self, items: &[*const u8], offset: usize) -> usize {
-        // SAFETY: the caller's contract.
-        let fields = items
-            .iter()
-            .map(|&item| unsafe { &*item.add(offset).cast::<F>() });
-        self.0.extend(fields);
-        items.len()
+/// The tensors `items` joined along their leading axis (one dtype, equal trailing axes): one
+/// allocation, each item's elements copied once. A building block for custom
+/// [`BatchEncoder`](crate::batch::BatchEncoder)s (a ragged batch's flat values); an error names
+/// `what` and the item that does not fit item 0.
+pub fn concat_rows(items: &[&Tensor], what: &str) -> Result<Tensor> {
+    let mut rows = 0usize;
+    for t in items {
+        match t.shape().first() {
+            Some(&r) => match rows.checked_add(r) {
+                Some(sum) => rows = sum,
+                None => {
+                    return Err(BatchError::Argument {
+                        op: "concat_rows",
+                        expected: format!("tensors for {what} whose rows can be counted"),
+                        found: format!("more than {} rows in all", usize::MAX),
+                    }
+                    .into());
+                }
+            },
+            None => {
+                return Err(BatchError::NoBatchAxis {
+                    op: "concat_rows",
+                    path: what.to_string(),
+                    found: "shape [] (rank 0)".into(),
+                }
+                .into());
+            }
+        }
     }
+    concat_rows_counted(items, rows, what)
+}
 
-    unsafe fn mismatch(&self, index: usize, _item: *const u8, path: &FieldPath<'_>) -> Error {
-        unreachable_mismatch(index, path)
+/// [`concat_rows`] when the caller knows how many rows the items hold in all (a ragged encoder
+/// knows it from its row splits): the items are walked once, not twice. An error names `what`
+/// when the items hold another number of rows, or the item that does not fit item 0.
+pub fn concat_rows_counted(items: &[&Tensor], rows: usize, what: &str) -> Result<Tensor> {
+    if items.is_empty() {
+        return Err(BatchError::Argument {
+            op: "concat_rows",
+            expected: format!("at least one tensor for {what}"),
+            found: "none".into(),
+        }
+        .into());
     }
+    let mismatch = |i: usize| -> Error {
+        let found = items[i];
+        if found.ndim() == 0 {
+            return BatchError::NoBatchAxis {
+                op: "concat_rows",
+                path: what.to_string(),
+                found: "shape [] (rank 0)".into(),
+            }
+            .into();
+        }
+        BatchError::Component {
+            op: "concat_rows",
+            path: what.to_string(),
+            index: i,
+            first: TensorSpec::from_tensor(items[0]).to_string(),
+            found: TensorSpec::from_tensor(found).to_string(),
+        }
+        .into()
+    };
+    tensor_rows(items, rows, RowMode::Leading, &what, &mismatch)
+}
 
-    unsafe fn finish(self: Box<Self>, path: &FieldPath<'_>, out: *mut u8) -> Result<()> {
-        let batch = F::stack(&self.0, path)?;
-        // SAFETY: the caller's contract.
-        unsafe { out.cast::<F>().write(batch) };
-        Ok(())
+/// Rows `start..end` of `tensor`'s leading axis, sharing its buffer (no copy, O(1)).
+pub fn slice_rows(tensor: &Tensor, start: usize, end: usize) -> Result<Tensor> {
+    let rows = tensor.shape().first().copied().unwrap_or(0);
+    if tensor.ndim() == 0 || start > end || end > rows {
+        return Err(BatchError::Argument {
+            op: "slice_rows",
+            expected: format!("rows within 0..{rows} of a tensor of rank at least 1"),
+            found: format!(
+                "rows {start}..{end} of a tensor of shape {:?}",
+                tensor.shape()
+            ),
+        }
+        .into());
     }
+    if let Tensor::External(e) = tensor {
+        return Ok(Tensor::External(e.rows(start, end)));
+    }
+    Ok(each_array!(tensor, a => {
+        let mut a = a.clone();
+        a.slice_axis_inplace(Axis(0), ndarray::Slice::from(start..end));
+        Element::into_tensor(a)
+    }))
 }
 
 /// The stacker of a dynamic-rank array field (`ArrayD<T>`, `ArcArray<T, IxDyn>`): items of
@@ -380,17 +448,6 @@ impl<'a, T: Element> FieldStacker<'a> for TensorStacker<'a, T> {
     }
 }
 
-/// [`FieldStacker::mismatch`] of a stacker that takes every item.
-#[cold]
-fn unreachable_mismatch(index: usize, path: &FieldPath<'_>) -> Error {
-    BatchError::Argument {
-        op: "stack",
-        expected: format!("item {index} of {} taken", Subject(path)),
-        found: "an item refused by a stacker that takes every item".into(),
-    }
-    .into()
-}
-
 /// The error of an array item whose shape differs from item 0's.
 #[cold]
 #[inline(never)]
@@ -411,46 +468,48 @@ pub(super) fn array_mismatch<T: Element, S: Data<Elem = T>, R: Data<Elem = T>>(
     .into()
 }
 
-/// Stacks `items` (at least one) of field type `F` through its stacker, as the derive does, for
-/// tests that compare it with [`BatchField::stack`].
-#[cfg(test)]
-pub(super) fn stack_through_stacker<F: BatchField>(
-    items: &[&F],
-    path: &FieldPath<'_>,
-) -> Result<F> {
-    use std::mem::MaybeUninit;
-    let mut stacker = F::stacker(items[0], items.len(), path, crate::spec::seal::Seal)?;
-    let items: Vec<*const u8> = items.iter().map(|&i| i as *const F as *const u8).collect();
-    // In chunks of two, as the derive feeds its stackers in chunks.
-    for (c, chunk) in items.chunks(2).enumerate() {
-        // SAFETY: each item is a live `F` borrowed for the call (the field at offset 0).
-        let taken = unsafe { stacker.push(chunk, 0) };
-        if let Some(&item) = chunk.get(taken) {
-            // SAFETY: as above.
-            return Err(unsafe { stacker.mismatch(2 * c + taken, item, path) });
+/// What a batch error is about: "the value" at the root, else "field `<path>`".
+pub(super) struct Subject<'p>(pub(super) &'p FieldPath<'p>);
+
+impl std::fmt::Display for Subject<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            FieldPath::Root => f.write_str("the value"),
+            path => write!(f, "field {path}"),
         }
-    }
-    let mut out = MaybeUninit::<F>::uninit();
-    // SAFETY: `out` is writable for one `F`, and written on `Ok`.
-    unsafe {
-        stacker.finish(path, out.as_mut_ptr().cast())?;
-        Ok(out.assume_init())
     }
 }
 
+#[cold]
+#[inline(never)]
+pub(super) fn component_mismatch(
+    path: &FieldPath<'_>,
+    index: usize,
+    first: &Tensor,
+    found: &Tensor,
+) -> Error {
+    BatchError::Component {
+        op: "stack",
+        path: path.to_string(),
+        index,
+        first: TensorSpec::from_tensor(first).to_string(),
+        found: TensorSpec::from_tensor(found).to_string(),
+    }
+    .into()
+}
+
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::sync::Arc;
 
-    use ndarray::{ArcArray, ArrayD, Axis, IxDyn, Slice};
+    use ndarray::{ArrayD, Axis, IxDyn, Slice};
     use proptest::prelude::*;
 
     use super::*;
-    use crate::field::batch::{concat_rows, concat_rows_counted};
 
     /// An item of `shape` holding `seed..`, laid out standard, reversed on its last axis
     /// (negative stride) or as every other element of a wider array (stride 2).
-    fn item(shape: &[usize], seed: i64, layout: u8) -> ArrayD<i64> {
+    pub(in crate::batch) fn item(shape: &[usize], seed: i64, layout: u8) -> ArrayD<i64> {
         let len: usize = shape.iter().product();
         let standard =
             ArrayD::from_shape_vec(IxDyn(shape), (seed..seed + len as i64).collect()).unwrap();
@@ -477,13 +536,13 @@ mod tests {
         }
     }
 
-    fn reference(items: &[ArrayD<i64>]) -> ArrayD<i64> {
+    pub(in crate::batch) fn reference(items: &[ArrayD<i64>]) -> ArrayD<i64> {
         let views: Vec<_> = items.iter().map(|a| a.view()).collect();
         ndarray::stack(Axis(0), &views).unwrap()
     }
 
     /// `items` as external tensors over one buffer of their bytes.
-    fn external(items: &[ArrayD<i64>]) -> Vec<Tensor> {
+    pub(in crate::batch) fn external(items: &[ArrayD<i64>]) -> Vec<Tensor> {
         let total: usize = items.iter().map(|a| a.len() * 8).sum();
         // Reserved in full up front, so the buffer never moves: offsets from an 8-aligned
         // start stay aligned for i64.
@@ -505,37 +564,12 @@ mod tests {
             .collect()
     }
 
-    fn shapes() -> impl Strategy<Value = (Vec<usize>, usize, Vec<u8>)> {
+    pub(in crate::batch) fn shapes() -> impl Strategy<Value = (Vec<usize>, usize, Vec<u8>)> {
         (prop::collection::vec(0usize..4, 0..4), 1usize..5)
             .prop_flat_map(|(shape, n)| (Just(shape), Just(n), prop::collection::vec(0u8..3, n)))
     }
 
     proptest! {
-        /// Every way in (the stacker of each tensor type, `stack`) gives ndarray's `stack`, for
-        /// any layout, zero-size and rank-0 items, and external tensors.
-        #[test]
-        fn stackers_match_ndarray_stack((shape, n, layouts) in shapes()) {
-            let items: Vec<ArrayD<i64>> =
-                (0..n).map(|i| item(&shape, 100 * i as i64, layouts[i])).collect();
-            let expected = reference(&items);
-            let path = FieldPath::Root;
-
-            let refs: Vec<&ArrayD<i64>> = items.iter().collect();
-            prop_assert_eq!(&stack_through_stacker(&refs, &path).unwrap(), &expected);
-            prop_assert_eq!(&<ArrayD<i64> as BatchField>::stack(&refs, &path).unwrap(), &expected);
-
-            let shared: Vec<ArcArray<i64, IxDyn>> = items.iter().map(|a| a.to_shared()).collect();
-            let refs: Vec<&ArcArray<i64, IxDyn>> = shared.iter().collect();
-            prop_assert_eq!(&stack_through_stacker(&refs, &path).unwrap(), &expected.to_shared());
-
-            let expected = Tensor::from(expected);
-            for tensors in [items.iter().map(|a| Tensor::from(a.clone())).collect(), external(&items)] {
-                let refs: Vec<&Tensor> = tensors.iter().collect();
-                prop_assert_eq!(&stack_through_stacker(&refs, &path).unwrap(), &expected);
-                prop_assert_eq!(&<Tensor as BatchField>::stack(&refs, &path).unwrap(), &expected);
-            }
-        }
-
         /// `concat_rows` joins leading axes as ndarray's `concatenate` does; the counted form
         /// agrees given the right count and refuses any other.
         #[test]
@@ -564,28 +598,6 @@ mod tests {
                 prop_assert!(wrong.contains(&format!("items holding {} rows for values", total + 1)), "{}", wrong);
             }
         }
-    }
-
-    #[test]
-    fn a_mismatch_names_the_item_and_both_specs() {
-        let items = [item(&[2], 0, 0), item(&[2], 0, 1), item(&[3], 0, 0)];
-        let refs: Vec<&ArrayD<i64>> = items.iter().collect();
-        let path = FieldPath::Root;
-        let by_stacker = stack_through_stacker(&refs, &path).unwrap_err().to_string();
-        let by_stack = <ArrayD<i64> as BatchField>::stack(&refs, &path)
-            .unwrap_err()
-            .to_string();
-        assert_eq!(by_stacker, by_stack);
-        assert!(by_stack.contains("item 2"), "{by_stack}");
-        assert!(by_stack.contains("[3]"), "{by_stack}");
-
-        let tensors = [
-            Tensor::from(item(&[2], 0, 0)),
-            Tensor::from(ndarray::arr1(&[1.0f32, 2.0]).into_dyn()),
-        ];
-        let refs: Vec<&Tensor> = tensors.iter().collect();
-        let err = stack_through_stacker(&refs, &path).unwrap_err().to_string();
-        assert!(err.contains("item 1") && err.contains("f32"), "{err}");
     }
 
     #[test]
