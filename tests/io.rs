@@ -22,6 +22,46 @@ pub struct Contracted {
     pub mask: Array1<bool>,
 }
 
+/// How many times `Checked`'s validation ran.
+static VALIDATIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn count_validation(_: &Checked) -> extype::Result<()> {
+    VALIDATIONS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    Ok(())
+}
+
+/// A value whose validation counts its runs.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.io.Checked", validate = count_validation)]
+pub struct Checked {
+    pub values: Array1<f32>,
+}
+
+#[test]
+fn a_read_value_is_validated_once() {
+    let dir = TempDir::new("validated-once");
+    let path = dir.path("c.safetensors");
+    let value = Checked {
+        values: array![1.0f32, 2.0],
+    };
+    io::save(&path, &value).unwrap();
+    let runs = |read: &dyn Fn()| {
+        let before = VALIDATIONS.load(std::sync::atomic::Ordering::SeqCst);
+        read();
+        VALIDATIONS.load(std::sync::atomic::Ordering::SeqCst) - before
+    };
+    assert_eq!(runs(&|| assert_eq!(io::load_as::<Checked>(&path).unwrap(), value)), 1);
+    assert_eq!(runs(&|| drop(io::load(&path).unwrap())), 1);
+    let spec = value.spec();
+    assert_eq!(
+        runs(&|| drop(io::load_components_as::<Checked>(&path, &spec).unwrap())),
+        1
+    );
+    let mapped = map(&path).unwrap();
+    assert_eq!(runs(&|| drop(mapped.to_type::<Checked>().unwrap())), 1);
+    assert_eq!(runs(&|| drop(mapped.to_value().unwrap())), 1);
+}
+
 /// A fresh directory under the system temp dir, removed on drop.
 struct TempDir(PathBuf);
 
@@ -482,6 +522,28 @@ fn unregistered_types_load_as_anonymous_values() {
     assert_eq!(value.type_name(), "other.Unknown");
     let anon = value.downcast_ref::<extype::AnonymousExtension>().unwrap();
     assert_eq!(anon.components.len(), 2);
+    // Metadata listing a component twice is an error naming it (it used to load with one
+    // component fewer).
+    let (meta, _) = read_back(&other);
+    let mut twice = meta.clone();
+    let components = twice.get_mut("components").unwrap();
+    assert_eq!(components, r#"["values","mask"]"#);
+    *components = r#"["values","values"]"#.into();
+    let dup = dir.path("dup.safetensors");
+    write_raw(
+        &dup,
+        tensors
+            .iter()
+            .map(|(n, d, s, b)| (n.as_str(), *d, s.clone(), b.clone()))
+            .collect(),
+        Some(twice),
+    );
+    for text in [err_text(io::load(&dup)), err_text(map(&dup)), err_text(io::inspect(&dup))] {
+        assert!(
+            text.contains("\"values\"") && text.contains("twice"),
+            "{text}"
+        );
+    }
     assert_eq!(anon.components[0], Tensor::from(masked().values));
     // The anonymous value saves and loads again.
     let again = dir.path("again.safetensors");
@@ -640,6 +702,16 @@ fn untrusted_files_are_clear_errors() {
             &data,
         ),
         &["\"a\"", "overflows"],
+    );
+    // Zero elements, but an axis no array can have: refused by load, map and inspect alike (map
+    // used to accept it, then `Mapped::view` / `Mapped::tensor` hit an `unreachable!`).
+    check(
+        "huge_empty.st",
+        &file_bytes(
+            r#"{"a":{"dtype":"U8","shape":[0,9223372036854775808],"data_offsets":[0,0]}}"#,
+            &[],
+        ),
+        &["\"a\"", "too many bytes", "[0, 9223372036854775808]"],
     );
     check(
         "rank.st",

@@ -113,8 +113,8 @@ impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for Bounded<T> {
         while let Some(item) = seq.next_element::<T>()? {
             if out.len() == self.limit {
                 return Err(serde::de::Error::custom(format!(
-                    "more than {} {} (the file has {} tensors)",
-                    self.limit, self.what, self.limit
+                    "more than {} {} (the file has too few tensors for them)",
+                    self.limit, self.what
                 )));
             }
             out.push(item);
@@ -175,7 +175,10 @@ pub(crate) fn records<'m>(
         let text: &'m str = metadata
             .get("components")
             .ok_or_else(|| bad("metadata: missing \"components\"".into()))?;
-        let components = bounded_list(text, tensors, "component paths")
+        // Each component names a tensor: a list longer than the file's tensors (and a little
+        // slack, so such a file gets the more telling error of a missing tensor) is refused
+        // before it is built.
+        let components = bounded_list(text, tensors + 64, "component paths")
             .map_err(|e| bad(format!("metadata components: {e}")))?;
         let record = Record {
             type_name: get("type")?,

@@ -304,8 +304,8 @@ pub(crate) fn checked_sizes(
         (Some(n), Some(b)) if !shape.contains(&0) => Ok((n, b)),
         (Some(_), Some(_)) => Ok((0, 0)),
         _ => Err(format!(
-            "shape {shape:?} of {dtype} is too many bytes: its non-zero dims make more than \
-             isize::MAX ({}) bytes",
+            "shape {shape:?} of {dtype} is too many bytes: the byte count of its non-zero dims \
+             overflows isize::MAX ({})",
             isize::MAX
         )),
     }
