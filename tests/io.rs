@@ -50,7 +50,10 @@ fn a_read_value_is_validated_once() {
         read();
         VALIDATIONS.load(std::sync::atomic::Ordering::SeqCst) - before
     };
-    assert_eq!(runs(&|| assert_eq!(io::load_as::<Checked>(&path).unwrap(), value)), 1);
+    assert_eq!(
+        runs(&|| assert_eq!(io::load_as::<Checked>(&path).unwrap(), value)),
+        1
+    );
     assert_eq!(runs(&|| drop(io::load(&path).unwrap())), 1);
     let spec = value.spec();
     assert_eq!(
@@ -538,7 +541,11 @@ fn unregistered_types_load_as_anonymous_values() {
             .collect(),
         Some(twice),
     );
-    for text in [err_text(io::load(&dup)), err_text(map(&dup)), err_text(io::inspect(&dup))] {
+    for text in [
+        err_text(io::load(&dup)),
+        err_text(map(&dup)),
+        err_text(io::inspect(&dup)),
+    ] {
         assert!(
             text.contains("\"values\"") && text.contains("twice"),
             "{text}"

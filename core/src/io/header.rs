@@ -5,11 +5,13 @@
 //! in `tests/io.rs` holds the two to the same verdicts), with errors that name the file and the
 //! tensor, on a header read on its own (the crate's needs the whole file in memory).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer as _, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 
 use crate::dtype::DType;
 use crate::error::{IoError, Result};
@@ -207,10 +209,23 @@ impl<'de> Visitor<'de> for HeaderVisitor<'_> {
                 if metadata.is_some() {
                     return Err(de::Error::custom("__metadata__ appears twice"));
                 }
-                let m: Option<BTreeMap<String, String>> = map
+                // The values are taken as raw JSON (borrowed from the header, no copy) and
+                // unescaped once into strings of their exact size: a large spec costs its size
+                // once more, not twice (serde's string buffer) or three times.
+                let raw: Option<BTreeMap<Cow<'de, str>, &'de RawValue>> = map
                     .next_value()
                     .map_err(|e| de::Error::custom(format!("__metadata__: {e}")))?;
-                metadata = Some(m.unwrap_or_default());
+                let mut m = BTreeMap::new();
+                for (k, v) in raw.unwrap_or_default() {
+                    let Some(text) = unescape(v.get()) else {
+                        return Err(de::Error::custom(format!(
+                            "__metadata__: the value of {:?} is not a string",
+                            short(&k)
+                        )));
+                    };
+                    m.insert(k.into_owned(), text);
+                }
+                metadata = Some(m);
             } else {
                 let info: RawInfo = map
                     .next_value()
@@ -229,6 +244,54 @@ impl<'de> Visitor<'de> for HeaderVisitor<'_> {
             metadata: metadata.unwrap_or_default(),
         })
     }
+}
+
+/// The text of a JSON string literal (`raw`, already checked to be valid JSON by the parser),
+/// unescaped into a string of exactly its size; `None` when it is not a string (or holds a lone
+/// surrogate).
+fn unescape(raw: &str) -> Option<String> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    let mut out = String::with_capacity(inner.len());
+    let mut rest = inner;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let esc = rest.get(at + 1..at + 2)?;
+        rest = &rest[at + 2..];
+        let c = match esc {
+            "\"" => '"',
+            "\\" => '\\',
+            "/" => '/',
+            "b" => '\u{8}',
+            "f" => '\u{c}',
+            "n" => '\n',
+            "r" => '\r',
+            "t" => '\t',
+            "u" => {
+                let hex = |s: &str| u32::from_str_radix(s.get(..4)?, 16).ok();
+                let first = hex(rest)?;
+                rest = &rest[4..];
+                if (0xD800..0xDC00).contains(&first) {
+                    let second = rest.strip_prefix("\\u").and_then(hex)?;
+                    if !(0xDC00..0xE000).contains(&second) {
+                        return None;
+                    }
+                    rest = &rest[6..];
+                    char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))?
+                } else {
+                    char::from_u32(first)?
+                }
+            }
+            _ => return None,
+        };
+        out.push(c);
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// A key, shortened for an error message.
+fn short(key: &str) -> String {
+    key.chars().take(40).collect()
 }
 
 /// One tensor's entry, checked on its own: a known dtype, offsets in order, a shape whose byte
@@ -349,6 +412,29 @@ pub(crate) fn parse_bytes(file: &str, bytes: &[u8]) -> Result<Header> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metadata_strings_unescape_as_serde_json_does() {
+        for text in [
+            "",
+            "plain",
+            "q\"uote\\back/slash",
+            "\u{8}\u{c}\n\r\t\u{0}\u{1f}",
+            "é→😀",
+            "{\"extype_spec\":1}",
+        ] {
+            let raw = serde_json::to_string(text).unwrap();
+            assert_eq!(unescape(&raw).as_deref(), Some(text), "{raw}");
+        }
+        // Escapes serde_json would not write, but reads.
+        assert_eq!(
+            unescape(r#""\/\u00e9\ud83d\ude00""#).as_deref(),
+            Some("/é😀")
+        );
+        assert_eq!(unescape(r#""\ud83d""#), None);
+        assert_eq!(unescape("3"), None);
+        assert_eq!(unescape("[\"a\"]"), None);
+    }
 
     #[test]
     fn every_dtype_maps_both_ways() {

@@ -45,6 +45,10 @@ fn dtype_name<S: serde::Serializer>(d: &DType, s: S) -> std::result::Result<S::O
     s.serialize_str(d.name())
 }
 
+/// The longest spec JSON [`inspect`] prints compactly (a longer one is summarized, so a report
+/// costs no more memory than the file's metadata).
+const SHOWN_SPEC: usize = 1 << 20;
+
 /// Reads and checks the header of `path` and reports what it holds (no tensor byte is read).
 pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
     let path = path.as_ref();
@@ -72,7 +76,9 @@ pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
             info.types.push(r.type_name.to_string());
             // A type registered in this program prints as its spec does (fields in declaration
             // order); another prints from the document (fields in key order).
-            let compact = if r.type_name == TENSOR_TYPE {
+            let compact = if r.spec.len() > SHOWN_SPEC {
+                format!("(a spec of {} bytes of JSON, not shown)", r.spec.len())
+            } else if r.type_name == TENSOR_TYPE {
                 r.spec.to_string()
             } else {
                 match SpecTree::from_json(&r.spec) {

@@ -88,7 +88,11 @@ pub(crate) struct Wanted<'w> {
 /// tensors (checking dtype and shape against the specs), then refuses any tensor no value uses.
 /// Returns, per value, the entry index of each component. Linear in the header (each name is a
 /// binary search).
-pub(crate) fn matched(file: &str, header: &Header, wanted: &[Wanted<'_>]) -> Result<Vec<Vec<usize>>> {
+pub(crate) fn matched(
+    file: &str,
+    header: &Header,
+    wanted: &[Wanted<'_>],
+) -> Result<Vec<Vec<usize>>> {
     let mut used = vec![false; header.entries.len()];
     let mut out = Vec::with_capacity(wanted.len());
     for w in wanted {
@@ -199,8 +203,7 @@ fn match_components(file: &str, header: &Header, w: &Wanted<'_>) -> Result<Vec<u
 /// Reads a spec document from file metadata (within the memory budget of
 /// [`SpecTree::from_json`]: the text's length plus a constant).
 fn spec_tree(file: &str, text: &str) -> Result<SpecTree> {
-    SpecTree::from_json(text)
-        .map_err(|e| IoError::at(file, "", format!("metadata spec: {e}")))
+    SpecTree::from_json(text).map_err(|e| IoError::at(file, "", format!("metadata spec: {e}")))
 }
 
 /// How to rebuild `record`, by the registry: its target and component specs.
@@ -298,7 +301,11 @@ pub(crate) fn plan(file: &str, header: &Header, records: &Records<'_>) -> Result
         let (target, specs) = target(file, record)?;
         values.push(target);
         wanted.push(Wanted {
-            prefix: if shard { format!("{i}/") } else { String::new() },
+            prefix: if shard {
+                format!("{i}/")
+            } else {
+                String::new()
+            },
             label: &record.type_name,
             paths: record.components.iter().map(|c| &**c).collect(),
             specs,
@@ -324,11 +331,7 @@ pub(crate) fn read_plan(
 }
 
 /// The one record of a value file, or an error saying what the file is instead.
-pub(crate) fn single_record<'h>(
-    file: &str,
-    header: &'h Header,
-    what: &str,
-) -> Result<Records<'h>> {
+pub(crate) fn single_record<'h>(file: &str, header: &'h Header, what: &str) -> Result<Records<'h>> {
     match records(file, &header.metadata, header.entries.len())? {
         Some(r @ Records::Value(_)) => Ok(r),
         Some(Records::Shard(_)) => Err(IoError::at(
@@ -404,7 +407,13 @@ pub(crate) fn components_into<T: ExtensionType>(
     spec: &T::Spec,
 ) -> Result<T> {
     let paths = spec.component_paths();
-    components_named(file, header, body, spec, paths.iter().map(String::as_str).collect())
+    components_named(
+        file,
+        header,
+        body,
+        spec,
+        paths.iter().map(String::as_str).collect(),
+    )
 }
 
 /// A `T` under `spec` from the tensors named `paths` (in component order): the one read path,

@@ -9,7 +9,7 @@ use memmap2::Mmap;
 use super::bytes::shared_tensor;
 use super::format::{Records, records};
 use super::header::{self, Entry, Header};
-use super::load::{self, Body, Plan};
+use super::load::{self, Body, Plan, Target};
 use crate::error::{IoError, Result};
 use crate::spec::{ExtensionType, Value};
 use crate::tensor::{ExternalBytes, Tensor, TensorView, view_in_place};
@@ -43,7 +43,7 @@ pub struct Mapped {
     header: Header,
     /// For an extype value file: its component paths, in component order.
     components: Option<Vec<String>>,
-    /// For an extype value file: the value, planned when mapped.
+    /// For an extype value file of a known type (or a tensor): the value, planned when mapped.
     plan: Option<Plan>,
 }
 
@@ -112,7 +112,13 @@ pub unsafe fn map(path: impl AsRef<Path>) -> Result<Mapped> {
         Some(Records::Value(record)) => {
             let paths = record.components.iter().map(|c| c.to_string()).collect();
             let plan = load::plan(&file, &header, &Records::Value(record))?;
-            (Some(paths), Some(plan))
+            // An anonymous value's spec tree is as large as its metadata: not kept beside it
+            // (it is read again by `to_value`), so a map holds the file's metadata once.
+            let keep = !plan
+                .values
+                .iter()
+                .any(|t| matches!(t, Target::Anonymous(_)));
+            (Some(paths), keep.then_some(plan))
         }
         _ => (None, None),
     };
@@ -129,13 +135,13 @@ impl Mapped {
     /// The file's registered type name (`"Tensor"` for a tensor), or `None` for a file without
     /// extype metadata.
     pub fn type_name(&self) -> Option<&str> {
-        self.plan.as_ref()?;
+        self.components.as_ref()?;
         self.header.metadata.get("type").map(String::as_str)
     }
 
     /// The spec the file carries (versioned JSON; a tensor spec's text for a tensor).
     pub fn spec_json(&self) -> Option<&str> {
-        self.plan.as_ref()?;
+        self.components.as_ref()?;
         self.header.metadata.get("spec").map(String::as_str)
     }
 

@@ -113,7 +113,6 @@ impl SpecTree {
     pub fn to_json_value(&self) -> Result<Json> {
         to_json_value(self, &JsonPath::Root).map_err(Into::into)
     }
-
 }
 
 fn document(value: &SpecTree) -> std::result::Result<Json, JsonError> {
@@ -358,7 +357,11 @@ impl Reader {
     }
 
     /// Takes `bytes` from the budget, or fails at `path`.
-    fn charge<E: de::Error>(&self, bytes: usize, path: &JsonPath<'_>) -> std::result::Result<(), E> {
+    fn charge<E: de::Error>(
+        &self,
+        bytes: usize,
+        path: &JsonPath<'_>,
+    ) -> std::result::Result<(), E> {
         match self.left.get().checked_sub(bytes) {
             Some(left) => {
                 self.left.set(left);
@@ -372,6 +375,17 @@ impl Reader {
                 ),
             ))),
         }
+    }
+
+    /// Parses shape text at `path`, charging its dims (at most one per comma, plus one) first.
+    fn shape<E: de::Error>(
+        &self,
+        text: &str,
+        path: &JsonPath<'_>,
+    ) -> std::result::Result<Shape, E> {
+        let dims = text.bytes().filter(|&b| b == b',').count() + 1;
+        self.charge(dims.saturating_mul(std::mem::size_of::<Dim>()), path)?;
+        shape(text, path).map_err(|e| self.fail(e))
     }
 
     fn nesting<E: de::Error>(&self, path: &JsonPath<'_>) -> std::result::Result<(), E> {
@@ -470,13 +484,19 @@ macro_rules! refuse {
         }
     };
     (seq) => {
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Self::Value, A::Error> {
+        fn visit_seq<A: SeqAccess<'de>>(
+            self,
+            seq: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
             let found = seq_kind(seq)?;
             Err(self.refuse(found))
         }
     };
     (map) => {
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Self::Value, A::Error> {
+        fn visit_map<A: MapAccess<'de>>(
+            self,
+            map: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
             let found = map_kind(Vec::new(), map)?;
             Err(self.refuse(found))
         }
@@ -488,7 +508,10 @@ struct Document<'r>(&'r Reader);
 
 impl<'de> DeserializeSeed<'de> for Document<'_> {
     type Value = SpecTree;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<SpecTree, D::Error> {
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<SpecTree, D::Error> {
         d.deserialize_any(self)
     }
 }
@@ -538,7 +561,12 @@ impl<'de> Visitor<'de> for Document<'_> {
                 }
             }
         }
-        let missing = |key: &str| error(&root, format!("missing key {key:?} (expected keys {KEYS:?})"));
+        let missing = |key: &str| {
+            error(
+                &root,
+                format!("missing key {key:?} (expected keys {KEYS:?})"),
+            )
+        };
         let version = version.ok_or_else(|| r.fail(missing(FORMAT_KEY)))?;
         let spec = spec.ok_or_else(|| r.fail(missing("spec")))?;
         if version != Json::from(FORMAT_VERSION) {
@@ -600,7 +628,10 @@ struct ValueSeed<'r, 'p> {
 
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_> {
     type Value = SpecTree;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<SpecTree, D::Error> {
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<SpecTree, D::Error> {
         self.r.charge(NODE_COST, self.path)?;
         d.deserialize_any(self)
     }
@@ -681,7 +712,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
             "shape" => {
                 let inner = path.key("shape");
                 let s = text(&mut map, &inner, "a shape like \"[8, ?, 3]\"")?;
-                SpecTree::Shape(shape(&s, &inner).map_err(|e| r.fail(e))?)
+                SpecTree::Shape(r.shape(&s, &inner)?)
             }
             "tensor_spec" => SpecTree::TensorSpec(map.next_value_seed(TensorSpecSeed {
                 r,
@@ -763,7 +794,12 @@ fn named<'de, A: MapAccess<'de>>(
         }
         key = map.next_key::<String>()?;
     }
-    let missing = |key: &str| r.fail(error(path, format!("missing key {key:?} (expected keys {KEYS:?})")));
+    let missing = |key: &str| {
+        r.fail(error(
+            path,
+            format!("missing key {key:?} (expected keys {KEYS:?})"),
+        ))
+    };
     let name = name.ok_or_else(|| missing("spec"))?;
     let value = value.ok_or_else(|| missing("value"))?;
     r.charge(std::mem::size_of::<NamedSpec>(), path)?;
@@ -830,7 +866,10 @@ impl Expecting for TensorSpecSeed<'_, '_> {
 
 impl<'de> DeserializeSeed<'de> for TensorSpecSeed<'_, '_> {
     type Value = TensorSpec;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<TensorSpec, D::Error> {
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<TensorSpec, D::Error> {
         d.deserialize_any(self)
     }
 }
@@ -866,7 +905,7 @@ impl<'de> Visitor<'de> for TensorSpecSeed<'_, '_> {
                         path: &inner,
                         expected: "a shape like \"[8, ?, 3]\"",
                     })?;
-                    s = Some(shape(&text, &inner).map_err(|e| r.fail(e))?);
+                    s = Some(r.shape(&text, &inner)?);
                 }
                 "dtype" | "shape" => {
                     return Err(r.fail(error(path, format!("key {k:?} appears twice"))));
@@ -879,7 +918,12 @@ impl<'de> Visitor<'de> for TensorSpecSeed<'_, '_> {
                 }
             }
         }
-        let missing = |key: &str| r.fail(error(path, format!("missing key {key:?} (expected keys {KEYS:?})")));
+        let missing = |key: &str| {
+            r.fail(error(
+                path,
+                format!("missing key {key:?} (expected keys {KEYS:?})"),
+            ))
+        };
         Ok(TensorSpec {
             dtype: d.ok_or_else(|| missing("dtype"))?,
             shape: s.ok_or_else(|| missing("shape"))?,
@@ -907,7 +951,10 @@ impl Expecting for ListSeed<'_, '_> {
 
 impl<'de> DeserializeSeed<'de> for ListSeed<'_, '_> {
     type Value = Vec<SpecTree>;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Vec<SpecTree>, D::Error> {
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Vec<SpecTree>, D::Error> {
         d.deserialize_any(self)
     }
 }
@@ -946,7 +993,10 @@ impl Expecting for MapSeed<'_, '_> {
 
 impl<'de> DeserializeSeed<'de> for MapSeed<'_, '_> {
     type Value = BTreeMap<String, SpecTree>;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
 }
@@ -959,12 +1009,16 @@ impl<'de> Visitor<'de> for MapSeed<'_, '_> {
     refuse!(scalars);
     refuse!(str);
     refuse!(seq);
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Self::Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
         let (r, path) = (self.r, self.path);
         r.nesting(path)?;
         let mut out = BTreeMap::new();
         while let Some(k) = map.next_key::<String>()? {
-            r.charge(k.len(), path)?;
+            // The key, and a map entry's share of its tree node beyond the value's own charge.
+            r.charge(k.len() + 2 * std::mem::size_of::<String>(), path)?;
             let v = map.next_value_seed(ValueSeed {
                 r,
                 path: &path.key(&k),
