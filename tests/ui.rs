@@ -3,7 +3,7 @@
 //! `types`, `validate` and `batch` (`#[extype(batchable)]`) are about `#[derive(ExtensionType)]`;
 //! `static_value` about `#[derive(StaticValue)]`; `dispatch` is about `#[dispatch(...)]` (each
 //! misuse is an error at the right span, with a message that names the
-//! attribute and suggests the fix).
+//! attribute and suggests the fix); `io` is about the file API (`io::map` is `unsafe`).
 
 #[test]
 fn ui() {

@@ -31,6 +31,12 @@
 //! error naming the path where the limit is crossed — so whatever is written reads back, and
 //! nothing recurses without bound.
 //!
+//! Reading is one pass from the text (or any self-describing serde deserializer) straight into
+//! the tree, without an intermediate JSON value, and is budgeted: every node, list slot, map
+//! entry, string and shape dim is charged as it is read, and text whose tree would take more
+//! than its own length plus [`READ_SLACK`] bytes of memory is an error before it is built (so
+//! `[0,0,0,…]`, 2 bytes of text per 50-odd bytes of tree, cannot turn a file into gigabytes).
+//!
 //! This is the tree codec only; typed specs go through [`crate::serial`] (`spec_to_json`,
 //! `spec_from_json::<S>`, `any_spec_from_json` by registered name).
 
@@ -92,7 +98,7 @@ impl SpecTree {
     }
 
     /// [`from_json`](Self::from_json) with an explicit memory budget, in bytes, for the tree.
-    pub fn from_json_within(text: &str, budget: usize) -> Result<SpecTree> {
+    fn from_json_within(text: &str, budget: usize) -> Result<SpecTree> {
         let reader = Reader::new(budget);
         let mut de = serde_json::Deserializer::from_str(text);
         let read = serde::de::DeserializeSeed::deserialize(Document(&reader), &mut de)
@@ -1244,6 +1250,35 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("nested deeper than"), "{err}");
+    }
+
+    #[test]
+    fn reading_is_budgeted_by_the_text() {
+        // A thousand small items: well within the slack.
+        let small = format!(r#"{{"extype_spec":1,"spec":[{}0]}}"#, "0,".repeat(999));
+        let tree = SpecTree::from_json(&small).unwrap();
+        let SpecTree::List(items) = &tree else {
+            panic!("a list")
+        };
+        assert_eq!(items.len(), 1000);
+        // A million: 2 MB of text for a tree of tens of MB, refused while being read.
+        let large = format!(
+            r#"{{"extype_spec":1,"spec":[{}0]}}"#,
+            "0,".repeat(1_000_000)
+        );
+        let e = SpecTree::from_json(&large).unwrap_err().to_string();
+        assert!(e.contains("too large") && e.contains("$.spec["), "{e}");
+        // Long strings cost their length: a tree about the size of its text reads.
+        let long = "x".repeat(4 << 20);
+        let strings = format!(r#"{{"extype_spec":1,"spec":["{long}","{long}"]}}"#);
+        assert!(SpecTree::from_json(&strings).is_ok());
+        // Shape dims are charged before the shape is parsed.
+        let dims = format!(
+            r#"{{"extype_spec":1,"spec":{{"shape":"[{}1]"}}}}"#,
+            "1,".repeat(1 << 20)
+        );
+        let e = SpecTree::from_json(&dims).unwrap_err().to_string();
+        assert!(e.contains("too large") && e.contains("$.spec.shape"), "{e}");
     }
 
     #[test]
