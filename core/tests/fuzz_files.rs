@@ -166,6 +166,9 @@ fn read_shards(dir: &Path) {
     }
 }
 
+/// Writes one seed file.
+type Saver = Box<dyn Fn(&Path) -> extype::Result<()>>;
+
 /// The files the library writes, as bytes: a masked value, tensors of several dtypes and
 /// ranks (bool included), and a shard of three values.
 fn seeds(dir: &Path) -> Vec<Vec<u8>> {
@@ -174,7 +177,7 @@ fn seeds(dir: &Path) -> Vec<Vec<u8>> {
         mask: ArrayD::from_shape_vec(IxDyn(&[2, 3]), vec![true, false, true, true, false, true])
             .unwrap(),
     };
-    let values: Vec<Box<dyn Fn(&Path) -> extype::Result<()>>> = vec![
+    let values: Vec<Saver> = vec![
         Box::new(move |p| io::save(p, &masked)),
         Box::new(|p| {
             io::save(

@@ -575,7 +575,7 @@ impl<'de> Visitor<'de> for Document<'_> {
         };
         let version = version.ok_or_else(|| r.fail(missing(FORMAT_KEY)))?;
         let spec = spec.ok_or_else(|| r.fail(missing("spec")))?;
-        if version != Json::from(FORMAT_VERSION) {
+        if version.as_u64() != Some(FORMAT_VERSION) {
             return Err(r.fail(error(
                 &root.key(FORMAT_KEY),
                 format!("expected format version {FORMAT_VERSION}, found {version}"),
