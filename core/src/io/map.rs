@@ -18,8 +18,9 @@ use crate::tensor::{ExternalBytes, Tensor, TensorView, view_in_place};
 struct MappedFile(Mmap);
 
 // SAFETY: the map is read-only and never remapped while this value lives, so `bytes` returns
-// the same slice every time; its contents stay unchanged under the assumption `map` documents
-// (nobody writes into or truncates the file while it is mapped).
+// the same slice every time; its contents stay unchanged by `map`'s safety contract, which the
+// caller of that `unsafe fn` upholds (nobody writes into or truncates the file while it is
+// mapped), and a `MappedFile` is only made there.
 unsafe impl ExternalBytes for MappedFile {
     fn bytes(&self) -> &[u8] {
         &self.0
