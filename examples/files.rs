@@ -57,7 +57,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("load_as::<MaskedTensor>: equal to the saved value");
 
     println!("\n== map: header checks only; tensors view the mapped file");
-    let mapped = io::map(&path)?;
+    // SAFETY: nothing writes to the file while it is mapped (this program just wrote it and
+    // only reads it).
+    let mapped = unsafe { io::map(&path)? };
     let values = mapped.tensor("values")?;
     println!(
         "`values` in the map (no copy: {}): {values}",

@@ -7,7 +7,8 @@
 //! (`#![forbid(unsafe_code)]` where the attempt needs no `unsafe fn` signature) that try to point
 //! the runtime's tables at another type, or to override what its `unsafe` code trusts; each must
 //! be a compile error; `door` is a macro crate and a runtime from different releases
-//! (a version mismatch at `extype::__private`).
+//! (a version mismatch at `extype::__private`);
+//! `io` is about the file API (`io::map` is `unsafe`).
 
 #[test]
 fn ui() {

@@ -497,7 +497,10 @@ const KNOWN_CYCLES: &[&[&str]] = &[
     // `TypeSpec` / `ExtensionType` and the value table; `AnySpec` and `Value`.
     &["core/src/spec/type_spec.rs", "core/src/spec/value_table.rs"],
     &["core/src/spec/any_spec.rs", "core/src/spec/value.rs"],
-    &["core/src/field/as_static.rs", "core/src/field/static_data.rs"],
+    &[
+        "core/src/field/as_static.rs",
+        "core/src/field/static_data.rs",
+    ],
 ];
 
 /// The crate roots that hold re-exports and docs only (no item with a body).

@@ -1,7 +1,8 @@
 //! What extype writes into `__metadata__`: the format name and version, and per value its
 //! registered type name, its spec's versioned JSON and its component paths in order.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
 
 use crate::error::{IoError, Result};
 use crate::registry::AnonymousExtension;
@@ -20,16 +21,20 @@ pub const TENSOR_TYPE: &str = "Tensor";
 pub const TENSOR_NAME: &str = "tensor";
 
 /// One value's description in a file: type name, spec JSON (a [`TensorSpec`]'s text for a
-/// tensor) and the component paths, in component order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// tensor) and the component paths, in component order. Read from a file, its strings borrow
+/// the header's metadata where they can (a value file's `type` and `spec` always do).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 #[doc(hidden)]
-pub struct Record {
-    pub type_name: String,
-    pub spec: String,
-    pub components: Vec<String>,
+pub struct Record<'a> {
+    #[serde(rename = "type", borrow)]
+    pub type_name: Cow<'a, str>,
+    #[serde(borrow)]
+    pub spec: Cow<'a, str>,
+    #[serde(borrow)]
+    pub components: Vec<Cow<'a, str>>,
 }
 
-impl Record {
+impl Record<'_> {
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "type": self.type_name,
@@ -38,53 +43,113 @@ impl Record {
         })
     }
 
-    fn from_json(file: &str, at: &str, v: &serde_json::Value) -> Result<Record> {
-        let bad = |m: String| IoError::at(file, "", format!("metadata {at}: {m}"));
-        let text = |key: &str| -> Result<String> {
-            v.get(key)
-                .and_then(|s| s.as_str())
-                .map(str::to_string)
-                .ok_or_else(|| bad(format!("expected a string {key:?}")))
-        };
-        let components = v
-            .get("components")
-            .and_then(|c| c.as_array())
-            .ok_or_else(|| bad("expected a list \"components\"".into()))?
-            .iter()
-            .map(|c| {
-                c.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| bad("a component path is not a string".into()))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Record {
-            type_name: text("type")?,
-            spec: text("spec")?,
-            components,
-        })
-    }
-
     /// The metadata of a file holding this one value.
     pub fn file_metadata(&self) -> Result<BTreeMap<String, String>> {
         let mut m = BTreeMap::new();
         m.insert("format".into(), FORMAT.into());
         m.insert("format_version".into(), FORMAT_VERSION.into());
-        m.insert("type".into(), self.type_name.clone());
-        m.insert("spec".into(), self.spec.clone());
+        m.insert("type".into(), self.type_name.to_string());
+        m.insert("spec".into(), self.spec.to_string());
         m.insert(
             "components".into(),
             serde_json::Value::from(self.components.clone()).to_string(),
         );
         Ok(m)
     }
+
+    /// Errors when a component path is listed twice (the value would silently lose one).
+    fn check_unique(&self, file: &str, at: &str) -> Result<()> {
+        let mut seen = HashSet::with_capacity(self.components.len());
+        match self.components.iter().find(|c| !seen.insert(&***c)) {
+            Some(twice) => Err(IoError::at(
+                file,
+                twice.as_ref(),
+                format!(
+                    "metadata{at}: {} lists the component {twice:?} twice",
+                    self.type_name
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What extype metadata a file carries.
+pub(crate) enum Records<'a> {
+    /// A file holding one value.
+    Value(Record<'a>),
+    /// A shard: several values, value `i`'s tensors named `i/PATH`.
+    Shard(Vec<Record<'a>>),
+}
+
+/// A JSON list read with at most `limit` items (refused as soon as it is longer: no allocation
+/// driven by the file beyond what the header's tensors already justify).
+struct Bounded<T> {
+    limit: usize,
+    what: &'static str,
+    item: std::marker::PhantomData<T>,
+}
+
+impl<'de, T: serde::Deserialize<'de>> serde::de::DeserializeSeed<'de> for Bounded<T> {
+    type Value = Vec<T>;
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Vec<T>, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for Bounded<T> {
+    type Value = Vec<T>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a list of at most {} {}", self.limit, self.what)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Vec<T>, A::Error> {
+        let mut out = Vec::new();
+        while let Some(item) = seq.next_element::<T>()? {
+            if out.len() == self.limit {
+                return Err(serde::de::Error::custom(format!(
+                    "more than {} {} (the file has too few tensors for them)",
+                    self.limit, self.what
+                )));
+            }
+            out.push(item);
+        }
+        Ok(out)
+    }
+}
+
+/// Reads a JSON list of at most `limit` items from `text`.
+fn bounded_list<'a, T: serde::Deserialize<'a>>(
+    text: &'a str,
+    limit: usize,
+    what: &'static str,
+) -> std::result::Result<Vec<T>, serde_json::Error> {
+    use serde::de::DeserializeSeed as _;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let list = Bounded {
+        limit,
+        what,
+        item: std::marker::PhantomData,
+    }
+    .deserialize(&mut de)?;
+    de.end()?;
+    Ok(list)
 }
 
 /// The records a file's metadata describes: `None` for a file without extype metadata (written
-/// by another program), else one record (a value file) or several (a shard).
-pub(crate) fn records(
+/// by another program), else one record (a value file) or several (a shard). `tensors` is the
+/// number of tensors in the file, which bounds the number of components (and of records) a
+/// valid file lists. Components listed twice are an error naming the component.
+pub(crate) fn records<'m>(
     file: &str,
-    metadata: &BTreeMap<String, String>,
-) -> Result<Option<(bool, Vec<Record>)>> {
+    metadata: &'m BTreeMap<String, String>,
+    tensors: usize,
+) -> Result<Option<Records<'m>>> {
     let Some(format) = metadata.get("format") else {
         return Ok(None);
     };
@@ -104,31 +169,42 @@ pub(crate) fn records(
         let get = |key: &str| {
             metadata
                 .get(key)
+                .map(|s| Cow::Borrowed(s.as_str()))
                 .ok_or_else(|| bad(format!("metadata: missing {key:?}")))
         };
-        let components: serde_json::Value = serde_json::from_str(get("components")?)
+        let text: &'m str = metadata
+            .get("components")
+            .ok_or_else(|| bad("metadata: missing \"components\"".into()))?;
+        // Each component names a tensor: a list longer than the file's tensors (and a little
+        // slack, so such a file gets the more telling error of a missing tensor) is refused
+        // before it is built.
+        let components = bounded_list(text, tensors + 64, "component paths")
             .map_err(|e| bad(format!("metadata components: {e}")))?;
-        let v = serde_json::json!({
-            "type": get("type")?,
-            "spec": get("spec")?,
-            "components": components,
-        });
-        Ok(Some((false, vec![Record::from_json(file, "", &v)?])))
+        let record = Record {
+            type_name: get("type")?,
+            spec: get("spec")?,
+            components,
+        };
+        record.check_unique(file, "")?;
+        Ok(Some(Records::Value(record)))
     } else {
         let text = metadata
             .get("records")
             .ok_or_else(|| bad("metadata: missing \"records\"".into()))?;
-        let list: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| bad(format!("metadata records: {e}")))?;
-        let list = list
-            .as_array()
-            .ok_or_else(|| bad("metadata records: expected a list".into()))?;
-        let records = list
-            .iter()
-            .enumerate()
-            .map(|(i, v)| Record::from_json(file, &format!("records[{i}]"), v))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Some((true, records)))
+        // A record lists its components; a value without components is possible, so allow
+        // some records beyond the tensor count.
+        let list: Vec<Record<'m>> = bounded_list(text, tensors + 64, "records")
+            .map_err(|e| bad(format!("metadata records: {e}")))?;
+        let total: usize = list.iter().map(|r| r.components.len()).sum();
+        if total > tensors {
+            return Err(bad(format!(
+                "metadata records list {total} components, the file has {tensors} tensors"
+            )));
+        }
+        for (i, r) in list.iter().enumerate() {
+            r.check_unique(file, &format!(" records[{i}]"))?;
+        }
+        Ok(Some(Records::Shard(list)))
     }
 }
 
@@ -139,7 +215,7 @@ pub trait Save {
     fn to_value(&self) -> Value;
 
     #[doc(hidden)]
-    fn __record(&self) -> Result<(Record, Vec<TensorView<'_>>)>;
+    fn __record(&self) -> Result<(Record<'static>, Vec<TensorView<'_>>)>;
 }
 
 impl<T: ExtensionType> Save for T {
@@ -147,15 +223,15 @@ impl<T: ExtensionType> Save for T {
         Value::from_extension(self.clone())
     }
 
-    fn __record(&self) -> Result<(Record, Vec<TensorView<'_>>)> {
+    fn __record(&self) -> Result<(Record<'static>, Vec<TensorView<'_>>)> {
         if let Some(anon) = AnyExtension::as_any(self).downcast_ref::<AnonymousExtension>() {
             return anonymous_record(anon);
         }
         let spec = self.spec();
         let record = Record {
-            type_name: AnyExtension::name(self).to_string(),
-            spec: spec.serialize().to_json()?,
-            components: spec.component_paths(),
+            type_name: AnyExtension::name(self).to_string().into(),
+            spec: spec.serialize().to_json()?.into(),
+            components: owned(spec.component_paths()),
         };
         Ok((record, spec.to_components(self)))
     }
@@ -166,26 +242,30 @@ impl Save for Tensor {
         Value::Tensor(self.clone())
     }
 
-    fn __record(&self) -> Result<(Record, Vec<TensorView<'_>>)> {
+    fn __record(&self) -> Result<(Record<'static>, Vec<TensorView<'_>>)> {
         Ok((tensor_record(self), vec![self.view()]))
     }
 }
 
 /// An anonymous value saves under its original name and spec; its components are named by its
 /// own paths (the original field paths are not known), matched by position when loaded.
-fn anonymous_record(anon: &AnonymousExtension) -> Result<(Record, Vec<TensorView<'_>>)> {
+fn anonymous_record(anon: &AnonymousExtension) -> Result<(Record<'static>, Vec<TensorView<'_>>)> {
     let record = Record {
-        type_name: anon.name.clone(),
-        spec: anon.spec.to_json()?,
-        components: anon.spec().component_paths(),
+        type_name: anon.name.clone().into(),
+        spec: anon.spec.to_json()?.into(),
+        components: owned(anon.spec().component_paths()),
     };
     Ok((record, anon.components.iter().map(Tensor::view).collect()))
 }
 
-fn tensor_record(t: &Tensor) -> Record {
+fn owned(paths: Vec<String>) -> Vec<Cow<'static, str>> {
+    paths.into_iter().map(Cow::Owned).collect()
+}
+
+fn tensor_record(t: &Tensor) -> Record<'static> {
     Record {
         type_name: TENSOR_TYPE.into(),
-        spec: TensorSpec::from_tensor(t).to_string(),
+        spec: TensorSpec::from_tensor(t).to_string().into(),
         components: vec![TENSOR_NAME.into()],
     }
 }
@@ -195,7 +275,7 @@ impl Save for Value {
         self.clone()
     }
 
-    fn __record(&self) -> Result<(Record, Vec<TensorView<'_>>)> {
+    fn __record(&self) -> Result<(Record<'static>, Vec<TensorView<'_>>)> {
         match self {
             Value::Tensor(t) => t.__record(),
             Value::Extension(e) => {
@@ -204,9 +284,9 @@ impl Save for Value {
                 }
                 let spec = e.any_spec();
                 let record = Record {
-                    type_name: e.name().to_string(),
-                    spec: spec.dyn_serialize().to_json()?,
-                    components: spec.dyn_component_paths(),
+                    type_name: e.name().to_string().into(),
+                    spec: spec.dyn_serialize().to_json()?.into(),
+                    components: owned(spec.dyn_component_paths()),
                 };
                 Ok((record, e.component_views()))
             }

@@ -5,14 +5,17 @@
 //! in `tests/io.rs` holds the two to the same verdicts), with errors that name the file and the
 //! tensor, on a header read on its own (the crate's needs the whole file in memory).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer as _, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 
 use crate::dtype::DType;
 use crate::error::{IoError, Result};
+use crate::tensor::checked_sizes;
 
 /// The largest header accepted, in bytes (the `safetensors` crate's limit).
 pub const MAX_HEADER_LEN: u64 = 100_000_000;
@@ -84,6 +87,8 @@ impl Entry {
 pub struct Header {
     /// The tensors, by increasing offset (they cover the data section exactly, without gaps).
     pub entries: Vec<Entry>,
+    /// Indices into `entries`, sorted by name (for [`Header::entry`]).
+    by_name: Vec<usize>,
     /// The `__metadata__` string map (empty when absent).
     pub metadata: BTreeMap<String, String>,
     /// The absolute file offset of the data section (8 + header length).
@@ -91,9 +96,17 @@ pub struct Header {
 }
 
 impl Header {
-    /// The entry named `name`.
+    /// The entry named `name` (a binary search: O(log n)).
     pub fn entry(&self, name: &str) -> Option<&Entry> {
-        self.entries.iter().find(|e| e.name == name)
+        self.index(name).map(|i| &self.entries[i])
+    }
+
+    /// The position in `entries` of the entry named `name`.
+    pub(crate) fn index(&self, name: &str) -> Option<usize> {
+        self.by_name
+            .binary_search_by(|&i| self.entries[i].name.as_str().cmp(name))
+            .ok()
+            .map(|at| self.by_name[at])
     }
 }
 
@@ -171,107 +184,189 @@ fn bounded_shape<'de, D: de::Deserializer<'de>>(d: D) -> std::result::Result<Vec
     d.deserialize_seq(V)
 }
 
+/// The header as read: entries checked one by one as they are read (no intermediate list), and
+/// the metadata map. A failure about one tensor is kept in `failure` with the tensor's name
+/// (serde's error would lose it).
 struct RawHeader {
-    tensors: Vec<(String, RawInfo)>,
+    entries: Vec<Entry>,
     metadata: BTreeMap<String, String>,
 }
 
-impl<'de> Deserialize<'de> for RawHeader {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = RawHeader;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object of tensors")
-            }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> std::result::Result<RawHeader, A::Error> {
-                let mut tensors: Vec<(String, RawInfo)> = Vec::new();
-                let mut metadata = None;
-                while let Some(key) = map.next_key::<String>()? {
-                    if key == "__metadata__" {
-                        if metadata.is_some() {
-                            return Err(de::Error::custom("__metadata__ appears twice"));
-                        }
-                        let m: Option<BTreeMap<String, String>> = map
-                            .next_value()
-                            .map_err(|e| de::Error::custom(format!("__metadata__: {e}")))?;
-                        metadata = Some(m.unwrap_or_default());
-                    } else {
-                        let info: RawInfo = map
-                            .next_value()
-                            .map_err(|e| de::Error::custom(format!("tensor {key:?}: {e}")))?;
-                        tensors.push((key, info));
+struct HeaderVisitor<'f> {
+    failure: &'f std::cell::RefCell<Option<(String, String)>>,
+}
+
+impl<'de> Visitor<'de> for HeaderVisitor<'_> {
+    type Value = RawHeader;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object of tensors")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<RawHeader, A::Error> {
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut metadata = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "__metadata__" {
+                if metadata.is_some() {
+                    return Err(de::Error::custom("__metadata__ appears twice"));
+                }
+                // The values are taken as raw JSON (borrowed from the header, no copy) and
+                // unescaped once into strings of their exact size: a large spec costs its size
+                // once more, not twice (serde's string buffer) or three times.
+                let raw: Option<BTreeMap<Cow<'de, str>, &'de RawValue>> = map
+                    .next_value()
+                    .map_err(|e| de::Error::custom(format!("__metadata__: {e}")))?;
+                let mut m = BTreeMap::new();
+                for (k, v) in raw.unwrap_or_default() {
+                    let Some(text) = unescape(v.get()) else {
+                        return Err(de::Error::custom(format!(
+                            "__metadata__: the value of {:?} is not a string",
+                            short(&k)
+                        )));
+                    };
+                    m.insert(k.into_owned(), text);
+                }
+                metadata = Some(m);
+            } else {
+                let info: RawInfo = map
+                    .next_value()
+                    .map_err(|e| de::Error::custom(format!("tensor {key:?}: {e}")))?;
+                match entry(key, info) {
+                    Ok(e) => entries.push(e),
+                    Err((name, message)) => {
+                        *self.failure.borrow_mut() = Some((name, message.clone()));
+                        return Err(de::Error::custom(message));
                     }
                 }
-                Ok(RawHeader {
-                    tensors,
-                    metadata: metadata.unwrap_or_default(),
-                })
             }
         }
-        d.deserialize_map(V)
+        Ok(RawHeader {
+            entries,
+            metadata: metadata.unwrap_or_default(),
+        })
     }
 }
 
+/// The text of a JSON string literal (`raw`, already checked to be valid JSON by the parser),
+/// unescaped into a string of exactly its size; `None` when it is not a string (or holds a lone
+/// surrogate).
+fn unescape(raw: &str) -> Option<String> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    let mut out = String::with_capacity(inner.len());
+    let mut rest = inner;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let esc = rest.get(at + 1..at + 2)?;
+        rest = &rest[at + 2..];
+        let c = match esc {
+            "\"" => '"',
+            "\\" => '\\',
+            "/" => '/',
+            "b" => '\u{8}',
+            "f" => '\u{c}',
+            "n" => '\n',
+            "r" => '\r',
+            "t" => '\t',
+            "u" => {
+                let hex = |s: &str| u32::from_str_radix(s.get(..4)?, 16).ok();
+                let first = hex(rest)?;
+                rest = &rest[4..];
+                if (0xD800..0xDC00).contains(&first) {
+                    let second = rest.strip_prefix("\\u").and_then(hex)?;
+                    if !(0xDC00..0xE000).contains(&second) {
+                        return None;
+                    }
+                    rest = &rest[6..];
+                    char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))?
+                } else {
+                    char::from_u32(first)?
+                }
+            }
+            _ => return None,
+        };
+        out.push(c);
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// A key, shortened for an error message.
+fn short(key: &str) -> String {
+    key.chars().take(40).collect()
+}
+
+/// One tensor's entry, checked on its own: a known dtype, offsets in order, a shape whose byte
+/// size (checked as ndarray checks shapes) is the offsets' span. `Err` is (name, message).
+fn entry(name: String, info: RawInfo) -> std::result::Result<Entry, (String, String)> {
+    let dtype = match dtype_from_safetensors(&info.dtype) {
+        Ok(d) => d,
+        Err(m) => return Err((name, m)),
+    };
+    let (start, end) = info.data_offsets;
+    if end < start {
+        return Err((
+            name,
+            format!("data offsets [{start}, {end}] end before they start"),
+        ));
+    }
+    let bytes = match checked_sizes(dtype, &info.shape) {
+        Ok((_, bytes)) => bytes,
+        Err(m) => return Err((name, m)),
+    };
+    if end - start != bytes {
+        return Err((
+            name,
+            format!(
+                "shape {:?} of {dtype} takes {bytes} bytes, but data offsets [{start}, {end}] \
+                 hold {}",
+                info.shape,
+                end - start
+            ),
+        ));
+    }
+    Ok(Entry {
+        name,
+        dtype,
+        shape: info.shape,
+        start,
+        end,
+    })
+}
+
 /// Parses and checks the header text; `data_len` is the size of the data section (file length
-/// minus 8 minus the header length).
+/// minus 8 minus the header length). Linear in the header (up to a sort): names are checked
+/// unique through a sorted index, not by scanning earlier entries.
 pub(crate) fn parse(file: &str, text: &[u8], header_len: usize, data_len: u64) -> Result<Header> {
     let bad = |tensor: &str, message: String| IoError::at(file, tensor, message);
     let text = std::str::from_utf8(text)
         .map_err(|e| bad("", format!("the header is not UTF-8 text: {e}")))?;
-    let raw: RawHeader = serde_json::from_str(text).map_err(|e| {
-        bad(
-            "",
-            format!("the header is not a valid safetensors table: {e}"),
-        )
-    })?;
-    let mut entries = Vec::with_capacity(raw.tensors.len());
-    for (name, info) in raw.tensors {
-        if entries.iter().any(|e: &Entry| e.name == name) {
-            return Err(bad(&name, "the name appears twice in the header".into()));
-        }
-        let dtype = dtype_from_safetensors(&info.dtype).map_err(|m| bad(&name, m))?;
-        let (start, end) = info.data_offsets;
-        if end < start {
+    let failure = std::cell::RefCell::new(None);
+    let mut de = serde_json::Deserializer::from_str(text);
+    let raw = de
+        .deserialize_map(HeaderVisitor { failure: &failure })
+        .and_then(|raw| de.end().map(|()| raw));
+    let raw = match (raw, failure.into_inner()) {
+        (_, Some((name, message))) => return Err(bad(&name, message)),
+        (Err(e), None) => {
             return Err(bad(
-                &name,
-                format!("data offsets [{start}, {end}] end before they start"),
+                "",
+                format!("the header is not a valid safetensors table: {e}"),
             ));
         }
-        let count = info
-            .shape
-            .iter()
-            .try_fold(1usize, |acc, &n| acc.checked_mul(n))
-            .and_then(|c| c.checked_mul(dtype.size_of()));
-        let Some(bytes) = count else {
-            return Err(bad(
-                &name,
-                format!("shape {:?} of {dtype} overflows the byte count", info.shape),
-            ));
-        };
-        if end - start != bytes {
-            return Err(bad(
-                &name,
-                format!(
-                    "shape {:?} of {dtype} takes {bytes} bytes, but data offsets [{start}, {end}] \
-                     hold {}",
-                    info.shape,
-                    end - start
-                ),
-            ));
-        }
-        entries.push(Entry {
-            name,
-            dtype,
-            shape: info.shape,
-            start,
-            end,
-        });
+        (Ok(raw), None) => raw,
+    };
+    let mut entries = raw.entries;
+    entries.sort_unstable_by(|a, b| (a.start, a.end, &a.name).cmp(&(b.start, b.end, &b.name)));
+    let mut by_name: Vec<usize> = (0..entries.len()).collect();
+    by_name.sort_unstable_by(|&a, &b| entries[a].name.cmp(&entries[b].name));
+    if let Some(w) = by_name
+        .windows(2)
+        .find(|w| entries[w[0]].name == entries[w[1]].name)
+    {
+        return Err(bad(
+            &entries[w[0]].name,
+            "the name appears twice in the header".into(),
+        ));
     }
-    entries.sort_by(|a, b| (a.start, a.end, &a.name).cmp(&(b.start, b.end, &b.name)));
     let mut at = 0usize;
     for e in &entries {
         if e.start != at {
@@ -301,6 +396,7 @@ pub(crate) fn parse(file: &str, text: &[u8], header_len: usize, data_len: u64) -
     }
     Ok(Header {
         entries,
+        by_name,
         metadata: raw.metadata,
         data_start: 8 + header_len as u64,
     })
@@ -316,6 +412,29 @@ pub(crate) fn parse_bytes(file: &str, bytes: &[u8]) -> Result<Header> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metadata_strings_unescape_as_serde_json_does() {
+        for text in [
+            "",
+            "plain",
+            "q\"uote\\back/slash",
+            "\u{8}\u{c}\n\r\t\u{0}\u{1f}",
+            "é→😀",
+            "{\"extype_spec\":1}",
+        ] {
+            let raw = serde_json::to_string(text).unwrap();
+            assert_eq!(unescape(&raw).as_deref(), Some(text), "{raw}");
+        }
+        // Escapes serde_json would not write, but reads.
+        assert_eq!(
+            unescape(r#""\/\u00e9\ud83d\ude00""#).as_deref(),
+            Some("/é😀")
+        );
+        assert_eq!(unescape(r#""\ud83d""#), None);
+        assert_eq!(unescape("3"), None);
+        assert_eq!(unescape("[\"a\"]"), None);
+    }
 
     #[test]
     fn every_dtype_maps_both_ways() {

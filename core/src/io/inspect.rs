@@ -2,11 +2,11 @@
 
 use std::path::Path;
 
-use super::format::{TENSOR_TYPE, records};
+use super::format::{Records, TENSOR_TYPE, records};
 use super::load;
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::serial::any_spec_from_json;
+use crate::registry::registry;
 use crate::spec_tree::SpecTree;
 
 /// One tensor of a file, as [`inspect`] reports it.
@@ -45,6 +45,10 @@ fn dtype_name<S: serde::Serializer>(d: &DType, s: S) -> std::result::Result<S::O
     s.serialize_str(d.name())
 }
 
+/// The longest spec JSON [`inspect`] prints compactly (a longer one is summarized, so a report
+/// costs no more memory than the file's metadata).
+const SHOWN_SPEC: usize = 1 << 20;
+
 /// Reads and checks the header of `path` and reports what it holds (no tensor byte is read).
 pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
     let path = path.as_ref();
@@ -56,37 +60,51 @@ pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
         specs: Vec::new(),
         tensors: Vec::new(),
         file_bytes,
-        metadata: header.metadata.clone(),
+        metadata: std::collections::BTreeMap::new(),
     };
-    let mut order: Vec<String> = Vec::new();
-    if let Some((shard, list)) = records(&file, &header.metadata)? {
+    // Each tensor's rank in component order (a tensor no component names goes last, in file
+    // order): a position per entry, found by binary search, so linear up to a sort.
+    let mut rank = vec![usize::MAX; header.entries.len()];
+    if let Some(records) = records(&file, &header.metadata, header.entries.len())? {
+        let (shard, list) = match &records {
+            Records::Value(r) => (false, std::slice::from_ref(r)),
+            Records::Shard(list) => (true, list.as_slice()),
+        };
+        let mut next = 0;
+        let mut name = String::new();
         for (i, r) in list.iter().enumerate() {
-            info.types.push(r.type_name.clone());
+            info.types.push(r.type_name.to_string());
             // A type registered in this program prints as its spec does (fields in declaration
             // order); another prints from the document (fields in key order).
-            let compact = if r.type_name == TENSOR_TYPE {
-                r.spec.clone()
-            } else if let Ok(spec) = any_spec_from_json(&r.spec) {
-                spec.to_string()
+            let compact = if r.spec.len() > SHOWN_SPEC {
+                format!("(a spec of {} bytes of JSON, not shown)", r.spec.len())
+            } else if r.type_name == TENSOR_TYPE {
+                r.spec.to_string()
             } else {
-                SpecTree::from_json(&r.spec).map_or_else(|_| r.spec.clone(), |t| t.to_string())
+                match SpecTree::from_json(&r.spec) {
+                    Ok(tree) => registry()
+                        .deserialize_spec(&tree)
+                        .map_or_else(|_| tree.to_string(), |spec| spec.to_string()),
+                    Err(_) => r.spec.to_string(),
+                }
             };
             info.specs.push(compact);
-            let prefix = if shard {
-                format!("{i}/")
-            } else {
-                String::new()
-            };
-            order.extend(r.components.iter().map(|c| format!("{prefix}{c}")));
+            for c in &r.components {
+                name.clear();
+                if shard {
+                    name.push_str(&format!("{i}/"));
+                }
+                name.push_str(c);
+                if let Some(at) = header.index(&name) {
+                    rank[at] = rank[at].min(next);
+                }
+                next += 1;
+            }
         }
     }
-    let mut entries: Vec<_> = header.entries.iter().collect();
-    entries.sort_by_key(|e| {
-        order
-            .iter()
-            .position(|p| *p == e.name)
-            .unwrap_or(usize::MAX)
-    });
+    let mut entries: Vec<_> = header.entries.iter().zip(rank).collect();
+    entries.sort_by_key(|(_, rank)| *rank);
+    let entries = entries.into_iter().map(|(e, _)| e);
     info.tensors = entries
         .into_iter()
         .map(|e| TensorInfo {
@@ -97,5 +115,6 @@ pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
             offset: header.data_start + e.start as u64,
         })
         .collect();
+    info.metadata = header.metadata;
     Ok(info)
 }

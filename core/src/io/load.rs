@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::bytes::{read_tensor, shared_tensor};
-use super::format::{Record, TENSOR_NAME, TENSOR_TYPE, records};
+use super::format::{Record, Records, TENSOR_NAME, TENSOR_TYPE, records};
 use super::header::{self, Header};
 use crate::error::{IoError, Result};
 use crate::registry::{AnonymousExtension, registry};
@@ -58,26 +58,6 @@ pub(crate) fn open_file(path: &Path, file: &str) -> Result<(File, u64)> {
     Ok((f, meta.len()))
 }
 
-/// Reads every tensor of the header, in header (offset) order.
-pub(crate) fn read_all(file: &str, header: &Header, body: &mut Body<'_>) -> Result<Vec<Tensor>> {
-    header
-        .entries
-        .iter()
-        .map(|e| {
-            let tensor = match body {
-                Body::File(f) => read_tensor(e.dtype, &e.shape, e.byte_len(), &mut |out| {
-                    f.read_exact(out)
-                }),
-                Body::Mapped(map) => {
-                    let at = header.data_start as usize;
-                    shared_tensor(map, at + e.start, e.byte_len(), e.dtype, &e.shape)
-                }
-            };
-            tensor.map_err(|m| IoError::at(file, &e.name, m))
-        })
-        .collect()
-}
-
 /// How a record becomes a value.
 pub(crate) enum Target {
     Tensor,
@@ -85,40 +65,122 @@ pub(crate) enum Target {
     Anonymous(SpecTree),
 }
 
-/// Matches component paths (with `prefix`) to header entries, checking dtype and shape against
-/// the component specs when known. Returns the entry index of each component.
-pub(crate) fn match_components(
+impl Clone for Target {
+    fn clone(&self) -> Target {
+        match self {
+            Target::Tensor => Target::Tensor,
+            Target::Registered(spec) => Target::Registered(spec.clone_box()),
+            Target::Anonymous(tree) => Target::Anonymous(tree.clone()),
+        }
+    }
+}
+
+/// One value to find in a file: its tensors are named `prefix + path`, in component order, and
+/// must meet `specs` (dtype, shape) when the type is known.
+pub(crate) struct Wanted<'w> {
+    pub prefix: String,
+    pub label: &'w str,
+    pub paths: Vec<&'w str>,
+    pub specs: Option<Vec<TensorSpec>>,
+}
+
+/// The first half of the one read path: matches each value's component names to the header's
+/// tensors (checking dtype and shape against the specs), then refuses any tensor no value uses.
+/// Returns, per value, the entry index of each component. Linear in the header (each name is a
+/// binary search).
+pub(crate) fn matched(
     file: &str,
     header: &Header,
-    prefix: &str,
-    type_label: &str,
-    paths: &[String],
-    specs: Option<&[TensorSpec]>,
-) -> Result<Vec<usize>> {
-    let mut indices = Vec::with_capacity(paths.len());
-    for (i, path) in paths.iter().enumerate() {
-        let name = format!("{prefix}{path}");
-        let Some(at) = header.entries.iter().position(|e| e.name == name) else {
-            let names: Vec<&str> = header.entries.iter().map(|e| e.name.as_str()).collect();
+    wanted: &[Wanted<'_>],
+) -> Result<Vec<Vec<usize>>> {
+    let mut used = vec![false; header.entries.len()];
+    let mut out = Vec::with_capacity(wanted.len());
+    for w in wanted {
+        let indices = match_components(file, header, w)?;
+        indices.iter().for_each(|&i| used[i] = true);
+        out.push(indices);
+    }
+    if let Some((e, _)) = header.entries.iter().zip(&used).find(|(_, u)| !**u) {
+        let message = match wanted {
+            [one] => format!(
+                "extra: not a component of {} (components: [{}])",
+                one.label,
+                one.paths.join(", ")
+            ),
+            _ => "extra: not a component of any value of the shard (components: [])".to_string(),
+        };
+        return Err(IoError::at(file, &e.name, message));
+    }
+    Ok(out)
+}
+
+/// The second half of the one read path: reads every tensor once, in file order (each into its
+/// own buffer, or viewing the map), and gives each value its components in component order.
+pub(crate) fn read(
+    file: &str,
+    header: &Header,
+    body: &mut Body<'_>,
+    matched: &[Vec<usize>],
+) -> Result<Vec<Vec<Tensor>>> {
+    let mut all: Vec<Option<Tensor>> = Vec::with_capacity(header.entries.len());
+    for e in &header.entries {
+        let tensor = match body {
+            Body::File(f) => read_tensor(e.dtype, &e.shape, e.byte_len(), &mut |out| {
+                f.read_exact(out)
+            }),
+            Body::Mapped(map) => {
+                let at = header.data_start as usize;
+                shared_tensor(map, at + e.start, e.byte_len(), e.dtype, &e.shape)
+            }
+        };
+        all.push(Some(tensor.map_err(|m| IoError::at(file, &e.name, m))?));
+    }
+    // `matched` uses each entry once (names are unique and components are checked distinct).
+    Ok(matched
+        .iter()
+        .map(|indices| indices.iter().filter_map(|&i| all[i].take()).collect())
+        .collect())
+}
+
+/// Finds the components of `w` in the header.
+fn match_components(file: &str, header: &Header, w: &Wanted<'_>) -> Result<Vec<usize>> {
+    let mut indices = Vec::with_capacity(w.paths.len());
+    let mut name = String::new();
+    for (i, path) in w.paths.iter().enumerate() {
+        name.clear();
+        name.push_str(&w.prefix);
+        name.push_str(path);
+        let Some(at) = header.index(&name) else {
+            const SHOWN: usize = 16;
+            let mut names: Vec<&str> = header
+                .entries
+                .iter()
+                .take(SHOWN)
+                .map(|e| e.name.as_str())
+                .collect();
+            if header.entries.len() > SHOWN {
+                names.push("…");
+            }
             return Err(IoError::at(
                 file,
                 &name,
                 format!(
-                    "missing: {type_label} has a component {path:?}, the file has no tensor of \
-                     that name (tensors: [{}])",
+                    "missing: {} has a component {path:?}, the file has no tensor of that name \
+                     (tensors: [{}])",
+                    w.label,
                     names.join(", ")
                 ),
             ));
         };
         let e = &header.entries[at];
-        if let Some(spec) = specs.and_then(|s| s.get(i)) {
+        if let Some(spec) = w.specs.as_ref().and_then(|s| s.get(i)) {
             if spec.dtype != e.dtype {
                 return Err(IoError::at(
                     file,
                     &name,
                     format!(
-                        "component {path} of {type_label}: expected dtype {} (spec {spec}), found {}",
-                        spec.dtype, e.dtype
+                        "component {path} of {}: expected dtype {} (spec {spec}), found {}",
+                        w.label, spec.dtype, e.dtype
                     ),
                 ));
             }
@@ -127,8 +189,8 @@ pub(crate) fn match_components(
                     file,
                     &name,
                     format!(
-                        "component {path} of {type_label}: shape {:?} is not admitted by spec {spec}",
-                        e.shape
+                        "component {path} of {}: shape {:?} is not admitted by spec {spec}",
+                        w.label, e.shape
                     ),
                 ));
             }
@@ -138,36 +200,21 @@ pub(crate) fn match_components(
     Ok(indices)
 }
 
-/// Errors on an entry no component used.
-pub(crate) fn check_no_extra(
-    file: &str,
-    header: &Header,
-    used: &[bool],
-    type_label: &str,
-    paths: &[String],
-) -> Result<()> {
-    if let Some((e, _)) = header.entries.iter().zip(used).find(|(_, u)| !**u) {
-        return Err(IoError::at(
-            file,
-            &e.name,
-            format!(
-                "extra: not a component of {type_label} (components: [{}])",
-                paths.join(", ")
-            ),
-        ));
-    }
-    Ok(())
+/// Reads a spec document from file metadata (within the memory budget of
+/// [`SpecTree::from_json`]: the text's length plus a constant).
+fn spec_tree(file: &str, text: &str) -> Result<SpecTree> {
+    SpecTree::from_json(text).map_err(|e| IoError::at(file, "", format!("metadata spec: {e}")))
 }
 
-/// How to rebuild `record`, by the registry: its spec, paths and component specs.
-pub(crate) fn target(file: &str, record: &Record) -> Result<(Target, Option<Vec<TensorSpec>>)> {
+/// How to rebuild `record`, by the registry: its target and component specs.
+pub(crate) fn target(file: &str, record: &Record<'_>) -> Result<(Target, Option<Vec<TensorSpec>>)> {
     let wrap = |e: crate::error::Error| IoError::at(file, "", format!("metadata spec: {e}"));
     if record.type_name == TENSOR_TYPE {
         let spec: TensorSpec = record
             .spec
             .parse()
             .map_err(|e: crate::error::Error| wrap(e))?;
-        if record.components != [TENSOR_NAME] {
+        if record.components.len() != 1 || record.components[0] != TENSOR_NAME {
             return Err(IoError::at(
                 file,
                 "",
@@ -179,7 +226,7 @@ pub(crate) fn target(file: &str, record: &Record) -> Result<(Target, Option<Vec<
         }
         return Ok((Target::Tensor, Some(vec![spec])));
     }
-    let tree = SpecTree::from_json(&record.spec).map_err(wrap)?;
+    let tree = spec_tree(file, &record.spec)?;
     match &tree {
         SpecTree::Spec(named) if named.name == record.type_name => {}
         other => {
@@ -199,6 +246,7 @@ pub(crate) fn target(file: &str, record: &Record) -> Result<(Target, Option<Vec<
         return Ok((Target::Anonymous(tree), None));
     }
     let spec = reg.deserialize_spec(&tree).map_err(wrap)?;
+    drop(tree);
     // The tensors are found by the names the file gives (the field paths, or an anonymous
     // value's own paths when it was saved anonymous) and checked by position.
     let paths = spec.dyn_component_paths();
@@ -218,8 +266,9 @@ pub(crate) fn target(file: &str, record: &Record) -> Result<(Target, Option<Vec<
     Ok((Target::Registered(spec), Some(specs)))
 }
 
-/// Rebuilds a value from its target and components (in component order).
-pub(crate) fn rebuild(file: &str, target: &Target, components: Vec<Tensor>) -> Result<Value> {
+/// Rebuilds a value from its target and components (in component order): `from_components`
+/// checks and validates, once.
+pub(crate) fn rebuild(file: &str, target: Target, components: Vec<Tensor>) -> Result<Value> {
     let wrap = |e: crate::error::Error| IoError::at(file, "", e.to_string());
     match target {
         Target::Tensor => Ok(Value::Tensor(
@@ -229,22 +278,66 @@ pub(crate) fn rebuild(file: &str, target: &Target, components: Vec<Tensor>) -> R
                 .ok_or_else(|| IoError::at(file, "", "no tensor"))?,
         )),
         Target::Registered(spec) => spec.dyn_from_components(components).map_err(wrap),
-        Target::Anonymous(tree) => AnonymousExtension::new(tree.clone(), components)
+        Target::Anonymous(tree) => AnonymousExtension::new(tree, components)
             .map(Value::from_extension)
             .map_err(wrap),
     }
 }
 
-/// Takes the tensors at `indices` out of `all`.
-pub(crate) fn take(all: &mut [Option<Tensor>], indices: &[usize]) -> Vec<Tensor> {
-    indices.iter().filter_map(|&i| all[i].take()).collect()
+/// A file's values planned from its header alone: each value's target and the entry index of
+/// each of its components (every check that needs no tensor byte is done).
+#[derive(Clone)]
+pub(crate) struct Plan {
+    pub values: Vec<Target>,
+    pub matched: Vec<Vec<usize>>,
+}
+
+/// Plans the values `records` describe (one for a value file, several for a shard).
+pub(crate) fn plan(file: &str, header: &Header, records: &Records<'_>) -> Result<Plan> {
+    let (shard, list) = match records {
+        Records::Value(r) => (false, std::slice::from_ref(r)),
+        Records::Shard(list) => (true, list.as_slice()),
+    };
+    let mut values = Vec::with_capacity(list.len());
+    let mut wanted = Vec::with_capacity(list.len());
+    for (i, record) in list.iter().enumerate() {
+        let (target, specs) = target(file, record)?;
+        values.push(target);
+        wanted.push(Wanted {
+            prefix: if shard {
+                format!("{i}/")
+            } else {
+                String::new()
+            },
+            label: &record.type_name,
+            paths: record.components.iter().map(|c| &**c).collect(),
+            specs,
+        });
+    }
+    let matched = matched(file, header, &wanted)?;
+    Ok(Plan { values, matched })
+}
+
+/// Reads the planned values' tensors and rebuilds the values.
+pub(crate) fn read_plan(
+    file: &str,
+    header: &Header,
+    body: &mut Body<'_>,
+    plan: Plan,
+) -> Result<Vec<Value>> {
+    let components = read(file, header, body, &plan.matched)?;
+    plan.values
+        .into_iter()
+        .zip(components)
+        .map(|(target, c)| rebuild(file, target, c))
+        .collect()
 }
 
 /// The one record of a value file, or an error saying what the file is instead.
-pub(crate) fn single_record(file: &str, header: &Header, what: &str) -> Result<Record> {
-    match records(file, &header.metadata)? {
-        Some((false, mut r)) => Ok(r.remove(0)),
-        Some((true, _)) => Err(IoError::at(
+pub(crate) fn single_record<'h>(file: &str, header: &'h Header, what: &str) -> Result<Records<'h>> {
+    match records(file, &header.metadata, header.entries.len())? {
+        Some(r @ Records::Value(_)) => Ok(r),
+        Some(Records::Shard(_)) => Err(IoError::at(
             file,
             "",
             format!("is a shard of several values (read it with ShardReader), expected {what}"),
@@ -260,26 +353,20 @@ pub(crate) fn single_record(file: &str, header: &Header, what: &str) -> Result<R
     }
 }
 
+/// The value a value file holds, by the registry.
 pub(crate) fn value_from(file: &str, header: &Header, body: &mut Body<'_>) -> Result<Value> {
-    let record = single_record(file, header, "an extype value")?;
-    let (target, specs) = target(file, &record)?;
-    let label = record.type_name.as_str();
-    let indices = match_components(
-        file,
-        header,
-        "",
-        label,
-        &record.components,
-        specs.as_deref(),
-    )?;
-    let mut used = vec![false; header.entries.len()];
-    indices.iter().for_each(|&i| used[i] = true);
-    check_no_extra(file, header, &used, label, &record.components)?;
-    let mut all: Vec<Option<Tensor>> = read_all(file, header, body)?
+    let records = single_record(file, header, "an extype value")?;
+    let plan = plan(file, header, &records)?;
+    drop(records);
+    one(file, read_plan(file, header, body, plan)?)
+}
+
+/// The one value of a value file's plan.
+pub(crate) fn one(file: &str, values: Vec<Value>) -> Result<Value> {
+    values
         .into_iter()
-        .map(Some)
-        .collect();
-    rebuild(file, &target, take(&mut all, &indices))
+        .next()
+        .ok_or_else(|| IoError::at(file, "", "no value"))
 }
 
 pub(crate) fn type_from<T: ExtensionType>(
@@ -289,7 +376,9 @@ pub(crate) fn type_from<T: ExtensionType>(
 ) -> Result<T> {
     let expected = registered_name::<T>();
     let what = format!("{expected} ({})", std::any::type_name::<T>());
-    let record = single_record(file, header, &what)?;
+    let Records::Value(record) = single_record(file, header, &what)? else {
+        return Err(IoError::at(file, "", format!("expected {what}")));
+    };
     if record.type_name != expected && record.type_name != T::NAME {
         return Err(IoError::at(
             file,
@@ -297,9 +386,7 @@ pub(crate) fn type_from<T: ExtensionType>(
             format!("holds {}, expected {what}", record.type_name),
         ));
     }
-    let tree = SpecTree::from_json(&record.spec)
-        .map_err(|e| IoError::at(file, "", format!("metadata spec: {e}")))?;
-    let spec = T::Spec::deserialize(&tree)
+    let spec = T::Spec::deserialize(&spec_tree(file, &record.spec)?)
         .map_err(|e| IoError::at(file, "", format!("metadata spec: {e}")))?;
     if record.components.len() != spec.num_components() {
         return Err(IoError::at(
@@ -312,7 +399,8 @@ pub(crate) fn type_from<T: ExtensionType>(
             ),
         ));
     }
-    components_named(file, header, body, &spec, &record.components)
+    let paths: Vec<&str> = record.components.iter().map(|c| &**c).collect();
+    components_named(file, header, body, &spec, paths)
 }
 
 pub(crate) fn components_into<T: ExtensionType>(
@@ -321,33 +409,37 @@ pub(crate) fn components_into<T: ExtensionType>(
     body: &mut Body<'_>,
     spec: &T::Spec,
 ) -> Result<T> {
-    components_named(file, header, body, spec, &spec.component_paths())
+    let paths = spec.component_paths();
+    components_named(
+        file,
+        header,
+        body,
+        spec,
+        paths.iter().map(String::as_str).collect(),
+    )
 }
 
-/// A `T` under `spec` from the tensors named `paths` (in component order).
+/// A `T` under `spec` from the tensors named `paths` (in component order): the one read path,
+/// then `from_components` (which checks and validates, once).
 fn components_named<T: ExtensionType>(
     file: &str,
     header: &Header,
     body: &mut Body<'_>,
     spec: &T::Spec,
-    paths: &[String],
+    paths: Vec<&str>,
 ) -> Result<T> {
-    let label = registered_name::<T>();
-    let specs = spec.component_specs();
-    let indices = match_components(file, header, "", label, paths, Some(&specs))?;
-    let mut used = vec![false; header.entries.len()];
-    indices.iter().for_each(|&i| used[i] = true);
-    check_no_extra(file, header, &used, label, paths)?;
-    let mut all: Vec<Option<Tensor>> = read_all(file, header, body)?
-        .into_iter()
-        .map(Some)
-        .collect();
-    let wrap = |e: crate::error::Error| IoError::at(file, "", e.to_string());
-    let value = spec
-        .from_components(take(&mut all, &indices))
-        .map_err(wrap)?;
-    value.validate().map_err(wrap)?;
-    Ok(value)
+    let wanted = [Wanted {
+        prefix: String::new(),
+        label: registered_name::<T>(),
+        paths,
+        specs: Some(spec.component_specs()),
+    }];
+    let matched = matched(file, header, &wanted)?;
+    let components = read(file, header, body, &matched)?
+        .pop()
+        .unwrap_or_default();
+    spec.from_components(components)
+        .map_err(|e| IoError::at(file, "", e.to_string()))
 }
 
 /// Loads the value saved in `path`, by the registry: a registered type's value, a

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use memmap2::Mmap;
 
 use super::bytes::shared_tensor;
-use super::format::{Record, records};
+use super::format::{Records, records};
 use super::header::{self, Entry, Header};
-use super::load::{self, Body, Target};
+use super::load::{self, Body, Plan, Target};
 use crate::error::{IoError, Result};
 use crate::spec::{ExtensionType, Value};
 use crate::tensor::{ExternalBytes, Tensor, TensorView, view_in_place};
@@ -18,8 +18,9 @@ use crate::tensor::{ExternalBytes, Tensor, TensorView, view_in_place};
 struct MappedFile(Mmap);
 
 // SAFETY: the map is read-only and never remapped while this value lives, so `bytes` returns
-// the same slice every time; its contents stay unchanged under the assumption `map` documents
-// (nobody writes into or truncates the file while it is mapped).
+// the same slice every time; its contents stay unchanged by `map`'s safety contract, which the
+// caller of that `unsafe fn` upholds (nobody writes into or truncates the file while it is
+// mapped), and a `MappedFile` is only made there.
 unsafe impl ExternalBytes for MappedFile {
     fn bytes(&self) -> &[u8] {
         &self.0
@@ -41,8 +42,10 @@ pub struct Mapped {
     file: String,
     map: Arc<dyn ExternalBytes>,
     header: Header,
-    record: Option<Record>,
-    target: Option<Target>,
+    /// For an extype value file: its component paths, in component order.
+    components: Option<Vec<String>>,
+    /// For an extype value file of a known type (or a tensor): the value, planned when mapped.
+    plan: Option<Plan>,
 }
 
 impl std::fmt::Debug for Mapped {
@@ -62,10 +65,21 @@ impl std::fmt::Debug for Mapped {
 /// The type's validation and shape contracts run on a value, so they run when one is built
 /// ([`Mapped::to_value`], [`Mapped::to_type`]).
 ///
-/// The map assumes the file is not modified or truncated while mapped (by this or another
-/// process): extype writes files by renaming a new file over the old one, which leaves a mapped
-/// old file intact, but a program writing into the file in place would change the mapped bytes
-/// under the views (and truncating it would make reading them fault).
+/// # Safety
+///
+/// The file must not be modified or truncated — by this process or any other — while the
+/// returned [`Mapped`] or any tensor or value made from it lives. The tensors read the mapped
+/// bytes in place, checked once when made: bytes changed under them break Rust's aliasing rules
+/// and can give invalid values (a `bool` holding 2 is undefined behaviour), and a truncated
+/// file makes reading them fault (SIGBUS). This is the contract of memmap2's `Mmap::map`, on
+/// which `map` is built; no check at map time can make it hold, since another process may write
+/// the file later.
+///
+/// extype itself never writes a file in place: [`save`](super::save) and
+/// [`ShardWriter`](super::ShardWriter) write a new file and rename it over the old one, which
+/// leaves a mapped old file intact. When the file may be changed by others, use
+/// [`load`](super::load) / [`load_as`](super::load_as) instead: the safe, copying read (one
+/// read per tensor into its own buffer).
 ///
 /// ```
 /// use extype_core::{Tensor, io};
@@ -73,14 +87,15 @@ impl std::fmt::Debug for Mapped {
 /// std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("t.safetensors");
 /// io::save(&path, &Tensor::from(ndarray::array![1.0f64, 2.0, 3.0]))?;
-/// let mapped = io::map(&path)?;
+/// // SAFETY: nothing writes to the file while it is mapped (only this example uses it).
+/// let mapped = unsafe { io::map(&path)? };
 /// let view = mapped.view("tensor")?; // no copy
 /// assert_eq!(view.shape(), &[3]);
 /// assert_eq!(mapped.to_value()?.into_tensor()?.shape(), &[3]);
 /// # std::fs::remove_dir_all(&dir).unwrap();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn map(path: impl AsRef<Path>) -> Result<Mapped> {
+pub unsafe fn map(path: impl AsRef<Path>) -> Result<Mapped> {
     let path = path.as_ref();
     let file = path.display().to_string();
     let (f, len) = load::open_file(path, &file)?;
@@ -88,63 +103,54 @@ pub fn map(path: impl AsRef<Path>) -> Result<Mapped> {
         // Checked before mapping: an empty file cannot be mapped on every platform.
         return Err(header::header_len(&file, &[], len).unwrap_err());
     }
-    // SAFETY: the map is read-only and lives in the returned `Mapped`, which every view borrows.
-    // Rust's aliasing rules need the bytes not to change while borrowed: that holds as long as
-    // no one writes into or truncates the file while it is mapped, an assumption `map`'s docs
-    // state (extype itself never writes a file in place: it renames a new one over it).
+    // SAFETY: the map is read-only and lives in the returned `Mapped` (and the tensors made from
+    // it), which every view borrows or holds. That its bytes do not change or shrink while
+    // mapped is `map`'s own safety contract, which the caller upholds.
     let map =
         unsafe { Mmap::map(&f) }.map_err(|e| IoError::at(&file, "", format!("cannot map: {e}")))?;
     let header = header::parse_bytes(&file, &map)?;
-    let mut mapped = Mapped {
+    let (components, plan) = match records(&file, &header.metadata, header.entries.len())? {
+        Some(Records::Value(record)) => {
+            let paths = record.components.iter().map(|c| c.to_string()).collect();
+            let plan = load::plan(&file, &header, &Records::Value(record))?;
+            // An anonymous value's spec tree is as large as its metadata: not kept beside it
+            // (it is read again by `to_value`), so a map holds the file's metadata once.
+            let keep = !plan
+                .values
+                .iter()
+                .any(|t| matches!(t, Target::Anonymous(_)));
+            (Some(paths), keep.then_some(plan))
+        }
+        _ => (None, None),
+    };
+    Ok(Mapped {
         file,
         map: Arc::new(MappedFile(map)),
         header,
-        record: None,
-        target: None,
-    };
-    if let Some((false, mut list)) = records(&mapped.file, &mapped.header.metadata)? {
-        let record = list.remove(0);
-        let (target, specs) = load::target(&mapped.file, &record)?;
-        let indices = load::match_components(
-            &mapped.file,
-            &mapped.header,
-            "",
-            &record.type_name,
-            &record.components,
-            specs.as_deref(),
-        )?;
-        let mut used = vec![false; mapped.header.entries.len()];
-        indices.iter().for_each(|&i| used[i] = true);
-        load::check_no_extra(
-            &mapped.file,
-            &mapped.header,
-            &used,
-            &record.type_name,
-            &record.components,
-        )?;
-        mapped.record = Some(record);
-        mapped.target = Some(target);
-    }
-    Ok(mapped)
+        components,
+        plan,
+    })
 }
 
 impl Mapped {
     /// The file's registered type name (`"Tensor"` for a tensor), or `None` for a file without
     /// extype metadata.
     pub fn type_name(&self) -> Option<&str> {
-        self.record.as_ref().map(|r| r.type_name.as_str())
+        self.components.as_ref()?;
+        self.header.metadata.get("type").map(String::as_str)
     }
 
     /// The spec the file carries (versioned JSON; a tensor spec's text for a tensor).
     pub fn spec_json(&self) -> Option<&str> {
-        self.record.as_ref().map(|r| r.spec.as_str())
+        self.components.as_ref()?;
+        self.header.metadata.get("spec").map(String::as_str)
     }
 
     /// The tensor names: the component paths in component order for an extype value file, else
     /// the file's order.
     pub fn names(&self) -> Vec<&str> {
-        match &self.record {
-            Some(r) => r.components.iter().map(String::as_str).collect(),
+        match &self.components {
+            Some(paths) => paths.iter().map(String::as_str).collect(),
             None => self
                 .header
                 .entries
@@ -222,7 +228,16 @@ impl Mapped {
     /// The value the file holds, as [`load`](super::load) gives it (validation and contracts
     /// run), its tensors viewing the map.
     pub fn to_value(&self) -> Result<Value> {
-        load::value_from(&self.file, &self.header, &mut Body::Mapped(&self.map))
+        let Some(plan) = &self.plan else {
+            return load::value_from(&self.file, &self.header, &mut Body::Mapped(&self.map));
+        };
+        let values = load::read_plan(
+            &self.file,
+            &self.header,
+            &mut Body::Mapped(&self.map),
+            plan.clone(),
+        )?;
+        load::one(&self.file, values)
     }
 
     /// The value as a `T`, as [`load_as`](super::load_as) gives it.

@@ -155,6 +155,11 @@ pub fn save(path: impl AsRef<Path>, value: &(impl Save + ?Sized)) -> Result<()> 
     let path = path.as_ref();
     let (record, views) = value.__record()?;
     let metadata = record.file_metadata()?;
-    let tensors = record.components.iter().cloned().zip(views).collect();
+    let tensors = record
+        .components
+        .iter()
+        .map(|c| c.to_string())
+        .zip(views)
+        .collect();
     write_file(path, metadata, tensors)
 }

@@ -9,12 +9,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::format::{FORMAT_VERSION, SHARD_FORMAT, Save, records};
+use super::format::{FORMAT_VERSION, Records, SHARD_FORMAT, Save, records};
 use super::load::{self, Body};
 use super::save::write_file;
 use crate::error::{IoError, Result};
 use crate::spec::Value;
-use crate::tensor::Tensor;
 
 /// Appends values (or batches, which are values) to numbered shard files of at most about
 /// `max_bytes` of tensor data each; a value larger than the bound gets a shard of its own.
@@ -199,37 +198,18 @@ impl ShardReader {
     fn read_shard(path: &Path) -> Result<Vec<Value>> {
         let file = path.display().to_string();
         let (mut f, header) = load::open(path)?;
-        let Some((true, list)) = records(&file, &header.metadata)? else {
+        let Some(records @ Records::Shard(_)) =
+            records(&file, &header.metadata, header.entries.len())?
+        else {
             return Err(IoError::at(
                 &file,
                 "",
                 "is not an extype shard (metadata format)",
             ));
         };
-        let mut used = vec![false; header.entries.len()];
-        let mut plans = Vec::with_capacity(list.len());
-        for (i, record) in list.iter().enumerate() {
-            let (target, specs) = load::target(&file, record)?;
-            let indices = load::match_components(
-                &file,
-                &header,
-                &format!("{i}/"),
-                &record.type_name,
-                &record.components,
-                specs.as_deref(),
-            )?;
-            indices.iter().for_each(|&i| used[i] = true);
-            plans.push((target, indices));
-        }
-        load::check_no_extra(&file, &header, &used, "any value of the shard", &[])?;
-        let mut all: Vec<Option<Tensor>> = load::read_all(&file, &header, &mut Body::File(&mut f))?
-            .into_iter()
-            .map(Some)
-            .collect();
-        plans
-            .iter()
-            .map(|(target, indices)| load::rebuild(&file, target, load::take(&mut all, indices)))
-            .collect()
+        let plan = load::plan(&file, &header, &records)?;
+        drop(records);
+        load::read_plan(&file, &header, &mut Body::File(&mut f), plan)
     }
 }
 

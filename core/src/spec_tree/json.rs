@@ -31,11 +31,20 @@
 //! error naming the path where the limit is crossed — so whatever is written reads back, and
 //! nothing recurses without bound.
 //!
+//! Reading is one pass from the text (or any self-describing serde deserializer) straight into
+//! the tree, without an intermediate JSON value, and is budgeted: every node, list slot, map
+//! entry, string and shape dim is charged as it is read, and text whose tree would take more
+//! than its own length plus [`READ_SLACK`] bytes of memory is an error before it is built (so
+//! `[0,0,0,…]`, 2 bytes of text per 50-odd bytes of tree, cannot turn a file into gigabytes).
+//!
 //! This is the tree codec only; typed specs go through [`crate::serial`] (`spec_to_json`,
 //! `spec_from_json::<S>`, `any_spec_from_json` by registered name).
 
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use serde_json::{Map, Number, Value as Json};
 
@@ -79,45 +88,36 @@ impl SpecTree {
     }
 
     /// Reads a JSON document written by [`to_json`](Self::to_json).
+    ///
+    /// The text is read in one pass straight into the tree (no intermediate JSON value), within
+    /// a memory budget of the text's length plus [`READ_SLACK`] bytes: every node, list slot and
+    /// string is charged as it is read, and a document whose tree would take more is an error
+    /// before it is built. So a hostile document costs at most about its own size in memory.
     pub fn from_json(text: &str) -> Result<SpecTree> {
-        let json: Json = serde_json::from_str(text).map_err(|e| JsonError {
-            path: "$".into(),
-            message: format!("invalid JSON: {e}"),
-        })?;
-        SpecTree::from_json_document(&json)
+        Self::from_json_within(text, text.len().saturating_add(READ_SLACK))
+    }
+
+    /// [`from_json`](Self::from_json) with an explicit memory budget, in bytes, for the tree.
+    fn from_json_within(text: &str, budget: usize) -> Result<SpecTree> {
+        let reader = Reader::new(budget);
+        let mut de = serde_json::Deserializer::from_str(text);
+        let read = serde::de::DeserializeSeed::deserialize(Document(&reader), &mut de)
+            .and_then(|tree| de.end().map(|()| tree));
+        reader.finish(read, "invalid JSON: ").map_err(Into::into)
     }
 
     /// Reads a JSON document already parsed into a `serde_json::Value` (the document of
-    /// [`to_json_document`](Self::to_json_document)); the same checks as
-    /// [`from_json`](Self::from_json).
+    /// [`to_json_document`](Self::to_json_document)); the same reader and checks as
+    /// [`from_json`](Self::from_json) (the value is already in memory: no budget).
     pub fn from_json_document(json: &Json) -> Result<SpecTree> {
-        let path = JsonPath::Root;
-        let Json::Object(object) = json else {
-            return Err(error(
-                &path,
-                format!("expected a document object, found {}", kind(json)),
-            )
-            .into());
-        };
-        expect_keys(object, &[FORMAT_KEY, "spec"], &path)?;
-        let version = &object[FORMAT_KEY];
-        if version.as_u64() != Some(FORMAT_VERSION) {
-            return Err(error(
-                &path.key(FORMAT_KEY),
-                format!("expected format version {FORMAT_VERSION}, found {version}"),
-            )
-            .into());
-        }
-        SpecTree::from_json_value(&object["spec"], &path.key("spec"))
+        let reader = Reader::new(usize::MAX);
+        let read = serde::de::DeserializeSeed::deserialize(Document(&reader), json);
+        reader.finish(read, "").map_err(Into::into)
     }
 
     /// This value as a `serde_json::Value` (the `VALUE` form, without the document wrapper).
     pub fn to_json_value(&self) -> Result<Json> {
         to_json_value(self, &JsonPath::Root).map_err(Into::into)
-    }
-
-    fn from_json_value(json: &Json, path: &JsonPath<'_>) -> Result<SpecTree> {
-        from_json_value(json, path).map_err(Into::into)
     }
 }
 
@@ -199,41 +199,6 @@ fn error(path: &JsonPath<'_>, message: impl Into<String>) -> JsonError {
         path: rendered,
         message: message.into(),
     }
-}
-
-fn kind(json: &Json) -> String {
-    match json {
-        Json::Null => "null".into(),
-        Json::Bool(b) => format!("bool {b}"),
-        Json::Number(n) => format!("number {n}"),
-        Json::String(s) if s.len() <= 40 => format!("string {s:?}"),
-        Json::String(_) => "a long string".into(),
-        Json::Array(a) => format!("an array of {}", a.len()),
-        Json::Object(o) => {
-            let keys: Vec<_> = o.keys().take(4).map(|k| short(k)).collect();
-            format!("an object with keys {keys:?}")
-        }
-    }
-}
-
-fn expect_keys(
-    object: &Map<String, Json>,
-    keys: &[&str],
-    path: &JsonPath<'_>,
-) -> std::result::Result<(), JsonError> {
-    if let Some(missing) = keys.iter().find(|k| !object.contains_key(**k)) {
-        return Err(error(
-            path,
-            format!("missing key {missing:?} (expected keys {keys:?})"),
-        ));
-    }
-    if let Some(extra) = object.keys().find(|k| !keys.contains(&k.as_str())) {
-        return Err(error(
-            path,
-            format!("unknown key {:?} (expected keys {keys:?})", short(extra)),
-        ));
-    }
-    Ok(())
 }
 
 /// How many JSON arrays and objects the `VALUE` form of `value` opens around its own content.
@@ -324,141 +289,7 @@ fn sequence(items: &[SpecTree], path: &JsonPath<'_>) -> std::result::Result<Vec<
         .collect()
 }
 
-fn from_json_value(json: &Json, path: &JsonPath<'_>) -> std::result::Result<SpecTree, JsonError> {
-    if matches!(json, Json::Array(_) | Json::Object(_)) {
-        path.check_nesting(1)?;
-    }
-    match json {
-        Json::Null => Ok(SpecTree::None),
-        Json::Bool(b) => Ok(SpecTree::Bool(*b)),
-        Json::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Ok(SpecTree::Int(i128::from(i)))
-            } else if let Some(u) = n.as_u64() {
-                Ok(SpecTree::Int(i128::from(u)))
-            } else if let Some(f) = n.as_f64() {
-                Ok(SpecTree::Float(f))
-            } else {
-                Err(error(path, format!("unsupported number {n}")))
-            }
-        }
-        Json::String(s) => Ok(SpecTree::Str(s.clone())),
-        Json::Array(items) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| from_json_value(v, &path.index(i)))
-            .collect::<std::result::Result<_, _>>()
-            .map(SpecTree::List),
-        Json::Object(object) => from_json_object(object, path),
-    }
-}
-
-fn from_json_object(
-    object: &Map<String, Json>,
-    path: &JsonPath<'_>,
-) -> std::result::Result<SpecTree, JsonError> {
-    let tag = if object.contains_key("spec") {
-        "spec"
-    } else if object.len() == 1 {
-        object.keys().next().map_or("", String::as_str)
-    } else {
-        ""
-    };
-    match tag {
-        "spec" => {
-            expect_keys(object, &["spec", "value"], path)?;
-            let name = string(&object["spec"], &path.key("spec"), "a registered type name")?;
-            let value = from_json_value(&object["value"], &path.key("value"))?;
-            Ok(SpecTree::Spec(Box::new(NamedSpec {
-                name: name.to_string(),
-                value,
-            })))
-        }
-        "float" => {
-            let inner = path.key("float");
-            match string(&object["float"], &inner, "\"nan\", \"inf\" or \"-inf\"")? {
-                "nan" => Ok(SpecTree::Float(f64::NAN)),
-                "inf" => Ok(SpecTree::Float(f64::INFINITY)),
-                "-inf" => Ok(SpecTree::Float(f64::NEG_INFINITY)),
-                other => Err(error(
-                    &inner,
-                    format!(
-                        "expected \"nan\", \"inf\" or \"-inf\", found {:?}",
-                        short(other)
-                    ),
-                )),
-            }
-        }
-        "dtype" => dtype(&object["dtype"], &path.key("dtype")).map(SpecTree::DType),
-        "shape" => shape(&object["shape"], &path.key("shape")).map(SpecTree::Shape),
-        "tensor_spec" => {
-            let inner = path.key("tensor_spec");
-            inner.check_nesting(1)?;
-            let Json::Object(fields) = &object["tensor_spec"] else {
-                return Err(error(
-                    &inner,
-                    format!("expected an object, found {}", kind(&object["tensor_spec"])),
-                ));
-            };
-            expect_keys(fields, &["dtype", "shape"], &inner)?;
-            Ok(SpecTree::TensorSpec(TensorSpec {
-                dtype: dtype(&fields["dtype"], &inner.key("dtype"))?,
-                shape: shape(&fields["shape"], &inner.key("shape"))?,
-            }))
-        }
-        "tuple" => {
-            let inner = path.key("tuple");
-            inner.check_nesting(1)?;
-            let Json::Array(items) = &object["tuple"] else {
-                return Err(error(
-                    &inner,
-                    format!("expected an array, found {}", kind(&object["tuple"])),
-                ));
-            };
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| from_json_value(v, &inner.index(i)))
-                .collect::<std::result::Result<_, _>>()
-                .map(SpecTree::Tuple)
-        }
-        "map" => {
-            let inner = path.key("map");
-            inner.check_nesting(1)?;
-            let Json::Object(entries) = &object["map"] else {
-                return Err(error(
-                    &inner,
-                    format!("expected an object, found {}", kind(&object["map"])),
-                ));
-            };
-            entries
-                .iter()
-                .map(|(k, v)| Ok((k.clone(), from_json_value(v, &inner.key(k))?)))
-                .collect::<std::result::Result<BTreeMap<_, _>, _>>()
-                .map(SpecTree::Map)
-        }
-        _ => Err(error(
-            path,
-            format!(
-                "expected an object tagged with one of \"spec\", \"float\", \"dtype\", \"shape\", \
-                 \"tensor_spec\", \"tuple\", \"map\"; found {}",
-                kind(&Json::Object(object.clone()))
-            ),
-        )),
-    }
-}
-
-fn string<'j>(
-    json: &'j Json,
-    path: &JsonPath<'_>,
-    expected: &str,
-) -> std::result::Result<&'j str, JsonError> {
-    json.as_str()
-        .ok_or_else(|| error(path, format!("expected {expected}, found {}", kind(json))))
-}
-
-fn dtype(json: &Json, path: &JsonPath<'_>) -> std::result::Result<DType, JsonError> {
-    let text = string(json, path, "a dtype name")?;
+fn dtype(text: &str, path: &JsonPath<'_>) -> std::result::Result<DType, JsonError> {
     text.parse::<DType>()
         .map_err(|e| error(path, e.to_string()))
 }
@@ -486,13 +317,722 @@ fn check_dims(shape: &Shape, path: &JsonPath<'_>) -> std::result::Result<(), Jso
     Ok(())
 }
 
-fn shape(json: &Json, path: &JsonPath<'_>) -> std::result::Result<Shape, JsonError> {
-    let text = string(json, path, "a shape like \"[8, ?, 3]\"")?;
+fn shape(text: &str, path: &JsonPath<'_>) -> std::result::Result<Shape, JsonError> {
     let shape: Shape = text
         .parse()
         .map_err(|e: crate::error::ShapeError| error(path, e.to_string()))?;
     check_dims(&shape, path)?;
     Ok(shape)
+}
+
+// ---- Reading: one pass from any self-describing deserializer straight into the tree ----
+
+/// What a tree read from text may take beyond the text's length, in bytes of memory (specs are
+/// small: this is generous, and bounds the amplification of tiny tokens like `0,`).
+pub const READ_SLACK: usize = 1 << 20;
+
+/// The memory charged per node: the node, and as much again for the slack of the list it sits
+/// in (a list grows by doubling) or the entry of the map it is a value of.
+const NODE_COST: usize = 2 * std::mem::size_of::<SpecTree>();
+
+/// The state of one read: the memory budget left, and the first failure (with its path; serde's
+/// error carries only a message).
+struct Reader {
+    budget: usize,
+    left: Cell<usize>,
+    failure: RefCell<Option<JsonError>>,
+}
+
+impl Reader {
+    fn new(budget: usize) -> Reader {
+        Reader {
+            budget,
+            left: Cell::new(budget),
+            failure: RefCell::new(None),
+        }
+    }
+
+    /// Records `e` (the first failure wins) and gives the serde error that unwinds the read.
+    fn fail<E: de::Error>(&self, e: JsonError) -> E {
+        let message = e.to_string();
+        let mut slot = self.failure.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(e);
+        }
+        E::custom(message)
+    }
+
+    /// Takes `bytes` from the budget, or fails at `path`.
+    fn charge<E: de::Error>(
+        &self,
+        bytes: usize,
+        path: &JsonPath<'_>,
+    ) -> std::result::Result<(), E> {
+        match self.left.get().checked_sub(bytes) {
+            Some(left) => {
+                self.left.set(left);
+                Ok(())
+            }
+            None => Err(self.fail(error(
+                path,
+                format!(
+                    "the document is too large: its tree would take more than {} bytes of memory",
+                    self.budget
+                ),
+            ))),
+        }
+    }
+
+    /// Parses shape text at `path`, charging its dims (at most one per comma, plus one) first.
+    fn shape<E: de::Error>(
+        &self,
+        text: &str,
+        path: &JsonPath<'_>,
+    ) -> std::result::Result<Shape, E> {
+        let dims = text.bytes().filter(|&b| b == b',').count() + 1;
+        self.charge(dims.saturating_mul(std::mem::size_of::<Dim>()), path)?;
+        shape(text, path).map_err(|e| self.fail(e))
+    }
+
+    fn nesting<E: de::Error>(&self, path: &JsonPath<'_>) -> std::result::Result<(), E> {
+        path.check_nesting(1).map_err(|e| self.fail(e))
+    }
+
+    /// The result of a read: the recorded failure if any, else serde's (a syntax error).
+    fn finish<T, E: std::fmt::Display>(
+        self,
+        read: std::result::Result<T, E>,
+        prefix: &str,
+    ) -> std::result::Result<T, JsonError> {
+        match (read, self.failure.into_inner()) {
+            (_, Some(e)) => Err(e),
+            (Ok(t), None) => Ok(t),
+            (Err(e), None) => Err(JsonError {
+                path: "$".into(),
+                message: format!("{prefix}{e}"),
+            }),
+        }
+    }
+}
+
+fn str_kind(s: &str) -> String {
+    if s.len() <= 40 {
+        format!("string {s:?}")
+    } else {
+        "a long string".into()
+    }
+}
+
+fn f64_kind(x: f64) -> String {
+    Number::from_f64(x).map_or_else(|| "a number".into(), |n| format!("number {n}"))
+}
+
+/// Reads past an array, describing it.
+fn seq_kind<'de, A: SeqAccess<'de>>(mut seq: A) -> std::result::Result<String, A::Error> {
+    let mut n = 0usize;
+    while seq.next_element::<de::IgnoredAny>()?.is_some() {
+        n += 1;
+    }
+    Ok(format!("an array of {n}"))
+}
+
+/// Reads past the rest of an object (whose first keys are `keys`), describing it.
+fn map_kind<'de, A: MapAccess<'de>>(
+    mut keys: Vec<String>,
+    mut map: A,
+) -> std::result::Result<String, A::Error> {
+    keys.truncate(4);
+    while let Some(k) = map.next_key::<String>()? {
+        map.next_value::<de::IgnoredAny>()?;
+        if keys.len() < 4 {
+            keys.push(short(&k).into_owned());
+        }
+    }
+    Ok(format!("an object with keys {keys:?}"))
+}
+
+/// A visitor expecting one kind of JSON value: anything else is an error at its path saying
+/// what was expected and what was found.
+trait Expecting {
+    fn reader(&self) -> &Reader;
+    fn path(&self) -> &JsonPath<'_>;
+    fn expected(&self) -> String;
+    fn refuse<E: de::Error>(&self, found: String) -> E {
+        self.reader().fail(error(
+            self.path(),
+            format!("expected {}, found {found}", self.expected()),
+        ))
+    }
+}
+
+/// The refusing `visit_*` methods of an [`Expecting`] visitor, for the kinds it does not take.
+macro_rules! refuse {
+    (scalars) => {
+        fn visit_unit<E: de::Error>(self) -> std::result::Result<Self::Value, E> {
+            Err(self.refuse("null".into()))
+        }
+        fn visit_bool<E: de::Error>(self, b: bool) -> std::result::Result<Self::Value, E> {
+            Err(self.refuse(format!("bool {b}")))
+        }
+        fn visit_i64<E: de::Error>(self, n: i64) -> std::result::Result<Self::Value, E> {
+            Err(self.refuse(format!("number {n}")))
+        }
+        fn visit_u64<E: de::Error>(self, n: u64) -> std::result::Result<Self::Value, E> {
+            Err(self.refuse(format!("number {n}")))
+        }
+        fn visit_f64<E: de::Error>(self, x: f64) -> std::result::Result<Self::Value, E> {
+            Err(self.refuse(f64_kind(x)))
+        }
+    };
+    (str) => {
+        fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Self::Value, E> {
+            Err(self.refuse(str_kind(s)))
+        }
+    };
+    (seq) => {
+        fn visit_seq<A: SeqAccess<'de>>(
+            self,
+            seq: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
+            let found = seq_kind(seq)?;
+            Err(self.refuse(found))
+        }
+    };
+    (map) => {
+        fn visit_map<A: MapAccess<'de>>(
+            self,
+            map: A,
+        ) -> std::result::Result<Self::Value, A::Error> {
+            let found = map_kind(Vec::new(), map)?;
+            Err(self.refuse(found))
+        }
+    };
+}
+
+/// The document object: `{"extype_spec": 1, "spec": VALUE}`.
+struct Document<'r>(&'r Reader);
+
+impl<'de> DeserializeSeed<'de> for Document<'_> {
+    type Value = SpecTree;
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<SpecTree, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl Expecting for Document<'_> {
+    fn reader(&self) -> &Reader {
+        self.0
+    }
+    fn path(&self) -> &JsonPath<'_> {
+        &JsonPath::Root
+    }
+    fn expected(&self) -> String {
+        "a document object".into()
+    }
+}
+
+impl<'de> Visitor<'de> for Document<'_> {
+    type Value = SpecTree;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a spec document object")
+    }
+    refuse!(scalars);
+    refuse!(str);
+    refuse!(seq);
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<SpecTree, A::Error> {
+        const KEYS: [&str; 2] = [FORMAT_KEY, "spec"];
+        let r = self.0;
+        let root = JsonPath::Root;
+        let (mut version, mut spec) = (None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                FORMAT_KEY if version.is_none() => version = Some(map.next_value_seed(Found)?),
+                "spec" if spec.is_none() => {
+                    spec = Some(map.next_value_seed(ValueSeed {
+                        r,
+                        path: &root.key("spec"),
+                    })?);
+                }
+                FORMAT_KEY | "spec" => {
+                    return Err(r.fail(error(&root, format!("key {key:?} appears twice"))));
+                }
+                other => {
+                    return Err(r.fail(error(
+                        &root,
+                        format!("unknown key {:?} (expected keys {KEYS:?})", short(other)),
+                    )));
+                }
+            }
+        }
+        let missing = |key: &str| {
+            error(
+                &root,
+                format!("missing key {key:?} (expected keys {KEYS:?})"),
+            )
+        };
+        let version = version.ok_or_else(|| r.fail(missing(FORMAT_KEY)))?;
+        let spec = spec.ok_or_else(|| r.fail(missing("spec")))?;
+        if version.as_u64() != Some(FORMAT_VERSION) {
+            return Err(r.fail(error(
+                &root.key(FORMAT_KEY),
+                format!("expected format version {FORMAT_VERSION}, found {version}"),
+            )));
+        }
+        Ok(spec)
+    }
+}
+
+/// A scalar as found (for the format version), a container as a short description.
+struct Found;
+
+impl<'de> DeserializeSeed<'de> for Found {
+    type Value = Json;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<Json, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Found {
+    type Value = Json;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<Json, E> {
+        Ok(Json::Null)
+    }
+    fn visit_bool<E: de::Error>(self, b: bool) -> std::result::Result<Json, E> {
+        Ok(Json::Bool(b))
+    }
+    fn visit_i64<E: de::Error>(self, n: i64) -> std::result::Result<Json, E> {
+        Ok(Json::from(n))
+    }
+    fn visit_u64<E: de::Error>(self, n: u64) -> std::result::Result<Json, E> {
+        Ok(Json::from(n))
+    }
+    fn visit_f64<E: de::Error>(self, x: f64) -> std::result::Result<Json, E> {
+        Ok(Number::from_f64(x).map_or(Json::Null, Json::Number))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Json, E> {
+        Ok(Json::from(&*short(s)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Json, A::Error> {
+        Ok(Json::from(seq_kind(seq)?))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Json, A::Error> {
+        Ok(Json::from(map_kind(Vec::new(), map)?))
+    }
+}
+
+/// A `VALUE` at `path`.
+struct ValueSeed<'r, 'p> {
+    r: &'r Reader,
+    path: &'p JsonPath<'p>,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_, '_> {
+    type Value = SpecTree;
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<SpecTree, D::Error> {
+        self.r.charge(NODE_COST, self.path)?;
+        d.deserialize_any(self)
+    }
+}
+
+const TAGS: &str = "\"spec\", \"float\", \"dtype\", \"shape\", \"tensor_spec\", \"tuple\", \"map\"";
+
+impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
+    type Value = SpecTree;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a spec value")
+    }
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<SpecTree, E> {
+        Ok(SpecTree::None)
+    }
+    fn visit_bool<E: de::Error>(self, b: bool) -> std::result::Result<SpecTree, E> {
+        Ok(SpecTree::Bool(b))
+    }
+    fn visit_i64<E: de::Error>(self, n: i64) -> std::result::Result<SpecTree, E> {
+        Ok(SpecTree::Int(i128::from(n)))
+    }
+    fn visit_u64<E: de::Error>(self, n: u64) -> std::result::Result<SpecTree, E> {
+        Ok(SpecTree::Int(i128::from(n)))
+    }
+    fn visit_f64<E: de::Error>(self, x: f64) -> std::result::Result<SpecTree, E> {
+        Ok(SpecTree::Float(x))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<SpecTree, E> {
+        self.r.charge(s.len(), self.path)?;
+        Ok(SpecTree::Str(s.to_string()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<SpecTree, A::Error> {
+        self.r.nesting(self.path)?;
+        items(self.r, self.path, seq).map(SpecTree::List)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<SpecTree, A::Error> {
+        let (r, path) = (self.r, self.path);
+        r.nesting(path)?;
+        let untagged = |keys: Vec<String>, map: A| -> std::result::Result<SpecTree, A::Error> {
+            let found = map_kind(keys, map)?;
+            Err(r.fail(error(
+                path,
+                format!("expected an object tagged with one of {TAGS}; found {found}"),
+            )))
+        };
+        let Some(tag) = map.next_key::<String>()? else {
+            return untagged(Vec::new(), map);
+        };
+        let text = |map: &mut A, inner: &JsonPath<'_>, expected: &str| {
+            map.next_value_seed(Text {
+                r,
+                path: inner,
+                expected,
+            })
+        };
+        let value = match tag.as_str() {
+            "spec" | "value" => return named(r, path, tag, map),
+            "float" => {
+                let inner = path.key("float");
+                let expected = "\"nan\", \"inf\" or \"-inf\"";
+                match text(&mut map, &inner, expected)?.as_str() {
+                    "nan" => SpecTree::Float(f64::NAN),
+                    "inf" => SpecTree::Float(f64::INFINITY),
+                    "-inf" => SpecTree::Float(f64::NEG_INFINITY),
+                    other => {
+                        return Err(r.fail(error(
+                            &inner,
+                            format!("expected {expected}, found {:?}", short(other)),
+                        )));
+                    }
+                }
+            }
+            "dtype" => {
+                let inner = path.key("dtype");
+                let name = text(&mut map, &inner, "a dtype name")?;
+                SpecTree::DType(dtype(&name, &inner).map_err(|e| r.fail(e))?)
+            }
+            "shape" => {
+                let inner = path.key("shape");
+                let s = text(&mut map, &inner, "a shape like \"[8, ?, 3]\"")?;
+                SpecTree::Shape(r.shape(&s, &inner)?)
+            }
+            "tensor_spec" => SpecTree::TensorSpec(map.next_value_seed(TensorSpecSeed {
+                r,
+                path: &path.key("tensor_spec"),
+            })?),
+            "tuple" => SpecTree::Tuple(map.next_value_seed(ListSeed {
+                r,
+                path: &path.key("tuple"),
+            })?),
+            "map" => SpecTree::Map(map.next_value_seed(MapSeed {
+                r,
+                path: &path.key("map"),
+            })?),
+            _ => {
+                map.next_value::<de::IgnoredAny>()?;
+                return untagged(vec![short(&tag).into_owned()], map);
+            }
+        };
+        match map.next_key::<String>()? {
+            None => Ok(value),
+            Some(next) => {
+                map.next_value::<de::IgnoredAny>()?;
+                untagged(vec![tag, short(&next).into_owned()], map)
+            }
+        }
+    }
+}
+
+/// The items of an array at `path`, each a `VALUE`.
+fn items<'de, A: SeqAccess<'de>>(
+    r: &Reader,
+    path: &JsonPath<'_>,
+    mut seq: A,
+) -> std::result::Result<Vec<SpecTree>, A::Error> {
+    let mut out = Vec::new();
+    loop {
+        let item = path.index(out.len());
+        match seq.next_element_seed(ValueSeed { r, path: &item })? {
+            Some(v) => out.push(v),
+            None => return Ok(out),
+        }
+    }
+}
+
+/// `{"spec": NAME, "value": VALUE}`, after its first key `first`.
+fn named<'de, A: MapAccess<'de>>(
+    r: &Reader,
+    path: &JsonPath<'_>,
+    first: String,
+    mut map: A,
+) -> std::result::Result<SpecTree, A::Error> {
+    const KEYS: [&str; 2] = ["spec", "value"];
+    let (mut name, mut value) = (None, None);
+    let mut key = Some(first);
+    while let Some(k) = key {
+        match k.as_str() {
+            "spec" if name.is_none() => {
+                name = Some(map.next_value_seed(Text {
+                    r,
+                    path: &path.key("spec"),
+                    expected: "a registered type name",
+                })?);
+            }
+            "value" if value.is_none() => {
+                value = Some(map.next_value_seed(ValueSeed {
+                    r,
+                    path: &path.key("value"),
+                })?);
+            }
+            "spec" | "value" => {
+                return Err(r.fail(error(path, format!("key {k:?} appears twice"))));
+            }
+            other => {
+                return Err(r.fail(error(
+                    path,
+                    format!("unknown key {:?} (expected keys {KEYS:?})", short(other)),
+                )));
+            }
+        }
+        key = map.next_key::<String>()?;
+    }
+    let missing = |key: &str| {
+        r.fail(error(
+            path,
+            format!("missing key {key:?} (expected keys {KEYS:?})"),
+        ))
+    };
+    let name = name.ok_or_else(|| missing("spec"))?;
+    let value = value.ok_or_else(|| missing("value"))?;
+    r.charge(std::mem::size_of::<NamedSpec>(), path)?;
+    Ok(SpecTree::Spec(Box::new(NamedSpec { name, value })))
+}
+
+/// A string at `path` (charged to the budget).
+struct Text<'r, 'p, 'e> {
+    r: &'r Reader,
+    path: &'p JsonPath<'p>,
+    expected: &'e str,
+}
+
+impl Expecting for Text<'_, '_, '_> {
+    fn reader(&self) -> &Reader {
+        self.r
+    }
+    fn path(&self) -> &JsonPath<'_> {
+        self.path
+    }
+    fn expected(&self) -> String {
+        self.expected.into()
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Text<'_, '_, '_> {
+    type Value = String;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<String, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Text<'_, '_, '_> {
+    type Value = String;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.expected)
+    }
+    refuse!(scalars);
+    refuse!(seq);
+    refuse!(map);
+    fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<String, E> {
+        self.r.charge(s.len(), self.path)?;
+        Ok(s.to_string())
+    }
+}
+
+/// `{"dtype": NAME, "shape": TEXT}` at `path` (the `tensor_spec` key's).
+struct TensorSpecSeed<'r, 'p> {
+    r: &'r Reader,
+    path: &'p JsonPath<'p>,
+}
+
+impl Expecting for TensorSpecSeed<'_, '_> {
+    fn reader(&self) -> &Reader {
+        self.r
+    }
+    fn path(&self) -> &JsonPath<'_> {
+        self.path
+    }
+    fn expected(&self) -> String {
+        "an object".into()
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for TensorSpecSeed<'_, '_> {
+    type Value = TensorSpec;
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<TensorSpec, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TensorSpecSeed<'_, '_> {
+    type Value = TensorSpec;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a tensor spec object")
+    }
+    refuse!(scalars);
+    refuse!(str);
+    refuse!(seq);
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<TensorSpec, A::Error> {
+        const KEYS: [&str; 2] = ["dtype", "shape"];
+        let (r, path) = (self.r, self.path);
+        r.nesting(path)?;
+        let (mut d, mut s) = (None, None);
+        while let Some(k) = map.next_key::<String>()? {
+            match k.as_str() {
+                "dtype" if d.is_none() => {
+                    let inner = path.key("dtype");
+                    let name = map.next_value_seed(Text {
+                        r,
+                        path: &inner,
+                        expected: "a dtype name",
+                    })?;
+                    d = Some(dtype(&name, &inner).map_err(|e| r.fail(e))?);
+                }
+                "shape" if s.is_none() => {
+                    let inner = path.key("shape");
+                    let text = map.next_value_seed(Text {
+                        r,
+                        path: &inner,
+                        expected: "a shape like \"[8, ?, 3]\"",
+                    })?;
+                    s = Some(r.shape(&text, &inner)?);
+                }
+                "dtype" | "shape" => {
+                    return Err(r.fail(error(path, format!("key {k:?} appears twice"))));
+                }
+                other => {
+                    return Err(r.fail(error(
+                        path,
+                        format!("unknown key {:?} (expected keys {KEYS:?})", short(other)),
+                    )));
+                }
+            }
+        }
+        let missing = |key: &str| {
+            r.fail(error(
+                path,
+                format!("missing key {key:?} (expected keys {KEYS:?})"),
+            ))
+        };
+        Ok(TensorSpec {
+            dtype: d.ok_or_else(|| missing("dtype"))?,
+            shape: s.ok_or_else(|| missing("shape"))?,
+        })
+    }
+}
+
+/// An array of `VALUE`s at `path` (the `tuple` key's).
+struct ListSeed<'r, 'p> {
+    r: &'r Reader,
+    path: &'p JsonPath<'p>,
+}
+
+impl Expecting for ListSeed<'_, '_> {
+    fn reader(&self) -> &Reader {
+        self.r
+    }
+    fn path(&self) -> &JsonPath<'_> {
+        self.path
+    }
+    fn expected(&self) -> String {
+        "an array".into()
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for ListSeed<'_, '_> {
+    type Value = Vec<SpecTree>;
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Vec<SpecTree>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ListSeed<'_, '_> {
+    type Value = Vec<SpecTree>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array")
+    }
+    refuse!(scalars);
+    refuse!(str);
+    refuse!(map);
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Vec<SpecTree>, A::Error> {
+        self.r.nesting(self.path)?;
+        items(self.r, self.path, seq)
+    }
+}
+
+/// An object of `VALUE`s at `path` (the `map` key's).
+struct MapSeed<'r, 'p> {
+    r: &'r Reader,
+    path: &'p JsonPath<'p>,
+}
+
+impl Expecting for MapSeed<'_, '_> {
+    fn reader(&self) -> &Reader {
+        self.r
+    }
+    fn path(&self) -> &JsonPath<'_> {
+        self.path
+    }
+    fn expected(&self) -> String {
+        "an object".into()
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for MapSeed<'_, '_> {
+    type Value = BTreeMap<String, SpecTree>;
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MapSeed<'_, '_> {
+    type Value = BTreeMap<String, SpecTree>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+    refuse!(scalars);
+    refuse!(str);
+    refuse!(seq);
+    fn visit_map<A: MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        let (r, path) = (self.r, self.path);
+        r.nesting(path)?;
+        let mut out = BTreeMap::new();
+        while let Some(k) = map.next_key::<String>()? {
+            // The key, and a map entry's share of its tree node beyond the value's own charge.
+            r.charge(k.len() + 2 * std::mem::size_of::<String>(), path)?;
+            let v = map.next_value_seed(ValueSeed {
+                r,
+                path: &path.key(&k),
+            })?;
+            out.insert(k, v);
+        }
+        Ok(out)
+    }
 }
 
 impl serde::Serialize for SpecTree {
@@ -512,8 +1052,18 @@ impl<'de> serde::Deserialize<'de> for SpecTree {
     fn deserialize<D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> std::result::Result<Self, D::Error> {
-        let json = Json::deserialize(deserializer)?;
-        from_json_value(&json, &JsonPath::Root).map_err(serde::de::Error::custom)
+        let reader = Reader::new(usize::MAX);
+        let read = DeserializeSeed::deserialize(
+            ValueSeed {
+                r: &reader,
+                path: &JsonPath::Root,
+            },
+            deserializer,
+        );
+        match (read, reader.failure.into_inner()) {
+            (_, Some(e)) => Err(de::Error::custom(e)),
+            (read, None) => read,
+        }
     }
 }
 
@@ -700,6 +1250,35 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("nested deeper than"), "{err}");
+    }
+
+    #[test]
+    fn reading_is_budgeted_by_the_text() {
+        // A thousand small items: well within the slack.
+        let small = format!(r#"{{"extype_spec":1,"spec":[{}0]}}"#, "0,".repeat(999));
+        let tree = SpecTree::from_json(&small).unwrap();
+        let SpecTree::List(items) = &tree else {
+            panic!("a list")
+        };
+        assert_eq!(items.len(), 1000);
+        // A million: 2 MB of text for a tree of tens of MB, refused while being read.
+        let large = format!(
+            r#"{{"extype_spec":1,"spec":[{}0]}}"#,
+            "0,".repeat(1_000_000)
+        );
+        let e = SpecTree::from_json(&large).unwrap_err().to_string();
+        assert!(e.contains("too large") && e.contains("$.spec["), "{e}");
+        // Long strings cost their length: a tree about the size of its text reads.
+        let long = "x".repeat(4 << 20);
+        let strings = format!(r#"{{"extype_spec":1,"spec":["{long}","{long}"]}}"#);
+        assert!(SpecTree::from_json(&strings).is_ok());
+        // Shape dims are charged before the shape is parsed.
+        let dims = format!(
+            r#"{{"extype_spec":1,"spec":{{"shape":"[{}1]"}}}}"#,
+            "1,".repeat(1 << 20)
+        );
+        let e = SpecTree::from_json(&dims).unwrap_err().to_string();
+        assert!(e.contains("too large") && e.contains("$.spec.shape"), "{e}");
     }
 
     #[test]

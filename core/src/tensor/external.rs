@@ -285,15 +285,34 @@ pub(crate) fn try_external(
     })))
 }
 
-/// The element and byte counts of a `dtype` tensor of `shape`, checked to fit in `isize` (as
-/// ndarray views need).
-fn sizes(dtype: DType, shape: &[usize]) -> std::result::Result<(usize, usize), String> {
-    shape
+/// The element and byte counts of a `dtype` tensor of `shape`, checked as ndarray checks a
+/// shape: the product of the non-zero dims, in bytes, fits in `isize` (so `[0, 2^63]`, zero
+/// elements, is refused like `[1, 2^63]`: no array can have such an axis). The one shape check
+/// of every tensor read from a file, copied or viewed in place.
+pub(crate) fn checked_sizes(
+    dtype: DType,
+    shape: &[usize],
+) -> std::result::Result<(usize, usize), String> {
+    let nonzero = shape
         .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(d))
-        .and_then(|len| Some((len, len.checked_mul(dtype.size_of())?)))
-        .filter(|&(_, nbytes)| nbytes <= isize::MAX as usize)
-        .ok_or_else(|| format!("shape {shape:?} of {dtype} is too many bytes"))
+        .filter(|&&d| d != 0)
+        .try_fold(1usize, |n, &d| n.checked_mul(d));
+    let nonzero_bytes = nonzero
+        .and_then(|n| n.checked_mul(dtype.size_of()))
+        .filter(|&b| b <= isize::MAX as usize);
+    match (nonzero, nonzero_bytes) {
+        (Some(n), Some(b)) if !shape.contains(&0) => Ok((n, b)),
+        (Some(_), Some(_)) => Ok((0, 0)),
+        _ => Err(format!(
+            "shape {shape:?} of {dtype} is too many bytes: the byte count of its non-zero dims \
+             overflows isize::MAX ({})",
+            isize::MAX
+        )),
+    }
+}
+
+fn sizes(dtype: DType, shape: &[usize]) -> std::result::Result<(usize, usize), String> {
+    checked_sizes(dtype, shape)
 }
 
 /// Whether `bytes`, which must be exactly a `dtype` tensor of `shape` (errors otherwise, and on
@@ -460,6 +479,13 @@ mod tests {
         assert!(text.contains("too many bytes"), "{text}");
         let text = msg(aligned(0, &four), 0, DType::U8, &[usize::MAX / 2 + 2]);
         assert!(text.contains("too many bytes"), "{text}");
+        // Zero elements, but a dim no array can have: refused here as ndarray would (it used to
+        // pass, then reach an `unreachable!` on the first view).
+        let text = msg(aligned(0, &four), 0, DType::U8, &[0, 1 << 63]);
+        assert!(text.contains("too many bytes"), "{text}");
+        let text = msg(aligned(0, &four), 0, DType::F32, &[1 << 62, 0]);
+        assert!(text.contains("too many bytes"), "{text}");
+        assert!(Tensor::from_external(Arc::new(vec![0u8; 4]), 0, DType::U8, &[0, 1 << 62]).is_ok());
         // Vec and boxed slices are owners too.
         let ok = Tensor::from_external(Arc::new(vec![1u8, 0, 1]), 0, DType::Bool, &[3]).unwrap();
         assert_eq!(ok, Tensor::from(array![true, false, true]));

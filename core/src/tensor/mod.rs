@@ -22,7 +22,7 @@ use crate::dtype::DType;
 pub(crate) use display::fmt_elements;
 pub use element::Element;
 pub use external::{ExternalBytes, ExternalTensor};
-pub(crate) use external::{bad_bool, try_external, view_in_place, with_element};
+pub(crate) use external::{bad_bool, checked_sizes, try_external, view_in_place, with_element};
 pub use spec::TensorSpec;
 pub use view::TensorView;
 
