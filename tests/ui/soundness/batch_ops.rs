@@ -1,8 +1,8 @@
 #![forbid(unsafe_code)]
 // A hand-written `BatchField` impl has no batch table to override: the derive computes the table
 // of each field's own type, so `Mine` cannot pass `Tensor`'s off as its own.
-use extype::field::BatchField;
-use extype::field::batch::BatchOps;
+use extype::batch::BatchField;
+use extype::batch::BatchOps;
 use extype::ndarray::ArrayD;
 use extype::{ExtensionType, Field, FieldPath, Tensor};
 

@@ -2,8 +2,8 @@
 // A hand-written `BatchField` impl cannot hand the stacking of derived structs another type's
 // stacker (which would read each `Mine` as a `Tensor`): `stacker` is not overridable outside
 // extype.
-use extype::field::BatchField;
-use extype::field::batch::FieldStacker;
+use extype::batch::BatchField;
+use extype::batch::FieldStacker;
 use extype::ndarray::ArrayD;
 use extype::{ExtensionType, Field, FieldPath, Tensor};
 
