@@ -27,6 +27,8 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering, fence};
 
 use super::ExtensionType;
+#[cfg(doc)]
+use super::TypeSpec;
 use super::spare;
 use crate::error::{Error, Result, ValueError};
 use crate::spec_tree::SpecTree;
