@@ -487,22 +487,6 @@ fn crate_graph_points_one_way() {
 // ---------------------------------------------------------------------------------------------
 // File by file: no two files of a module import each other, and crate roots are doors
 
-/// Import circles among files that other branches of issue 22 are breaking. TEMPORARY: this list
-/// must be empty. Each entry names the files (from the repository root) of one known circle; a
-/// circle found among a subset of an entry's files is reported but tolerated, and an entry that
-/// no longer matches any circle fails the test, so the list only shrinks.
-const KNOWN_CYCLES: &[&[&str]] = &[
-    // `Field` (mod.rs) and the struct table of derived types.
-    &["core/src/field/mod.rs", "core/src/field/struct_table.rs"],
-    // `TypeSpec` / `ExtensionType` and the value table; `AnySpec` and `Value`.
-    &["core/src/spec/type_spec.rs", "core/src/spec/value_table.rs"],
-    &["core/src/spec/any_spec.rs", "core/src/spec/value.rs"],
-    &[
-        "core/src/field/as_static.rs",
-        "core/src/field/static_data.rs",
-    ],
-];
-
 /// The crate roots that hold re-exports and docs only (no item with a body).
 const DOORS: &[&str] = &["core/src/lib.rs", "shape/src/lib.rs", "kernels/src/lib.rs"];
 
@@ -1059,8 +1043,6 @@ fn sources(dir: &str) -> Vec<(String, String)> {
 #[test]
 fn no_two_files_of_a_module_import_each_other() {
     let mut problems = String::new();
-    let mut tolerated = String::new();
-    let mut used = vec![false; KNOWN_CYCLES.len()];
     for (dir, per_module) in [
         ("core/src", true),
         ("shape/src", false),
@@ -1068,40 +1050,17 @@ fn no_two_files_of_a_module_import_each_other() {
     ] {
         for cycle in file_cycles(&sources(dir), per_module) {
             let files: Vec<String> = cycle.files.iter().map(|f| format!("{dir}/{f}")).collect();
-            let known = KNOWN_CYCLES
-                .iter()
-                .position(|k| files.iter().all(|f| k.contains(&f.as_str())));
-            let out = match known {
-                Some(k) => {
-                    used[k] = true;
-                    &mut tolerated
-                }
-                None => &mut problems,
-            };
-            writeln!(out, "import circle among {}:", files.join(", ")).unwrap();
+            writeln!(problems, "import circle among {}:", files.join(", ")).unwrap();
             for (from, lines, to) in &cycle.imports {
                 let lines: Vec<String> = lines.iter().map(usize::to_string).collect();
                 writeln!(
-                    out,
+                    problems,
                     "  {dir}/{from}:{} imports from {dir}/{to}",
                     lines.join(",")
                 )
                 .unwrap();
             }
         }
-    }
-    for (k, files) in KNOWN_CYCLES.iter().enumerate() {
-        if !used[k] {
-            writeln!(
-                problems,
-                "KNOWN_CYCLES lists {files:?}, which no longer import each other in a circle: \
-                 remove the entry (the list must end empty)"
-            )
-            .unwrap();
-        }
-    }
-    if !tolerated.is_empty() {
-        eprintln!("known import circles (KNOWN_CYCLES, to be emptied):\n{tolerated}");
     }
     assert!(
         problems.is_empty(),

@@ -133,6 +133,7 @@ pub trait StaticBatch: StaticValue {
 macro_rules! static_field {
     ($t:ty; impl StaticBatch) => {
         $crate::__static_field!($t);
+        $crate::__static_data!($t);
         $crate::__batch_static_field!($t);
     };
     ($($t:ty),* $(,)?) => {$(

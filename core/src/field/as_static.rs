@@ -46,12 +46,13 @@ pub trait StaticData: Clone + fmt::Debug + Send + Sync + 'static {
     fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec>;
 }
 
-/// Implements [`StaticData`] for [`StaticValue`] types (the spec is the value itself). Used by
-/// [`static_field!`](crate::static_field); not meant to be called directly.
+/// Implements [`StaticData`] for [`StaticValue`](super::StaticValue) types (the spec is the
+/// value itself). Used by [`static_field!`](crate::static_field) and for the built-in static
+/// values below; not meant to be called directly.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __static_data {
-    ($t:ty) => {
+    ($($t:ty),* $(,)?) => {$(
         impl $crate::__private_v1::StaticData for $t {
             type Spec = $t;
             #[inline]
@@ -72,8 +73,28 @@ macro_rules! __static_data {
                 <$t as $crate::__private_v1::StaticValue>::from_spec_value(value, path)
             }
         }
-    };
+    )*};
 }
+
+// The static values of `static_data.rs` (below this file), as static data.
+__static_data!(
+    bool,
+    i8,
+    i16,
+    i32,
+    i64,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    usize,
+    String,
+    crate::dtype::DType,
+    (),
+    extype_shape::Shape,
+    crate::tensor::TensorSpec,
+);
 
 macro_rules! static_float_data {
     ($($t:ty),*) => {$(

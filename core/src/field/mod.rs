@@ -77,6 +77,11 @@
 //! [`PathSink`], [`Components`]), the impls for tensor fields, static fields
 //! ([`StaticValue`], [`ExactFloat`]) and containers, and the per-field-type table the derive's
 //! struct tables point to ([`FieldOps`], written by the derive as `FieldOps::of::<A>()`).
+//!
+//! Files, bottom to top; each imports only files listed before it (no two import each other):
+//! `path` → `components` → `struct_table` → this `mod.rs` ([`Field`], [`data_error`]) →
+//! `table`, `container` → `tensor`, `static_data` ([`StaticValue`], `__static_field!`) →
+//! `as_static` ([`StaticData`], [`Static`], `__static_data!`).
 
 mod as_static;
 mod components;
@@ -105,8 +110,6 @@ pub use table::FieldOps;
 use std::fmt;
 use std::hash::Hash;
 use std::mem::{ManuallyDrop, MaybeUninit};
-
-use struct_table::table_of;
 
 use crate::error::{Error, Result, SpecError};
 use crate::spec_tree::SpecTree;
@@ -342,4 +345,20 @@ use crate::spec::seal::Seal;
 #[inline(always)]
 fn erased<T>(r: &T) -> *const u8 {
     r as *const T as *const u8
+}
+
+/// The table of `F`, a derived type. For any other field type this is a compile error (raised
+/// where the provided method is instantiated): such a type implements every method of `Field`
+/// itself.
+#[inline(always)]
+fn table_of<F: Field>() -> &'static dyn StructField {
+    const {
+        match F::STRUCT {
+            Some(table) => table.get(),
+            None => panic!(
+                "a `Field` impl that does not come from `#[derive(ExtensionType)]` implements \
+                 every method of `Field` (only derived types take them from their table)"
+            ),
+        }
+    }
 }

@@ -172,8 +172,11 @@ macro_rules! __no_components {
 
 /// The [`Field`] side of a static field type implementing [`StaticValue`]: its spec is the value
 /// itself, it has no components, and two specs are compatible only when equal. What
-/// [`static_field!`](crate::static_field) expands to for fields (the batching side is
-/// implemented beside it); not meant to be called directly.
+/// [`static_field!`](crate::static_field) expands to for fields (its [`StaticData`] side is
+/// `__static_data!`, in `as_static.rs`, above this file; its batching side is in `batch`); not
+/// meant to be called directly.
+///
+/// [`StaticData`]: super::StaticData
 ///
 /// (The `@loose` form makes [`Shape`] and [`TensorSpec`] fields compare and relax loosely, as
 /// TensorFlow does for `TensorShape` and `TensorSpec` fields; `@plain` declares numbers and
@@ -183,7 +186,6 @@ macro_rules! __no_components {
 macro_rules! __static_field {
     (@loose $t:ty, $compatible:expr, $join:expr) => {
         $crate::__static_field!(@field $t, $compatible, $join);
-        $crate::__static_data!($t);
         impl $crate::__private_v1::SequenceItem for $t {}
     };
     // Plain numbers and `bool`: static fields, but not items of a `Vec` or array field.
@@ -197,7 +199,6 @@ macro_rules! __static_field {
                 ::core::option::Option::None
             }
         );
-        $crate::__static_data!($t);
     )*};
     (@field $t:ty, $compatible:expr, $join:expr) => {
         impl $crate::__private_v1::Field for $t {

@@ -4,8 +4,8 @@
 //! Why: every generated method is a body the deriving crate type-checks, and every generated
 //! impl carries one `Ty: Field` bound per field (that is what reports an unsupported field type
 //! once, at the field). A derived type's `Field` impl is therefore only `type Spec` and
-//! `const STRUCT`; the provided methods of [`Field`](super::Field) walk the struct through its
-//! table, written once in `__private_v1::derived`.
+//! `const STRUCT`; the provided methods of [`Field`](super::Field) (in `mod.rs`, above this file)
+//! walk the struct through its table, written once in `__private_v1::derived`.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -154,9 +154,10 @@ impl<T: ?Sized> StructTable<T> {
         StructTable(table, PhantomData)
     }
 
-    /// The operations.
+    /// The operations (`const`: [`Field`](super::Field)'s provided methods read them in a
+    /// constant).
     #[inline(always)]
-    pub(super) fn get(self) -> &'static dyn StructField {
+    pub(super) const fn get(self) -> &'static dyn StructField {
         self.0
     }
 }
@@ -173,21 +174,5 @@ impl<T: ?Sized> Copy for StructTable<T> {}
 impl<T: ?Sized> fmt::Debug for StructTable<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("StructTable")
-    }
-}
-
-/// The table of `F`, a derived type. For any other field type this is a compile error (raised
-/// where the provided method is instantiated): such a type implements every method of `Field`
-/// itself.
-#[inline(always)]
-pub(super) fn table_of<F: super::Field>() -> &'static dyn StructField {
-    const {
-        match F::STRUCT {
-            Some(table) => table.0,
-            None => panic!(
-                "a `Field` impl that does not come from `#[derive(ExtensionType)]` implements \
-                 every method of `Field` (only derived types take them from their table)"
-            ),
-        }
     }
 }

@@ -1,11 +1,17 @@
 //! Specs: [`TensorSpec`], the [`TypeSpec`] / [`ExtensionType`] traits, their object-safe
 //! twins [`AnySpec`] / [`AnyExtension`], and [`Value`], the erased handle they hand out.
 //!
-//! Specs and values are one layer: [`AnySpec::dyn_from_components`] returns a [`Value`], and a
-//! [`Value`] holds a `dyn AnyExtension`. [`value`] is also reachable as `crate::value`.
+//! Files, bottom to top; each imports only files listed before it (no two import each other):
+//! `value_table` ([`ValueOps`], [`ValueTable`]) → `type_spec` ([`TypeSpec`], [`ExtensionType`])
+//! → `spare` (the block cache of [`SharedExtension`]) → [`value`] ([`Value`], [`ValueSpec`],
+//! [`SharedExtension`], and the object-safe traits [`AnySpec`] / [`AnyExtension`], which name
+//! `Value` and each other: one recursive type, one file; see its docs) → `any_spec` (the blanket
+//! impls of the object-safe traits for every extension type and its spec).
+//!
+//! [`value`] is also reachable as `crate::value`.
 
 mod any_spec;
-mod shared;
+mod spare;
 mod type_spec;
 pub mod value;
 mod value_table;
@@ -22,8 +28,7 @@ pub(crate) mod seal {
 }
 
 pub use crate::tensor::TensorSpec;
-pub use any_spec::{AnyExtension, AnySpec};
 pub use type_spec::{ExtensionType, TypeSpec, registered_name};
-pub use value::{SharedExtension, Value, ValueSpec};
+pub use value::{AnyExtension, AnySpec, SharedExtension, Value, ValueSpec};
 #[doc(hidden)]
 pub use value_table::{ValueOps, ValueTable};

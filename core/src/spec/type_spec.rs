@@ -7,7 +7,7 @@ use std::mem::{ManuallyDrop, MaybeUninit};
 
 use super::TensorSpec;
 use super::seal::Seal;
-use super::value_table::{ValueTable, table_of};
+use super::value_table::{ValueOps, ValueTable};
 use crate::error::Result;
 use crate::names::registered_name_of;
 use crate::spec_tree::SpecTree;
@@ -147,5 +147,21 @@ pub trait ExtensionType: Clone + Send + Sync + 'static {
     #[doc(hidden)]
     fn dynamic_value_name(&self, _: Seal) -> Option<&str> {
         None
+    }
+}
+
+/// The table of `T`, a derived type. For any other type this is a compile error (raised where
+/// the provided method is instantiated): such a type implements `spec` and `into_components`
+/// itself.
+#[inline(always)]
+fn table_of<T: ExtensionType>() -> &'static dyn ValueOps {
+    const {
+        match T::VALUE {
+            Some(table) => table.get(),
+            None => panic!(
+                "an `ExtensionType` impl that does not come from `#[derive(ExtensionType)]` \
+                 implements `spec` and `into_components`"
+            ),
+        }
     }
 }

@@ -62,9 +62,10 @@ impl<T: ?Sized> ValueTable<T> {
         ValueTable(table, PhantomData)
     }
 
-    /// The operations.
+    /// The operations (`const`: [`ExtensionType`](super::ExtensionType)'s provided methods read
+    /// them in a constant).
     #[inline(always)]
-    pub(super) fn get(self) -> &'static dyn ValueOps {
+    pub(super) const fn get(self) -> &'static dyn ValueOps {
         self.0
     }
 }
@@ -81,21 +82,5 @@ impl<T: ?Sized> Copy for ValueTable<T> {}
 impl<T: ?Sized> fmt::Debug for ValueTable<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ValueTable")
-    }
-}
-
-/// The table of `T`, a derived type. For any other type this is a compile error (raised where
-/// the provided method is instantiated): such a type implements `spec` and `into_components`
-/// itself.
-#[inline(always)]
-pub(super) fn table_of<T: super::ExtensionType>() -> &'static dyn ValueOps {
-    const {
-        match T::VALUE {
-            Some(table) => table.0,
-            None => panic!(
-                "an `ExtensionType` impl that does not come from `#[derive(ExtensionType)]` \
-                 implements `spec` and `into_components`"
-            ),
-        }
     }
 }
