@@ -398,6 +398,7 @@ fn many_tensors_are_linear() {
     };
     let t_small = timed(|| parse(&small));
     let t_large = timed(|| parse(&large));
+    eprintln!("header parse (map): 40k tensors {t_small:?}, 160k tensors {t_large:?}");
     assert!(
         t_large < Duration::from_secs(5),
         "160k tensors: {t_large:?} (40k: {t_small:?})"
