@@ -1023,7 +1023,7 @@ fn fuzz_mutated_files_never_panic_and_agree_with_the_crate() {
                 accepted += 1;
                 assert_eq!(h.entries.len(), st.len(), "round {round}");
                 for e in &h.entries {
-                    let t = st.tensor(&e.name).unwrap();
+                    let t = st.tensor(e.name).unwrap();
                     assert_eq!(t.shape(), e.shape.as_slice(), "round {round}");
                     assert_eq!(format!("{:?}", t.dtype()), io::safetensors_name(e.dtype));
                     assert_eq!(t.data().len(), e.byte_len());

@@ -12,6 +12,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, Deserializer as _, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
+use smallvec::SmallVec;
 
 use crate::dtype::DType;
 use crate::error::{IoError, Result};
@@ -60,35 +61,214 @@ pub fn dtype_from_safetensors(name: &str) -> std::result::Result<DType, String> 
     }
 }
 
-/// One tensor of the header. Offsets are relative to the start of the data section.
+/// A tensor's shape as an [`Entry`] gives it (inline up to rank 4).
+pub type Dims = SmallVec<[usize; 4]>;
+
+/// One tensor of the header, as [`Header::entry`] and [`Entries`] give it (a view of the
+/// header's compact storage). Offsets are relative to the start of the data section.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub struct Entry<'h> {
     /// The tensor's name (for extype files, the component's field path).
-    pub name: String,
+    pub name: &'h str,
     /// The element type.
     pub dtype: DType,
     /// The shape.
-    pub shape: Vec<usize>,
+    pub shape: Dims,
     /// First byte, relative to the data section.
     pub start: usize,
     /// One past the last byte, relative to the data section.
     pub end: usize,
 }
 
-impl Entry {
+impl Entry<'_> {
     /// The tensor's size in bytes.
     pub fn byte_len(&self) -> usize {
         self.end - self.start
     }
 }
 
+/// One tensor as stored: its name and shape are ranges of the header's arenas, so a header of
+/// many tiny tensors costs less memory than its JSON text (no allocation per tensor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Slot {
+    /// The name's start in `Entries::names`.
+    name_at: u32,
+    /// The name's length in bytes.
+    name_len: u32,
+    /// The shape's start in `Entries::dims` (LEB128 varints, one per dimension).
+    dims_at: u32,
+    rank: u8,
+    dtype: DType,
+    start: usize,
+    end: usize,
+}
+
+/// The tensors of a header, by increasing offset (they cover the data section exactly, without
+/// gaps), stored compactly: names in one string, shapes as varints in one buffer (a dimension
+/// takes no more bytes than its JSON digits).
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct Entries {
+    pub(super) slots: Vec<Slot>,
+    names: String,
+    dims: Vec<u8>,
+}
+
+impl fmt::Debug for Entries {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Entries {
+    /// The number of tensors.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the header lists no tensor.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The `i`-th tensor by offset.
+    pub fn get(&self, i: usize) -> Option<Entry<'_>> {
+        self.slots.get(i).map(|s| self.view(s))
+    }
+
+    /// The tensors by increasing offset.
+    pub fn iter(&self) -> EntriesIter<'_> {
+        EntriesIter {
+            entries: self,
+            slots: self.slots.iter(),
+        }
+    }
+
+    /// The last tensor by offset.
+    pub fn last(&self) -> Option<Entry<'_>> {
+        self.slots.last().map(|s| self.view(s))
+    }
+
+    /// The `i`-th tensor, `i` an index this header gave (always in range).
+    pub(crate) fn at(&self, i: usize) -> Entry<'_> {
+        self.view(&self.slots[i])
+    }
+
+    fn name(&self, s: &Slot) -> &str {
+        let at = s.name_at as usize;
+        &self.names[at..at + s.name_len as usize]
+    }
+
+    pub(super) fn view(&self, s: &Slot) -> Entry<'_> {
+        let mut shape = Dims::new();
+        let mut at = s.dims_at as usize;
+        for _ in 0..s.rank {
+            let (d, used) = read_varint(&self.dims[at..]);
+            shape.push(d);
+            at += used;
+        }
+        Entry {
+            name: self.name(s),
+            dtype: s.dtype,
+            shape,
+            start: s.start,
+            end: s.end,
+        }
+    }
+
+    fn push(&mut self, name: &str, dtype: DType, shape: &[usize], start: usize, end: usize) {
+        grow(&mut self.slots, 1);
+        let name_at = self.names.len() as u32;
+        if self.names.capacity() - self.names.len() < name.len() {
+            let more = (self.names.len() / 8).max(name.len()).max(64);
+            self.names.reserve_exact(more);
+        }
+        self.names.push_str(name);
+        let dims_at = self.dims.len() as u32;
+        for &d in shape {
+            grow(&mut self.dims, 10);
+            write_varint(&mut self.dims, d);
+        }
+        self.slots.push(Slot {
+            name_at,
+            name_len: name.len() as u32,
+            dims_at,
+            rank: shape.len() as u8,
+            dtype,
+            start,
+            end,
+        });
+    }
+}
+
+impl<'a> IntoIterator for &'a Entries {
+    type Item = Entry<'a>;
+    type IntoIter = EntriesIter<'a>;
+    fn into_iter(self) -> EntriesIter<'a> {
+        self.iter()
+    }
+}
+
+/// The tensors of a header by increasing offset ([`Entries::iter`]).
+#[derive(Debug, Clone)]
+pub struct EntriesIter<'a> {
+    entries: &'a Entries,
+    slots: std::slice::Iter<'a, Slot>,
+}
+
+impl<'a> Iterator for EntriesIter<'a> {
+    type Item = Entry<'a>;
+    fn next(&mut self) -> Option<Entry<'a>> {
+        self.slots.next().map(|s| self.entries.view(s))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.slots.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for EntriesIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.slots.next_back().map(|s| self.entries.view(s))
+    }
+}
+
+impl ExactSizeIterator for EntriesIter<'_> {}
+
+/// Makes room for `n` more items in `v`, growing by an eighth (not doubling): a header's
+/// tables then never hold more than an eighth of unused room (the peak-heap bound of a read
+/// counts them), still in amortized linear time.
+pub(super) fn grow<T>(v: &mut Vec<T>, n: usize) {
+    if v.capacity() - v.len() < n {
+        v.reserve_exact((v.len() / 8).max(n).max(16));
+    }
+}
+
+fn write_varint(out: &mut Vec<u8>, mut d: usize) {
+    while d >= 0x80 {
+        out.push((d as u8) | 0x80);
+        d >>= 7;
+    }
+    out.push(d as u8);
+}
+
+/// A varint `write_varint` wrote, and the bytes it takes.
+fn read_varint(bytes: &[u8]) -> (usize, usize) {
+    let mut d = 0usize;
+    for (i, &b) in bytes.iter().enumerate() {
+        d |= ((b & 0x7f) as usize) << (7 * i);
+        if b < 0x80 {
+            return (d, i + 1);
+        }
+    }
+    (d, bytes.len())
+}
+
 /// A parsed and checked header.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
     /// The tensors, by increasing offset (they cover the data section exactly, without gaps).
-    pub entries: Vec<Entry>,
+    pub entries: Entries,
     /// Indices into `entries`, sorted by name (for [`Header::entry`]).
-    by_name: Vec<usize>,
+    by_name: Vec<u32>,
     /// The `__metadata__` string map (empty when absent).
     pub metadata: BTreeMap<String, String>,
     /// The absolute file offset of the data section (8 + header length).
@@ -97,16 +277,22 @@ pub struct Header {
 
 impl Header {
     /// The entry named `name` (a binary search: O(log n)).
-    pub fn entry(&self, name: &str) -> Option<&Entry> {
-        self.index(name).map(|i| &self.entries[i])
+    pub fn entry(&self, name: &str) -> Option<Entry<'_>> {
+        self.index(name).map(|i| self.entries.at(i))
     }
 
     /// The position in `entries` of the entry named `name`.
     pub(crate) fn index(&self, name: &str) -> Option<usize> {
+        let e = &self.entries;
         self.by_name
-            .binary_search_by(|&i| self.entries[i].name.as_str().cmp(name))
+            .binary_search_by(|&i| e.name(&e.slots[i as usize]).cmp(name))
             .ok()
-            .map(|at| self.by_name[at])
+            .map(|at| self.by_name[at] as usize)
+    }
+
+    /// Frees the name index (for a reader that has done its lookups).
+    pub(super) fn drop_index(&mut self) {
+        self.by_name = Vec::new();
     }
 }
 
@@ -149,34 +335,47 @@ pub(crate) fn header_len(file: &str, first: &[u8], file_len: u64) -> Result<usiz
 }
 
 #[derive(Deserialize)]
-struct RawInfo {
-    dtype: String,
+struct RawInfo<'a> {
+    #[serde(borrow)]
+    dtype: Cow<'a, str>,
     #[serde(deserialize_with = "bounded_shape")]
-    shape: Vec<usize>,
+    shape: Shape,
     data_offsets: (usize, usize),
 }
 
-/// A shape of at most [`MAX_RANK`] dimensions, refused as soon as it is longer (no allocation
-/// driven by the file beyond that).
-fn bounded_shape<'de, D: de::Deserializer<'de>>(d: D) -> std::result::Result<Vec<usize>, D::Error> {
+/// A shape as read, on the stack (no allocation per tensor).
+struct Shape {
+    rank: usize,
+    dims: [usize; MAX_RANK],
+}
+
+impl Shape {
+    fn as_slice(&self) -> &[usize] {
+        &self.dims[..self.rank]
+    }
+}
+
+/// A shape of at most [`MAX_RANK`] dimensions, refused as soon as it is longer.
+fn bounded_shape<'de, D: de::Deserializer<'de>>(d: D) -> std::result::Result<Shape, D::Error> {
     struct V;
     impl<'de> Visitor<'de> for V {
-        type Value = Vec<usize>;
+        type Value = Shape;
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             write!(f, "a shape (a list of at most {MAX_RANK} sizes)")
         }
-        fn visit_seq<A: SeqAccess<'de>>(
-            self,
-            mut seq: A,
-        ) -> std::result::Result<Vec<usize>, A::Error> {
-            let mut out = Vec::new();
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Shape, A::Error> {
+            let mut out = Shape {
+                rank: 0,
+                dims: [0; MAX_RANK],
+            };
             while let Some(n) = seq.next_element::<usize>()? {
-                if out.len() == MAX_RANK {
+                if out.rank == MAX_RANK {
                     return Err(de::Error::custom(format!(
                         "shape has more than {MAX_RANK} dimensions"
                     )));
                 }
-                out.push(n);
+                out.dims[out.rank] = n;
+                out.rank += 1;
             }
             Ok(out)
         }
@@ -184,11 +383,39 @@ fn bounded_shape<'de, D: de::Deserializer<'de>>(d: D) -> std::result::Result<Vec
     d.deserialize_seq(V)
 }
 
-/// The header as read: entries checked one by one as they are read (no intermediate list), and
-/// the metadata map. A failure about one tensor is kept in `failure` with the tensor's name
-/// (serde's error would lose it).
+/// A key of the header's table, borrowed from the text unless it holds escapes.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> std::result::Result<Key<'de>, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a tensor name")
+            }
+            fn visit_borrowed_str<E: de::Error>(
+                self,
+                v: &'de str,
+            ) -> std::result::Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// The header as read: entries checked one by one as they are read, straight into their
+/// compact storage, and the metadata map. A failure about one tensor is kept in `failure` with
+/// the tensor's name (serde's error would lose it).
 struct RawHeader {
-    entries: Vec<Entry>,
+    entries: Entries,
     metadata: BTreeMap<String, String>,
 }
 
@@ -202,9 +429,9 @@ impl<'de> Visitor<'de> for HeaderVisitor<'_> {
         f.write_str("a JSON object of tensors")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<RawHeader, A::Error> {
-        let mut entries: Vec<Entry> = Vec::new();
+        let mut entries = Entries::default();
         let mut metadata = None;
-        while let Some(key) = map.next_key::<String>()? {
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             if key == "__metadata__" {
                 if metadata.is_some() {
                     return Err(de::Error::custom("__metadata__ appears twice"));
@@ -227,15 +454,12 @@ impl<'de> Visitor<'de> for HeaderVisitor<'_> {
                 }
                 metadata = Some(m);
             } else {
-                let info: RawInfo = map
+                let info: RawInfo<'de> = map
                     .next_value()
                     .map_err(|e| de::Error::custom(format!("tensor {key:?}: {e}")))?;
-                match entry(key, info) {
-                    Ok(e) => entries.push(e),
-                    Err((name, message)) => {
-                        *self.failure.borrow_mut() = Some((name, message.clone()));
-                        return Err(de::Error::custom(message));
-                    }
+                if let Err(message) = entry(&mut entries, &key, info) {
+                    *self.failure.borrow_mut() = Some((key.into_owned(), message.clone()));
+                    return Err(de::Error::custom(message));
                 }
             }
         }
@@ -294,42 +518,28 @@ fn short(key: &str) -> String {
     key.chars().take(40).collect()
 }
 
-/// One tensor's entry, checked on its own: a known dtype, offsets in order, a shape whose byte
-/// size (checked as ndarray checks shapes) is the offsets' span. `Err` is (name, message).
-fn entry(name: String, info: RawInfo) -> std::result::Result<Entry, (String, String)> {
-    let dtype = match dtype_from_safetensors(&info.dtype) {
-        Ok(d) => d,
-        Err(m) => return Err((name, m)),
-    };
+/// One tensor's entry, checked on its own (a known dtype, offsets in order, a shape whose byte
+/// size, checked as ndarray checks shapes, is the offsets' span), then stored. `Err` is the
+/// message.
+fn entry(entries: &mut Entries, name: &str, info: RawInfo<'_>) -> std::result::Result<(), String> {
+    let dtype = dtype_from_safetensors(&info.dtype)?;
     let (start, end) = info.data_offsets;
     if end < start {
-        return Err((
-            name,
-            format!("data offsets [{start}, {end}] end before they start"),
+        return Err(format!(
+            "data offsets [{start}, {end}] end before they start"
         ));
     }
-    let bytes = match checked_sizes(dtype, &info.shape) {
-        Ok((_, bytes)) => bytes,
-        Err(m) => return Err((name, m)),
-    };
+    let shape = info.shape.as_slice();
+    let (_, bytes) = checked_sizes(dtype, shape)?;
     if end - start != bytes {
-        return Err((
-            name,
-            format!(
-                "shape {:?} of {dtype} takes {bytes} bytes, but data offsets [{start}, {end}] \
-                 hold {}",
-                info.shape,
-                end - start
-            ),
+        return Err(format!(
+            "shape {shape:?} of {dtype} takes {bytes} bytes, but data offsets [{start}, {end}] \
+             hold {}",
+            end - start
         ));
     }
-    Ok(Entry {
-        name,
-        dtype,
-        shape: info.shape,
-        start,
-        end,
-    })
+    entries.push(name, dtype, shape, start, end);
+    Ok(())
 }
 
 /// Parses and checks the header text; `data_len` is the size of the data section (file length
@@ -355,20 +565,22 @@ pub(crate) fn parse(file: &str, text: &[u8], header_len: usize, data_len: u64) -
         (Ok(raw), None) => raw,
     };
     let mut entries = raw.entries;
-    entries.sort_unstable_by(|a, b| (a.start, a.end, &a.name).cmp(&(b.start, b.end, &b.name)));
-    let mut by_name: Vec<usize> = (0..entries.len()).collect();
-    by_name.sort_unstable_by(|&a, &b| entries[a].name.cmp(&entries[b].name));
-    if let Some(w) = by_name
-        .windows(2)
-        .find(|w| entries[w[0]].name == entries[w[1]].name)
     {
+        let Entries { slots, names, .. } = &mut entries;
+        let name = |s: &Slot| &names[s.name_at as usize..(s.name_at + s.name_len) as usize];
+        slots.sort_unstable_by(|a, b| (a.start, a.end, name(a)).cmp(&(b.start, b.end, name(b))));
+    }
+    let mut by_name: Vec<u32> = (0..entries.len() as u32).collect();
+    let name = |i: u32| entries.name(&entries.slots[i as usize]);
+    by_name.sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
+    if let Some(w) = by_name.windows(2).find(|w| name(w[0]) == name(w[1])) {
         return Err(bad(
-            &entries[w[0]].name,
+            name(w[0]),
             "the name appears twice in the header".into(),
         ));
     }
     let mut at = 0usize;
-    for e in &entries {
+    for e in &entries.slots {
         if e.start != at {
             let what = if e.start < at {
                 "overlaps"
@@ -376,7 +588,7 @@ pub(crate) fn parse(file: &str, text: &[u8], header_len: usize, data_len: u64) -
                 "leaves a gap after"
             };
             return Err(bad(
-                &e.name,
+                entries.name(e),
                 format!(
                     "data offsets [{}, {}] {what} the previous tensor, which ends at {at}",
                     e.start, e.end

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use super::format::{Records, TENSOR_TYPE, records};
+use super::header::grow;
 use super::load;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -53,7 +54,7 @@ const SHOWN_SPEC: usize = 1 << 20;
 pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
     let path = path.as_ref();
     let file = path.display().to_string();
-    let (_, header) = load::open(path)?;
+    let (_, mut header) = load::open(path)?;
     let file_bytes = header.data_start + header.entries.last().map_or(0, |e| e.end as u64);
     let mut info = FileInfo {
         types: Vec::new(),
@@ -64,13 +65,14 @@ pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
     };
     // Each tensor's rank in component order (a tensor no component names goes last, in file
     // order): a position per entry, found by binary search, so linear up to a sort.
-    let mut rank = vec![usize::MAX; header.entries.len()];
+    let n = header.entries.len();
+    let mut rank = vec![u32::MAX; n];
     if let Some(records) = records(&file, &header.metadata, header.entries.len())? {
         let (shard, list) = match &records {
             Records::Value(r) => (false, std::slice::from_ref(r)),
             Records::Shard(list) => (true, list.as_slice()),
         };
-        let mut next = 0;
+        let mut next = 0u32;
         let mut name = String::new();
         for (i, r) in list.iter().enumerate() {
             info.types.push(r.type_name.to_string());
@@ -98,23 +100,69 @@ pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
                 if let Some(at) = header.index(&name) {
                     rank[at] = rank[at].min(next);
                 }
-                next += 1;
+                next = next.saturating_add(1);
             }
         }
     }
-    let mut entries: Vec<_> = header.entries.iter().zip(rank).collect();
-    entries.sort_by_key(|(_, rank)| *rank);
-    let entries = entries.into_iter().map(|(e, _)| e);
-    info.tensors = entries
-        .into_iter()
-        .map(|e| TensorInfo {
-            path: e.name.clone(),
+    header.drop_index();
+    // `order[k]` is the file position of the `k`-th tensor reported.
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_unstable_by_key(|&i| (rank[i as usize], i));
+    drop(rank);
+    // The reports are made last tensor first, each from the header's storage as it is freed
+    // (a report is larger than its entry: both at once would cost more than the file).
+    let entries = &mut header.entries;
+    let mut reports: Vec<TensorInfo> = Vec::new();
+    while let Some(slot) = entries.slots.pop() {
+        let e = entries.view(&slot);
+        grow(&mut reports, 1);
+        reports.push(TensorInfo {
+            path: e.name.to_owned(),
             dtype: e.dtype,
-            shape: e.shape.clone(),
+            shape: e.shape.to_vec(),
             bytes: e.byte_len(),
             offset: header.data_start + e.start as u64,
-        })
-        .collect();
-    info.metadata = header.metadata;
+        });
+        if entries.slots.len() < entries.slots.capacity() / 2 {
+            entries.slots.shrink_to_fit();
+        }
+    }
+    // `reports[j]` is the tensor at file position `n - 1 - j`.
+    order.iter_mut().for_each(|o| *o = (n - 1) as u32 - *o);
+    permute(&mut reports, &mut order);
+    info.tensors = reports;
+    info.metadata = std::mem::take(&mut header.metadata);
     Ok(info)
+}
+
+/// Rearranges `items` in place so that `items[k]` becomes the old `items[from[k]]` (`from` a
+/// permutation, its top bits free; they are used as marks), in linear time.
+fn permute<T>(items: &mut [T], from: &mut [u32]) {
+    const DONE: u32 = 1 << 31;
+    for start in 0..from.len() {
+        if from[start] & DONE != 0 {
+            continue;
+        }
+        let mut k = start;
+        loop {
+            let src = from[k] as usize;
+            from[k] |= DONE;
+            if src == start {
+                break;
+            }
+            items.swap(k, src);
+            k = src;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn permute_moves_each_item_from_its_source() {
+        let mut items = vec!['a', 'b', 'c', 'd', 'e'];
+        let mut from = vec![3, 0, 4, 1, 2];
+        super::permute(&mut items, &mut from);
+        assert_eq!(items, ['d', 'a', 'e', 'b', 'c']);
+    }
 }

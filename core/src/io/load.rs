@@ -109,7 +109,7 @@ pub(crate) fn matched(
             ),
             _ => "extra: not a component of any value of the shard (components: [])".to_string(),
         };
-        return Err(IoError::at(file, &e.name, message));
+        return Err(IoError::at(file, e.name, message));
     }
     Ok(out)
 }
@@ -133,7 +133,7 @@ pub(crate) fn read(
                 shared_tensor(map, at + e.start, e.byte_len(), e.dtype, &e.shape)
             }
         };
-        all.push(Some(tensor.map_err(|m| IoError::at(file, &e.name, m))?));
+        all.push(Some(tensor.map_err(|m| IoError::at(file, e.name, m))?));
     }
     // `matched` uses each entry once (names are unique and components are checked distinct).
     Ok(matched
@@ -152,12 +152,7 @@ fn match_components(file: &str, header: &Header, w: &Wanted<'_>) -> Result<Vec<u
         name.push_str(path);
         let Some(at) = header.index(&name) else {
             const SHOWN: usize = 16;
-            let mut names: Vec<&str> = header
-                .entries
-                .iter()
-                .take(SHOWN)
-                .map(|e| e.name.as_str())
-                .collect();
+            let mut names: Vec<&str> = header.entries.iter().take(SHOWN).map(|e| e.name).collect();
             if header.entries.len() > SHOWN {
                 names.push("…");
             }
@@ -172,7 +167,7 @@ fn match_components(file: &str, header: &Header, w: &Wanted<'_>) -> Result<Vec<u
                 ),
             ));
         };
-        let e = &header.entries[at];
+        let e = header.entries.at(at);
         if let Some(spec) = w.specs.as_ref().and_then(|s| s.get(i)) {
             if spec.dtype != e.dtype {
                 return Err(IoError::at(

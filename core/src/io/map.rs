@@ -151,12 +151,7 @@ impl Mapped {
     pub fn names(&self) -> Vec<&str> {
         match &self.components {
             Some(paths) => paths.iter().map(String::as_str).collect(),
-            None => self
-                .header
-                .entries
-                .iter()
-                .map(|e| e.name.as_str())
-                .collect(),
+            None => self.header.entries.iter().map(|e| e.name).collect(),
         }
     }
 
@@ -175,7 +170,7 @@ impl Mapped {
         self.map.bytes().is_empty()
     }
 
-    fn entry(&self, name: &str) -> Result<&Entry> {
+    fn entry(&self, name: &str) -> Result<Entry<'_>> {
         self.header.entry(name).ok_or_else(|| {
             IoError::at(
                 &self.file,
@@ -201,7 +196,7 @@ impl Mapped {
     /// checked to be 0 or 1, which reads them.
     pub fn view(&self, name: &str) -> Result<TensorView<'_>> {
         let e = self.entry(name)?;
-        match view_in_place(self.bytes(e), e.dtype, &e.shape) {
+        match view_in_place(self.bytes(&e), e.dtype, &e.shape) {
             Ok(Some(v)) => Ok(v),
             Ok(None) => Err(IoError::at(
                 &self.file,
