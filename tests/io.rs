@@ -268,7 +268,7 @@ fn nested_values_use_field_paths_and_round_trip() {
     assert_aligned(&path);
     let info = io::inspect(&path).unwrap();
     assert_eq!(info.types, vec!["test.Batch"]);
-    let names: Vec<&str> = info.tensors.iter().map(|t| t.path.as_str()).collect();
+    let names: Vec<&str> = info.tensors.iter().map(|t| &*t.path).collect();
     assert_eq!(names, value.spec().component_paths());
     assert!(names.contains(&"children[1].mask"), "{names:?}");
     // A registered type's spec prints as the spec itself does: fields in declaration order.

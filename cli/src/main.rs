@@ -75,12 +75,11 @@ fn text(file: &str, info: &FileInfo) -> String {
     let width = info.tensors.iter().map(|t| t.path.len()).max().unwrap_or(0);
     out.push_str("components:\n");
     for t in &info.tensors {
-        let shape: Vec<String> = t.shape.iter().map(usize::to_string).collect();
         out.push_str(&format!(
-            "  {:<width$}  {:<4}  [{}]  {} bytes\n",
+            "  {:<width$}  {:<4}  {}  {} bytes\n",
             t.path,
             t.dtype.name(),
-            shape.join(", "),
+            t.shape,
             t.bytes
         ));
     }

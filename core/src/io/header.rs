@@ -242,7 +242,8 @@ pub(super) fn grow<T>(v: &mut Vec<T>, n: usize) {
     }
 }
 
-fn write_varint(out: &mut Vec<u8>, mut d: usize) {
+/// Appends `d` to `out` as an LEB128 varint (7 bits a byte, low bits first).
+pub(super) fn write_varint(out: &mut Vec<u8>, mut d: usize) {
     while d >= 0x80 {
         out.push((d as u8) | 0x80);
         d >>= 7;
@@ -251,7 +252,7 @@ fn write_varint(out: &mut Vec<u8>, mut d: usize) {
 }
 
 /// A varint `write_varint` wrote, and the bytes it takes.
-fn read_varint(bytes: &[u8]) -> (usize, usize) {
+pub(super) fn read_varint(bytes: &[u8]) -> (usize, usize) {
     let mut d = 0usize;
     for (i, &b) in bytes.iter().enumerate() {
         d |= ((b & 0x7f) as usize) << (7 * i);

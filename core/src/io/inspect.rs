@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::format::{Records, TENSOR_TYPE, records};
-use super::header::grow;
+use super::header::{grow, read_varint, write_varint};
 use super::load;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -14,16 +14,89 @@ use crate::spec_tree::SpecTree;
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct TensorInfo {
     /// The tensor's name: its component's field path for a file extype wrote.
-    pub path: String,
+    pub path: Box<str>,
     /// The element type.
     #[serde(serialize_with = "dtype_name")]
     pub dtype: DType,
     /// The shape.
-    pub shape: Vec<usize>,
+    pub shape: TensorShape,
     /// The size in bytes.
     pub bytes: usize,
     /// The absolute offset of its first byte in the file.
     pub offset: u64,
+}
+
+/// A tensor's shape as [`inspect`] reports it, stored compactly: its dimensions as LEB128
+/// varints (one byte for a dimension under 128), so a report is no larger than the JSON that
+/// wrote it, even for tensors of very high rank. It prints (`Display`, `Debug`) and serializes
+/// as a list of numbers: `[2, 3]`.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct TensorShape {
+    /// One varint per dimension, outermost first (the encoding is canonical, so equal shapes
+    /// have equal bytes).
+    varints: Box<[u8]>,
+}
+
+impl TensorShape {
+    /// The number of dimensions.
+    pub fn rank(&self) -> usize {
+        self.varints.iter().filter(|&&b| b < 0x80).count()
+    }
+
+    /// The dimensions, outermost first.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        let mut rest = &self.varints[..];
+        std::iter::from_fn(move || {
+            if rest.is_empty() {
+                return None;
+            }
+            let (d, used) = read_varint(rest);
+            rest = &rest[used..];
+            Some(d)
+        })
+    }
+
+    /// The dimensions as a `Vec`.
+    pub fn to_vec(&self) -> Vec<usize> {
+        self.iter().collect()
+    }
+}
+
+impl From<&[usize]> for TensorShape {
+    fn from(dims: &[usize]) -> Self {
+        let mut varints = Vec::with_capacity(dims.len());
+        for &d in dims {
+            write_varint(&mut varints, d);
+        }
+        TensorShape {
+            varints: varints.into_boxed_slice(),
+        }
+    }
+}
+
+impl std::fmt::Display for TensorShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[")?;
+        for (i, d) in self.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")
+    }
+}
+
+impl std::fmt::Debug for TensorShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl serde::Serialize for TensorShape {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
 }
 
 /// A file's contents as its header describes them.
@@ -117,9 +190,9 @@ pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
         let e = entries.view(&slot);
         grow(&mut reports, 1);
         reports.push(TensorInfo {
-            path: e.name.to_owned(),
+            path: e.name.into(),
             dtype: e.dtype,
-            shape: e.shape.to_vec(),
+            shape: TensorShape::from(e.shape.as_slice()),
             bytes: e.byte_len(),
             offset: header.data_start + e.start as u64,
         });
@@ -164,5 +237,26 @@ mod tests {
         let mut from = vec![3, 0, 4, 1, 2];
         super::permute(&mut items, &mut from);
         assert_eq!(items, ['d', 'a', 'e', 'b', 'c']);
+    }
+
+    #[test]
+    fn tensor_shape_keeps_its_dimensions_and_prints_as_a_list() {
+        use super::TensorShape;
+        let dims = [2, 0, 127, 128, 300, usize::MAX];
+        let shape = TensorShape::from(&dims[..]);
+        assert_eq!(shape.rank(), 6);
+        assert_eq!(shape.to_vec(), dims);
+        assert_eq!(shape.iter().collect::<Vec<_>>(), dims);
+        let list = format!("{dims:?}");
+        assert_eq!(shape.to_string(), list);
+        assert_eq!(format!("{shape:?}"), list);
+        assert_eq!(
+            serde_json::to_string(&shape).unwrap(),
+            list.replace(' ', "")
+        );
+        assert_eq!(shape, TensorShape::from(&dims[..]));
+        assert_ne!(shape, TensorShape::from(&dims[..5]));
+        let scalar = TensorShape::from(&[][..]);
+        assert_eq!((scalar.rank(), scalar.to_string()), (0, "[]".to_string()));
     }
 }
