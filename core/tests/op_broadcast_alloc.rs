@@ -9,68 +9,17 @@
 
 extern crate extype_core as extype;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use extype::ops::{self, AsOperand, Op, OpArgs, Operand, catalog};
 use extype::{DType, Tensor, Value};
 use ndarray::{Array1, ArrayD, ArrayView2, IxDyn};
 
-/// Counts the bytes of every allocation that succeeds (a refused fallible reservation returns
-/// null and counts nothing): the total, the live bytes and their peak.
-struct Counting;
-
-static TOTAL: AtomicUsize = AtomicUsize::new(0);
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grant(bytes: usize) {
-    TOTAL.fetch_add(bytes, Ordering::Relaxed);
-    let live = LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
-    PEAK.fetch_max(live, Ordering::Relaxed);
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the counters
-// are atomics and do not allocate.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is (the caller upholds `alloc`'s contract).
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grant(layout.size());
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grant(layout.size());
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: forwarded as is.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded as is.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            grant(new_size);
-        }
-        p
-    }
-}
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting_alloc::Counting = counting_alloc::Counting;
 
 /// What a call allocated: every granted byte, and the peak of live bytes above those live before.
 struct Measured<T> {
@@ -81,17 +30,13 @@ struct Measured<T> {
 }
 
 fn measure<T>(f: impl FnOnce() -> T) -> Measured<T> {
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    let total = TOTAL.load(Ordering::Relaxed);
     let start = Instant::now();
-    let out = f();
-    let took = start.elapsed();
+    let heap = counting_alloc::measure(f);
     Measured {
-        total: TOTAL.load(Ordering::Relaxed) - total,
-        peak: PEAK.load(Ordering::Relaxed).saturating_sub(base),
-        took,
-        out,
+        took: start.elapsed(),
+        total: heap.total,
+        peak: heap.peak,
+        out: heap.out,
     }
 }
 
