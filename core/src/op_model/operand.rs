@@ -335,30 +335,3 @@ pub(crate) fn bad_argument(
     }
     .into()
 }
-
-// Argument access by index. Hidden, and used by no generated code any more (`__private` does
-// not carry it): a candidate for removal.
-
-/// The extension argument at `index` as `T` (the dispatch key already matched its type).
-#[doc(hidden)]
-#[inline]
-pub fn arg_extension<'a, T: 'static>(args: &[Operand<'a>], index: usize) -> Option<&'a T> {
-    // No `ExtensionType` bound here: `ParamKind::extension::<T>()` checks it, once.
-    args.get(index)
-        .and_then(Operand::as_extension)
-        .and_then(|e| e.as_any().downcast_ref::<T>())
-}
-
-/// The dense argument at `index` as a tensor (borrowed, or copied from an array view).
-#[doc(hidden)]
-#[inline]
-pub fn arg_tensor<'a>(args: &[Operand<'a>], index: usize) -> Option<Cow<'a, Tensor>> {
-    args.get(index).and_then(Operand::to_tensor)
-}
-
-/// The argument at `index` as a [`Value`] (see [`Operand::to_value`] for the cost).
-#[doc(hidden)]
-#[inline]
-pub fn arg_value(args: &[Operand<'_>], index: usize) -> Option<Result<Value>> {
-    args.get(index).map(Operand::to_value)
-}
