@@ -1,5 +1,5 @@
 //! Runtime cost of derived types (`cargo bench -p extype --bench derived`): derived structs
-//! (field-by-field work through their tables, `__private::derived`) side by side with the
+//! (field-by-field work through their tables, `__private_v1::derived`) side by side with the
 //! MaskedTensor implemented by hand on the public API (`core/tests/common/masked.rs`), in one run.
 
 #[path = "../core/tests/common/masked.rs"]

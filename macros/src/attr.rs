@@ -51,7 +51,7 @@ pub enum Batchable {
 pub struct FieldAttrs {
     /// `shape = "b n"`: the field's shape contract, unified across the value's fields.
     pub shape: Option<LitStr>,
-    /// `static`: the field's value is static spec data (`__private::Static<Ty>`).
+    /// `static`: the field's value is static spec data (`__private_v1::Static<Ty>`).
     pub static_: Option<syn::Path>,
     /// `skip`: neither a component nor in the spec; rebuilt with `Default::default()`.
     pub skip: Option<syn::Path>,
