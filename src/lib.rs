@@ -69,6 +69,10 @@
 //!   adapters, [`batch::map_fn`]). Tensor fields must have dynamic rank (`ArrayD`,
 //!   `ArcArray<_, IxDyn>`, [`Tensor`]): a fixed-rank field is a compile error on it. The rules for
 //!   static, `Option`, `Vec` and map fields are in [`batch`](mod@batch).
+//! - `tensor_like = field`: the value behaves like one tensor — it shows that field's dtype and
+//!   shape, and so does its spec ([`TensorLike`], implemented for both). `ops::shape`,
+//!   [`ops::rank`], spec inference and `Display` of a [`Value`] read it. `tensor_like` alone: the
+//!   type and its spec implement [`TensorLike`] by hand (a ragged dimension is unknown).
 //! - `batchable = Enc`: a custom encoder, `Enc: batch::BatchEncoder<Foo>` (a ragged tensor whose
 //!   batch concatenates values and builds new row splits).
 //!

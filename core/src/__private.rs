@@ -65,6 +65,7 @@ pub mod v1 {
     pub use crate::dispatch::{
         Call, DispatchEntry, Handled, IntoHandled, IntoInferred, ParamKind, Target,
     };
+    pub use crate::dtype::DType;
     pub use crate::error::Result;
     pub use crate::field::{
         Components, Field, FieldOps, FieldPath, SequenceItem, Sink, Static, StaticData,
@@ -81,5 +82,6 @@ pub mod v1 {
     pub use crate::serial::json::{deserialize_spec, serialize_spec};
     pub use crate::spec::{ExtensionType, TensorSpec, TypeSpec, Value, ValueSpec, ValueTable};
     pub use crate::spec_tree::SpecTree;
-    pub use crate::tensor::{Tensor, TensorView};
+    pub use crate::tensor::{Tensor, TensorLike, TensorView};
+    pub use extype_shape::Shape;
 }

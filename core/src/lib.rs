@@ -142,4 +142,4 @@ pub use registry::{Registry, RegistryEntry, registered_name, registry};
 pub use spec::value::{SharedExtension, Value, ValueSpec};
 pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec};
 pub use spec_tree::{NamedSpec, SpecTree};
-pub use tensor::{Element, ExternalBytes, ExternalTensor, Tensor, TensorView};
+pub use tensor::{Element, ExternalBytes, ExternalTensor, Tensor, TensorLike, TensorView};

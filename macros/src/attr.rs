@@ -37,6 +37,17 @@ pub struct ContainerAttrs {
     /// `batchable` (the default batch encoder: every component gains a leading batch axis) or
     /// `batchable = Enc` (a custom encoder, `Enc: BatchEncoder<Self>`).
     pub batchable: Option<Batchable>,
+    /// `tensor_like = field` (the value shows that field's dtype and shape) or `tensor_like`
+    /// (the type and its spec implement `TensorLike` by hand).
+    pub tensor_like: Option<TensorLikeAttr>,
+}
+
+/// The two forms of `extype(tensor_like)`.
+pub enum TensorLikeAttr {
+    /// `tensor_like`: the user implements `TensorLike` for the type and its spec.
+    Manual(syn::Path),
+    /// `tensor_like = field` (or `= 0` on a tuple struct): that field's dtype and shape.
+    Field(syn::Member),
 }
 
 /// The two forms of `extype(batchable)`.
@@ -64,7 +75,7 @@ impl FieldAttrs {
     }
 }
 
-const CONTAINER_KEYS: &[&str] = &["name", "validate", "batchable"];
+const CONTAINER_KEYS: &[&str] = &["name", "validate", "batchable", "tensor_like"];
 const FIELD_KEYS: &[&str] = &["shape", "static", "skip"];
 
 fn extype_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
@@ -195,6 +206,36 @@ fn batchable_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Batchable> 
     }
 }
 
+fn tensor_like_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<TensorLikeAttr> {
+    if !meta.input.peek(syn::Token![=]) {
+        return Ok(TensorLikeAttr::Manual(meta.path.clone()));
+    }
+    let value: syn::Expr = meta.value()?.parse()?;
+    match value {
+        syn::Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
+            Ok(TensorLikeAttr::Field(syn::Member::Named(
+                path.path
+                    .get_ident()
+                    .cloned()
+                    .expect("checked: one identifier"),
+            )))
+        }
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(index),
+            ..
+        }) => Ok(TensorLikeAttr::Field(syn::Member::Unnamed(syn::Index {
+            index: index.base10_parse()?,
+            span: index.span(),
+        }))),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`extype(tensor_like = ...)` takes the name of the field whose dtype and shape the \
+             value shows, e.g. `tensor_like = values` (`tensor_like = 0` on a tuple struct); \
+             write `tensor_like` alone when the type implements `TensorLike` by hand",
+        )),
+    }
+}
+
 trait PathText {
     fn to_token_stream_string(&self) -> String;
 }
@@ -210,6 +251,7 @@ impl ContainerAttrs {
         let mut name = Once::new("name");
         let mut validate = Once::new("validate");
         let mut batchable = Once::new("batchable");
+        let mut tensor_like = Once::new("tensor_like");
         for attr in extype_attrs(attrs) {
             if !require_list(cx, attr, CONTAINER_KEYS) {
                 continue;
@@ -225,6 +267,9 @@ impl ContainerAttrs {
                     } else if meta.path.is_ident("batchable") {
                         let value = batchable_value(meta)?;
                         batchable.set(cx, &meta.path, value);
+                    } else if meta.path.is_ident("tensor_like") {
+                        let value = tensor_like_value(meta)?;
+                        tensor_like.set(cx, &meta.path, value);
                     } else if meta.path.is_ident("shape") {
                         return Err(meta.error(
                             "`extype(shape)` belongs on a field, not on the struct; \
@@ -244,6 +289,7 @@ impl ContainerAttrs {
             name: name.value,
             validate: validate.value,
             batchable: batchable.value,
+            tensor_like: tensor_like.value,
         }
     }
 }
@@ -266,7 +312,7 @@ impl FieldAttrs {
                         static_.set(cx, &meta.path, meta.path.clone());
                     } else if meta.path.is_ident("skip") {
                         skip.set(cx, &meta.path, meta.path.clone());
-                    } else if ["name", "validate", "batchable"]
+                    } else if ["name", "validate", "batchable", "tensor_like"]
                         .iter()
                         .any(|k| meta.path.is_ident(k))
                     {

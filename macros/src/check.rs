@@ -13,6 +13,51 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_field_modes(cx, cont);
     check_shape_contracts(cx, cont);
     check_generic_registration(cx, cont);
+    check_tensor_like(cx, cont);
+}
+
+/// `tensor_like = field` names a field of the spec.
+fn check_tensor_like(cx: &Ctxt, cont: &Container) {
+    let Some(crate::attr::TensorLikeAttr::Field(member)) = &cont.attrs.tensor_like else {
+        return;
+    };
+    let Some(field) = cont.fields.iter().find(|f| f.member == *member) else {
+        let names: Vec<String> = cont
+            .fields
+            .iter()
+            .map(|f| format!("`{}`", f.path))
+            .collect();
+        let wanted = quote::quote!(#member).to_string();
+        let hint = cont
+            .fields
+            .iter()
+            .find(|f| extype_shape::edit_distance::edit_distance(&wanted, &f.path) <= 2)
+            .map(|f| format!("; did you mean `{}`?", f.path))
+            .unwrap_or_default();
+        let listed = if names.is_empty() {
+            "the struct has no fields".to_string()
+        } else {
+            format!("its fields are {}{hint}", names.join(", "))
+        };
+        cx.error_spanned_by(
+            member,
+            format!(
+                "`extype(tensor_like = {})` names no field of this struct; {listed}",
+                quote::quote!(#member)
+            ),
+        );
+        return;
+    };
+    if let Some(skip) = &field.attrs.skip {
+        cx.error_spanned_by(
+            skip,
+            format!(
+                "field `{}` is `extype(tensor_like)` and `extype(skip)`: a skipped field is not in \
+                 the spec, so the spec could not show its dtype and shape; remove `skip`",
+                field.path
+            ),
+        );
+    }
 }
 
 /// `name = "..."` must be dotted identifiers: `pkg.Foo`, `my_crate.sub.Bar`.

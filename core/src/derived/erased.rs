@@ -18,9 +18,10 @@ use std::ptr::NonNull;
 use super::{Derived, StructDesc, invalid};
 use crate::error::Result;
 use crate::field::{Field, FieldPath};
+use crate::spec::ExtensionType;
 use crate::spec::{AnyExtension, AnySpec, SharedExtension, Value};
 use crate::spec_tree::SpecTree;
-use crate::tensor::{Tensor, TensorSpec, TensorView};
+use crate::tensor::{Tensor, TensorLike, TensorSpec, TensorView};
 
 /// What the erased boxes need of a derived value type `T` and its spec type, beyond the field
 /// table. Built by [`TypeFns::of`].
@@ -34,6 +35,8 @@ pub struct TypeFns {
     value_as_any: unsafe fn(*const u8) -> *const dyn Any,
     spec_as_any: unsafe fn(*const u8) -> *const dyn Any,
     clone_value: unsafe fn(*const u8, *mut u8),
+    value_tensor_like: unsafe fn(*const u8) -> Option<*const dyn TensorLike>,
+    spec_tensor_like: unsafe fn(*const u8) -> Option<*const dyn TensorLike>,
 }
 
 impl fmt::Debug for TypeFns {
@@ -57,6 +60,22 @@ mod fns_of {
     pub fn as_any<T: Any>(p: *const u8) -> *const dyn Any {
         p as *const T as *const dyn Any
     }
+    pub unsafe fn value_tensor_like<T: ExtensionType>(
+        p: *const u8,
+    ) -> Option<*const dyn TensorLike> {
+        // SAFETY: callers pass `p` pointing to a live `T`.
+        let value = unsafe { &*(p as *const T) };
+        value
+            .as_tensor_like()
+            .map(|like| like as *const dyn TensorLike)
+    }
+    pub unsafe fn spec_tensor_like<T: ExtensionType>(
+        p: *const u8,
+    ) -> Option<*const dyn TensorLike> {
+        // SAFETY: callers pass `p` pointing to a live `T::Spec`.
+        let spec = unsafe { &*(p as *const T::Spec) };
+        T::spec_as_tensor_like(spec).map(|like| like as *const dyn TensorLike)
+    }
     pub unsafe fn clone_value<T: Clone>(p: *const u8, out: *mut u8) {
         // SAFETY: callers pass `p` pointing to a live `T` and `out` to writable memory for one `T`.
         unsafe { std::ptr::write(out as *mut T, (*(p as *const T)).clone()) }
@@ -76,6 +95,8 @@ impl TypeFns {
             value_as_any: fns_of::as_any::<T>,
             spec_as_any: fns_of::as_any::<<T as Field>::Spec>,
             clone_value: fns_of::clone_value::<T>,
+            value_tensor_like: fns_of::value_tensor_like::<T>,
+            spec_tensor_like: fns_of::spec_tensor_like::<T>,
         }
     }
 
@@ -234,6 +255,10 @@ impl ErasedSpec {
 }
 
 impl AnySpec for ErasedSpec {
+    fn dyn_tensor_like(&self) -> Option<&dyn TensorLike> {
+        // SAFETY: `raw` is a live spec described by `desc`; the reference borrows `self`.
+        unsafe { (self.desc.types.spec_tensor_like)(self.raw()).map(|p| &*p) }
+    }
     fn as_any(&self) -> &dyn Any {
         // SAFETY: `raw` is a live spec of the type `spec_as_any` is for.
         unsafe { &*(self.desc.types.spec_as_any)(self.raw()) }
@@ -391,6 +416,10 @@ impl ErasedValue {
 // SAFETY: `as_any` is the value held (through its type's `TypeFns`), and `move_into` moves that
 // value out.
 unsafe impl AnyExtension for ErasedValue {
+    fn dyn_tensor_like(&self) -> Option<&dyn TensorLike> {
+        // SAFETY: `raw` is a live value described by `desc`; the reference borrows `self`.
+        unsafe { (self.desc.types.value_tensor_like)(self.raw()).map(|p| &*p) }
+    }
     fn as_any(&self) -> &dyn Any {
         // SAFETY: `raw` is a live value of the type `value_as_any` is for.
         unsafe { &*(self.desc.types.value_as_any)(self.raw()) }

@@ -700,6 +700,9 @@ impl DispatchTable {
         if let Some(dense) = dense {
             return infer::dense_unchecked(op, &dense, args);
         }
+        if let Some(inferred) = op.fallback_infer().and_then(|f| f(op, specs, args)) {
+            return inferred.map(Inferred::from);
+        }
         let entries: SmallVec<[&'static DispatchEntry; 4]> = tried.iter().map(|t| t.0).collect();
         let mut err = no_match(
             op,

@@ -176,7 +176,9 @@ catalog! {
     /// The shape as an `i64` vector.
     SHAPE => custom!(ALL, bodies::shape_of)
             .result(I64)
-            .infer(Custom(infer::shape_of));
+            .infer(Custom(infer::shape_of))
+            .fallback(fallback::tensor_like_shape)
+            .fallback_infer(fallback::infer_tensor_like);
     /// Same elements (C order), another shape.
     RESHAPE => custom!(ALL, bodies::reshape).infer(Custom(infer::reshape));
     /// Permutes the axes (reverses them by default).

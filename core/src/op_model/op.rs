@@ -26,7 +26,7 @@ use super::rules::{DTypeSet, Operands, ResultDType};
 use crate::dtype::DType;
 use crate::error::{DispatchError, Result};
 use crate::spec::TensorSpec;
-use crate::spec::value::Value;
+use crate::spec::value::{Value, ValueSpec};
 use crate::tensor::{Tensor, TensorView};
 use extype_shape::Shape;
 
@@ -44,6 +44,11 @@ pub type MaskedFn = fn(&Op, &TensorView<'_>, &ArrayViewD<'_, bool>, &OpArgs) -> 
 /// `None` when it does not apply (the call's "no handler" error stands). `stack` and `concat`
 /// join extension values of one batchable type on axis 0 with their batch encoders.
 pub type FallbackFn = fn(&Op, &[Operand<'_>], &OpArgs) -> Option<Result<Value>>;
+
+/// The spec inference of a catalog op's fallback ([`FallbackFn`]): the output spec for input
+/// specs that are not all dense, when no handler's inference takes them; `None` when it does
+/// not apply. `shape` infers from the specs' tensor-like view ([`TensorLike`](crate::tensor::TensorLike)).
+pub type FallbackInferFn = fn(&Op, &[&ValueSpec], &OpArgs) -> Option<Result<ValueSpec>>;
 
 /// The dense default of a user-declared op: runs on dense tensors only (the arguments, in order).
 pub type DenseFn = fn(&[Tensor], &OpArgs) -> Result<Tensor>;
@@ -91,6 +96,7 @@ pub(crate) struct Builtin {
     pub(crate) result: ResultDType,
     pub(crate) infer: Option<InferRule>,
     pub(crate) fallback: Option<FallbackFn>,
+    pub(crate) fallback_infer: Option<FallbackInferFn>,
 }
 
 impl Builtin {
@@ -104,6 +110,7 @@ impl Builtin {
             result: ResultDType::Same,
             infer: None,
             fallback: None,
+            fallback_infer: None,
         }
     }
 
@@ -136,6 +143,12 @@ impl Builtin {
         self.fallback = Some(fallback);
         self
     }
+
+    /// Sets the spec inference of the fallback.
+    pub(crate) const fn fallback_infer(mut self, infer: FallbackInferFn) -> Builtin {
+        self.fallback_infer = Some(infer);
+        self
+    }
 }
 
 /// A dispatchable op: its [`Signature`] and the data that runs it (see
@@ -157,6 +170,7 @@ pub struct Op {
     result: ResultDType,
     infer: InferRule,
     fallback: Option<FallbackFn>,
+    fallback_infer: Option<FallbackInferFn>,
 }
 
 /// FNV-1a of the name: the op's key in dispatch tables, computed at compile time.
@@ -218,6 +232,7 @@ impl Op {
             result: ResultDType::Same,
             infer: InferRule::of_kind(kind),
             fallback: None,
+            fallback_infer: None,
         }
     }
 
@@ -244,6 +259,7 @@ impl Op {
                 None => InferRule::of_kind(sig.kind),
             },
             fallback: data.fallback,
+            fallback_infer: data.fallback_infer,
             sig,
         }
     }
@@ -356,6 +372,12 @@ impl Op {
     #[inline]
     pub(crate) fn fallback(&self) -> Option<FallbackFn> {
         self.fallback
+    }
+
+    /// The spec inference of the op's fallback ([`FallbackInferFn`]).
+    #[inline]
+    pub(crate) fn fallback_infer(&self) -> Option<FallbackInferFn> {
+        self.fallback_infer
     }
 
     /// Whether the op has a fallback for extension values no handler takes (`stack` and

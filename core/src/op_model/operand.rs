@@ -13,7 +13,7 @@ use crate::registry::AnonymousExtension;
 use crate::spec::value::{SharedExtension, Value, ValueSpec};
 use crate::spec::{AnyExtension, ExtensionType, TensorSpec};
 use crate::tensor::Element;
-use crate::tensor::{Tensor, TensorView};
+use crate::tensor::{Tensor, TensorLike, TensorView};
 
 #[derive(Clone, Debug)]
 enum Repr<'a> {
@@ -199,6 +199,17 @@ impl<'a> Operand<'a> {
             }
             Repr::Extension(_, _, Some(arc)) => Ok(Value::Extension(SharedExtension::clone(arc))),
             Repr::Extension(e, _, None) => e.any_spec().dyn_from_components(e.clone_components()),
+        }
+    }
+
+    /// The argument as one tensor (its dtype and shape): a dense argument itself, an extension
+    /// value when its type is tensor-like ([`TensorLike`]); `None` otherwise.
+    #[inline]
+    pub fn tensor_like(&self) -> Option<&dyn TensorLike> {
+        match &self.0 {
+            Repr::Tensor(t) => Some(*t),
+            Repr::View(v) => Some(v),
+            Repr::Extension(e, ..) => e.dyn_tensor_like(),
         }
     }
 

@@ -283,6 +283,28 @@ reduction_ops! {
     argmin, argmin_as, ARGMIN;
 }
 
+/// The number of dimensions of `x`: a dense argument's, or a tensor-like extension value's
+/// ([`TensorLike`](crate::tensor::TensorLike)); an error naming the argument otherwise.
+///
+/// ```
+/// use extype_core::ops;
+/// assert_eq!(ops::rank(&ndarray::array![[1.0f32, 2.0]]).unwrap(), 2);
+/// assert_eq!(ops::rank(&ndarray::arr0(1i64)).unwrap(), 0);
+/// ```
+pub fn rank(x: &impl AsOperand) -> Result<usize> {
+    let x = x.as_operand();
+    match x.tensor_like().and_then(|like| like.rank()) {
+        Some(rank) => Ok(rank),
+        None => Err(bad_argument(
+            "rank",
+            "argument 0",
+            "a tensor, an array, or a tensor-like extension value (`#[extype(tensor_like = \
+             field)]`)",
+            x.describe(),
+        )),
+    }
+}
+
 /// Gives `x` the shape `shape` (same number of elements, C order).
 pub fn reshape(x: &impl AsOperand, shape: &[usize]) -> Result<Value> {
     call(

@@ -11,7 +11,7 @@ use super::type_spec::{ExtensionType, TypeSpec, registered_name};
 use super::value::{AnyExtension, AnySpec, Value};
 use crate::error::Result;
 use crate::spec_tree::SpecTree;
-use crate::tensor::{Tensor, TensorSpec, TensorView};
+use crate::tensor::{Tensor, TensorLike, TensorSpec, TensorView};
 
 impl<S> AnySpec for S
 where
@@ -87,6 +87,9 @@ where
     fn fmt_display(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.fmt_compact(f)
     }
+    fn dyn_tensor_like(&self) -> Option<&dyn TensorLike> {
+        <S::Value as ExtensionType>::spec_as_tensor_like(self)
+    }
 }
 
 // SAFETY: `as_any` is the value itself, and `move_into` writes it.
@@ -118,5 +121,8 @@ unsafe impl<T: ExtensionType> AnyExtension for T {
     }
     fn into_components_boxed(self: Box<Self>) -> Vec<Tensor> {
         (*self).into_components()
+    }
+    fn dyn_tensor_like(&self) -> Option<&dyn TensorLike> {
+        ExtensionType::as_tensor_like(self)
     }
 }

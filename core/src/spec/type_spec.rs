@@ -11,7 +11,7 @@ use super::value_table::{ValueOps, ValueTable};
 use crate::error::Result;
 use crate::names::registered_name_of;
 use crate::spec_tree::SpecTree;
-use crate::tensor::{Tensor, TensorView};
+use crate::tensor::{Tensor, TensorLike, TensorView};
 
 /// The static type of an extension value, with TF's four jobs of a spec:
 ///
@@ -131,6 +131,24 @@ pub trait ExtensionType: Clone + Send + Sync + 'static {
             Some(table) => unsafe { table.get().validate(self as *const Self as *const u8) },
             None => Ok(()),
         }
+    }
+
+    /// This value as one tensor (its dtype and shape), when the type is tensor-like:
+    /// `#[extype(tensor_like = field)]` or `#[extype(tensor_like)]` on the derive returns
+    /// `Some(self)`. `None` (the default) for other types. Ops, spec inference and `Display` of a
+    /// [`Value`](crate::Value) read it through [`Value::tensor_like`](crate::Value::tensor_like).
+    #[inline]
+    fn as_tensor_like(&self) -> Option<&dyn TensorLike> {
+        None
+    }
+
+    /// The spec of a tensor-like type as one tensor spec (its dtype and partial shape); `None`
+    /// (the default) when the type is not tensor-like. Set with
+    /// [`as_tensor_like`](Self::as_tensor_like) by the same derive attribute.
+    #[inline]
+    fn spec_as_tensor_like(spec: &Self::Spec) -> Option<&dyn TensorLike> {
+        let _ = spec;
+        None
     }
 
     /// The name of a spec whose name is data (anonymous values); `None` for ordinary types,

@@ -32,7 +32,7 @@ use super::TypeSpec;
 use super::spare;
 use crate::error::{Error, Result, ValueError};
 use crate::spec_tree::SpecTree;
-use crate::tensor::{Tensor, TensorSpec, TensorView};
+use crate::tensor::{Tensor, TensorLike, TensorSpec, TensorView};
 
 /// A tensor or an extension value (of any type, possibly anonymous). Clone is O(1).
 ///
@@ -52,12 +52,18 @@ pub enum Value {
 
 /// Compact text for people: a tensor as `f32[2, 3] [0.0, 1.0, …]`; an extension value as its
 /// spec, then each component's leading elements by field path
-/// (`pkg.Masked { values: f32[3], mask: bool[3] } {values: [1.0, 2.0, 3.0], mask: [true, false, true]}`).
+/// (`pkg.Masked { values: f32[3], mask: bool[3] } {values: [1.0, 2.0, 3.0], mask: [true, false, true]}`);
+/// a tensor-like extension value starts with its dtype and shape
+/// (`f32[3] pkg.Masked { … } {…}`).
 impl std::fmt::Display for Value {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Value::Tensor(t) => std::fmt::Display::fmt(t, f),
             Value::Extension(e) => {
+                if let Some(like) = e.dyn_tensor_like() {
+                    crate::tensor::fmt_head(like, f)?;
+                    f.write_str(" ")?;
+                }
                 let spec = e.any_spec();
                 write!(f, "{spec} {{")?;
                 let paths = spec.dyn_component_paths();
@@ -210,6 +216,37 @@ impl Value {
     }
 }
 
+impl Value {
+    /// The value as one tensor (its dtype and shape): a dense tensor itself, an extension value
+    /// when its type is tensor-like ([`TensorLike`]); `None` otherwise.
+    ///
+    /// ```
+    /// use extype_core::{DType, Tensor, Value};
+    /// let v = Value::from(Tensor::from(ndarray::array![[1i32, 2]]));
+    /// let like = v.tensor_like().unwrap();
+    /// assert_eq!((like.dtype(), like.shape().to_string()), (DType::I32, "[1, 2]".to_string()));
+    /// ```
+    #[inline]
+    pub fn tensor_like(&self) -> Option<&dyn TensorLike> {
+        match self {
+            Value::Tensor(t) => Some(t),
+            Value::Extension(e) => e.dyn_tensor_like(),
+        }
+    }
+}
+
+impl ValueSpec {
+    /// The spec as one tensor spec: a tensor spec itself, an extension spec when its type is
+    /// tensor-like ([`TensorLike`]); `None` otherwise.
+    #[inline]
+    pub fn tensor_like(&self) -> Option<&dyn TensorLike> {
+        match self {
+            ValueSpec::Tensor(t) => Some(t),
+            ValueSpec::Extension(e) => e.dyn_tensor_like(),
+        }
+    }
+}
+
 impl From<Tensor> for Value {
     fn from(t: Tensor) -> Self {
         Value::Tensor(t)
@@ -252,6 +289,9 @@ pub trait AnySpec: Send + Sync + 'static {
     fn fmt_debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
     /// Writes the spec compactly ([`TypeSpec::fmt_compact`]); `Display` of `dyn AnySpec`.
     fn fmt_display(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    /// The spec as one tensor spec, when its type is tensor-like
+    /// ([`ExtensionType::spec_as_tensor_like`]).
+    fn dyn_tensor_like(&self) -> Option<&dyn TensorLike>;
 }
 
 impl fmt::Debug for dyn AnySpec {
@@ -317,6 +357,8 @@ pub unsafe trait AnyExtension: Send + Sync + 'static {
     fn clone_components(&self) -> Vec<Tensor>;
     /// The components, moved out.
     fn into_components_boxed(self: Box<Self>) -> Vec<Tensor>;
+    /// The value as one tensor, when its type is tensor-like ([`ExtensionType::as_tensor_like`]).
+    fn dyn_tensor_like(&self) -> Option<&dyn TensorLike>;
 }
 
 impl fmt::Debug for dyn AnyExtension {

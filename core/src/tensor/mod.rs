@@ -1,5 +1,6 @@
 //! Dtype-erased tensors: [`Tensor`] (shared, O(1) clone), its borrowed twin [`TensorView`], the
-//! [`Element`] scalars they hold, and [`TensorSpec`], the static type of one tensor.
+//! [`Element`] scalars they hold, [`TensorSpec`], the static type of one tensor, and
+//! [`TensorLike`], what values and specs that behave like one tensor show (dtype and shape).
 //!
 //! Conversions from and to typed `ndarray` arrays move the data: `Array → Tensor` wraps the
 //! buffer in an `Arc` without copying, and `Tensor → Array` unwraps it without copying when the
@@ -12,6 +13,7 @@ mod convert;
 mod display;
 mod element;
 mod external;
+mod like;
 mod spec;
 mod view;
 
@@ -23,6 +25,8 @@ pub(crate) use display::fmt_elements;
 pub use element::Element;
 pub use external::{ExternalBytes, ExternalTensor};
 pub(crate) use external::{bad_bool, checked_sizes, try_external, view_in_place, with_element};
+pub use like::TensorLike;
+pub(crate) use like::fmt_head;
 pub use spec::TensorSpec;
 pub use view::TensorView;
 

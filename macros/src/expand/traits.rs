@@ -7,6 +7,7 @@ use syn::spanned::Spanned;
 
 use super::Gen;
 use crate::ast::Style;
+use crate::attr::TensorLikeAttr;
 
 /// `static __CONTRACT: ShapeContract` when some field has `#[extype(shape = "…")]`.
 pub fn contract_static(g: &Gen) -> TokenStream {
@@ -43,6 +44,7 @@ pub fn traits(g: &Gen) -> TokenStream {
     let constructor = constructor(g);
     let refine_method = refine_method(g);
     let registration = registration(g);
+    let (like_methods, like_impls) = tensor_like(g);
     quote! {
         #[automatically_derived]
         // SAFETY: `FooSpec` is the spec type `Foo`'s table describes.
@@ -60,12 +62,81 @@ pub fn traits(g: &Gen) -> TokenStream {
                 ::core::option::Option::Some(unsafe {
                     __x::ValueTable::new(<Self as __x::Derived>::DESC)
                 });
+
+            #like_methods
         }
 
+        #like_impls
         #constructor
         #refine_method
         #registration
     }
+}
+
+/// Under `#[extype(tensor_like …)]`: the `ExtensionType` methods that show the value and its spec
+/// as one tensor, and with `tensor_like = field` the `TensorLike` impls of the type and its spec,
+/// which delegate to that field (the spec's field of the same name).
+fn tensor_like(g: &Gen) -> (TokenStream, TokenStream) {
+    let Some(attr) = &g.cont.attrs.tensor_like else {
+        return (TokenStream::new(), TokenStream::new());
+    };
+    let span = match attr {
+        TensorLikeAttr::Manual(path) => path.span(),
+        TensorLikeAttr::Field(member) => member.span(),
+    };
+    let methods = quote_spanned! {span=>
+        #[inline]
+        fn as_tensor_like(&self) -> ::core::option::Option<&dyn __x::TensorLike> {
+            ::core::option::Option::Some(self)
+        }
+        #[inline]
+        fn spec_as_tensor_like(
+            spec: &Self::Spec,
+        ) -> ::core::option::Option<&dyn __x::TensorLike> {
+            ::core::option::Option::Some(spec)
+        }
+    };
+    let TensorLikeAttr::Field(member) = attr else {
+        return (methods, TokenStream::new());
+    };
+    if !g.fields().iter().any(|f| f.member == *member) {
+        // Reported by the check pass.
+        return (methods, TokenStream::new());
+    }
+    let impl_generics = g.impl_generics();
+    let self_ty = g.self_ty();
+    let spec_ty = g.spec_ty();
+    let where_clause = &g.where_clause;
+    let delegate = |this: TokenStream| {
+        quote_spanned! {span=>
+            #[inline]
+            fn dtype(&self) -> __x::DType {
+                __x::TensorLike::dtype(&#this.#member)
+            }
+            #[inline]
+            fn shape(&self) -> __x::Shape {
+                __x::TensorLike::shape(&#this.#member)
+            }
+            #[inline]
+            fn rank(&self) -> ::core::option::Option<usize> {
+                __x::TensorLike::rank(&#this.#member)
+            }
+        }
+    };
+    let value_methods = delegate(quote!(self));
+    let spec_methods = delegate(quote!(self));
+    let impls = quote! {
+        #[automatically_derived]
+        impl #impl_generics __x::TensorLike for #self_ty #where_clause {
+            #value_methods
+        }
+
+        #[automatically_derived]
+        impl #impl_generics __x::TensorLike for #spec_ty #where_clause {
+            #spec_methods
+        }
+    };
+    (methods, impls)
 }
 
 /// The registry entry of a non-generic type (a generic one is registered per instantiation with
