@@ -121,7 +121,7 @@ pub mod __private;
 pub use __private::v1 as __private_v1;
 
 pub use conflicts::check;
-pub use dispatch::{BinaryOp, Handled, ReductionOp, UnaryOp};
+pub use dispatch::{BinaryOp, Handled, OrDense, ReductionOp, UnaryOp};
 pub use dtype::DType;
 pub use error::ArgRef;
 pub use error::{

@@ -43,8 +43,18 @@ pub enum ParamKind {
         /// `type_name::<T>` (for errors).
         type_name: fn() -> &'static str,
     },
-    /// `&Tensor`: matches every dense argument (tensor, array or view).
+    /// `&Tensor` or `&TensorView`: matches every dense argument (tensor, array, view or scalar).
     Tensor,
+    /// `&OrDense<T>`: matches an argument of exactly the extension type `T`, or a dense one. The
+    /// table registers the handler under both keys in this position (every mix of `T` and dense
+    /// arguments), except the one where every argument is dense, which stays with the op's
+    /// dense default.
+    OrDense {
+        /// `TypeId::of::<T>`.
+        type_id: fn() -> TypeId,
+        /// `type_name::<T>` (for errors).
+        type_name: fn() -> &'static str,
+    },
     /// `&Value` or `&Operand`: matches an argument of any type (a wildcard).
     Any,
 }
@@ -58,19 +68,38 @@ impl ParamKind {
         }
     }
 
-    /// The `TypeId` an argument must have, or `None` for a wildcard.
+    /// The kind for `&OrDense<T>`.
+    pub const fn or_dense<T: ExtensionType>() -> ParamKind {
+        ParamKind::OrDense {
+            type_id: TypeId::of::<T>,
+            type_name: std::any::type_name::<T>,
+        }
+    }
+
+    /// The `TypeId` an argument must have, or `None` for a wildcard. For
+    /// [`OrDense`](Self::OrDense), the extension type's (its other key is the dense one,
+    /// [`dense_alternative`](Self::dense_alternative)).
     pub fn type_id(&self) -> Option<TypeId> {
         match self {
-            ParamKind::Extension { type_id, .. } => Some(type_id()),
+            ParamKind::Extension { type_id, .. } | ParamKind::OrDense { type_id, .. } => {
+                Some(type_id())
+            }
             ParamKind::Tensor => Some(TypeId::of::<Tensor>()),
             ParamKind::Any => None,
         }
+    }
+
+    /// Whether the position also matches a dense argument besides [`type_id`](Self::type_id)
+    /// (`&OrDense<T>`).
+    pub fn dense_alternative(&self) -> bool {
+        matches!(self, ParamKind::OrDense { .. })
     }
 
     /// The parameter type as written: `&pkg::Masked`, `&Tensor`, `&Value`.
     pub fn describe(&self) -> String {
         match self {
             ParamKind::Extension { type_name, .. } => format!("&{}", type_name()),
+            ParamKind::OrDense { type_name, .. } => format!("&OrDense<{}>", type_name()),
             ParamKind::Tensor => "&Tensor".into(),
             ParamKind::Any => "&Value".into(),
         }

@@ -60,7 +60,11 @@
 //! ## Handler signatures
 //!
 //! - Arguments, in the op's order: `&T` (an extension type), `&Tensor` (a dense argument; an array
-//!   view is copied into a tensor for it), `&Value` (any argument; an extension value passed by
+//!   view is copied into a tensor for it), `&TensorView` (a dense argument read in place: an
+//!   array or scalar is not copied), [`&OrDense<T>`](OrDense) (a `T` or a dense argument: the
+//!   handler is registered for every mix of `T` and dense arguments, but not all-dense, so one
+//!   function serves `masked + masked`, `masked + array` and `scalar * masked` while dense calls
+//!   keep the kernels' fast path), `&Value` (any argument; an extension value passed by
 //!   reference is rebuilt from clones of its components) or `&Operand` (any argument, no cost).
 //!   An extra `&OpArgs` parameter (anywhere) receives the call's non-tensor arguments (axes,
 //!   keepdims, dtype, …) and is not dispatched on.
@@ -139,5 +143,5 @@ pub use entry::{
     Call, DispatchEntry, Handled, HandlerFn, InferFn, IntoHandled, IntoInferred, ParamKind, Target,
 };
 pub use group::{BinaryOp, ReductionOp, UnaryOp};
-pub use param::{GroupParam, HandlerParam};
+pub use param::{GroupParam, HandlerParam, OrDense};
 pub use table::{DispatchTable, MAX_KEY, table};

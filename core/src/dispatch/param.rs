@@ -10,10 +10,12 @@
 //! |-----------------------------------|--------------------------------|-----------------------------|
 //! | any [`ExtensionType`] (blanket)   | [`ParamKind::Extension`]       | exactly that type           |
 //! | [`Tensor`]                        | [`ParamKind::Tensor`]          | any dense argument          |
+//! | [`TensorView`]                    | [`ParamKind::Tensor`]          | any dense argument, in place |
+//! | [`OrDense<T>`] (`T` extension)    | [`ParamKind::OrDense`]         | exactly `T`, or dense       |
 //! | [`Value`], [`Operand`]            | [`ParamKind::Any`]             | any argument (a wildcard)   |
 //! | [`OpArgs`]                        | `None` (not dispatched on)     | the call's extra arguments  |
 //!
-//! The impls do not overlap: the trait and all four types are local to this crate and none of
+//! The impls do not overlap: the trait and all these types are local to this crate and none of
 //! them implements [`ExtensionType`] (no other crate may add such an impl). So `type T = Tensor;`
 //! works, and a user extension type *named* `Value` or `Tensor` is matched exactly, as any other.
 //!
@@ -34,7 +36,7 @@ use crate::op_model::args::OpArgs;
 use crate::op_model::operand::Operand;
 use crate::spec::ExtensionType;
 use crate::spec::value::Value;
-use crate::tensor::Tensor;
+use crate::tensor::{Tensor, TensorView};
 
 /// A type a dispatch handler may take by shared reference, `x: &Self`; implemented for every
 /// [`ExtensionType`], [`Tensor`], [`Value`], [`Operand`] and [`OpArgs`] (see the
@@ -105,6 +107,107 @@ impl<'a> HandlerParam<'a> for Tensor {
         }
         match args.get(index).and_then(Operand::to_tensor) {
             Some(x) => f(&x),
+            None => Ok(Handled::Declined),
+        }
+    }
+}
+
+/// A dense argument as a view, without copying an array view into a tensor (a scalar or an
+/// ndarray array passed by reference is read in place).
+#[diagnostic::do_not_recommend]
+impl<'a> HandlerParam<'a> for TensorView<'a> {
+    const KIND: Option<ParamKind> = Some(ParamKind::Tensor);
+
+    #[inline]
+    fn with(
+        _: &Call<'_>,
+        args: &[Operand<'a>],
+        index: usize,
+        f: impl FnOnce(&TensorView<'a>) -> Result<Handled>,
+    ) -> Result<Handled> {
+        match args.get(index).and_then(Operand::as_view) {
+            Some(view) => f(&view),
+            None => Ok(Handled::Declined),
+        }
+    }
+}
+
+/// An argument of the extension type `T`, or a dense one (read in place, as a view): the
+/// parameter of a handler that takes every mix of `T` and dense arguments — a masked tensor
+/// plus a dense tensor, an array or a scalar, on either side — in one function. The table
+/// registers it under each mix of keys, except all-dense (see [`ParamKind::OrDense`]).
+/// (This example runs as `tests/dispatch_or_dense.rs` of the `extype` crate.)
+///
+/// ```ignore
+/// use extype::{dispatch, BinaryOp, ExtensionType, OrDense, Result, Tensor};
+///
+/// #[derive(Clone, Debug, PartialEq, ExtensionType)]
+/// #[extype(name = "doc.Scaled")]
+/// pub struct Scaled { pub values: Tensor }
+///
+/// #[dispatch(binary_elementwise)]
+/// fn scaled_binary(op: &BinaryOp, x: &OrDense<Scaled>, y: &OrDense<Scaled>) -> Result<Scaled> {
+///     let values = op.apply_view(x.values_or_dense(|s| &s.values), y.values_or_dense(|s| &s.values))?;
+///     Ok(Scaled { values })
+/// }
+///
+/// let s = Scaled { values: Tensor::from(ndarray::array![1.0f32, 2.0].into_dyn()) };
+/// let out: Scaled = extype::ops::mul_as(&s, &ndarray::array![10.0f32, 10.0])?;
+/// assert_eq!(out.values, Tensor::from(ndarray::array![10.0f32, 20.0].into_dyn()));
+/// let out: Scaled = extype::ops::mul_as(&ndarray::array![3.0f32, 3.0], &s)?;
+/// assert_eq!(out.values, Tensor::from(ndarray::array![3.0f32, 6.0].into_dyn()));
+/// // Two dense arguments stay with the dense kernels.
+/// let dense: Tensor = extype::ops::mul_as(&ndarray::array![3.0f32], &ndarray::array![2.0f32])?;
+/// assert_eq!(dense, Tensor::from(ndarray::array![6.0f32].into_dyn()));
+/// # Ok::<(), extype::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub enum OrDense<'a, T> {
+    /// The argument is a `T`.
+    Ext(&'a T),
+    /// The argument is dense (a tensor, an array or view, a scalar), read in place.
+    Dense(TensorView<'a>),
+}
+
+impl<'a, T> OrDense<'a, T> {
+    /// The `T`, if the argument is one.
+    #[inline]
+    pub fn ext(&self) -> Option<&'a T> {
+        match self {
+            OrDense::Ext(x) => Some(x),
+            OrDense::Dense(_) => None,
+        }
+    }
+
+    /// The dense argument's view, or `part` of the `T` as a view (e.g. its values).
+    #[inline]
+    pub fn values_or_dense<'s>(&'s self, part: impl FnOnce(&'s T) -> &'s Tensor) -> TensorView<'s> {
+        match self {
+            OrDense::Ext(x) => part(x).view(),
+            OrDense::Dense(view) => crate::op_model::operand::reborrow(view),
+        }
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<'a, T: ExtensionType> HandlerParam<'a> for OrDense<'a, T> {
+    const KIND: Option<ParamKind> = Some(ParamKind::or_dense::<T>());
+
+    #[inline]
+    fn with(
+        _: &Call<'_>,
+        args: &[Operand<'a>],
+        index: usize,
+        f: impl FnOnce(&OrDense<'a, T>) -> Result<Handled>,
+    ) -> Result<Handled> {
+        let Some(x) = args.get(index) else {
+            return Ok(Handled::Declined);
+        };
+        if let Some(view) = x.as_view() {
+            return f(&OrDense::Dense(view));
+        }
+        match x.downcast_ref::<T>() {
+            Some(ext) => f(&OrDense::Ext(ext)),
             None => Ok(Handled::Declined),
         }
     }

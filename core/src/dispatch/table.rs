@@ -257,6 +257,9 @@ fn filler() -> TypeId {
     TypeId::of::<()>()
 }
 
+/// A handler's parameter types in one key (`None`: wildcard).
+type Key = SmallVec<[Option<TypeId>; 4]>;
+
 /// One entry with its parameter kinds resolved to `TypeId`s (`None`: wildcard).
 #[derive(Debug, Clone)]
 struct Resolved {
@@ -374,9 +377,10 @@ impl DispatchTable {
         let mut groups: [Group; 3] = Default::default();
         // First pass: every entry checked, and the first of each key found.
         let mut seen: HashMap<(TargetKey, Vec<Option<TypeId>>), usize> = HashMap::new();
-        let mut conflict_of: Vec<Option<u32>> = vec![None; entries.len()];
         let mut conflicts: Vec<Error> = Vec::new();
-        let mut firsts: Vec<(usize, SmallVec<[Option<TypeId>; 4]>)> = Vec::new();
+        // The first handler of each key: its entry, the key, and its conflict if another
+        // handler has the same key.
+        let mut firsts: Vec<(usize, Key, Option<u32>)> = Vec::new();
         for (index, &entry) in entries.iter().enumerate() {
             let n = entry.params.len();
             if n > MAX_KEY {
@@ -420,38 +424,39 @@ impl DispatchTable {
                 }
                 Target::Op(_) => {}
             }
-            let kinds: SmallVec<[Option<TypeId>; 4]> =
-                entry.params.iter().map(ParamKind::type_id).collect();
             let target = TargetKey::of(&entry.target);
-            if let Some(&first) = seen.get(&(target, kinds.to_vec())) {
-                // The first handler with this key stays, marked: a call that reaches it gets
-                // this error; the later ones are left out.
-                if conflict_of[first].is_none() {
-                    conflict_of[first] = Some(conflicts.len() as u32);
-                    conflicts.push(
-                        DispatchError::Duplicate {
-                            target: target_name(&entry.target),
-                            args: entry.params.iter().map(ParamKind::describe).collect(),
-                            first: entries[first].name.to_string(),
-                            first_at: entries[first].location(),
-                            second: entry.name.to_string(),
-                            second_at: entry.location(),
-                        }
-                        .into(),
-                    );
+            for kinds in keys_of(entry.params) {
+                if let Some(&first) = seen.get(&(target, kinds.to_vec())) {
+                    // The first handler with this key stays, marked: a call that reaches it gets
+                    // this error; the later ones are left out.
+                    let (first_index, _, conflict) = &mut firsts[first];
+                    if conflict.is_none() {
+                        *conflict = Some(conflicts.len() as u32);
+                        conflicts.push(
+                            DispatchError::Duplicate {
+                                target: target_name(&entry.target),
+                                args: describe_key(&kinds, entry.params),
+                                first: entries[*first_index].name.to_string(),
+                                first_at: entries[*first_index].location(),
+                                second: entry.name.to_string(),
+                                second_at: entry.location(),
+                            }
+                            .into(),
+                        );
+                    }
+                    continue;
                 }
-                continue;
+                seen.insert((target, kinds.to_vec()), firsts.len());
+                firsts.push((index, kinds, None));
             }
-            seen.insert((target, kinds.to_vec()), index);
-            firsts.push((index, kinds));
         }
         // Second pass: the first handler of each key, with its conflict if it has one.
-        for (index, kinds) in firsts {
+        for (index, kinds, conflict) in firsts {
             let entry = entries[index];
             let resolved = Resolved {
                 entry,
                 kinds,
-                conflict: conflict_of[index],
+                conflict,
             };
             match (entry.target, resolved.wildcards()) {
                 (Target::Group(kind), _) => {
@@ -726,6 +731,47 @@ impl DispatchTable {
         }
         Err(err)
     }
+}
+
+/// The keys a handler is registered under: one, its parameters' types (`None`: wildcard); for
+/// each `&OrDense<T>` parameter, both `T` and the dense key in that position — every mix, but
+/// not the one where every argument is dense (that call stays with the dense default, and dense
+/// calls keep their fast path).
+fn keys_of(params: &[ParamKind]) -> SmallVec<[Key; 2]> {
+    let base: Key = params.iter().map(ParamKind::type_id).collect();
+    let either: SmallVec<[usize; 4]> = (0..params.len())
+        .filter(|&i| params[i].dense_alternative())
+        .collect();
+    if either.is_empty() {
+        return smallvec::smallvec![base];
+    }
+    let tensor = Some(TypeId::of::<Tensor>());
+    // `MAX_KEY` (checked before) bounds the number of mixes.
+    (0u32..1 << either.len())
+        .map(|mix| {
+            let mut key = base.clone();
+            for (bit, &i) in either.iter().enumerate() {
+                if mix & (1 << bit) != 0 {
+                    key[i] = tensor;
+                }
+            }
+            key
+        })
+        .filter(|key| !key.iter().all(|k| *k == tensor))
+        .collect()
+}
+
+/// One key's parameter types as written, for errors (`&OrDense<T>` as `&T` or `&Tensor`).
+fn describe_key(key: &[Option<TypeId>], params: &[ParamKind]) -> Vec<String> {
+    let tensor = Some(TypeId::of::<Tensor>());
+    key.iter()
+        .zip(params)
+        .map(|(k, p)| match p {
+            ParamKind::OrDense { type_name, .. } if *k != tensor => format!("&{}", type_name()),
+            ParamKind::OrDense { .. } => "&Tensor".into(),
+            other => other.describe(),
+        })
+        .collect()
 }
 
 fn spec_type_id(spec: &ValueSpec) -> TypeId {
