@@ -131,6 +131,12 @@
 #![doc(test(attr(deny(warnings))))]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+// The library types below use the public derive and `#[dispatch]` as a user crate does: the
+// generated code names `::extype::…`, which this makes resolve inside the facade itself.
+extern crate self as extype;
+
+pub mod types;
+
 pub use extype_core::*;
 pub use extype_macros::{ExtensionType, StaticValue, dispatch};
 
