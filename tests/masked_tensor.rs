@@ -1,0 +1,354 @@
+//! Conformance of `extype::types::MaskedTensor` with TensorFlow: each test names the TF
+//! behaviour it follows (TF's ops applied to `(values, mask)`, as in TF's extension-type guide's
+//! MaskedTensor), including all-false masks, NaN/±inf under the mask, zero-size and rank-0
+//! values. Property tests against the dense ops are in `masked_tensor_props.rs`.
+
+use extype::ndarray::{ArrayD, IxDyn, arr0, array};
+use extype::ops;
+use extype::types::{MaskedTensor, MaskedTensorSpec};
+use extype::{DType, ExtensionType, Result, Tensor, TensorLike, TypeSpec, Value};
+
+fn m(values: impl Into<Tensor>, mask: impl Into<Tensor>) -> MaskedTensor {
+    MaskedTensor::new(values, mask).unwrap()
+}
+
+fn t(x: impl Into<Tensor>) -> Tensor {
+    x.into()
+}
+
+/// `[[1, 2, 3], [4, 5, 6]]` with `[[T, F, T], [T, T, F]]`.
+fn x() -> MaskedTensor {
+    m(
+        array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]],
+        array![[true, false, true], [true, true, false]],
+    )
+}
+
+#[test]
+fn construction_checks_dtype_and_shape() {
+    let err = MaskedTensor::new(array![1.0f32, 2.0], array![true]).unwrap_err();
+    assert!(err.to_string().contains("mask"), "{err}");
+    let err = MaskedTensor::new(array![1.0f32], array![1i32]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("the mask must have dtype bool, found i32"),
+        "{err}"
+    );
+    // Rank 0 and zero-size values are values like any other.
+    let scalar = m(arr0(2i64), arr0(true));
+    assert_eq!(scalar.to_string(), "i64[] 2");
+    let empty = m(ArrayD::<f32>::zeros(IxDyn(&[0, 3])), ArrayD::from_elem(IxDyn(&[0, 3]), false));
+    assert_eq!(empty.to_string(), "f32[0, 3] []");
+    let dense = MaskedTensor::from_dense(array![1u8, 2]);
+    assert_eq!(dense.to_string(), "u8[2] [1, 2]");
+}
+
+#[test]
+fn display_shows_masked_elements_and_elides_long_axes() {
+    assert_eq!(x().to_string(), "f32[2, 3] [[1.0, _, 3.0], [4.0, 5.0, _]]");
+    let long = m(
+        ArrayD::from_shape_fn(IxDyn(&[9]), |i| i[0] as i32),
+        ArrayD::from_shape_fn(IxDyn(&[9]), |i| i[0] % 2 == 0),
+    );
+    assert_eq!(long.to_string(), "i32[9] [0, _, 2, …, 6, _, 8]");
+    // Through `Value`, a tensor-like value starts with its dtype and shape.
+    let v = Value::from_extension(x());
+    assert!(v.to_string().starts_with("f32[2, 3] extype.MaskedTensor"), "{v}");
+}
+
+#[test]
+fn tensor_like_interface() -> Result<()> {
+    let x = x();
+    assert_eq!(TensorLike::dtype(&x), DType::F32);
+    assert_eq!(TensorLike::shape(&x).to_string(), "[2, 3]");
+    assert_eq!(ops::rank(&x)?, 2);
+    assert_eq!(ops::shape_as::<Tensor>(&x)?, t(array![2i64, 3]));
+    let spec = MaskedTensorSpec::new("f32[?, 3]".parse()?);
+    assert_eq!(TensorLike::shape(&spec).to_string(), "[?, 3]");
+    assert_eq!(spec.mask().to_string(), "bool[?, 3]");
+    Ok(())
+}
+
+#[test]
+fn parts_fill_and_count() -> Result<()> {
+    let x = x();
+    // TF guide `with_default`: `where(mask, values, default)`.
+    assert_eq!(
+        x.to_dense(&arr0(0.0f32))?,
+        t(array![[1.0f32, 0.0, 3.0], [4.0, 5.0, 0.0]])
+    );
+    let filled = x.filled(&arr0(-1.0f32))?;
+    assert_eq!(filled.values(), &t(array![[1.0f32, -1.0, 3.0], [4.0, 5.0, -1.0]]));
+    assert_eq!(filled.mask(), x.mask());
+    assert!(x.filled(&ArrayD::<f32>::zeros(IxDyn(&[4, 2, 3]))).is_err());
+    assert_eq!(x.count(None, false)?, t(arr0(4i64)));
+    assert_eq!(x.count(Some(&[0]), false)?, t(array![2i64, 1, 1]));
+    assert_eq!(x.count(Some(&[-1]), true)?, t(array![[2i64], [2]]));
+    let (values, mask) = x.clone().into_parts();
+    assert_eq!(MaskedTensor::new(values, mask)?, x);
+    Ok(())
+}
+
+/// TF: unary elementwise ops map the values; the mask is unchanged.
+#[test]
+fn unary_ops_map_values_and_keep_the_mask() -> Result<()> {
+    let x = x();
+    let y: MaskedTensor = ops::neg_as(&x)?;
+    assert_eq!(y.values(), &t(array![[-1.0f32, -2.0, -3.0], [-4.0, -5.0, -6.0]]));
+    assert_eq!(y.mask(), x.mask());
+    // An op whose output dtype differs (is_nan: float → bool) keeps the mask too.
+    let nan = m(array![f64::NAN, 1.0, f64::NAN], array![true, true, false]);
+    let y: MaskedTensor = ops::is_nan_as(&nan)?;
+    assert_eq!(y.to_string(), "bool[3] [true, false, _]");
+    // Masked-out elements never raise: sqrt/log of a masked-out negative is NaN under a false mask.
+    let neg = m(array![4.0f32, -1.0], array![true, false]);
+    let y: MaskedTensor = ops::sqrt_as(&neg)?;
+    assert_eq!(y.to_string(), "f32[2] [2.0, _]");
+    // Rank 0 and zero-size.
+    let y: MaskedTensor = ops::abs_as(&m(arr0(-3i32), arr0(true)))?;
+    assert_eq!(y.to_string(), "i32[] 3");
+    let y: MaskedTensor = ops::exp_as(&m(
+        ArrayD::<f64>::zeros(IxDyn(&[2, 0])),
+        ArrayD::from_elem(IxDyn(&[2, 0]), true),
+    ))?;
+    assert_eq!(y.shape(), &[2, 0]);
+    Ok(())
+}
+
+/// TF: binary ops broadcast (NumPy rules) and AND the masks; a dense operand (tensor, array,
+/// scalar) is valid everywhere.
+#[test]
+fn binary_ops_broadcast_and_and_the_masks() -> Result<()> {
+    let x = x();
+    let y = m(
+        array![[10.0f32, 20.0, 30.0], [40.0, 50.0, 60.0]],
+        array![[true, true, true], [false, true, true]],
+    );
+    let z: MaskedTensor = ops::add_as(&x, &y)?;
+    assert_eq!(z.to_string(), "f32[2, 3] [[11.0, _, 33.0], [_, 55.0, _]]");
+    // A dense row broadcasts; its elements are valid.
+    let z: MaskedTensor = ops::mul_as(&x, &array![1.0f32, 10.0, 100.0])?;
+    assert_eq!(z.to_string(), "f32[2, 3] [[1.0, _, 300.0], [4.0, 50.0, _]]");
+    // Dense on the left, a column MaskedTensor broadcast against a row.
+    let col = m(array![[1.0f32], [2.0]], array![[true], [false]]);
+    let z: MaskedTensor = ops::sub_as(&array![10.0f32, 20.0, 30.0], &col)?;
+    assert_eq!(z.to_string(), "f32[2, 3] [[9.0, 19.0, 29.0], [_, _, _]]");
+    // A rank-0 scalar operand.
+    let z: MaskedTensor = ops::div_as(&x, &arr0(2.0f32))?;
+    assert_eq!(z.to_string(), "f32[2, 3] [[0.5, _, 1.5], [2.0, 2.5, _]]");
+    // Both masked and broadcast: `[2, 1] & [3]` → `[2, 3]`.
+    let row = m(array![1.0f32, 1.0, 1.0], array![true, false, true]);
+    let z: MaskedTensor = ops::add_as(&col, &row)?;
+    assert_eq!(z.to_string(), "f32[2, 3] [[2.0, _, 2.0], [_, _, _]]");
+    // Comparisons: bool values, ANDed masks.
+    let z: MaskedTensor = ops::greater_as(&x, &arr0(2.5f32))?;
+    assert_eq!(z.to_string(), "bool[2, 3] [[false, _, true], [true, true, _]]");
+    // A NaN under a false mask stays there.
+    let nan = m(array![f32::NAN, 1.0], array![false, true]);
+    let z: MaskedTensor = ops::add_as(&nan, &array![1.0f32, 1.0])?;
+    assert_eq!(z.to_string(), "f32[2] [_, 2.0]");
+    // Shapes that do not broadcast are the dense op's error.
+    let err = ops::add(&x, &array![1.0f32, 2.0]).unwrap_err().to_string();
+    assert!(err.contains("add"), "{err}");
+    // Two dense arguments never reach the MaskedTensor handlers.
+    assert!(ops::add(&array![1.0f32], &array![2.0f32])?.as_tensor().is_ok());
+    Ok(())
+}
+
+/// TF guide `masked_where`: values and masks both picked by the condition; a masked condition
+/// also masks the result where it is invalid.
+#[test]
+fn where_picks_values_and_masks() -> Result<()> {
+    let x = x();
+    let y = m(
+        array![[10.0f32, 20.0, 30.0], [40.0, 50.0, 60.0]],
+        array![[false, true, true], [true, true, true]],
+    );
+    let cond = array![true, false, true];
+    let z: MaskedTensor = ops::where_as(&cond, &x, &y)?;
+    assert_eq!(z.to_string(), "f32[2, 3] [[1.0, 20.0, 3.0], [4.0, 50.0, _]]");
+    let z: MaskedTensor = ops::where_as(&cond, &x, &arr0(0.0f32))?;
+    assert_eq!(z.to_string(), "f32[2, 3] [[1.0, 0.0, 3.0], [4.0, 0.0, _]]");
+    let masked_cond = m(array![true, false, true], array![true, true, false]);
+    let z: MaskedTensor = ops::where_as(&masked_cond, &x, &y)?;
+    assert_eq!(z.to_string(), "f32[2, 3] [[1.0, 20.0, _], [4.0, 50.0, _]]");
+    Ok(())
+}
+
+fn reduce(op: &'static extype::Op, x: &MaskedTensor, axes: Option<&[isize]>, keepdims: bool) -> Result<MaskedTensor> {
+    ops::call_as(
+        op,
+        &[extype::AsOperand::as_operand(x)],
+        &ops::OpArgs::maybe_axes(axes).keepdims(keepdims),
+    )
+}
+
+/// TF: each reduction of `where(mask, values, identity)`; the result is valid where the count of
+/// valid elements is > 0.
+#[test]
+fn reductions_fill_with_the_identity() -> Result<()> {
+    use extype::ops::catalog::*;
+    let x = x();
+    let s = |op, axes: Option<&[isize]>| reduce(op, &x, axes, false).map(|r| r.to_string());
+    assert_eq!(s(&REDUCE_SUM, None)?, "f32[] 13.0");
+    assert_eq!(s(&REDUCE_SUM, Some(&[1]))?, "f32[2] [4.0, 9.0]");
+    assert_eq!(s(&REDUCE_SUM, Some(&[-2]))?, "f32[3] [5.0, 5.0, 3.0]");
+    assert_eq!(s(&REDUCE_MEAN, Some(&[0]))?, "f32[3] [2.5, 5.0, 3.0]");
+    assert_eq!(s(&REDUCE_MAX, Some(&[1]))?, "f32[2] [3.0, 5.0]");
+    assert_eq!(s(&REDUCE_MIN, Some(&[1]))?, "f32[2] [1.0, 4.0]");
+    assert_eq!(s(&REDUCE_PROD, Some(&[1]))?, "f32[2] [3.0, 20.0]");
+    assert_eq!(s(&ARGMAX, Some(&[1]))?, "i64[2] [2, 1]");
+    assert_eq!(s(&ARGMIN, Some(&[1]))?, "i64[2] [0, 0]");
+    assert_eq!(s(&COUNT_NONZERO, Some(&[0, 1]))?, "i64[] 4");
+    assert_eq!(s(&REDUCE_ANY, Some(&[0]))?, "bool[3] [true, true, true]");
+    // keepdims keeps the reduced axes with size 1.
+    let k = reduce(&REDUCE_SUM, &x, Some(&[1]), true)?;
+    assert_eq!(k.to_string(), "f32[2, 1] [[4.0], [9.0]]");
+    // A bad axis is the dense op's error.
+    assert!(reduce(&REDUCE_SUM, &x, Some(&[2]), false).is_err());
+    Ok(())
+}
+
+/// TF: reducing a row with no valid element gives the identity (sum 0, prod 1, max -inf,
+/// min +inf, any false, all true) and mean 0/0 = NaN; such a row is masked out (count 0).
+#[test]
+fn all_false_rows_give_the_identity_under_a_false_mask() -> Result<()> {
+    use extype::ops::catalog::*;
+    let x = m(
+        array![[1.0f64, 2.0], [3.0, 4.0]],
+        array![[false, false], [true, false]],
+    );
+    let r = |op| reduce(op, &x, Some(&[1]), false);
+    let sum = r(&REDUCE_SUM)?;
+    assert_eq!(sum.values(), &t(array![0.0f64, 3.0]));
+    assert_eq!(sum.mask(), &t(array![false, true]));
+    assert_eq!(r(&REDUCE_PROD)?.values(), &t(array![1.0f64, 3.0]));
+    assert_eq!(r(&REDUCE_MAX)?.values(), &t(array![f64::NEG_INFINITY, 3.0]));
+    assert_eq!(r(&REDUCE_MIN)?.values(), &t(array![f64::INFINITY, 3.0]));
+    let mean = r(&REDUCE_MEAN)?;
+    let mean = mean.values().as_array::<f64, IxDyn>()?;
+    assert!(mean[[0]].is_nan() && mean[[1]] == 3.0);
+    assert_eq!(r(&ARGMAX)?.values(), &t(array![0i64, 0]));
+    // Integers: the dtype's lowest / highest; bools: false / true.
+    let ints = m(array![[5i32, 7]], array![[false, false]]);
+    let max = reduce(&REDUCE_MAX, &ints, None, false)?;
+    assert_eq!(max.values(), &t(arr0(i32::MIN)));
+    assert_eq!(max.mask(), &t(arr0(false)));
+    assert_eq!(reduce(&REDUCE_MIN, &ints, None, false)?.values(), &t(arr0(i32::MAX)));
+    let bools = m(array![true, false], array![false, false]);
+    assert_eq!(reduce(&REDUCE_ALL, &bools, None, false)?.values(), &t(arr0(true)));
+    assert_eq!(reduce(&REDUCE_ANY, &bools, None, false)?.values(), &t(arr0(false)));
+    Ok(())
+}
+
+/// TF's masked semantics: NaN and ±inf under a false mask never reach a result.
+#[test]
+fn nan_and_inf_under_the_mask_never_reach_a_result() -> Result<()> {
+    use extype::ops::catalog::*;
+    let x = m(
+        array![[f32::NAN, 1.0, f32::INFINITY], [f32::NEG_INFINITY, 2.0, f32::NAN]],
+        array![[false, true, false], [false, true, false]],
+    );
+    for (op, want) in [
+        (&REDUCE_SUM, "f32[2] [1.0, 2.0]"),
+        (&REDUCE_MEAN, "f32[2] [1.0, 2.0]"),
+        (&REDUCE_MAX, "f32[2] [1.0, 2.0]"),
+        (&REDUCE_MIN, "f32[2] [1.0, 2.0]"),
+        (&REDUCE_PROD, "f32[2] [1.0, 2.0]"),
+        (&ARGMAX, "i64[2] [1, 1]"),
+        (&ARGMIN, "i64[2] [1, 1]"),
+    ] {
+        assert_eq!(reduce(op, &x, Some(&[1]), false)?.to_string(), want, "{}", op.name());
+    }
+    // A valid -inf is the max of its row, and argmax picks it over masked-out elements.
+    let y = m(array![[1.0f32, f32::NEG_INFINITY]], array![[false, true]]);
+    assert_eq!(reduce(&ARGMAX, &y, None, false)?.to_string(), "i64[] 1");
+    assert_eq!(reduce(&REDUCE_MAX, &y, None, false)?.to_string(), "f32[] -inf");
+    Ok(())
+}
+
+/// TF: `reduce_mean` of integers gives `f64` (`FloatOfInts`), `reduce_sum` widens to 64 bits.
+#[test]
+fn integer_reductions_follow_the_dense_dtype_rules() -> Result<()> {
+    use extype::ops::catalog::*;
+    let x = m(array![[1i32, 2, 4], [8, 16, 32]], array![[true, false, true], [false, false, false]]);
+    let mean = reduce(&REDUCE_MEAN, &x, Some(&[1]), false)?;
+    assert_eq!(mean.dtype(), DType::F64);
+    let v = mean.values().as_array::<f64, IxDyn>()?;
+    assert!(v[[0]] == 2.5 && v[[1]].is_nan());
+    assert_eq!(mean.mask(), &t(array![true, false]));
+    let sum = reduce(&REDUCE_SUM, &x, None, false)?;
+    assert_eq!(sum.to_string(), "i64[] 5");
+    Ok(())
+}
+
+/// Zero-size and rank-0 reductions: no element reduced → the identity under a false mask.
+#[test]
+fn zero_size_and_rank_0_reductions() -> Result<()> {
+    use extype::ops::catalog::*;
+    let empty = m(ArrayD::<f32>::zeros(IxDyn(&[0, 3])), ArrayD::from_elem(IxDyn(&[0, 3]), true));
+    let max = reduce(&REDUCE_MAX, &empty, Some(&[0]), false)?;
+    assert_eq!(max.values(), &t(ArrayD::from_elem(IxDyn(&[3]), f32::NEG_INFINITY)));
+    assert_eq!(max.mask(), &t(ArrayD::from_elem(IxDyn(&[3]), false)));
+    assert_eq!(reduce(&REDUCE_SUM, &empty, Some(&[1]), false)?.shape(), &[0]);
+    assert_eq!(reduce(&ARGMIN, &empty, None, false)?.to_string(), "i64[] _");
+    let scalar = m(arr0(7.0f64), arr0(true));
+    assert_eq!(reduce(&REDUCE_SUM, &scalar, None, false)?.to_string(), "f64[] 7.0");
+    let hidden = m(arr0(7.0f64), arr0(false));
+    let sum = reduce(&REDUCE_SUM, &hidden, None, false)?;
+    assert_eq!((sum.values(), sum.mask()), (&t(arr0(0.0f64)), &t(arr0(false))));
+    Ok(())
+}
+
+/// `cast` converts the values (mask kept); reshape / transpose / tile / gather move values and
+/// mask alike (TF: the same op on both components).
+#[test]
+fn shape_ops_act_on_values_and_mask_alike() -> Result<()> {
+    let x = x();
+    let c: MaskedTensor = ops::cast_as(&x, DType::I64)?;
+    assert_eq!(c.to_string(), "i64[2, 3] [[1, _, 3], [4, 5, _]]");
+    let r: MaskedTensor = ops::reshape_as(&x, &[3, 2])?;
+    assert_eq!(r.to_string(), "f32[3, 2] [[1.0, _], [3.0, 4.0], [5.0, _]]");
+    let tr: MaskedTensor = ops::transpose_as(&x, None)?;
+    assert_eq!(tr.to_string(), "f32[3, 2] [[1.0, 4.0], [_, 5.0], [3.0, _]]");
+    let tl: MaskedTensor = ops::tile_as(&x, &[1, 2])?;
+    assert_eq!(tl.to_string(), "f32[2, 6] [[1.0, _, 3.0, 1.0, _, 3.0], [4.0, 5.0, _, 4.0, 5.0, _]]");
+    let g: MaskedTensor = ops::gather_as(&x, &[2, 0], 1)?;
+    assert_eq!(g.to_string(), "f32[2, 2] [[3.0, 1.0], [_, 4.0]]");
+    let z: MaskedTensor = ops::zeros_like_as(&x)?;
+    assert_eq!(z.to_string(), "f32[2, 3] [[0.0, _, 0.0], [0.0, 0.0, _]]");
+    assert!(ops::reshape(&x, &[4]).is_err());
+    Ok(())
+}
+
+/// `stack` / `concat` of MaskedTensors join values and masks alike.
+#[test]
+fn stack_and_concat_join_values_and_masks() -> Result<()> {
+    let x = x();
+    let both = [extype::AsOperand::as_operand(&x), extype::AsOperand::as_operand(&x)];
+    let s: MaskedTensor = ops::stack_as(&both, 0)?;
+    assert_eq!(s.shape(), &[2, 2, 3]);
+    assert_eq!(s.mask().as_array::<bool, IxDyn>()?[[1, 0, 1]], false);
+    let c: MaskedTensor = ops::concat_as(&both, 0)?;
+    assert_eq!(c.to_string(), "f32[4, 3] [[1.0, _, 3.0], [4.0, 5.0, _], [1.0, _, 3.0], [4.0, 5.0, _]]");
+    Ok(())
+}
+
+/// Batching (the default encoder) and files: a MaskedTensor is a value like any other.
+#[test]
+fn batches_and_files() -> Result<()> {
+    let x = x();
+    let batch = extype::batch::stack(&[x.clone(), x.clone()])?;
+    assert_eq!(batch.shape(), &[2, 2, 3]);
+    assert_eq!(extype::batch::unstack(batch)?, vec![x.clone(), x.clone()]);
+    let dir = std::env::temp_dir().join(format!("extype-masked-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("x.safetensors");
+    extype::io::save(&path, &x)?;
+    assert_eq!(extype::io::load_as::<MaskedTensor>(&path)?, x);
+    let loaded = extype::io::load(&path)?;
+    assert_eq!(loaded.type_name(), "extype.MaskedTensor");
+    assert_eq!(x.spec().serialize().to_string().contains("extype.MaskedTensor"), true);
+    std::fs::remove_dir_all(&dir).unwrap();
+    Ok(())
+}
