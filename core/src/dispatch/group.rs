@@ -196,12 +196,12 @@ impl ReductionOp<'_> {
     }
 }
 
-/// Runs `op` on `operands`: the dense default at once when every operand is dense and the op has
-/// one (the hot path: no table lookup), else a call through the dispatch table (an extension
-/// operand, or a user op whose dense arguments only a handler takes).
+/// Runs `op` on `operands`: the dense default at once when every operand is dense (the hot
+/// path: no table lookup; never a handler, so a handler applying its own op to dense parts
+/// cannot reach itself again), else a call through the dispatch table.
 #[inline]
 fn run(op: &'static Op, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
-    if op.has_dense() && operands.iter().all(Operand::is_dense) {
+    if operands.iter().all(Operand::is_dense) {
         op.check_arity(operands.len())?;
         dense::run_default(op, operands, args, || no_dense_default(op, operands, &[]))
     } else {
