@@ -82,6 +82,12 @@ fn strict_unary(op: &UnaryOp, x: &Strict) -> Result<Strict> {
     })
 }
 
+/// An exact handler (the call's first lookup) fails the same way.
+#[dispatch(Sqrt)]
+fn strict_sqrt(_x: &Strict) -> Result<Strict> {
+    Err(Error::unsupported("sqrt", "not for Strict"))
+}
+
 /// A `Strict` inside another type: a failure in `strict_unary` reaches the user through
 /// `nested_unary`, and the error names both.
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
@@ -247,6 +253,14 @@ fn an_error_in_a_handler_names_the_op_the_handler_and_where() {
         "into_array: expected dtype f32, found bool"
     );
     assert!(matches!(err.without_context(), Error::Tensor(_)));
+    // From an exact handler.
+    let at = location_of(&catalog::SQRT, &x);
+    assert!(at.starts_with("tests/dispatch_group_ops.rs:"), "{at}");
+    let err = ops::sqrt(&x).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("sqrt via strict_sqrt ({at}): sqrt: not for Strict")
+    );
 }
 
 #[test]

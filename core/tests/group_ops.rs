@@ -159,3 +159,26 @@ fn reduction_ops_take_arrays() {
         "reduce_sum: argument 1: expected dtype bool (the mask), found dtype f32"
     );
 }
+
+extype::declare_op!(
+    /// A unary op with no dense default (every call needs a handler).
+    pub NO_DENSE: unary_elementwise "tests.group_ops.no_dense"
+);
+
+#[test]
+fn a_group_op_without_a_dense_default_says_so() {
+    let _g = lock();
+    // Dense operands run the dense default directly (never a handler, which could be the one
+    // applying the op); an op without one says so.
+    let args = OpArgs::none();
+    let call = Call {
+        op: &NO_DENSE,
+        args: &args,
+    };
+    let err = UnaryOp::new(&call).apply(&array![1.0f32]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tests.group_ops.no_dense: no handler for arguments (Tensor(f32[1])); tried: dense \
+         default (none: tests.group_ops.no_dense has no dense default)"
+    );
+}
