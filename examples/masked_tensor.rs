@@ -68,7 +68,7 @@ pub mod masked {
     #[dispatch(unary_elementwise, infer = masked_spec)]
     pub fn masked_unary(op: &UnaryOp, x: &MaskedTensor) -> Result<MaskedTensor> {
         Ok(MaskedTensor {
-            values: op.apply(&x.values)?,
+            values: op.apply_as(&x.values)?,
             mask: x.mask.clone(),
         })
     }
@@ -83,7 +83,7 @@ pub mod masked {
         if xm.is_none() && ym.is_none() {
             return Ok(None);
         }
-        let values = op.apply(&xv, &yv)?;
+        let values = op.apply_as::<Tensor>(&*xv, &*yv)?;
         let ones = all_true(values.shape());
         let mask = ops::logical_and_as::<Tensor>(
             &ops::logical_and_as::<Tensor>(xm.unwrap_or(&ones), ym.unwrap_or(&ones))?,
@@ -148,7 +148,7 @@ pub mod masked {
     /// where at least one reduced value was.
     #[dispatch(reduction, infer = masked_spec)]
     pub fn masked_reduction(op: &ReductionOp, x: &MaskedTensor) -> Result<MaskedTensor> {
-        let valid = op.apply_other(&catalog::REDUCE_ANY, &x.mask)?;
+        let valid = op.apply_other_as(&catalog::REDUCE_ANY, &x.mask)?;
         // Ops are values: compare them, not their names.
         let is = |ops: &[&Op]| ops.contains(&op.op());
         let values = if is(&[&catalog::REDUCE_SUM, &catalog::REDUCE_MEAN]) {
@@ -166,7 +166,7 @@ pub mod masked {
                 ops::zeros_like(&x.values)?
             };
             let filled = ops::where_as::<Tensor>(&x.mask, &x.values, &fill.into_tensor()?)?;
-            op.apply(&filled)?
+            op.apply_as(&filled)?
         };
         Ok(MaskedTensor {
             values,

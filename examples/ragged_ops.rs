@@ -89,7 +89,7 @@ pub mod ragged {
     pub fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Tensor>> {
         let rank = x.rank() as isize;
         match op.axes() {
-            None => Ok(Some(op.apply(&x.values)?)),
+            None => Ok(Some(op.apply_as(&x.values)?)),
             Some(&[a]) if a == 1 || a == 1 - rank => {
                 let Some(seg) = segment_op(op.op()) else {
                     return Ok(None);
@@ -111,7 +111,7 @@ pub mod ragged {
     #[dispatch(unary_elementwise)]
     pub fn ragged_unary(op: &UnaryOp, x: &RaggedTensor) -> Result<RaggedTensor> {
         Ok(RaggedTensor {
-            values: op.apply(&x.values)?,
+            values: op.apply_as(&x.values)?,
             row_splits: x.row_splits.clone(),
         })
     }
@@ -133,7 +133,7 @@ pub mod ragged {
             ));
         }
         Ok(RaggedTensor {
-            values: op.apply(&x.values, &y.values)?,
+            values: op.apply_as(&x.values, &y.values)?,
             row_splits: x.row_splits.clone(),
         })
     }

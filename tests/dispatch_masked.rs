@@ -173,20 +173,28 @@ fn where_and_shape_and_operators() {
 
 #[test]
 fn errors_name_op_and_arguments() {
-    // Integer MaskedTensor: exp is float-only; the dense error comes through the handler.
+    // Integer MaskedTensor: exp is float-only; the dense error comes through the handler,
+    // which the error names with its registration.
     let i = MaskedTensor::new(array![1i32, 2], array![true, true]).unwrap();
     let err = ops::exp(&i).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "exp: argument 0: expected a float dtype (f32, f64), found dtype i32"
+    let msg = err.to_string();
+    let dense = "exp: argument 0: expected a float dtype (f32, f64), found dtype i32";
+    assert!(
+        msg.starts_with("exp via masked_unary (tests/../examples/masked_tensor.rs:")
+            && msg.ends_with(&format!("): {dense}")),
+        "{msg}"
     );
+    assert_eq!(err.without_context().to_string(), dense);
     // Shapes that do not broadcast.
     let a = x();
     let err = ops::mul(&a, &array![1.0f32, 2.0]).unwrap_err();
     let msg = err.to_string();
     assert!(
-        msg.starts_with("mul:") && msg.contains("broadcast") && msg.contains("[2, 3]"),
-        "names the op, the problem and the shapes: {msg}"
+        msg.starts_with("mul via masked_binary (")
+            && msg.contains("): mul:")
+            && msg.contains("broadcast")
+            && msg.contains("[2, 3]"),
+        "names the op, the handler, the problem and the shapes: {msg}"
     );
     // `transpose` has no MaskedTensor handler: the error lists what was tried.
     let err = ops::transpose(&a, None).unwrap_err();

@@ -85,7 +85,7 @@ fn group(op: &BinaryOp, x: &B, _y: &Value) -> Result<Option<Tensor>> {
         Ok(Some(tag(5)))
     } else {
         // For catalog ops: B's tensor with the dense op, to show the bound callable.
-        Ok(Some(op.apply(&x.x, &x.x)?))
+        Ok(Some(op.apply_as(&x.x, &x.x)?))
     }
 }
 

@@ -390,7 +390,7 @@ pub struct ValueError {
 }
 
 /// An error about op dispatch ([`crate::ops`], [`crate::dispatch`]).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DispatchError {
     /// No handler took the call and the dense default does not apply.
@@ -495,6 +495,59 @@ pub enum DispatchError {
         /// The kernel's error.
         source: extype_kernels::KernelError,
     },
+    /// A dispatch handler (or its spec inference) returned an error: the op, the handler and
+    /// where it is registered, then the handler's error. A call:
+    /// `is_nan via masked_unary (src/lib.rs:100): into_array: expected dtype f32, found bool`;
+    /// a spec inference: `add spec inference via masked_add (src/lib.rs:90): …`. Handlers that
+    /// call ops reaching other handlers give a chain (`add via a (a.rs:1): neg via b (b.rs:2): …`);
+    /// the same handler failing again on a nested call is named once. The handler's error is
+    /// [`source`](std::error::Error::source); [`Error::without_context`] strips every such layer.
+    #[error(
+        "{op}{} via {handler} ({file}:{line}): {source}",
+        if *inference { " spec inference" } else { "" }
+    )]
+    Handler {
+        /// The op called (or whose spec was inferred).
+        op: &'static str,
+        /// The handler's function name.
+        handler: &'static str,
+        /// The source file of its registration.
+        file: &'static str,
+        /// The line of its registration.
+        line: u32,
+        /// Whether the error came from the handler's spec inference (`infer = …`) rather than a
+        /// call.
+        inference: bool,
+        /// The handler's error.
+        source: Box<Error>,
+    },
+}
+
+impl Error {
+    /// The error under the handler context dispatch adds ([`DispatchError::Handler`], every
+    /// layer of it): what the innermost handler returned. `self` for any other error.
+    ///
+    /// ```
+    /// use extype_core::error::{DispatchError, Error};
+    /// let inner = Error::unsupported("neg", "not here");
+    /// let wrapped: Error = DispatchError::Handler {
+    ///     op: "neg", handler: "h", file: "a.rs", line: 1, inference: false,
+    ///     source: Box::new(inner.clone()),
+    /// }
+    /// .into();
+    /// assert_eq!(wrapped.to_string(), "neg via h (a.rs:1): neg: not here");
+    /// assert_eq!(wrapped.without_context(), &inner);
+    /// assert_eq!(std::error::Error::source(&wrapped).unwrap().to_string(), inner.to_string());
+    /// ```
+    pub fn without_context(&self) -> &Error {
+        let mut e = self;
+        while let Error::Dispatch(d) = e
+            && let DispatchError::Handler { source, .. } = &**d
+        {
+            e = source;
+        }
+        e
+    }
 }
 
 /// An error about a file ([`crate::io`]): the file, the tensor or field path inside it (empty

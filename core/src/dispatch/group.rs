@@ -1,15 +1,20 @@
 //! The op callables group handlers receive: [`UnaryOp`], [`BinaryOp`], [`ReductionOp`]. Each runs
-//! the op being dispatched on dense tensors, with its extra arguments (axes, keepdims, …) bound.
+//! the op being dispatched, with its extra arguments (axes, keepdims, …) bound, on any operand
+//! ([`AsOperand`]): dense operands run the op's dense default directly (no table lookup);
+//! an extension value goes through the dispatch table ([`table()`]), so a handler can apply the
+//! op to a field that is itself an extension value.
 
 use super::entry::Call;
+use super::table::{no_dense_default, table};
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::op_model::args::OpArgs;
 use crate::op_model::op::Op;
+use crate::op_model::operand::{AsOperand, FromValue, Operand, bad_argument};
 use crate::op_model::{dense, infer};
 use crate::spec::TensorSpec;
-use crate::spec::value::ValueSpec;
-use crate::tensor::{Tensor, TensorView};
-
+use crate::spec::value::{Value, ValueSpec};
+use crate::tensor::Tensor;
 macro_rules! common {
     ($t:ident) => {
         impl<'a> $t<'a> {
@@ -48,14 +53,26 @@ pub struct UnaryOp<'a> {
 common!(UnaryOp);
 
 impl UnaryOp<'_> {
-    /// Runs the op on a dense tensor.
-    pub fn apply(&self, x: &Tensor) -> Result<Tensor> {
-        dense::run(self.call.op, &[x.view()], self.call.args)
+    /// Runs the op on any operand (a tensor, an ndarray array, a scalar, a [`Value`] or an
+    /// extension value): dense operands on the op's dense default, extension values through
+    /// the dispatch table.
+    #[inline]
+    pub fn apply(&self, x: &impl AsOperand) -> Result<Value> {
+        run(self.call.op, &[x.as_operand()], self.call.args)
     }
 
-    /// Runs the op on a dense view.
-    pub fn apply_view(&self, x: TensorView<'_>) -> Result<Tensor> {
-        dense::run(self.call.op, &[x], self.call.args)
+    /// [`apply`](Self::apply), returning the concrete type `T` ([`Tensor`], an ndarray array
+    /// moved out of the result, an extension type, …).
+    #[inline]
+    pub fn apply_as<T: FromValue>(&self, x: &impl AsOperand) -> Result<T> {
+        T::from_value(self.apply(x)?)
+    }
+
+    /// The dtype the op returns for an input of dtype `input` (`is_nan` of `f32`: `bool`), or
+    /// the error the op gives for that dtype. A handler whose type holds one dtype declines with
+    /// it (`Ok(None)` when the result would not fit).
+    pub fn result_dtype(&self, input: DType) -> Result<DType> {
+        result_dtype(self.call.op, &[input], self.call.args)
     }
 
     /// The op's output spec for a dense input spec.
@@ -72,14 +89,27 @@ pub struct BinaryOp<'a> {
 common!(BinaryOp);
 
 impl BinaryOp<'_> {
-    /// Runs the op on dense tensors (with broadcasting).
-    pub fn apply(&self, x: &Tensor, y: &Tensor) -> Result<Tensor> {
-        dense::run(self.call.op, &[x.view(), y.view()], self.call.args)
+    /// Runs the op on any two operands (with broadcasting): on the dense default when both are
+    /// dense, through the dispatch table otherwise.
+    #[inline]
+    pub fn apply(&self, x: &impl AsOperand, y: &impl AsOperand) -> Result<Value> {
+        run(
+            self.call.op,
+            &[x.as_operand(), y.as_operand()],
+            self.call.args,
+        )
     }
 
-    /// Runs the op on dense views.
-    pub fn apply_view<'v>(&self, x: TensorView<'v>, y: TensorView<'v>) -> Result<Tensor> {
-        dense::run(self.call.op, &[x, y], self.call.args)
+    /// [`apply`](Self::apply), returning the concrete type `T`.
+    #[inline]
+    pub fn apply_as<T: FromValue>(&self, x: &impl AsOperand, y: &impl AsOperand) -> Result<T> {
+        T::from_value(self.apply(x, y)?)
+    }
+
+    /// The dtype the op returns for inputs of these dtypes (`less` of two `f32`: `bool`), or the
+    /// error the op gives for them (e.g. two different dtypes).
+    pub fn result_dtype(&self, x: DType, y: DType) -> Result<DType> {
+        result_dtype(self.call.op, &[x, y], self.call.args)
     }
 
     /// The op's output spec for dense input specs.
@@ -96,16 +126,32 @@ pub struct ReductionOp<'a> {
 common!(ReductionOp);
 
 impl ReductionOp<'_> {
-    /// Runs the reduction on a dense tensor.
-    pub fn apply(&self, x: &Tensor) -> Result<Tensor> {
-        dense::run(self.call.op, &[x.view()], self.call.args)
+    /// Runs the reduction on any operand: on the dense default when it is dense, through the
+    /// dispatch table otherwise.
+    #[inline]
+    pub fn apply(&self, x: &impl AsOperand) -> Result<Value> {
+        run(self.call.op, &[x.as_operand()], self.call.args)
     }
 
-    /// Runs the reduction over the elements of `values` where `mask` (bool, broadcastable to
-    /// `values`) is true, with the kernels' masked reductions. Available for `reduce_sum`,
-    /// `reduce_mean`, `reduce_max`, `reduce_min`; other reductions are an error naming the op.
-    pub fn apply_masked(&self, values: &Tensor, mask: &Tensor) -> Result<Tensor> {
-        dense::run_masked(self.call.op, &values.view(), &mask.view(), self.call.args)
+    /// [`apply`](Self::apply), returning the concrete type `T`.
+    #[inline]
+    pub fn apply_as<T: FromValue>(&self, x: &impl AsOperand) -> Result<T> {
+        T::from_value(self.apply(x)?)
+    }
+
+    /// Runs the reduction over the elements of dense `values` where the dense `mask` (bool,
+    /// broadcastable to `values`) is true, with the kernels' masked reductions. Available for
+    /// `reduce_sum`, `reduce_mean`, `reduce_max`, `reduce_min`; other reductions, and an
+    /// extension value in either place, are an error naming the op.
+    pub fn apply_masked(&self, values: &impl AsOperand, mask: &impl AsOperand) -> Result<Tensor> {
+        let op = self.call.op;
+        let (v, m) = (values.as_operand(), mask.as_operand());
+        let err = |o: &Operand<'_>, what: &str| {
+            bad_argument(op.name(), what, "a dense tensor", o.describe())
+        };
+        let vv = v.as_view().ok_or_else(|| err(&v, "values"))?;
+        let mv = m.as_view().ok_or_else(|| err(&m, "mask"))?;
+        dense::run_masked(op, &vv, &mv, self.call.args)
     }
 
     /// Whether [`apply_masked`](Self::apply_masked) supports this reduction (the op has a masked
@@ -124,16 +170,50 @@ impl ReductionOp<'_> {
         self.call.args.keepdims
     }
 
-    /// Runs an arbitrary reduction op with the same axes and keepdims (e.g. `reduce_all` of a
-    /// mask beside the op on the values).
-    pub fn apply_other(&self, op: &'static Op, x: &Tensor) -> Result<Tensor> {
-        dense::run(op, &[x.view()], self.call.args)
+    /// Runs an arbitrary reduction op with the same axes and keepdims (e.g. `reduce_any` of a
+    /// mask beside the op on the values), on any operand as [`apply`](Self::apply) does.
+    #[inline]
+    pub fn apply_other(&self, op: &'static Op, x: &impl AsOperand) -> Result<Value> {
+        run(op, &[x.as_operand()], self.call.args)
+    }
+
+    /// [`apply_other`](Self::apply_other), returning the concrete type `T`.
+    #[inline]
+    pub fn apply_other_as<T: FromValue>(&self, op: &'static Op, x: &impl AsOperand) -> Result<T> {
+        T::from_value(self.apply_other(op, x)?)
+    }
+
+    /// The dtype the reduction returns for an input of dtype `input` (`reduce_sum` of `i32`:
+    /// `i64`; `reduce_mean` of `i32`: `f64`; `argmax`: `i64`), or the error it gives for that
+    /// dtype.
+    pub fn result_dtype(&self, input: DType) -> Result<DType> {
+        result_dtype(self.call.op, &[input], self.call.args)
     }
 
     /// The reduction's output spec for a dense input spec.
     pub fn infer(&self, x: &TensorSpec) -> Result<TensorSpec> {
         dense_spec(self.call.op, &[x], self.call.args)
     }
+}
+
+/// Runs `op` on `operands`: the dense default at once when every operand is dense (the hot
+/// path: no table lookup; never a handler, so a handler applying its own op to dense parts
+/// cannot reach itself again), else a call through the dispatch table.
+#[inline]
+fn run(op: &'static Op, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
+    if operands.iter().all(Operand::is_dense) {
+        op.check_arity(operands.len())?;
+        dense::run_default(op, operands, args, || no_dense_default(op, operands, &[]))
+    } else {
+        table()?.call(op, operands, args)
+    }
+}
+
+/// The op's result dtype for inputs of these dtypes, checked as a call checks them.
+fn result_dtype(op: &'static Op, inputs: &[DType], args: &OpArgs) -> Result<DType> {
+    op.check_arity(inputs.len())?;
+    let d = op.check_dtypes(inputs.len(), |i| inputs[i])?;
+    op.result_dtype(d, args)
 }
 
 fn dense_spec(op: &'static Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<TensorSpec> {

@@ -23,7 +23,7 @@
 //! fn masked_binary(op: &BinaryOp, x: &Operand, y: &Operand) -> Result<Option<Masked>> { /* … */ }
 //!
 //! let z = extype::ops::add(&m1, &m2)?;  // -> masked_add
-//! let w = extype::ops::mul(&m1, &dense)?; // -> masked_binary, `op.apply` runs the dense mul
+//! let w = extype::ops::mul(&m1, &dense)?; // -> masked_binary, `op.apply_as` runs the dense mul
 //! ```
 //!
 //! (`examples/masked_tensor.rs` is the complete, tested version.) The attribute expands to a
@@ -72,14 +72,42 @@
 //!   (`type T = Tensor;`) work, and a user extension type named `Value` is matched exactly.
 //!   Counts that do not fit the op are compile errors.
 //! - Group handlers take the op first: `op: &UnaryOp` / `&BinaryOp` / `&ReductionOp`, then 1, 2
-//!   or 1 arguments. `op.apply(…)` runs the dense op with its extra arguments bound;
-//!   [`ReductionOp::apply_masked`] runs the kernels' masked reductions.
+//!   or 1 arguments. The op runs with the call's extra arguments bound, on **any operand**
+//!   ([`AsOperand`](crate::ops::AsOperand): a [`Tensor`](crate::Tensor), an ndarray array or
+//!   view, a Rust scalar, a [`Value`](crate::Value), an [`Operand`](crate::ops::Operand) or an
+//!   extension value), like the `ops::*` functions:
+//!   - `op.apply(x)` (binary: `op.apply(x, y)`) returns a [`Value`](crate::Value);
+//!     `op.apply_as::<T>(x)` returns `T`: [`Tensor`](crate::Tensor), an extension type, or an
+//!     ndarray `Array`/`ArcArray` moved out of the result without a copy — so a type with
+//!     `ArrayD<f32>` fields writes `values: op.apply_as(&x.values)?` (any
+//!     [`FromValue`](crate::ops::FromValue)).
+//!   - Dense operands run the op's dense default at once (the kernels, or a user op's
+//!     `dense = …`; no table lookup, and handlers registered for `&Tensor` arguments are not
+//!     consulted, so a handler applying its op to its dense parts never reaches itself). An
+//!     operand that is an extension value goes through the dispatch table, so a field that is
+//!     itself an extension value works.
+//!   - `op.result_dtype(dtype)` (binary: two dtypes) is the dtype the op returns (`is_nan`:
+//!     `bool`; `reduce_mean` of `i32`: `f64`), for a handler whose type holds one dtype to
+//!     decline (`Ok(None)`) ops whose result it cannot hold.
+//!   - [`ReductionOp::apply_other`] / [`apply_other_as`](ReductionOp::apply_other_as) run
+//!     another reduction with the same axes and keepdims (`reduce_any` of a mask);
+//!     [`ReductionOp::apply_masked`] runs the kernels' masked reductions on dense operands.
 //! - Return `Result<T>` or `Result<Option<T>>` (`Ok(None)` declines) with `T` an extension type,
 //!   [`Tensor`](crate::Tensor) or [`Value`](crate::Value). Returning `Err` stops the dispatch with
-//!   that error ([`Error::unsupported`](crate::error::Error::unsupported) for "cannot do this").
+//!   that error ([`Error::unsupported`](crate::error::Error::unsupported) for "cannot do this"),
+//!   wrapped to name the op, the handler and its registration
+//!   ([`DispatchError::Handler`](crate::error::DispatchError::Handler)):
+//!   `is_nan via masked_unary (src/lib.rs:100): into_array: expected dtype f32, found bool`.
+//!   A handler calling ops that reach another handler that fails gives a chain
+//!   (`add via masked_binary (a.rs:1): logical_and via other (b.rs:2): …`); the same handler
+//!   failing on the same op again (recursion into nested values) is named once. The handler's own
+//!   error is the wrapper's `source()`, and
+//!   [`Error::without_context`](crate::Error::without_context) strips every layer.
 //! - `#[dispatch(Op, infer = f)]` registers `f(call: &Call, specs: &[&ValueSpec])` returning
 //!   `Result<ValueSpec>` / `Result<Inferred>`, optionally in an `Option` to decline; it serves
-//!   [`ops::infer_spec`](crate::ops::infer_spec) with the same precedence as calls.
+//!   [`ops::infer_spec`](crate::ops::infer_spec) with the same precedence as calls. Its errors
+//!   are wrapped the same way, saying so:
+//!   `add spec inference via masked_add (src/lib.rs:90): …`.
 //! - `#[dispatch(operators)]` on an extension type (above its `#[derive]`) implements `&a + &b`,
 //!   `-`, `*`, `/` (right-hand side: anything [`AsOperand`](crate::ops::AsOperand)) and unary `-`
 //!   through `ops::add` & co., returning `Result<Value>`.
@@ -87,6 +115,52 @@
 //! Misuse (unknown op, wrong number of arguments for the op's kind, an argument not taken by
 //! shared reference, `impl Trait`, generic or `async` functions, an unsupported return type, a
 //! group handler without its op argument, …) is a compile error at the offending tokens.
+//!
+//! A group handler by hand (what `#[dispatch(unary_elementwise)] fn f32_only(op: &UnaryOp, x:
+//! &Tensor) -> Result<Option<Tensor>>` generates, minus the checks), taking the result as an
+//! array, declining ops whose result is not `f32`, and failing on other dtypes:
+//!
+//! ```
+//! use extype_core::dispatch::{Call, DispatchEntry, DispatchTable, Handled, ParamKind, Target};
+//! use extype_core::dispatch::UnaryOp;
+//! use extype_core::ops::{AsOperand, OpArgs, OpKind, Operand, catalog};
+//! use extype_core::{DType, Error, Result, Tensor, Value};
+//! use ndarray::{ArrayD, array};
+//!
+//! fn f32_only(call: &Call<'_>, args: &[Operand<'_>]) -> Result<Handled> {
+//!     let op = UnaryOp::new(call);
+//!     let x = &args[0];
+//!     if x.as_view().map(|v| v.dtype()) != Some(DType::F32) {
+//!         return Err(Error::unsupported(op.name(), "takes f32 only"));
+//!     }
+//!     if op.result_dtype(DType::F32)? != DType::F32 {
+//!         return Ok(Handled::Declined); // e.g. is_nan: bool
+//!     }
+//!     let y: ArrayD<f32> = op.apply_as(x)?; // the kernel's output, moved out: no copy
+//!     Ok(Handled::Done(Value::Tensor(Tensor::from(y))))
+//! }
+//! static F32_ONLY: DispatchEntry = DispatchEntry::new(
+//!     Target::Group(OpKind::UnaryElementwise), &[ParamKind::Tensor], f32_only, None,
+//!     "f32_only", file!(), line!(),
+//! );
+//!
+//! let table = DispatchTable::build([&F32_ONLY])?;
+//! let none = OpArgs::none();
+//! let x = array![1.0f32, -2.0];
+//! let y = table.call(&catalog::NEG, &[x.as_operand()], &none)?.into_tensor()?;
+//! assert_eq!(y, Tensor::from(array![-1.0f32, 2.0].into_dyn()));
+//! // Declined: the dense default gives the bool result.
+//! let nan = table.call(&catalog::IS_NAN, &[x.as_operand()], &none)?.into_tensor()?;
+//! assert_eq!(nan.dtype(), DType::Bool);
+//! // An error inside the handler names the op, the handler and its registration.
+//! let err = table.call(&catalog::NEG, &[array![1i32].as_operand()], &none).unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     format!("neg via f32_only ({}): neg: takes f32 only", F32_ONLY.location())
+//! );
+//! assert_eq!(err.without_context().to_string(), "neg: takes f32 only");
+//! # Ok::<(), extype_core::Error>(())
+//! ```
 //!
 //! ## Precedence
 //!
@@ -106,7 +180,7 @@
 //!    join extension values of one batchable type on axis 0 with their batch encoders).
 //!
 //! A handler declines by returning `Ok(None)` (its return type is `Result<Option<T>>`); the next
-//! candidate runs. An error from a handler is returned at once. When nothing takes the call the
+//! candidate runs. An error from a handler is returned at once, naming the handler (above). When nothing takes the call the
 //! error names the op, the argument types and every candidate tried:
 //!
 //! ```text

@@ -624,7 +624,7 @@ impl DispatchTable {
                 Ok(Handled::Done(Value::Extension(e))) => return Ok(Value::Extension(e)),
                 Ok(Handled::Done(value)) => return Ok(value),
                 Ok(Handled::Declined) => Some(exact.entry),
-                Err(e) => return Err(e),
+                Err(e) => return Err(in_handler(op, exact.entry, false, e)),
             },
             None => None,
         };
@@ -652,9 +652,10 @@ impl DispatchTable {
                 if let Some(i) = candidate.conflict {
                     return Err(self.conflict(i));
                 }
-                match (candidate.entry.handler)(&call, operands)? {
-                    Handled::Done(value) => return Ok(value),
-                    Handled::Declined => tried.push(candidate.entry),
+                match (candidate.entry.handler)(&call, operands) {
+                    Ok(Handled::Done(value)) => return Ok(value),
+                    Ok(Handled::Declined) => tried.push(candidate.entry),
+                    Err(e) => return Err(in_handler(op, candidate.entry, false, e)),
                 }
             }
         }
@@ -688,9 +689,10 @@ impl DispatchTable {
                 return Err(self.conflict(i));
             }
             match candidate.entry.infer {
-                Some(f) => match f(&call, specs)? {
-                    Some(inferred) => return Ok(inferred),
-                    None => tried.push((candidate.entry, true)),
+                Some(f) => match f(&call, specs) {
+                    Ok(Some(inferred)) => return Ok(inferred),
+                    Ok(None) => tried.push((candidate.entry, true)),
+                    Err(e) => return Err(in_handler(op, candidate.entry, true, e)),
                 },
                 None => tried.push((candidate.entry, false)),
             }
@@ -826,10 +828,45 @@ fn reinterpreted<'a>(operands: &[Operand<'a>]) -> Result<Option<SmallVec<[Option
         .map(Some)
 }
 
+/// An error a handler (or its spec inference, `inference`) returned, with the op, the handler
+/// and its registration ([`DispatchError::Handler`]); as is when it already carries that same
+/// handler and op outermost (a nested call that reached the same handler again).
+#[cold]
+#[inline(never)]
+fn in_handler(op: &Op, entry: &'static DispatchEntry, inference: bool, error: Error) -> Error {
+    if let Error::Dispatch(d) = &error
+        && let DispatchError::Handler {
+            op: o,
+            handler,
+            file,
+            line,
+            inference: i,
+            ..
+        } = &**d
+        && (*o, *handler, *file, *line, *i)
+            == (op.name(), entry.name, entry.file, entry.line, inference)
+    {
+        return error;
+    }
+    DispatchError::Handler {
+        op: op.name(),
+        handler: entry.name,
+        file: entry.file,
+        line: entry.line,
+        inference,
+        source: Box::new(error),
+    }
+    .into()
+}
+
 /// The error of a call nothing took.
 #[cold]
 #[inline(never)]
-fn no_dense_default(op: &Op, operands: &[Operand<'_>], tried: &[&'static DispatchEntry]) -> Error {
+pub(super) fn no_dense_default(
+    op: &Op,
+    operands: &[Operand<'_>],
+    tried: &[&'static DispatchEntry],
+) -> Error {
     no_match(
         op,
         operands.iter().map(Operand::describe),

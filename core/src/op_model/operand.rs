@@ -5,7 +5,7 @@
 use std::any::TypeId;
 use std::borrow::Cow;
 
-use ndarray::{ArrayBase, Data, Dimension};
+use ndarray::{ArcArray, Array, ArrayBase, Data, Dimension};
 
 use super::size::check_named;
 use crate::error::{DispatchError, Error, Result};
@@ -224,7 +224,15 @@ impl<'a> Operand<'a> {
 }
 
 /// Anything an op accepts as an argument: [`Tensor`], [`TensorView`], ndarray arrays and views of
-/// any element type and rank, [`Value`], [`Operand`], and every [`ExtensionType`].
+/// any element type and rank, Rust scalars of every [`Element`] type (`bool`, `i8` … `u64`,
+/// `f32`, `f64`: a rank-0 tensor), [`Value`], [`Operand`], and every [`ExtensionType`].
+///
+/// ```
+/// use extype_core::{Tensor, ops};
+/// let x = ndarray::array![1.0f32, 2.0];
+/// let y: Tensor = ops::add_as(&x, &2.0f32).unwrap(); // a scalar broadcasts
+/// assert_eq!(y, Tensor::from(ndarray::array![3.0f32, 4.0].into_dyn()));
+/// ```
 pub trait AsOperand {
     /// Borrows `self` as an op argument (O(1), no copy).
     fn as_operand(&self) -> Operand<'_>;
@@ -279,6 +287,20 @@ impl<A: Element, S: Data<Elem = A>, D: Dimension> AsOperand for ArrayBase<S, D> 
     }
 }
 
+macro_rules! scalar_operands {
+    ($($t:ty),* $(,)?) => {$(
+        /// A rank-0 tensor: a borrowed view of the scalar (no allocation).
+        impl AsOperand for $t {
+            #[inline]
+            fn as_operand(&self) -> Operand<'_> {
+                Operand::view(TensorView::from_array(ndarray::aview0(self)))
+            }
+        }
+    )*};
+}
+
+scalar_operands!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+
 /// What a handler may return: an extension value, a [`Tensor`] or a [`Value`].
 pub trait IntoValue {
     /// Wraps `self` into a [`Value`].
@@ -306,8 +328,9 @@ impl IntoValue for Value {
     }
 }
 
-/// What a value can be taken out of an op's result as: [`Tensor`], [`Value`], or any
-/// [`ExtensionType`] (the typed variants `ops::*_as::<T>` use it).
+/// What a value can be taken out of an op's result as: [`Tensor`], [`Value`], an owned or shared
+/// ndarray array ([`Array`], [`ArcArray`]: moved out of the result without a copy when it is
+/// the only owner), or any [`ExtensionType`] (the typed variants `ops::*_as::<T>` use it).
 pub trait FromValue: Sized {
     /// Takes `Self` out of `value`, or errors naming the expected and found types.
     fn from_value(value: Value) -> Result<Self>;
@@ -328,6 +351,35 @@ impl FromValue for Tensor {
 impl FromValue for Value {
     fn from_value(value: Value) -> Result<Self> {
         Ok(value)
+    }
+}
+
+/// An owned array out of a result tensor: the tensor's buffer moves into the array when the
+/// tensor is its only owner (an op's fresh result is), else it is copied. An error names the
+/// expected and found dtype or rank (`into_array: expected dtype f32, found bool`), or the
+/// value's type when it is not a tensor.
+///
+/// ```
+/// use extype_core::ops;
+/// let x = ndarray::array![[1.0f32, -2.0]].into_dyn();
+/// let y: ndarray::ArrayD<f32> = ops::abs_as(&x).unwrap();
+/// assert_eq!(y, ndarray::array![[1.0f32, 2.0]].into_dyn());
+/// let err = ops::is_nan_as::<ndarray::ArrayD<f32>>(&x).unwrap_err();
+/// assert_eq!(err.to_string(), "into_array: expected dtype f32, found bool");
+/// ```
+impl<A: Element, D: Dimension> FromValue for Array<A, D> {
+    #[inline]
+    fn from_value(value: Value) -> Result<Self> {
+        value.into_tensor()?.into_array()
+    }
+}
+
+/// A shared array out of a result tensor: O(1), never a copy (except for a tensor viewing
+/// external bytes). Errors as for [`Array`].
+impl<A: Element, D: Dimension> FromValue for ArcArray<A, D> {
+    #[inline]
+    fn from_value(value: Value) -> Result<Self> {
+        value.into_tensor()?.into_arc_array()
     }
 }
 
