@@ -37,7 +37,10 @@ fn construction_checks_dtype_and_shape() {
     // Rank 0 and zero-size values are values like any other.
     let scalar = m(arr0(2i64), arr0(true));
     assert_eq!(scalar.to_string(), "i64[] 2");
-    let empty = m(ArrayD::<f32>::zeros(IxDyn(&[0, 3])), ArrayD::from_elem(IxDyn(&[0, 3]), false));
+    let empty = m(
+        ArrayD::<f32>::zeros(IxDyn(&[0, 3])),
+        ArrayD::from_elem(IxDyn(&[0, 3]), false),
+    );
     assert_eq!(empty.to_string(), "f32[0, 3] []");
     let dense = MaskedTensor::from_dense(array![1u8, 2]);
     assert_eq!(dense.to_string(), "u8[2] [1, 2]");
@@ -53,7 +56,10 @@ fn display_shows_masked_elements_and_elides_long_axes() {
     assert_eq!(long.to_string(), "i32[9] [0, _, 2, …, 6, _, 8]");
     // Through `Value`, a tensor-like value starts with its dtype and shape.
     let v = Value::from_extension(x());
-    assert!(v.to_string().starts_with("f32[2, 3] extype.MaskedTensor"), "{v}");
+    assert!(
+        v.to_string().starts_with("f32[2, 3] extype.MaskedTensor"),
+        "{v}"
+    );
 }
 
 #[test]
@@ -78,7 +84,10 @@ fn parts_fill_and_count() -> Result<()> {
         t(array![[1.0f32, 0.0, 3.0], [4.0, 5.0, 0.0]])
     );
     let filled = x.filled(&arr0(-1.0f32))?;
-    assert_eq!(filled.values(), &t(array![[1.0f32, -1.0, 3.0], [4.0, 5.0, -1.0]]));
+    assert_eq!(
+        filled.values(),
+        &t(array![[1.0f32, -1.0, 3.0], [4.0, 5.0, -1.0]])
+    );
     assert_eq!(filled.mask(), x.mask());
     assert!(x.filled(&ArrayD::<f32>::zeros(IxDyn(&[4, 2, 3]))).is_err());
     assert_eq!(x.count(None, false)?, t(arr0(4i64)));
@@ -94,7 +103,10 @@ fn parts_fill_and_count() -> Result<()> {
 fn unary_ops_map_values_and_keep_the_mask() -> Result<()> {
     let x = x();
     let y: MaskedTensor = ops::neg_as(&x)?;
-    assert_eq!(y.values(), &t(array![[-1.0f32, -2.0, -3.0], [-4.0, -5.0, -6.0]]));
+    assert_eq!(
+        y.values(),
+        &t(array![[-1.0f32, -2.0, -3.0], [-4.0, -5.0, -6.0]])
+    );
     assert_eq!(y.mask(), x.mask());
     // An op whose output dtype differs (is_nan: float → bool) keeps the mask too.
     let nan = m(array![f64::NAN, 1.0, f64::NAN], array![true, true, false]);
@@ -142,7 +154,10 @@ fn binary_ops_broadcast_and_and_the_masks() -> Result<()> {
     assert_eq!(z.to_string(), "f32[2, 3] [[2.0, _, 2.0], [_, _, _]]");
     // Comparisons: bool values, ANDed masks.
     let z: MaskedTensor = ops::greater_as(&x, &arr0(2.5f32))?;
-    assert_eq!(z.to_string(), "bool[2, 3] [[false, _, true], [true, true, _]]");
+    assert_eq!(
+        z.to_string(),
+        "bool[2, 3] [[false, _, true], [true, true, _]]"
+    );
     // A NaN under a false mask stays there.
     let nan = m(array![f32::NAN, 1.0], array![false, true]);
     let z: MaskedTensor = ops::add_as(&nan, &array![1.0f32, 1.0])?;
@@ -151,7 +166,11 @@ fn binary_ops_broadcast_and_and_the_masks() -> Result<()> {
     let err = ops::add(&x, &array![1.0f32, 2.0]).unwrap_err().to_string();
     assert!(err.contains("add"), "{err}");
     // Two dense arguments never reach the MaskedTensor handlers.
-    assert!(ops::add(&array![1.0f32], &array![2.0f32])?.as_tensor().is_ok());
+    assert!(
+        ops::add(&array![1.0f32], &array![2.0f32])?
+            .as_tensor()
+            .is_ok()
+    );
     Ok(())
 }
 
@@ -166,7 +185,10 @@ fn where_picks_values_and_masks() -> Result<()> {
     );
     let cond = array![true, false, true];
     let z: MaskedTensor = ops::where_as(&cond, &x, &y)?;
-    assert_eq!(z.to_string(), "f32[2, 3] [[1.0, 20.0, 3.0], [4.0, 50.0, _]]");
+    assert_eq!(
+        z.to_string(),
+        "f32[2, 3] [[1.0, 20.0, 3.0], [4.0, 50.0, _]]"
+    );
     let z: MaskedTensor = ops::where_as(&cond, &x, &arr0(0.0f32))?;
     assert_eq!(z.to_string(), "f32[2, 3] [[1.0, 0.0, 3.0], [4.0, 0.0, _]]");
     let masked_cond = m(array![true, false, true], array![true, true, false]);
@@ -175,7 +197,12 @@ fn where_picks_values_and_masks() -> Result<()> {
     Ok(())
 }
 
-fn reduce(op: &'static extype::Op, x: &MaskedTensor, axes: Option<&[isize]>, keepdims: bool) -> Result<MaskedTensor> {
+fn reduce(
+    op: &'static extype::Op,
+    x: &MaskedTensor,
+    axes: Option<&[isize]>,
+    keepdims: bool,
+) -> Result<MaskedTensor> {
     ops::call_as(
         op,
         &[extype::AsOperand::as_operand(x)],
@@ -234,10 +261,19 @@ fn all_false_rows_give_the_identity_under_a_false_mask() -> Result<()> {
     let max = reduce(&REDUCE_MAX, &ints, None, false)?;
     assert_eq!(max.values(), &t(arr0(i32::MIN)));
     assert_eq!(max.mask(), &t(arr0(false)));
-    assert_eq!(reduce(&REDUCE_MIN, &ints, None, false)?.values(), &t(arr0(i32::MAX)));
+    assert_eq!(
+        reduce(&REDUCE_MIN, &ints, None, false)?.values(),
+        &t(arr0(i32::MAX))
+    );
     let bools = m(array![true, false], array![false, false]);
-    assert_eq!(reduce(&REDUCE_ALL, &bools, None, false)?.values(), &t(arr0(true)));
-    assert_eq!(reduce(&REDUCE_ANY, &bools, None, false)?.values(), &t(arr0(false)));
+    assert_eq!(
+        reduce(&REDUCE_ALL, &bools, None, false)?.values(),
+        &t(arr0(true))
+    );
+    assert_eq!(
+        reduce(&REDUCE_ANY, &bools, None, false)?.values(),
+        &t(arr0(false))
+    );
     Ok(())
 }
 
@@ -246,7 +282,10 @@ fn all_false_rows_give_the_identity_under_a_false_mask() -> Result<()> {
 fn nan_and_inf_under_the_mask_never_reach_a_result() -> Result<()> {
     use extype::ops::catalog::*;
     let x = m(
-        array![[f32::NAN, 1.0, f32::INFINITY], [f32::NEG_INFINITY, 2.0, f32::NAN]],
+        array![
+            [f32::NAN, 1.0, f32::INFINITY],
+            [f32::NEG_INFINITY, 2.0, f32::NAN]
+        ],
         array![[false, true, false], [false, true, false]],
     );
     for (op, want) in [
@@ -258,12 +297,20 @@ fn nan_and_inf_under_the_mask_never_reach_a_result() -> Result<()> {
         (&ARGMAX, "i64[2] [1, 1]"),
         (&ARGMIN, "i64[2] [1, 1]"),
     ] {
-        assert_eq!(reduce(op, &x, Some(&[1]), false)?.to_string(), want, "{}", op.name());
+        assert_eq!(
+            reduce(op, &x, Some(&[1]), false)?.to_string(),
+            want,
+            "{}",
+            op.name()
+        );
     }
     // A valid -inf is the max of its row, and argmax picks it over masked-out elements.
     let y = m(array![[1.0f32, f32::NEG_INFINITY]], array![[false, true]]);
     assert_eq!(reduce(&ARGMAX, &y, None, false)?.to_string(), "i64[] 1");
-    assert_eq!(reduce(&REDUCE_MAX, &y, None, false)?.to_string(), "f32[] -inf");
+    assert_eq!(
+        reduce(&REDUCE_MAX, &y, None, false)?.to_string(),
+        "f32[] -inf"
+    );
     Ok(())
 }
 
@@ -271,7 +318,10 @@ fn nan_and_inf_under_the_mask_never_reach_a_result() -> Result<()> {
 #[test]
 fn integer_reductions_follow_the_dense_dtype_rules() -> Result<()> {
     use extype::ops::catalog::*;
-    let x = m(array![[1i32, 2, 4], [8, 16, 32]], array![[true, false, true], [false, false, false]]);
+    let x = m(
+        array![[1i32, 2, 4], [8, 16, 32]],
+        array![[true, false, true], [false, false, false]],
+    );
     let mean = reduce(&REDUCE_MEAN, &x, Some(&[1]), false)?;
     assert_eq!(mean.dtype(), DType::F64);
     let v = mean.values().as_array::<f64, IxDyn>()?;
@@ -286,17 +336,32 @@ fn integer_reductions_follow_the_dense_dtype_rules() -> Result<()> {
 #[test]
 fn zero_size_and_rank_0_reductions() -> Result<()> {
     use extype::ops::catalog::*;
-    let empty = m(ArrayD::<f32>::zeros(IxDyn(&[0, 3])), ArrayD::from_elem(IxDyn(&[0, 3]), true));
+    let empty = m(
+        ArrayD::<f32>::zeros(IxDyn(&[0, 3])),
+        ArrayD::from_elem(IxDyn(&[0, 3]), true),
+    );
     let max = reduce(&REDUCE_MAX, &empty, Some(&[0]), false)?;
-    assert_eq!(max.values(), &t(ArrayD::from_elem(IxDyn(&[3]), f32::NEG_INFINITY)));
+    assert_eq!(
+        max.values(),
+        &t(ArrayD::from_elem(IxDyn(&[3]), f32::NEG_INFINITY))
+    );
     assert_eq!(max.mask(), &t(ArrayD::from_elem(IxDyn(&[3]), false)));
-    assert_eq!(reduce(&REDUCE_SUM, &empty, Some(&[1]), false)?.shape(), &[0]);
+    assert_eq!(
+        reduce(&REDUCE_SUM, &empty, Some(&[1]), false)?.shape(),
+        &[0]
+    );
     assert_eq!(reduce(&ARGMIN, &empty, None, false)?.to_string(), "i64[] _");
     let scalar = m(arr0(7.0f64), arr0(true));
-    assert_eq!(reduce(&REDUCE_SUM, &scalar, None, false)?.to_string(), "f64[] 7.0");
+    assert_eq!(
+        reduce(&REDUCE_SUM, &scalar, None, false)?.to_string(),
+        "f64[] 7.0"
+    );
     let hidden = m(arr0(7.0f64), arr0(false));
     let sum = reduce(&REDUCE_SUM, &hidden, None, false)?;
-    assert_eq!((sum.values(), sum.mask()), (&t(arr0(0.0f64)), &t(arr0(false))));
+    assert_eq!(
+        (sum.values(), sum.mask()),
+        (&t(arr0(0.0f64)), &t(arr0(false)))
+    );
     Ok(())
 }
 
@@ -312,7 +377,10 @@ fn shape_ops_act_on_values_and_mask_alike() -> Result<()> {
     let tr: MaskedTensor = ops::transpose_as(&x, None)?;
     assert_eq!(tr.to_string(), "f32[3, 2] [[1.0, 4.0], [_, 5.0], [3.0, _]]");
     let tl: MaskedTensor = ops::tile_as(&x, &[1, 2])?;
-    assert_eq!(tl.to_string(), "f32[2, 6] [[1.0, _, 3.0, 1.0, _, 3.0], [4.0, 5.0, _, 4.0, 5.0, _]]");
+    assert_eq!(
+        tl.to_string(),
+        "f32[2, 6] [[1.0, _, 3.0, 1.0, _, 3.0], [4.0, 5.0, _, 4.0, 5.0, _]]"
+    );
     let g: MaskedTensor = ops::gather_as(&x, &[2, 0], 1)?;
     assert_eq!(g.to_string(), "f32[2, 2] [[3.0, 1.0], [_, 4.0]]");
     let z: MaskedTensor = ops::zeros_like_as(&x)?;
@@ -325,12 +393,18 @@ fn shape_ops_act_on_values_and_mask_alike() -> Result<()> {
 #[test]
 fn stack_and_concat_join_values_and_masks() -> Result<()> {
     let x = x();
-    let both = [extype::AsOperand::as_operand(&x), extype::AsOperand::as_operand(&x)];
+    let both = [
+        extype::AsOperand::as_operand(&x),
+        extype::AsOperand::as_operand(&x),
+    ];
     let s: MaskedTensor = ops::stack_as(&both, 0)?;
     assert_eq!(s.shape(), &[2, 2, 3]);
     assert_eq!(s.mask().as_array::<bool, IxDyn>()?[[1, 0, 1]], false);
     let c: MaskedTensor = ops::concat_as(&both, 0)?;
-    assert_eq!(c.to_string(), "f32[4, 3] [[1.0, _, 3.0], [4.0, 5.0, _], [1.0, _, 3.0], [4.0, 5.0, _]]");
+    assert_eq!(
+        c.to_string(),
+        "f32[4, 3] [[1.0, _, 3.0], [4.0, 5.0, _], [1.0, _, 3.0], [4.0, 5.0, _]]"
+    );
     Ok(())
 }
 
@@ -348,7 +422,13 @@ fn batches_and_files() -> Result<()> {
     assert_eq!(extype::io::load_as::<MaskedTensor>(&path)?, x);
     let loaded = extype::io::load(&path)?;
     assert_eq!(loaded.type_name(), "extype.MaskedTensor");
-    assert_eq!(x.spec().serialize().to_string().contains("extype.MaskedTensor"), true);
+    assert_eq!(
+        x.spec()
+            .serialize()
+            .to_string()
+            .contains("extype.MaskedTensor"),
+        true
+    );
     std::fs::remove_dir_all(&dir).unwrap();
     Ok(())
 }

@@ -147,7 +147,7 @@ impl<'a> HandlerParam<'a> for TensorView<'a> {
 ///
 /// #[dispatch(binary_elementwise)]
 /// fn scaled_binary(op: &BinaryOp, x: &OrDense<Scaled>, y: &OrDense<Scaled>) -> Result<Scaled> {
-///     let values = op.apply_view(x.values_or_dense(|s| &s.values), y.values_or_dense(|s| &s.values))?;
+///     let values = op.apply_as(&x.values_or_dense(|s| &s.values), &y.values_or_dense(|s| &s.values))?;
 ///     Ok(Scaled { values })
 /// }
 ///

@@ -9,7 +9,7 @@ use crate::{BinaryOp, OrDense, Result, Tensor, TensorView, UnaryOp, dispatch};
 /// Unary elementwise ops (TF: `op(values)`, same mask).
 #[dispatch(unary_elementwise)]
 fn masked_unary(op: &UnaryOp, x: &MaskedTensor) -> Result<MaskedTensor> {
-    let values = op.apply(&x.values)?;
+    let values = op.apply_as(&x.values)?;
     Ok(MaskedTensor::from_parts_unchecked(values, x.mask.clone()))
 }
 
@@ -27,7 +27,7 @@ fn masked_binary(
     y: &OrDense<MaskedTensor>,
 ) -> Result<MaskedTensor> {
     let ((xv, xm), (yv, ym)) = (parts(x), parts(y));
-    let values = op.apply_view(xv, yv)?;
+    let values: Tensor = op.apply_as(&xv, &yv)?;
     let mask = match (xm, ym) {
         (Some(a), Some(b)) if a.shape() == b.shape() => ops::logical_and_as(a, b)?,
         (Some(a), Some(b)) => {

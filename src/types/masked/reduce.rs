@@ -122,14 +122,14 @@ fn masked_reduction(op: &ReductionOp, x: &MaskedTensor) -> Result<Option<MaskedT
     let Some(rule) = Rule::of(op.op()) else {
         return Ok(None);
     };
-    let valid = op.apply_other(&catalog::REDUCE_ANY, &x.mask)?;
+    let valid: Tensor = op.apply_other_as(&catalog::REDUCE_ANY, &x.mask)?;
     let values = if reduced_extent(x.shape(), op.axes()) == Some(0) {
         empty(op, rule, x, valid.shape())?
     } else {
         match rule {
             Rule::Sum => sum(op, x)?,
             Rule::Mean => mean(op, x)?,
-            Rule::Filled(fill) => op.apply(&filled(x, fill)?)?,
+            Rule::Filled(fill) => op.apply_as(&filled(x, fill)?)?,
             Rule::Arg(fill) => arg(op, x, fill)?,
         }
     };
@@ -157,7 +157,7 @@ fn sum(op: &ReductionOp, x: &MaskedTensor) -> Result<Tensor> {
     if x.dtype().is_float() {
         ops::masked_reduce(&catalog::REDUCE_SUM, &x.values, &x.mask, op.args())
     } else {
-        op.apply_other(&catalog::REDUCE_SUM, &filled(x, Fill::Zero)?)
+        op.apply_other_as(&catalog::REDUCE_SUM, &filled(x, Fill::Zero)?)
     }
 }
 
@@ -165,7 +165,8 @@ fn sum(op: &ReductionOp, x: &MaskedTensor) -> Result<Tensor> {
 fn mean(op: &ReductionOp, x: &MaskedTensor) -> Result<Tensor> {
     let out = op.infer(&TensorSpec::from_tensor(&x.values))?.dtype;
     let total: Tensor = ops::cast_as(&sum(op, x)?, out)?;
-    let count: Tensor = ops::cast_as(&op.apply_other(&catalog::COUNT_NONZERO, &x.mask)?, out)?;
+    let count: Tensor = op.apply_other_as(&catalog::COUNT_NONZERO, &x.mask)?;
+    let count: Tensor = ops::cast_as(&count, out)?;
     ops::div_as(&total, &count)
 }
 
@@ -175,14 +176,17 @@ fn mean(op: &ReductionOp, x: &MaskedTensor) -> Result<Tensor> {
 /// over a valid one of the same value.
 fn arg(op: &ReductionOp, x: &MaskedTensor, fill: Fill) -> Result<Tensor> {
     let values = filled(x, fill)?;
-    let index = op.apply(&values)?;
+    let index: Tensor = op.apply_as(&values)?;
     let extreme_op = if fill == Fill::Lowest {
         &catalog::REDUCE_MAX
     } else {
         &catalog::REDUCE_MIN
     };
-    let extreme = op.apply_other(extreme_op, &values)?;
+    let extreme: Tensor = op.apply_other_as(extreme_op, &values)?;
     let at_fill: Tensor = ops::equal_as(&extreme, &fill_scalar(x.dtype(), fill))?;
-    let first_valid = op.apply_other(&catalog::ARGMAX, &ops::cast_as(&x.mask, DType::U8)?)?;
+    let first_valid: Tensor = op.apply_other_as(
+        &catalog::ARGMAX,
+        &ops::cast_as::<Tensor>(&x.mask, DType::U8)?,
+    )?;
     ops::where_as(&at_fill, &first_valid, &index)
 }
