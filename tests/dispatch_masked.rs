@@ -1,7 +1,7 @@
-//! MaskedTensor through dispatch (the handlers of `examples/masked_tensor.rs`): every
-//! elementwise op and reduction works on it, mixes with dense tensors and propagates masks.
+//! A user-written MaskedTensor through dispatch (the handlers of `tests/common/user_masked.rs`):
+//! every elementwise op and reduction works on it, mixes with dense tensors and propagates masks.
 
-#[path = "../examples/masked_tensor.rs"]
+#[path = "common/user_masked.rs"]
 #[allow(dead_code)]
 mod example;
 
@@ -180,7 +180,7 @@ fn errors_name_op_and_arguments() {
     let msg = err.to_string();
     let dense = "exp: argument 0: expected a float dtype (f32, f64), found dtype i32";
     assert!(
-        msg.starts_with("exp via masked_unary (tests/../examples/masked_tensor.rs:")
+        msg.starts_with("exp via masked_unary (tests/common/user_masked.rs:")
             && msg.ends_with(&format!("): {dense}")),
         "{msg}"
     );
