@@ -19,12 +19,16 @@
 #[path = "../tests/common/batching.rs"]
 mod types;
 
+#[path = "common/timing.rs"]
+mod timing;
+
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::Criterion;
 use extype::Tensor;
 use extype::batch;
+use timing::medians;
 use types::{Masked, Ragged, SharedMasked};
 
 const N: usize = 1024;
@@ -114,23 +118,6 @@ fn benches(c: &mut Criterion) {
         })
     });
     g.finish();
-}
-
-/// Median time of one call of each of `fs`, over `rounds` rounds that run them in turn (so
-/// machine noise hits all alike).
-fn medians(rounds: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
-    let mut times: Vec<Vec<f64>> = fs.iter().map(|_| Vec::with_capacity(rounds)).collect();
-    for _ in 0..rounds {
-        for (f, t) in fs.iter_mut().zip(times.iter_mut()) {
-            let start = Instant::now();
-            f();
-            t.push(start.elapsed().as_secs_f64() * 1e9);
-        }
-    }
-    for t in &mut times {
-        t.sort_by(f64::total_cmp);
-    }
-    times.iter().map(|t| t[rounds / 2]).collect()
 }
 
 fn us(ns: f64) -> String {

@@ -46,8 +46,7 @@ fn main() -> Result<()> {
         ("reduce_max", &ops::catalog::REDUCE_MAX),
         ("argmax", &ops::catalog::ARGMAX),
     ] {
-        let r: MaskedTensor =
-            ops::call_as(op, &[hidden.as_operand()], &ops::OpArgs::axes(&[1]))?;
+        let r: MaskedTensor = ops::call_as(op, &[hidden.as_operand()], &ops::OpArgs::axes(&[1]))?;
         println!("{name:<12}(h, axis 1)   = {r}");
     }
     println!("count(x, axis 0)         = {}", x.count(Some(&[0]), false)?);
@@ -64,7 +63,10 @@ fn main() -> Result<()> {
     println!("to_dense(x, 0)           = {}", x.to_dense(&arr0(0.0f32))?);
 
     println!("\n== A value like any other: its spec, batches and files");
-    println!("spec                     = {}", extype::ExtensionType::spec(&x));
+    println!(
+        "spec                     = {}",
+        extype::ExtensionType::spec(&x)
+    );
     let path = std::env::temp_dir().join(format!("masked-{}.safetensors", std::process::id()));
     extype::io::save(&path, &x)?;
     let loaded: MaskedTensor = extype::io::load_as(&path)?;

@@ -238,4 +238,3 @@ fn nest(cells: &[String], shape: &[usize]) -> String {
         }
     }
 }
-

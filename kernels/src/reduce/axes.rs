@@ -279,6 +279,11 @@ pub fn any_axes<T: Scalar, S: Data<Elem = T>, D: Dimension>(
     keepdims: bool,
 ) -> Result<ArrayD<bool>> {
     let p = plan("any", a, axes)?;
+    if p.kept_shape.iter().product::<usize>() == 1 {
+        // One output reduces every element: stop at the first non-zero.
+        let out = ArrayD::from_elem(IxDyn(&p.kept_shape), super::full::any(a));
+        return Ok(p.keep_dims(out, keepdims));
+    }
     p.finish(p.reduce(CountNonzeroR), keepdims, |c| Ok(c > 0))
 }
 
@@ -289,6 +294,11 @@ pub fn all_axes<T: Scalar, S: Data<Elem = T>, D: Dimension>(
     keepdims: bool,
 ) -> Result<ArrayD<bool>> {
     let p = plan("all", a, axes)?;
+    if p.kept_shape.iter().product::<usize>() == 1 {
+        // One output reduces every element: stop at the first zero.
+        let out = ArrayD::from_elem(IxDyn(&p.kept_shape), super::full::all(a));
+        return Ok(p.keep_dims(out, keepdims));
+    }
     let n = p.count;
     p.finish(p.reduce(CountNonzeroR), keepdims, |c| Ok(c == n))
 }

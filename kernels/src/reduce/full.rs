@@ -55,14 +55,22 @@ pub fn min<T: Num, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> Resu
     Ok(reduce_all(MinR, a))
 }
 
-/// Whether any element is non-zero (NaN counts as non-zero).
+/// Whether any element is non-zero (NaN counts as non-zero). A contiguous array (any memory
+/// order) is scanned block by block and the scan stops at the first non-zero block.
 pub fn any<T: Scalar, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> bool {
-    count_nonzero(a) > 0
+    match a.as_slice_memory_order() {
+        Some(xs) => first_match(xs, |x: T| x.is_nonzero()).is_some(),
+        None => count_nonzero(a) > 0,
+    }
 }
 
-/// Whether every element is non-zero (true when empty).
+/// Whether every element is non-zero (true when empty). A contiguous array stops at the first
+/// block holding a zero.
 pub fn all<T: Scalar, S: Data<Elem = T>, D: Dimension>(a: &ArrayBase<S, D>) -> bool {
-    count_nonzero(a) == a.len()
+    match a.as_slice_memory_order() {
+        Some(xs) => first_match(xs, |x: T| !x.is_nonzero()).is_none(),
+        None => count_nonzero(a) == a.len(),
+    }
 }
 
 /// Number of non-zero elements.

@@ -8,7 +8,7 @@ use crate::{BinaryOp, OrDense, Result, Tensor, TensorView, UnaryOp, dispatch};
 
 /// Unary elementwise ops (TF: `op(values)`, same mask).
 #[dispatch(unary_elementwise)]
-fn masked_unary(op: &UnaryOp, x: &MaskedTensor) -> Result<MaskedTensor> {
+pub fn masked_unary(op: &UnaryOp, x: &MaskedTensor) -> Result<MaskedTensor> {
     let values = op.apply_as(&x.values)?;
     Ok(MaskedTensor::from_parts_unchecked(values, x.mask.clone()))
 }
@@ -21,7 +21,7 @@ fn parts<'s>(x: &'s OrDense<'_, MaskedTensor>) -> (TensorView<'s>, Option<&'s Te
 /// Binary elementwise ops and comparisons on every mix of MaskedTensor and dense operands
 /// (TF: `op(x.values, y.values)`, mask `x.mask & y.mask`, broadcast).
 #[dispatch(binary_elementwise)]
-fn masked_binary(
+pub fn masked_binary(
     op: &BinaryOp,
     x: &OrDense<MaskedTensor>,
     y: &OrDense<MaskedTensor>,
@@ -44,7 +44,7 @@ fn masked_binary(
 /// `where(cond, x.values, y.values)`, mask `where(cond, x.mask, y.mask)`, and `cond.mask` when
 /// the condition is masked).
 #[dispatch(Where)]
-fn masked_where(
+pub fn masked_where(
     cond: &OrDense<MaskedTensor>,
     x: &OrDense<MaskedTensor>,
     y: &OrDense<MaskedTensor>,

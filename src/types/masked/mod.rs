@@ -33,6 +33,8 @@ mod elementwise;
 mod reduce;
 mod reshape;
 
+pub use elementwise::{masked_binary, masked_unary, masked_where};
+
 use crate::ndarray::{ArrayD, IxDyn};
 use crate::ops::{self, AsOperand};
 use crate::{DType, Error, ExtensionType, Result, Tensor, TensorSpec};
