@@ -299,8 +299,11 @@ fn main() -> extype::Result<()> {
     show("where(cond, x, y)", &ops::where_(&cond, &x, &y)?)?;
     show("shape(x)", &ops::shape(&x)?)?;
     show("tile(x, [1, 2])", &ops::tile(&x, &[1, 2])?)?;
-    show("&x + &y (operator)", &(&x + &y)?)?;
-    show("-&x (operator)", &(-&x)?)?;
+    show(
+        "&x + &y (operator)",
+        &Value::from_extension((&x + &y)?),
+    )?;
+    show("-&x (operator)", &Value::from_extension((-&x)?))?;
 
     println!("\n== Spec inference before data exists");
     let spec = |shape: &str| -> extype::Result<masked::MaskedTensorSpec> {

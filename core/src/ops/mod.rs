@@ -62,7 +62,14 @@
 //! `ops::infer`, `ops::operand`, `ops::rules`, `ops::size`). Adding an op to the catalog is
 //! described, with every place it touches, in [`catalog`]'s docs.
 
+pub mod operators;
+mod scalar;
+mod supported;
+
 pub use crate::op_model::args::{current_policy, scoped_policy};
+pub use operators::OperatorRhs;
+pub use scalar::{Scalar, scalar_like};
+pub use supported::{SupportedSpec, supported, supported_for_spec};
 pub use crate::op_model::{args, catalog, infer, operand, size};
 
 /// The rules an op carries as data: its dtype rules ([`DTypeSet`], [`Operands`],
