@@ -299,10 +299,7 @@ fn main() -> extype::Result<()> {
     show("where(cond, x, y)", &ops::where_(&cond, &x, &y)?)?;
     show("shape(x)", &ops::shape(&x)?)?;
     show("tile(x, [1, 2])", &ops::tile(&x, &[1, 2])?)?;
-    show(
-        "&x + &y (operator)",
-        &Value::from_extension((&x + &y)?),
-    )?;
+    show("&x + &y (operator)", &Value::from_extension((&x + &y)?))?;
     show("-&x (operator)", &Value::from_extension((-&x)?))?;
 
     println!("\n== Spec inference before data exists");

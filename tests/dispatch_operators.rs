@@ -87,7 +87,10 @@ fn pair_add(x: &Pair, y: &Pair) -> Result<Pair> {
 /// `Pair / Pair` returns a dense tensor: the operator cannot give a `Pair`.
 #[dispatch(Div)]
 fn pair_ratio(x: &Pair, y: &Pair) -> Result<Tensor> {
-    ops::div_as(&ops::add_as::<Tensor>(&x.a, &x.b)?, &ops::add_as::<Tensor>(&y.a, &y.b)?)
+    ops::div_as(
+        &ops::add_as::<Tensor>(&x.a, &x.b)?,
+        &ops::add_as::<Tensor>(&y.a, &y.b)?,
+    )
 }
 
 #[test]

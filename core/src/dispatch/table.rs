@@ -836,7 +836,14 @@ impl DispatchTable {
     /// wildcard handler, a group handler of the op's kind, the dense default when the argument is
     /// dense and the op takes its dtype, or, with the argument in every position, the op's
     /// fallback when it applies to the type (`stack`/`concat`: batchable; `shape`: tensor-like).
-    pub fn supported(&self, type_id: TypeId, like: Option<&dyn crate::tensor::TensorLike>) -> Vec<&'static Op> {
+    /// For a dense argument a handler counts only when it takes `&Tensor` somewhere: one with
+    /// wildcards only (`&Operand`, `&Value`) serves extension values, and the dense default
+    /// decides for tensors.
+    pub fn supported(
+        &self,
+        type_id: TypeId,
+        like: Option<&dyn crate::tensor::TensorLike>,
+    ) -> Vec<&'static Op> {
         let mut user: Vec<&'static Op> = self
             .user
             .values()
@@ -885,9 +892,11 @@ impl DispatchTable {
         let matched = (first..=all).any(|mask| {
             let ids = (0..n).map(|i| if mask >> i & 1 == 1 { subject } else { tensor });
             Ids::new(ids).is_some_and(|ids| {
+                // A handler with only wildcards serves extension values: for a dense argument
+                // the dense default decides, and only handlers that name `&Tensor` add to it.
                 // The first candidate is the one a call runs first: a conflicting key fails it.
                 Self::candidates(handlers, group, &ids)
-                    .next()
+                    .find(|r| !dense || r.kinds.contains(&Some(tensor)))
                     .is_some_and(|r| r.conflict.is_none())
             })
         });

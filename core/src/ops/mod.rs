@@ -67,10 +67,10 @@ mod scalar;
 mod supported;
 
 pub use crate::op_model::args::{current_policy, scoped_policy};
+pub use crate::op_model::{args, catalog, infer, operand, size};
 pub use operators::OperatorRhs;
 pub use scalar::{Scalar, scalar_like};
 pub use supported::{SupportedSpec, supported, supported_for_spec};
-pub use crate::op_model::{args, catalog, infer, operand, size};
 
 /// The rules an op carries as data: its dtype rules ([`DTypeSet`], [`Operands`],
 /// [`ResultDType`]) and its shape rule ([`InferRule`], [`ShapeFn`]).

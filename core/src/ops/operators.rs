@@ -28,9 +28,9 @@
 
 use crate::dispatch::table;
 use crate::error::{Error, Result};
-use crate::op_model::{Op, OpArgs};
 use crate::op_model::catalog::NEG;
 use crate::op_model::operand::{AsOperand, Operand};
+use crate::op_model::{Op, OpArgs};
 use crate::spec::value::Value;
 use crate::spec::{ExtensionType, registered_name};
 

@@ -206,9 +206,7 @@ fn inexact<S: Scalar>(op: &Op, scalar: S, dtype: DType, why: Inexact) -> Error {
         op: op.name().to_string(),
         // Debug: `1.0` and `1e300` as written (Display prints every digit of `1e300`).
         arg: format!("scalar {scalar:?} ({})", S::DTYPE),
-        expected: format!(
-            "{what} {dtype}, the dtype of the other operand (a scalar takes it)"
-        ),
+        expected: format!("{what} {dtype}, the dtype of the other operand (a scalar takes it)"),
         found,
     }
     .into()

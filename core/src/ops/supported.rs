@@ -7,8 +7,8 @@ use crate::dispatch::table;
 use crate::error::Result;
 use crate::op_model::Op;
 use crate::op_model::operand::AsOperand;
-use crate::spec::{ExtensionType, TypeSpec};
 use crate::spec::value::ValueSpec;
+use crate::spec::{ExtensionType, TypeSpec};
 use crate::tensor::{Tensor, TensorLike, TensorSpec};
 
 /// The ops that will run on `x`: catalog ops in catalog order, then the user-declared ops the
@@ -18,7 +18,8 @@ use crate::tensor::{Tensor, TensorLike, TensorSpec};
 /// the others (`stack` and `concat`: two values like `x`) has a candidate that matches by type —
 /// an exact or wildcard handler, a group handler of the op's kind, the dense default when `x` is
 /// dense and the op takes its dtype, or the op's fallback when it applies to `x`'s type
-/// (`stack`/`concat`: the type is batchable; `shape`: it is tensor-like). See
+/// (`stack`/`concat`: the type is batchable; `shape`: it is tensor-like). For a dense `x`, the
+/// dense default decides, and a handler adds an op only when it takes `&Tensor` somewhere. See
 /// [`DispatchTable::supported`](crate::dispatch::DispatchTable::supported).
 ///
 /// The list is of ops with a matching handler or fallback: a handler may still decline a call
