@@ -22,7 +22,7 @@ pub mod masked {
     /// A tensor of values with a boolean mask of the same shape: `true` where a value is valid.
     #[dispatch(operators)]
     #[derive(Clone, Debug, PartialEq, ExtensionType)]
-    #[extype(name = "example.MaskedTensor", validate = check_mask)]
+    #[extype(name = "example.MaskedTensor", validate = check_mask, tensor_like = values)]
     pub struct MaskedTensor {
         /// The values (any dtype).
         #[extype(shape = "*dims")]
@@ -301,6 +301,10 @@ fn main() -> extype::Result<()> {
     show("tile(x, [1, 2])", &ops::tile(&x, &[1, 2])?)?;
     show("&x + &y (operator)", &Value::from_extension((&x + &y)?))?;
     show("-&x (operator)", &Value::from_extension((-&x)?))?;
+    show(
+        "1.0 - &x * 2.0 (operators, scalars: f32 here)",
+        &Value::from_extension((1.0 - &(&x * 2.0)?)?),
+    )?;
 
     println!("\n== Spec inference before data exists");
     let spec = |shape: &str| -> extype::Result<masked::MaskedTensorSpec> {

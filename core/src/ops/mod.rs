@@ -28,6 +28,14 @@
 //! [`declare_op!`](crate::declare_op). Every op infers its output spec from input specs
 //! ([`infer_spec`], [`infer`]).
 //!
+//! ## Scalars, operators, and what a value supports
+//!
+//! A Rust scalar beside a tensor-like operand takes its dtype, exactly or with an error
+//! ([`scalar_like`], [`Scalar`]), as Python scalars do in TensorFlow and JAX; the operators that
+//! `#[dispatch(operators)]` gives a type (`&a + &b`, `&a * 2.0`, `1.0 - &a`, `-&a`, returning
+//! `Result<T>`) run [`operators`]. [`supported`] and [`supported_for_spec`] list the ops that have
+//! a handler (or a dense default, or a fallback) for a value or a spec.
+//!
 //! ## Sizes
 //!
 //! An output that cannot be allocated is an error naming the op, the output shape and dtype
@@ -56,7 +64,9 @@
 //! ## Layout
 //!
 //! This module is the user *front*: the functions above the dispatch table, and `Op::call`,
-//! `Op::apply1`, `Op::apply2` (which go through the table). The op *model* it calls through —
+//! `Op::apply1`, `Op::apply2` (which go through the table); its files, bottom to top:
+//! `scalar.rs` (scalars), `operators.rs` (the operators' runtime), `supported.rs`, then this
+//! one. The op *model* it calls through —
 //! [`Op`] and its data, the catalog, [`OpArgs`], operands, spec inference, the dense default —
 //! lives below [`crate::dispatch`] and is re-exported here (`ops::catalog`, `ops::OpArgs`,
 //! `ops::infer`, `ops::operand`, `ops::rules`, `ops::size`). Adding an op to the catalog is
