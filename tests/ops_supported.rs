@@ -232,3 +232,89 @@ mod user {
         );
     }
 }
+
+/// The enumeration itself, on a table built from explicit entries: mixed positions, groups,
+/// conflicting keys, and fallbacks that do not apply.
+mod table {
+    use super::*;
+    use extype::dispatch::{Call, DispatchEntry, DispatchTable, Handled, ParamKind, Target};
+    use std::any::TypeId;
+
+    fn declines(_: &Call<'_>, _: &[Operand<'_>]) -> Result<Handled> {
+        Ok(Handled::Declined)
+    }
+
+    const PLAIN: ParamKind = ParamKind::extension::<Plain>();
+    static WHERE_MIXED: DispatchEntry = DispatchEntry::new(
+        Target::Op(&catalog::WHERE),
+        &[ParamKind::Tensor, PLAIN, PLAIN],
+        declines,
+        None,
+        "where_mixed",
+        file!(),
+        line!(),
+    );
+    static REDUCE_ANY_TYPE: DispatchEntry = DispatchEntry::new(
+        Target::Group(extype::OpKind::Reduction),
+        &[ParamKind::Any],
+        declines,
+        None,
+        "reduce_any_type",
+        file!(),
+        line!(),
+    );
+    static NEG_ONE: DispatchEntry = DispatchEntry::new(
+        Target::Op(&catalog::NEG),
+        &[PLAIN],
+        declines,
+        None,
+        "neg_one",
+        file!(),
+        line!(),
+    );
+    static NEG_TWO: DispatchEntry = DispatchEntry::new(
+        Target::Op(&catalog::NEG),
+        &[PLAIN],
+        declines,
+        None,
+        "neg_two",
+        file!(),
+        line!(),
+    );
+    static ABS_PLAIN: DispatchEntry = DispatchEntry::new(
+        Target::Op(&catalog::ABS),
+        &[PLAIN],
+        declines,
+        None,
+        "abs_plain",
+        file!(),
+        line!(),
+    );
+
+    #[test]
+    fn positions_groups_conflicts_and_fallbacks() {
+        let table = DispatchTable::build([
+            &WHERE_MIXED,
+            &REDUCE_ANY_TYPE,
+            &NEG_ONE,
+            &NEG_TWO,
+            &ABS_PLAIN,
+        ])
+        .unwrap();
+        let listed = names(&table.supported(TypeId::of::<Plain>(), None));
+        let mut want = vec!["abs"];
+        want.extend(of_kind(extype::OpKind::Reduction));
+        want.push("where");
+        // `neg`: its key has two handlers, so a call fails; `shape`, `stack`, `concat`: Plain
+        // is neither tensor-like nor batchable.
+        assert_eq!(listed, want);
+        // Masked (tensor-like, batchable): the wildcard reduction group and the fallbacks.
+        let m = sample();
+        let like = Value::from_extension(m);
+        let listed = names(&table.supported(TypeId::of::<Masked>(), like.tensor_like()));
+        let mut want: Vec<&str> = of_kind(extype::OpKind::Reduction).collect();
+        want.extend(["shape", "concat", "stack"]);
+        want.sort_by_key(|n| catalog::ALL.iter().position(|op| op.name() == *n));
+        assert_eq!(listed, want);
+    }
+}
