@@ -435,7 +435,8 @@ fn erased_values_and_ops_fallback() {
     // Other axes are not the encoder's: the dispatch error stays.
     assert!(extype::ops::stack(&operands, 1).is_err());
     // The fallback is the catalog entry's data, run where the dense default runs: a call of the
-    // op through `ops::call` batches too, and only `stack` and `concat` have one.
+    // op through `ops::call` batches too, and only `stack` and `concat` have one of that kind
+    // (`shape`'s reads a tensor-like value's shape).
     use extype::ops::{OpArgs, catalog};
     let called = extype::ops::call(&catalog::STACK, &operands, &OpArgs::none()).unwrap();
     assert_eq!(
@@ -447,7 +448,7 @@ fn erased_values_and_ops_fallback() {
         .filter(|op| op.has_fallback())
         .map(|op| op.name())
         .collect();
-    assert_eq!(with, ["concat", "stack"]);
+    assert_eq!(with, ["shape", "concat", "stack"]);
     let table = extype::dispatch::table().unwrap();
     assert_eq!(table.explain(&catalog::STACK, &operands), ["fallback"]);
     assert!(table.explain(&catalog::ADD, &operands[..2]).is_empty());
