@@ -8,9 +8,9 @@ pub struct Masked {
     pub mask: Tensor,
 }
 
-fn shifted(x: &Masked) -> extype::Result<Masked> {
-    // A string is no operand.
-    x - "a"
+fn scaled(x: &Masked) -> extype::Result<Masked> {
+    // bool takes no arithmetic: not an operator's scalar.
+    x * true
 }
 
 fn main() {}
