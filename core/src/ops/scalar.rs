@@ -37,6 +37,14 @@ use sealed::Number;
 /// A Rust scalar that can stand for a tensor operand: `i8`, `i16`, `i32`, `i64`, `u8`, `u16`,
 /// `u32`, `u64`, `f32`, `f64` (the numeric element types). Sealed.
 ///
+/// Beside a tensor a scalar takes the tensor's dtype ([`scalar_like`]), as a Python scalar does
+/// in TensorFlow and JAX, and the conversion is exact or an error: `1.5` into `i32` values,
+/// `300` into `u8`, an integer that `f32` cannot hold exactly (`16_777_217`), a finite `f64`
+/// that overflows `f32`, a NaN or an infinity into an integer dtype are errors naming the op,
+/// the scalar and the dtype. A float into a float dtype rounds to nearest (`0.1` into `f32` is
+/// the `f32` literal `0.1`), and NaN and ±inf stay what they are. Into `bool` only `0` and `1`
+/// convert.
+///
 /// `bool` is not one: the arithmetic operators it serves (`+ - * /`) take no `bool` (the logical
 /// ops do; pass a `bool` tensor to them).
 pub trait Scalar: Element + sealed::Sealed {}
@@ -68,7 +76,7 @@ scalars!(i8, i16, i32, i64, u8, u16, u32, u64; f32, f64);
 
 /// `scalar` as a rank-0 tensor of the dtype of `other`'s tensor-like view
 /// ([`Operand::tensor_like`](crate::ops::Operand::tensor_like): a dense tensor's dtype, a
-/// tensor-like extension value's), converted exactly (see the [module docs](self)); of its own
+/// tensor-like extension value's), converted exactly (the rules: [`Scalar`]); of its own
 /// dtype when `other` is not tensor-like. An inexact conversion is an error naming `op`, the
 /// scalar and the dtype. What the operators of `#[dispatch(operators)]` run for a scalar operand.
 ///
