@@ -318,3 +318,26 @@ mod table {
         assert_eq!(listed, want);
     }
 }
+
+#[test]
+fn an_anonymous_value_of_a_registered_type_lists_what_its_type_does() {
+    use extype::{AnonymousExtension, TypeSpec};
+    let m = sample();
+    let anonymous =
+        AnonymousExtension::new(m.spec().serialize(), m.clone().into_components()).unwrap();
+    let by_type = names(&ops::supported(&m).unwrap());
+    assert_eq!(names(&ops::supported(&anonymous).unwrap()), by_type);
+    // Its spec too, and each listed op runs on it (a call rebuilds it as a Masked).
+    assert_eq!(
+        names(&ops::supported_for_spec(&anonymous.spec()).unwrap()),
+        by_type
+    );
+    assert!(ops::reduce_sum(&anonymous, None, false).is_ok());
+    // Of a type not linked in: only what wildcard handlers serve.
+    let spec = extype::SpecTree::spec("test_supported.NotLinked", extype::SpecTree::None);
+    let unknown = AnonymousExtension::new(spec, vec![]).unwrap();
+    assert_eq!(
+        names(&ops::supported(&unknown).unwrap()),
+        of_kind(extype::OpKind::BinaryElementwise).collect::<Vec<_>>()
+    );
+}

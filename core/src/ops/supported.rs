@@ -7,7 +7,8 @@ use crate::dispatch::table;
 use crate::error::Result;
 use crate::op_model::Op;
 use crate::op_model::operand::AsOperand;
-use crate::spec::value::ValueSpec;
+use crate::registry::{AnonymousExtension, AnonymousSpec, registry};
+use crate::spec::value::{AnySpec, ValueSpec};
 use crate::spec::{ExtensionType, TypeSpec};
 use crate::tensor::{Tensor, TensorLike, TensorSpec};
 
@@ -21,6 +22,9 @@ use crate::tensor::{Tensor, TensorLike, TensorSpec};
 /// (`stack`/`concat`: the type is batchable; `shape`: it is tensor-like). For a dense `x`, the
 /// dense default decides, and a handler adds an op only when it takes `&Tensor` somewhere. See
 /// [`DispatchTable::supported`](crate::dispatch::DispatchTable::supported).
+///
+/// An anonymous value (or spec) of a type this program registered lists what that type does,
+/// as a call dispatches it as that type; an error when it does not rebuild as one.
 ///
 /// The list is of ops with a matching handler or fallback: a handler may still decline a call
 /// at run time (`Result<Option<T>>`), and a wildcard handler (`&Operand`, `&Value`) matches
@@ -36,6 +40,15 @@ use crate::tensor::{Tensor, TensorLike, TensorSpec};
 /// ```
 pub fn supported(x: &impl AsOperand) -> Result<Vec<&'static Op>> {
     let x = x.as_operand();
+    // An anonymous value of a type this program registered is dispatched as that type (a call
+    // rebuilds it): list what that type supports.
+    let anonymous = x
+        .as_extension()
+        .and_then(|e| e.as_any().downcast_ref::<AnonymousExtension>())
+        .filter(|a| registry().lookup(&a.name).is_some());
+    if let Some(a) = anonymous {
+        return supported(&registry().rebuild(&a.spec, a.components.clone())?);
+    }
     Ok(table()?.supported(x.type_id(), x.tensor_like()))
 }
 
@@ -51,6 +64,15 @@ pub fn supported(x: &impl AsOperand) -> Result<Vec<&'static Op>> {
 /// assert_eq!(ops.len(), catalog::ALL.len()); // every catalog op takes f32
 /// ```
 pub fn supported_for_spec(spec: &impl SupportedSpec) -> Result<Vec<&'static Op>> {
+    // The spec of an anonymous value of a registered type: that type's spec.
+    let anonymous = spec
+        .as_any_spec()
+        .and_then(|s| s.as_any().downcast_ref::<AnonymousSpec>())
+        .filter(|a| registry().lookup(&a.name).is_some());
+    if let Some(a) = anonymous {
+        let real = registry().deserialize_spec(&a.spec)?;
+        return Ok(table()?.supported(real.value_type_id(), real.dyn_tensor_like()));
+    }
     Ok(table()?.supported(spec.dispatch_type_id(), spec.spec_tensor_like()))
 }
 
@@ -62,6 +84,9 @@ pub trait SupportedSpec {
 
     /// Its dtype and shape, when its values are tensor-like ([`TensorLike`]).
     fn spec_tensor_like(&self) -> Option<&dyn TensorLike>;
+
+    /// The extension spec behind `dyn` (`None` for a tensor spec).
+    fn as_any_spec(&self) -> Option<&dyn AnySpec>;
 }
 
 impl SupportedSpec for ValueSpec {
@@ -75,6 +100,13 @@ impl SupportedSpec for ValueSpec {
     fn spec_tensor_like(&self) -> Option<&dyn TensorLike> {
         self.tensor_like()
     }
+
+    fn as_any_spec(&self) -> Option<&dyn AnySpec> {
+        match self {
+            ValueSpec::Tensor(_) => None,
+            ValueSpec::Extension(s) => Some(&**s),
+        }
+    }
 }
 
 impl SupportedSpec for TensorSpec {
@@ -84,6 +116,10 @@ impl SupportedSpec for TensorSpec {
 
     fn spec_tensor_like(&self) -> Option<&dyn TensorLike> {
         Some(self)
+    }
+
+    fn as_any_spec(&self) -> Option<&dyn AnySpec> {
+        None
     }
 }
 
@@ -98,5 +134,9 @@ where
 
     fn spec_tensor_like(&self) -> Option<&dyn TensorLike> {
         S::Value::spec_as_tensor_like(self)
+    }
+
+    fn as_any_spec(&self) -> Option<&dyn AnySpec> {
+        Some(self)
     }
 }
