@@ -158,13 +158,13 @@ fn where_and_shape_and_operators() {
     assert_eq!(tiled.values.shape(), &[2, 6]);
     let s: Tensor = ops::shape_as(&a).unwrap();
     assert_eq!(s, t(array![2i64, 3]));
-    let sum = masked((&a + &b).unwrap());
+    let sum = (&a + &b).unwrap();
     assert_eq!(sum, ops::add_as::<MaskedTensor>(&a, &b).unwrap());
-    let diff = masked((&a - &Tensor::from(array![1.0f32])).unwrap());
+    let diff = (&a - &Tensor::from(array![1.0f32])).unwrap();
     assert_eq!(diff.values, t(array![[0.0f32, 1.0, 2.0], [3.0, 4.0, 5.0]]));
-    let q = masked((&a / &b).unwrap());
+    let q = (&a / &b).unwrap();
     assert_eq!(q.mask, t(array![[true, false, true], [false, true, false]]));
-    let neg = masked((-&a).unwrap());
+    let neg = (-&a).unwrap();
     assert_eq!(
         neg.values,
         t(array![[-1.0f32, -2.0, -3.0], [-4.0, -5.0, -6.0]])

@@ -3,6 +3,9 @@
 //! MaskedTensor), including all-false masks, NaN/±inf under the mask, zero-size and rank-0
 //! values. Property tests against the dense ops are in `masked_tensor_props.rs`.
 
+#[path = "common/supported.rs"]
+mod supported;
+
 use extype::ndarray::{ArrayD, IxDyn, arr0, array};
 use extype::ops;
 use extype::types::{MaskedTensor, MaskedTensorSpec};
@@ -430,4 +433,50 @@ fn batches_and_files() -> Result<()> {
     );
     std::fs::remove_dir_all(&dir).unwrap();
     Ok(())
+}
+
+/// `ops::supported` is honest for the library type: every op it lists runs on a sample value,
+/// every other catalog op fails with "no handler"; and it lists what the type's docs promise.
+#[test]
+fn supported_ops_run() {
+    let ints = m(
+        array![[1i32, -2], [3, 4]],
+        array![[true, false], [true, true]],
+    );
+    for (sample, float) in [(x(), true), (ints, false)] {
+        let listed = supported::check_supported(&Value::from_extension(sample));
+        let names: Vec<&str> = listed.iter().map(|op| op.name()).collect();
+        for promised in [
+            "neg",
+            "abs",
+            "is_nan",
+            "add",
+            "greater",
+            "logical_and",
+            "reduce_sum",
+            "reduce_mean",
+            "reduce_max",
+            "argmax",
+            "count_nonzero",
+            "shape",
+            "reshape",
+            "transpose",
+            "concat",
+            "stack",
+            "tile",
+            "gather",
+            "where",
+            "cast",
+            "zeros_like",
+            "ones_like",
+        ] {
+            assert!(names.contains(&promised), "{promised} not in {names:?}");
+        }
+        // Float-only ops are listed for float values only.
+        assert_eq!(
+            names.contains(&"exp") && names.contains(&"div"),
+            float,
+            "{names:?}"
+        );
+    }
 }

@@ -111,8 +111,10 @@ pub fn derive_static_value(input: TokenStream) -> TokenStream {
 /// signature (`&T` for an extension type, `&Tensor`, `&Value` or `&Operand`; `&OpArgs` for the
 /// extra arguments), classified by trait in the generated code, never by the type's name, so
 /// aliases work. `infer = path`
-/// adds the handler's spec inference. On a struct, `#[dispatch(operators)]` overloads `+ - * /`
-/// and unary `-` through dispatch. See `extype::dispatch` for the precedence rules.
+/// adds the handler's spec inference. On a struct `T`, `#[dispatch(operators)]` overloads `+ - * /`
+/// and unary `-` through dispatch, returning `extype::Result<T>`, with numeric scalars on either
+/// side (`&x + 1.0`, `2.0 * &x`; they take the other operand's dtype). See `extype::dispatch`
+/// for the precedence rules.
 #[proc_macro_attribute]
 pub fn dispatch(args: TokenStream, input: TokenStream) -> TokenStream {
     dispatch::dispatch(args.into(), input.into()).into()

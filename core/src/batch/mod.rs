@@ -114,7 +114,9 @@ pub use derived::{
 };
 pub use iter::{BatchIterExt, Batched, Unbatched};
 pub use map::{map_fn, map_fn_par};
-pub use value::{BatchEntry, concat_values, is_batchable, stack_values, unstack_value};
+pub use value::{
+    BatchEntry, concat_values, is_batchable, is_batchable_type, stack_values, unstack_value,
+};
 #[doc(hidden)]
 pub use value::{BatchFns, NotBatchable, ProbeBatch};
 

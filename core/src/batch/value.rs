@@ -201,6 +201,14 @@ pub fn is_batchable(value: &Value) -> bool {
     matches!(value, Value::Tensor(_)) || entry_of(value).is_some()
 }
 
+/// Whether values of the extension type `type_id` are batchable (its [`BatchEntry`] is linked in
+/// and the type is `#[extype(batchable)]`); `false` for `TypeId::of::<Tensor>()` and any other
+/// type. What [`ops::supported`](crate::ops::supported) asks of `stack` and `concat`, without a
+/// value.
+pub fn is_batchable_type(type_id: TypeId) -> bool {
+    entries().contains_key(&type_id)
+}
+
 fn not_batchable(value: &Value) -> crate::error::Error {
     BatchError::Argument {
         op: "stack",

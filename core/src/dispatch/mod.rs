@@ -108,9 +108,20 @@
 //!   [`ops::infer_spec`](crate::ops::infer_spec) with the same precedence as calls. Its errors
 //!   are wrapped the same way, saying so:
 //!   `add spec inference via masked_add (src/lib.rs:90): …`.
-//! - `#[dispatch(operators)]` on an extension type (above its `#[derive]`) implements `&a + &b`,
-//!   `-`, `*`, `/` (right-hand side: anything [`AsOperand`](crate::ops::AsOperand)) and unary `-`
-//!   through `ops::add` & co., returning `Result<Value>`.
+//! - `#[dispatch(operators)]` on an extension type `T` (above its `#[derive]`) implements
+//!   `&a + &b`, `-`, `*`, `/` and unary `-&a` through the catalog ops `ADD` & co., returning
+//!   `Result<T>`, so results chain: `(&(&a + &b)? * &c)?` (a handler that returns something else
+//!   than a `T` gives an error saying so; `ops::add` & co. return any `Value`). The right-hand
+//!   side is a reference to anything [`AsOperand`](crate::ops::AsOperand) or a numeric scalar
+//!   ([`OperatorRhs`](crate::ops::OperatorRhs): `i8` … `u64`, `f32`, `f64`; not `bool`, which
+//!   takes no arithmetic; another type is a compile error listing these). On the left an `f64` or
+//!   `i64` goes (`2.0 * &a`, `1 - &a`): one type per kind of literal, so unsuffixed literals
+//!   infer; put other types on the right or widen them (`f64::from(k) - &a`). Scalars are weakly
+//!   typed as Python scalars are in TensorFlow and JAX: they take the dtype of the other
+//!   operand's tensor-like view, exactly or with an error
+//!   ([`ops::scalar_like`](crate::ops::scalar_like)), so `&x_f32 + 1.0` adds in `f32`; beside a
+//!   value that is not tensor-like they keep their own dtype.
+//!   The runtime is [`ops::operators`](crate::ops::operators).
 //!
 //! Misuse (unknown op, wrong number of arguments for the op's kind, an argument not taken by
 //! shared reference, `impl Trait`, generic or `async` functions, an unsupported return type, a

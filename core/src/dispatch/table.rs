@@ -904,3 +904,97 @@ fn no_match(
     }
     .into()
 }
+
+// What `ops::supported` lists (kept apart from the call path above: nothing here runs on a call).
+impl DispatchTable {
+    /// The ops that have a candidate for an argument of dispatch type `type_id`
+    /// ([`Operand::type_id`]: `TypeId::of::<Tensor>()` for a dense argument, the extension type's
+    /// otherwise), whose tensor-like view, if it has one, is `like`: the catalog ops in catalog
+    /// order, then the user-declared ops this table has handlers for, by name. What
+    /// [`ops::supported`](crate::ops::supported) lists; nothing is called.
+    ///
+    /// An op is listed when a call with this argument in one or more positions and dense tensors
+    /// in the others (ops of a fixed arity up to [`MAX_KEY`]; `stack` and `concat` with two such
+    /// arguments) has a candidate that matches by type and is not a conflicting key: an exact or
+    /// wildcard handler, a group handler of the op's kind, the dense default when the argument is
+    /// dense and the op takes its dtype, or, with the argument in every position, the op's
+    /// fallback when it applies to the type (`stack`/`concat`: batchable; `shape`: tensor-like).
+    /// A tensor-like extension value does not list the catalog's elementwise ops and reductions
+    /// that do not take the dtype it shows (its group handlers apply them to that dtype).
+    /// For a dense argument a handler counts only when it takes `&Tensor` somewhere: one with
+    /// wildcards only (`&Operand`, `&Value`) serves extension values, and the dense default
+    /// decides for tensors.
+    pub fn supported(
+        &self,
+        type_id: TypeId,
+        like: Option<&dyn crate::tensor::TensorLike>,
+    ) -> Vec<&'static Op> {
+        let mut user: Vec<&'static Op> = self
+            .user
+            .values()
+            .filter_map(|h| {
+                let r = h.exact.handlers.first().map(|(_, r)| r);
+                match r.or(h.wildcard.first())?.entry.target {
+                    Target::Op(op) => Some(op),
+                    Target::Group(_) => None,
+                }
+            })
+            .collect();
+        user.sort_by_key(|op| op.name());
+        ALL.iter()
+            .copied()
+            .chain(user)
+            .filter(|op| self.has_candidate(op, type_id, like))
+            .collect()
+    }
+
+    /// Whether `op` has a candidate for an argument of type `subject` (see
+    /// [`supported`](Self::supported)).
+    fn has_candidate(
+        &self,
+        op: &'static Op,
+        subject: TypeId,
+        like: Option<&dyn crate::tensor::TensorLike>,
+    ) -> bool {
+        use extype_shape::signature::Arity;
+        let tensor = TypeId::of::<Tensor>();
+        let dense = subject == tensor;
+        if dense && op.has_dense() && like.is_none_or(|l| op.dtypes().contains(l.dtype())) {
+            return true;
+        }
+        // A tensor-like extension value shows a dtype: an elementwise op or a reduction of the
+        // catalog that does not take it is not run by group handlers either (they apply the op
+        // to what the value shows: `exp` of integer values fails).
+        if !dense
+            && op.is_builtin()
+            && group_index(op.kind()).is_some()
+            && like.is_some_and(|l| !op.dtypes().contains(l.dtype()))
+        {
+            return false;
+        }
+        // Positions: bit `i` of a mask puts the subject at argument `i`, a dense tensor
+        // otherwise; a variadic op takes the subject in every position.
+        let (n, every) = match op.arity() {
+            Arity::Exactly(n) => (n, false),
+            Arity::AtLeast(k) => (k.max(2), true),
+        };
+        if n == 0 || n > MAX_KEY {
+            return false;
+        }
+        let all = (1u32 << n) - 1;
+        let first = if every { all } else { 1 };
+        let (handlers, group) = self.handlers(op);
+        let matched = (first..=all).any(|mask| {
+            let ids = (0..n).map(|i| if mask >> i & 1 == 1 { subject } else { tensor });
+            Ids::new(ids).is_some_and(|ids| {
+                // A handler with only wildcards serves extension values: for a dense argument
+                // the dense default decides, and only handlers that name `&Tensor` add to it.
+                // The first candidate is the one a call runs first: a conflicting key fails it.
+                Self::candidates(handlers, group, &ids)
+                    .find(|r| !dense || r.kinds.contains(&Some(tensor)))
+                    .is_some_and(|r| r.conflict.is_none())
+            })
+        });
+        matched || (!dense && op.fallback_applies(subject, like.is_some()))
+    }
+}

@@ -31,7 +31,8 @@
 //!    more than one kernel call — with the `const` setters of `Builtin`
 //!    (`core/src/op_model/op.rs`) for what differs from the defaults: `.result(ResultDType)`,
 //!    `.operands(Operands)`, `.infer(InferRule)`, `.masked(masked!(kernel))`,
-//!    `.fallback(f)` (what runs for extension values no handler takes).
+//!    `.fallback(f, applies)` (what runs for extension values no handler takes, and which
+//!    types it applies to, for `ops::supported`).
 //! 4. **Its dense body**, for `custom!`: a function in `core/src/op_model/bodies.rs` that checks
 //!    its output size (`check_output`) before allocating anything proportional to it.
 //! 5. **Its shape rule**, when its kind's default does not fit: a [`ShapeFn`] in
@@ -177,7 +178,7 @@ catalog! {
     SHAPE => custom!(ALL, bodies::shape_of)
             .result(I64)
             .infer(Custom(infer::shape_of))
-            .fallback(fallback::tensor_like_shape)
+            .fallback(fallback::tensor_like_shape, fallback::is_tensor_like)
             .fallback_infer(fallback::infer_tensor_like);
     /// Same elements (C order), another shape.
     RESHAPE => custom!(ALL, bodies::reshape).infer(Custom(infer::reshape));
@@ -186,11 +187,11 @@ catalog! {
     /// Joins tensors along an existing axis.
     CONCAT => custom!(KERNEL, bodies::join::<false>)
             .infer(Custom(infer::join::<false>))
-            .fallback(fallback::batch::<false>);
+            .fallback(fallback::batch::<false>, fallback::is_batchable);
     /// Joins tensors along a new axis.
     STACK => custom!(KERNEL, bodies::join::<true>)
             .infer(Custom(infer::join::<true>))
-            .fallback(fallback::batch::<true>);
+            .fallback(fallback::batch::<true>, fallback::is_batchable);
     /// Repeats a tensor along each axis.
     TILE => custom!(KERNEL, bodies::tile).infer(Custom(infer::tile));
     /// Picks slices along an axis by index.

@@ -4,6 +4,8 @@
 //! ([`batch::stack_values`], [`batch::concat_values`]), for any number of values. `shape` reads
 //! a tensor-like extension value's shape ([`TensorLike`]), and infers from its spec's.
 
+use std::any::TypeId;
+
 use super::args::OpArgs;
 use super::op::Op;
 use super::operand::Operand;
@@ -40,6 +42,17 @@ pub(crate) fn batch<const STACK: bool>(
     } else {
         batch::concat_values(&values)
     })
+}
+
+/// Whether [`batch`] applies to values of the type `type_id`: the type is batchable
+/// ([`batch::is_batchable_type`]).
+pub(crate) fn is_batchable(type_id: TypeId, _tensor_like: bool) -> bool {
+    batch::is_batchable_type(type_id)
+}
+
+/// Whether [`tensor_like_shape`] applies to values of a type: the type is tensor-like.
+pub(crate) fn is_tensor_like(_type_id: TypeId, tensor_like: bool) -> bool {
+    tensor_like
 }
 
 /// `shape` of a tensor-like extension value ([`TensorLike`]): its dims as an `i64` vector when

@@ -13,6 +13,7 @@
 //! the one exception: they live with the front, [`crate::ops`], because the table is above
 //! this module.)
 
+use std::any::TypeId;
 use std::fmt;
 
 use ndarray::ArrayViewD;
@@ -49,6 +50,12 @@ pub type FallbackFn = fn(&Op, &[Operand<'_>], &OpArgs) -> Option<Result<Value>>;
 /// specs that are not all dense, when no handler's inference takes them; `None` when it does
 /// not apply. `shape` infers from the specs' tensor-like view ([`TensorLike`](crate::tensor::TensorLike)).
 pub type FallbackInferFn = fn(&Op, &[&ValueSpec], &OpArgs) -> Option<Result<ValueSpec>>;
+
+/// Whether a catalog op's fallback ([`FallbackFn`]) applies to extension values of one type, known
+/// without a value (what [`ops::supported`](crate::ops::supported) asks): the type's `TypeId`, and
+/// whether it is tensor-like ([`TensorLike`](crate::tensor::TensorLike)). `stack` and `concat`:
+/// the type is batchable; `shape`: it is tensor-like.
+pub type FallbackAppliesFn = fn(TypeId, bool) -> bool;
 
 /// The dense default of a user-declared op: runs on dense tensors only (the arguments, in order).
 pub type DenseFn = fn(&[Tensor], &OpArgs) -> Result<Tensor>;
@@ -95,7 +102,7 @@ pub(crate) struct Builtin {
     pub(crate) operands: Operands,
     pub(crate) result: ResultDType,
     pub(crate) infer: Option<InferRule>,
-    pub(crate) fallback: Option<FallbackFn>,
+    pub(crate) fallback: Option<(FallbackFn, FallbackAppliesFn)>,
     pub(crate) fallback_infer: Option<FallbackInferFn>,
 }
 
@@ -138,9 +145,13 @@ impl Builtin {
         self
     }
 
-    /// Sets the fallback for extension values no handler takes.
-    pub(crate) const fn fallback(mut self, fallback: FallbackFn) -> Builtin {
-        self.fallback = Some(fallback);
+    /// Sets the fallback for extension values no handler takes, and the types it applies to.
+    pub(crate) const fn fallback(
+        mut self,
+        fallback: FallbackFn,
+        applies: FallbackAppliesFn,
+    ) -> Builtin {
+        self.fallback = Some((fallback, applies));
         self
     }
 
@@ -169,7 +180,7 @@ pub struct Op {
     operands: Operands,
     result: ResultDType,
     infer: InferRule,
-    fallback: Option<FallbackFn>,
+    fallback: Option<(FallbackFn, FallbackAppliesFn)>,
     fallback_infer: Option<FallbackInferFn>,
 }
 
@@ -371,7 +382,16 @@ impl Op {
     /// ([`FallbackFn`]; `stack` and `concat` batch extension values).
     #[inline]
     pub(crate) fn fallback(&self) -> Option<FallbackFn> {
+        self.fallback.map(|(f, _)| f)
+    }
+
+    /// Whether the op's fallback applies to extension values of the type `type_id`
+    /// (tensor-like or not), known without a value ([`FallbackAppliesFn`]); `false` for an op
+    /// without a fallback.
+    #[inline]
+    pub(crate) fn fallback_applies(&self, type_id: TypeId, tensor_like: bool) -> bool {
         self.fallback
+            .is_some_and(|(_, applies)| applies(type_id, tensor_like))
     }
 
     /// The spec inference of the op's fallback ([`FallbackInferFn`]).

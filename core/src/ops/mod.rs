@@ -28,6 +28,14 @@
 //! [`declare_op!`](crate::declare_op). Every op infers its output spec from input specs
 //! ([`infer_spec`], [`infer`]).
 //!
+//! ## Scalars, operators, and what a value supports
+//!
+//! A Rust scalar beside a tensor-like operand takes its dtype, exactly or with an error
+//! ([`scalar_like`], [`Scalar`]), as Python scalars do in TensorFlow and JAX; the operators that
+//! `#[dispatch(operators)]` gives a type (`&a + &b`, `&a * 2.0`, `1.0 - &a`, `-&a`, returning
+//! `Result<T>`) run [`operators`]. [`supported`] and [`supported_for_spec`] list the ops that have
+//! a handler (or a dense default, or a fallback) for a value or a spec.
+//!
 //! ## Sizes
 //!
 //! An output that cannot be allocated is an error naming the op, the output shape and dtype
@@ -56,14 +64,23 @@
 //! ## Layout
 //!
 //! This module is the user *front*: the functions above the dispatch table, and `Op::call`,
-//! `Op::apply1`, `Op::apply2` (which go through the table). The op *model* it calls through —
+//! `Op::apply1`, `Op::apply2` (which go through the table); its files, bottom to top:
+//! `scalar.rs` (scalars), `operators.rs` (the operators' runtime), `supported.rs`, then this
+//! one. The op *model* it calls through —
 //! [`Op`] and its data, the catalog, [`OpArgs`], operands, spec inference, the dense default —
 //! lives below [`crate::dispatch`] and is re-exported here (`ops::catalog`, `ops::OpArgs`,
 //! `ops::infer`, `ops::operand`, `ops::rules`, `ops::size`). Adding an op to the catalog is
 //! described, with every place it touches, in [`catalog`]'s docs.
 
+pub mod operators;
+mod scalar;
+mod supported;
+
 pub use crate::op_model::args::{current_policy, scoped_policy};
 pub use crate::op_model::{args, catalog, infer, operand, size};
+pub use operators::OperatorRhs;
+pub use scalar::{Scalar, scalar_like};
+pub use supported::{SupportedSpec, supported, supported_for_spec};
 
 /// The rules an op carries as data: its dtype rules ([`DTypeSet`], [`Operands`],
 /// [`ResultDType`]) and its shape rule ([`InferRule`], [`ShapeFn`]).
