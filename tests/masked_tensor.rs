@@ -4,6 +4,7 @@
 //! values. Property tests against the dense ops are in `masked_tensor_props.rs`.
 
 #[path = "common/supported.rs"]
+#[allow(dead_code)]
 mod supported;
 
 use extype::ndarray::{ArrayD, IxDyn, arr0, array};
