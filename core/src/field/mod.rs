@@ -93,7 +93,7 @@ mod table;
 mod tensor;
 
 pub use as_static::{Static, StaticData};
-pub use components::{Components, PathSink, Sink, check_tensor};
+pub use components::{ComponentSpecs, Components, PathSink, Sink, check_tensor};
 pub use container::SequenceItem;
 pub use path::FieldPath;
 pub use static_data::{ExactFloat, StaticValue};
@@ -271,6 +271,43 @@ pub trait Field: Sized + Send + Sync + 'static {
         }
     }
 
+    /// `spec` with the spec of each of its components replaced by the next one of `specs`, in
+    /// component order (the order of [`component_specs`](Self::component_specs)); static data,
+    /// container lengths and map keys are kept. Tensor fields check the replacement against what
+    /// their Rust type fixes (an `Array2<f32>` takes only `f32` specs of rank 2, and refines an
+    /// unknown rank to 2); derived types refine the result with their shape contract. Errors
+    /// name the path of the component below `path`.
+    ///
+    /// Provided for derived types (through their table) and for field types without components
+    /// (the spec itself, cloned); containers and tensor fields implement it. Any other field
+    /// type with components returns an error unless it implements it.
+    #[inline]
+    fn with_component_specs(
+        spec: &Self::Spec,
+        path: &FieldPath<'_>,
+        specs: &mut ComponentSpecs,
+    ) -> Result<Self::Spec> {
+        match Self::STRUCT {
+            Some(table) => {
+                let mut out = MaybeUninit::<Self::Spec>::uninit();
+                // SAFETY: the table describes `Self` and its spec (`StructTable::new`); on `Ok`
+                // every field of `out` is written.
+                unsafe {
+                    let out_ptr = out.as_mut_ptr() as *mut u8;
+                    match table
+                        .get()
+                        .write_with_component_specs(erased(spec), path, specs, out_ptr)
+                    {
+                        Ok(()) => Ok(out.assume_init()),
+                        Err(e) => Err(e),
+                    }
+                }
+            }
+            None if Self::num_components(spec) == 0 => Ok(spec.clone()),
+            None => Err(no_component_specs::<Self>(path)),
+        }
+    }
+
     /// Serializes the spec.
     #[inline]
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
@@ -340,6 +377,21 @@ pub trait Field: Sized + Send + Sync + 'static {
 }
 
 use crate::spec::seal::Seal;
+
+/// The error of a field type with components that does not rebuild its spec from component
+/// specs.
+#[cold]
+#[inline(never)]
+fn no_component_specs<F>(path: &FieldPath<'_>) -> Error {
+    SpecError::Data {
+        path: path.to_string(),
+        expected: "a field type that rebuilds its spec from component specs \
+                   (`Field::with_component_specs`)"
+            .into(),
+        found: std::any::type_name::<F>().into(),
+    }
+    .into()
+}
 
 /// `r` as the untyped pointer the struct tables take.
 #[inline(always)]

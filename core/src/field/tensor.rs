@@ -3,7 +3,7 @@
 
 use ndarray::{ArcArray, Array, Dimension};
 
-use super::{Components, Field, FieldPath, Sink, check_tensor, data_error};
+use super::{ComponentSpecs, Components, Field, FieldPath, Sink, check_tensor, data_error};
 use crate::dtype::DType;
 use crate::error::{Error, Result, SpecError};
 use crate::spec_tree::SpecTree;
@@ -34,6 +34,39 @@ fn tensor_spec_from_value(
         ));
     }
     Ok(spec.clone())
+}
+
+/// A replacement component spec for a tensor field whose Rust type fixes `dtype` and `rank`
+/// (`None`: any): checked against them, an unknown rank refined to the fixed one.
+fn replaced_spec(
+    spec: TensorSpec,
+    path: &FieldPath<'_>,
+    dtype: Option<DType>,
+    rank: Option<usize>,
+) -> Result<TensorSpec> {
+    if let Some(dtype) = dtype.filter(|&d| d != spec.dtype) {
+        let expected = format!("a component spec of dtype {dtype} (the field's element type)");
+        return Err(bad_replacement(path, expected, &spec));
+    }
+    match (rank, spec.shape.rank()) {
+        (Some(rank), Some(found)) if rank != found => {
+            let expected = format!("a component spec of rank {rank} (the field's array rank)");
+            Err(bad_replacement(path, expected, &spec))
+        }
+        (Some(rank), None) => Ok(TensorSpec::new(Shape::unknown(rank), spec.dtype)),
+        _ => Ok(spec),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn bad_replacement(path: &FieldPath<'_>, expected: String, found: &TensorSpec) -> Error {
+    SpecError::Data {
+        path: path.to_string(),
+        expected,
+        found: found.to_string(),
+    }
+    .into()
 }
 
 #[inline]
@@ -77,6 +110,14 @@ macro_rules! tensor_field_common {
             out: &mut dyn Sink<TensorSpec>,
         ) {
             out.push(path, spec.clone());
+        }
+
+        fn with_component_specs(
+            _spec: &TensorSpec,
+            path: &FieldPath<'_>,
+            specs: &mut ComponentSpecs,
+        ) -> Result<TensorSpec> {
+            replaced_spec(specs.next_for(path)?, path, $dtype, $rank)
         }
 
         fn spec_to_value(spec: &TensorSpec) -> SpecTree {
@@ -230,5 +271,44 @@ mod tests {
             SpecTree::TensorSpec(TensorSpec::new("[3, 3]".parse().unwrap(), DType::F64));
         let err = Array2::<f32>::spec_from_value(&wrong_dtype, &root.field("v")).unwrap_err();
         assert!(err.to_string().contains("dtype f32"), "{err}");
+    }
+
+    #[test]
+    fn replaced_specs_are_checked_against_the_rust_type() {
+        let spec = |text: &str, dtype| TensorSpec::new(text.parse().unwrap(), dtype);
+        let root = FieldPath::Root;
+        let path = root.field("x");
+        let old = spec("[2, 3]", DType::F32);
+        let replace = |new: TensorSpec| {
+            let mut specs = ComponentSpecs::new(vec![new]);
+            Array2::<f32>::with_component_specs(&old, &path, &mut specs)
+        };
+        assert_eq!(
+            replace(spec("[4, ?]", DType::F32)).unwrap(),
+            spec("[4, ?]", DType::F32)
+        );
+        // An unknown rank is refined to the array's.
+        assert_eq!(
+            replace(TensorSpec::new(Shape::unknown_rank(), DType::F32)).unwrap(),
+            spec("[?, ?]", DType::F32)
+        );
+        let err = replace(spec("[4, 3, 2]", DType::F32)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "spec x: expected a component spec of rank 2 (the field's array rank), found \
+             f32[4, 3, 2]"
+        );
+        let err = replace(spec("[4, 3]", DType::F64)).unwrap_err();
+        assert!(err.to_string().contains("of dtype f32"), "{err}");
+        // A `Tensor` field takes any dtype and rank; none left is an error naming the path.
+        let mut specs = ComponentSpecs::new(vec![spec("[1, 2, 3]", DType::Bool)]);
+        let new = Tensor::with_component_specs(&old, &path, &mut specs).unwrap();
+        assert_eq!(new, spec("[1, 2, 3]", DType::Bool));
+        let err = Tensor::with_component_specs(&old, &path, &mut specs).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("spec x: expected a component spec"),
+            "{err}"
+        );
     }
 }
