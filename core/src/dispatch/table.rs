@@ -685,7 +685,8 @@ impl DispatchTable {
             match candidate.entry.infer {
                 Some(f) => match f(&call, specs)? {
                     Some(inferred) => return Ok(inferred),
-                    None => tried.push((candidate.entry, true)),
+                    // A declined default: the handler has no inference for these specs.
+                    None => tried.push((candidate.entry, !candidate.entry.infer_is_default)),
                 },
                 None => tried.push((candidate.entry, false)),
             }
