@@ -658,13 +658,13 @@ mod tests {
     #[test]
     fn containers_replace_component_specs_in_order_keeping_static_data() {
         type Fields = (
-            Option<crate::Tensor>,
+            Option<Tensor>,
             Vec<ndarray::ArrayD<f32>>,
-            [crate::Tensor; 2],
-            BTreeMap<String, crate::Tensor>,
-            (Box<crate::Tensor>, String, Option<crate::Tensor>),
+            [Tensor; 2],
+            BTreeMap<String, Tensor>,
+            (Box<Tensor>, String, Option<Tensor>),
         );
-        let t = |shape: &[usize]| crate::Tensor::from(ndarray::ArrayD::<f32>::zeros(shape));
+        let t = |shape: &[usize]| Tensor::from(ndarray::ArrayD::<f32>::zeros(shape));
         let value: Fields = (
             Some(t(&[1])),
             vec![
