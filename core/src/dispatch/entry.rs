@@ -200,9 +200,9 @@ pub trait IntoHandled {
 
     /// The spec inference a handler returning `Self` has without `infer = …`: for an extension
     /// type `T` ([`IntoValue::RESULT_TYPE`]), component-wise inference
-    /// ([`infer::componentwise::<T>`](crate::ops::infer::componentwise)); for [`Tensor`], the
+    /// ([`infer::componentwise::<T>`](infer::componentwise)); for [`Tensor`], the
     /// op's dense inference on the inputs' tensor-like specs
-    /// ([`infer::on_tensor_like`](crate::ops::infer::on_tensor_like)); none for [`Value`].
+    /// ([`infer::on_tensor_like`]); none for [`Value`].
     const DEFAULT_INFER: Option<InferFn> = None;
 }
 
