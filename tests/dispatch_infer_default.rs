@@ -10,7 +10,7 @@ use extype::{
     BinaryOp, DType, ExtensionType, ReductionOp, Result, Tensor, TensorSpec, TypeSpec, Value,
     ValueSpec, dispatch,
 };
-use ndarray::{ArrayD, array};
+use ndarray::{Array2, ArrayD, array};
 
 /// Values and a mask of one shape (one contract).
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
@@ -44,6 +44,28 @@ pub struct Labeled {
 pub struct Rows {
     pub values: Tensor,
     pub row_splits: ArrayD<i64>,
+}
+
+/// Fixed-rank fields: a result of another rank does not fit.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "test_infer.Fixed", tensor_like = values)]
+pub struct Fixed {
+    pub values: Array2<f32>,
+    pub mask: Array2<bool>,
+}
+
+#[dispatch(reduction)]
+fn fixed_reduce(op: &ReductionOp, x: &Fixed) -> Result<Option<Fixed>> {
+    let _ = (op, x);
+    Ok(None)
+}
+
+#[dispatch(Neg)]
+fn fixed_neg(x: &Fixed) -> Result<Fixed> {
+    Ok(Fixed {
+        values: -&x.values,
+        mask: x.mask.clone(),
+    })
 }
 
 fn spec(text: &str) -> TensorSpec {
@@ -318,6 +340,46 @@ fn without_a_shared_shape_or_a_single_result_type_the_old_error_stands() {
     let args = OpArgs::none().with_dtype(DType::F64);
     let err = ops::infer_spec(&catalog::CAST, &[&ragged], &args).unwrap_err();
     assert!(err.to_string().contains("(no spec inference;"), "{err}");
+}
+
+extype::declare_op!(
+    /// A user op with no dense inference of its own.
+    pub OTHER: other(1) "test_infer.other"
+);
+
+#[dispatch(op = OTHER)]
+fn masked_other(x: &Masked) -> Result<Masked> {
+    Ok(x.clone())
+}
+
+#[test]
+fn an_op_without_dense_inference_declines() {
+    let x = masked_spec("f32[2]", "bool[2]");
+    let err = ops::infer_spec(&OTHER, &[&x], &OpArgs::none()).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("masked_other(&dispatch_infer_default::Masked) at")
+            && text.contains("(no spec inference; add `infer = …` to its #[dispatch])"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_result_the_type_cannot_hold_declines() {
+    let x = ValueSpec::Extension(Box::new(FixedSpec {
+        values: spec("f32[2, 3]"),
+        mask: spec("bool[2, 3]"),
+    }));
+    let out = ops::infer_spec(&catalog::NEG, &[&x], &OpArgs::none()).unwrap();
+    assert_eq!(out.spec, x);
+    // A rank-1 sum does not fit `Array2` fields.
+    let err = ops::infer_spec(&catalog::REDUCE_SUM, &[&x], &OpArgs::axes(&[1])).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("fixed_reduce(&dispatch_infer_default::Fixed) at")
+            && err.to_string().contains("(no spec inference;"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -133,6 +133,9 @@ pub fn data_error(path: &FieldPath<'_>, expected: impl Into<String>, found: &Spe
 ///   same order, and that number is `num_components(&self.field_spec())`.
 /// - `from_components(&spec, ..)` consumes exactly `num_components(&spec)` components, checks
 ///   each one's dtype and shape against the spec (errors name the path), and moves the data.
+/// - `with_component_specs(&spec, ..)` consumes exactly `num_components(&spec)` component specs
+///   and returns a spec whose `component_specs` are those, in that order (refined by the shape
+///   contracts of derived types), or an error naming the path of one its type cannot hold.
 /// - `spec_from_value(&spec_to_value(&s), ..) == s`.
 /// - `spec_is_compatible` is symmetric; `spec_most_specific_compatible(a, b)` is compatible with
 ///   both, or `None` when no spec is (static data differs, dtypes differ, lengths differ).

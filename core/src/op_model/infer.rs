@@ -465,7 +465,8 @@ pub(crate) fn segment(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<S
 
 /// The op's dense inference ([`dense`]) on the inputs' tensor-like views: a tensor spec is
 /// itself, the spec of a tensor-like extension type the tensor spec it shows
-/// ([`TensorLike::tensor_like_spec`]). `Ok(None)` when some input is not tensor-like.
+/// ([`TensorLike::tensor_like_spec`]). `Ok(None)` when some input is not tensor-like, or the op
+/// has no dense inference (no input; a user op of kind `other` without a shape contract).
 ///
 /// The default inference of a `#[dispatch]` handler that returns a dense `Tensor` and has no
 /// `infer = …` (a `Shape` handler of a tensor-like type infers `i64[rank]`).
@@ -478,6 +479,11 @@ pub(crate) fn segment(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<S
 /// assert_eq!(out.tensor_spec().unwrap().to_string(), "i64[2]");
 /// ```
 pub fn on_tensor_like(op: &Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Option<Inferred>> {
+    // No input, or a user op of kind `other` without a shape contract: no dense inference to
+    // run (a handler of such an op needs `infer = …`).
+    if specs.is_empty() || matches!(op.infer_rule(), InferRule::None) {
+        return Ok(None);
+    }
     let like: Option<SmallVec<[TensorSpec; 3]>> = specs
         .iter()
         .map(|s| s.tensor_like().map(TensorLike::tensor_like_spec))
