@@ -224,6 +224,19 @@ fn binary_ops_broadcast_values_and_mask_alike() {
 }
 
 #[test]
+fn a_hand_made_spec_is_refined_by_the_contract_first() {
+    // Each field knows one dim of `*dims`: together `[4, 3]`.
+    let x = masked_spec("f32[?, 3]", "bool[4, ?]");
+    let out = ops::infer_spec(&catalog::EXP, &[&x], &OpArgs::none()).unwrap();
+    assert_eq!(text(&out), "f32[4, 3], bool[4, 3]");
+}
+
+#[dispatch(Exp)]
+fn masked_exp(x: &Masked) -> Result<Masked> {
+    Masked::try_new(ops::exp_as(&x.values)?, x.mask.clone())
+}
+
+#[test]
 fn reductions_widen_and_reduce_the_mask_alike() {
     let x = masked_spec("i32[2, 3]", "bool[2, 3]");
     let out = ops::infer_spec(&catalog::REDUCE_SUM, &[&x], &OpArgs::axes(&[1])).unwrap();
@@ -334,9 +347,8 @@ fn without_a_shared_shape_or_a_single_result_type_the_old_error_stands() {
         ) && err.to_string().contains("(no spec inference;"),
         "{err}"
     );
-    // Mask and values of different shapes (no contract holds them together in a hand-made
-    // spec): declines too.
-    let ragged = masked_spec("f32[2, 3]", "bool[2, ?]");
+    // Mask and values of shapes the contract does not admit together: declines too.
+    let ragged = masked_spec("f32[2, 3]", "bool[2, 4]");
     let args = OpArgs::none().with_dtype(DType::F64);
     let err = ops::infer_spec(&catalog::CAST, &[&ragged], &args).unwrap_err();
     assert!(err.to_string().contains("(no spec inference;"), "{err}");

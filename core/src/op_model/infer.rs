@@ -479,6 +479,16 @@ pub(crate) fn segment(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<S
 /// assert_eq!(out.tensor_spec().unwrap().to_string(), "i64[2]");
 /// ```
 pub fn on_tensor_like(op: &Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Option<Inferred>> {
+    on_views(op, specs, None, args)
+}
+
+/// [`on_tensor_like`], with the view of input `i` given (`replaced = Some((i, view))`).
+fn on_views(
+    op: &Op,
+    specs: &[&ValueSpec],
+    replaced: Option<(usize, &TensorSpec)>,
+    args: &OpArgs,
+) -> Result<Option<Inferred>> {
     // No input, or a user op of kind `other` without a shape contract: no dense inference to
     // run (a handler of such an op needs `infer = …`).
     if specs.is_empty() || matches!(op.infer_rule(), InferRule::None) {
@@ -486,7 +496,11 @@ pub fn on_tensor_like(op: &Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Op
     }
     let like: Option<SmallVec<[TensorSpec; 3]>> = specs
         .iter()
-        .map(|s| s.tensor_like().map(TensorLike::tensor_like_spec))
+        .enumerate()
+        .map(|(i, s)| match replaced {
+            Some((j, view)) if i == j => Some(view.clone()),
+            _ => s.tensor_like().map(TensorLike::tensor_like_spec),
+        })
         .collect();
     let Some(like) = like else {
         return Ok(None);
@@ -506,8 +520,9 @@ pub fn on_tensor_like(op: &Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Op
 ///
 /// It applies when an input spec is of type `T`, `T` is tensor-like
 /// (`#[extype(tensor_like = field)]`), every component spec of that input has exactly the shape
-/// its tensor-like view shows (the case of fields under one shape contract, `*dims` on each, or
-/// of equal shapes), and every input is tensor-like (dense specs are). Otherwise it declines
+/// its tensor-like view shows (fields of equal shapes, or under one shape contract, `*dims` on
+/// each: a spec whose fields know different dims of it is refined by the contract first), and
+/// every input is tensor-like (dense specs are). Otherwise it declines
 /// (`Ok(None)`), and so it does when `T` cannot hold the result (a fixed-rank or fixed-dtype
 /// field that the output does not fit: [`with_component_specs`](crate::TypeSpec::with_component_specs)
 /// says why). Errors are the dense inference's (shapes that do not broadcast, an axis out of
@@ -542,22 +557,41 @@ fn componentwise_of(
     specs: &[&ValueSpec],
     args: &OpArgs,
 ) -> Result<Option<Inferred>> {
-    let base = specs.iter().find_map(|s| match s {
-        ValueSpec::Extension(e) if e.value_type_id() == value_type => Some(&**e),
+    let base = specs.iter().enumerate().find_map(|(i, s)| match s {
+        ValueSpec::Extension(e) if e.value_type_id() == value_type => Some((i, &**e)),
         _ => None,
     });
-    let Some(base) = base else {
+    let Some((index, mut base)) = base else {
         return Ok(None);
     };
     let Some(view) = base.dyn_tensor_like() else {
         return Ok(None);
     };
-    let (view_dtype, view_shape) = (view.dtype(), view.shape());
-    let components = base.dyn_component_specs();
-    if components.is_empty() || components.iter().any(|c| c.shape != view_shape) {
-        return Ok(None);
+    let (mut view_dtype, mut view_shape) = (view.dtype(), view.shape());
+    let mut components = base.dyn_component_specs();
+    let shared = |components: &[TensorSpec], shape: &Shape| {
+        !components.is_empty() && components.iter().all(|c| c.shape == *shape)
+    };
+    // A spec made by hand may know a dim in one field that its shape contract gives the others
+    // too: the spec rebuilt with its own component specs is refined by the contract.
+    let refined;
+    if !shared(&components, &view_shape) {
+        let Ok(spec) = base.dyn_with_component_specs(components) else {
+            return Ok(None);
+        };
+        refined = spec;
+        base = &*refined;
+        let Some(view) = base.dyn_tensor_like() else {
+            return Ok(None);
+        };
+        (view_dtype, view_shape) = (view.dtype(), view.shape());
+        components = base.dyn_component_specs();
+        if !shared(&components, &view_shape) {
+            return Ok(None);
+        }
     }
-    let Some(inferred) = on_tensor_like(op, specs, args)? else {
+    let view = TensorSpec::new(view_shape, view_dtype);
+    let Some(inferred) = on_views(op, specs, Some((index, &view)), args)? else {
         return Ok(None);
     };
     let ValueSpec::Tensor(out) = &inferred.spec else {
