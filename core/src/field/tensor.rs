@@ -273,6 +273,74 @@ mod tests {
         assert!(err.to_string().contains("dtype f32"), "{err}");
     }
 
+    /// A hand-written field type with a component that does not implement
+    /// `with_component_specs`.
+    #[derive(Clone, Debug)]
+    struct Wrapped(Tensor);
+
+    impl Field for Wrapped {
+        type Spec = TensorSpec;
+        fn field_spec(&self) -> TensorSpec {
+            self.0.field_spec()
+        }
+        fn num_components(_: &TensorSpec) -> usize {
+            1
+        }
+        fn component_specs(
+            spec: &TensorSpec,
+            path: &FieldPath<'_>,
+            out: &mut dyn Sink<TensorSpec>,
+        ) {
+            Tensor::component_specs(spec, path, out)
+        }
+        fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
+            self.0.push_views(path, out)
+        }
+        fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+            self.0.push_components(path, out)
+        }
+        fn from_components(
+            spec: &TensorSpec,
+            path: &FieldPath<'_>,
+            components: &mut Components,
+        ) -> Result<Self> {
+            Tensor::from_components(spec, path, components).map(Wrapped)
+        }
+        fn spec_to_value(spec: &TensorSpec) -> SpecTree {
+            Tensor::spec_to_value(spec)
+        }
+        fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<TensorSpec> {
+            Tensor::spec_from_value(value, path)
+        }
+        fn spec_is_compatible(a: &TensorSpec, b: &TensorSpec) -> bool {
+            Tensor::spec_is_compatible(a, b)
+        }
+        fn spec_most_specific_compatible(a: &TensorSpec, b: &TensorSpec) -> Option<TensorSpec> {
+            Tensor::spec_most_specific_compatible(a, b)
+        }
+    }
+
+    #[test]
+    fn a_hand_written_field_type_with_components_must_say_how_to_replace_them() {
+        let spec = TensorSpec::new("[2]".parse().unwrap(), DType::F32);
+        let mut specs = ComponentSpecs::new(vec![spec.clone()]);
+        let err = Wrapped::with_component_specs(&spec, &FieldPath::Root.field("w"), &mut specs)
+            .unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "spec w: expected a field type that rebuilds its spec from component specs"
+            ) && err.to_string().ends_with("Wrapped"),
+            "{err}"
+        );
+        // Without components (static data), the spec itself.
+        let mut none = ComponentSpecs::new(Vec::new());
+        assert_eq!(
+            <(u8, String)>::with_component_specs(&(1, "s".into()), &FieldPath::Root, &mut none)
+                .unwrap(),
+            (1, "s".to_string())
+        );
+    }
+
     #[test]
     fn replaced_specs_are_checked_against_the_rust_type() {
         let spec = |text: &str, dtype| TensorSpec::new(text.parse().unwrap(), dtype);
