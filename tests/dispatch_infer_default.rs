@@ -213,6 +213,17 @@ fn binary_ops_broadcast_values_and_mask_alike() {
     .unwrap();
     let real = ops::greater(&m, &m).unwrap().spec();
     assert_eq!(out.spec, real);
+    // A spec the registry decoded (erased, no per-type code) infers alike.
+    let ValueSpec::Extension(typed) = masked_spec("f32[?, 3]", "bool[?, 3]") else {
+        unreachable!()
+    };
+    let erased = ValueSpec::Extension(
+        extype::registry()
+            .deserialize_spec(&typed.dyn_serialize())
+            .unwrap(),
+    );
+    let out = ops::infer_spec(&catalog::LESS, &[&erased, &x], &OpArgs::none()).unwrap();
+    assert_eq!(text(&out), "bool[2, 3], bool[2, 3]");
     // Shapes that cannot broadcast: the dense inference's error.
     let z = masked_spec("f32[5]", "bool[5]");
     let err = ops::infer_spec(&catalog::ADD, &[&x, &z], &OpArgs::none()).unwrap_err();
