@@ -199,3 +199,22 @@ fn dynamic_twins_and_value() {
     assert_eq!(rebuilt.downcast::<MaskedTensor>().unwrap(), value);
     assert_eq!(v.downcast::<MaskedTensor>().unwrap(), value);
 }
+
+#[test]
+fn a_hand_written_spec_does_not_rebuild_from_component_specs_unless_it_says_how() {
+    let spec = spec("[2, 3]");
+    let err = spec
+        .with_component_specs(spec.component_specs())
+        .unwrap_err();
+    assert!(
+        err.to_string().starts_with(
+            "spec <root>: expected a spec type that rebuilds itself from component specs"
+        ) && err.to_string().ends_with("MaskedTensorSpec"),
+        "{err}"
+    );
+    let any: Box<dyn extype::AnySpec> = Box::new(spec.clone());
+    let err = any
+        .dyn_with_component_specs(spec.component_specs())
+        .unwrap_err();
+    assert!(err.to_string().contains("MaskedTensorSpec"), "{err}");
+}

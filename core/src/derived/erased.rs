@@ -325,6 +325,28 @@ impl AnySpec for ErasedSpec {
         };
         spec.map(|s| Box::new(s) as Box<dyn AnySpec>)
     }
+    fn dyn_with_component_specs(&self, specs: Vec<TensorSpec>) -> Result<Box<dyn AnySpec>> {
+        let (desc, this) = (self.desc, self.raw());
+        let mut error = None;
+        // SAFETY: `this` is a live spec described by `desc` (`raw`); `write_replaced_spec`
+        // initialises the spec exactly when it returns `Ok`.
+        let spec = unsafe {
+            ErasedSpec::build(desc, |out| {
+                match super::write_replaced_spec(desc, this, specs, out) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        error = Some(e);
+                        false
+                    }
+                }
+            })
+        };
+        match (spec, error) {
+            (Some(spec), _) => Ok(Box::new(spec)),
+            (None, Some(e)) => Err(e),
+            (None, None) => unreachable!("a failed spec build records its error"),
+        }
+    }
     fn clone_box(&self) -> Box<dyn AnySpec> {
         let (desc, this) = (self.desc, self.raw());
         // SAFETY: `this` is a live spec described by `desc` (`raw`); `write_spec_clone` initialises every field.

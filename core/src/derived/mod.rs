@@ -47,7 +47,9 @@ use std::mem::MaybeUninit;
 
 use crate::contract::{ShapeContract, ShapeOps};
 use crate::error::{Error, Result, SpecError};
-use crate::field::{Components, Field, FieldOps, FieldPath, PathSink, Sink, StructField};
+use crate::field::{
+    ComponentSpecs, Components, Field, FieldOps, FieldPath, PathSink, Sink, StructField,
+};
 use crate::names::registered_name_of;
 use crate::spec::{ExtensionType, TypeSpec, ValueOps, registered_name};
 use crate::spec_tree::SpecTree;
@@ -300,6 +302,10 @@ impl<S: DerivedSpec> TypeSpec for S {
     #[inline]
     fn from_components(&self, components: Vec<Tensor>) -> Result<S::Value> {
         from_components::<S::Value>(self, components)
+    }
+    #[inline]
+    fn with_component_specs(&self, specs: Vec<TensorSpec>) -> Result<Self> {
+        with_component_specs::<S::Value>(self, specs)
     }
     #[inline]
     fn serialize(&self) -> SpecTree {
@@ -571,6 +577,63 @@ unsafe fn write_spec_from_value(
     Ok(())
 }
 
+/// Writes to `out` the spec at `spec` with each field's component specs replaced by the next
+/// ones of `specs` (static data kept), refined with the shape contract.
+///
+/// # Safety
+/// `spec` points to a live spec described by `desc`; `out` to an uninitialised one. On `Ok` it
+/// is initialised; on `Err` nothing in it is.
+unsafe fn write_with_component_specs(
+    desc: &StructDesc,
+    spec: *const u8,
+    path: &FieldPath<'_>,
+    specs: &mut ComponentSpecs,
+    out: *mut u8,
+) -> Result<()> {
+    for (i, f) in desc.fields.iter().enumerate() {
+        let o = f.spec_offset;
+        // SAFETY: as for `write_field_spec`.
+        let built =
+            unsafe { (f.ops.with_component_specs)(spec.add(o), &f.path(path), specs, out.add(o)) };
+        if let Err(e) = built {
+            // SAFETY: fields `..i` were written above.
+            unsafe { drop_fields(desc, out, i, true) };
+            return Err(e);
+        }
+    }
+    if let Some(contract) = desc.contract {
+        // SAFETY: the spec is complete; the shapes are disjoint fields of it.
+        let refined = unsafe { refine_spec(desc, contract, path, out) };
+        if let Err(e) = refined {
+            // SAFETY: every field was written above.
+            unsafe { drop_fields(desc, out, desc.fields.len(), true) };
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// [`write_with_component_specs`] from the root, after checking that `specs` holds exactly
+/// one spec per component of the spec at `spec`.
+///
+/// # Safety
+/// As for [`write_with_component_specs`].
+pub(crate) unsafe fn write_replaced_spec(
+    desc: &StructDesc,
+    spec: *const u8,
+    specs: Vec<TensorSpec>,
+    out: *mut u8,
+) -> Result<()> {
+    // SAFETY: forwarded from the caller.
+    let expected = unsafe { num_components(desc, spec) };
+    if specs.len() != expected {
+        return Err(count_mismatch(desc, expected, specs.len()));
+    }
+    let mut specs = ComponentSpecs::new(specs);
+    // SAFETY: forwarded from the caller.
+    unsafe { write_with_component_specs(desc, spec, &FieldPath::Root, &mut specs, out) }
+}
+
 /// Refines the shapes of the contract's fields in place.
 ///
 /// # Safety
@@ -795,6 +858,16 @@ impl StructField for StructDesc {
             }
         }
     }
+    unsafe fn write_with_component_specs(
+        &self,
+        spec: *const u8,
+        path: &FieldPath<'_>,
+        specs: &mut ComponentSpecs,
+        out: *mut u8,
+    ) -> Result<()> {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
+        unsafe { write_with_component_specs(self, spec, path, specs, out) }
+    }
     unsafe fn spec_to_value(&self, spec: *const u8) -> SpecTree {
         // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         unsafe { spec_to_value(self, spec) }
@@ -880,6 +953,24 @@ pub fn spec_from_value<T: Derived>(
     // SAFETY: `T::DESC` describes `T::Spec`; on `Ok` every field of `out` is written.
     unsafe {
         match write_spec_from_value(T::DESC, value, path, out.as_mut_ptr() as *mut u8) {
+            Ok(()) => Ok(out.assume_init()),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// The spec with its component specs replaced, in component order (exactly one per
+/// component), refined with the type's shape contract: see
+/// [`TypeSpec::with_component_specs`].
+pub fn with_component_specs<T: Derived>(
+    spec: &<T as Field>::Spec,
+    specs: Vec<TensorSpec>,
+) -> Result<<T as Field>::Spec> {
+    let mut out = MaybeUninit::<<T as Field>::Spec>::uninit();
+    let spec = spec as *const <T as Field>::Spec as *const u8;
+    // SAFETY: `T::DESC` describes `T::Spec`; on `Ok` every field of `out` is written.
+    unsafe {
+        match write_replaced_spec(T::DESC, spec, specs, out.as_mut_ptr() as *mut u8) {
             Ok(()) => Ok(out.assume_init()),
             Err(e) => Err(e),
         }

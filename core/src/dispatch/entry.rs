@@ -8,7 +8,7 @@ use extype_shape::signature::OpKind;
 
 use crate::error::Result;
 use crate::op_model::args::OpArgs;
-use crate::op_model::infer::Inferred;
+use crate::op_model::infer::{self, Inferred};
 use crate::op_model::op::Op;
 use crate::op_model::operand::{IntoValue, Operand};
 use crate::spec::ExtensionType;
@@ -151,6 +151,10 @@ pub struct DispatchEntry {
     pub handler: HandlerFn,
     /// The handler's spec inference, if it has one.
     pub infer: Option<InferFn>,
+    /// Whether `infer` is the default its return type gives ([`IntoHandled::DEFAULT_INFER`]),
+    /// not one written with `infer = …`: when it declines, the error still says the handler
+    /// has no spec inference.
+    pub infer_is_default: bool,
     /// The user's function name (for errors).
     pub name: &'static str,
     /// Source file of the registration.
@@ -175,10 +179,22 @@ impl DispatchEntry {
             params,
             handler,
             infer,
+            infer_is_default: false,
             name,
             file,
             line,
         }
+    }
+
+    /// The entry with `infer` as its spec inference when it has none of its own: what
+    /// `#[dispatch]` writes for a handler without `infer = …`, with its return type's
+    /// [`IntoHandled::DEFAULT_INFER`].
+    pub const fn with_default_infer(mut self, infer: Option<InferFn>) -> DispatchEntry {
+        if self.infer.is_none() && infer.is_some() {
+            self.infer = infer;
+            self.infer_is_default = true;
+        }
+        self
     }
 
     /// `file:line`.
@@ -210,9 +226,35 @@ inventory::collect!(DispatchEntry);
 pub trait IntoHandled {
     /// Converts the handler's return value.
     fn into_handled(self) -> Result<Handled>;
+
+    /// The spec inference a handler returning `Self` has without `infer = …`: for an extension
+    /// type `T` ([`IntoValue::RESULT_TYPE`]), component-wise inference
+    /// ([`infer::componentwise::<T>`](infer::componentwise)); for [`Tensor`], the
+    /// op's dense inference on the inputs' tensor-like specs
+    /// ([`infer::on_tensor_like`]); none for [`Value`].
+    const DEFAULT_INFER: Option<InferFn> = None;
+}
+
+/// The default spec inference of a handler returning `T` (see [`IntoHandled::DEFAULT_INFER`]).
+const fn default_infer<T: IntoValue>() -> Option<InferFn> {
+    match T::RESULT_TYPE {
+        Some(_) => Some(infer_by_result::<T>),
+        None => None,
+    }
+}
+
+fn infer_by_result<T: IntoValue>(
+    call: &Call<'_>,
+    specs: &[&ValueSpec],
+) -> Result<Option<Inferred>> {
+    match T::RESULT_TYPE {
+        Some(result) => infer::by_result_type(result(), call.op, specs, call.args),
+        None => Ok(None),
+    }
 }
 
 impl<T: IntoValue> IntoHandled for Result<T> {
+    const DEFAULT_INFER: Option<InferFn> = default_infer::<T>();
     #[inline]
     fn into_handled(self) -> Result<Handled> {
         match self {
@@ -223,6 +265,7 @@ impl<T: IntoValue> IntoHandled for Result<T> {
 }
 
 impl<T: IntoValue> IntoHandled for Result<Option<T>> {
+    const DEFAULT_INFER: Option<InferFn> = default_infer::<T>();
     #[inline]
     fn into_handled(self) -> Result<Handled> {
         self.map(|v| match v {

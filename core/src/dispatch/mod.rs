@@ -108,6 +108,17 @@
 //!   [`ops::infer_spec`](crate::ops::infer_spec) with the same precedence as calls. Its errors
 //!   are wrapped the same way, saying so:
 //!   `add spec inference via masked_add (src/lib.rs:90): …`.
+//!   Without `infer = …` a handler gets a default from its return type (read through
+//!   [`IntoHandled::DEFAULT_INFER`], never by the type's name): for an extension type `T`,
+//!   component-wise inference ([`ops::infer::componentwise::<T>`](crate::ops::infer::componentwise):
+//!   when `T` is tensor-like and the tensor fields of the first input of type `T` share the shape
+//!   it shows, the op's dense inference on the inputs' tensor-like specs gives every component's
+//!   shape and the dtype of the component `T` shows; a masked tensor's `add`, `greater`, `cast`,
+//!   reductions, `reshape`, `where` infer with no code), otherwise it declines and the error says
+//!   the handler has no spec inference; for `Tensor`, the op's dense inference on the inputs'
+//!   tensor-like specs ([`ops::infer::on_tensor_like`](crate::ops::infer::on_tensor_like)); none
+//!   for `Value`. `infer = f` replaces the default; `f` may call `componentwise` and adapt its
+//!   result.
 //! - `#[dispatch(operators)]` on an extension type `T` (above its `#[derive]`) implements
 //!   `&a + &b`, `-`, `*`, `/` and unary `-&a` through the catalog ops `ADD` & co., returning
 //!   `Result<T>`, so results chain: `(&(&a + &b)? * &c)?` (a handler that returns something else

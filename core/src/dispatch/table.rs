@@ -691,7 +691,8 @@ impl DispatchTable {
             match candidate.entry.infer {
                 Some(f) => match f(&call, specs) {
                     Ok(Some(inferred)) => return Ok(inferred),
-                    Ok(None) => tried.push((candidate.entry, true)),
+                    // A declined default: the handler has no inference for these specs.
+                    Ok(None) => tried.push((candidate.entry, !candidate.entry.infer_is_default)),
                     Err(e) => return Err(in_handler(op, candidate.entry, true, e)),
                 },
                 None => tried.push((candidate.entry, false)),

@@ -1,5 +1,7 @@
 //! Where a field's components go ([`Sink`], [`PathSink`]) and where they come from when a value
-//! is rebuilt ([`Components`], checked against their specs by [`check_tensor`]).
+//! is rebuilt ([`Components`], checked against their specs by [`check_tensor`]); where the new
+//! component specs come from when a spec is rebuilt with other component specs
+//! ([`ComponentSpecs`]).
 
 use super::FieldPath;
 use crate::error::{Error, Result, SpecError};
@@ -99,6 +101,51 @@ impl Components {
         check_tensor(spec, &tensor, path)?;
         Ok(tensor)
     }
+}
+
+/// The component specs handed to
+/// [`Field::with_component_specs`](super::Field::with_component_specs), consumed in component
+/// order: each tensor component of the spec being rebuilt takes the next one.
+#[derive(Debug)]
+pub struct ComponentSpecs {
+    iter: std::vec::IntoIter<TensorSpec>,
+}
+
+impl ComponentSpecs {
+    /// Wraps the flat list of component specs.
+    #[inline]
+    pub fn new(specs: Vec<TensorSpec>) -> Self {
+        ComponentSpecs {
+            iter: specs.into_iter(),
+        }
+    }
+
+    /// How many are left.
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.iter.len()
+    }
+
+    /// The next component spec, for the component at `path`; an error names the path when none
+    /// is left.
+    #[inline]
+    pub fn next_for(&mut self, path: &FieldPath<'_>) -> Result<TensorSpec> {
+        match self.iter.next() {
+            Some(spec) => Ok(spec),
+            None => Err(missing_component_spec(path)),
+        }
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn missing_component_spec(path: &FieldPath<'_>) -> Error {
+    SpecError::Data {
+        path: path.to_string(),
+        expected: "a component spec".into(),
+        found: "the end of the component spec list".into(),
+    }
+    .into()
 }
 
 // Error construction is kept out of line so the checks inline into the rebuild path: the hot path

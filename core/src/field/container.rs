@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::{Components, Field, FieldPath, Sink, data_error};
+use super::{ComponentSpecs, Components, Field, FieldPath, Sink, data_error};
 use crate::error::Result;
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
@@ -79,6 +79,16 @@ impl<F: Field> Field for Option<F> {
             .map(|s| F::from_components(s, path, components))
             .transpose()
     }
+    fn with_component_specs(
+        spec: &Self::Spec,
+        path: &FieldPath<'_>,
+        specs: &mut ComponentSpecs,
+    ) -> Result<Self::Spec> {
+        match spec {
+            Some(s) => F::with_component_specs(s, path, specs).map(Some),
+            None => Ok(None),
+        }
+    }
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
         spec.as_ref().map_or(SpecTree::None, F::spec_to_value)
     }
@@ -150,6 +160,16 @@ impl<F: SequenceItem> Field for Vec<F> {
             .map(|(i, s)| F::from_components(s, &path.index(i), components))
             .collect()
     }
+    fn with_component_specs(
+        spec: &Self::Spec,
+        path: &FieldPath<'_>,
+        specs: &mut ComponentSpecs,
+    ) -> Result<Self::Spec> {
+        spec.iter()
+            .enumerate()
+            .map(|(i, s)| F::with_component_specs(s, &path.index(i), specs))
+            .collect()
+    }
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
         SpecTree::List(spec.iter().map(F::spec_to_value).collect())
     }
@@ -211,6 +231,13 @@ impl<F: Field> Field for Box<F> {
         components: &mut Components,
     ) -> Result<Self> {
         F::from_components(spec, path, components).map(Box::new)
+    }
+    fn with_component_specs(
+        spec: &Self::Spec,
+        path: &FieldPath<'_>,
+        specs: &mut ComponentSpecs,
+    ) -> Result<Self::Spec> {
+        F::with_component_specs(spec, path, specs).map(Box::new)
     }
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
         F::spec_to_value(spec)
@@ -293,6 +320,18 @@ impl<F: SequenceItem, const N: usize> Field for [F; N] {
             .enumerate()
             .map(|(i, s)| F::from_components(s, &path.index(i), components))
             .collect::<Result<Vec<F>>>()?;
+        Ok(into_array(items))
+    }
+    fn with_component_specs(
+        spec: &Self::Spec,
+        path: &FieldPath<'_>,
+        specs: &mut ComponentSpecs,
+    ) -> Result<Self::Spec> {
+        let items = spec
+            .iter()
+            .enumerate()
+            .map(|(i, s)| F::with_component_specs(s, &path.index(i), specs))
+            .collect::<Result<Vec<_>>>()?;
         Ok(into_array(items))
     }
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
@@ -378,6 +417,15 @@ impl<F: Field> Field for BTreeMap<String, F> {
             .map(|(k, s)| Ok((k.clone(), F::from_components(s, &path.key(k), components)?)))
             .collect()
     }
+    fn with_component_specs(
+        spec: &Self::Spec,
+        path: &FieldPath<'_>,
+        specs: &mut ComponentSpecs,
+    ) -> Result<Self::Spec> {
+        spec.iter()
+            .map(|(k, s)| Ok((k.clone(), F::with_component_specs(s, &path.key(k), specs)?)))
+            .collect()
+    }
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
         SpecTree::Map(
             spec.iter()
@@ -461,6 +509,9 @@ macro_rules! tuple_field {
             }
             fn from_components(spec: &Self::Spec, path: &FieldPath<'_>, components: &mut Components) -> Result<Self> {
                 Ok(($($name::from_components(&spec.$idx, &path.tuple($idx), components)?,)+))
+            }
+            fn with_component_specs(spec: &Self::Spec, path: &FieldPath<'_>, specs: &mut ComponentSpecs) -> Result<Self::Spec> {
+                Ok(($($name::with_component_specs(&spec.$idx, &path.tuple($idx), specs)?,)+))
             }
             fn spec_to_value(spec: &Self::Spec) -> SpecTree {
                 SpecTree::Tuple(vec![$($name::spec_to_value(&spec.$idx)),+])
@@ -581,6 +632,95 @@ mod tests {
         assert_eq!(
             err.unwrap_err().to_string(),
             "spec unit: expected none, found bool true"
+        );
+    }
+
+    /// Every component spec of `spec` with its dtype set to `dtype` and its shape to `shape`.
+    fn replaced<F: Field>(spec: &F::Spec, dtype: DType, shape: &str) -> Result<F::Spec> {
+        let mut old = Vec::new();
+        F::component_specs(spec, &FieldPath::Root, &mut old);
+        let new: Vec<TensorSpec> = old
+            .iter()
+            .map(|_| TensorSpec::new(shape.parse().unwrap(), dtype))
+            .collect();
+        let mut specs = ComponentSpecs::new(new);
+        let out = F::with_component_specs(spec, &FieldPath::Root.field("f"), &mut specs)?;
+        assert_eq!(specs.remaining(), 0);
+        Ok(out)
+    }
+
+    fn component_texts<F: Field>(spec: &F::Spec) -> Vec<String> {
+        let mut out = crate::field::PathSink::default();
+        F::component_specs(spec, &FieldPath::Root.field("f"), &mut out);
+        out.0.iter().map(|(p, s)| format!("{p}: {s}")).collect()
+    }
+
+    #[test]
+    fn containers_replace_component_specs_in_order_keeping_static_data() {
+        type Fields = (
+            Option<Tensor>,
+            Vec<ndarray::ArrayD<f32>>,
+            [Tensor; 2],
+            BTreeMap<String, Tensor>,
+            (Box<Tensor>, String, Option<Tensor>),
+        );
+        let t = |shape: &[usize]| Tensor::from(ndarray::ArrayD::<f32>::zeros(shape));
+        let value: Fields = (
+            Some(t(&[1])),
+            vec![
+                ndarray::ArrayD::zeros(vec![2]),
+                ndarray::ArrayD::zeros(vec![3]),
+            ],
+            [t(&[4]), t(&[5])],
+            [("k".to_string(), t(&[6]))].into_iter().collect(),
+            (Box::new(t(&[7])), "static".to_string(), None),
+        );
+        let spec = value.field_spec();
+        let new = replaced::<Fields>(&spec, DType::F32, "[9, ?]").unwrap();
+        assert_eq!(
+            component_texts::<Fields>(&new),
+            [
+                "f.0: f32[9, ?]",
+                "f.1[0]: f32[9, ?]",
+                "f.1[1]: f32[9, ?]",
+                "f.2[0]: f32[9, ?]",
+                "f.2[1]: f32[9, ?]",
+                "f.3.k: f32[9, ?]",
+                "f.4.0: f32[9, ?]",
+            ]
+        );
+        // Static data, lengths, keys and `None` are kept.
+        assert_eq!(new.4.1, "static");
+        assert_eq!(new.4.2, None);
+        assert_eq!(new.1.len(), 2);
+        // A `Vec<ArrayD<f32>>` item takes only f32: the error names the item.
+        let err = replaced::<Fields>(&spec, DType::I64, "[9]").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "spec f.1[0]: expected a component spec of dtype f32 (the field's element type), \
+             found i64[9]"
+        );
+        // Too few specs: the first component without one is named.
+        let mut specs = ComponentSpecs::new(vec![TensorSpec::new(Shape::scalar(), DType::F32)]);
+        let err = Fields::with_component_specs(&spec, &FieldPath::Root.field("f"), &mut specs)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "spec f.1[0]: expected a component spec, found the end of the component spec list"
+        );
+        // A fixed-rank array inside a container checks the rank.
+        let arrays = vec![ndarray::Array2::<u8>::zeros((1, 2))];
+        let err =
+            replaced::<Vec<ndarray::Array2<u8>>>(&arrays.field_spec(), DType::U8, "[1, 2, 3]")
+                .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("spec f[0]: expected a component spec of rank 2")
+        );
+        // Static fields have no components: the spec itself.
+        assert_eq!(
+            replaced::<(u8, DType)>(&(3, DType::F64), DType::F32, "[]").unwrap(),
+            (3, DType::F64)
         );
     }
 

@@ -93,7 +93,7 @@ mod table;
 mod tensor;
 
 pub use as_static::{Static, StaticData};
-pub use components::{Components, PathSink, Sink, check_tensor};
+pub use components::{ComponentSpecs, Components, PathSink, Sink, check_tensor};
 pub use container::SequenceItem;
 pub use path::FieldPath;
 pub use static_data::{ExactFloat, StaticValue};
@@ -133,6 +133,9 @@ pub fn data_error(path: &FieldPath<'_>, expected: impl Into<String>, found: &Spe
 ///   same order, and that number is `num_components(&self.field_spec())`.
 /// - `from_components(&spec, ..)` consumes exactly `num_components(&spec)` components, checks
 ///   each one's dtype and shape against the spec (errors name the path), and moves the data.
+/// - `with_component_specs(&spec, ..)` consumes exactly `num_components(&spec)` component specs
+///   and returns a spec whose `component_specs` are those, in that order (refined by the shape
+///   contracts of derived types), or an error naming the path of one its type cannot hold.
 /// - `spec_from_value(&spec_to_value(&s), ..) == s`.
 /// - `spec_is_compatible` is symmetric; `spec_most_specific_compatible(a, b)` is compatible with
 ///   both, or `None` when no spec is (static data differs, dtypes differ, lengths differ).
@@ -271,6 +274,43 @@ pub trait Field: Sized + Send + Sync + 'static {
         }
     }
 
+    /// `spec` with the spec of each of its components replaced by the next one of `specs`, in
+    /// component order (the order of [`component_specs`](Self::component_specs)); static data,
+    /// container lengths and map keys are kept. Tensor fields check the replacement against what
+    /// their Rust type fixes (an `Array2<f32>` takes only `f32` specs of rank 2, and refines an
+    /// unknown rank to 2); derived types refine the result with their shape contract. Errors
+    /// name the path of the component below `path`.
+    ///
+    /// Provided for derived types (through their table) and for field types without components
+    /// (the spec itself, cloned); containers and tensor fields implement it. Any other field
+    /// type with components returns an error unless it implements it.
+    #[inline]
+    fn with_component_specs(
+        spec: &Self::Spec,
+        path: &FieldPath<'_>,
+        specs: &mut ComponentSpecs,
+    ) -> Result<Self::Spec> {
+        match Self::STRUCT {
+            Some(table) => {
+                let mut out = MaybeUninit::<Self::Spec>::uninit();
+                // SAFETY: the table describes `Self` and its spec (`StructTable::new`); on `Ok`
+                // every field of `out` is written.
+                unsafe {
+                    let out_ptr = out.as_mut_ptr() as *mut u8;
+                    match table
+                        .get()
+                        .write_with_component_specs(erased(spec), path, specs, out_ptr)
+                    {
+                        Ok(()) => Ok(out.assume_init()),
+                        Err(e) => Err(e),
+                    }
+                }
+            }
+            None if Self::num_components(spec) == 0 => Ok(spec.clone()),
+            None => Err(no_component_specs::<Self>(path)),
+        }
+    }
+
     /// Serializes the spec.
     #[inline]
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
@@ -340,6 +380,21 @@ pub trait Field: Sized + Send + Sync + 'static {
 }
 
 use crate::spec::seal::Seal;
+
+/// The error of a field type with components that does not rebuild its spec from component
+/// specs.
+#[cold]
+#[inline(never)]
+fn no_component_specs<F>(path: &FieldPath<'_>) -> Error {
+    SpecError::Data {
+        path: path.to_string(),
+        expected: "a field type that rebuilds its spec from component specs \
+                   (`Field::with_component_specs`)"
+            .into(),
+        found: std::any::type_name::<F>().into(),
+    }
+    .into()
+}
 
 /// `r` as the untyped pointer the struct tables take.
 #[inline(always)]

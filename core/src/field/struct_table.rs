@@ -10,7 +10,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use super::{Components, FieldPath, Sink};
+use super::{ComponentSpecs, Components, FieldPath, Sink};
 use crate::error::Result;
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
@@ -81,6 +81,20 @@ pub trait StructField: Sync {
         spec: *const u8,
         path: &FieldPath<'_>,
         components: &mut Components,
+        out: *mut u8,
+    ) -> Result<()>;
+
+    /// Writes to `out` the spec at `spec` with its component specs replaced by the next ones of
+    /// `specs` (each field in turn), refined with the shape contract; on an error nothing is
+    /// left at `out`.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn write_with_component_specs(
+        &self,
+        spec: *const u8,
+        path: &FieldPath<'_>,
+        specs: &mut ComponentSpecs,
         out: *mut u8,
     ) -> Result<()>;
 

@@ -8,7 +8,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 
-use super::{Components, Field, FieldPath, Sink};
+use super::{ComponentSpecs, Components, Field, FieldPath, Sink};
 use crate::error::Result;
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
@@ -29,6 +29,8 @@ pub struct FieldOps {
     pub(crate) validate_nested: unsafe fn(*const u8, &FieldPath<'_>) -> Result<()>,
     pub(crate) num_components: unsafe fn(*const u8) -> usize,
     pub(crate) component_specs: unsafe fn(*const u8, &FieldPath<'_>, &mut dyn Sink<TensorSpec>),
+    pub(crate) with_component_specs:
+        unsafe fn(*const u8, &FieldPath<'_>, &mut ComponentSpecs, *mut u8) -> Result<()>,
     pub(crate) spec_to_value: unsafe fn(*const u8) -> SpecTree,
     pub(crate) spec_from_value: unsafe fn(&SpecTree, &FieldPath<'_>, *mut u8) -> Result<()>,
     pub(crate) spec_is_compatible: unsafe fn(*const u8, *const u8) -> bool,
@@ -113,6 +115,18 @@ mod ops_of {
         // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         F::component_specs(unsafe { &*spec.cast::<F::Spec>() }, path, out)
     }
+    pub unsafe fn with_component_specs<F: Field>(
+        spec: *const u8,
+        path: &FieldPath<'_>,
+        specs: &mut ComponentSpecs,
+        out: *mut u8,
+    ) -> Result<()> {
+        // SAFETY: the pointers are as `FieldOps` documents (a live `F::Spec`; `out` writable and uninitialised).
+        let spec = F::with_component_specs(unsafe { &*spec.cast::<F::Spec>() }, path, specs)?;
+        // SAFETY: as above.
+        unsafe { out.cast::<F::Spec>().write(spec) };
+        Ok(())
+    }
     pub unsafe fn spec_to_value<F: Field>(spec: *const u8) -> SpecTree {
         // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         F::spec_to_value(unsafe { &*spec.cast::<F::Spec>() })
@@ -192,6 +206,7 @@ impl FieldOps {
             validate_nested: ops_of::validate_nested::<F>,
             num_components: ops_of::num_components::<F>,
             component_specs: ops_of::component_specs::<F>,
+            with_component_specs: ops_of::with_component_specs::<F>,
             spec_to_value: ops_of::spec_to_value::<F>,
             spec_from_value: ops_of::spec_from_value::<F>,
             spec_is_compatible: ops_of::spec_is_compatible::<F>,

@@ -3,7 +3,7 @@
 
 use ndarray::{ArcArray, Array, Dimension};
 
-use super::{Components, Field, FieldPath, Sink, check_tensor, data_error};
+use super::{ComponentSpecs, Components, Field, FieldPath, Sink, check_tensor, data_error};
 use crate::dtype::DType;
 use crate::error::{Error, Result, SpecError};
 use crate::spec_tree::SpecTree;
@@ -34,6 +34,39 @@ fn tensor_spec_from_value(
         ));
     }
     Ok(spec.clone())
+}
+
+/// A replacement component spec for a tensor field whose Rust type fixes `dtype` and `rank`
+/// (`None`: any): checked against them, an unknown rank refined to the fixed one.
+fn replaced_spec(
+    spec: TensorSpec,
+    path: &FieldPath<'_>,
+    dtype: Option<DType>,
+    rank: Option<usize>,
+) -> Result<TensorSpec> {
+    if let Some(dtype) = dtype.filter(|&d| d != spec.dtype) {
+        let expected = format!("a component spec of dtype {dtype} (the field's element type)");
+        return Err(bad_replacement(path, expected, &spec));
+    }
+    match (rank, spec.shape.rank()) {
+        (Some(rank), Some(found)) if rank != found => {
+            let expected = format!("a component spec of rank {rank} (the field's array rank)");
+            Err(bad_replacement(path, expected, &spec))
+        }
+        (Some(rank), None) => Ok(TensorSpec::new(Shape::unknown(rank), spec.dtype)),
+        _ => Ok(spec),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn bad_replacement(path: &FieldPath<'_>, expected: String, found: &TensorSpec) -> Error {
+    SpecError::Data {
+        path: path.to_string(),
+        expected,
+        found: found.to_string(),
+    }
+    .into()
 }
 
 #[inline]
@@ -77,6 +110,14 @@ macro_rules! tensor_field_common {
             out: &mut dyn Sink<TensorSpec>,
         ) {
             out.push(path, spec.clone());
+        }
+
+        fn with_component_specs(
+            _spec: &TensorSpec,
+            path: &FieldPath<'_>,
+            specs: &mut ComponentSpecs,
+        ) -> Result<TensorSpec> {
+            replaced_spec(specs.next_for(path)?, path, $dtype, $rank)
         }
 
         fn spec_to_value(spec: &TensorSpec) -> SpecTree {
@@ -230,5 +271,112 @@ mod tests {
             SpecTree::TensorSpec(TensorSpec::new("[3, 3]".parse().unwrap(), DType::F64));
         let err = Array2::<f32>::spec_from_value(&wrong_dtype, &root.field("v")).unwrap_err();
         assert!(err.to_string().contains("dtype f32"), "{err}");
+    }
+
+    /// A hand-written field type with a component that does not implement
+    /// `with_component_specs`.
+    #[derive(Clone, Debug)]
+    struct Wrapped(Tensor);
+
+    impl Field for Wrapped {
+        type Spec = TensorSpec;
+        fn field_spec(&self) -> TensorSpec {
+            self.0.field_spec()
+        }
+        fn num_components(_: &TensorSpec) -> usize {
+            1
+        }
+        fn component_specs(
+            spec: &TensorSpec,
+            path: &FieldPath<'_>,
+            out: &mut dyn Sink<TensorSpec>,
+        ) {
+            Tensor::component_specs(spec, path, out)
+        }
+        fn push_views<'a>(&'a self, path: &FieldPath<'_>, out: &mut dyn Sink<TensorView<'a>>) {
+            self.0.push_views(path, out)
+        }
+        fn push_components(self, path: &FieldPath<'_>, out: &mut dyn Sink<Tensor>) {
+            self.0.push_components(path, out)
+        }
+        fn from_components(
+            spec: &TensorSpec,
+            path: &FieldPath<'_>,
+            components: &mut Components,
+        ) -> Result<Self> {
+            Tensor::from_components(spec, path, components).map(Wrapped)
+        }
+        fn spec_to_value(spec: &TensorSpec) -> SpecTree {
+            Tensor::spec_to_value(spec)
+        }
+        fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<TensorSpec> {
+            Tensor::spec_from_value(value, path)
+        }
+        fn spec_is_compatible(a: &TensorSpec, b: &TensorSpec) -> bool {
+            Tensor::spec_is_compatible(a, b)
+        }
+        fn spec_most_specific_compatible(a: &TensorSpec, b: &TensorSpec) -> Option<TensorSpec> {
+            Tensor::spec_most_specific_compatible(a, b)
+        }
+    }
+
+    #[test]
+    fn a_hand_written_field_type_with_components_must_say_how_to_replace_them() {
+        let spec = TensorSpec::new("[2]".parse().unwrap(), DType::F32);
+        let mut specs = ComponentSpecs::new(vec![spec.clone()]);
+        let err = Wrapped::with_component_specs(&spec, &FieldPath::Root.field("w"), &mut specs)
+            .unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "spec w: expected a field type that rebuilds its spec from component specs"
+            ) && err.to_string().ends_with("Wrapped"),
+            "{err}"
+        );
+        // Without components (static data), the spec itself.
+        let mut none = ComponentSpecs::new(Vec::new());
+        assert_eq!(
+            <(u8, String)>::with_component_specs(&(1, "s".into()), &FieldPath::Root, &mut none)
+                .unwrap(),
+            (1, "s".to_string())
+        );
+    }
+
+    #[test]
+    fn replaced_specs_are_checked_against_the_rust_type() {
+        let spec = |text: &str, dtype| TensorSpec::new(text.parse().unwrap(), dtype);
+        let root = FieldPath::Root;
+        let path = root.field("x");
+        let old = spec("[2, 3]", DType::F32);
+        let replace = |new: TensorSpec| {
+            let mut specs = ComponentSpecs::new(vec![new]);
+            Array2::<f32>::with_component_specs(&old, &path, &mut specs)
+        };
+        assert_eq!(
+            replace(spec("[4, ?]", DType::F32)).unwrap(),
+            spec("[4, ?]", DType::F32)
+        );
+        // An unknown rank is refined to the array's.
+        assert_eq!(
+            replace(TensorSpec::new(Shape::unknown_rank(), DType::F32)).unwrap(),
+            spec("[?, ?]", DType::F32)
+        );
+        let err = replace(spec("[4, 3, 2]", DType::F32)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "spec x: expected a component spec of rank 2 (the field's array rank), found \
+             f32[4, 3, 2]"
+        );
+        let err = replace(spec("[4, 3]", DType::F64)).unwrap_err();
+        assert!(err.to_string().contains("of dtype f32"), "{err}");
+        // A `Tensor` field takes any dtype and rank; none left is an error naming the path.
+        let mut specs = ComponentSpecs::new(vec![spec("[1, 2, 3]", DType::Bool)]);
+        let new = Tensor::with_component_specs(&old, &path, &mut specs).unwrap();
+        assert_eq!(new, spec("[1, 2, 3]", DType::Bool));
+        let err = Tensor::with_component_specs(&old, &path, &mut specs).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("spec x: expected a component spec"),
+            "{err}"
+        );
     }
 }

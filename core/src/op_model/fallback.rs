@@ -13,7 +13,7 @@ use crate::batch;
 use crate::error::DispatchError;
 use crate::error::Result;
 use crate::spec::value::{Value, ValueSpec};
-use crate::tensor::{Tensor, TensorLike};
+use crate::tensor::Tensor;
 use extype_shape::Dim;
 
 #[cfg(doc)]
@@ -91,11 +91,8 @@ pub(crate) fn infer_tensor_like(
     specs: &[&ValueSpec],
     args: &OpArgs,
 ) -> Option<Result<ValueSpec>> {
-    let like: Option<Vec<_>> = specs
-        .iter()
-        .map(|s| s.tensor_like().map(TensorLike::tensor_like_spec))
-        .collect();
-    let like = like?;
-    let refs: Vec<_> = like.iter().collect();
-    Some(super::infer::dense(op, &refs, args).map(|inferred| inferred.spec))
+    match super::infer::on_tensor_like(op, specs, args) {
+        Ok(inferred) => inferred.map(|i| Ok(i.spec)),
+        Err(e) => Some(Err(e)),
+    }
 }

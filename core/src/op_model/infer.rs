@@ -5,7 +5,9 @@
 //! rule ([`InferRule`]; binary ops broadcast statically with [`broadcast_static`], returning the
 //! runtime [`BroadcastChecks`] that make the output true);
 //! [`infer_spec`](crate::ops::infer_spec) dispatches on spec types, so handlers registered with
-//! `#[dispatch(op, infer = f)]` infer the specs of extension values.
+//! `#[dispatch(op, infer = f)]` infer the specs of extension values. A handler without
+//! `infer = …` gets a default from its return type: [`componentwise`] for an extension type whose
+//! tensor fields share one shape, [`on_tensor_like`] for a dense `Tensor`.
 //!
 //! ```
 //! use extype_core::ops::{self, OpArgs, catalog};
@@ -20,13 +22,18 @@
 //! );
 //! ```
 
+use std::any::TypeId;
+
+use smallvec::SmallVec;
+
 use super::args::OpArgs;
 use super::op::{InferRule, Op, missing};
 use super::operand::bad_argument;
 use crate::dtype::DType;
 use crate::error::{Result, ShapeError};
-use crate::spec::TensorSpec;
-use crate::spec::value::ValueSpec;
+use crate::spec::value::{AnySpec, ValueSpec};
+use crate::spec::{ExtensionType, TensorSpec};
+use crate::tensor::{Tensor, TensorLike};
 use extype_shape::{
     BroadcastChecks, Dim, MAX_DIM, Shape, ShapeCalculator, Unifier, broadcast_static,
 };
@@ -451,4 +458,199 @@ pub(crate) fn segment(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<S
         }
         None => Shape::unknown_rank(),
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Extension specs: the default inference of handlers without `infer = …`
+
+/// The op's dense inference ([`dense`]) on the inputs' tensor-like views: a tensor spec is
+/// itself, the spec of a tensor-like extension type the tensor spec it shows
+/// ([`TensorLike::tensor_like_spec`]). `Ok(None)` when some input is not tensor-like, or the op
+/// has no dense inference (no input; a user op of kind `other` without a shape contract).
+///
+/// The default inference of a `#[dispatch]` handler that returns a dense `Tensor` and has no
+/// `infer = …` (a `Shape` handler of a tensor-like type infers `i64[rank]`).
+///
+/// ```
+/// use extype_core::ops::{OpArgs, catalog, infer};
+/// use extype_core::{DType, TensorSpec, ValueSpec};
+/// let x = ValueSpec::Tensor(TensorSpec::new("[2, ?]".parse().unwrap(), DType::F32));
+/// let out = infer::on_tensor_like(&catalog::SHAPE, &[&x], &OpArgs::none()).unwrap().unwrap();
+/// assert_eq!(out.tensor_spec().unwrap().to_string(), "i64[2]");
+/// ```
+pub fn on_tensor_like(op: &Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Option<Inferred>> {
+    on_views(op, specs, None, args)
+}
+
+/// [`on_tensor_like`], with the view of input `i` given (`replaced = Some((i, view))`).
+fn on_views(
+    op: &Op,
+    specs: &[&ValueSpec],
+    replaced: Option<(usize, &TensorSpec)>,
+    args: &OpArgs,
+) -> Result<Option<Inferred>> {
+    // No input, or a user op of kind `other` without a shape contract: no dense inference to
+    // run (a handler of such an op needs `infer = …`).
+    if specs.is_empty() || matches!(op.infer_rule(), InferRule::None) {
+        return Ok(None);
+    }
+    let like: Option<SmallVec<[TensorSpec; 3]>> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match replaced {
+            Some((j, view)) if i == j => Some(view.clone()),
+            _ => s.tensor_like().map(TensorLike::tensor_like_spec),
+        })
+        .collect();
+    let Some(like) = like else {
+        return Ok(None);
+    };
+    let refs: SmallVec<[&TensorSpec; 3]> = like.iter().collect();
+    dense(op, &refs, args).map(Some)
+}
+
+/// Component-wise spec inference for a tensor-like extension type `T` whose tensor fields share
+/// one shape (a masked tensor: `values` and a `mask` of the same shape): the op's dense
+/// inference on the inputs' tensor-like views ([`on_tensor_like`]) gives the output dtype and
+/// shape; the output spec is the first input spec of type `T` with every component's shape
+/// replaced by the output shape and the dtype of the component the type shows as its dtype
+/// replaced by the output dtype (the other components keep theirs; static data is kept), through
+/// [`TypeSpec::with_component_specs`](crate::TypeSpec::with_component_specs). The broadcast
+/// checks of the dense inference come along.
+///
+/// It applies when an input spec is of type `T`, `T` is tensor-like
+/// (`#[extype(tensor_like = field)]`), every component spec of that input has exactly the shape
+/// its tensor-like view shows (fields of equal shapes, or under one shape contract, `*dims` on
+/// each: a spec whose fields know different dims of it is refined by the contract first), and
+/// every input is tensor-like (dense specs are). Otherwise it declines
+/// (`Ok(None)`), and so it does when `T` cannot hold the result (a fixed-rank or fixed-dtype
+/// field that the output does not fit: [`with_component_specs`](crate::TypeSpec::with_component_specs)
+/// says why). Errors are the dense inference's (shapes that do not broadcast, an axis out of
+/// range).
+///
+/// Which component the type shows as its dtype is found without naming it: the component whose
+/// dtype, once replaced, is the dtype the rebuilt spec's tensor-like view shows (candidates are
+/// the components of the view's dtype, in component order; the first that works is taken). This
+/// needs nothing generated by the derive and holds for `tensor_like = field` on a tensor or on a
+/// nested tensor-like type, and for hand-written `TensorLike` impls that read a component.
+///
+/// `#[dispatch]` registers it for every handler returning `Result<T>` / `Result<Option<T>>`
+/// without `infer = …`; call it from your own `infer = f` to adapt it:
+///
+/// ```ignore
+/// fn masked_infer(call: &Call, specs: &[&ValueSpec]) -> Result<Option<Inferred>> {
+///     ops::infer::componentwise::<Masked>(call.op, specs, call.args)
+/// }
+/// ```
+pub fn componentwise<T: ExtensionType>(
+    op: &Op,
+    specs: &[&ValueSpec],
+    args: &OpArgs,
+) -> Result<Option<Inferred>> {
+    componentwise_of(TypeId::of::<T>(), op, specs, args)
+}
+
+/// [`componentwise`] for the extension type of this `TypeId`.
+fn componentwise_of(
+    value_type: TypeId,
+    op: &Op,
+    specs: &[&ValueSpec],
+    args: &OpArgs,
+) -> Result<Option<Inferred>> {
+    let base = specs.iter().enumerate().find_map(|(i, s)| match s {
+        ValueSpec::Extension(e) if e.value_type_id() == value_type => Some((i, &**e)),
+        _ => None,
+    });
+    let Some((index, mut base)) = base else {
+        return Ok(None);
+    };
+    let Some(view) = base.dyn_tensor_like() else {
+        return Ok(None);
+    };
+    let (mut view_dtype, mut view_shape) = (view.dtype(), view.shape());
+    let mut components = base.dyn_component_specs();
+    let shared = |components: &[TensorSpec], shape: &Shape| {
+        !components.is_empty() && components.iter().all(|c| c.shape == *shape)
+    };
+    // A spec made by hand may know a dim in one field that its shape contract gives the others
+    // too: the spec rebuilt with its own component specs is refined by the contract.
+    let refined;
+    if !shared(&components, &view_shape) {
+        let Ok(spec) = base.dyn_with_component_specs(components) else {
+            return Ok(None);
+        };
+        refined = spec;
+        base = &*refined;
+        let Some(view) = base.dyn_tensor_like() else {
+            return Ok(None);
+        };
+        (view_dtype, view_shape) = (view.dtype(), view.shape());
+        components = base.dyn_component_specs();
+        if !shared(&components, &view_shape) {
+            return Ok(None);
+        }
+    }
+    let view = TensorSpec::new(view_shape, view_dtype);
+    let Some(inferred) = on_views(op, specs, Some((index, &view)), args)? else {
+        return Ok(None);
+    };
+    let ValueSpec::Tensor(out) = &inferred.spec else {
+        return Ok(None);
+    };
+    let reshaped: Vec<TensorSpec> = components
+        .iter()
+        .map(|c| TensorSpec::new(out.shape.clone(), c.dtype))
+        .collect();
+    let spec = if out.dtype == view_dtype {
+        rebuilt(base, reshaped, out)
+    } else {
+        // The component the view shows as its dtype: one of the view's dtype, whose
+        // replacement the rebuilt view shows.
+        let mut found = None;
+        for (i, _) in components
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.dtype == view_dtype)
+        {
+            let mut candidate = reshaped.clone();
+            candidate[i].dtype = out.dtype;
+            found = rebuilt(base, candidate, out);
+            if found.is_some() {
+                break;
+            }
+        }
+        found
+    };
+    Ok(spec.map(|spec| Inferred {
+        spec: ValueSpec::Extension(spec),
+        checks: inferred.checks,
+    }))
+}
+
+/// `base` with these component specs, when it can hold them and then shows `out` (its dtype,
+/// a compatible shape) as its tensor-like view.
+fn rebuilt(
+    base: &dyn AnySpec,
+    specs: Vec<TensorSpec>,
+    out: &TensorSpec,
+) -> Option<Box<dyn AnySpec>> {
+    let spec = base.dyn_with_component_specs(specs).ok()?;
+    let view = spec.dyn_tensor_like()?;
+    let shows_out = view.dtype() == out.dtype && view.shape().is_compatible_with(&out.shape);
+    shows_out.then_some(spec)
+}
+
+/// The default inference of a handler whose results are all of the type of `TypeId` `result`:
+/// [`on_tensor_like`] for `Tensor`, [`componentwise`] for an extension type.
+pub(crate) fn by_result_type(
+    result: TypeId,
+    op: &Op,
+    specs: &[&ValueSpec],
+    args: &OpArgs,
+) -> Result<Option<Inferred>> {
+    if result == TypeId::of::<Tensor>() {
+        on_tensor_like(op, specs, args)
+    } else {
+        componentwise_of(result, op, specs, args)
+    }
 }

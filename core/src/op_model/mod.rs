@@ -11,7 +11,8 @@
 //! - [`operand`]: [`Operand`] and the conversions in and out of op calls.
 //! - `op`: [`Op`] and all the data it holds (its kernel entry points, [`InferRule`], its
 //!   fallback), with the one `impl Op`: construction, accessors and the checks the data drive.
-//! - [`infer`]: spec inference on dense specs ([`Inferred`]) and the custom shape rules.
+//! - [`infer`]: spec inference on dense specs ([`Inferred`]), the custom shape rules, and the
+//!   default of handlers without `infer = …` on extension specs ([`infer::componentwise`]).
 //! - `glue`: the kernel glue — the entry macros that make a kernel entry point from an
 //!   `extype-kernels` function, and the checks they share.
 //! - `bodies`: the dense bodies of the ops that are more than one kernel call (`reshape`,

@@ -305,6 +305,14 @@ scalar_operands!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
 pub trait IntoValue {
     /// Wraps `self` into a [`Value`].
     fn into_value(self) -> Value;
+
+    /// The `TypeId` of every value `into_value` makes, when they are all of one type: the
+    /// extension type's, or [`Tensor`]'s; `None` (the default) for [`Value`], which may hold
+    /// any type. `#[dispatch]` reads it (through `IntoHandled::DEFAULT_INFER`) to give a handler
+    /// without `infer = …` its default spec inference
+    /// ([`infer::componentwise`](crate::ops::infer::componentwise),
+    /// [`infer::on_tensor_like`](crate::ops::infer::on_tensor_like)).
+    const RESULT_TYPE: Option<fn() -> TypeId> = None;
 }
 
 impl<T: ExtensionType> IntoValue for T {
@@ -312,6 +320,7 @@ impl<T: ExtensionType> IntoValue for T {
     fn into_value(self) -> Value {
         Value::from_extension(self)
     }
+    const RESULT_TYPE: Option<fn() -> TypeId> = Some(TypeId::of::<T>);
 }
 
 impl IntoValue for Tensor {
@@ -319,6 +328,7 @@ impl IntoValue for Tensor {
     fn into_value(self) -> Value {
         Value::Tensor(self)
     }
+    const RESULT_TYPE: Option<fn() -> TypeId> = Some(TypeId::of::<Tensor>);
 }
 
 impl IntoValue for Value {

@@ -78,6 +78,12 @@ where
             None => None,
         }
     }
+    fn dyn_with_component_specs(&self, specs: Vec<TensorSpec>) -> Result<Box<dyn AnySpec>> {
+        match TypeSpec::with_component_specs(self, specs) {
+            Ok(spec) => Ok(Box::new(spec)),
+            Err(e) => Err(e),
+        }
+    }
     fn clone_box(&self) -> Box<dyn AnySpec> {
         Box::new(self.clone())
     }

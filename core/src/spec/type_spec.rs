@@ -53,6 +53,29 @@ pub trait TypeSpec: Clone + Debug + Eq + Hash + Send + Sync + 'static {
     #[allow(clippy::wrong_self_convention)] // the RFC's name; the spec supplies the static data
     fn from_components(&self, components: Vec<Tensor>) -> Result<Self::Value>;
 
+    /// This spec with the spec of each component replaced by the one at the same position of
+    /// `specs` (in component order, one per component), static data kept: the spec of a value
+    /// whose tensors are those of this spec's values transformed one by one.
+    ///
+    /// Derived specs rebuild themselves field by field, through nested extension types and
+    /// `Option`/`Vec`/array/map/tuple fields (container lengths and map keys are kept), check
+    /// each replacement against what the field's Rust type fixes (an `Array2<f32>` field takes
+    /// only `f32` specs of rank 2), and refine the result with the type's shape contract. Errors
+    /// name the type (a count that is not [`num_components`](Self::num_components)) or the
+    /// component's path. The default (hand-written specs) returns an error saying the type does
+    /// not support it.
+    fn with_component_specs(&self, specs: Vec<TensorSpec>) -> Result<Self> {
+        let _ = specs;
+        Err(crate::error::SpecError::Data {
+            path: String::new(),
+            expected: "a spec type that rebuilds itself from component specs \
+                       (`TypeSpec::with_component_specs`; derived specs do)"
+                .into(),
+            found: std::any::type_name::<Self>().into(),
+        }
+        .into())
+    }
+
     /// Serializes this spec (a registered spec is a [`SpecTree::Spec`] naming its type).
     fn serialize(&self) -> SpecTree;
 

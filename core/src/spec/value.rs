@@ -283,6 +283,17 @@ pub trait AnySpec: Send + Sync + 'static {
     fn dyn_is_compatible_with(&self, other: &dyn AnySpec) -> bool;
     /// See [`TypeSpec::most_specific_compatible`]; `None` across types.
     fn dyn_most_specific_compatible(&self, other: &dyn AnySpec) -> Option<Box<dyn AnySpec>>;
+    /// See [`TypeSpec::with_component_specs`]; the default (a type that implements this trait
+    /// itself) returns an error saying the type does not support it.
+    fn dyn_with_component_specs(&self, specs: Vec<TensorSpec>) -> Result<Box<dyn AnySpec>> {
+        let _ = specs;
+        Err(crate::error::SpecError::Data {
+            path: String::new(),
+            expected: "a spec type that rebuilds itself from component specs".into(),
+            found: self.value_type_name().into(),
+        }
+        .into())
+    }
     /// A boxed clone.
     fn clone_box(&self) -> Box<dyn AnySpec>;
     /// Debug form of the concrete spec.

@@ -129,6 +129,14 @@ pub fn handler(h: &Handler) -> TokenStream {
         ),
         None => (quote!(), quote!(::core::option::Option::None)),
     };
+    // Without `infer = …`: the default its return type gives (component-wise inference for an
+    // extension type, the dense inference for `Tensor`), read through `IntoHandled`.
+    let default_infer = match (h.infer, h.ret) {
+        (None, Some(ret)) => quote_spanned! {result_span=>
+            .with_default_infer(<#ret as __x::IntoHandled>::DEFAULT_INFER)
+        },
+        _ => quote!(),
+    };
     let index = if n == 0 {
         quote!()
     } else {
@@ -187,6 +195,7 @@ pub fn handler(h: &Handler) -> TokenStream {
                     ::core::file!(),
                     ::core::line!(),
                 )
+                #default_infer
             }
         };
     }

@@ -33,6 +33,8 @@ pub struct Handler<'a> {
     pub infer: Option<&'a Path>,
     /// Where type errors about the result point: the return type (or the name if none).
     pub span: Span,
+    /// The return type (read through `IntoHandled` for the default spec inference).
+    pub ret: Option<&'a Type>,
 }
 
 /// How many dispatched arguments a group handler takes after its op.
@@ -222,6 +224,10 @@ impl<'a> Handler<'a> {
             span: match &sig.output {
                 ReturnType::Type(_, ty) => ty.span(),
                 ReturnType::Default => sig.ident.span(),
+            },
+            ret: match &sig.output {
+                ReturnType::Type(_, ty) => Some(&**ty),
+                ReturnType::Default => None,
             },
         })
     }
