@@ -481,3 +481,107 @@ fn supported_ops_run() {
         );
     }
 }
+
+/// Spec inference before data exists, with no inference written for the type: component-wise
+/// (the values' spec by the op's rule, the mask's shape alike, still bool).
+#[test]
+fn spec_inference_is_component_wise() -> Result<()> {
+    use extype::ValueSpec;
+    use extype::ops::{OpArgs, catalog};
+    let spec = |text: &str| -> Result<ValueSpec> {
+        Ok(ValueSpec::Extension(Box::new(MaskedTensorSpec::new(
+            text.parse()?,
+        ))))
+    };
+    let show = |v: &ValueSpec| v.to_string();
+    let (a, b) = (spec("f32[?, 3]")?, spec("f32[4, ?]")?);
+    let out = ops::infer_spec(&catalog::ADD, &[&a, &b], &OpArgs::none())?;
+    assert_eq!(
+        show(&out.spec),
+        "extype.MaskedTensor { values: f32[4, 3], mask: bool[4, 3] }"
+    );
+    let dense = ValueSpec::Tensor("f32[3]".parse()?);
+    let out = ops::infer_spec(&catalog::GREATER, &[&a, &dense], &OpArgs::none())?;
+    assert_eq!(
+        show(&out.spec),
+        "extype.MaskedTensor { values: bool[?, 3], mask: bool[?, 3] }"
+    );
+    let ints = spec("i32[2, 5]")?;
+    let out = ops::infer_spec(&catalog::REDUCE_MEAN, &[&ints], &OpArgs::axes(&[-1]))?;
+    assert_eq!(
+        show(&out.spec),
+        "extype.MaskedTensor { values: f64[2], mask: bool[2] }"
+    );
+    let out = ops::infer_spec(
+        &catalog::REDUCE_SUM,
+        &[&ints],
+        &OpArgs::axes(&[0]).keepdims(true),
+    )?;
+    assert_eq!(
+        show(&out.spec),
+        "extype.MaskedTensor { values: i64[1, 5], mask: bool[1, 5] }"
+    );
+    let out = ops::infer_spec(
+        &catalog::CAST,
+        &[&ints],
+        &OpArgs::none().with_dtype(DType::F32),
+    )?;
+    assert_eq!(
+        show(&out.spec),
+        "extype.MaskedTensor { values: f32[2, 5], mask: bool[2, 5] }"
+    );
+    let out = ops::infer_spec(&catalog::TRANSPOSE, &[&ints], &OpArgs::none())?;
+    assert_eq!(
+        show(&out.spec),
+        "extype.MaskedTensor { values: i32[5, 2], mask: bool[5, 2] }"
+    );
+    let cond = ValueSpec::Tensor("bool[5]".parse()?);
+    let out = ops::infer_spec(&catalog::WHERE, &[&cond, &ints, &ints], &OpArgs::none())?;
+    assert_eq!(
+        show(&out.spec),
+        "extype.MaskedTensor { values: i32[2, 5], mask: bool[2, 5] }"
+    );
+    // The inference agrees with the op on data.
+    let value = x();
+    let inferred = ops::infer_spec(
+        &catalog::REDUCE_MAX,
+        &[&Value::from_extension(value.clone()).spec()],
+        &OpArgs::axes(&[1]),
+    )?;
+    let ran: MaskedTensor = ops::reduce_max_as(&value, Some(&[1]), false)?;
+    assert_eq!(inferred.spec, Value::from_extension(ran).spec());
+    // Shapes that cannot broadcast are an error before any data exists.
+    assert!(
+        ops::infer_spec(
+            &catalog::ADD,
+            &[&spec("f32[2]")?, &spec("f32[3]")?],
+            &OpArgs::none()
+        )
+        .is_err()
+    );
+    Ok(())
+}
+
+/// `#[dispatch(operators)]`: operators return MaskedTensors and chain; scalars on either side
+/// take the values' dtype.
+#[test]
+fn operators_chain_with_scalars() -> Result<()> {
+    let x = x();
+    let y = (&(&x + 1.0)? * 2.0)?;
+    assert_eq!(y.to_string(), "f32[2, 3] [[4.0, _, 8.0], [10.0, 12.0, _]]");
+    let z = (1.0 - &y)?;
+    assert_eq!(
+        z.to_string(),
+        "f32[2, 3] [[-3.0, _, -7.0], [-9.0, -11.0, _]]"
+    );
+    let w = (-&(&z / &y)?)?;
+    assert_eq!(
+        w.to_string(),
+        "f32[2, 3] [[0.75, _, 0.875], [0.9, 0.9166667, _]]"
+    );
+    let ints = m(array![1i32, 2], array![true, false]);
+    assert_eq!((&ints * 3)?.to_string(), "i32[2] [3, _]");
+    let err = (&ints + 0.5).unwrap_err().to_string();
+    assert!(err.contains("0.5") && err.contains("i32"), "{err}");
+    Ok(())
+}

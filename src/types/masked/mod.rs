@@ -43,7 +43,10 @@ use crate::{DType, Error, ExtensionType, Result, Tensor, TensorSpec};
 ///
 /// Built with the public derive and `#[dispatch]`, like any user type: batchable (the default
 /// encoder), saved and loaded by `extype::io` as `extype.MaskedTensor`, tensor-like (its dtype and
-/// shape are its values'). The [module docs](self) list the semantics of every op.
+/// shape are its values'), with operators (`&a + &b`, `&a * 2.0`, `1.0 - &a`, `-&a`, each a
+/// `Result<MaskedTensor>`) and spec inference for every op (`ops::infer_spec`, component-wise:
+/// the values' spec by the op's rule, the mask's shape alike). The [module docs](self) list the
+/// semantics of every op.
 ///
 /// ```
 /// use extype::types::MaskedTensor;
@@ -58,8 +61,12 @@ use crate::{DType, Error, ExtensionType, Result, Tensor, TensorSpec};
 /// assert_eq!(sum.to_string(), "f32[2] [4.0, 9.0]");
 /// let mean: MaskedTensor = ops::reduce_mean_as(&x, Some(&[0]), false)?;
 /// assert_eq!(mean.to_string(), "f32[3] [2.5, 5.0, 3.0]");
+/// // Operators return a MaskedTensor; scalars take the values' dtype.
+/// let z = (&(&x * 2.0)? - &y)?;
+/// assert_eq!(z.to_string(), "f32[2, 3] [[-9.0, _, -27.0], [-6.0, -15.0, _]]");
 /// # Ok::<(), extype::Error>(())
 /// ```
+#[crate::dispatch(operators)]
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
 #[extype(name = "extype.MaskedTensor", validate = check_mask, tensor_like = values, batchable)]
 pub struct MaskedTensor {
