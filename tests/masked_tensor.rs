@@ -396,14 +396,43 @@ fn shape_ops_act_on_values_and_mask_alike() -> Result<()> {
 /// `stack` / `concat` of MaskedTensors join values and masks alike.
 #[test]
 fn stack_and_concat_join_values_and_masks() -> Result<()> {
+    use extype::AsOperand;
     let x = x();
-    let both = [
-        extype::AsOperand::as_operand(&x),
-        extype::AsOperand::as_operand(&x),
-    ];
+    let both = [x.as_operand(), x.as_operand()];
     let s: MaskedTensor = ops::stack_as(&both, 0)?;
     assert_eq!(s.shape(), &[2, 2, 3]);
     assert!(!s.mask().as_array::<bool, IxDyn>()?[[1, 0, 1]]);
+    // Any axis, any number of values: values and masks joined alike.
+    let y = m(array![[7.0f32], [8.0]], array![[false], [true]]);
+    let three = [x.as_operand(), y.as_operand(), x.as_operand()];
+    let c: MaskedTensor = ops::concat_as(&three, -1)?;
+    assert_eq!(
+        c.values(),
+        &t(array![
+            [1.0f32, 2.0, 3.0, 7.0, 1.0, 2.0, 3.0],
+            [4.0, 5.0, 6.0, 8.0, 4.0, 5.0, 6.0]
+        ])
+    );
+    assert_eq!(
+        c.mask(),
+        &t(array![
+            [true, false, true, false, true, false, true],
+            [true, true, false, true, true, true, false]
+        ])
+    );
+    let s1: MaskedTensor = ops::stack_as(&both, 1)?;
+    assert_eq!(s1.shape(), &[2, 2, 3]);
+    assert_eq!(
+        s1.to_string(),
+        "f32[2, 2, 3] [[[1.0, _, 3.0], [1.0, _, 3.0]], [[4.0, 5.0, _], [4.0, 5.0, _]]]"
+    );
+    // Shapes that do not fit the axis, and values of other dtypes, are the dense op's errors.
+    assert!(ops::concat(&[x.as_operand(), y.as_operand()], 0).is_err());
+    let ints = m(
+        array![[1i32, 2, 3], [4, 5, 6]],
+        ArrayD::from_elem(IxDyn(&[2, 3]), true),
+    );
+    assert!(ops::concat(&[x.as_operand(), ints.as_operand()], 1).is_err());
     let c: MaskedTensor = ops::concat_as(&both, 0)?;
     assert_eq!(
         c.to_string(),

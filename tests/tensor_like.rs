@@ -163,3 +163,46 @@ fn spec_inference_of_shape_reads_it() {
         ValueSpec::Tensor(TensorSpec::new(Shape::known(&[2]), DType::I64))
     );
 }
+
+/// A tensor-like type with static data, not batchable.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "test_like.Tagged", tensor_like = values)]
+pub struct Tagged {
+    pub values: Tensor,
+    pub tag: String,
+}
+
+#[test]
+fn stack_and_concat_join_tensor_like_values_component_by_component() {
+    use extype::AsOperand;
+    let a = Tagged {
+        values: Tensor::from(array![[1i32, 2]].into_dyn()),
+        tag: "a".into(),
+    };
+    let joined: Tagged = ops::concat_as(&[a.as_operand(), a.as_operand()], 1).unwrap();
+    assert_eq!(
+        joined.values,
+        Tensor::from(array![[1i32, 2, 1, 2]].into_dyn())
+    );
+    assert_eq!(joined.tag, "a");
+    let stacked: Tagged = ops::stack_as(&[a.as_operand(), a.as_operand()], 0).unwrap();
+    assert_eq!(stacked.values.shape(), &[2, 1, 2]);
+    // Static data must agree: nothing is silently dropped.
+    let b = Tagged {
+        tag: "b".into(),
+        ..a.clone()
+    };
+    let err = ops::concat(&[a.as_operand(), b.as_operand()], 0)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("concat: the values: expected values whose static data are equal"),
+        "{err}"
+    );
+    // A type that is not tensor-like (nor batchable) has no such fallback.
+    let pair = Pair {
+        a: Tensor::from(array![1.0f32].into_dyn()),
+        b: Tensor::from(array![1.0f32].into_dyn()),
+    };
+    assert!(ops::concat(&[pair.as_operand(), pair.as_operand()], 0).is_err());
+}

@@ -187,11 +187,11 @@ catalog! {
     /// Joins tensors along an existing axis.
     CONCAT => custom!(KERNEL, bodies::join::<false>)
             .infer(Custom(infer::join::<false>))
-            .fallback(fallback::batch::<false>, fallback::is_batchable);
+            .fallback(fallback::join::<false>, fallback::joins);
     /// Joins tensors along a new axis.
     STACK => custom!(KERNEL, bodies::join::<true>)
             .infer(Custom(infer::join::<true>))
-            .fallback(fallback::batch::<true>, fallback::is_batchable);
+            .fallback(fallback::join::<true>, fallback::joins);
     /// Repeats a tensor along each axis.
     TILE => custom!(KERNEL, bodies::tile).infer(Custom(infer::tile));
     /// Picks slices along an axis by index.

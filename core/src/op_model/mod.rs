@@ -17,7 +17,8 @@
 //!   `extype-kernels` function, and the checks they share.
 //! - `bodies`: the dense bodies of the ops that are more than one kernel call (`reshape`,
 //!   `tile`, `concat`, …).
-//! - `fallback`: what `stack` and `concat` run for extension values no handler takes.
+//! - `fallback`: what `stack`, `concat` and `shape` run for extension values no handler takes
+//!   (batch encoders on axis 0; tensor-like values component by component, or their shape).
 //! - [`catalog`]: the ops, each entry one line of data (how to add one: its module docs).
 //! - `dense`: the dense default (and the fallback) as the last step of a call, masked reductions.
 //!

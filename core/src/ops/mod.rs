@@ -348,10 +348,12 @@ pub fn transpose_as<T: FromValue>(x: &impl AsOperand, perm: Option<&[usize]>) ->
     T::from_value(transpose(x, perm)?)
 }
 
-/// Joins `xs` along an existing `axis`. Extension values of one batchable type that no
-/// handler takes are joined along axis 0 by their batch encoder
-/// ([`batch::concat_values`](crate::batch::concat_values)), for any number of values: the
-/// catalog entry's fallback ([`Op::has_fallback`]), which [`call`] runs too.
+/// Joins `xs` along an existing `axis`. Extension values that no handler takes are joined by
+/// the catalog entry's fallback ([`Op::has_fallback`], which [`call`] runs too), for any number
+/// of values: along axis 0 by their batch encoder when their type is batchable
+/// ([`batch::concat_values`](crate::batch::concat_values)); along any axis component by
+/// component when they are of one tensor-like type whose components all have the shape it
+/// shows (a masked tensor's values and mask), their static data equal.
 pub fn concat(xs: &[Operand<'_>], axis: isize) -> Result<Value> {
     call(&catalog::CONCAT, xs, &OpArgs::none().with_axis(axis))
 }
@@ -361,10 +363,10 @@ pub fn concat_as<T: FromValue>(xs: &[Operand<'_>], axis: isize) -> Result<T> {
     T::from_value(concat(xs, axis)?)
 }
 
-/// Joins `xs` along a new `axis`. Extension values of one batchable type that no handler takes
-/// are stacked on axis 0 by their batch encoder
-/// ([`batch::stack_values`](crate::batch::stack_values)), for any number of values: the
-/// catalog entry's fallback ([`Op::has_fallback`]), which [`call`] runs too.
+/// Joins `xs` along a new `axis`. Extension values that no handler takes are stacked by the
+/// catalog entry's fallback, as [`concat()`] joins them: on axis 0 by their batch encoder
+/// ([`batch::stack_values`](crate::batch::stack_values)), on any axis component by component
+/// for one tensor-like type whose components all have its shape.
 pub fn stack(xs: &[Operand<'_>], axis: isize) -> Result<Value> {
     call(&catalog::STACK, xs, &OpArgs::none().with_axis(axis))
 }
