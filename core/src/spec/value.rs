@@ -175,29 +175,19 @@ impl Value {
     /// the anonymous values, in the registry layer).
     pub fn downcast<T: ExtensionType>(self) -> Result<T> {
         match self {
-            Value::Extension(e) if e.as_any().is::<T>() => {
-                let not_t = || ValueError {
-                    op: "downcast",
-                    expected: std::any::type_name::<T>().into(),
-                    found: "another type".into(),
-                };
-                match e.try_unwrap() {
-                    Ok(owned) if owned.as_any().is::<T>() => {
-                        let mut slot = std::mem::MaybeUninit::<T>::uninit();
-                        // SAFETY: the value is a `T` (checked: `as_any` is the value itself, by
-                        // the `AnyExtension` contract), and `move_into` writes it to the slot.
-                        unsafe {
-                            owned.move_into(slot.as_mut_ptr() as *mut u8);
-                            Ok(slot.assume_init())
-                        }
+            Value::Extension(e) if e.as_any().is::<T>() => match e.try_take::<T>() {
+                Ok(value) => Ok(value),
+                // Shared: a clone of the value.
+                Err(shared) => match shared.as_any().downcast_ref::<T>() {
+                    Some(value) => Ok(value.clone()),
+                    None => Err(ValueError {
+                        op: "downcast",
+                        expected: std::any::type_name::<T>().into(),
+                        found: "another type".into(),
                     }
-                    Ok(_) => Err(not_t().into()),
-                    Err(shared) => match shared.as_any().downcast_ref::<T>() {
-                        Some(value) => Ok(value.clone()),
-                        None => Err(not_t().into()),
-                    },
-                }
-            }
+                    .into()),
+                },
+            },
             other => Err(other.mismatch("downcast", std::any::type_name::<T>())),
         }
     }
@@ -442,6 +432,12 @@ trait Shared: Send + Sync {
     /// # Safety
     /// At most once per slot; afterwards the slot is only dropped.
     unsafe fn take_boxed(&mut self) -> Box<dyn AnyExtension>;
+    /// Moves the value out to `out`, with no allocation.
+    ///
+    /// # Safety
+    /// As for [`take_boxed`](Shared::take_boxed); and `out` is valid for writing one value of
+    /// the slot's value type (the type of `get().as_any()`).
+    unsafe fn take_into(&mut self, out: *mut u8);
     /// Moves the value out as its components.
     ///
     /// # Safety
@@ -461,6 +457,13 @@ impl<T: ExtensionType> Shared for Slot<T> {
         Box::new(unsafe { ManuallyDrop::take(&mut self.value) })
     }
 
+    unsafe fn take_into(&mut self, out: *mut u8) {
+        self.taken = true;
+        // SAFETY: the value is taken at most once (the caller's contract; `taken` keeps `drop`
+        // off it), and `out` is valid for a `T` (the slot's value type).
+        unsafe { std::ptr::write(out as *mut T, ManuallyDrop::take(&mut self.value)) }
+    }
+
     unsafe fn take_components(&mut self) -> Vec<Tensor> {
         self.taken = true;
         // SAFETY: as in `take_boxed`.
@@ -478,6 +481,12 @@ impl Shared for Slot<Box<dyn AnyExtension>> {
         self.taken = true;
         // SAFETY: as for `Slot<T>`.
         unsafe { ManuallyDrop::take(&mut self.value) }
+    }
+
+    unsafe fn take_into(&mut self, out: *mut u8) {
+        // SAFETY: forwarded from the caller; `move_into` writes the boxed value (of the type of
+        // its `as_any`, which `get` returns) to `out` and frees the box.
+        unsafe { self.take_boxed().move_into(out) }
     }
 
     unsafe fn take_components(&mut self) -> Vec<Tensor> {
@@ -559,6 +568,27 @@ impl SharedExtension {
         match self.get_mut() {
             // SAFETY: the only reference, consumed here: the slot is dropped right after.
             Some(slot) => Ok(unsafe { slot.take_boxed() }),
+            None => Err(self),
+        }
+    }
+
+    /// The value as a `T`, moved out with no allocation when this is the only reference and the
+    /// value is a `T`; `Err(self)` otherwise.
+    pub fn try_take<T: ExtensionType>(mut self) -> std::result::Result<T, SharedExtension> {
+        if !self.as_any().is::<T>() {
+            return Err(self);
+        }
+        match self.get_mut() {
+            Some(slot) => {
+                let mut out = std::mem::MaybeUninit::<T>::uninit();
+                // SAFETY: the only reference, consumed here (the slot, marked taken, is dropped
+                // right after); the value is a `T` (`as_any` is the value itself, by the
+                // `AnyExtension` contract), so `out` is valid for it, and `take_into` writes it.
+                unsafe {
+                    slot.take_into(out.as_mut_ptr() as *mut u8);
+                    Ok(out.assume_init())
+                }
+            }
             None => Err(self),
         }
     }
