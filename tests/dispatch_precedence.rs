@@ -505,3 +505,53 @@ fn many_exact_handlers_of_one_op_each_find_their_key() {
         }
     }
 }
+
+/// A type for the group handler without wildcards (which the table promotes to each op's exact
+/// list): its precedence and its declining are unchanged.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.precedence.C")]
+pub struct C {
+    pub v: Tensor,
+}
+
+static C_GROUP_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Every binary op on `(C, C)`; declines `sub`.
+#[dispatch(binary_elementwise)]
+fn c_group(op: &BinaryOp, _x: &C, _y: &C) -> Result<Option<Tensor>> {
+    C_GROUP_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    if op.op() == &catalog::SUB {
+        return Ok(None);
+    }
+    Ok(Some(tag(30)))
+}
+
+/// `mul` on `C` and anything: an op's own wildcard handler precedes the group.
+#[dispatch(Mul)]
+fn c_mul_any(_x: &C, _y: &Operand) -> Result<Tensor> {
+    Ok(tag(31))
+}
+
+#[test]
+fn a_group_handler_without_wildcards_keeps_its_precedence() {
+    let c = C { v: tag(0) };
+    assert_eq!(probe(&c, &c).unwrap(), 30);
+    assert_eq!(ops::add_as::<Tensor>(&c, &c).unwrap(), tag(30));
+    assert_eq!(ops::mul_as::<Tensor>(&c, &c).unwrap(), tag(31));
+    // Declining `sub`: tried once, then nothing else takes it.
+    let before = C_GROUP_CALLS.load(std::sync::atomic::Ordering::Relaxed);
+    let err = ops::sub(&c, &c).unwrap_err().to_string();
+    assert_eq!(
+        C_GROUP_CALLS.load(std::sync::atomic::Ordering::Relaxed) - before,
+        1,
+        "{err}"
+    );
+    assert_eq!(err.matches("c_group(").count(), 1, "{err}");
+    let table = extype::dispatch::table().unwrap();
+    let listed = table.explain(&catalog::MUL, &[c.as_operand(), c.as_operand()]);
+    assert!(listed[0].starts_with("c_mul_any("), "{listed:?}");
+    assert_eq!(
+        listed.iter().filter(|l| l.starts_with("c_group(")).count(),
+        1
+    );
+}
