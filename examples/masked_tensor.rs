@@ -8,7 +8,7 @@ use extype::ops::{self, AsOperand};
 use extype::types::MaskedTensor;
 use extype::{DType, Result, Tensor};
 
-fn main() -> Result<()> {
+pub fn main() -> Result<()> {
     let x = MaskedTensor::new(
         array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]],
         array![[true, false, true], [true, true, false]],

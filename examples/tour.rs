@@ -6,7 +6,7 @@ use extype::{
     ExtensionType, Policy, Shape, ShapeError, TypeSpec, Unifier, broadcast_shapes,
     broadcast_static, enforce_shape, registry,
 };
-use ndarray::{ArrayD, IxDyn};
+use ndarray::{ArrayD, IxDyn, array};
 
 /// Your own struct of tensors becomes an extension type: a spec, components, a registry entry.
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
@@ -39,6 +39,8 @@ fn main() -> extype::Result<()> {
         ArrayD::from_elem(IxDyn(&[2, 4]), true),
     );
     println!("a mask of the wrong shape: {}", mismatched.unwrap_err());
+
+    library_types()?;
 
     println!("\n== Partial shapes");
     let a: Shape = "[8, ?, 3]".parse()?;
@@ -150,5 +152,34 @@ fn main() -> extype::Result<()> {
     if let Err(e) = conv1d.unify(&[&[8, 3, 100], &[16, 4, 5]]) {
         println!("with w: (16, 4, 5): {e}");
     }
+    Ok(())
+}
+
+/// A type of the library, written with the same derive and `#[dispatch]`: every op through
+/// dispatch, operators, spec inference (more in `cargo run --example masked_tensor`).
+fn library_types() -> extype::Result<()> {
+    use extype::ops::{self, OpArgs, catalog};
+    use extype::types::MaskedTensor;
+    println!("\n== A library type through dispatch: extype::types::MaskedTensor");
+    let x = MaskedTensor::new(
+        array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]],
+        array![[true, false, true], [true, true, false]],
+    )?;
+    println!("x                      = {x}");
+    let y = (&(&x * 2.0)? + &array![10.0f32, 20.0, 30.0])?;
+    println!("x * 2 + [10, 20, 30]   = {y}");
+    let sum: MaskedTensor = ops::reduce_sum_as(&x, Some(&[1]), false)?;
+    println!("reduce_sum(x, axis 1)  = {sum}");
+    let max: MaskedTensor = ops::reduce_max_as(&x, Some(&[0]), false)?;
+    println!("reduce_max(x, axis 0)  = {max}");
+    let spec = extype::Value::from_extension(x.clone()).spec();
+    let mean = ops::infer_spec(&catalog::REDUCE_MEAN, &[&spec], &OpArgs::axes(&[0]))?;
+    println!("reduce_mean's spec     = {} (inferred, no data)", mean.spec);
+    let names: Vec<&str> = ops::supported(&x)?.iter().map(|op| op.name()).collect();
+    println!(
+        "{} ops run on it: {}, …",
+        names.len(),
+        names[..8].join(", ")
+    );
     Ok(())
 }

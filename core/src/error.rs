@@ -218,7 +218,7 @@ pub enum SpecError {
         found: String,
     },
     /// The value failed its type's validation.
-    #[error("invalid value of {type_name}{}: {message}", at_path(path))]
+    #[error("invalid value{}{}: {message}", of_type(type_name), at_path(path))]
     Invalid {
         /// The type whose validation failed.
         type_name: String,
@@ -237,6 +237,15 @@ pub enum SpecError {
         /// The second spec (debug form).
         right: String,
     },
+}
+
+/// ` of pkg.Foo`, or nothing for an error not yet placed in a type.
+fn of_type(type_name: &str) -> String {
+    if type_name.is_empty() {
+        String::new()
+    } else {
+        format!(" of {type_name}")
+    }
 }
 
 fn at_path(path: &str) -> String {

@@ -179,12 +179,17 @@ impl<'a, T> OrDense<'a, T> {
         }
     }
 
-    /// The dense argument's view, or `part` of the `T` as a view (e.g. its values).
+    /// The dense argument, or `part` of the `T` (e.g. its values: a [`Tensor`], an ndarray
+    /// array, any [`AsOperand`](crate::ops::AsOperand)), as an operand for `op.apply(…)` or
+    /// `ops::*` (no copy).
     #[inline]
-    pub fn values_or_dense<'s>(&'s self, part: impl FnOnce(&'s T) -> &'s Tensor) -> TensorView<'s> {
+    pub fn values_or_dense<'s, P>(&'s self, part: impl FnOnce(&'s T) -> &'s P) -> Operand<'s>
+    where
+        P: crate::op_model::operand::AsOperand + ?Sized + 's,
+    {
         match self {
-            OrDense::Ext(x) => part(x).view(),
-            OrDense::Dense(view) => crate::op_model::operand::reborrow(view),
+            OrDense::Ext(x) => part(x).as_operand(),
+            OrDense::Dense(view) => Operand::view(crate::op_model::operand::reborrow(view)),
         }
     }
 }

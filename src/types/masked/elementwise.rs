@@ -4,7 +4,7 @@
 use super::{MaskedTensor, broadcast_mask};
 use crate::ndarray::arr0;
 use crate::ops;
-use crate::{BinaryOp, OrDense, Result, Tensor, TensorView, UnaryOp, dispatch};
+use crate::{BinaryOp, Operand, OrDense, Result, Tensor, UnaryOp, dispatch};
 
 /// Unary elementwise ops (TF: `op(values)`, same mask).
 #[dispatch(unary_elementwise)]
@@ -14,7 +14,7 @@ pub fn masked_unary(op: &UnaryOp, x: &MaskedTensor) -> Result<MaskedTensor> {
 }
 
 /// The values of an operand and its mask (`None`: dense, valid everywhere).
-fn parts<'s>(x: &'s OrDense<'_, MaskedTensor>) -> (TensorView<'s>, Option<&'s Tensor>) {
+fn parts<'s>(x: &'s OrDense<'_, MaskedTensor>) -> (Operand<'s>, Option<&'s Tensor>) {
     (x.values_or_dense(|m| &m.values), x.ext().map(|m| &m.mask))
 }
 

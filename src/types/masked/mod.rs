@@ -35,6 +35,7 @@ mod reshape;
 
 pub use elementwise::{masked_binary, masked_unary, masked_where};
 
+use crate::error::DispatchError;
 use crate::ndarray::{ArrayD, IxDyn};
 use crate::ops::{self, AsOperand};
 use crate::{DType, Error, ExtensionType, Result, Tensor, TensorSpec};
@@ -161,12 +162,16 @@ impl MaskedTensor {
     pub fn filled(&self, fill: &impl AsOperand) -> Result<MaskedTensor> {
         let values = self.to_dense(fill)?;
         if values.shape() != self.shape() {
-            return Err(Error::invalid(format!(
-                "filled: the fill broadcasts the values from {:?} to {:?}; give a fill that \
-                 broadcasts to the values' shape",
-                self.shape(),
-                values.shape()
-            )));
+            return Err(DispatchError::Argument {
+                op: "filled".into(),
+                arg: "fill".into(),
+                expected: format!(
+                    "a fill that broadcasts to the values' shape {:?}",
+                    self.shape()
+                ),
+                found: format!("one that broadcasts them to {:?}", values.shape()),
+            }
+            .into());
         }
         Ok(MaskedTensor::from_parts_unchecked(
             values,
@@ -215,9 +220,12 @@ pub(crate) fn broadcast_mask(mask: &Tensor, shape: &[usize]) -> Result<Tensor> {
     let view = mask.as_array::<bool, IxDyn>()?;
     match view.broadcast(IxDyn(shape)) {
         Some(b) => Ok(Tensor::from(b.to_owned())),
-        None => Err(Error::invalid(format!(
-            "a mask of shape {:?} does not broadcast to {shape:?}",
-            mask.shape()
-        ))),
+        None => Err(DispatchError::Argument {
+            op: "broadcast_mask".into(),
+            arg: "mask".into(),
+            expected: format!("a mask that broadcasts to {shape:?}"),
+            found: format!("shape {:?}", mask.shape()),
+        }
+        .into()),
     }
 }

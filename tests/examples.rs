@@ -1,0 +1,20 @@
+//! The examples that show the library types and how to write one run to completion (their
+//! output is for people; their behaviour is tested in `masked_tensor.rs` and the dispatch tests).
+
+#[path = "../examples/custom_type.rs"]
+#[allow(dead_code)]
+mod custom_type;
+
+#[path = "../examples/masked_tensor.rs"]
+#[allow(dead_code)]
+mod masked_tensor;
+
+#[test]
+fn custom_type_runs() {
+    custom_type::main().unwrap();
+}
+
+#[test]
+fn masked_tensor_runs() {
+    masked_tensor::main().unwrap();
+}
