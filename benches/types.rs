@@ -13,7 +13,6 @@
 mod timing;
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::Criterion;
 use extype::dispatch::Call;
@@ -144,11 +143,5 @@ fn summary() {
 }
 
 fn main() {
-    let mut c = Criterion::default()
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1))
-        .configure_from_args();
-    benches(&mut c);
-    c.final_summary();
-    summary();
+    timing::run(benches, summary);
 }

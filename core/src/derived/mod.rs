@@ -565,11 +565,21 @@ unsafe fn write_spec_from_value(
             return Err(e);
         }
     }
+    // SAFETY: every field of `out` was written above.
+    unsafe { refine_or_drop(desc, path, out) }
+}
+
+/// Refines the complete spec at `out` with the type's shape contract, if it has one; on an error
+/// drops the spec (so nothing in `out` is initialised).
+///
+/// # Safety
+/// `out` points to a complete spec described by `desc`.
+unsafe fn refine_or_drop(desc: &StructDesc, path: &FieldPath<'_>, out: *mut u8) -> Result<()> {
     if let Some(contract) = desc.contract {
-        // SAFETY: the spec is complete; the shapes are disjoint fields of it.
+        // SAFETY: the spec is complete (the caller's contract); the shapes are disjoint fields.
         let refined = unsafe { refine_spec(desc, contract, path, out) };
         if let Err(e) = refined {
-            // SAFETY: every field was written above.
+            // SAFETY: every field is initialised (the caller's contract).
             unsafe { drop_fields(desc, out, desc.fields.len(), true) };
             return Err(e);
         }
@@ -601,16 +611,8 @@ unsafe fn write_with_component_specs(
             return Err(e);
         }
     }
-    if let Some(contract) = desc.contract {
-        // SAFETY: the spec is complete; the shapes are disjoint fields of it.
-        let refined = unsafe { refine_spec(desc, contract, path, out) };
-        if let Err(e) = refined {
-            // SAFETY: every field was written above.
-            unsafe { drop_fields(desc, out, desc.fields.len(), true) };
-            return Err(e);
-        }
-    }
-    Ok(())
+    // SAFETY: every field of `out` was written above.
+    unsafe { refine_or_drop(desc, path, out) }
 }
 
 /// [`write_with_component_specs`] from the root, after checking that `specs` holds exactly

@@ -45,29 +45,37 @@ macro_rules! common {
     };
 }
 
+/// `apply` and `apply_as` of the ops of one operand (unary elementwise ops and reductions).
+macro_rules! one_operand {
+    ($t:ident) => {
+        impl $t<'_> {
+            /// Runs the op on any operand (a tensor, an ndarray array, a scalar, a [`Value`] or
+            /// an extension value), with the call's extra arguments: dense operands on the op's
+            /// dense default, extension values through the dispatch table.
+            #[inline]
+            pub fn apply(&self, x: &impl AsOperand) -> Result<Value> {
+                run(self.call.op, &[x.as_operand()], self.call.args)
+            }
+
+            /// [`apply`](Self::apply), returning the concrete type `T` ([`Tensor`], an ndarray
+            /// array moved out of the result, an extension type, …).
+            #[inline]
+            pub fn apply_as<T: FromValue>(&self, x: &impl AsOperand) -> Result<T> {
+                T::from_value(self.apply(x)?)
+            }
+        }
+    };
+}
+
 /// A unary elementwise op (the `op` of a `#[dispatch(unary_elementwise)]` handler).
 #[derive(Debug, Clone, Copy)]
 pub struct UnaryOp<'a> {
     call: Call<'a>,
 }
 common!(UnaryOp);
+one_operand!(UnaryOp);
 
 impl UnaryOp<'_> {
-    /// Runs the op on any operand (a tensor, an ndarray array, a scalar, a [`Value`] or an
-    /// extension value): dense operands on the op's dense default, extension values through
-    /// the dispatch table.
-    #[inline]
-    pub fn apply(&self, x: &impl AsOperand) -> Result<Value> {
-        run(self.call.op, &[x.as_operand()], self.call.args)
-    }
-
-    /// [`apply`](Self::apply), returning the concrete type `T` ([`Tensor`], an ndarray array
-    /// moved out of the result, an extension type, …).
-    #[inline]
-    pub fn apply_as<T: FromValue>(&self, x: &impl AsOperand) -> Result<T> {
-        T::from_value(self.apply(x)?)
-    }
-
     /// The dtype the op returns for an input of dtype `input` (`is_nan` of `f32`: `bool`), or
     /// the error the op gives for that dtype. A handler whose type holds one dtype declines with
     /// it (`Ok(None)` when the result would not fit).
@@ -124,21 +132,9 @@ pub struct ReductionOp<'a> {
     call: Call<'a>,
 }
 common!(ReductionOp);
+one_operand!(ReductionOp);
 
 impl ReductionOp<'_> {
-    /// Runs the reduction on any operand: on the dense default when it is dense, through the
-    /// dispatch table otherwise.
-    #[inline]
-    pub fn apply(&self, x: &impl AsOperand) -> Result<Value> {
-        run(self.call.op, &[x.as_operand()], self.call.args)
-    }
-
-    /// [`apply`](Self::apply), returning the concrete type `T`.
-    #[inline]
-    pub fn apply_as<T: FromValue>(&self, x: &impl AsOperand) -> Result<T> {
-        T::from_value(self.apply(x)?)
-    }
-
     /// Runs the reduction over the elements of dense `values` where the dense `mask` (bool,
     /// broadcastable to `values`) is true, with the kernels' masked reductions. Available for
     /// `reduce_sum`, `reduce_mean`, `reduce_max`, `reduce_min`; other reductions, and an
