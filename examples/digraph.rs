@@ -11,7 +11,6 @@ use ndarray::{Array1, Array2, arr1, arr2};
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
 #[extype(name = "examples.NodeSet")]
 pub struct NodeSet {
-    #[extype(shape = "n")]
     pub ids: Array1<i64>,
     pub features: BTreeMap<String, Array2<f32>>,
 }

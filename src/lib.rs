@@ -79,9 +79,15 @@
 //! Attributes on a field:
 //! - `shape = "pattern"` (a tensor field): a shape contract ([`ShapePattern`]: sizes, names, `_`,
 //!   `...`/`*name`, `#name`). The patterns of all fields unify jointly (a name means the same
-//!   size in every field); they are checked wherever `validate` runs, refine deserialized specs,
-//!   and `FooSpec::refine_shapes` applies them to a hand-written spec. A malformed pattern is a
-//!   compile error.
+//!   size, or the same segment of sizes, in every field); they are checked wherever `validate`
+//!   runs, refine deserialized specs, and `FooSpec::refine_shapes` applies them to a hand-written
+//!   spec. `_` and `...` bind nothing: each `...` is independent, so `"... n"` on two fields does
+//!   not make their leading axes agree; a shared leading segment is named, `"*batch n"`. A name
+//!   is a promise that fields share a size, so a name used only once in all the patterns (a typo
+//!   such as `*dims` beside `*dim`, which would check nothing) is a compile error suggesting the
+//!   closest name; a deliberate single use is written `_` (one dim) or `...` (any dims). A name
+//!   repeated within one pattern (`"n n"`, a square matrix) is fine. A malformed or inconsistent
+//!   pattern is a compile error too.
 //! - `static`: the field's value is static spec data, whatever its type ([`StaticData`]: numbers,
 //!   strings, static values, and `Vec`s, arrays, `Option`s and tuples of them); no components;
 //!   two specs are compatible only when the values are equal.

@@ -23,7 +23,7 @@ pub struct Masked {
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
 #[extype(name = "tests.contract.Batched")]
 pub struct Batched {
-    #[extype(shape = "b *dims")]
+    #[extype(shape = "_ *dims")]
     pub values: ArrayD<f32>,
     #[extype(shape = "*dims")]
     pub mask: ArrayD<bool>,
@@ -33,7 +33,7 @@ pub struct Batched {
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
 #[extype(name = "tests.contract.Rows")]
 pub struct Rows {
-    #[extype(shape = "b n")]
+    #[extype(shape = "b _")]
     pub values: ArrayD<f32>,
     #[extype(shape = "b")]
     pub lengths: ArrayD<i64>,
@@ -52,11 +52,11 @@ const MASKED: &str = "invalid value of tests.contract.Masked: shape contract {va
                       mask: \"*dims\"}: field `mask` axis 1: expected *dims[1] = 3 (bound by \
                       field `values` axis 1), found 4";
 
-const BATCHED: &str = "invalid value of tests.contract.Batched: shape contract {values: \"b \
+const BATCHED: &str = "invalid value of tests.contract.Batched: shape contract {values: \"_ \
                        *dims\", mask: \"*dims\"}: field `mask` axis 1: expected *dims[1] = 3 \
                        (bound by field `values` axis 2), found 5";
 
-const ROWS: &str = "invalid value of tests.contract.Rows: shape contract {values: \"b n\", \
+const ROWS: &str = "invalid value of tests.contract.Rows: shape contract {values: \"b _\", \
                     lengths: \"b\"}: field `lengths` axis 0: expected b = 2 (bound by field \
                     `values` axis 0), found 3";
 

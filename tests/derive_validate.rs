@@ -4,7 +4,8 @@
 use extype::{DType, ExtensionType, Tensor, TensorSpec, TypeSpec};
 use ndarray::{Array1, Array2, ArrayD, IxDyn, arr1, arr2};
 
-/// Values and mask share every axis (`...` binds the same segment in both fields).
+/// Values and mask share every axis (`*dims` binds the same segment in both fields; `...` would
+/// be independent per field).
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
 #[extype(name = "tests.validate.Masked")]
 pub struct Masked {
@@ -245,4 +246,25 @@ fn every_value_that_passes_try_new_round_trips() {
             .unwrap();
         assert_eq!(rebuilt, outer);
     }
+}
+
+/// A name used twice within one pattern constrains that field alone (a square matrix): it is not
+/// a name "used once", so it compiles, and the contract checks it.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.validate.Square")]
+pub struct Square {
+    #[extype(shape = "n n")]
+    pub matrix: ArrayD<f32>,
+}
+
+#[test]
+fn a_name_twice_in_one_pattern_checks_that_field() {
+    assert!(Square::try_new(ArrayD::zeros(IxDyn(&[3, 3]))).is_ok());
+    let err = Square::try_new(ArrayD::zeros(IxDyn(&[2, 3])))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("tests.validate.Square") && err.contains("matrix"),
+        "{err}"
+    );
 }

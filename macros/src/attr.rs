@@ -60,7 +60,8 @@ pub enum Batchable {
 
 /// Attributes on one field.
 pub struct FieldAttrs {
-    /// `shape = "b n"`: the field's shape contract, unified across the value's fields.
+    /// `shape = "b n"`: the field's shape contract, unified across the value's fields (each name
+    /// must occur at least twice in all the patterns; `...` is independent per field).
     pub shape: Option<LitStr>,
     /// `static`: the field's value is static spec data (`__private_v1::Static<Ty>`).
     pub static_: Option<syn::Path>,

@@ -175,15 +175,22 @@ fn check_generic_registration(cx: &Ctxt, cont: &Container) {
 }
 
 /// Each `shape` pattern parses, and together they form one consistent contract (the same
-/// parser and unifier run when the type is used, so what compiles cannot fail to parse later).
+/// parser and unifier run when the type is used, so what compiles cannot fail to parse later),
+/// in which every name is used at least twice ([`check_single_uses`]).
 fn check_shape_contracts(cx: &Ctxt, cont: &Container) {
     let mut unifier = Unifier::new();
+    // Every parsed pattern, for the single-use check; `None` once a pattern does not parse.
+    let mut parsed: Option<Vec<ParsedPattern<'_>>> = Some(Vec::new());
     // Each name's first use: (is a segment, field path, pattern text).
     let mut first_uses: Vec<(Arc<str>, bool, &str, String)> = Vec::new();
     for field in &cont.fields {
         let Some(lit) = &field.attrs.shape else {
             continue;
         };
+        if field.attrs.static_.is_some() || field.attrs.skip.is_some() {
+            // Already an error (`check_field_modes`): which names were meant is unclear.
+            parsed = None;
+        }
         let text = lit.value();
         let pattern = match ShapePattern::parse(&text) {
             Ok(pattern) => pattern,
@@ -195,9 +202,17 @@ fn check_shape_contracts(cx: &Ctxt, cont: &Container) {
                         field.path
                     ),
                 );
+                parsed = None;
                 continue;
             }
         };
+        if let Some(parsed) = &mut parsed {
+            parsed.push(ParsedPattern {
+                lit,
+                field: &field.path,
+                pattern: pattern.clone(),
+            });
+        }
         // The parser rejects a name used as both a dim and a segment within one pattern; the
         // unifier would only fail at run time when the patterns of two fields disagree.
         for item in pattern.items() {
@@ -238,6 +253,154 @@ fn check_shape_contracts(cx: &Ctxt, cont: &Container) {
                 ),
             ),
         }
+    }
+    // A pattern that does not parse hides its names: judging the others would only guess.
+    if let Some(parsed) = parsed {
+        check_single_uses(cx, &parsed);
+    }
+}
+
+/// One field's parsed `shape` pattern.
+struct ParsedPattern<'a> {
+    lit: &'a syn::LitStr,
+    field: &'a str,
+    pattern: ShapePattern,
+}
+
+/// A name of a shape pattern (`n`, `#n`, `*dims`) and whether it is a segment.
+fn pattern_name(item: &PatternDim) -> Option<(&Arc<str>, bool)> {
+    match item {
+        PatternDim::Name(n) | PatternDim::Broadcastable(n) => Some((n, false)),
+        PatternDim::Variadic(Some(n)) => Some((n, true)),
+        _ => None,
+    }
+}
+
+/// A name binds a size (or a segment of sizes) that its other uses must match, so a name used
+/// once in the whole contract checks nothing: usually a typo (`*dims` on one field, `*dim` on
+/// the other). Each such name is an error at its pattern, suggesting the closest name of another
+/// field; a deliberate single use is written `_` (one dim) or `...` (any dims). A name used twice
+/// within one pattern (`"n n"`) constrains that field, and is accepted. Two single-use names
+/// close enough to be one misspelt (`*dims` / `*dim`) are one mistake: one error, at the later.
+fn check_single_uses(cx: &Ctxt, patterns: &[ParsedPattern<'_>]) {
+    // Every use: (name, is a segment, index of the pattern).
+    let uses: Vec<(&Arc<str>, bool, usize)> = patterns
+        .iter()
+        .enumerate()
+        .flat_map(|(index, p)| {
+            p.pattern
+                .items()
+                .iter()
+                .filter_map(move |item| pattern_name(item).map(|(n, seg)| (n, seg, index)))
+        })
+        .collect();
+    let count = |name: &str| uses.iter().filter(|(n, ..)| &***n == name).count();
+    let written = |name: &str, segment: bool| {
+        if segment {
+            format!("`*{name}`")
+        } else {
+            format!("`{name}`")
+        }
+    };
+    // Single-use names already reported together with a later one.
+    let mut paired: Vec<&str> = Vec::new();
+    // Each single-use name: (pattern index, name, is a segment, suggestion).
+    let mut found: Vec<(usize, &Arc<str>, bool, Option<String>)> = Vec::new();
+    // Latest first, so that a pair is reported at its later pattern.
+    for &(name, segment, index) in uses.iter().rev() {
+        if count(name) != 1 || paired.contains(&&**name) {
+            continue;
+        }
+        // The closest name used in another field, if close enough to be a misspelling (never a
+        // whole different name: `n` is not a typo of `b`).
+        let closest = uses
+            .iter()
+            .filter(|(other, _, i)| *i != index && *other != name)
+            .map(|&(other, seg, i)| {
+                let distance = extype_shape::edit_distance::edit_distance(name, other);
+                (distance, other, seg, i)
+            })
+            .filter(|&(d, other, ..)| d <= 2 && d < name.chars().count().max(other.chars().count()))
+            .min_by_key(|&(d, _, _, i)| (d, i));
+        let hint = closest.map(|(_, other, seg, i)| {
+            let too = if count(other) == 1 {
+                paired.push(other);
+                ", also used once"
+            } else {
+                ""
+            };
+            format!(
+                "did you mean {} (field `{}`{too})?",
+                written(other, seg),
+                patterns[i].field
+            )
+        });
+        found.push((index, name, segment, hint));
+    }
+    found.reverse();
+    for (index, here) in patterns.iter().enumerate() {
+        let mine = || found.iter().filter(|(i, ..)| *i == index);
+        let deliberate = |segment: bool| {
+            if segment {
+                "`...` (any number of dims)"
+            } else {
+                "`_` (one dim of any size)"
+            }
+        };
+        // A likely misspelling: its own error, with the suggestion.
+        for (_, name, segment, hint) in mine() {
+            if let Some(hint) = hint {
+                cx.error_spanned_by(
+                    here.lit,
+                    format!(
+                        "`extype(shape)` name {} is used in field `{}` only, so it checks \
+                         nothing (a name makes fields share sizes); {hint} If one use is meant, \
+                         write {}",
+                        written(name, *segment),
+                        here.field,
+                        deliberate(*segment),
+                    ),
+                );
+            }
+        }
+        // The others of the pattern, together: one contract that checks nothing.
+        let plain: Vec<(&str, bool)> = mine()
+            .filter(|(.., hint)| hint.is_none())
+            .map(|(_, name, segment, _)| (&***name, *segment))
+            .collect();
+        if plain.is_empty() {
+            continue;
+        }
+        let names: Vec<String> = plain.iter().map(|&(n, seg)| written(n, seg)).collect();
+        let (subject, verb) = if names.len() == 1 {
+            (format!("name {}", names[0]), "is used in field")
+        } else {
+            (format!("names {}", names.join(", ")), "are used in field")
+        };
+        let dims = plain.iter().any(|&(_, seg)| !seg);
+        let segments = plain.iter().any(|&(_, seg)| seg);
+        let write = match (dims, segments) {
+            (true, true) => format!(
+                "{} for a dim, {} for a segment",
+                deliberate(false),
+                deliberate(true)
+            ),
+            (true, false) => deliberate(false).to_string(),
+            _ => deliberate(true).to_string(),
+        };
+        cx.error_spanned_by(
+            here.lit,
+            format!(
+                "`extype(shape)` {subject} {verb} `{}` only, so {} nothing (a name makes fields \
+                 share sizes); if one use is meant, write {write}",
+                here.field,
+                if names.len() == 1 {
+                    "it checks"
+                } else {
+                    "they check"
+                },
+            ),
+        );
     }
 }
 

@@ -233,7 +233,10 @@ mod tests {
             },
             syn::parse_quote! {
                 #[extype(name = "pkg.Masked", validate = check)]
-                pub struct Masked { #[extype(shape = "b n")] values: ArrayD<f32> }
+                pub struct Masked {
+                    #[extype(shape = "b n")] values: ArrayD<f32>,
+                    #[extype(shape = "b n")] mask: ArrayD<bool>,
+                }
             },
             syn::parse_quote! { struct Empty; },
         ];

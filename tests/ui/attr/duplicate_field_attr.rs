@@ -4,7 +4,7 @@ use ndarray::ArrayD;
 
 #[derive(Clone, Debug, ExtensionType)]
 pub struct Foo {
-    #[extype(shape = "b n", shape = "b")]
+    #[extype(shape = "_ _", shape = "_")]
     pub values: ArrayD<f32>,
 }
 

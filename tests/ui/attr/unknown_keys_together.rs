@@ -6,7 +6,7 @@ use ndarray::ArrayD;
 #[derive(Clone, Debug, ExtensionType)]
 #[extype(nmae = "pkg.Foo", valdiate = check)]
 pub struct Foo {
-    #[extype(shpe = "n", shape = "n", sahpe)]
+    #[extype(shpe = "n", shape = "_", sahpe)]
     pub values: ArrayD<f32>,
 }
 

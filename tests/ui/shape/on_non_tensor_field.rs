@@ -4,6 +4,7 @@ use ndarray::ArrayD;
 
 #[derive(Clone, Debug, ExtensionType)]
 pub struct Foo {
+    #[extype(shape = "b")]
     pub values: ArrayD<f32>,
     #[extype(shape = "b")]
     pub flag: bool,
