@@ -44,8 +44,15 @@
 //! code asks the trait (`HandlerParam`, `GroupParam` in core), so an unsupported parameter type
 //! is one error at that type, through the trait's `on_unimplemented`. Whether the number of
 //! dispatched arguments fits the op (`&OpArgs` does not count, and only the trait knows which
-//! parameter is one) is a `const` check spanned at the parameter list; the macro reports it
-//! directly when no count could fit.
+//! parameter is one) is a `const` check spanned at the parameter list. A handler takes at most
+//! one `&OpArgs`, so with `n` parameters the count is `n` or `n - 1`: when neither fits the op
+//! (`#[dispatch(Abs)]` on three parameters, `Add` on one), the macro reports it directly, a
+//! plain error naming the op, its arity and the count. Only `n` parameters for an op of `n - 1`
+//! arguments, none of them `&OpArgs`, is left to the `const` check (which then says that none is).
+//! Two `&OpArgs` parameters are a `const` error too.
+//!
+//! A type deriving `ExtensionType` without `Clone` is one error at its name: every generated item
+//! is bounded by `Foo: Clone` there (the same error for each, printed once), and assumes it inside.
 //!
 //! ## How derived types are compiled
 //!
@@ -108,8 +115,8 @@ pub fn derive_static_value(input: TokenStream) -> TokenStream {
 /// -> extype::Result<MaskedTensor>`. The key is the op (a catalog name such as `Add` or
 /// `reduce_sum`, a group `unary_elementwise` / `binary_elementwise` / `reduction`, or
 /// `op = path::TO_OP` for an op declared with `declare_op!`) and the argument types of the
-/// signature (`&T` for an extension type, `&Tensor`, `&Value` or `&Operand`; `&OpArgs` for the
-/// extra arguments), classified by trait in the generated code, never by the type's name, so
+/// signature (`&T` for an extension type, `&Tensor`, `&Value` or `&Operand`; one `&OpArgs` for
+/// the extra arguments), classified by trait in the generated code, never by the type's name, so
 /// aliases work. `infer = path`
 /// adds the handler's spec inference. On a struct `T`, `#[dispatch(operators)]` overloads `+ - * /`
 /// and unary `-` through dispatch, returning `extype::Result<T>`, with numeric scalars on either

@@ -66,8 +66,8 @@
 //!   function serves `masked + masked`, `masked + array` and `scalar * masked` while dense calls
 //!   keep the kernels' fast path), `&Value` (any argument; an extension value passed by
 //!   reference is rebuilt from clones of its components) or `&Operand` (any argument, no cost).
-//!   An extra `&OpArgs` parameter (anywhere) receives the call's non-tensor arguments (axes,
-//!   keepdims, dtype, …) and is not dispatched on.
+//!   An extra `&OpArgs` parameter (anywhere, at most one) receives the call's non-tensor
+//!   arguments (axes, keepdims, dtype, …) and is not dispatched on.
 //!   Parameters are read by trait ([`HandlerParam`]), not by the name of their type: aliases
 //!   (`type T = Tensor;`) work, and a user extension type named `Value` is matched exactly.
 //!   Counts that do not fit the op are compile errors.

@@ -168,6 +168,7 @@ pub fn data_error(path: &FieldPath<'_>, expected: impl Into<String>, found: &Spe
     message = "`{Self}` cannot be a field of an extension type",
     label = "unsupported field type",
     note = "a field may be a tensor (`Array<T, D>`, `ArcArray<T, D>`, `extype::Tensor`), a type deriving `ExtensionType`, static data (bool, integers, floats, `String`, `DType`, `Shape`, `TensorSpec`, or a type deriving `StaticValue`), or an `Option`, `Vec`, `Box`, array, tuple or `BTreeMap<String, _>` of fields; a field the spec should not hold is marked `#[extype(skip)]`",
+    note = "a map field is a `BTreeMap<String, _>`: for a `HashMap<String, V>`, write `BTreeMap<String, V>` (its sorted keys give the spec, the components and a file one order)",
     note = "an ndarray array must come from ndarray 0.17, the version extype is built on (re-exported as `extype::ndarray`): arrays of another ndarray version are other types"
 )]
 pub trait Field: Sized + Send + Sync + 'static {

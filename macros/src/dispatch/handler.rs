@@ -25,8 +25,8 @@ pub struct Handler<'a> {
     /// The pointee type `P` of each other parameter `x: &P`.
     pub params: Vec<&'a Type>,
     /// The numbers of dispatched arguments (`&OpArgs` parameters do not count) that do not fit
-    /// the op, each with its message; checked by a `const` item in the generated code, since
-    /// only the types say which parameters are dispatched.
+    /// the op, or that mean two `&OpArgs`, each with its message; checked by a `const` item in
+    /// the generated code, since only the types say which parameters are dispatched.
     pub bad_counts: Vec<(usize, String)>,
     /// Where count errors point: the parameter list (or the name if there is none).
     pub inputs_span: (Span, Span),
@@ -158,45 +158,86 @@ impl<'a> Handler<'a> {
             }
         }
 
-        // Which parameters are dispatched is known only to the types (`&OpArgs` is not), so
-        // each possible count 0..=n is judged here; the generated code checks the real one.
+        // Which parameters are dispatched is known only to the types (`&OpArgs` is not), but a
+        // handler takes at most one `&OpArgs`: the count is `n` or `n - 1`. When neither fits,
+        // the signature is wrong whatever the types, and said here; otherwise each count that
+        // does not fit gets a message, and the generated code checks the real one.
         let n = params.len();
-        let judge = |count: usize| -> Option<String> {
+        // Why `count` dispatched arguments do not fit: (which check, message). `takes` says the
+        // count in the message.
+        let judge = |count: usize, takes: &str| -> Option<(u8, String)> {
             if count > MAX_KEY {
-                return Some(format!(
-                    "a dispatch handler takes at most {MAX_KEY} dispatched arguments, found {count}"
+                return Some((
+                    0,
+                    format!(
+                        "a dispatch handler takes at most {MAX_KEY} dispatched arguments, found {takes}"
+                    ),
                 ));
             }
             if let Some(kind) = group {
                 let want = group_arity(kind);
                 if count != want {
-                    return Some(format!(
-                        "a `{}` handler takes the op and {want} argument{}, found {count}",
-                        kind.group_name(),
-                        if want == 1 { "" } else { "s" }
+                    return Some((
+                        1,
+                        format!(
+                            "a `{}` handler takes the op and {want} argument{}, found {takes}",
+                            kind.group_name(),
+                            if want == 1 { "" } else { "s" }
+                        ),
                     ));
                 }
             }
             if let Some((arity, what)) = &arity_desc
                 && !arity.admits(count)
             {
-                return Some(format!(
-                    "wrong number of arguments: {what} taking {arity}, the handler takes {count}"
+                return Some((
+                    2,
+                    format!(
+                        "wrong number of arguments: {what} taking {arity}, the handler takes {takes}"
+                    ),
                 ));
             }
             None
         };
-        let mut bad_counts: Vec<(usize, String)> = (0..=n)
-            .filter_map(|count| judge(count).map(|m| (count, m)))
-            .collect();
+        let mut bad_counts: Vec<(usize, String)> = Vec::new();
+        for count in 0..=n {
+            let message = if count + 1 < n {
+                Some(format!(
+                    "a dispatch handler takes at most one `&OpArgs` parameter (the call's extra \
+                     arguments), found {}",
+                    n - count
+                ))
+            } else if count == n {
+                judge(count, &format!("{n} (none of its parameters is `&OpArgs`)")).map(|(_, m)| m)
+            } else {
+                judge(count, &format!("{count} besides its `&OpArgs`")).map(|(_, m)| m)
+            };
+            if let Some(message) = message {
+                bad_counts.push((count, message));
+            }
+        }
         let at = if sig.inputs.is_empty() {
             sig.ident.to_token_stream()
         } else {
             sig.inputs.to_token_stream()
         };
-        if bad_counts.len() == n + 1 && cx_errors(cx) == before {
+        let fits = |count: usize| judge(count, "").is_none();
+        if !fits(n) && (n == 0 || !fits(n - 1)) && cx_errors(cx) == before {
             // No count fits, whatever the types: a plain error now.
-            let (_, mut message) = bad_counts.pop().expect("0..=n is not empty");
+            let said = |count: usize, takes: &str| judge(count, takes).unwrap_or_default();
+            let mut message = match n.checked_sub(1) {
+                // The same check fails both ways: one message, with both counts.
+                Some(0) => said(n, "1").1,
+                Some(m) if said(m, "").0 == said(n, "").0 => {
+                    said(n, &format!("{n} (or {m} besides an `&OpArgs`)")).1
+                }
+                Some(m) => format!(
+                    "{}; with one of them `&OpArgs`: {}",
+                    said(n, &n.to_string()).1,
+                    said(m, &m.to_string()).1
+                ),
+                None => said(n, "0").1,
+            };
             if let Some(kind) = group
                 && n + 1 == group_arity(kind)
             {
