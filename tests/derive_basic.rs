@@ -7,9 +7,9 @@ use ndarray::{ArrayD, IxDyn};
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
 #[extype(name = "tests.Masked")]
 pub struct Masked {
-    #[extype(shape = "...")]
+    #[extype(shape = "*dims")]
     pub values: ArrayD<f32>,
-    #[extype(shape = "...")]
+    #[extype(shape = "*dims")]
     pub mask: ArrayD<bool>,
 }
 

@@ -46,7 +46,8 @@
 //!
 //! Batches are values like any other: stacking validates the batch (its shape contract and
 //! `validate`), unstacking validates each item. A shape contract meant for batches writes its
-//! leading axes as a variadic segment (`"... n"`).
+//! leading axes as a named variadic segment shared by the fields (`"*batch n"`; each `...` is
+//! independent per field).
 //!
 //! # Copies
 //!
