@@ -408,6 +408,102 @@ fn check_single_uses(cx: &Ctxt, patterns: &[ParsedPattern<'_>]) {
 mod tests {
     use super::validate_registered_name as v;
 
+    /// The messages of every error the checks find in `input`.
+    fn errors(input: syn::DeriveInput) -> Vec<String> {
+        let cx = crate::ctxt::Ctxt::new();
+        if let Some(cont) = crate::ast::Container::from_ast(&cx, &input) {
+            super::check(&cx, &cont);
+        }
+        match cx.check() {
+            Ok(()) => Vec::new(),
+            Err(errors) => errors.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_name_used_once_is_an_error_suggesting_the_closest() {
+        // A misspelt pair: one error, at the later field, suggesting the earlier name.
+        let found = errors(syn::parse_quote! {
+            struct M {
+                #[extype(shape = "*dims")] values: ArrayD<f32>,
+                #[extype(shape = "*dim")] mask: ArrayD<bool>,
+            }
+        });
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].contains("`*dim` is used in field `mask` only"),
+            "{found:?}"
+        );
+        assert!(
+            found[0].contains("did you mean `*dims` (field `values`"),
+            "{found:?}"
+        );
+        assert!(found[0].contains("`...`"), "{found:?}");
+        // A different one-letter name is not a misspelling of another: no suggestion.
+        let found = errors(syn::parse_quote! {
+            struct R {
+                #[extype(shape = "b n")] values: ArrayD<f32>,
+                #[extype(shape = "b")] lengths: ArrayD<i64>,
+                #[extype(shape = "b m")] weights: ArrayD<f32>,
+            }
+        });
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(
+            found[0].contains("`n` is used in field `values` only"),
+            "{found:?}"
+        );
+        assert!(
+            found[1].contains("`m` is used in field `weights` only"),
+            "{found:?}"
+        );
+        assert!(
+            found.iter().all(|m| !m.contains("did you mean")),
+            "{found:?}"
+        );
+        assert!(found.iter().all(|m| m.contains("`_`")), "{found:?}");
+    }
+
+    #[test]
+    fn names_used_twice_or_unnamed_items_are_fine() {
+        for input in [
+            syn::parse_quote! { struct S { #[extype(shape = "n n")] m: ArrayD<f32> } },
+            syn::parse_quote! { struct S { #[extype(shape = "_ ... 3")] m: ArrayD<f32> } },
+            syn::parse_quote! {
+                struct S {
+                    #[extype(shape = "*batch #n")] a: ArrayD<f32>,
+                    #[extype(shape = "*batch n")] b: ArrayD<f32>,
+                    #[extype(shape = "...")] c: ArrayD<f32>,
+                }
+            },
+        ] {
+            assert_eq!(errors(input), Vec::<String>::new());
+        }
+    }
+
+    #[test]
+    fn single_uses_are_not_judged_beside_another_pattern_error() {
+        // The pattern that does not parse might have used `n`: only its own error is reported.
+        let found = errors(syn::parse_quote! {
+            struct S {
+                #[extype(shape = "b n")] a: ArrayD<f32>,
+                #[extype(shape = "b $n")] b: ArrayD<f32>,
+            }
+        });
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].contains("invalid `extype(shape)` pattern"),
+            "{found:?}"
+        );
+        let found = errors(syn::parse_quote! {
+            struct S {
+                #[extype(shape = "n")] a: ArrayD<f32>,
+                #[extype(static, shape = "n")] b: Vec<f32>,
+            }
+        });
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("marked `extype(static)`"), "{found:?}");
+    }
+
     #[test]
     fn registered_names() {
         assert!(v("pkg.Foo").is_ok());
