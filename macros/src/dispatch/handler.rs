@@ -226,8 +226,9 @@ impl<'a> Handler<'a> {
             // No count fits, whatever the types: a plain error now.
             let said = |count: usize, takes: &str| judge(count, takes).unwrap_or_default();
             let mut message = match n.checked_sub(1) {
-                // The same check fails both ways: one message, with both counts.
+                // One parameter: the count is 1 (or 0, which no op takes).
                 Some(0) => said(n, "1").1,
+                // The same check fails both ways: one message, with both counts.
                 Some(m) if said(m, "").0 == said(n, "").0 => {
                     said(n, &format!("{n} (or {m} besides an `&OpArgs`)")).1
                 }
