@@ -381,15 +381,24 @@ fn map_fn_changes_the_type() {
             masked_sum(m)
         }
     }));
-    assert!(
-        e.starts_with("map_fn: item 1:") && e.contains("too big"),
-        "{e}"
+    assert_eq!(
+        e,
+        "map_fn over test.BatchMasked, item 1: invalid value: too big"
     );
     let e = err_text(batch::map_fn_par(
         &b,
         |_: Masked| -> extype::Result<Tensor> { Err(extype::Error::invalid("no")) },
     ));
-    assert!(e.starts_with("map_fn: item 0:"), "{e}");
+    assert_eq!(
+        e,
+        "map_fn_par over test.BatchMasked, item 0: invalid value: no"
+    );
+    // A batch that is not a registered type: its Rust name.
+    let e = err_text(batch::map_fn(
+        &sums,
+        |_: Tensor| -> extype::Result<Tensor> { Err(extype::Error::invalid("boom")) },
+    ));
+    assert_eq!(e, "map_fn over Tensor, item 0: invalid value: boom");
 }
 
 // ---------------------------------------------------------------------------------------------
