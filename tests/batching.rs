@@ -65,6 +65,11 @@ fn static_shapes_relax() {
     let back = batch::unstack(b).unwrap();
     assert_eq!(back[1].frame.to_string(), "[!1]");
     assert_eq!(back[1].inner, items[1].inner);
+    // What `batch`'s docs say: a 1 among the sizes gives `?`, ranks that differ an unknown rank.
+    let b = batch::stack(&[record(1.0, &[1]), record(2.0, &[3])]).unwrap();
+    assert_eq!(b.frame.to_string(), "[2, ?]");
+    let b = batch::stack(&[record(1.0, &[2]), record(2.0, &[2, 3])]).unwrap();
+    assert_eq!(b.frame.to_string(), "*");
 }
 
 #[test]

@@ -25,9 +25,10 @@
 //!   shape (an error names the component path, the item and both shapes);
 //! - a nested batchable type is batched by its own encoder (default or custom);
 //! - a static [`Shape`](crate::Shape) field gains the batch dimension (`[2]` → `[n, 2]`); items
-//!   whose shapes differ relax to the most specific shape compatible with all (`[2]`, `[3]` →
-//!   `[n, ?]`), as TensorFlow's default encoder does. Unstacking gives each item the relaxed
-//!   shape;
+//!   whose shapes differ relax to the most specific shape compatible with all, as TensorFlow's
+//!   default encoder does, keeping what the items agree on: `[2]`, `[3]` → `[n, !1]` (a size,
+//!   not 1, since no item has 1 there), `[1]`, `[3]` → `[n, ?]`, `[2]`, `[2, 3]` → `*` (an
+//!   unknown rank, the batch axis included). Unstacking gives each item the relaxed shape;
 //! - any other static field must be equal across the items (an error names the field path, the
 //!   item and both values); a static value batches otherwise through its own [`StaticBatch`]
 //!   impl (declared with `static_field!(T; impl StaticBatch)`), as [`Shape`](crate::Shape) does;
