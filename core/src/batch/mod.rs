@@ -69,7 +69,9 @@
 //! # Operations
 //!
 //! [`stack`], [`stack_with_spec`] (zero items give an empty batch), [`unstack`], [`concat()`],
-//! [`split`]; iterator adapters [`BatchIterExt::batched`] / [`BatchIterExt::unbatched`];
+//! [`split`]; iterator adapters [`BatchIterExt::batched`] / [`BatchIterExt::unbatched`] over
+//! values or `Result`s of values ([`BatchItem`]: they compose, and the input's first error ends
+//! the stream);
 //! [`map_fn`] and [`map_fn_par`] (rayon); [`stack_values`] / [`unstack_value`] on [`Value`](crate::Value)s of
 //! registered batchable types (what `ops::stack` / `ops::concat` fall back to when no handler
 //! takes extension values).
@@ -113,7 +115,7 @@ pub use derived::{
     DerivedBatch, batch_len as derived_batch_len, batched_spec as derived_batched_spec,
     stack as derived_stack, unbatched_spec as derived_unbatched_spec, unstack as derived_unstack,
 };
-pub use iter::{BatchIterExt, Batched, Unbatched};
+pub use iter::{BatchItem, BatchIterExt, Batched, Unbatched};
 pub use map::{map_fn, map_fn_par};
 pub use value::{
     BatchEntry, concat_values, is_batchable, is_batchable_type, stack_values, unstack_value,
