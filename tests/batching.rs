@@ -65,6 +65,11 @@ fn static_shapes_relax() {
     let back = batch::unstack(b).unwrap();
     assert_eq!(back[1].frame.to_string(), "[!1]");
     assert_eq!(back[1].inner, items[1].inner);
+    // What `batch`'s docs say: a 1 among the sizes gives `?`, ranks that differ an unknown rank.
+    let b = batch::stack(&[record(1.0, &[1]), record(2.0, &[3])]).unwrap();
+    assert_eq!(b.frame.to_string(), "[2, ?]");
+    let b = batch::stack(&[record(1.0, &[2]), record(2.0, &[2, 3])]).unwrap();
+    assert_eq!(b.frame.to_string(), "*");
 }
 
 #[test]
@@ -356,6 +361,74 @@ fn iterator_errors_are_lazy_and_name_the_item() {
     assert!(e.starts_with("unbatched: item 1:"), "{e}");
 }
 
+#[test]
+fn iterator_adapters_compose_and_take_results() {
+    let items: Vec<Masked> = (0..7).map(|i| Masked::new(vec![i as f32])).collect();
+    // `batched` yields `Result`s, which `unbatched` (and `batched` again) takes.
+    let back: Vec<Masked> = items
+        .clone()
+        .into_iter()
+        .batched(3)
+        .unbatched()
+        .collect::<extype::Result<_>>()
+        .unwrap();
+    assert_eq!(back, items);
+    let rebatched: Vec<Masked> = items
+        .clone()
+        .into_iter()
+        .batched(2)
+        .unbatched()
+        .batched(4)
+        .collect::<extype::Result<_>>()
+        .unwrap();
+    assert_eq!(rebatched.len(), 2);
+    assert_eq!(rebatched[1].values.shape(), &[3, 1]);
+
+    // An error mid-stream is yielded as it is and ends the stream.
+    let stream = items.clone().into_iter().enumerate().map(|(i, m)| {
+        if i == 4 {
+            Err(extype::Error::invalid("item 4 is unreadable"))
+        } else {
+            Ok(m)
+        }
+    });
+    let out: Vec<extype::Result<Masked>> = stream.clone().batched(3).collect();
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert_eq!(out[0].as_ref().unwrap().values.shape(), &[3, 1]);
+    assert_eq!(
+        out[1].as_ref().unwrap_err().to_string(),
+        "invalid value: item 4 is unreadable"
+    );
+    let out: Vec<extype::Result<Masked>> = stream.clone().batched(3).unbatched().collect();
+    assert_eq!(out.len(), 4, "{out:?}");
+    assert!(out[..3].iter().all(Result::is_ok));
+    assert_eq!(
+        out[3].as_ref().unwrap_err().to_string(),
+        "invalid value: item 4 is unreadable"
+    );
+    // `unbatched` on a stream of `Result` batches.
+    let batches = vec![
+        batch::stack(&items[..2]),
+        Err(extype::Error::invalid("lost")),
+        batch::stack(&items[2..4]),
+    ];
+    let out: Vec<extype::Result<Masked>> = batches.into_iter().unbatched().collect();
+    assert_eq!(out.len(), 3, "{out:?}");
+    assert_eq!(out[1].as_ref().unwrap(), &items[1]);
+    assert_eq!(
+        out[2].as_ref().unwrap_err().to_string(),
+        "invalid value: lost"
+    );
+    // `collect` into a `Result` stops at the first error.
+    let e = err_text(
+        stream
+            .batched(2)
+            .unbatched()
+            .collect::<extype::Result<Vec<Masked>>>(),
+    );
+    assert_eq!(e, "invalid value: item 4 is unreadable");
+}
+
 fn masked_sum(m: Masked) -> extype::Result<Tensor> {
     // A batch of rank-0 sums would be rank 1; keep one axis per item to test shapes too.
     Ok(Tensor::from(array![
@@ -381,15 +454,24 @@ fn map_fn_changes_the_type() {
             masked_sum(m)
         }
     }));
-    assert!(
-        e.starts_with("map_fn: item 1:") && e.contains("too big"),
-        "{e}"
+    assert_eq!(
+        e,
+        "map_fn over test.BatchMasked, item 1: invalid value: too big"
     );
     let e = err_text(batch::map_fn_par(
         &b,
         |_: Masked| -> extype::Result<Tensor> { Err(extype::Error::invalid("no")) },
     ));
-    assert!(e.starts_with("map_fn: item 0:"), "{e}");
+    assert_eq!(
+        e,
+        "map_fn_par over test.BatchMasked, item 0: invalid value: no"
+    );
+    // A batch that is not a registered type: its Rust name.
+    let e = err_text(batch::map_fn(
+        &sums,
+        |_: Tensor| -> extype::Result<Tensor> { Err(extype::Error::invalid("boom")) },
+    ));
+    assert_eq!(e, "map_fn over Tensor, item 0: invalid value: boom");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -882,6 +882,104 @@ fn saves_are_atomic() {
     assert_eq!(io::load_as::<Batch>(&path).unwrap(), batch());
 }
 
+/// The names of the files in `dir`.
+fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn invalid_values_are_not_written_and_leave_the_file_intact() {
+    let dir = TempDir::new("invalid-save");
+    let path = dir.path("v.safetensors");
+    let good = Contracted {
+        values: array![1.0f32, 2.0],
+        mask: array![true, false],
+    };
+    io::save(&path, &good).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    // A struct literal breaking the shape contract: refused, by value and as a `Value`.
+    let broken = Contracted {
+        values: array![1.0f32, 2.0],
+        mask: array![true, false, true],
+    };
+    for text in [
+        err_text(io::save(&path, &broken)),
+        err_text(io::save(&path, &Value::from_extension(broken.clone()))),
+    ] {
+        assert!(
+            text.starts_with(&format!("{}: not written: ", path.display())),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "invalid value of tests.io.Contracted: shape contract {values: \"n\", mask: \"n\"}"
+            ),
+            "{text}"
+        );
+    }
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    // The type's own `validate`, and a nested value's (named with its path).
+    let mut negative = batch();
+    negative.scale = -1.0;
+    let text = err_text(io::save(&path, &negative));
+    assert!(
+        text.contains("invalid value of test.Batch: scale must be positive, found -1"),
+        "{text}"
+    );
+    let mut nested = batch();
+    nested.children[1].mask = ArrayD::from_elem(IxDyn(&[3]), true);
+    let text = err_text(io::save(&path, &nested));
+    assert!(
+        text.contains("invalid value of test.MaskedTensor at children[1]: values shape [0, 4]"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    assert_eq!(file_names(&dir.0), ["v.safetensors"]);
+    // A valid value still saves, over the old file.
+    io::save(&path, &batch()).unwrap();
+    assert_eq!(io::load_as::<Batch>(&path).unwrap(), batch());
+}
+
+#[test]
+fn shard_writers_refuse_invalid_values() {
+    let dir = TempDir::new("invalid-shard");
+    let mut writer = ShardWriter::new(&dir.0, "part", 1 << 20).unwrap();
+    writer.append(&masked()).unwrap();
+    let broken = MaskedTensor {
+        values: ArrayD::from_elem(IxDyn(&[2]), 1.0f32),
+        mask: ArrayD::from_elem(IxDyn(&[3]), true),
+    };
+    let text = err_text(writer.append(&broken));
+    assert!(
+        text.contains(
+            "part-00000.safetensors: value 1 of the stream not appended: invalid value \
+             of test.MaskedTensor: values shape [2] differs from mask shape [3]"
+        ),
+        "{text}"
+    );
+    let text = err_text(writer.append(&Value::from_extension(broken)));
+    assert!(
+        text.contains("value 1 of the stream not appended"),
+        "{text}"
+    );
+    // Nothing was written for it; the values around it are.
+    assert_eq!(file_names(&dir.0), Vec::<String>::new());
+    writer.append(&Tensor::from(array![1i64, 2])).unwrap();
+    let shards = writer.finish().unwrap();
+    assert_eq!(shards.len(), 1);
+    let values: Vec<Value> = ShardReader::open(&dir.0, "part")
+        .unwrap()
+        .collect::<extype::Result<_>>()
+        .unwrap();
+    assert_eq!(values.len(), 2);
+    assert_eq!(values[0].downcast_ref::<MaskedTensor>().unwrap(), &masked());
+}
+
 #[test]
 fn shards_stream_values_in_order_within_a_size_bound() {
     let dir = TempDir::new("shards");

@@ -1,6 +1,7 @@
 //! Compile-fail tests of the macros, grouped by theme: each file under `tests/ui/<theme>/` is one
 //! misuse, and its `.stderr` is the diagnostic the user should see. `attr`, `fields`, `shape`,
-//! `types`, `validate` and `batch` (`#[extype(batchable)]`) are about `#[derive(ExtensionType)]`;
+//! `types`, `validate` and `batch` (`#[extype(batchable)]`, and items the iterator adapters do
+//! not take) are about `#[derive(ExtensionType)]`;
 //! `static_value` about `#[derive(StaticValue)]` and `static_field!`; `dispatch` is about `#[dispatch(...)]` (each
 //! misuse is an error at the right span, with a message that names the
 //! attribute and suggests the fix). `soundness` holds programs without an `unsafe` block

@@ -726,14 +726,27 @@ pub enum BatchError {
         /// What was found.
         found: String,
     },
-    /// An item of an iterator or of `map_fn` failed.
+    /// An item of an iterator failed.
     #[error("{op}: item {index}: {source}")]
     Item {
-        /// The operation (`batched`, `unbatched`, `map_fn`).
+        /// The operation (`batched`, `unbatched`, `stack`, `unstack`).
         op: &'static str,
         /// The item's position in the input.
         index: usize,
         /// What went wrong.
+        source: Box<Error>,
+    },
+    /// The function of `map_fn` (or `map_fn_par`) returned an error for an item.
+    #[error("{op} over {type_name}, item {index}: {source}")]
+    Map {
+        /// The operation (`map_fn`, `map_fn_par`).
+        op: &'static str,
+        /// The type of the batch's items: its registered name (`pkg.Masked`), or its Rust name
+        /// without module paths (`Tensor`).
+        type_name: String,
+        /// The item's position in the batch.
+        index: usize,
+        /// The function's error.
         source: Box<Error>,
     },
 }

@@ -23,7 +23,7 @@ use std::fmt;
 use ndarray::{ArcArray, Array, Dimension};
 
 use crate::dtype::DType;
-use crate::error::{Error, NestError, Result};
+use crate::error::{Error, NestError, RegistryError, Result};
 use crate::field::FieldPath;
 use crate::spec::Value;
 use crate::spec::{AnySpec, ExtensionType, TensorSpec, TypeSpec};
@@ -470,14 +470,18 @@ fn pack_extension<E: ExtensionType>(
     }
     let (index, leaf) = leaves.next_for(path)?;
     let found = describe(&leaf);
-    leaf.reinterpret::<E>().map_err(|_| {
-        NestError::Leaf {
+    leaf.reinterpret::<E>().map_err(|e| match e {
+        // A name registered twice: that error, not a mismatch.
+        Error::Registry(r) if matches!(*r, RegistryError::DuplicateName { .. }) => {
+            Error::Registry(r)
+        }
+        _ => NestError::Leaf {
             index,
             path: path.to_string(),
             expected: format!("extension value {}", crate::spec::registered_name::<E>()),
             found,
         }
-        .into()
+        .into(),
     })
 }
 

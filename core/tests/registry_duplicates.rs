@@ -45,6 +45,107 @@ fn using_a_duplicated_name_is_an_error_naming_both_definitions() {
     );
 }
 
+/// The conflict's error, as every path that resolves the name reports it.
+fn assert_conflict(what: &str, text: &str) {
+    assert!(
+        text.contains(
+            "extension type name \"test.MaskedTensor\" is registered twice: \
+             registry_duplicates::common::masked::MaskedTensor at"
+        ) && text.contains("registry_duplicates.rs:14"),
+        "{what}: {text}"
+    );
+}
+
+fn err_text<T>(what: &str, r: extype::Result<T>) -> String {
+    match r {
+        Ok(_) => panic!("{what}: resolved a name registered twice"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// An anonymous value of the name given twice (as a file written by another program reads).
+fn anonymous() -> extype::AnonymousExtension {
+    extype::AnonymousExtension::new(masked().spec().serialize(), masked().into_components())
+        .unwrap()
+}
+
+#[test]
+fn every_path_that_resolves_the_name_reports_the_conflict() {
+    let dir = std::env::temp_dir().join(format!("extype-dup-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.safetensors");
+    extype::io::save(&path, &masked()).unwrap();
+    let file = path.display().to_string();
+    for (what, text) in [
+        ("load", err_text("load", extype::io::load(&path))),
+        (
+            "load_as",
+            err_text("load_as", extype::io::load_as::<MaskedTensor>(&path)),
+        ),
+        // SAFETY: the file is this test's own and is not written while mapped.
+        ("map", err_text("map", unsafe { extype::io::map(&path) })),
+    ] {
+        assert!(text.starts_with(&file), "{what}: {text}");
+        assert_conflict(what, &text);
+    }
+    // Shards: the value's record names the type.
+    let mut writer = extype::io::ShardWriter::new(&dir, "part", 1 << 20).unwrap();
+    writer.append(&masked()).unwrap();
+    writer.finish().unwrap();
+    let mut reader = extype::io::ShardReader::open(&dir, "part").unwrap();
+    assert_conflict("shards", &err_text("shards", reader.next().unwrap()));
+    assert!(reader.next().is_none());
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Spec JSON, by the name the document carries.
+    let json = extype::serial::spec_to_json(&masked().spec()).unwrap();
+    assert_conflict(
+        "any_spec_from_json",
+        &err_text(
+            "any_spec_from_json",
+            extype::serial::any_spec_from_json(&json),
+        ),
+    );
+    // Reinterpreting an anonymous value, on its own or as a `Value`.
+    assert_conflict(
+        "reinterpret",
+        &err_text("reinterpret", anonymous().reinterpret::<MaskedTensor>()),
+    );
+    assert_conflict(
+        "Value::reinterpret",
+        &err_text(
+            "Value::reinterpret",
+            extype::Value::from_extension(anonymous()).reinterpret::<MaskedTensor>(),
+        ),
+    );
+    // Ops on an anonymous value (dispatched as its registered type), and what they support.
+    let value = extype::Value::from_extension(anonymous());
+    assert_conflict(
+        "ops::add",
+        &err_text("ops::add", extype::ops::add(&value, &value)),
+    );
+    assert_conflict(
+        "ops::supported",
+        &err_text("ops::supported", extype::ops::supported(&value)),
+    );
+    // Packing an anonymous leaf into a structure of the type.
+    assert_conflict(
+        "nest::pack_sequence_as",
+        &err_text(
+            "nest::pack_sequence_as",
+            extype::nest::pack_sequence_as(&masked(), vec![value.clone()], false),
+        ),
+    );
+    let spec = anonymous().spec();
+    assert_conflict(
+        "ops::supported_for_spec",
+        &err_text(
+            "ops::supported_for_spec",
+            extype::ops::supported_for_spec(&spec),
+        ),
+    );
+}
+
 #[test]
 fn check_reports_every_conflict() {
     let err = extype::check().unwrap_err().to_string();

@@ -25,9 +25,10 @@
 //!   shape (an error names the component path, the item and both shapes);
 //! - a nested batchable type is batched by its own encoder (default or custom);
 //! - a static [`Shape`](crate::Shape) field gains the batch dimension (`[2]` → `[n, 2]`); items
-//!   whose shapes differ relax to the most specific shape compatible with all (`[2]`, `[3]` →
-//!   `[n, ?]`), as TensorFlow's default encoder does. Unstacking gives each item the relaxed
-//!   shape;
+//!   whose shapes differ relax to the most specific shape compatible with all, as TensorFlow's
+//!   default encoder does, keeping what the items agree on: `[2]`, `[3]` → `[n, !1]` (a size,
+//!   not 1, since no item has 1 there), `[1]`, `[3]` → `[n, ?]`, `[2]`, `[2, 3]` → `*` (an
+//!   unknown rank, the batch axis included). Unstacking gives each item the relaxed shape;
 //! - any other static field must be equal across the items (an error names the field path, the
 //!   item and both values); a static value batches otherwise through its own [`StaticBatch`]
 //!   impl (declared with `static_field!(T; impl StaticBatch)`), as [`Shape`](crate::Shape) does;
@@ -69,7 +70,9 @@
 //! # Operations
 //!
 //! [`stack`], [`stack_with_spec`] (zero items give an empty batch), [`unstack`], [`concat()`],
-//! [`split`]; iterator adapters [`BatchIterExt::batched`] / [`BatchIterExt::unbatched`];
+//! [`split`]; iterator adapters [`BatchIterExt::batched`] / [`BatchIterExt::unbatched`] over
+//! values or `Result`s of values ([`BatchItem`]: they compose, and the input's first error ends
+//! the stream);
 //! [`map_fn`] and [`map_fn_par`] (rayon); [`stack_values`] / [`unstack_value`] on [`Value`](crate::Value)s of
 //! registered batchable types (what `ops::stack` / `ops::concat` fall back to when no handler
 //! takes extension values).
@@ -113,7 +116,7 @@ pub use derived::{
     DerivedBatch, batch_len as derived_batch_len, batched_spec as derived_batched_spec,
     stack as derived_stack, unbatched_spec as derived_unbatched_spec, unstack as derived_unstack,
 };
-pub use iter::{BatchIterExt, Batched, Unbatched};
+pub use iter::{BatchItem, BatchIterExt, Batched, Unbatched};
 pub use map::{map_fn, map_fn_par};
 pub use value::{
     BatchEntry, concat_values, is_batchable, is_batchable_type, stack_values, unstack_value,

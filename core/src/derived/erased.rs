@@ -480,6 +480,10 @@ unsafe impl AnyExtension for ErasedValue {
         // SAFETY: `consume` hands over a live value described by `desc`, never used again.
         (*self).consume(|desc, value| unsafe { super::components_moved(desc, value) })
     }
+    fn dyn_validate(&self) -> Result<()> {
+        // SAFETY: `raw` is a live value described by `desc`.
+        unsafe { self.desc.check_all(self.raw()) }
+    }
 }
 
 impl fmt::Debug for ErasedValue {

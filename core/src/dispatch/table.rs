@@ -839,21 +839,30 @@ fn dense_default(
 
 /// For a call no handler took: the operands that are anonymous values (rebuilt from a spec whose
 /// type was not known when they were made) of a type the registry knows, as values of that
-/// type; `None` when there is none.
+/// type; `None` when there is none. An anonymous value of a name registered twice is the
+/// conflict's error.
 #[cold]
 fn reinterpreted<'a>(operands: &[Operand<'a>]) -> Result<Option<SmallVec<[Option<Value>; 4]>>> {
-    fn anonymous<'a>(o: &Operand<'a>) -> Option<&'a AnonymousExtension> {
-        o.as_extension()
+    fn anonymous<'a>(o: &Operand<'a>) -> Result<Option<&'a AnonymousExtension>> {
+        match o
+            .as_extension()
             .and_then(|e| e.as_any().downcast_ref::<AnonymousExtension>())
-            .filter(|a| registry().lookup(&a.name).is_some())
+        {
+            Some(a) if registry().resolve(&a.name)?.is_some() => Ok(Some(a)),
+            _ => Ok(None),
+        }
     }
-    if !operands.iter().any(|o| anonymous(o).is_some()) {
+    let mut found = false;
+    for o in operands {
+        found |= anonymous(o)?.is_some();
+    }
+    if !found {
         return Ok(None);
     }
     operands
         .iter()
         .map(|o| {
-            anonymous(o)
+            anonymous(o)?
                 .map(|a| registry().rebuild(&a.spec, a.components.clone()))
                 .transpose()
         })

@@ -3,7 +3,8 @@
 //! [`static_field!`](crate::static_field) after implementing [`StaticValue`]). No components;
 //! two specs are compatible only when equal — except shape-like data, as in TensorFlow: two
 //! [`Shape`]s (or two [`TensorSpec`]s kept as static data) are compatible when their shapes are
-//! (and dtypes equal), and relax to their join (`[2]` and `[5]` to `[!1]`, a size other than 1; `[2]` and `[2, 3]` to unknown rank).
+//! (and dtypes equal), and relax to their join (`[2]` and `[5]` to `[!1]`, a size other than 1;
+//! `[1]` and `[5]` to `[?]`; `[2]` and `[2, 3]` to unknown rank).
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -348,7 +349,8 @@ impl StaticValue for TensorSpec {
 
 // Shape-like static data compares and relaxes loosely, as TensorFlow's `TensorShape` and
 // `TensorSpec` fields do: two shapes are compatible when some concrete shape fits both, and relax
-// to their join (`[2]` and `[5]` give `[?]`); a `TensorSpec` likewise, when the dtypes agree.
+// to their join (`[2]` and `[5]` give `[!1]`, `[1]` and `[5]` give `[?]`); a `TensorSpec`
+// likewise, when the dtypes agree.
 __static_field!(@loose Shape, Shape::is_compatible_with, |a: &Shape, b: &Shape| Some(
     a.most_specific_compatible(b)
 ));
@@ -468,6 +470,12 @@ mod tests {
         let joined = Shape::spec_most_specific_compatible(&two, &five).unwrap();
         assert_eq!(joined.to_string(), "[!1]");
         assert!(Shape::spec_is_compatible(&joined, &two));
+        let one: Shape = "[1]".parse().unwrap();
+        let with_one = Shape::spec_most_specific_compatible(&one, &five).unwrap();
+        assert_eq!(with_one.to_string(), "[?]");
+        let rank_two: Shape = "[2, 3]".parse().unwrap();
+        let ranks = Shape::spec_most_specific_compatible(&two, &rank_two).unwrap();
+        assert_eq!(ranks.to_string(), "*");
         let f = TensorSpec::new(two.clone(), DType::F32);
         let g = TensorSpec::new(five, DType::F32);
         assert_eq!(

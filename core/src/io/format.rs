@@ -4,7 +4,9 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
+use crate::derived::invalid;
 use crate::error::{IoError, Result};
+use crate::field::FieldPath;
 use crate::registry::AnonymousExtension;
 use crate::spec::{AnyExtension, ExtensionType, TypeSpec, Value};
 use crate::tensor::{Tensor, TensorSpec, TensorView};
@@ -216,6 +218,12 @@ pub trait Save {
 
     #[doc(hidden)]
     fn __record(&self) -> Result<(Record<'static>, Vec<TensorView<'_>>)>;
+
+    /// The value's validation (what loading it will check: nested values, shape contract, the
+    /// type's own `validate`), its error naming the type. Every writer runs it first, so a value
+    /// built with a struct literal that breaks its type's rules never reaches a file.
+    #[doc(hidden)]
+    fn __validate(&self) -> Result<()>;
 }
 
 impl<T: ExtensionType> Save for T {
@@ -235,6 +243,13 @@ impl<T: ExtensionType> Save for T {
         };
         Ok((record, spec.to_components(self)))
     }
+
+    fn __validate(&self) -> Result<()> {
+        match self.validate() {
+            Ok(()) => Ok(()),
+            Err(e) => Err(invalid(e, &FieldPath::Root, AnyExtension::name(self))),
+        }
+    }
 }
 
 impl Save for Tensor {
@@ -244,6 +259,10 @@ impl Save for Tensor {
 
     fn __record(&self) -> Result<(Record<'static>, Vec<TensorView<'_>>)> {
         Ok((tensor_record(self), vec![self.view()]))
+    }
+
+    fn __validate(&self) -> Result<()> {
+        Ok(())
     }
 }
 
@@ -290,6 +309,15 @@ impl Save for Value {
                 };
                 Ok((record, e.component_views()))
             }
+        }
+    }
+
+    fn __validate(&self) -> Result<()> {
+        match self {
+            Value::Tensor(_) => Ok(()),
+            Value::Extension(e) => e
+                .dyn_validate()
+                .map_err(|err| invalid(err, &FieldPath::Root, e.name())),
         }
     }
 }

@@ -237,7 +237,8 @@ pub(crate) fn target(file: &str, record: &Record<'_>) -> Result<(Target, Option<
         }
     }
     let reg = registry();
-    if reg.lookup(&record.type_name).is_none() {
+    // A name registered twice is the conflict's error, not an unknown name.
+    if reg.resolve(&record.type_name).map_err(wrap)?.is_none() {
         return Ok((Target::Anonymous(tree), None));
     }
     let spec = reg.deserialize_spec(&tree).map_err(wrap)?;
@@ -381,6 +382,11 @@ pub(crate) fn type_from<T: ExtensionType>(
             format!("holds {}, expected {what}", record.type_name),
         ));
     }
+    // The name is `T`'s, but when two types are registered under it the file may hold the
+    // other's: the conflict's error.
+    registry()
+        .resolve(&record.type_name)
+        .map_err(|e| IoError::at(file, "", format!("metadata type: {e}")))?;
     let spec = T::Spec::deserialize(&spec_tree(file, &record.spec)?)
         .map_err(|e| IoError::at(file, "", format!("metadata spec: {e}")))?;
     if record.components.len() != spec.num_components() {

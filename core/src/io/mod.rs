@@ -7,7 +7,10 @@
 //!   `format = "extype"`, `format_version = "1"`, `type` (the registered name, or `Tensor`),
 //!   `spec` (the spec's versioned JSON, or a tensor spec's text such as `f32[2, 3]`) and
 //!   `components` (the paths in component order, as JSON). Saves are atomic: a temporary file
-//!   in the same directory, renamed over the target when complete.
+//!   in the same directory, renamed over the target when complete. Every writer ([`save`],
+//!   [`ShardWriter::append`]) validates the value first, as loading will (nested values, shape
+//!   contract, the type's own `validate`): a value that breaks its type's rules is an error
+//!   naming the type and what failed, and nothing of it is written.
 //! - [`load`] reads a value by the registry (a type not linked in loads as an
 //!   [`AnonymousExtension`](crate::AnonymousExtension), to [`reinterpret`](crate::Value::reinterpret)
 //!   later); [`load_as`] reads a `T` (another type is an error naming both);

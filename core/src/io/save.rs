@@ -136,6 +136,12 @@ fn temp_path(path: &Path) -> Result<PathBuf> {
 /// format, type name, spec JSON and component order in `__metadata__` (see [the module
 /// docs](super)).
 ///
+/// The value is validated first, as loading it will be (nested values, shape contract, the
+/// type's own `validate`): a value that breaks its type's rules (built with a struct literal,
+/// say) is an error naming the type and what failed, and nothing is written (a file already at
+/// `path` stays as it was). The cost is the validation's: the contract's checks are per field,
+/// not per element.
+///
 /// The write is atomic: a temporary file in the same directory, renamed over `path` when
 /// complete. It is not synced to disk (call `File::sync_all` on the result when the file must
 /// survive a power loss).
@@ -153,6 +159,9 @@ fn temp_path(path: &Path) -> Result<PathBuf> {
 /// ```
 pub fn save(path: impl AsRef<Path>, value: &(impl Save + ?Sized)) -> Result<()> {
     let path = path.as_ref();
+    value
+        .__validate()
+        .map_err(|e| IoError::at(path.display(), "", format!("not written: {e}")))?;
     let (record, views) = value.__record()?;
     let metadata = record.file_metadata()?;
     let tensors = record

@@ -39,6 +39,8 @@ pub struct ShardWriter {
     max_bytes: usize,
     pending: Vec<Value>,
     pending_bytes: usize,
+    /// Values appended so far (all shards).
+    appended: usize,
     written: Vec<PathBuf>,
 }
 
@@ -75,13 +77,26 @@ impl ShardWriter {
             max_bytes,
             pending: Vec::new(),
             pending_bytes: 0,
+            appended: 0,
             written: Vec::new(),
         })
     }
 
     /// Appends a value (an extension value, a tensor or a [`Value`]; O(1), the tensors are
     /// shared until written). Writes the current shard first when the value would overflow it.
+    ///
+    /// The value is validated first, as [`save`](super::save) does: an invalid value is an
+    /// error naming the type and what failed, and is not appended (the values appended before
+    /// it are kept and written as usual).
     pub fn append(&mut self, value: &(impl Save + ?Sized)) -> Result<()> {
+        if let Err(e) = value.__validate() {
+            let shard = self.dir.join(shard_name(&self.prefix, self.written.len()));
+            return Err(IoError::at(
+                shard.display(),
+                "",
+                format!("value {} of the stream not appended: {e}", self.appended),
+            ));
+        }
         let value = value.to_value();
         let bytes = value_bytes(&value);
         if !self.pending.is_empty() && self.pending_bytes + bytes > self.max_bytes {
@@ -89,6 +104,7 @@ impl ShardWriter {
         }
         self.pending.push(value);
         self.pending_bytes += bytes;
+        self.appended += 1;
         Ok(())
     }
 

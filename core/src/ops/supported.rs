@@ -44,9 +44,11 @@ pub fn supported(x: &impl AsOperand) -> Result<Vec<&'static Op>> {
     // rebuilds it): list what that type supports.
     let anonymous = x
         .as_extension()
-        .and_then(|e| e.as_any().downcast_ref::<AnonymousExtension>())
-        .filter(|a| registry().lookup(&a.name).is_some());
-    if let Some(a) = anonymous {
+        .and_then(|e| e.as_any().downcast_ref::<AnonymousExtension>());
+    // (A name registered twice is the conflict's error.)
+    if let Some(a) = anonymous
+        && registry().resolve(&a.name)?.is_some()
+    {
         return supported(&registry().rebuild(&a.spec, a.components.clone())?);
     }
     Ok(table()?.supported(x.type_id(), x.tensor_like()))
@@ -67,9 +69,10 @@ pub fn supported_for_spec(spec: &impl SupportedSpec) -> Result<Vec<&'static Op>>
     // The spec of an anonymous value of a registered type: that type's spec.
     let anonymous = spec
         .as_any_spec()
-        .and_then(|s| s.as_any().downcast_ref::<AnonymousSpec>())
-        .filter(|a| registry().lookup(&a.name).is_some());
-    if let Some(a) = anonymous {
+        .and_then(|s| s.as_any().downcast_ref::<AnonymousSpec>());
+    if let Some(a) = anonymous
+        && registry().resolve(&a.name)?.is_some()
+    {
         let real = registry().deserialize_spec(&a.spec)?;
         return Ok(table()?.supported(real.value_type_id(), real.dyn_tensor_like()));
     }

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use super::registry;
 use crate::derived::StructFields;
 use crate::error::{RegistryError, Result, SpecError};
 use crate::field::{Field, FieldPath, check_tensor, data_error};
@@ -54,7 +55,8 @@ impl AnonymousExtension {
     }
 
     /// Turns this value into `T`: the names must agree, the spec must deserialize as `T`'s, and
-    /// the components must fit it; `T`'s validation runs.
+    /// the components must fit it; `T`'s validation runs. A name registered by two types is the
+    /// error naming both definitions (the value may be the other type's).
     pub fn reinterpret<T: ExtensionType>(self) -> Result<T> {
         let expected = registered_name::<T>();
         if self.name != expected && self.name != T::NAME {
@@ -65,6 +67,7 @@ impl AnonymousExtension {
             }
             .into());
         }
+        registry().resolve(&self.name)?;
         let spec = T::Spec::deserialize(&self.spec)?;
         let value = spec.from_components(self.components)?;
         // Hand-written specs may not validate in `from_components`; validating twice is cheap.

@@ -140,24 +140,27 @@ impl Registry {
         all
     }
 
-    /// The entry named `name`: `Ok(None)` when no type has it, the conflict's error when two do.
-    fn find(&self, name: &str) -> Result<Option<&'static RegistryEntry>> {
+    /// The entry named `name`: `Ok(None)` when no type has it, the conflict's error (naming both
+    /// definitions) when two do. What every path that turns a name into a type asks (loads,
+    /// maps, shards, spec JSON, reinterpreting, dispatch of anonymous values), so that a name
+    /// registered twice is reported wherever it is used, never read as an unknown name.
+    pub fn resolve(&self, name: &str) -> Result<Option<&'static RegistryEntry>> {
         match self.name_conflicts.get(name) {
             Some(conflict) => Err(conflict.clone()),
             None => Ok(self.by_name.get(name).copied()),
         }
     }
 
-    /// The entry named `name`, or `None` (also when two types are registered under it: see
-    /// [`get`](Self::get) for the error).
+    /// The entry named `name`, or `None` (also when two types are registered under it: use
+    /// [`resolve`](Self::resolve) or [`get`](Self::get) where that must be an error).
     pub fn lookup(&self, name: &str) -> Option<&'static RegistryEntry> {
-        self.find(name).ok().flatten()
+        self.resolve(name).ok().flatten()
     }
 
     /// The entry named `name`; an error listing every registered name when there is none, or
     /// naming both definitions when two types are registered under it.
     pub fn get(&self, name: &str) -> Result<&'static RegistryEntry> {
-        self.find(name)?.ok_or_else(|| {
+        self.resolve(name)?.ok_or_else(|| {
             RegistryError::UnknownName {
                 name: name.to_string(),
                 known: self.names().into_iter().map(String::from).collect(),
@@ -225,7 +228,7 @@ impl Registry {
     /// [`AnonymousExtension::reinterpret`]).
     pub fn rebuild(&self, spec: &SpecTree, components: Vec<Tensor>) -> Result<Value> {
         match spec {
-            SpecTree::Spec(named) if self.find(&named.name)?.is_none() => {
+            SpecTree::Spec(named) if self.resolve(&named.name)?.is_none() => {
                 AnonymousExtension::new(spec.clone(), components).map(Value::from_extension)
             }
             _ => {

@@ -131,4 +131,7 @@ unsafe impl<T: ExtensionType> AnyExtension for T {
     fn dyn_tensor_like(&self) -> Option<&dyn TensorLike> {
         ExtensionType::as_tensor_like(self)
     }
+    fn dyn_validate(&self) -> Result<()> {
+        ExtensionType::validate(self)
+    }
 }

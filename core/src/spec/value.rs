@@ -360,6 +360,9 @@ pub unsafe trait AnyExtension: Send + Sync + 'static {
     fn into_components_boxed(self: Box<Self>) -> Vec<Tensor>;
     /// The value as one tensor, when its type is tensor-like ([`ExtensionType::as_tensor_like`]).
     fn dyn_tensor_like(&self) -> Option<&dyn TensorLike>;
+    /// The value's validation ([`ExtensionType::validate`]: nested values, shape contract, the
+    /// type's own `validate`), as the type returns it (not yet placed in the type's name).
+    fn dyn_validate(&self) -> Result<()>;
 }
 
 impl fmt::Debug for dyn AnyExtension {
