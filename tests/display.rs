@@ -1,5 +1,6 @@
-//! Compact text forms for people: specs (nested fields in declaration order), values (spec and
-//! leading elements), tensors, and a `Debug` of `Shape` that reads like its text.
+//! Text forms for people: specs (nested fields in declaration order), values (spec and
+//! components nested by shape, like NumPy), tensors, and a `Debug` of `Shape` that reads like
+//! its text.
 
 use extype::{ExtensionType, Shape, Tensor, Value, ValueSpec};
 use ndarray::{ArrayD, IxDyn, array};
@@ -45,17 +46,40 @@ fn nested_specs_print_their_fields_in_declaration_order() {
 }
 
 #[test]
-fn values_print_their_spec_and_leading_elements() {
+fn values_print_their_spec_and_nested_components() {
     let value = Value::from_extension(inner());
-    assert_eq!(
-        value.to_string(),
-        "tests.display.Inner { zeta: f32[2, 4], alpha: bool[2, 4] } \
-         {zeta: [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, …], alpha: [true, true, true, true, true, true, …]}"
-    );
+    let expected = "tests.display.Inner { zeta: f32[2, 4], alpha: bool[2, 4] } \
+         {zeta: [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0]], \
+         alpha: [[true, true, true, true], [true, true, true, true]]}";
+    assert_eq!(value.to_string(), expected);
+    // Any derived value prints the same without wrapping it in a `Value` (no copy).
+    assert_eq!(extype::display(&inner()).to_string(), expected);
     let tensor = Value::from(Tensor::from(array![1i32, 2, 3].into_dyn()));
     assert_eq!(tensor.to_string(), "i32[3] [1, 2, 3]");
     assert_eq!(tensor.spec().to_string(), "i32[3]");
     assert!(matches!(tensor.spec(), ValueSpec::Tensor(_)));
+}
+
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.display.Point")]
+pub struct Point {
+    pub weight: ArrayD<f64>,
+    pub path: ArrayD<i64>,
+}
+
+#[test]
+fn scalar_components_print_bare_and_long_axes_elide_their_middle() {
+    let p = Point {
+        weight: ArrayD::from_elem(IxDyn(&[]), 4.0),
+        path: ArrayD::from_shape_fn(IxDyn(&[10]), |i| i[0] as i64),
+    };
+    assert_eq!(
+        extype::display(&p).to_string(),
+        "tests.display.Point { weight: f64[], path: i64[10] } \
+         {weight: 4.0, path: [0, 1, 2, …, 7, 8, 9]}"
+    );
+    let scalar = Tensor::from(ArrayD::from_elem(IxDyn(&[]), 4.0f64));
+    assert_eq!(scalar.to_string(), "f64[] 4.0");
 }
 
 #[test]

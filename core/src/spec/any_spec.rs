@@ -135,3 +135,21 @@ unsafe impl<T: ExtensionType> AnyExtension for T {
         ExtensionType::validate(self)
     }
 }
+
+/// Any extension value as text for people, whether or not its type implements `Display`: its
+/// dtype and shape when tensor-like, its spec, then each component nested by shape, by field
+/// path. The derive does not generate `Display` (a type keeps the freedom to write its own, as
+/// the library's `MaskedTensor` does); this is the `Display` every type has, in the manner of
+/// [`Path::display`](std::path::Path::display). No copy is made (an erased
+/// [`Value`]'s `Display` prints the same).
+///
+/// ```text
+/// let p = Pair { a: array![[1i32, 2], [3, 4]].into(), b: 4.0 };   // #[derive(ExtensionType)]
+/// println!("{}", extype::display(&p));
+/// // pkg.Pair { a: i32[2, 2], b: 4.0 } {a: [[1, 2], [3, 4]]}
+/// ```
+///
+/// (The facade's `tests/display.rs` runs this.)
+pub fn display<T: ExtensionType>(value: &T) -> &dyn AnyExtension {
+    value
+}

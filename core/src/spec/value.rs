@@ -50,30 +50,18 @@ pub enum Value {
     Extension(SharedExtension),
 }
 
-/// Compact text for people: a tensor as `f32[2, 3] [0.0, 1.0, …]`; an extension value as its
-/// spec, then each component's leading elements by field path
+/// Text for people: a tensor as `f32[2, 3] [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]`; an extension
+/// value as [`dyn AnyExtension`](AnyExtension) prints it: its spec, then each component nested
+/// by shape, by field path
 /// (`pkg.Masked { values: f32[3], mask: bool[3] } {values: [1.0, 2.0, 3.0], mask: [true, false, true]}`);
 /// a tensor-like extension value starts with its dtype and shape
-/// (`f32[3] pkg.Masked { … } {…}`).
+/// (`f32[3] pkg.Masked { … } {…}`). Both elide the middle of axes longer than six entries
+/// ([`write_nested`](crate::tensor::write_nested)).
 impl std::fmt::Display for Value {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Value::Tensor(t) => std::fmt::Display::fmt(t, f),
-            Value::Extension(e) => {
-                if let Some(like) = e.dyn_tensor_like() {
-                    crate::tensor::fmt_head(like, f)?;
-                    f.write_str(" ")?;
-                }
-                let spec = e.any_spec();
-                write!(f, "{spec} {{")?;
-                let paths = spec.dyn_component_paths();
-                for (i, (path, view)) in paths.iter().zip(e.component_views()).enumerate() {
-                    f.write_str(if i == 0 { "" } else { ", " })?;
-                    write!(f, "{path}: ")?;
-                    crate::tensor::fmt_elements(&view, f)?;
-                }
-                f.write_str("}")
-            }
+            Value::Extension(e) => std::fmt::Display::fmt(&**e, f),
         }
     }
 }
@@ -368,6 +356,29 @@ pub unsafe trait AnyExtension: Send + Sync + 'static {
 impl fmt::Debug for dyn AnyExtension {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}({:?})", self.name(), self.any_spec())
+    }
+}
+
+/// Text for people of any extension value, derived or anonymous: its dtype and shape when
+/// tensor-like, its spec, then each component nested by shape, by field path
+/// (`pkg.Pair { a: i32[2], b: f64[] } {a: [1, 2], b: 4.0}`). A type may have its own `Display`
+/// (the library's `MaskedTensor` does); this is the one every type has, reached through
+/// [`display`](crate::spec::display) or [`Value`]'s `Display`.
+impl fmt::Display for dyn AnyExtension {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(like) = self.dyn_tensor_like() {
+            crate::tensor::fmt_head(like, f)?;
+            f.write_str(" ")?;
+        }
+        let spec = self.any_spec();
+        write!(f, "{spec} {{")?;
+        let paths = spec.dyn_component_paths();
+        for (i, (path, view)) in paths.iter().zip(self.component_views()).enumerate() {
+            f.write_str(if i == 0 { "" } else { ", " })?;
+            write!(f, "{path}: ")?;
+            crate::tensor::write_nested(&view, None, f)?;
+        }
+        f.write_str("}")
     }
 }
 

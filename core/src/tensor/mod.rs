@@ -21,7 +21,7 @@ use ndarray::{ArcArray, IxDyn};
 
 use crate::dtype::DType;
 
-pub(crate) use display::fmt_elements;
+pub use display::write_nested;
 pub use element::Element;
 pub use external::{ExternalBytes, ExternalTensor};
 pub(crate) use external::{bad_bool, checked_sizes, try_external, view_in_place, with_element};
