@@ -185,7 +185,7 @@ fn wrong_kinds_in_a_derived_spec_name_the_field() {
         extype::serial::spec_from_json::<MaskedTensorSpec>(&text).unwrap(),
         spec
     );
-    let with_fields = |edit: &dyn Fn(&mut BTreeMap<String, SpecTree>)| {
+    let with_fields = |edit: &dyn Fn(&mut extype::spec_tree::Fields)| {
         let mut value = spec.serialize();
         if let SpecTree::Spec(named) = &mut value
             && let SpecTree::Map(fields) = &mut named.value

@@ -64,7 +64,8 @@ fn tree(rng: &mut Rng, depth: usize) -> SpecTree {
         2 => SpecTree::Map(
             (0..n)
                 .map(|i| (format!("k{i}"), tree(rng, depth - 1)))
-                .collect::<BTreeMap<_, _>>(),
+                .collect::<BTreeMap<_, _>>()
+                .into(),
         ),
         _ => SpecTree::spec(
             rng.pick(&["pkg.A", "test.MaskedTensor"]),

@@ -6,8 +6,6 @@ extern crate extype_core as extype;
 
 mod common;
 
-use std::collections::BTreeMap;
-
 use common::MaskedTensorSpec;
 use extype::{DType, Dim, Shape, SpecTree, TensorSpec, TypeSpec};
 use proptest::prelude::*;
@@ -101,7 +99,8 @@ fn spec_value() -> impl Strategy<Value = SpecTree> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(SpecTree::List),
             prop::collection::vec(inner.clone(), 0..5).prop_map(SpecTree::Tuple),
-            prop::collection::btree_map(".{0,6}", inner.clone(), 0..4).prop_map(SpecTree::Map),
+            prop::collection::vec((".{0,6}", inner.clone()), 0..4)
+                .prop_map(|entries| SpecTree::Map(entries.into_iter().collect())),
             ("[a-z.]{1,12}", inner).prop_map(|(name, v)| SpecTree::spec(name, v)),
         ]
     })
@@ -158,7 +157,7 @@ fn wrong_kinds_in_a_derived_spec_name_the_field() {
         values: TensorSpec::new(Shape::unknown(2), DType::F32),
         mask: TensorSpec::new(Shape::unknown(2), DType::Bool),
     };
-    let with_fields = |edit: &dyn Fn(&mut BTreeMap<String, SpecTree>)| {
+    let with_fields = |edit: &dyn Fn(&mut extype::spec_tree::Fields)| {
         let mut value = spec.serialize();
         if let SpecTree::Spec(named) = &mut value
             && let SpecTree::Map(fields) = &mut named.value

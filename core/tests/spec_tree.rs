@@ -19,7 +19,7 @@ fn deep(depth: usize) -> SpecTree {
         tree = match i % 4 {
             0 => SpecTree::List(vec![tree, SpecTree::None]),
             1 => SpecTree::Tuple(vec![tree]),
-            2 => SpecTree::Map(BTreeMap::from([("k".to_string(), tree)])),
+            2 => SpecTree::Map(BTreeMap::from([("k".to_string(), tree)]).into()),
             _ => SpecTree::spec("pkg.S", tree),
         };
     }
@@ -71,16 +71,16 @@ fn display_forms_are_unchanged() {
         ("none".to_string(), SpecTree::Tuple(vec![])),
         (
             "m".to_string(),
-            SpecTree::Map(BTreeMap::from([("k".into(), SpecTree::Float(0.5))])),
+            SpecTree::Map(BTreeMap::from([("k".into(), SpecTree::Float(0.5))]).into()),
         ),
     ]);
-    let v = SpecTree::spec("pkg.T", SpecTree::Map(fields));
+    let v = SpecTree::spec("pkg.T", SpecTree::Map(fields.into()));
     assert_eq!(
         v.to_string(),
         "pkg.T { m: {\"k\": 0.5}, none: (), one: (true,), values: f32[8, ?] }"
     );
     assert_eq!(
-        SpecTree::spec("pkg.E", SpecTree::Map(BTreeMap::new())).to_string(),
+        SpecTree::spec("pkg.E", SpecTree::Map(BTreeMap::new().into())).to_string(),
         "pkg.E {}"
     );
     assert_eq!(SpecTree::List(vec![]).to_string(), "[]");

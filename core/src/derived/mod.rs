@@ -527,12 +527,13 @@ unsafe fn write_from_components(
     Ok(())
 }
 
-/// The serialized spec: `SpecTree::Spec` named by the registered name, fields by key.
+/// The serialized spec: `SpecTree::Spec` named by the registered name, its fields a map in
+/// declaration order.
 ///
 /// # Safety
 /// `spec` points to a live spec described by `desc`.
 pub unsafe fn spec_to_value(desc: &StructDesc, spec: *const u8) -> SpecTree {
-    let mut fields = std::collections::BTreeMap::new();
+    let mut fields = crate::spec_tree::Fields::new();
     for f in desc.fields {
         // SAFETY: as for `write_field_spec`.
         let value = unsafe { (f.ops.spec_to_value)(spec.add(f.spec_offset)) };

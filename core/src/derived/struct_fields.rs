@@ -1,16 +1,14 @@
 //! [`StructFields`]: reads the fields of a serialized struct spec, checking its name and its
 //! field set (derived specs through their tables, and anonymous specs).
 
-use std::collections::BTreeMap;
-
 use crate::error::{Result, SpecError};
 use crate::field::{FieldPath, data_error};
-use crate::spec_tree::{SpecTree, short};
+use crate::spec_tree::{Fields, SpecTree, short};
 
 /// Reads the fields of a serialized derived struct, checking its name and its field set.
 #[derive(Debug)]
 pub struct StructFields<'a> {
-    fields: &'a BTreeMap<String, SpecTree>,
+    fields: &'a Fields,
     path: FieldPath<'a>,
 }
 
@@ -60,7 +58,7 @@ impl<'a> StructFields<'a> {
 /// Checks that a serialized struct spec (`fields`, of the type named `name`) has exactly the
 /// `expected` keys; errors name the missing or unknown field's path.
 fn check_struct_keys(
-    fields: &BTreeMap<String, SpecTree>,
+    fields: &Fields,
     path: &FieldPath<'_>,
     name: &str,
     expected: &[&'static str],

@@ -3,15 +3,13 @@
 //! [`AnonymousExtension::reinterpret`] (or [`Value::reinterpret`], defined here too: it needs
 //! the anonymous type, which sits with the registry, above the values).
 
-use std::collections::BTreeMap;
-
 use super::registry;
 use crate::derived::StructFields;
 use crate::error::{RegistryError, Result, SpecError};
 use crate::field::{Field, FieldPath, check_tensor, data_error};
 use crate::spec::seal::Seal;
 use crate::spec::{ExtensionType, TypeSpec, Value, registered_name};
-use crate::spec_tree::SpecTree;
+use crate::spec_tree::{Fields, SpecTree};
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// The registered name of [`AnonymousExtension`]'s own spec.
@@ -107,7 +105,7 @@ impl TypeSpec for AnonymousSpec {
     }
 
     fn serialize(&self) -> SpecTree {
-        let fields = BTreeMap::from([
+        let fields = Fields::from([
             ("name".to_string(), SpecTree::Str(self.name.clone())),
             ("spec".to_string(), self.spec.clone()),
             (

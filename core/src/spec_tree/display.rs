@@ -2,7 +2,8 @@
 //!
 //! It is for people (errors, logs, examples), not for storage: the stable form is the JSON of
 //! [`json`](super::json). Nested specs print as `name { field: value, … }`, tensor specs as
-//! `f32[8, ?]`, lists as `[…]`, tuples as `(…)`, maps as `{key: value, …}`.
+//! `f32[8, ?]`, lists as `[…]`, tuples as `(…)`, maps as `{key: value, …}`, fields and keys in
+//! the map's order (a struct's declaration order).
 
 use std::fmt;
 
@@ -143,17 +144,15 @@ pub fn write_struct<'a>(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use crate::dtype::DType;
-    use crate::spec_tree::SpecTree;
+    use crate::spec_tree::{Fields, SpecTree};
     use crate::tensor::TensorSpec;
     use extype_shape::Shape;
 
     #[test]
     fn compact_forms() {
         let t = TensorSpec::new("[8, ?]".parse::<Shape>().unwrap(), DType::F32);
-        let mut fields = BTreeMap::new();
+        let mut fields = Fields::new();
         fields.insert("values".to_string(), SpecTree::TensorSpec(t));
         fields.insert(
             "names".to_string(),
@@ -170,17 +169,17 @@ mod tests {
         let v = SpecTree::spec("pkg.T", SpecTree::Map(fields));
         assert_eq!(
             v.to_string(),
-            "pkg.T { names: [\"x\", None], one: (true,), pair: (-3, 0.5), values: f32[8, ?] }"
+            "pkg.T { values: f32[8, ?], names: [\"x\", None], pair: (-3, 0.5), one: (true,) }"
         );
         assert_eq!(
-            SpecTree::spec("pkg.E", SpecTree::Map(BTreeMap::new())).to_string(),
+            SpecTree::spec("pkg.E", SpecTree::Map(Fields::new())).to_string(),
             "pkg.E {}"
         );
         assert_eq!(
             SpecTree::spec("pkg.I", SpecTree::Int(4)).to_string(),
             "pkg.I(4)"
         );
-        let mut m = BTreeMap::new();
+        let mut m = Fields::new();
         m.insert("k".to_string(), SpecTree::DType(DType::I64));
         assert_eq!(SpecTree::Map(m).to_string(), "{\"k\": i64}");
     }

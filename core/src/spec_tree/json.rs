@@ -15,9 +15,12 @@
 //! | `Spec(named)`       | `{"spec": "pkg.Name", "value": VALUE}` (a registered spec, named) |
 //! | `List(items)`       | an array                                                 |
 //! | `Tuple(items)`      | `{"tuple": [VALUE, …]}`                                  |
-//! | `Map(entries)`      | `{"map": {"key": VALUE, …}}` (keys sorted)               |
+//! | `Map(entries)`      | `{"map": {"key": VALUE, …}}` (keys sorted); when the entries' order is not the keys' (a struct's declaration order), `{"map": {…}, "order": ["key", …]}` naming each key once in that order |
 //!
-//! Objects must have exactly the keys shown. Reading never panics: malformed input, wrong kinds,
+//! Objects must have exactly the keys shown. `"order"` is optional: without it a map's entries
+//! read in the document's order (key order in documents written before `"order"` existed, which
+//! read as before). With it a reader keeps a struct's declaration order for the text shown to
+//! people (`extype inspect`, anonymous values); equality of trees ignores the order. Reading never panics: malformed input, wrong kinds,
 //! missing or unknown keys, unknown dtypes, negative or huge dims (above `isize::MAX`, which no
 //! array can have) are errors whose path locates the problem (`$.spec.value.map.mask`).
 //! Writing a shape with such a dim is an error too (one bound, [`extype_shape::MAX_DIM`], for
@@ -41,14 +44,13 @@
 //! `spec_from_json::<S>`, `any_spec_from_json` by registered name).
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use serde_json::{Map, Number, Value as Json};
 
-use super::{NamedSpec, SpecTree, short};
+use super::{Fields, NamedSpec, SpecTree, short};
 use crate::dtype::DType;
 use crate::error::{JsonError, Result};
 use crate::tensor::TensorSpec;
@@ -276,7 +278,13 @@ fn to_json_value(value: &SpecTree, path: &JsonPath<'_>) -> std::result::Result<J
             for (k, v) in entries {
                 object.insert(k.clone(), to_json_value(v, &map_path.key(k))?);
             }
-            tagged("map", Json::Object(object))
+            let mut outer = Map::new();
+            outer.insert("map".into(), Json::Object(object));
+            if !entries.is_in_key_order() {
+                let order = entries.keys().map(|k| Json::from(k.as_str())).collect();
+                outer.insert("order".into(), Json::Array(order));
+            }
+            Json::Object(outer)
         }
     })
 }
@@ -728,10 +736,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
                 r,
                 path: &path.key("tuple"),
             })?),
-            "map" => SpecTree::Map(map.next_value_seed(MapSeed {
-                r,
-                path: &path.key("map"),
-            })?),
+            "map" | "order" => return ordered_map(r, path, tag, map),
             _ => {
                 map.next_value::<de::IgnoredAny>()?;
                 return untagged(vec![short(&tag).into_owned()], map);
@@ -744,6 +749,70 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
                 untagged(vec![tag, short(&next).into_owned()], map)
             }
         }
+    }
+}
+
+/// `{"map": {…}}` or `{"map": {…}, "order": [KEY, …]}` (either key first), after its first key
+/// `first`: the entries, in the order `"order"` gives (a permutation of the keys), else in the
+/// document's.
+fn ordered_map<'de, A: MapAccess<'de>>(
+    r: &Reader,
+    path: &JsonPath<'_>,
+    first: String,
+    mut map: A,
+) -> std::result::Result<SpecTree, A::Error> {
+    let (mut entries, mut order) = (None, None);
+    let mut key = Some(first);
+    while let Some(k) = key {
+        match k.as_str() {
+            "map" if entries.is_none() => {
+                entries = Some(map.next_value_seed(MapSeed {
+                    r,
+                    path: &path.key("map"),
+                })?);
+            }
+            "order" if order.is_none() => {
+                let inner = path.key("order");
+                let items = map.next_value_seed(ListSeed { r, path: &inner })?;
+                let mut keys = Vec::with_capacity(items.len());
+                for (i, mut item) in items.into_iter().enumerate() {
+                    match &mut item {
+                        SpecTree::Str(s) => keys.push(std::mem::take(s)),
+                        other => {
+                            return Err(r.fail(error(
+                                &inner.index(i),
+                                format!("expected a key (a string), found {}", other.describe()),
+                            )));
+                        }
+                    }
+                }
+                order = Some(keys);
+            }
+            _ => {
+                map.next_value::<de::IgnoredAny>()?;
+                let found = map_kind(vec![short(&k).into_owned()], map)?;
+                return Err(r.fail(error(
+                    path,
+                    format!("expected an object with keys \"map\" and optionally \"order\"; found {found}"),
+                )));
+            }
+        }
+        key = map.next_key::<String>()?;
+    }
+    let Some(entries) = entries else {
+        return Err(r.fail(error(path, "expected a key \"map\" beside \"order\"")));
+    };
+    match order {
+        None => Ok(SpecTree::Map(entries)),
+        Some(keys) => entries.reordered(&keys).map(SpecTree::Map).map_err(|k| {
+            r.fail(error(
+                &path.key("order"),
+                format!(
+                    "expected each key of the map once; {:?} is unknown, repeated or missing",
+                    short(&k)
+                ),
+            ))
+        }),
     }
 }
 
@@ -998,7 +1067,7 @@ impl Expecting for MapSeed<'_, '_> {
 }
 
 impl<'de> DeserializeSeed<'de> for MapSeed<'_, '_> {
-    type Value = BTreeMap<String, SpecTree>;
+    type Value = Fields;
     fn deserialize<D: de::Deserializer<'de>>(
         self,
         d: D,
@@ -1008,7 +1077,7 @@ impl<'de> DeserializeSeed<'de> for MapSeed<'_, '_> {
 }
 
 impl<'de> Visitor<'de> for MapSeed<'_, '_> {
-    type Value = BTreeMap<String, SpecTree>;
+    type Value = Fields;
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an object")
     }
@@ -1021,17 +1090,19 @@ impl<'de> Visitor<'de> for MapSeed<'_, '_> {
     ) -> std::result::Result<Self::Value, A::Error> {
         let (r, path) = (self.r, self.path);
         r.nesting(path)?;
-        let mut out = BTreeMap::new();
+        let mut out = Vec::new();
         while let Some(k) = map.next_key::<String>()? {
-            // The key, and a map entry's share of its tree node beyond the value's own charge.
-            r.charge(k.len() + 2 * std::mem::size_of::<String>(), path)?;
+            // The key, and a map entry's share of its tree node beyond the value's own charge
+            // (with its slot in the map's sorted index).
+            let share = 2 * std::mem::size_of::<String>() + std::mem::size_of::<usize>();
+            r.charge(k.len() + share, path)?;
             let v = map.next_value_seed(ValueSeed {
                 r,
                 path: &path.key(&k),
             })?;
-            out.insert(k, v);
+            out.push((k, v));
         }
-        Ok(out)
+        Ok(out.into_iter().collect())
     }
 }
 
@@ -1074,7 +1145,7 @@ mod tests {
     fn sample() -> SpecTree {
         SpecTree::spec(
             "test.Thing",
-            SpecTree::Map(BTreeMap::from([
+            SpecTree::Map(Fields::from([
                 ("flag".into(), SpecTree::Bool(true)),
                 ("n".into(), SpecTree::Int(-3)),
                 ("big".into(), SpecTree::Int(i128::from(u64::MAX))),
@@ -1100,7 +1171,7 @@ mod tests {
                     "tup".into(),
                     SpecTree::Tuple(vec![SpecTree::Str("a".into())]),
                 ),
-                ("odd key!".into(), SpecTree::Map(BTreeMap::new())),
+                ("odd key!".into(), SpecTree::Map(Fields::new())),
             ])),
         )
     }
@@ -1123,7 +1194,7 @@ mod tests {
     fn documented_form() {
         let value = SpecTree::spec(
             "pkg.M",
-            SpecTree::Map(BTreeMap::from([(
+            SpecTree::Map(Fields::from([(
                 "values".into(),
                 SpecTree::TensorSpec(TensorSpec::new("[?, 3]".parse().unwrap(), DType::F32)),
             )])),
@@ -1234,10 +1305,10 @@ mod tests {
         // Tagged forms count their own levels: a map is two.
         let mut map = SpecTree::None;
         for _ in 0..(MAX_NESTING - 1) / 2 {
-            map = SpecTree::Map(BTreeMap::from([("k".to_string(), map)]));
+            map = SpecTree::Map(Fields::from([("k".to_string(), map)]));
         }
         assert_eq!(SpecTree::from_json(&map.to_json().unwrap()).unwrap(), map);
-        let over = SpecTree::Map(BTreeMap::from([("k".to_string(), map)]));
+        let over = SpecTree::Map(Fields::from([("k".to_string(), map)]));
         assert!(over.to_json().is_err());
         // A tree read through serde from an already parsed value is held to the same limit.
         let json: Json = serde_json::from_str(&text).unwrap();
@@ -1285,5 +1356,50 @@ mod tests {
     fn out_of_range_int_is_a_write_error() {
         let e = SpecTree::Int(i128::MAX).to_json().unwrap_err().to_string();
         assert!(e.contains("outside the 64-bit range"), "{e}");
+    }
+
+    #[test]
+    fn maps_keep_their_order_through_documents() {
+        let fields = |keys: &[&str]| -> Fields {
+            keys.iter()
+                .map(|k| (k.to_string(), SpecTree::Int(k.len() as i128)))
+                .collect()
+        };
+        let keys = |t: &SpecTree| match t {
+            SpecTree::Map(f) => f.keys().cloned().collect::<Vec<_>>(),
+            other => panic!("not a map: {other:?}"),
+        };
+        let declared = SpecTree::Map(fields(&["zeta", "alpha", "mid"]));
+        let text = declared.to_json().unwrap();
+        assert!(text.contains(r#""order":["zeta","alpha","mid"]"#), "{text}");
+        let back = SpecTree::from_json(&text).unwrap();
+        assert_eq!(keys(&back), ["zeta", "alpha", "mid"]);
+        // A map already in key order is written as before, without "order".
+        let sorted = SpecTree::Map(fields(&["alpha", "mid", "zeta"]));
+        assert!(!sorted.to_json().unwrap().contains("order"));
+        // Without "order", a map reads in the document's order: key order for documents
+        // written before "order" existed (equal to the map in declaration order), the writer's
+        // order for others (Python's `json.dumps` keeps a dict's).
+        let old = SpecTree::from_json(&sorted.to_json().unwrap()).unwrap();
+        assert_eq!(keys(&old), ["alpha", "mid", "zeta"]);
+        assert_eq!(old, declared);
+        let v = r#"{"map":{"zeta":{"dtype":"f32"},"alpha":null}}"#;
+        let python = SpecTree::from_json(&format!(r#"{{"extype_spec":1,"spec":{v}}}"#)).unwrap();
+        assert_eq!(keys(&python), ["zeta", "alpha"]);
+        // "order" may come first; it must name each key once.
+        let doc = |v: &str| SpecTree::from_json(&format!(r#"{{"extype_spec":1,"spec":{v}}}"#));
+        let first = doc(r#"{"order":["b","a"],"map":{"a":1,"b":2}}"#).unwrap();
+        assert_eq!(keys(&first), ["b", "a"]);
+        for (bad, says) in [
+            (r#"{"map":{"a":1,"b":2},"order":["b"]}"#, r#""a" is unknown, repeated or missing"#),
+            (r#"{"map":{"a":1},"order":["a","a"]}"#, r#""a" is unknown, repeated or missing"#),
+            (r#"{"map":{"a":1},"order":["c"]}"#, r#""c" is unknown"#),
+            (r#"{"map":{"a":1},"order":[1]}"#, "expected a key (a string), found int 1"),
+            (r#"{"order":["a"]}"#, r#"expected a key "map" beside "order""#),
+            (r#"{"map":{},"extra":1}"#, r#"optionally "order"; found an object with keys ["extra"]"#),
+        ] {
+            let err = doc(bad).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
     }
 }

@@ -6,11 +6,12 @@
 //! spec types themselves and by [`crate::serial`] through the registry.
 
 mod display;
+mod fields;
 pub mod json;
 
 pub use display::write_struct;
+pub use fields::Fields;
 
-use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 
 use crate::dtype::DType;
@@ -54,8 +55,9 @@ pub enum SpecTree {
     List(Vec<SpecTree>),
     /// A fixed-length heterogeneous sequence (tuples, arrays).
     Tuple(Vec<SpecTree>),
-    /// String-keyed entries, sorted by key (struct fields, `BTreeMap<String, _>`).
-    Map(BTreeMap<String, SpecTree>),
+    /// String-keyed entries in the order they were made: a struct's fields in declaration
+    /// order, a `BTreeMap<String, _>` field's entries in key order (equality ignores the order).
+    Map(Fields),
 }
 
 /// A registered spec's name and data, inside [`SpecTree::Spec`].
