@@ -92,3 +92,31 @@ fn shape_debug_reads_like_its_text() {
         Shape::unknown_rank().to_string()
     );
 }
+
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.display.Ordered")]
+pub struct Ordered {
+    pub zeta: ArrayD<f32>,
+    pub alpha: u32,
+    pub mid: ArrayD<i64>,
+}
+
+#[test]
+fn fields_keep_declaration_order_through_json_and_anonymous_values() {
+    use extype::{AnonymousExtension, SpecTree, TypeSpec};
+    let value = Ordered {
+        zeta: ArrayD::from_elem(IxDyn(&[2]), 1.5),
+        alpha: 3,
+        mid: ArrayD::from_elem(IxDyn(&[1]), 7),
+    };
+    let spec = "tests.display.Ordered { zeta: f32[2], alpha: 3, mid: i64[1] }";
+    assert_eq!(value.spec().to_string(), spec);
+    // The serialized tree, through its JSON document, keeps the order.
+    let json = value.spec().serialize().to_json().unwrap();
+    let tree = SpecTree::from_json(&json).unwrap();
+    assert_eq!(tree.to_string(), spec);
+    // An anonymous value made from it prints its fields in that order.
+    let anonymous = AnonymousExtension::new(tree, value.into_components()).unwrap();
+    let text = Value::from_extension(anonymous).to_string();
+    assert!(text.contains(&format!("spec: {spec}")), "{text}");
+}

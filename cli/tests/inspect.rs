@@ -54,3 +54,53 @@ fn inspect_prints_type_spec_and_components() {
     assert!(!ok && err.contains("unknown command"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A value whose type is not linked into the command (as every user type is), with fields
+/// declared `zeta, alpha, mid`: a tensor, static data, a tensor.
+fn declared_out_of_key_order() -> extype_core::AnonymousExtension {
+    use extype_core::spec_tree::Fields;
+    use extype_core::{DType, Shape, SpecTree, TensorSpec};
+    let fields: Fields = [
+        ("zeta", SpecTree::TensorSpec(TensorSpec::new(Shape::known(&[2]), DType::F32))),
+        ("alpha", SpecTree::Int(3)),
+        ("mid", SpecTree::TensorSpec(TensorSpec::new(Shape::known(&[1]), DType::I64))),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let spec = SpecTree::spec("cli_test.Ordered", SpecTree::Map(fields));
+    let components = vec![
+        Tensor::from(ndarray::array![1.0f32, 2.0].into_dyn()),
+        Tensor::from(ndarray::array![7i64].into_dyn()),
+    ];
+    extype_core::AnonymousExtension::new(spec, components).unwrap()
+}
+
+#[test]
+fn inspect_and_anonymous_values_show_fields_in_declaration_order() {
+    let dir = std::env::temp_dir().join(format!("extype-cli-order-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("ordered.safetensors");
+    io::save(&path, &declared_out_of_key_order()).unwrap();
+    let file = path.to_str().unwrap();
+
+    let (ok, text, err) = extype(&["inspect", file]);
+    assert!(ok, "{err}");
+    let spec = "cli_test.Ordered { zeta: f32[2], alpha: 3, mid: i64[1] }";
+    assert!(text.contains(&format!("spec: {spec}")), "{text}");
+    let (ok, json, _) = extype(&["inspect", "--json", file]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["specs"][0], spec);
+
+    // Loaded where the type is unknown: an anonymous value, its spec in the same order.
+    let value = io::load(&path).unwrap();
+    assert_eq!(
+        value.to_string(),
+        format!(
+            "extype.Anonymous {{ name: \"cli_test.Ordered\", spec: {spec}, \
+             components: [f32[2], i64[1]] }} {{0: [1.0, 2.0], 1: [7]}}"
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -150,7 +150,8 @@ pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
         for (i, r) in list.iter().enumerate() {
             info.types.push(r.type_name.to_string());
             // A type registered in this program prints as its spec does (fields in declaration
-            // order); another prints from the document (fields in key order).
+            // order); another prints from the document, in the order it records (declaration
+            // order; key order in documents written before the order was recorded).
             let compact = if r.spec.len() > SHOWN_SPEC {
                 format!("(a spec of {} bytes of JSON, not shown)", r.spec.len())
             } else if r.type_name == TENSOR_TYPE {
