@@ -246,7 +246,8 @@ fn derived_static_values_reject_bad_data_with_the_path() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("resample.interp"), "{err}");
-    let bad = json.replacen("\"factor\"", "\"fcator\"", 1);
+    // Every occurrence: the key, and its place in the document's field order (`"order"`).
+    let bad = json.replace("\"factor\"", "\"fcator\"");
     let err = spec_from_json::<ResampledSpec>(&bad)
         .unwrap_err()
         .to_string();

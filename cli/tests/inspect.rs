@@ -61,9 +61,15 @@ fn declared_out_of_key_order() -> extype_core::AnonymousExtension {
     use extype_core::spec_tree::Fields;
     use extype_core::{DType, Shape, SpecTree, TensorSpec};
     let fields: Fields = [
-        ("zeta", SpecTree::TensorSpec(TensorSpec::new(Shape::known(&[2]), DType::F32))),
+        (
+            "zeta",
+            SpecTree::TensorSpec(TensorSpec::new(Shape::known(&[2]), DType::F32)),
+        ),
         ("alpha", SpecTree::Int(3)),
-        ("mid", SpecTree::TensorSpec(TensorSpec::new(Shape::known(&[1]), DType::I64))),
+        (
+            "mid",
+            SpecTree::TensorSpec(TensorSpec::new(Shape::known(&[1]), DType::I64)),
+        ),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))

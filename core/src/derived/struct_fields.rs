@@ -64,7 +64,7 @@ fn check_struct_keys(
     expected: &[&'static str],
 ) -> Result<()> {
     for field in expected {
-        if !fields.contains_key(*field) {
+        if !fields.contains_key(field) {
             return Err(SpecError::Data {
                 path: path.field(field).to_string(),
                 expected: "a field".into(),

@@ -97,7 +97,7 @@ pub fn static_struct_items<'v>(
         && entries.len() == keys.len()
         && let Some(items) = keys
             .iter()
-            .map(|k| entries.get(*k))
+            .map(|k| entries.get(k))
             .collect::<Option<Vec<_>>>()
     {
         return Ok(items);

@@ -262,12 +262,21 @@ mod tests {
     fn keeps_insertion_order_and_finds_by_key() {
         let mut f = fields(&["zeta", "alpha", "mid"]);
         assert_eq!(f.keys().collect::<Vec<_>>(), ["zeta", "alpha", "mid"]);
-        assert_eq!(f.iter_by_key().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["alpha", "mid", "zeta"]);
+        assert_eq!(
+            f.iter_by_key().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+            ["alpha", "mid", "zeta"]
+        );
         assert!(!f.is_in_key_order());
         assert_eq!(f["mid"], SpecTree::Int(2));
-        assert_eq!(f.insert("alpha".into(), SpecTree::None), Some(SpecTree::Int(1)));
+        assert_eq!(
+            f.insert("alpha".into(), SpecTree::None),
+            Some(SpecTree::Int(1))
+        );
         assert_eq!(f.insert("beta".into(), SpecTree::Int(9)), None);
-        assert_eq!(f.keys().collect::<Vec<_>>(), ["zeta", "alpha", "mid", "beta"]);
+        assert_eq!(
+            f.keys().collect::<Vec<_>>(),
+            ["zeta", "alpha", "mid", "beta"]
+        );
         assert_eq!(f.remove("zeta"), Some(SpecTree::Int(0)));
         assert_eq!(f.keys().collect::<Vec<_>>(), ["alpha", "mid", "beta"]);
         assert_eq!(f.get("beta"), Some(&SpecTree::Int(9)));
@@ -304,11 +313,25 @@ mod tests {
     fn reorders_by_a_permutation_only() {
         let f = fields(&["alpha", "mid", "zeta"]);
         let keys = |k: &[&str]| k.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let r = f.clone().reordered(&keys(&["zeta", "alpha", "mid"])).unwrap();
+        let r = f
+            .clone()
+            .reordered(&keys(&["zeta", "alpha", "mid"]))
+            .unwrap();
         assert_eq!(r.keys().collect::<Vec<_>>(), ["zeta", "alpha", "mid"]);
         assert_eq!(r, f);
-        assert_eq!(f.clone().reordered(&keys(&["zeta", "alpha"])).unwrap_err(), "mid");
-        assert_eq!(f.clone().reordered(&keys(&["zeta", "zeta", "mid"])).unwrap_err(), "zeta");
-        assert_eq!(f.reordered(&keys(&["zeta", "nope", "mid"])).unwrap_err(), "nope");
+        assert_eq!(
+            f.clone().reordered(&keys(&["zeta", "alpha"])).unwrap_err(),
+            "mid"
+        );
+        assert_eq!(
+            f.clone()
+                .reordered(&keys(&["zeta", "zeta", "mid"]))
+                .unwrap_err(),
+            "zeta"
+        );
+        assert_eq!(
+            f.reordered(&keys(&["zeta", "nope", "mid"])).unwrap_err(),
+            "nope"
+        );
     }
 }

@@ -1391,12 +1391,27 @@ mod tests {
         let first = doc(r#"{"order":["b","a"],"map":{"a":1,"b":2}}"#).unwrap();
         assert_eq!(keys(&first), ["b", "a"]);
         for (bad, says) in [
-            (r#"{"map":{"a":1,"b":2},"order":["b"]}"#, r#""a" is unknown, repeated or missing"#),
-            (r#"{"map":{"a":1},"order":["a","a"]}"#, r#""a" is unknown, repeated or missing"#),
+            (
+                r#"{"map":{"a":1,"b":2},"order":["b"]}"#,
+                r#""a" is unknown, repeated or missing"#,
+            ),
+            (
+                r#"{"map":{"a":1},"order":["a","a"]}"#,
+                r#""a" is unknown, repeated or missing"#,
+            ),
             (r#"{"map":{"a":1},"order":["c"]}"#, r#""c" is unknown"#),
-            (r#"{"map":{"a":1},"order":[1]}"#, "expected a key (a string), found int 1"),
-            (r#"{"order":["a"]}"#, r#"expected a key "map" beside "order""#),
-            (r#"{"map":{},"extra":1}"#, r#"optionally "order"; found an object with keys ["extra"]"#),
+            (
+                r#"{"map":{"a":1},"order":[1]}"#,
+                "expected a key (a string), found int 1",
+            ),
+            (
+                r#"{"order":["a"]}"#,
+                r#"expected a key "map" beside "order""#,
+            ),
+            (
+                r#"{"map":{},"extra":1}"#,
+                r#"optionally "order"; found an object with keys ["extra"]"#,
+            ),
         ] {
             let err = doc(bad).unwrap_err().to_string();
             assert!(err.contains(says), "{bad}: {err}");

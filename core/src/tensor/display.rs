@@ -107,7 +107,10 @@ mod tests {
         let t = Tensor::from(ArrayD::from_shape_fn(IxDyn(&[2, 3]), |i| {
             (i[0] * 3 + i[1]) as f32
         }));
-        assert_eq!(t.to_string(), "f32[2, 3] [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]");
+        assert_eq!(
+            t.to_string(),
+            "f32[2, 3] [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]"
+        );
         let v = Tensor::from(array![1u8, 2].into_dyn());
         assert_eq!(v.to_string(), "u8[2] [1, 2]");
         let cube = Tensor::from(ArrayD::from_shape_fn(IxDyn(&[2, 1, 2]), |i| {

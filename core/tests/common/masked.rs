@@ -132,7 +132,10 @@ impl TypeSpec for MaskedTensorSpec {
             ),
             ("mask".to_string(), SpecTree::TensorSpec(self.mask.clone())),
         ]);
-        SpecTree::spec(registered_name::<MaskedTensor>(), SpecTree::Map(fields.into()))
+        SpecTree::spec(
+            registered_name::<MaskedTensor>(),
+            SpecTree::Map(fields.into()),
+        )
     }
 
     /// Checks the name and the field set, then decodes each field as its type does (`values`
