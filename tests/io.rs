@@ -1164,3 +1164,171 @@ fn fuzz_mutated_files_never_panic_and_agree_with_the_crate() {
     );
     assert!(loaded > 0, "{loaded}");
 }
+
+/// A type as a Python program's file holds it: a nested value, an optional tensor, a list and a
+/// map of tensors, and two static fields the file cannot say.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.io.Tokens")]
+pub struct Tokens {
+    pub ids: ndarray::Array2<i64>,
+    pub masked: MaskedTensor,
+    pub extra: Option<Array1<f32>>,
+    pub layers: Vec<Array1<f32>>,
+    pub heads: BTreeMap<String, Array1<f32>>,
+    pub vocab: String,
+    pub pad: i64,
+}
+
+/// The tensors of a `Tokens` file (no `extra`), with `ids` as given.
+fn tokens_tensors(
+    ids: (DType, Vec<usize>, Vec<u8>),
+) -> Vec<(&'static str, DType, Vec<usize>, Vec<u8>)> {
+    vec![
+        ("ids", ids.0, ids.1, ids.2),
+        ("masked.values", DType::F32, vec![2], f32_bytes(&[0.5, 1.5])),
+        ("masked.mask", DType::Bool, vec![2], vec![1, 0]),
+        ("layers[0]", DType::F32, vec![1], f32_bytes(&[1.0])),
+        ("layers[1]", DType::F32, vec![2], f32_bytes(&[2.0, 3.0])),
+        ("heads.a", DType::F32, vec![1], f32_bytes(&[4.0])),
+        ("heads.b", DType::F32, vec![1], f32_bytes(&[5.0])),
+    ]
+}
+
+fn i64_bytes(v: &[i64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn files_of_other_programs_load_with_dtypes_and_shapes_from_the_file() {
+    let dir = TempDir::new("inferred");
+    // A type without static fields: no spec, no argument.
+    let path = dir.path("masked.safetensors");
+    write_raw(
+        &path,
+        vec![
+            ("values", DType::F32, vec![1, 2], f32_bytes(&[1.0, 2.0])),
+            ("mask", DType::Bool, vec![1, 2], vec![1, 0]),
+        ],
+        None,
+    );
+    let loaded = io::load_components_inferred::<MaskedTensor>(&path).unwrap();
+    assert_eq!(loaded.values, array![[1.0f32, 2.0]].into_dyn());
+    assert_eq!(loaded.mask, array![[true, false]].into_dyn());
+
+    // Nested, optional, list and map fields from the names; the static values from the caller.
+    let ids = || (DType::I64, vec![1, 3], i64_bytes(&[7, 8, 9]));
+    let path = dir.path("tokens.safetensors");
+    write_raw(&path, tokens_tensors(ids()), None);
+    let statics = || {
+        io::Statics::new()
+            .with("vocab", String::from("gpt2"))
+            .with("pad", 0i64)
+    };
+    let loaded = io::load_components_inferred_with::<Tokens>(&path, statics()).unwrap();
+    let expected = Tokens {
+        ids: array![[7i64, 8, 9]],
+        masked: MaskedTensor {
+            values: array![0.5f32, 1.5].into_dyn(),
+            mask: array![true, false].into_dyn(),
+        },
+        extra: None,
+        layers: vec![array![1.0f32], array![2.0, 3.0]],
+        heads: BTreeMap::from([("a".into(), array![4.0f32]), ("b".into(), array![5.0f32])]),
+        vocab: "gpt2".into(),
+        pad: 0,
+    };
+    assert_eq!(loaded, expected);
+    // The same value as `load_components_as` reads it under the spec written by hand.
+    assert_eq!(
+        io::load_components_as::<Tokens>(&path, &expected.spec()).unwrap(),
+        expected
+    );
+
+    // A static value not given, given for no static field, or of the wrong type: named.
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &path,
+        io::Statics::new().with("pad", 0i64),
+    ));
+    assert!(
+        text.contains("vocab") && text.contains("static value"),
+        "{text}"
+    );
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &path,
+        statics().with("vocabulary", String::from("x")),
+    ));
+    assert!(
+        text.contains("\"vocabulary\"") && text.contains("no static field"),
+        "{text}"
+    );
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &path,
+        statics().with("pad", String::from("zero")),
+    ));
+    assert!(text.contains("pad"), "{text}");
+
+    // Dtypes and ranks are checked against the field types, naming the tensor.
+    let wrong = dir.path("wrong_dtype.safetensors");
+    write_raw(
+        &wrong,
+        tokens_tensors((DType::I32, vec![1, 3], vec![0; 12])),
+        None,
+    );
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &wrong,
+        statics(),
+    ));
+    assert!(text.contains("ids") && text.contains("dtype i64"), "{text}");
+    let wrong = dir.path("wrong_rank.safetensors");
+    write_raw(
+        &wrong,
+        tokens_tensors((DType::I64, vec![3], i64_bytes(&[7, 8, 9]))),
+        None,
+    );
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &wrong,
+        statics(),
+    ));
+    assert!(text.contains("ids") && text.contains("rank 2"), "{text}");
+
+    // A missing tensor is named; so is an extra one.
+    let mut tensors = tokens_tensors(ids());
+    tensors.retain(|t| t.0 != "masked.mask");
+    let missing = dir.path("missing.safetensors");
+    write_raw(&missing, tensors, None);
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &missing,
+        statics(),
+    ));
+    assert!(text.contains("masked.mask"), "{text}");
+    let mut tensors = tokens_tensors(ids());
+    tensors.push(("bias", DType::F32, vec![1], f32_bytes(&[1.0])));
+    let extra = dir.path("extra.safetensors");
+    write_raw(&extra, tensors, None);
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &extra,
+        statics(),
+    ));
+    assert!(
+        text.contains("\"bias\"") && text.contains("extra"),
+        "{text}"
+    );
+
+    // Validation and shape contracts run.
+    let invalid = dir.path("invalid.safetensors");
+    write_raw(
+        &invalid,
+        vec![
+            ("values", DType::F32, vec![2], f32_bytes(&[1.0, 2.0])),
+            ("mask", DType::Bool, vec![1], vec![1]),
+        ],
+        None,
+    );
+    let text = err_text(io::load_components_inferred::<MaskedTensor>(&invalid));
+    assert!(
+        text.contains("invalid value of test.MaskedTensor"),
+        "{text}"
+    );
+    let text = err_text(io::load_components_inferred::<Contracted>(&invalid));
+    assert!(text.contains("shape contract"), "{text}");
+}

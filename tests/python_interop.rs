@@ -128,6 +128,9 @@ fn python_reads_extype_files_and_extype_reads_python_files() {
     );
     let loaded = io::load_components_as::<Interop>(&from_python, &loose_spec()).unwrap();
     assert_eq!(loaded, python_value());
+    // Or with no spec at all: dtypes and shapes from the file.
+    let loaded = io::load_components_inferred::<Interop>(&from_python).unwrap();
+    assert_eq!(loaded, python_value());
     // The torch flavour's metadata is not extype's: the file reads like any other.
     let loaded = io::load_components_as::<Interop>(&from_python_pt, &loose_spec()).unwrap();
     assert_eq!(loaded, python_value());
