@@ -137,7 +137,7 @@ macro_rules! tensor_field_common {
             path: &FieldPath<'_>,
             source: &mut dyn SpecSource,
         ) -> Result<TensorSpec> {
-            match source.tensor(&path.to_string()) {
+            match source.tensor(&path.to_string())? {
                 Some(spec) => replaced_spec(spec, path, $dtype, $rank),
                 None => Err(missing_tensor(path)),
             }

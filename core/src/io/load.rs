@@ -125,13 +125,18 @@ pub(crate) fn read(
 ) -> Result<Vec<Vec<Tensor>>> {
     let mut all: Vec<Option<Tensor>> = Vec::with_capacity(header.entries.len());
     for e in &header.entries {
+        // Every entry is a component here (`matched` refuses the others), checked readable.
+        let dtype = e
+            .dtype
+            .readable()
+            .map_err(|m| IoError::at(file, e.name, m))?;
         let tensor = match body {
-            Body::File(f) => read_tensor(e.dtype, &e.shape, e.byte_len(), &mut |out| {
-                f.read_exact(out)
-            }),
+            Body::File(f) => {
+                read_tensor(dtype, &e.shape, e.byte_len(), &mut |out| f.read_exact(out))
+            }
             Body::Mapped(map) => {
                 let at = header.data_start as usize;
-                shared_tensor(map, at + e.start, e.byte_len(), e.dtype, &e.shape)
+                shared_tensor(map, at + e.start, e.byte_len(), dtype, &e.shape)
             }
         };
         all.push(Some(tensor.map_err(|m| IoError::at(file, e.name, m))?));
@@ -169,14 +174,17 @@ fn match_components(file: &str, header: &Header, w: &Wanted<'_>) -> Result<Vec<u
             ));
         };
         let e = header.entries.at(at);
+        let dtype = e.dtype.readable().map_err(|m| {
+            IoError::at(file, &name, format!("component {path} of {}: {m}", w.label))
+        })?;
         if let Some(spec) = w.specs.as_ref().and_then(|s| s.get(i)) {
-            if spec.dtype != e.dtype {
+            if spec.dtype != dtype {
                 return Err(IoError::at(
                     file,
                     &name,
                     format!(
                         "component {path} of {}: expected dtype {} (spec {spec}), found {}",
-                        w.label, spec.dtype, e.dtype
+                        w.label, spec.dtype, dtype
                     ),
                 ));
             }

@@ -55,7 +55,12 @@
 //! | `f64`  | `F64`       | `float64`|
 //!
 //! The safetensors dtypes without an extype dtype (`F16`, `BF16`, the `F8`/`F6`/`F4` formats,
-//! `C64`) are refused with an error naming the tensor. Bytes are little-endian (converted on a
+//! `C64`: [`ForeignDType`]) are listed, not read: a file holding them parses (its header is
+//! checked as any other, sizes by the dtype's bits), [`inspect`] lists each such tensor with its
+//! name, dtype ([`FileDType::Foreign`], printed `unsupported dtype BF16`), shape and size, and
+//! [`Mapped::tensor`] reads the other tensors of the file; reading such a tensor's elements
+//! ([`load`], [`map`]'s tensors and values, the component loads) is an error naming the tensor
+//! and its dtype. Bytes are little-endian (converted on a
 //! big-endian machine); a bool tensor's bytes must be 0 or 1.
 //!
 //! ## Alignment and copies
@@ -121,8 +126,8 @@ mod source;
 
 pub use format::{FORMAT, FORMAT_VERSION, SHARD_FORMAT, Save, TENSOR_NAME, TENSOR_TYPE};
 pub use header::{
-    Dims, Entries, EntriesIter, Entry, Header, MAX_HEADER_LEN, MAX_RANK, dtype_from_safetensors,
-    safetensors_name,
+    Dims, Entries, EntriesIter, Entry, FileDType, ForeignDType, Header, MAX_HEADER_LEN, MAX_RANK,
+    dtype_from_safetensors, file_dtype_from_safetensors, safetensors_name,
 };
 pub use inspect::{FileInfo, TensorInfo, TensorShape, inspect};
 pub use load::{

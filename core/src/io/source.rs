@@ -98,10 +98,19 @@ impl<'h> FileSource<'h> {
 }
 
 impl SpecSource for FileSource<'_> {
-    fn tensor(&mut self, path: &str) -> Option<TensorSpec> {
-        self.header
-            .entry(path)
-            .map(|e| TensorSpec::from_shape_dtype(&e.shape, e.dtype))
+    fn tensor(&mut self, path: &str) -> Result<Option<TensorSpec>> {
+        let Some(e) = self.header.entry(path) else {
+            return Ok(None);
+        };
+        match e.dtype.readable() {
+            Ok(dtype) => Ok(Some(TensorSpec::from_shape_dtype(&e.shape, dtype))),
+            Err(message) => Err(SpecError::Data {
+                path: path.to_string(),
+                expected: "a tensor of a dtype extype reads".into(),
+                found: message,
+            }
+            .into()),
+        }
     }
 
     fn has_under(&mut self, path: &str) -> bool {

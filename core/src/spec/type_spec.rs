@@ -17,8 +17,9 @@ use crate::tensor::{Tensor, TensorLike, TensorView};
 /// component path (`values`, `items[1].mask`, `table.key`), and the static values a caller gave
 /// by path. `io::load_components_inferred` implements it over a file's header.
 pub trait SpecSource {
-    /// The spec (dtype, exact shape) of the tensor named `path`, if there is one.
-    fn tensor(&mut self, path: &str) -> Option<TensorSpec>;
+    /// The spec (dtype, exact shape) of the tensor named `path`, if there is one; an error
+    /// when there is one this source cannot describe (a dtype extype does not read).
+    fn tensor(&mut self, path: &str) -> Result<Option<TensorSpec>>;
 
     /// Whether a tensor is named `path`, or its name starts with `path.` or `path[` (every
     /// tensor, for the empty root path).
