@@ -128,7 +128,8 @@ fn err_text<T: std::fmt::Debug>(r: extype::Result<T>) -> String {
 fn assert_aligned(path: &Path) {
     for t in io::inspect(path).unwrap().tensors {
         assert!(
-            t.offset.is_multiple_of(t.dtype.size_of() as u64),
+            t.offset
+                .is_multiple_of(t.dtype.known().unwrap().size_of() as u64),
             "{}: {} at {}",
             path.display(),
             t.path,
@@ -689,10 +690,10 @@ fn untrusted_files_are_clear_errors() {
     check(
         "bf16.st",
         &file_bytes(
-            r#"{"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}}"#,
+            r#"{"a":{"dtype":"BF16","shape":[5],"data_offsets":[0,8]}}"#,
             &data,
         ),
-        &["\"a\"", "no extype dtype"],
+        &["\"a\"", "takes 10 bytes", "hold 8"],
     );
     check(
         "shape.st",
@@ -1123,7 +1124,7 @@ fn fuzz_mutated_files_never_panic_and_agree_with_the_crate() {
                 for e in &h.entries {
                     let t = st.tensor(e.name).unwrap();
                     assert_eq!(t.shape(), e.shape.as_slice(), "round {round}");
-                    assert_eq!(format!("{:?}", t.dtype()), io::safetensors_name(e.dtype));
+                    assert_eq!(format!("{:?}", t.dtype()), e.dtype.safetensors_name());
                     assert_eq!(t.data().len(), e.byte_len());
                 }
             }
@@ -1131,15 +1132,9 @@ fn fuzz_mutated_files_never_panic_and_agree_with_the_crate() {
             (Ok(_), Err(e)) => {
                 panic!("round {round} (seed {seed}): extype accepts, the crate refuses: {e}")
             }
-            (Err(e), Ok(st)) => {
-                // Allowed only where extype is stricter by design: dtypes it has no type for.
-                let foreign = st
-                    .iter()
-                    .any(|(_, t)| io::dtype_from_safetensors(&format!("{:?}", t.dtype())).is_err());
-                assert!(
-                    foreign,
-                    "round {round} (seed {seed}): the crate accepts, extype refuses: {e}"
-                );
+            (Err(e), Ok(_)) => {
+                // Dtypes extype cannot read are listed too: no file the crate reads is refused.
+                panic!("round {round} (seed {seed}): the crate accepts, extype refuses: {e}")
             }
         }
         std::fs::write(&target, &bytes).unwrap();
@@ -1163,4 +1158,273 @@ fn fuzz_mutated_files_never_panic_and_agree_with_the_crate() {
         "{accepted} of {iterations}"
     );
     assert!(loaded > 0, "{loaded}");
+}
+
+/// A type as a Python program's file holds it: a nested value, an optional tensor, a list and a
+/// map of tensors, and two static fields the file cannot say.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.io.Tokens")]
+pub struct Tokens {
+    pub ids: ndarray::Array2<i64>,
+    pub masked: MaskedTensor,
+    pub extra: Option<Array1<f32>>,
+    pub layers: Vec<Array1<f32>>,
+    pub heads: BTreeMap<String, Array1<f32>>,
+    pub vocab: String,
+    pub pad: i64,
+}
+
+/// The tensors of a `Tokens` file (no `extra`), with `ids` as given.
+fn tokens_tensors(
+    ids: (DType, Vec<usize>, Vec<u8>),
+) -> Vec<(&'static str, DType, Vec<usize>, Vec<u8>)> {
+    vec![
+        ("ids", ids.0, ids.1, ids.2),
+        ("masked.values", DType::F32, vec![2], f32_bytes(&[0.5, 1.5])),
+        ("masked.mask", DType::Bool, vec![2], vec![1, 0]),
+        ("layers[0]", DType::F32, vec![1], f32_bytes(&[1.0])),
+        ("layers[1]", DType::F32, vec![2], f32_bytes(&[2.0, 3.0])),
+        ("heads.a", DType::F32, vec![1], f32_bytes(&[4.0])),
+        ("heads.b", DType::F32, vec![1], f32_bytes(&[5.0])),
+    ]
+}
+
+fn i64_bytes(v: &[i64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn files_of_other_programs_load_with_dtypes_and_shapes_from_the_file() {
+    let dir = TempDir::new("inferred");
+    // A type without static fields: no spec, no argument.
+    let path = dir.path("masked.safetensors");
+    write_raw(
+        &path,
+        vec![
+            ("values", DType::F32, vec![1, 2], f32_bytes(&[1.0, 2.0])),
+            ("mask", DType::Bool, vec![1, 2], vec![1, 0]),
+        ],
+        None,
+    );
+    let loaded = io::load_components_inferred::<MaskedTensor>(&path).unwrap();
+    assert_eq!(loaded.values, array![[1.0f32, 2.0]].into_dyn());
+    assert_eq!(loaded.mask, array![[true, false]].into_dyn());
+
+    // Nested, optional, list and map fields from the names; the static values from the caller.
+    let ids = || (DType::I64, vec![1, 3], i64_bytes(&[7, 8, 9]));
+    let path = dir.path("tokens.safetensors");
+    write_raw(&path, tokens_tensors(ids()), None);
+    let statics = || {
+        io::Statics::new()
+            .with("vocab", String::from("gpt2"))
+            .with("pad", 0i64)
+    };
+    let loaded = io::load_components_inferred_with::<Tokens>(&path, statics()).unwrap();
+    let expected = Tokens {
+        ids: array![[7i64, 8, 9]],
+        masked: MaskedTensor {
+            values: array![0.5f32, 1.5].into_dyn(),
+            mask: array![true, false].into_dyn(),
+        },
+        extra: None,
+        layers: vec![array![1.0f32], array![2.0, 3.0]],
+        heads: BTreeMap::from([("a".into(), array![4.0f32]), ("b".into(), array![5.0f32])]),
+        vocab: "gpt2".into(),
+        pad: 0,
+    };
+    assert_eq!(loaded, expected);
+    // The same value as `load_components_as` reads it under the spec written by hand.
+    assert_eq!(
+        io::load_components_as::<Tokens>(&path, &expected.spec()).unwrap(),
+        expected
+    );
+
+    // A static value not given, given for no static field, or of the wrong type: named.
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &path,
+        io::Statics::new().with("pad", 0i64),
+    ));
+    assert!(
+        text.contains("vocab") && text.contains("static value"),
+        "{text}"
+    );
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &path,
+        statics().with("vocabulary", String::from("x")),
+    ));
+    assert!(
+        text.contains("\"vocabulary\"") && text.contains("no static field"),
+        "{text}"
+    );
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &path,
+        statics().with("pad", String::from("zero")),
+    ));
+    assert!(text.contains("pad"), "{text}");
+
+    // Dtypes and ranks are checked against the field types, naming the tensor.
+    let wrong = dir.path("wrong_dtype.safetensors");
+    write_raw(
+        &wrong,
+        tokens_tensors((DType::I32, vec![1, 3], vec![0; 12])),
+        None,
+    );
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &wrong,
+        statics(),
+    ));
+    assert!(text.contains("ids") && text.contains("dtype i64"), "{text}");
+    let wrong = dir.path("wrong_rank.safetensors");
+    write_raw(
+        &wrong,
+        tokens_tensors((DType::I64, vec![3], i64_bytes(&[7, 8, 9]))),
+        None,
+    );
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &wrong,
+        statics(),
+    ));
+    assert!(text.contains("ids") && text.contains("rank 2"), "{text}");
+
+    // A missing tensor is named; so is an extra one.
+    let mut tensors = tokens_tensors(ids());
+    tensors.retain(|t| t.0 != "masked.mask");
+    let missing = dir.path("missing.safetensors");
+    write_raw(&missing, tensors, None);
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &missing,
+        statics(),
+    ));
+    assert!(text.contains("masked.mask"), "{text}");
+    let mut tensors = tokens_tensors(ids());
+    tensors.push(("bias", DType::F32, vec![1], f32_bytes(&[1.0])));
+    let extra = dir.path("extra.safetensors");
+    write_raw(&extra, tensors, None);
+    let text = err_text(io::load_components_inferred_with::<Tokens>(
+        &extra,
+        statics(),
+    ));
+    assert!(
+        text.contains("\"bias\"") && text.contains("extra"),
+        "{text}"
+    );
+
+    // Validation and shape contracts run.
+    let invalid = dir.path("invalid.safetensors");
+    write_raw(
+        &invalid,
+        vec![
+            ("values", DType::F32, vec![2], f32_bytes(&[1.0, 2.0])),
+            ("mask", DType::Bool, vec![1], vec![1]),
+        ],
+        None,
+    );
+    let text = err_text(io::load_components_inferred::<MaskedTensor>(&invalid));
+    assert!(
+        text.contains("invalid value of test.MaskedTensor"),
+        "{text}"
+    );
+    let text = err_text(io::load_components_inferred::<Contracted>(&invalid));
+    assert!(text.contains("shape contract"), "{text}");
+}
+
+/// Beside an f32 tensor, a bf16 and an f16 one (as in most model weights), written by hand.
+fn half_precision_file(path: &Path) {
+    let header = concat!(
+        r#"{"__metadata__":{"format":"pt"},"#,
+        r#""half_b":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]},"#,
+        r#""half_f":{"dtype":"F16","shape":[1,2],"data_offsets":[4,8]},"#,
+        r#""weight":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}"#
+    );
+    // bf16 1.0 = 0x3F80, f16 1.0 = 0x3C00; padded to 8 bytes as safetensors writers do.
+    let header = format!("{header:<width$}", width = header.len().next_multiple_of(8));
+    let mut data = vec![0x80, 0x3f, 0x80, 0x3f, 0x00, 0x3c, 0x00, 0x3c];
+    data.extend(f32_bytes(&[1.5, 2.5]));
+    std::fs::write(path, file_bytes(&header, &data)).unwrap();
+}
+
+/// One f32 field, as a file of half-precision weights names it.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.io.HalfB")]
+pub struct HalfB {
+    pub half_b: ArrayD<f32>,
+}
+
+#[test]
+fn files_with_dtypes_extype_cannot_read_are_listed_and_refused_by_name() {
+    let dir = TempDir::new("foreign");
+    let path = dir.path("halves.safetensors");
+    half_precision_file(&path);
+    // `inspect` lists every tensor: name, dtype, shape, size.
+    let info = io::inspect(&path).unwrap();
+    let listed: Vec<(String, String, Vec<usize>, usize)> = info
+        .tensors
+        .iter()
+        .map(|t| {
+            (
+                t.path.to_string(),
+                t.dtype.to_string(),
+                t.shape.to_vec(),
+                t.bytes,
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("half_b".into(), "unsupported dtype BF16".into(), vec![2], 4),
+            (
+                "half_f".into(),
+                "unsupported dtype F16".into(),
+                vec![1, 2],
+                4
+            ),
+            ("weight".into(), "f32".into(), vec![2], 8),
+        ]
+    );
+    let json = serde_json::to_value(&info).unwrap();
+    assert_eq!(json["tensors"][0]["dtype"], "BF16");
+    assert_eq!(json["tensors"][2]["dtype"], "f32");
+    assert_eq!(
+        info.tensors[0].dtype,
+        io::FileDType::Foreign(io::ForeignDType::BF16)
+    );
+
+    // The f32 tensor is read where nothing else is needed: from the map.
+    // SAFETY: the file is this test's own and is not written while mapped.
+    let mapped = unsafe { io::map(&path) }.unwrap();
+    assert_eq!(
+        mapped.tensor("weight").unwrap(),
+        Tensor::from(array![1.5f32, 2.5])
+    );
+    for text in [
+        err_text(mapped.tensor("half_b")),
+        err_text(mapped.view("half_b")),
+    ] {
+        assert!(
+            text.contains("\"half_b\"") && text.contains("dtype BF16"),
+            "{text}"
+        );
+    }
+    assert!(err_text(mapped.tensor("half_f")).contains("dtype F16"));
+
+    // A value that needs the bf16 tensor: an error naming it and its dtype, by either load.
+    let spec = HalfBSpec {
+        half_b: "f32[2]".parse().unwrap(),
+    };
+    let only_b = dir.path("only_b.safetensors");
+    let header = r#"{"half_b":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}}    "#;
+    std::fs::write(&only_b, file_bytes(header, &[0x80, 0x3f, 0x80, 0x3f])).unwrap();
+    for text in [
+        err_text(io::load_components_as::<HalfB>(&only_b, &spec)),
+        err_text(io::load_components_inferred::<HalfB>(&only_b)),
+    ] {
+        assert!(
+            text.contains("half_b") && text.contains("dtype BF16"),
+            "{text}"
+        );
+    }
+    // Beside other tensors too: the tensor it needs is the error.
+    let text = err_text(io::load_components_as::<HalfB>(&path, &spec));
+    assert!(text.contains("dtype BF16"), "{text}");
 }

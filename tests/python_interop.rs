@@ -1,7 +1,8 @@
 //! Interop with Python's `safetensors`, both ways: a file extype saves opens in Python (numpy
 //! flavour) with the expected names, dtypes, shapes, values and metadata; a file Python saves
 //! loads into a derived type, as the numpy flavour writes it and as the torch flavour does
-//! (`{"format": "pt"}` metadata). Runs when `EXTYPE_PYTHON` names a Python with `safetensors` and
+//! (`{"format": "pt"}` metadata); a file of half-precision weights (bf16, f16 beside f32) is
+//! inspected whole and its f32 tensor read. Runs when `EXTYPE_PYTHON` names a Python with `safetensors` and
 //! `numpy` (`.ci/run` makes a virtual environment for it); skipped otherwise.
 
 mod common;
@@ -111,6 +112,7 @@ fn python_reads_extype_files_and_extype_reads_python_files() {
     let from_extype = dir.join("from_extype.safetensors");
     let from_python = dir.join("from_python.safetensors");
     let from_python_pt = dir.join("from_python_pt.safetensors");
+    let halves = dir.join("halves.safetensors");
     io::save(&from_extype, &extype_value()).unwrap();
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/interop.py");
     let out = Command::new(&python)
@@ -118,6 +120,7 @@ fn python_reads_extype_files_and_extype_reads_python_files() {
         .arg(&from_extype)
         .arg(&from_python)
         .arg(&from_python_pt)
+        .arg(&halves)
         .output()
         .expect("run python");
     assert!(
@@ -127,6 +130,9 @@ fn python_reads_extype_files_and_extype_reads_python_files() {
         String::from_utf8_lossy(&out.stderr)
     );
     let loaded = io::load_components_as::<Interop>(&from_python, &loose_spec()).unwrap();
+    assert_eq!(loaded, python_value());
+    // Or with no spec at all: dtypes and shapes from the file.
+    let loaded = io::load_components_inferred::<Interop>(&from_python).unwrap();
     assert_eq!(loaded, python_value());
     // The torch flavour's metadata is not extype's: the file reads like any other.
     let loaded = io::load_components_as::<Interop>(&from_python_pt, &loose_spec()).unwrap();
@@ -143,6 +149,36 @@ fn python_reads_extype_files_and_extype_reads_python_files() {
     assert_eq!(
         mapped.to_type_with::<Interop>(&loose_spec()).unwrap(),
         python_value()
+    );
+
+    // Half-precision weights: every tensor listed, the f32 one read, the bf16 one named.
+    let info = io::inspect(&halves).unwrap();
+    let listed: Vec<(String, String, Vec<usize>)> = info
+        .tensors
+        .iter()
+        .map(|t| (t.path.to_string(), t.dtype.to_string(), t.shape.to_vec()))
+        .collect();
+    let mut expected = [
+        ("half_b", "unsupported dtype BF16", vec![2]),
+        ("half_f", "unsupported dtype F16", vec![1, 2]),
+        ("weight", "f32", vec![2]),
+    ]
+    .map(|(p, d, s)| (p.to_string(), d.to_string(), s))
+    .to_vec();
+    let mut sorted = listed.clone();
+    sorted.sort();
+    expected.sort();
+    assert_eq!(sorted, expected);
+    // SAFETY: the file is this test's own and is not written while mapped.
+    let mapped = unsafe { io::map(&halves) }.unwrap();
+    assert_eq!(
+        mapped.tensor("weight").unwrap(),
+        extype::Tensor::from(ndarray::array![1.5f32, 2.5])
+    );
+    let text = mapped.tensor("half_b").unwrap_err().to_string();
+    assert!(
+        text.contains("half_b") && text.contains("dtype BF16"),
+        "{text}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -5,7 +5,8 @@
 //! ```
 //!
 //! prints each file's registered type, its spec compactly (`f32[2, 3]`) and each component's
-//! path, dtype, shape and byte size, from the header alone (no tensor byte is read); `--json`
+//! path, dtype, shape and byte size, from the header alone (no tensor byte is read); a tensor of
+//! a dtype extype cannot read (`BF16`, `F16`, …) is listed as `unsupported dtype BF16`. `--json`
 //! prints the same as one JSON object per file. Install with `cargo install --path cli`.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -78,7 +79,7 @@ fn text(file: &str, info: &FileInfo) -> String {
         out.push_str(&format!(
             "  {:<width$}  {:<4}  {}  {} bytes\n",
             t.path,
-            t.dtype.name(),
+            t.dtype.to_string(),
             t.shape,
             t.bytes
         ));

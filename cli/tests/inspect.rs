@@ -1,4 +1,5 @@
-//! `extype inspect` on files extype saved: the text and the JSON report, and a clear error.
+//! `extype inspect` on files extype saved: the text and the JSON report, and a clear error; on
+//! a file holding dtypes extype cannot read: every tensor listed.
 
 use std::process::Command;
 
@@ -108,5 +109,42 @@ fn inspect_and_anonymous_values_show_fields_in_declaration_order() {
              components: [f32[2], i64[1]] }} {{0: [1.0, 2.0], 1: [7]}}"
         )
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn inspect_lists_tensors_of_dtypes_extype_cannot_read() {
+    let dir = std::env::temp_dir().join(format!("extype-cli-half-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("halves.safetensors");
+    let header = concat!(
+        r#"{"b":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]},"#,
+        r#""h":{"dtype":"F16","shape":[1,2],"data_offsets":[4,8]},"#,
+        r#""w":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}"#
+    );
+    let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend_from_slice(&[0u8; 16]);
+    std::fs::write(&path, bytes).unwrap();
+    let file = path.to_str().unwrap();
+
+    let (ok, text, err) = extype(&["inspect", file]);
+    assert!(ok, "{err}");
+    assert!(
+        text.contains("b  unsupported dtype BF16  [2]  4 bytes"),
+        "{text}"
+    );
+    assert!(
+        text.contains("h  unsupported dtype F16  [1, 2]  4 bytes"),
+        "{text}"
+    );
+    assert!(text.contains("w  f32   [2]  8 bytes"), "{text}");
+    let (ok, json, _) = extype(&["inspect", "--json", file]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let dtypes: Vec<&str> = (0..3)
+        .map(|i| v["tensors"][i]["dtype"].as_str().unwrap())
+        .collect();
+    assert_eq!(dtypes, ["BF16", "F16", "f32"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }

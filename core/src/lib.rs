@@ -140,6 +140,6 @@ pub use ops::{AsOperand, Op, OpArgs, OpKind, Operand};
 pub use registry::anonymous::{AnonymousExtension, AnonymousSpec};
 pub use registry::{Registry, RegistryEntry, registered_name, registry};
 pub use spec::value::{SharedExtension, Value, ValueSpec};
-pub use spec::{AnyExtension, AnySpec, ExtensionType, TensorSpec, TypeSpec, display};
+pub use spec::{AnyExtension, AnySpec, ExtensionType, SpecSource, TensorSpec, TypeSpec, display};
 pub use spec_tree::{NamedSpec, SpecTree};
 pub use tensor::{Element, ExternalBytes, ExternalTensor, Tensor, TensorLike, TensorView};

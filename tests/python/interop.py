@@ -1,6 +1,6 @@
 """Interop check, run by tests/python_interop.rs (see .ci/run).
 
-    python interop.py FROM_EXTYPE TO_EXTYPE TO_EXTYPE_PT
+    python interop.py FROM_EXTYPE TO_EXTYPE TO_EXTYPE_PT HALVES
 
 Opens FROM_EXTYPE (written by extype) with Python's safetensors (numpy flavour) and checks its
 tensor names, dtypes, shapes, values and metadata; then writes TO_EXTYPE with
@@ -8,14 +8,16 @@ safetensors.numpy.save_file for extype to load, and TO_EXTYPE_PT as the torch fl
 files: the same layout (safetensors.torch.save_file serializes through the same function) with
 the metadata {"format": "pt"} that PyTorch checkpoints carry. (torch itself is not installed:
 its wheels from the package registry are gigabytes.) Exits non-zero with a message on any
-mismatch.
+mismatch. HALVES gets half-precision weights as model files hold them: a bf16 and an f16 tensor
+beside an f32 one (bf16 through safetensors.serialize_file, as the torch flavour writes it:
+numpy has no bfloat16).
 """
 
 import json
 import sys
 
 import numpy as np
-from safetensors import safe_open
+from safetensors import safe_open, serialize_file
 from safetensors.numpy import load_file, save_file
 
 # Field name -> numpy dtype, in the field order of `Interop` in tests/python_interop.rs.
@@ -47,7 +49,26 @@ def python_values(dtype):
     return (i % 2 == 1) if dtype is np.bool_ else (3 * i + 1).astype(dtype)
 
 
-def main(src, dst, dst_pt):
+def write_halves(path):
+    """bf16 [1.0, 2.0], f16 [[0.5, 1.5]], f32 [1.5, 2.5]."""
+    bf16 = (np.array([1.0, 2.0], dtype=np.float32).view(np.uint32) >> 16).astype("<u2")
+    tensors = {
+        "half_b": {"dtype": "bfloat16", "shape": [2], "data": bf16.tobytes()},
+        "half_f": {
+            "dtype": "float16",
+            "shape": [1, 2],
+            "data": np.array([[0.5, 1.5]], dtype="<f2").tobytes(),
+        },
+        "weight": {
+            "dtype": "float32",
+            "shape": [2],
+            "data": np.array([1.5, 2.5], dtype="<f4").tobytes(),
+        },
+    }
+    serialize_file(tensors, path, {"format": "pt"})
+
+
+def main(src, dst, dst_pt, halves):
     tensors = load_file(src)
     expected = {name for name, _ in FIELDS} | {"nested.values", "nested.mask"}
     if set(tensors) != expected:
@@ -70,8 +91,9 @@ def main(src, dst, dst_pt):
     out["nested.mask"] = np.array([[True, False]])
     save_file(out, dst)
     save_file(out, dst_pt, metadata={"format": "pt"})
+    write_halves(halves)
     print(f"python: checked {src} ({len(tensors)} tensors), wrote {dst} and {dst_pt}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3])
+    main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4])

@@ -51,7 +51,7 @@ use crate::field::{
     ComponentSpecs, Components, Field, FieldOps, FieldPath, PathSink, Sink, StructField,
 };
 use crate::names::registered_name_of;
-use crate::spec::{ExtensionType, TypeSpec, ValueOps, registered_name};
+use crate::spec::{ExtensionType, SpecSource, TypeSpec, ValueOps, registered_name};
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 use extype_shape::Shape;
@@ -306,6 +306,10 @@ impl<S: DerivedSpec> TypeSpec for S {
     #[inline]
     fn with_component_specs(&self, specs: Vec<TensorSpec>) -> Result<Self> {
         with_component_specs::<S::Value>(self, specs)
+    }
+    #[inline]
+    fn from_source(source: &mut dyn SpecSource) -> Result<Self> {
+        spec_from_source::<S::Value>(source)
     }
     #[inline]
     fn serialize(&self) -> SpecTree {
@@ -616,6 +620,48 @@ unsafe fn write_with_component_specs(
     unsafe { refine_or_drop(desc, path, out) }
 }
 
+/// Writes to `out` the spec read from `source`, field by field, refined with the shape contract.
+///
+/// # Safety
+/// `out` points to an uninitialised spec described by `desc`. On `Ok` it is initialised; on
+/// `Err` nothing in it is.
+unsafe fn write_spec_from_source(
+    desc: &StructDesc,
+    path: &FieldPath<'_>,
+    source: &mut dyn SpecSource,
+    out: *mut u8,
+) -> Result<()> {
+    for (i, f) in desc.fields.iter().enumerate() {
+        // SAFETY: as for `write_field_spec`.
+        let built =
+            unsafe { (f.ops.spec_from_source)(&f.path(path), source, out.add(f.spec_offset)) };
+        if let Err(e) = built {
+            // SAFETY: fields `..i` were written above.
+            unsafe { drop_fields(desc, out, i, true) };
+            return Err(e);
+        }
+    }
+    // SAFETY: every field of `out` was written above.
+    unsafe { refine_or_drop(desc, path, out) }
+}
+
+/// The spec read from `source`: see [`TypeSpec::from_source`].
+pub fn spec_from_source<T: Derived>(source: &mut dyn SpecSource) -> Result<<T as Field>::Spec> {
+    let mut out = MaybeUninit::<<T as Field>::Spec>::uninit();
+    // SAFETY: `T::DESC` describes `T::Spec`; on `Ok` every field of `out` is written.
+    unsafe {
+        match write_spec_from_source(
+            T::DESC,
+            &FieldPath::Root,
+            source,
+            out.as_mut_ptr() as *mut u8,
+        ) {
+            Ok(()) => Ok(out.assume_init()),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 /// [`write_with_component_specs`] from the root, after checking that `specs` holds exactly
 /// one spec per component of the spec at `spec`.
 ///
@@ -870,6 +916,15 @@ impl StructField for StructDesc {
     ) -> Result<()> {
         // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
         unsafe { write_with_component_specs(self, spec, path, specs, out) }
+    }
+    unsafe fn write_spec_from_source(
+        &self,
+        path: &FieldPath<'_>,
+        source: &mut dyn SpecSource,
+        out: *mut u8,
+    ) -> Result<()> {
+        // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).
+        unsafe { write_spec_from_source(self, path, source, out) }
     }
     unsafe fn spec_to_value(&self, spec: *const u8) -> SpecTree {
         // SAFETY: the pointers are of the type this table describes (the contract of this `StructField` method).

@@ -7,6 +7,7 @@ use std::fmt;
 
 use super::{ComponentSpecs, Components, Field, FieldPath, Sink, data_error};
 use crate::error::Result;
+use crate::spec::SpecSource;
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
@@ -36,6 +37,14 @@ impl<F: SequenceItem> SequenceItem for Vec<F> {}
 impl<F: Field> SequenceItem for Box<F> {}
 impl<F: SequenceItem, const N: usize> SequenceItem for [F; N] {}
 impl<F: Field> SequenceItem for BTreeMap<String, F> {}
+
+/// The spec a [`SpecSource`] gives for the whole container at `path` as a static value, if it
+/// gives one (a container of static data, such as a `Vec<String>`).
+fn given<F: Field>(path: &FieldPath<'_>, source: &mut dyn SpecSource) -> Option<Result<F::Spec>> {
+    source
+        .take_static(&path.to_string())
+        .map(|value| F::spec_from_value(&value, path))
+}
 
 /// `None` has no components; `Some` has its value's. Serialized as `none` or the inner spec, so
 /// `Option<Option<_>>` (whose `Some(None)` would read back as `None`) is not a supported field.
@@ -87,6 +96,17 @@ impl<F: Field> Field for Option<F> {
         match spec {
             Some(s) => F::with_component_specs(s, path, specs).map(Some),
             None => Ok(None),
+        }
+    }
+    /// The static value given for `path`; else `Some` when a tensor lies under `path`, `None`
+    /// when none does.
+    fn spec_from_source(path: &FieldPath<'_>, source: &mut dyn SpecSource) -> Result<Self::Spec> {
+        if let Some(spec) = given::<Self>(path, source) {
+            return spec;
+        }
+        match source.has_under(&path.to_string()) {
+            true => F::spec_from_source(path, source).map(Some),
+            false => Ok(None),
         }
     }
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
@@ -170,6 +190,18 @@ impl<F: SequenceItem> Field for Vec<F> {
             .map(|(i, s)| F::with_component_specs(s, &path.index(i), specs))
             .collect()
     }
+    /// The static value given for `path`; else one element per index `i` with a tensor under
+    /// `path[i]`, from 0 up to the first index without one.
+    fn spec_from_source(path: &FieldPath<'_>, source: &mut dyn SpecSource) -> Result<Self::Spec> {
+        if let Some(spec) = given::<Self>(path, source) {
+            return spec;
+        }
+        let mut out = Vec::new();
+        while source.has_under(&path.index(out.len()).to_string()) {
+            out.push(F::spec_from_source(&path.index(out.len()), source)?);
+        }
+        Ok(out)
+    }
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
         SpecTree::List(spec.iter().map(F::spec_to_value).collect())
     }
@@ -238,6 +270,9 @@ impl<F: Field> Field for Box<F> {
         specs: &mut ComponentSpecs,
     ) -> Result<Self::Spec> {
         F::with_component_specs(spec, path, specs).map(Box::new)
+    }
+    fn spec_from_source(path: &FieldPath<'_>, source: &mut dyn SpecSource) -> Result<Self::Spec> {
+        F::spec_from_source(path, source).map(Box::new)
     }
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
         F::spec_to_value(spec)
@@ -334,6 +369,16 @@ impl<F: SequenceItem, const N: usize> Field for [F; N] {
             .collect::<Result<Vec<_>>>()?;
         Ok(into_array(items))
     }
+    /// The static value given for `path`; else each element from `path[i]`.
+    fn spec_from_source(path: &FieldPath<'_>, source: &mut dyn SpecSource) -> Result<Self::Spec> {
+        if let Some(spec) = given::<Self>(path, source) {
+            return spec;
+        }
+        let items = (0..N)
+            .map(|i| F::spec_from_source(&path.index(i), source))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(into_array(items))
+    }
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
         SpecTree::Tuple(spec.iter().map(F::spec_to_value).collect())
     }
@@ -426,6 +471,21 @@ impl<F: Field> Field for BTreeMap<String, F> {
             .map(|(k, s)| Ok((k.clone(), F::with_component_specs(s, &path.key(k), specs)?)))
             .collect()
     }
+    /// The static value given for `path`; else one entry per key `k` of the tensors named
+    /// `path.k…` (a key holding `.` or `[` cannot be told apart from a deeper path).
+    fn spec_from_source(path: &FieldPath<'_>, source: &mut dyn SpecSource) -> Result<Self::Spec> {
+        if let Some(spec) = given::<Self>(path, source) {
+            return spec;
+        }
+        source
+            .keys_under(&path.to_string())
+            .into_iter()
+            .map(|k| {
+                let spec = F::spec_from_source(&path.key(&k), source)?;
+                Ok((k, spec))
+            })
+            .collect()
+    }
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
         SpecTree::Map(
             spec.iter()
@@ -512,6 +572,12 @@ macro_rules! tuple_field {
             }
             fn with_component_specs(spec: &Self::Spec, path: &FieldPath<'_>, specs: &mut ComponentSpecs) -> Result<Self::Spec> {
                 Ok(($($name::with_component_specs(&spec.$idx, &path.tuple($idx), specs)?,)+))
+            }
+            fn spec_from_source(path: &FieldPath<'_>, source: &mut dyn SpecSource) -> Result<Self::Spec> {
+                if let Some(spec) = given::<Self>(path, source) {
+                    return spec;
+                }
+                Ok(($($name::spec_from_source(&path.tuple($idx), source)?,)+))
             }
             fn spec_to_value(spec: &Self::Spec) -> SpecTree {
                 SpecTree::Tuple(vec![$($name::spec_to_value(&spec.$idx)),+])

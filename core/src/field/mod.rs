@@ -112,6 +112,7 @@ use std::hash::Hash;
 use std::mem::{ManuallyDrop, MaybeUninit};
 
 use crate::error::{Error, Result, SpecError};
+use crate::spec::SpecSource;
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
@@ -312,6 +313,42 @@ pub trait Field: Sized + Send + Sync + 'static {
         }
     }
 
+    /// The spec of this field read from `source` (see [`TypeSpec::from_source`]): tensor fields
+    /// take the spec of the tensor named by `path` (checked against their Rust type, as in
+    /// [`with_component_specs`](Self::with_component_specs)), containers find their entries
+    /// under `path`, derived types build each field (refined by their shape contract).
+    ///
+    /// The default, for static data and derived types: a derived type walks its table; any other
+    /// type takes the static value given for `path`, or the spec read from nothing
+    /// ([`SpecTree::None`]: `()`, `PhantomData`) when none is given, or else is an error naming
+    /// the path and asking for its value.
+    ///
+    /// [`TypeSpec::from_source`]: crate::spec::TypeSpec::from_source
+    fn spec_from_source(path: &FieldPath<'_>, source: &mut dyn SpecSource) -> Result<Self::Spec> {
+        match Self::STRUCT {
+            Some(table) => {
+                let mut out = MaybeUninit::<Self::Spec>::uninit();
+                // SAFETY: the table describes `Self` and its spec (`StructTable::new`); on `Ok`
+                // every field of `out` is written.
+                unsafe {
+                    match table.get().write_spec_from_source(
+                        path,
+                        source,
+                        out.as_mut_ptr() as *mut u8,
+                    ) {
+                        Ok(()) => Ok(out.assume_init()),
+                        Err(e) => Err(e),
+                    }
+                }
+            }
+            None => match source.take_static(&path.to_string()) {
+                Some(value) => Self::spec_from_value(&value, path),
+                None => Self::spec_from_value(&SpecTree::None, path)
+                    .map_err(|_| no_static_value::<Self>(path)),
+            },
+        }
+    }
+
     /// Serializes the spec.
     #[inline]
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {
@@ -393,6 +430,21 @@ fn no_component_specs<F>(path: &FieldPath<'_>) -> Error {
                    (`Field::with_component_specs`)"
             .into(),
         found: std::any::type_name::<F>().into(),
+    }
+    .into()
+}
+
+/// The error of a static field whose value a [`SpecSource`] does not give.
+#[cold]
+#[inline(never)]
+fn no_static_value<F>(path: &FieldPath<'_>) -> Error {
+    SpecError::Data {
+        path: path.to_string(),
+        expected: format!(
+            "a static value for this field (a `{}`: give it by its path, `io::Statics::new().with(\"{path}\", …)`)",
+            std::any::type_name::<F>()
+        ),
+        found: "none given".into(),
     }
     .into()
 }

@@ -12,6 +12,7 @@ use std::marker::PhantomData;
 
 use super::{ComponentSpecs, Components, FieldPath, Sink};
 use crate::error::Result;
+use crate::spec::SpecSource;
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
@@ -95,6 +96,18 @@ pub trait StructField: Sync {
         spec: *const u8,
         path: &FieldPath<'_>,
         specs: &mut ComponentSpecs,
+        out: *mut u8,
+    ) -> Result<()>;
+
+    /// Writes to `out` the spec read from `source` field by field, refined with the shape
+    /// contract; on an error nothing is left at `out`.
+    ///
+    /// # Safety
+    /// See the trait.
+    unsafe fn write_spec_from_source(
+        &self,
+        path: &FieldPath<'_>,
+        source: &mut dyn SpecSource,
         out: *mut u8,
     ) -> Result<()>;
 

@@ -10,6 +10,7 @@ use std::marker::PhantomData;
 
 use super::{ComponentSpecs, Components, Field, FieldPath, Sink};
 use crate::error::Result;
+use crate::spec::SpecSource;
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
@@ -31,6 +32,8 @@ pub struct FieldOps {
     pub(crate) component_specs: unsafe fn(*const u8, &FieldPath<'_>, &mut dyn Sink<TensorSpec>),
     pub(crate) with_component_specs:
         unsafe fn(*const u8, &FieldPath<'_>, &mut ComponentSpecs, *mut u8) -> Result<()>,
+    pub(crate) spec_from_source:
+        unsafe fn(&FieldPath<'_>, &mut dyn SpecSource, *mut u8) -> Result<()>,
     pub(crate) spec_to_value: unsafe fn(*const u8) -> SpecTree,
     pub(crate) spec_from_value: unsafe fn(&SpecTree, &FieldPath<'_>, *mut u8) -> Result<()>,
     pub(crate) spec_is_compatible: unsafe fn(*const u8, *const u8) -> bool,
@@ -127,6 +130,16 @@ mod ops_of {
         unsafe { out.cast::<F::Spec>().write(spec) };
         Ok(())
     }
+    pub unsafe fn spec_from_source<F: Field>(
+        path: &FieldPath<'_>,
+        source: &mut dyn SpecSource,
+        out: *mut u8,
+    ) -> Result<()> {
+        let spec = F::spec_from_source(path, source)?;
+        // SAFETY: the pointers are as `FieldOps` documents (`out` writable and uninitialised).
+        unsafe { out.cast::<F::Spec>().write(spec) };
+        Ok(())
+    }
     pub unsafe fn spec_to_value<F: Field>(spec: *const u8) -> SpecTree {
         // SAFETY: the pointers are as `FieldOps` documents (a live `F` or `F::Spec`; `out` writable and uninitialised).
         F::spec_to_value(unsafe { &*spec.cast::<F::Spec>() })
@@ -207,6 +220,7 @@ impl FieldOps {
             num_components: ops_of::num_components::<F>,
             component_specs: ops_of::component_specs::<F>,
             with_component_specs: ops_of::with_component_specs::<F>,
+            spec_from_source: ops_of::spec_from_source::<F>,
             spec_to_value: ops_of::spec_to_value::<F>,
             spec_from_value: ops_of::spec_from_value::<F>,
             spec_is_compatible: ops_of::spec_is_compatible::<F>,

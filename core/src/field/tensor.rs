@@ -6,6 +6,7 @@ use ndarray::{ArcArray, Array, Dimension};
 use super::{ComponentSpecs, Components, Field, FieldPath, Sink, check_tensor, data_error};
 use crate::dtype::DType;
 use crate::error::{Error, Result, SpecError};
+use crate::spec::SpecSource;
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Element, Tensor, TensorSpec, TensorView};
 use extype_shape::Shape;
@@ -69,6 +70,18 @@ fn bad_replacement(path: &FieldPath<'_>, expected: String, found: &TensorSpec) -
     .into()
 }
 
+/// The error of a tensor field with no tensor of its path in a [`SpecSource`].
+#[cold]
+#[inline(never)]
+fn missing_tensor(path: &FieldPath<'_>) -> Error {
+    SpecError::Data {
+        path: path.to_string(),
+        expected: "a tensor of this name (a tensor field of the type)".into(),
+        found: "no tensor of that name".into(),
+    }
+    .into()
+}
+
 #[inline]
 fn rank_checked(
     spec: &TensorSpec,
@@ -118,6 +131,16 @@ macro_rules! tensor_field_common {
             specs: &mut ComponentSpecs,
         ) -> Result<TensorSpec> {
             replaced_spec(specs.next_for(path)?, path, $dtype, $rank)
+        }
+
+        fn spec_from_source(
+            path: &FieldPath<'_>,
+            source: &mut dyn SpecSource,
+        ) -> Result<TensorSpec> {
+            match source.tensor(&path.to_string())? {
+                Some(spec) => replaced_spec(spec, path, $dtype, $rank),
+                None => Err(missing_tensor(path)),
+            }
         }
 
         fn spec_to_value(spec: &TensorSpec) -> SpecTree {

@@ -49,15 +49,168 @@ pub fn dtype_from_safetensors(name: &str) -> std::result::Result<DType, String> 
     {
         return Ok(d);
     }
-    const OTHERS: [&str; 10] = [
-        "F16", "BF16", "F8_E5M2", "F8_E4M3", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2", "C64", "",
-    ];
-    if !name.is_empty() && OTHERS.contains(&name) {
-        Err(format!(
-            "dtype {name} has no extype dtype (extype reads BOOL, I8…I64, U8…U64, F32, F64)"
-        ))
+    if ForeignDType::ALL.iter().any(|f| f.name() == name) {
+        Err(foreign_message(name))
     } else {
         Err(format!("unknown dtype {name:?}"))
+    }
+}
+
+/// A safetensors dtype extype has no dtype for: half precision (`F16`, `BF16`), the 8-, 6- and
+/// 4-bit float formats, complex `C64`. A file holding such tensors is read and inspected (each
+/// listed with its name, dtype, shape and size); reading such a tensor's elements (loading or
+/// mapping a value or tensor that needs it) is an error naming the tensor and its dtype.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ForeignDType {
+    /// IEEE half precision (`F16`).
+    F16,
+    /// bfloat16 (`BF16`).
+    BF16,
+    /// FP8 E5M2 (`F8_E5M2`).
+    F8E5M2,
+    /// FP8 E4M3 (`F8_E4M3`).
+    F8E4M3,
+    /// FP8 E8M0 (`F8_E8M0`).
+    F8E8M0,
+    /// MXF6 E2M3 (`F6_E2M3`), 6 bits.
+    F6E2M3,
+    /// MXF6 E3M2 (`F6_E3M2`), 6 bits.
+    F6E3M2,
+    /// MXF4 (`F4`), 4 bits.
+    F4,
+    /// Complex with f32 parts (`C64`).
+    C64,
+}
+
+impl ForeignDType {
+    /// Every foreign dtype.
+    pub const ALL: [ForeignDType; 9] = [
+        ForeignDType::F16,
+        ForeignDType::BF16,
+        ForeignDType::F8E5M2,
+        ForeignDType::F8E4M3,
+        ForeignDType::F8E8M0,
+        ForeignDType::F6E2M3,
+        ForeignDType::F6E3M2,
+        ForeignDType::F4,
+        ForeignDType::C64,
+    ];
+
+    /// Its safetensors name (`BF16`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ForeignDType::F16 => "F16",
+            ForeignDType::BF16 => "BF16",
+            ForeignDType::F8E5M2 => "F8_E5M2",
+            ForeignDType::F8E4M3 => "F8_E4M3",
+            ForeignDType::F8E8M0 => "F8_E8M0",
+            ForeignDType::F6E2M3 => "F6_E2M3",
+            ForeignDType::F6E3M2 => "F6_E3M2",
+            ForeignDType::F4 => "F4",
+            ForeignDType::C64 => "C64",
+        }
+    }
+
+    /// The size of one element in bits (4 and 6 for the sub-byte formats).
+    pub const fn bits(self) -> usize {
+        match self {
+            ForeignDType::F16 | ForeignDType::BF16 => 16,
+            ForeignDType::F8E5M2 | ForeignDType::F8E4M3 | ForeignDType::F8E8M0 => 8,
+            ForeignDType::F6E2M3 | ForeignDType::F6E3M2 => 6,
+            ForeignDType::F4 => 4,
+            ForeignDType::C64 => 64,
+        }
+    }
+}
+
+impl fmt::Display for ForeignDType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A tensor's dtype as a file gives it: an extype [`DType`], or a [`ForeignDType`] extype lists
+/// but does not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileDType {
+    /// A dtype extype reads.
+    Known(DType),
+    /// A dtype extype lists but does not read.
+    Foreign(ForeignDType),
+}
+
+impl FileDType {
+    /// Its safetensors name (`F32`, `BF16`).
+    pub const fn safetensors_name(self) -> &'static str {
+        match self {
+            FileDType::Known(d) => safetensors_name(d),
+            FileDType::Foreign(f) => f.name(),
+        }
+    }
+
+    /// Its name as reports print it: the extype name (`f32`), or the safetensors name of a
+    /// foreign dtype (`BF16`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            FileDType::Known(d) => d.name(),
+            FileDType::Foreign(f) => f.name(),
+        }
+    }
+
+    /// The extype dtype, `None` for a foreign one.
+    pub const fn known(self) -> Option<DType> {
+        match self {
+            FileDType::Known(d) => Some(d),
+            FileDType::Foreign(_) => None,
+        }
+    }
+
+    /// The extype dtype, or the message of a tensor that cannot be read because its dtype is
+    /// foreign (`dtype BF16 has no extype dtype …`).
+    pub fn readable(self) -> std::result::Result<DType, String> {
+        match self {
+            FileDType::Known(d) => Ok(d),
+            FileDType::Foreign(f) => Err(foreign_message(f.name())),
+        }
+    }
+}
+
+/// Prints an extype dtype by its extype name (`f32`), a foreign one as `unsupported dtype BF16`.
+impl fmt::Display for FileDType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FileDType::Known(d) => fmt::Display::fmt(d, f),
+            FileDType::Foreign(d) => write!(f, "unsupported dtype {d}"),
+        }
+    }
+}
+
+/// Serializes as the extype name (`"f32"`) or the safetensors name of a foreign dtype
+/// (`"BF16"`).
+impl serde::Serialize for FileDType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+fn foreign_message(name: &str) -> String {
+    format!(
+        "dtype {name} has no extype dtype (extype reads BOOL, I8…I64, U8…U64, F32, F64; a \
+         tensor of another dtype is listed by `extype inspect`, not read)"
+    )
+}
+
+/// The dtype of a safetensors dtype name as a file gives it: an extype dtype or a foreign one;
+/// `Err` for a name safetensors does not define.
+pub fn file_dtype_from_safetensors(name: &str) -> std::result::Result<FileDType, String> {
+    match dtype_from_safetensors(name) {
+        Ok(d) => Ok(FileDType::Known(d)),
+        Err(e) => ForeignDType::ALL
+            .into_iter()
+            .find(|f| f.name() == name)
+            .map(FileDType::Foreign)
+            .ok_or(e),
     }
 }
 
@@ -70,8 +223,8 @@ pub type Dims = SmallVec<[usize; 4]>;
 pub struct Entry<'h> {
     /// The tensor's name (for extype files, the component's field path).
     pub name: &'h str,
-    /// The element type.
-    pub dtype: DType,
+    /// The element type (a [`ForeignDType`] is listed, not read).
+    pub dtype: FileDType,
     /// The shape.
     pub shape: Dims,
     /// First byte, relative to the data section.
@@ -98,7 +251,7 @@ pub(super) struct Slot {
     /// The shape's start in `Entries::dims` (LEB128 varints, one per dimension).
     dims_at: u32,
     rank: u8,
-    dtype: DType,
+    dtype: FileDType,
     start: usize,
     end: usize,
 }
@@ -175,7 +328,7 @@ impl Entries {
         }
     }
 
-    fn push(&mut self, name: &str, dtype: DType, shape: &[usize], start: usize, end: usize) {
+    fn push(&mut self, name: &str, dtype: FileDType, shape: &[usize], start: usize, end: usize) {
         grow(&mut self.slots, 1);
         let name_at = self.names.len() as u32;
         if self.names.capacity() - self.names.len() < name.len() {
@@ -523,7 +676,7 @@ fn short(key: &str) -> String {
 /// size, checked as ndarray checks shapes, is the offsets' span), then stored. `Err` is the
 /// message.
 fn entry(entries: &mut Entries, name: &str, info: RawInfo<'_>) -> std::result::Result<(), String> {
-    let dtype = dtype_from_safetensors(&info.dtype)?;
+    let dtype = file_dtype_from_safetensors(&info.dtype)?;
     let (start, end) = info.data_offsets;
     if end < start {
         return Err(format!(
@@ -531,7 +684,10 @@ fn entry(entries: &mut Entries, name: &str, info: RawInfo<'_>) -> std::result::R
         ));
     }
     let shape = info.shape.as_slice();
-    let (_, bytes) = checked_sizes(dtype, shape)?;
+    let bytes = match dtype {
+        FileDType::Known(d) => checked_sizes(d, shape)?.1,
+        FileDType::Foreign(f) => foreign_bytes(f, shape)?,
+    };
     if end - start != bytes {
         return Err(format!(
             "shape {shape:?} of {dtype} takes {bytes} bytes, but data offsets [{start}, {end}] \
@@ -541,6 +697,32 @@ fn entry(entries: &mut Entries, name: &str, info: RawInfo<'_>) -> std::result::R
     }
     entries.push(name, dtype, shape, start, end);
     Ok(())
+}
+
+/// The byte size of a tensor of a foreign dtype, checked as [`checked_sizes`] checks extype's
+/// (the bits of its non-zero dims within `isize::MAX` bytes), and ending on a byte boundary as
+/// the `safetensors` crate requires of the sub-byte formats.
+fn foreign_bytes(dtype: ForeignDType, shape: &[usize]) -> std::result::Result<usize, String> {
+    let bits = shape
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .and_then(|n| n.checked_mul(dtype.bits()))
+        .filter(|&b| b / 8 <= isize::MAX as usize)
+        .ok_or_else(|| {
+            format!(
+                "shape {shape:?} of {dtype} is too many bytes: the byte count of its non-zero \
+                 dims overflows isize::MAX ({})",
+                isize::MAX
+            )
+        })?;
+    match () {
+        _ if shape.contains(&0) => Ok(0),
+        _ if !bits.is_multiple_of(8) => Err(format!(
+            "shape {shape:?} of {dtype} is {bits} bits, which does not end on a byte boundary"
+        )),
+        _ => Ok(bits / 8),
+    }
 }
 
 /// Parses and checks the header text; `data_len` is the size of the data section (file length
@@ -664,5 +846,39 @@ mod tests {
                 .unwrap_err()
                 .contains("unknown dtype")
         );
+    }
+
+    #[test]
+    fn foreign_dtypes_are_listed_with_their_sizes() {
+        for f in ForeignDType::ALL {
+            assert_eq!(
+                file_dtype_from_safetensors(f.name()),
+                Ok(FileDType::Foreign(f))
+            );
+            assert!(dtype_from_safetensors(f.name()).is_err());
+        }
+        assert_eq!(
+            file_dtype_from_safetensors("F32"),
+            Ok(FileDType::Known(DType::F32))
+        );
+        assert!(file_dtype_from_safetensors("Q4").is_err());
+        assert_eq!(foreign_bytes(ForeignDType::BF16, &[2, 3]), Ok(12));
+        assert_eq!(foreign_bytes(ForeignDType::F4, &[4]), Ok(2));
+        assert_eq!(foreign_bytes(ForeignDType::F6E2M3, &[4]), Ok(3));
+        assert_eq!(foreign_bytes(ForeignDType::F4, &[3, 0]), Ok(0));
+        assert!(
+            foreign_bytes(ForeignDType::F4, &[3])
+                .unwrap_err()
+                .contains("byte boundary")
+        );
+        assert!(
+            foreign_bytes(ForeignDType::C64, &[usize::MAX, 0])
+                .unwrap_err()
+                .contains("isize::MAX")
+        );
+        let bf16 = FileDType::Foreign(ForeignDType::BF16);
+        assert_eq!(bf16.to_string(), "unsupported dtype BF16");
+        assert!(bf16.readable().unwrap_err().contains("BF16"));
+        assert_eq!(FileDType::Known(DType::F32).to_string(), "f32");
     }
 }

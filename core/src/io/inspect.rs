@@ -3,9 +3,8 @@
 use std::path::Path;
 
 use super::format::{Records, TENSOR_TYPE, records};
-use super::header::{grow, read_varint, write_varint};
+use super::header::{FileDType, grow, read_varint, write_varint};
 use super::load;
-use crate::dtype::DType;
 use crate::error::Result;
 use crate::registry::registry;
 use crate::spec_tree::SpecTree;
@@ -15,9 +14,9 @@ use crate::spec_tree::SpecTree;
 pub struct TensorInfo {
     /// The tensor's name: its component's field path for a file extype wrote.
     pub path: Box<str>,
-    /// The element type.
-    #[serde(serialize_with = "dtype_name")]
-    pub dtype: DType,
+    /// The element type (serialized as `"f32"`; a dtype extype lists but does not read by its
+    /// safetensors name, `"BF16"`).
+    pub dtype: FileDType,
     /// The shape.
     pub shape: TensorShape,
     /// The size in bytes.
@@ -113,10 +112,6 @@ pub struct FileInfo {
     pub file_bytes: u64,
     /// The `__metadata__` map.
     pub metadata: std::collections::BTreeMap<String, String>,
-}
-
-fn dtype_name<S: serde::Serializer>(d: &DType, s: S) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_str(d.name())
 }
 
 /// The longest spec JSON [`inspect`] prints compactly (a longer one is summarized, so a report

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::bytes::{read_tensor, shared_tensor};
 use super::format::{Record, Records, TENSOR_NAME, TENSOR_TYPE, records};
 use super::header::{self, Header};
+use super::source::{FileSource, Statics};
 use crate::error::{IoError, Result};
 use crate::registry::{AnonymousExtension, registry};
 use crate::spec::{AnySpec, ExtensionType, TypeSpec, Value, registered_name};
@@ -124,13 +125,18 @@ pub(crate) fn read(
 ) -> Result<Vec<Vec<Tensor>>> {
     let mut all: Vec<Option<Tensor>> = Vec::with_capacity(header.entries.len());
     for e in &header.entries {
+        // Every entry is a component here (`matched` refuses the others), checked readable.
+        let dtype = e
+            .dtype
+            .readable()
+            .map_err(|m| IoError::at(file, e.name, m))?;
         let tensor = match body {
-            Body::File(f) => read_tensor(e.dtype, &e.shape, e.byte_len(), &mut |out| {
-                f.read_exact(out)
-            }),
+            Body::File(f) => {
+                read_tensor(dtype, &e.shape, e.byte_len(), &mut |out| f.read_exact(out))
+            }
             Body::Mapped(map) => {
                 let at = header.data_start as usize;
-                shared_tensor(map, at + e.start, e.byte_len(), e.dtype, &e.shape)
+                shared_tensor(map, at + e.start, e.byte_len(), dtype, &e.shape)
             }
         };
         all.push(Some(tensor.map_err(|m| IoError::at(file, e.name, m))?));
@@ -168,14 +174,17 @@ fn match_components(file: &str, header: &Header, w: &Wanted<'_>) -> Result<Vec<u
             ));
         };
         let e = header.entries.at(at);
+        let dtype = e.dtype.readable().map_err(|m| {
+            IoError::at(file, &name, format!("component {path} of {}: {m}", w.label))
+        })?;
         if let Some(spec) = w.specs.as_ref().and_then(|s| s.get(i)) {
-            if spec.dtype != e.dtype {
+            if spec.dtype != dtype {
                 return Err(IoError::at(
                     file,
                     &name,
                     format!(
                         "component {path} of {}: expected dtype {} (spec {spec}), found {}",
-                        w.label, spec.dtype, e.dtype
+                        w.label, spec.dtype, dtype
                     ),
                 ));
             }
@@ -343,7 +352,8 @@ pub(crate) fn single_record<'h>(file: &str, header: &'h Header, what: &str) -> R
             "",
             format!(
                 "has no extype metadata (written by another program?); expected {what}: load it \
-                 with load_components_as and a spec"
+                 with load_components_inferred (dtypes and shapes from the file) or \
+                 load_components_as and a spec"
             ),
         )),
     }
@@ -501,4 +511,52 @@ pub fn load_components_as<T: ExtensionType>(path: impl AsRef<Path>, spec: &T::Sp
         &mut Body::File(&mut f),
         spec,
     )
+}
+
+/// Loads a `T` from a safetensors file whose tensors are named by `T`'s field paths, taking
+/// every dtype and shape from the file: no spec to write. For a type without static fields
+/// (those are what a file cannot say; give them with [`load_components_inferred_with`]).
+///
+/// The spec is built from the file ([`TypeSpec::from_source`]): each tensor field takes the
+/// dtype and shape of the tensor at its path, checked against the field's Rust type (an
+/// `Array2<f32>` takes only an `F32` tensor of rank 2); an `Option` field is `Some` when a
+/// tensor lies under its path; a `Vec` has one element per index `[0]`, `[1]`, … found; a map
+/// has the keys found. Then the file is read as [`load_components_as`] reads it under that
+/// spec: a missing or extra tensor is an error naming it, and the value is checked and
+/// validated as `from_components` does (shape contracts, the type's `validate`).
+///
+/// ```
+/// use extype_core::{Tensor, io};
+/// # let dir = std::env::temp_dir().join(format!("extype-doc-inferred-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("t.safetensors");
+/// io::save(&path, &Tensor::from(ndarray::array![1i64, 2]))?;
+/// // An anonymous value has no field types to build its spec from.
+/// let err = io::load_components_inferred::<extype_core::AnonymousExtension>(&path).unwrap_err();
+/// assert!(err.to_string().contains("TypeSpec::from_source"), "{err}");
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn load_components_inferred<T: ExtensionType>(path: impl AsRef<Path>) -> Result<T> {
+    load_components_inferred_with::<T>(path, Statics::new())
+}
+
+/// [`load_components_inferred`] for a type with static fields: `statics` gives their values by
+/// field path ([`Statics::with`]); dtypes and shapes come from the file. A static field without
+/// a value, or a value for a path that is no static field, is an error naming the path.
+pub fn load_components_inferred_with<T: ExtensionType>(
+    path: impl AsRef<Path>,
+    statics: Statics,
+) -> Result<T> {
+    let path = path.as_ref();
+    let file = path.display().to_string();
+    let (mut f, header) = open(path)?;
+    let label = registered_name::<T>();
+    let wrap = |e: crate::error::Error| {
+        IoError::at(&file, "", format!("the spec of {label} from the file: {e}"))
+    };
+    let mut source = FileSource::new(&header, statics);
+    let spec = T::Spec::from_source(&mut source).map_err(wrap)?;
+    source.finish(label).map_err(wrap)?;
+    components_into::<T>(&file, &header, &mut Body::File(&mut f), &spec)
 }

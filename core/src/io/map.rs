@@ -196,7 +196,11 @@ impl Mapped {
     /// checked to be 0 or 1, which reads them.
     pub fn view(&self, name: &str) -> Result<TensorView<'_>> {
         let e = self.entry(name)?;
-        match view_in_place(self.bytes(&e), e.dtype, &e.shape) {
+        let dtype = e
+            .dtype
+            .readable()
+            .map_err(|m| IoError::at(&self.file, name, m))?;
+        match view_in_place(self.bytes(&e), dtype, &e.shape) {
             Ok(Some(v)) => Ok(v),
             Ok(None) => Err(IoError::at(
                 &self.file,
@@ -204,7 +208,7 @@ impl Mapped {
                 format!(
                     "offset {} is not aligned for {}; use Mapped::tensor, which copies",
                     self.header.data_start as usize + e.start,
-                    e.dtype
+                    dtype
                 ),
             )),
             Err(m) => Err(IoError::at(&self.file, name, m)),
@@ -215,8 +219,12 @@ impl Mapped {
     /// copy), or copied into its own buffer when its bytes are not aligned for its dtype.
     pub fn tensor(&self, name: &str) -> Result<Tensor> {
         let e = self.entry(name)?;
+        let dtype = e
+            .dtype
+            .readable()
+            .map_err(|m| IoError::at(&self.file, name, m))?;
         let at = self.header.data_start as usize;
-        shared_tensor(&self.map, at + e.start, e.byte_len(), e.dtype, &e.shape)
+        shared_tensor(&self.map, at + e.start, e.byte_len(), dtype, &e.shape)
             .map_err(|m| IoError::at(&self.file, name, m))
     }
 

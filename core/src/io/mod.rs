@@ -14,10 +14,17 @@
 //! - [`load`] reads a value by the registry (a type not linked in loads as an
 //!   [`AnonymousExtension`](crate::AnonymousExtension), to [`reinterpret`](crate::Value::reinterpret)
 //!   later); [`load_as`] reads a `T` (another type is an error naming both);
-//!   [`load_components_as`] reads a `T` from a file without extype metadata (Python's
+//!   [`load_components_inferred`] reads a `T` from a file without extype metadata (Python's
 //!   `safetensors.numpy.save_file` or `safetensors.torch.save_file`), tensors named by field path,
-//!   under a spec the caller gives. Loading checks what `from_components` checks: dtypes, shapes
-//!   against the spec, validation and shape contracts.
+//!   with every dtype and shape taken from the file (a spec built by
+//!   [`TypeSpec::from_source`](crate::TypeSpec::from_source): nested types field by field, an
+//!   `Option` `Some` when a tensor lies under its path, a `Vec` as long as the indices `[0]`,
+//!   `[1]`, … found, a map with the keys found); static fields, which a file cannot say, take
+//!   the values the caller gives by path ([`load_components_inferred_with`] and [`Statics`]);
+//!   [`load_components_as`] reads under a spec the caller gives. A missing or extra tensor, a
+//!   static value missing or given for no static field is an error naming it. Loading checks
+//!   what `from_components` checks: dtypes and ranks against the field types, shapes against
+//!   the spec, validation and shape contracts.
 //! - [`map`] maps the file and checks its header, in time independent of the file's size. The
 //!   tensors and values it gives ([`Mapped::tensor`], [`Mapped::to_value`], [`Mapped::to_type`])
 //!   view the map in place: each such tensor is a [`Tensor::External`](crate::Tensor::External)
@@ -48,7 +55,12 @@
 //! | `f64`  | `F64`       | `float64`|
 //!
 //! The safetensors dtypes without an extype dtype (`F16`, `BF16`, the `F8`/`F6`/`F4` formats,
-//! `C64`) are refused with an error naming the tensor. Bytes are little-endian (converted on a
+//! `C64`: [`ForeignDType`]) are listed, not read: a file holding them parses (its header is
+//! checked as any other, sizes by the dtype's bits), [`inspect`] lists each such tensor with its
+//! name, dtype ([`FileDType::Foreign`], printed `unsupported dtype BF16`), shape and size, and
+//! [`Mapped::tensor`] reads the other tensors of the file; reading such a tensor's elements
+//! ([`load`], [`map`]'s tensors and values, the component loads) is an error naming the tensor
+//! and its dtype. Bytes are little-endian (converted on a
 //! big-endian machine); a bool tensor's bytes must be 0 or 1.
 //!
 //! ## Alignment and copies
@@ -110,17 +122,21 @@ mod load;
 mod map;
 mod save;
 mod shard;
+mod source;
 
 pub use format::{FORMAT, FORMAT_VERSION, SHARD_FORMAT, Save, TENSOR_NAME, TENSOR_TYPE};
 pub use header::{
-    Dims, Entries, EntriesIter, Entry, Header, MAX_HEADER_LEN, MAX_RANK, dtype_from_safetensors,
-    safetensors_name,
+    Dims, Entries, EntriesIter, Entry, FileDType, ForeignDType, Header, MAX_HEADER_LEN, MAX_RANK,
+    dtype_from_safetensors, file_dtype_from_safetensors, safetensors_name,
 };
 pub use inspect::{FileInfo, TensorInfo, TensorShape, inspect};
-pub use load::{load, load_as, load_components_as};
+pub use load::{
+    load, load_as, load_components_as, load_components_inferred, load_components_inferred_with,
+};
 pub use map::{Mapped, map};
 pub use save::save;
 pub use shard::{ShardReader, ShardWriter, shard_name};
+pub use source::Statics;
 
 /// Reads and checks the header of a whole safetensors file held in memory (for tests and tools
 /// that compare readers); `file` names it in errors.

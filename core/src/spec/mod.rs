@@ -29,7 +29,7 @@ pub(crate) mod seal {
 
 pub use crate::tensor::TensorSpec;
 pub use any_spec::display;
-pub use type_spec::{ExtensionType, TypeSpec, registered_name};
+pub use type_spec::{ExtensionType, SpecSource, TypeSpec, registered_name};
 pub use value::{AnyExtension, AnySpec, SharedExtension, Value, ValueSpec};
 #[doc(hidden)]
 pub use value_table::{ValueOps, ValueTable};

@@ -13,6 +13,26 @@ use crate::names::registered_name_of;
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorLike, TensorView};
 
+/// Where [`TypeSpec::from_source`] takes a spec's parts from: the specs of tensors named by
+/// component path (`values`, `items[1].mask`, `table.key`), and the static values a caller gave
+/// by path. `io::load_components_inferred` implements it over a file's header.
+pub trait SpecSource {
+    /// The spec (dtype, exact shape) of the tensor named `path`, if there is one; an error
+    /// when there is one this source cannot describe (a dtype extype does not read).
+    fn tensor(&mut self, path: &str) -> Result<Option<TensorSpec>>;
+
+    /// Whether a tensor is named `path`, or its name starts with `path.` or `path[` (every
+    /// tensor, for the empty root path).
+    fn has_under(&mut self, path: &str) -> bool;
+
+    /// The distinct names `k` of the tensors `path.k`, `path.k.…`, `path.k[…` (of every tensor's
+    /// first segment, for the empty root path), sorted.
+    fn keys_under(&mut self, path: &str) -> Vec<String>;
+
+    /// Takes the static value given for `path`, if one was given.
+    fn take_static(&mut self, path: &str) -> Option<SpecTree>;
+}
+
 /// The static type of an extension value, with TF's four jobs of a spec:
 ///
 /// 1. store the value's static data (dtypes, partial shapes, non-tensor fields);
@@ -70,6 +90,28 @@ pub trait TypeSpec: Clone + Debug + Eq + Hash + Send + Sync + 'static {
             path: String::new(),
             expected: "a spec type that rebuilds itself from component specs \
                        (`TypeSpec::with_component_specs`; derived specs do)"
+                .into(),
+            found: std::any::type_name::<Self>().into(),
+        }
+        .into())
+    }
+
+    /// The spec of a value whose tensors are described by `source` (a file's tensors, named by
+    /// component path) and whose static data is given there too: each tensor component takes
+    /// the dtype and shape of the tensor at its path, each static field the value given for its
+    /// path; an `Option` is `Some` when anything lies under its path, a `Vec` as long as the
+    /// indices found there, a map has the keys found there. Checked as
+    /// [`with_component_specs`](Self::with_component_specs) checks (dtypes and ranks against the
+    /// field types, the shape contract); errors name the component's path.
+    ///
+    /// Derived specs implement it; the default (hand-written specs) returns an error saying the
+    /// type does not support it.
+    fn from_source(source: &mut dyn SpecSource) -> Result<Self> {
+        let _ = source;
+        Err(crate::error::SpecError::Data {
+            path: String::new(),
+            expected: "a spec type that builds itself from a file's tensors \
+                       (`TypeSpec::from_source`; derived specs do)"
                 .into(),
             found: std::any::type_name::<Self>().into(),
         }
