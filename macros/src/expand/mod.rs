@@ -99,18 +99,16 @@ impl<'a> Gen<'a> {
                     .push(bound);
             }
         }
-        // `ExtensionType: Clone` (and a derived `Clone` on a generic type bounds its
-        // parameters). Spanned at the type's name, like the field bounds: a type without `Clone`
-        // fails this bound, the same error at the same span for every item, which rustc prints
-        // once; inside the items it is assumed, so nothing else reports it.
-        let ident = cont.ident;
-        let (_, ty_generics, _) = cont.generics.split_for_impl();
-        where_clause
-            .get_or_insert_with(|| syn::parse_quote!(where))
-            .predicates
-            .push(
-                syn::parse_quote_spanned!(ident.span()=> #ident #ty_generics: ::core::clone::Clone),
-            );
+        if cont.generics.type_params().next().is_some() {
+            // `ExtensionType: Clone`; a derived `Clone` on a generic type bounds its parameters.
+            // (Not on non-generic types: a bound on every generated item costs compile time.)
+            let ident = cont.ident;
+            let (_, ty_generics, _) = cont.generics.split_for_impl();
+            where_clause
+                .get_or_insert_with(|| syn::parse_quote!(where))
+                .predicates
+                .push(syn::parse_quote_spanned!(ident.span()=> #ident #ty_generics: ::core::clone::Clone));
+        }
         Gen {
             cont,
             spec_ident: format_ident!("{}Spec", cont.ident),
