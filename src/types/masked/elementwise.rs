@@ -29,7 +29,7 @@ pub fn masked_binary(
     let ((xv, xm), (yv, ym)) = (parts(x), parts(y));
     let values: Tensor = op.apply_as(&xv, &yv)?;
     let mask = match (xm, ym) {
-        (Some(a), Some(b)) if a.shape() == b.shape() => ops::logical_and_as(a, b)?,
+        // Already the values' shape when neither mask is broadcast (then shared, not copied).
         (Some(a), Some(b)) => {
             broadcast_mask(&ops::logical_and_as::<Tensor>(a, b)?, values.shape())?
         }
