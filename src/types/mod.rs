@@ -10,3 +10,6 @@
 pub mod masked;
 
 pub use masked::{MaskedTensor, MaskedTensorSpec};
+pub mod ragged;
+
+pub use ragged::{RaggedTensor, RaggedTensorSpec};

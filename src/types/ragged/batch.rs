@@ -1,0 +1,212 @@
+//! Batching of [`RaggedTensor`]s (TF's `ragged_batch`): a batch of ragged tensors is a ragged
+//! tensor with one more ragged dimension, outermost, whose rows are the items. Stacking
+//! concatenates the flat values once and rebases each level's splits; unstacking slices: each
+//! item's flat values view the batch's buffer (no value is copied; only the splits, rebased to
+//! start at 0, are new). [`RaggedTensor::from_dense_batch`] is TF's `dense_to_ragged_batch`.
+
+use super::{RaggedTensor, RaggedTensorSpec, arg_error, i64_tensor, splits_of};
+use crate::batch::{BatchEncoder, concat_rows_counted, slice_rows};
+use crate::{Dim, Result, Shape, Tensor, TensorSpec};
+
+/// The batch encoder of [`RaggedTensor`] (named by its `#[extype(batchable = RaggedBatch)]`).
+#[derive(Debug, Clone, Copy)]
+pub struct RaggedBatch;
+
+/// A splits spec of unknown length.
+fn any_splits() -> TensorSpec {
+    TensorSpec::new(Shape::from_dims([Dim::Unknown]), crate::DType::I64)
+}
+
+/// A flat-values spec with an unknown number of rows.
+fn any_rows(flat: &TensorSpec) -> TensorSpec {
+    let shape = match flat.shape.dims() {
+        Some(dims) if !dims.is_empty() => {
+            Shape::from_dims(std::iter::once(Dim::Unknown).chain(dims[1..].iter().cloned()))
+        }
+        _ => flat.shape.clone(),
+    };
+    TensorSpec::new(shape, flat.dtype)
+}
+
+impl BatchEncoder<RaggedTensor> for RaggedBatch {
+    fn batched_spec(spec: &RaggedTensorSpec, n: Option<usize>) -> RaggedTensorSpec {
+        let outer = match n {
+            Some(n) => TensorSpec::new(Shape::known(&[n + 1]), crate::DType::I64),
+            None => any_splits(),
+        };
+        let mut nested = vec![outer];
+        nested.extend(spec.nested_row_splits.iter().map(|_| any_splits()));
+        let mut uniform = vec![None];
+        uniform.extend(spec.uniform_row_lengths.iter().cloned());
+        RaggedTensorSpec {
+            flat_values: any_rows(&spec.flat_values),
+            nested_row_splits: nested,
+            uniform_row_lengths: uniform,
+        }
+    }
+
+    fn unbatched_spec(spec: &RaggedTensorSpec) -> Result<RaggedTensorSpec> {
+        if spec.nested_row_splits.len() < 2 {
+            return Err(arg_error(
+                "unbatch",
+                "spec",
+                "a ragged spec of ragged rank at least 2 (a batch of ragged tensors)",
+                format!("ragged rank {}", spec.nested_row_splits.len()),
+            ));
+        }
+        Ok(RaggedTensorSpec {
+            flat_values: any_rows(&spec.flat_values),
+            nested_row_splits: spec.nested_row_splits[1..]
+                .iter()
+                .map(|_| any_splits())
+                .collect(),
+            uniform_row_lengths: spec.uniform_row_lengths[1..].to_vec(),
+        })
+    }
+
+    fn batch_len(batch: &RaggedTensor) -> Result<usize> {
+        Ok(batch.nrows())
+    }
+
+    fn stack(items: &[&RaggedTensor]) -> Result<RaggedTensor> {
+        let Some(first) = items.first() else {
+            return Err(arg_error(
+                "stack",
+                "items",
+                "at least one ragged tensor",
+                "none",
+            ));
+        };
+        let rr = first.ragged_rank();
+        for (i, item) in items.iter().enumerate() {
+            if item.ragged_rank() != rr
+                || item.uniform_row_lengths != first.uniform_row_lengths
+                || item.dtype() != first.dtype()
+                || item.flat_values.shape()[1..] != first.flat_values.shape()[1..]
+            {
+                return Err(arg_error(
+                    "stack",
+                    &format!("item {i}"),
+                    format!("a ragged tensor like item 0, {}", super::describe(first)),
+                    format!("{} of dtype {}", super::describe(item), item.dtype()),
+                ));
+            }
+        }
+        let flats: Vec<&Tensor> = items.iter().map(|r| &r.flat_values).collect();
+        let nvals = items.iter().map(|r| r.flat_values.shape()[0]).sum();
+        let flat_values = concat_rows_counted(&flats, nvals, "flat_values")?;
+        let mut nested = Vec::with_capacity(rr + 1);
+        let mut outer = Vec::with_capacity(items.len() + 1);
+        outer.push(0i64);
+        for item in items {
+            outer.push(outer[outer.len() - 1] + item.nrows() as i64);
+        }
+        nested.push(i64_tensor(outer));
+        for level in 0..rr {
+            let total: usize = items
+                .iter()
+                .map(|r| r.nested_row_splits[level].len() - 1)
+                .sum();
+            let mut splits = Vec::with_capacity(total + 1);
+            splits.push(0i64);
+            let mut offset = 0i64;
+            for item in items {
+                let s = splits_of(&item.nested_row_splits[level]);
+                splits.extend(s[1..].iter().map(|&v| v + offset));
+                offset += s[s.len() - 1];
+            }
+            nested.push(i64_tensor(splits));
+        }
+        let mut uniform = vec![None];
+        uniform.extend(first.uniform_row_lengths.iter().cloned());
+        Ok(RaggedTensor::from_parts_unchecked(
+            flat_values,
+            nested,
+            uniform,
+        ))
+    }
+
+    fn unstack(batch: RaggedTensor) -> Result<Vec<RaggedTensor>> {
+        let rr = batch.ragged_rank();
+        if rr < 2 {
+            return Err(arg_error(
+                "unstack",
+                "batch",
+                "a ragged tensor of ragged rank at least 2 (a batch of ragged tensors)",
+                super::describe(&batch),
+            ));
+        }
+        let levels: Vec<Vec<i64>> = batch
+            .nested_row_splits
+            .iter()
+            .map(|s| splits_of(s).into_owned())
+            .collect();
+        let mut items = Vec::with_capacity(batch.nrows());
+        for i in 0..batch.nrows() {
+            let (mut start, mut end) = (levels[0][i] as usize, levels[0][i + 1] as usize);
+            let mut nested = Vec::with_capacity(rr - 1);
+            for s in &levels[1..] {
+                let base = s[start];
+                nested.push(i64_tensor(
+                    s[start..=end].iter().map(|&v| v - base).collect(),
+                ));
+                (start, end) = (s[start] as usize, s[end] as usize);
+            }
+            let flat = slice_rows(&batch.flat_values, start, end)?;
+            items.push(RaggedTensor::from_parts_unchecked(
+                flat,
+                nested,
+                batch.uniform_row_lengths[1..].to_vec(),
+            ));
+        }
+        Ok(items)
+    }
+}
+
+impl RaggedTensor {
+    /// Dense tensors of different lengths (axis 0) as the rows of one ragged tensor (TF's
+    /// `dense_to_ragged_batch`): the items' flat values are concatenated once; their other
+    /// axes must agree.
+    ///
+    /// ```
+    /// use extype::types::RaggedTensor;
+    /// use extype::Tensor;
+    /// use ndarray::array;
+    /// let items = [Tensor::from(array![1, 2, 3]), Tensor::from(array![4])];
+    /// let batch = RaggedTensor::from_dense_batch(&items)?;
+    /// assert_eq!(batch.to_string(), "i32[2, ?] [[1, 2, 3], [4]]");
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn from_dense_batch<'a>(
+        items: impl IntoIterator<Item = &'a Tensor>,
+    ) -> Result<RaggedTensor> {
+        const OP: &str = "dense_to_ragged_batch";
+        let items: Vec<&Tensor> = items.into_iter().collect();
+        let Some(first) = items.first() else {
+            return Err(arg_error(OP, "items", "at least one dense tensor", "none"));
+        };
+        let mut splits = Vec::with_capacity(items.len() + 1);
+        splits.push(0i64);
+        for (i, t) in items.iter().enumerate() {
+            if t.ndim() == 0 || t.dtype() != first.dtype() || t.shape()[1..] != first.shape()[1..] {
+                return Err(arg_error(
+                    OP,
+                    &format!("item {i}"),
+                    format!(
+                        "a tensor of dtype {} and shape [?, {:?}] like item 0",
+                        first.dtype(),
+                        first.shape().get(1..).unwrap_or(&[])
+                    ),
+                    format!("dtype {} shape {:?}", t.dtype(), t.shape()),
+                ));
+            }
+            splits.push(splits[splits.len() - 1] + t.shape()[0] as i64);
+        }
+        let flat = concat_rows_counted(&items, splits[splits.len() - 1] as usize, "items")?;
+        Ok(RaggedTensor::from_parts_unchecked(
+            flat,
+            vec![i64_tensor(splits)],
+            vec![None],
+        ))
+    }
+}

@@ -1,0 +1,674 @@
+//! Constructors of a [`RaggedTensor`], each checking its input as TensorFlow's does (and
+//! raising where TF raises), and the conversions to and from dense tensors.
+
+use super::{
+    RaggedTensor, arg_error, check_parts, check_splits, i64_tensor, short_list, splits_of,
+};
+use crate::ndarray::{ArrayD, Ix1, IxDyn, arr0};
+use crate::ops::{self, AsOperand};
+use crate::{DType, Result, Tensor};
+
+/// A rank-1 index vector (`i64`, or `i32` widened) of argument `what` of `op`.
+fn index_vec(op: &str, what: &str, t: Tensor) -> Result<Vec<i64>> {
+    let bad = |t: &Tensor| {
+        arg_error(
+            op,
+            what,
+            "a rank-1 tensor of dtype i64 or i32",
+            format!("{}{:?}", t.dtype(), t.shape()),
+        )
+    };
+    if t.ndim() != 1 {
+        return Err(bad(&t));
+    }
+    match t.dtype() {
+        DType::I64 => match t.into_array::<i64, Ix1>() {
+            Ok(a) => Ok(a.into_raw_vec_and_offset().0),
+            Err(e) => Err(e),
+        },
+        DType::I32 => Ok(t
+            .as_array::<i32, Ix1>()?
+            .iter()
+            .map(|&v| v as i64)
+            .collect()),
+        _ => Err(bad(&t)),
+    }
+}
+
+/// The values of a constructor: rank at least 1.
+fn values_of(op: &str, values: Tensor) -> Result<Tensor> {
+    if values.ndim() == 0 {
+        return Err(arg_error(
+            op,
+            "values",
+            "a tensor of rank at least 1",
+            format!("a scalar of dtype {}", values.dtype()),
+        ));
+    }
+    Ok(values)
+}
+
+/// Row splits from row lengths (checked non-negative).
+fn splits_from_lengths(op: &str, lengths: &[i64]) -> Result<Vec<i64>> {
+    let mut splits = Vec::with_capacity(lengths.len() + 1);
+    let mut total = 0i64;
+    splits.push(0);
+    for (i, &len) in lengths.iter().enumerate() {
+        if len < 0 {
+            return Err(arg_error(
+                op,
+                "row_lengths",
+                "non-negative row lengths",
+                format!("row_lengths[{i}] = {len}"),
+            ));
+        }
+        total = total.checked_add(len).ok_or_else(|| {
+            arg_error(
+                op,
+                "row_lengths",
+                "row lengths whose sum fits in i64",
+                "an overflow",
+            )
+        })?;
+        splits.push(total);
+    }
+    Ok(splits)
+}
+
+impl RaggedTensor {
+    /// Row `i` is `values[row_splits[i]..row_splits[i + 1]]` (TF's `from_row_splits`). The
+    /// splits are `i64` or `i32`; they must start at 0, never decrease and end at the number
+    /// of values (`values.shape[0]`), as TF checks.
+    ///
+    /// ```
+    /// use extype::types::RaggedTensor;
+    /// use ndarray::array;
+    /// let r = RaggedTensor::from_row_splits(array![1, 2, 3], array![0i32, 2, 3])?;
+    /// assert_eq!(r.to_string(), "i32[2, ?] [[1, 2], [3]]");
+    /// let err = RaggedTensor::from_row_splits(array![1, 2, 3], array![1i64, 3]).unwrap_err();
+    /// assert_eq!(err.to_string(), "from_row_splits: row_splits: expected row splits starting at zero, found row_splits[0] = 1");
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn from_row_splits(
+        values: impl Into<Tensor>,
+        row_splits: impl Into<Tensor>,
+    ) -> Result<RaggedTensor> {
+        const OP: &str = "from_row_splits";
+        let values = values_of(OP, values.into())?;
+        let splits = index_vec(OP, "row_splits", row_splits.into())?;
+        check_splits(OP, "row_splits", &splits, values.shape()[0])?;
+        Ok(RaggedTensor::from_parts_unchecked(
+            values,
+            vec![i64_tensor(splits)],
+            vec![None],
+        ))
+    }
+
+    /// Row `i` has `row_lengths[i]` values, in order (TF's `from_row_lengths`): lengths are
+    /// non-negative and sum to the number of values. The values are moved, not copied.
+    ///
+    /// ```
+    /// use extype::types::RaggedTensor;
+    /// use ndarray::array;
+    /// let r = RaggedTensor::from_row_lengths(array![1.0f64, 2.0, 3.0], array![2i64, 0, 1])?;
+    /// assert_eq!(r.to_string(), "f64[3, ?] [[1.0, 2.0], [], [3.0]]");
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn from_row_lengths(
+        values: impl Into<Tensor>,
+        row_lengths: impl Into<Tensor>,
+    ) -> Result<RaggedTensor> {
+        const OP: &str = "from_row_lengths";
+        let values = values_of(OP, values.into())?;
+        let lengths = index_vec(OP, "row_lengths", row_lengths.into())?;
+        let splits = splits_from_lengths(OP, &lengths)?;
+        let total = splits[splits.len() - 1];
+        if usize::try_from(total) != Ok(values.shape()[0]) {
+            return Err(arg_error(
+                OP,
+                "row_lengths",
+                format!(
+                    "row lengths summing to the number of values ({})",
+                    values.shape()[0]
+                ),
+                format!("a sum of {total}"),
+            ));
+        }
+        Ok(RaggedTensor::from_parts_unchecked(
+            values,
+            vec![i64_tensor(splits)],
+            vec![None],
+        ))
+    }
+
+    /// Value `j` is in row `value_rowids[j]` (TF's `from_value_rowids(values, value_rowids,
+    /// nrows)`): one id per value, sorted, non-negative, below `nrows`; rows with no value are
+    /// empty.
+    ///
+    /// ```
+    /// use extype::types::RaggedTensor;
+    /// use ndarray::array;
+    /// let r = RaggedTensor::from_value_rowids(array![1, 2, 3], array![0i64, 0, 2], 4)?;
+    /// assert_eq!(r.to_string(), "i32[4, ?] [[1, 2], [], [3], []]");
+    /// let err = RaggedTensor::from_value_rowids(array![1, 2, 3], array![0i64, 0, 4], 4).unwrap_err();
+    /// assert!(err.to_string().contains("expected nrows >= value_rowids[-1] + 1"), "{err}");
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn from_value_rowids(
+        values: impl Into<Tensor>,
+        value_rowids: impl Into<Tensor>,
+        nrows: usize,
+    ) -> Result<RaggedTensor> {
+        const OP: &str = "from_value_rowids";
+        let values = values_of(OP, values.into())?;
+        let ids = index_vec(OP, "value_rowids", value_rowids.into())?;
+        if ids.len() != values.shape()[0] {
+            return Err(arg_error(
+                OP,
+                "value_rowids",
+                format!("one row id per value ({})", values.shape()[0]),
+                format!("{} row ids", ids.len()),
+            ));
+        }
+        let mut splits = vec![0i64; nrows + 1];
+        let mut prev = 0i64;
+        for (j, &id) in ids.iter().enumerate() {
+            if id < 0 {
+                return Err(arg_error(
+                    OP,
+                    "value_rowids",
+                    "non-negative row ids",
+                    format!("value_rowids[{j}] = {id}"),
+                ));
+            }
+            if id < prev {
+                return Err(arg_error(
+                    OP,
+                    "value_rowids",
+                    "sorted row ids",
+                    format!("value_rowids[{j}] = {id} after {prev}"),
+                ));
+            }
+            if id as u64 >= nrows as u64 {
+                return Err(arg_error(
+                    OP,
+                    "value_rowids",
+                    format!("nrows >= value_rowids[-1] + 1 (nrows = {nrows})"),
+                    format!("value_rowids[{j}] = {id}"),
+                ));
+            }
+            prev = id;
+            splits[id as usize + 1] += 1;
+        }
+        for i in 1..splits.len() {
+            splits[i] += splits[i - 1];
+        }
+        Ok(RaggedTensor::from_parts_unchecked(
+            values,
+            vec![i64_tensor(splits)],
+            vec![None],
+        ))
+    }
+
+    /// Rows of `uniform_row_length` values each (TF's `from_uniform_row_length`): `nrows` is
+    /// `values.shape[0] / uniform_row_length` when not given (0 rows for a length of 0);
+    /// `uniform_row_length * nrows` must equal the number of values. The dimension is uniform
+    /// (known in the shape).
+    ///
+    /// ```
+    /// use extype::types::RaggedTensor;
+    /// use extype::TensorLike;
+    /// use ndarray::array;
+    /// let r = RaggedTensor::from_uniform_row_length(array![1, 2, 3, 4, 5, 6], 3, None)?;
+    /// assert_eq!(r.shape().to_string(), "[2, 3]");
+    /// let err = RaggedTensor::from_uniform_row_length(array![1, 2, 3], 2, None).unwrap_err();
+    /// assert!(err.to_string().contains("uniform_row_length=2 times nrows=1 must equal nvals=3"), "{err}");
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn from_uniform_row_length(
+        values: impl Into<Tensor>,
+        uniform_row_length: i64,
+        nrows: Option<usize>,
+    ) -> Result<RaggedTensor> {
+        const OP: &str = "from_uniform_row_length";
+        let values = values_of(OP, values.into())?;
+        let (splits, len) = uniform_splits(OP, values.shape()[0], uniform_row_length, nrows)?;
+        Ok(RaggedTensor::from_parts_unchecked(
+            values,
+            vec![splits],
+            vec![Some(len)],
+        ))
+    }
+
+    /// One partition per ragged dimension, outermost first (TF's `from_nested_row_splits`):
+    /// each level's splits are checked against the number of rows of the level below.
+    ///
+    /// ```
+    /// use extype::types::RaggedTensor;
+    /// use ndarray::array;
+    /// let r = RaggedTensor::from_nested_row_splits(array![1, 2, 3, 4], vec![array![0i64, 2, 3].into(), array![0i64, 1, 1, 4].into()])?;
+    /// assert_eq!(r.to_string(), "i32[2, ?, ?] [[[1], []], [[2, 3, 4]]]");
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn from_nested_row_splits(
+        flat_values: impl Into<Tensor>,
+        nested_row_splits: Vec<Tensor>,
+    ) -> Result<RaggedTensor> {
+        const OP: &str = "from_nested_row_splits";
+        let values = values_of(OP, flat_values.into())?;
+        let nested = nested_row_splits
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| {
+                Ok(i64_tensor(index_vec(
+                    OP,
+                    &format!("nested_row_splits[{i}]"),
+                    s,
+                )?))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let uniform = vec![None; nested.len()];
+        check_parts(OP, &values, &nested, &uniform)?;
+        Ok(RaggedTensor::from_parts_unchecked(values, nested, uniform))
+    }
+
+    /// A ragged tensor whose rows are the rows of `self` grouped by one more outer partition
+    /// of `uniform_row_length` rows each: a uniform dimension *between* this tensor's ragged
+    /// ones (TF: `from_uniform_row_length(rt, n)`).
+    pub fn with_uniform_outer(&self, uniform_row_length: i64) -> Result<RaggedTensor> {
+        const OP: &str = "from_uniform_row_length";
+        let (splits, len) = uniform_splits(OP, self.nrows(), uniform_row_length, None)?;
+        let mut nested = vec![splits];
+        nested.extend(self.nested_row_splits.iter().cloned());
+        let mut uniform = vec![Some(len)];
+        uniform.extend(self.uniform_row_lengths.iter().cloned());
+        Ok(RaggedTensor::from_parts_unchecked(
+            self.flat_values.clone(),
+            nested,
+            uniform,
+        ))
+    }
+
+    /// A ragged tensor whose rows are this tensor's rows grouped by `row_splits` (TF's
+    /// `from_row_splits(rt, splits)`): one more ragged dimension, outermost.
+    pub fn with_outer_splits(&self, row_splits: impl Into<Tensor>) -> Result<RaggedTensor> {
+        const OP: &str = "from_row_splits";
+        let splits = index_vec(OP, "row_splits", row_splits.into())?;
+        check_splits(OP, "row_splits", &splits, self.nrows())?;
+        let mut nested = vec![i64_tensor(splits)];
+        nested.extend(self.nested_row_splits.iter().cloned());
+        let mut uniform = vec![None];
+        uniform.extend(self.uniform_row_lengths.iter().cloned());
+        Ok(RaggedTensor::from_parts_unchecked(
+            self.flat_values.clone(),
+            nested,
+            uniform,
+        ))
+    }
+
+    /// The same partitions with new flat values (TF's `with_flat_values`), e.g. the values
+    /// mapped by an op: `new` must have as many rows (axis 0) as the flat values. The
+    /// partitions — and their derived encodings — are shared, so the result combines with
+    /// `self` without any check.
+    ///
+    /// ```
+    /// use extype::types::RaggedTensor;
+    /// use extype::ops;
+    /// use ndarray::array;
+    /// let r = RaggedTensor::from_row_lengths(array![1.0f32, 4.0, 9.0], array![2i64, 1])?;
+    /// let roots = r.with_flat_values(ops::sqrt_as::<extype::Tensor>(r.flat_values())?)?;
+    /// assert!(roots.shares_partitions_with(&r));
+    /// assert_eq!(roots.to_string(), "f32[2, ?] [[1.0, 2.0], [3.0]]");
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn with_flat_values(&self, new: impl Into<Tensor>) -> Result<RaggedTensor> {
+        let new = new.into();
+        if new.shape().first() != self.flat_values.shape().first() {
+            return Err(arg_error(
+                "with_flat_values",
+                "new_values",
+                format!(
+                    "a tensor with {} rows (the flat values' axis 0)",
+                    self.flat_values.shape()[0]
+                ),
+                format!("shape {:?}", new.shape()),
+            ));
+        }
+        Ok(self.with_values_unchecked(new))
+    }
+
+    /// The rows of a dense tensor of rank ≥ 2 (TF's `from_tensor(tensor)`): every row full.
+    pub fn from_tensor(dense: impl Into<Tensor>) -> Result<RaggedTensor> {
+        let dense = dense_of("from_tensor", dense.into())?;
+        let (nrows, ncols) = (dense.shape()[0], dense.shape()[1]);
+        let lengths = vec![ncols as i64; nrows];
+        from_dense_rows(&dense, &lengths)
+    }
+
+    /// The rows of a dense tensor, row `i` cut to its first `lengths[i]` entries (TF's
+    /// `from_tensor(tensor, lengths=…)`); a length above the row's size is an error.
+    ///
+    /// ```
+    /// use extype::types::RaggedTensor;
+    /// use ndarray::array;
+    /// let r = RaggedTensor::from_tensor_with_lengths(array![[1, 2, 3], [4, 5, 6]], array![1i64, 3])?;
+    /// assert_eq!(r.to_string(), "i32[2, ?] [[1], [4, 5, 6]]");
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn from_tensor_with_lengths(
+        dense: impl Into<Tensor>,
+        lengths: impl Into<Tensor>,
+    ) -> Result<RaggedTensor> {
+        const OP: &str = "from_tensor";
+        let dense = dense_of(OP, dense.into())?;
+        let lengths = index_vec(OP, "lengths", lengths.into())?;
+        let (nrows, ncols) = (dense.shape()[0], dense.shape()[1]);
+        if lengths.len() != nrows {
+            return Err(arg_error(
+                OP,
+                "lengths",
+                format!("one length per row ({nrows})"),
+                format!("{} lengths", lengths.len()),
+            ));
+        }
+        if let Some(i) = lengths
+            .iter()
+            .position(|&l| l < 0 || l as u64 > ncols as u64)
+        {
+            return Err(arg_error(
+                OP,
+                "lengths",
+                format!("lengths within 0..={ncols} (the row size)"),
+                format!("lengths[{i}] = {}", lengths[i]),
+            ));
+        }
+        from_dense_rows(&dense, &lengths)
+    }
+
+    /// The rows of a dense tensor with their trailing `padding` entries removed (TF's
+    /// `from_tensor(tensor, padding=…)`): an entry is padding when it equals `padding` (a
+    /// scalar, or a tensor of the inner shape) everywhere.
+    ///
+    /// ```
+    /// use extype::types::RaggedTensor;
+    /// use ndarray::{array, arr0};
+    /// let r = RaggedTensor::from_tensor_with_padding(array![[1, 0, 3, 0, 0], [0, 0, 0, 0, 0]], arr0(0))?;
+    /// assert_eq!(r.to_string(), "i32[2, ?] [[1, 0, 3], []]");
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn from_tensor_with_padding(
+        dense: impl Into<Tensor>,
+        padding: impl Into<Tensor>,
+    ) -> Result<RaggedTensor> {
+        const OP: &str = "from_tensor";
+        let dense = dense_of(OP, dense.into())?;
+        let padding = padding.into();
+        let (nrows, ncols) = (dense.shape()[0], dense.shape()[1]);
+        let is_pad: Tensor = ops::equal_as(&dense, &padding).map_err(|e| {
+            arg_error(
+                OP,
+                "padding",
+                "a padding value of the tensor's dtype and inner shape",
+                e.to_string(),
+            )
+        })?;
+        let is_pad: Tensor = if is_pad.ndim() > 2 {
+            let inner: Vec<isize> = (2..is_pad.ndim() as isize).collect();
+            ops::reduce_all_as(&is_pad, Some(&inner), false)?
+        } else {
+            is_pad
+        };
+        if is_pad.shape() != [nrows, ncols] {
+            return Err(arg_error(
+                OP,
+                "padding",
+                format!(
+                    "a padding that broadcasts to the entries of shape {:?}",
+                    &dense.shape()[2..]
+                ),
+                format!("shape {:?}", padding.shape()),
+            ));
+        }
+        let pad = is_pad.as_array::<bool, IxDyn>()?;
+        let lengths: Vec<i64> = pad
+            .outer_iter()
+            .map(|row| {
+                let row: Vec<bool> = row.iter().copied().collect();
+                (row.len() - row.iter().rev().take_while(|&&p| p).count()) as i64
+            })
+            .collect();
+        from_dense_rows(&dense, &lengths)
+    }
+
+    /// A dense tensor (TF's `to_tensor(default_value, shape)`): rows padded with `default`
+    /// (a scalar of the values' dtype; `None`: zero) to the bounding shape, or padded and
+    /// truncated to `shape` (one entry per axis, `None` keeps the bounding size; the inner
+    /// axes must keep their size).
+    ///
+    /// ```
+    /// use extype::types::RaggedTensor;
+    /// use extype::Tensor;
+    /// use ndarray::{array, arr0};
+    /// let r = RaggedTensor::from_row_lengths(array![1, 2, 3], array![2i64, 0, 1])?;
+    /// assert_eq!(r.to_tensor(None, None)?, Tensor::from(array![[1, 2], [0, 0], [3, 0]].into_dyn()));
+    /// let t = r.to_tensor(Some(&arr0(-1).into()), Some(&[Some(2), Some(3)]))?;
+    /// assert_eq!(t, Tensor::from(array![[1, 2, -1], [-1, -1, -1]].into_dyn()));
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn to_tensor(
+        &self,
+        default: Option<&Tensor>,
+        shape: Option<&[Option<usize>]>,
+    ) -> Result<Tensor> {
+        const OP: &str = "to_tensor";
+        let rank = self.rank();
+        if let Some(shape) = shape
+            && shape.len() != rank
+        {
+            return Err(arg_error(
+                OP,
+                "shape",
+                format!("one size (or None) per axis of the rank-{rank} tensor"),
+                format!("{} sizes", shape.len()),
+            ));
+        }
+        let inner = &self.flat_values.shape()[1..];
+        if let Some(shape) = shape {
+            for (k, (&want, &have)) in shape[1 + self.ragged_rank()..]
+                .iter()
+                .zip(inner)
+                .enumerate()
+            {
+                if let Some(want) = want
+                    && want != have
+                {
+                    return Err(arg_error(
+                        OP,
+                        "shape",
+                        format!(
+                            "inner axis {} of size {have} (inner axes are not resized)",
+                            1 + self.ragged_rank() + k
+                        ),
+                        want.to_string(),
+                    ));
+                }
+            }
+        }
+        let default_row = default_row(OP, self.dtype(), inner, default)?;
+        let bounding = self.bounding_shape();
+        let want = |axis: usize| shape.and_then(|s| s[axis]).unwrap_or(bounding[axis]);
+        let mut current = self.flat_values.clone();
+        for level in (0..self.ragged_rank()).rev() {
+            let splits = splits_of(&self.nested_row_splits[level]);
+            current = pad_rows(&current, &splits, want(level + 1), &default_row)?;
+        }
+        // Axis 0: truncate or pad whole rows.
+        let nrows = want(0);
+        let have = current.shape()[0];
+        if nrows != have {
+            let keep = nrows.min(have);
+            let mut ids: Vec<i64> = (0..keep as i64).collect();
+            // Padding rows: gather the default row.
+            let mut ext = current.clone();
+            if nrows > have {
+                let row_shape = &current.shape()[1..];
+                let mut one = vec![1usize];
+                one.extend_from_slice(row_shape);
+                let pad_row = broadcast_to(&default_row, &one)?;
+                let flat_row_len: usize = row_shape.iter().product();
+                let _ = flat_row_len;
+                ext = ops::concat_as(&[current.as_operand(), pad_row.as_operand()], 0)?;
+                ids.extend(std::iter::repeat_n(have as i64, nrows - have));
+            }
+            current = ops::gather_as(&ext, &ids, 0)?;
+        }
+        Ok(current)
+    }
+}
+
+/// A dense operand of `from_tensor`: rank at least 2.
+fn dense_of(op: &str, dense: Tensor) -> Result<Tensor> {
+    if dense.ndim() < 2 {
+        return Err(arg_error(
+            op,
+            "tensor",
+            "a tensor of rank at least 2",
+            format!("shape {:?}", dense.shape()),
+        ));
+    }
+    Ok(dense)
+}
+
+/// The first `lengths[i]` entries of each row of `dense` (`[nrows, ncols, …]`) as a ragged
+/// tensor of ragged rank 1.
+fn from_dense_rows(dense: &Tensor, lengths: &[i64]) -> Result<RaggedTensor> {
+    let (nrows, ncols) = (dense.shape()[0], dense.shape()[1]);
+    let mut flat_shape = vec![nrows * ncols];
+    flat_shape.extend_from_slice(&dense.shape()[2..]);
+    let flat: Tensor = ops::reshape_as(dense, &flat_shape)?;
+    let values = if lengths.iter().all(|&l| l as usize == ncols) {
+        flat
+    } else {
+        let mut ids = Vec::with_capacity(lengths.iter().sum::<i64>() as usize);
+        for (i, &len) in lengths.iter().enumerate() {
+            let start = (i * ncols) as i64;
+            ids.extend(start..start + len);
+        }
+        ops::gather_as(&flat, &ids, 0)?
+    };
+    let splits = splits_from_lengths("from_tensor", lengths)?;
+    Ok(RaggedTensor::from_parts_unchecked(
+        values,
+        vec![i64_tensor(splits)],
+        vec![None],
+    ))
+}
+
+/// The splits of a uniform partition of `nvals` rows into rows of `len`, as TF checks them.
+fn uniform_splits(op: &str, nvals: usize, len: i64, nrows: Option<usize>) -> Result<(Tensor, i64)> {
+    if len < 0 {
+        return Err(arg_error(
+            op,
+            "uniform_row_length",
+            "uniform_row_length must be >= 0",
+            len.to_string(),
+        ));
+    }
+    let nrows = match nrows {
+        Some(n) => n,
+        None if len == 0 => 0,
+        None => nvals / len as usize,
+    };
+    if (nrows as u128) * (len as u128) != nvals as u128 {
+        return Err(arg_error(
+            op,
+            "uniform_row_length",
+            format!("uniform_row_length={len} times nrows={nrows} must equal nvals={nvals}"),
+            format!("{} values", nvals),
+        ));
+    }
+    Ok((
+        i64_tensor((0..=nrows as i64).map(|i| i * len).collect()),
+        len,
+    ))
+}
+
+/// The default row (`[1, inner…]`) of `to_tensor`: `default` (a scalar or a tensor that
+/// broadcasts to the inner shape) or zeros.
+fn default_row(
+    op: &str,
+    dtype: DType,
+    inner: &[usize],
+    default: Option<&Tensor>,
+) -> Result<Tensor> {
+    let mut shape = vec![1usize];
+    shape.extend_from_slice(inner);
+    let scalar = match default {
+        Some(d) => {
+            if d.dtype() != dtype {
+                return Err(arg_error(
+                    op,
+                    "default_value",
+                    format!("a value of dtype {dtype} (the values' dtype)"),
+                    format!("dtype {}", d.dtype()),
+                ));
+            }
+            d.clone()
+        }
+        None => ops::cast_as(&Tensor::from(arr0(0u8).into_dyn()), dtype)?,
+    };
+    broadcast_to(&scalar, &shape).map_err(|_| {
+        arg_error(
+            op,
+            "default_value",
+            format!("a value that broadcasts to the inner shape {inner:?}"),
+            format!("shape {:?}", scalar.shape()),
+        )
+    })
+}
+
+/// `t` broadcast to `shape` (a new tensor).
+pub(crate) fn broadcast_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    if t.shape() == shape {
+        return Ok(t.clone());
+    }
+    let all = Tensor::from(ArrayD::from_elem(IxDyn(shape), true));
+    let out: Tensor = ops::where_as(&all, t, t)?;
+    if out.shape() != shape {
+        return Err(arg_error(
+            "broadcast_to",
+            "tensor",
+            format!("a tensor that broadcasts to {shape:?}"),
+            format!("shape {:?}", t.shape()),
+        ));
+    }
+    Ok(out)
+}
+
+/// Rows `splits[i]..splits[i + 1]` of `values` as a dense `[nrows, width, …]`, cut or padded
+/// with `default_row` (`[1, …]`, the values' inner shape).
+fn pad_rows(values: &Tensor, splits: &[i64], width: usize, default_row: &Tensor) -> Result<Tensor> {
+    let nrows = splits.len() - 1;
+    let nvals = values.shape()[0] as i64;
+    let row = broadcast_to(default_row, &{
+        let mut s = vec![1usize];
+        s.extend_from_slice(&values.shape()[1..]);
+        s
+    })?;
+    let ext: Tensor = ops::concat_as(&[values.as_operand(), row.as_operand()], 0)?;
+    let mut ids = Vec::with_capacity(nrows * width);
+    for w in splits.windows(2) {
+        let len = ((w[1] - w[0]) as usize).min(width);
+        ids.extend(w[0]..w[0] + len as i64);
+        ids.extend(std::iter::repeat_n(nvals, width - len));
+    }
+    let gathered: Tensor = ops::gather_as(&ext, &ids, 0)?;
+    let mut shape = vec![nrows, width];
+    shape.extend_from_slice(&values.shape()[1..]);
+    ops::reshape_as(&gathered, &shape)
+}
+
+#[allow(dead_code)]
+fn unused(s: &[i64]) -> String {
+    short_list(s)
+}

@@ -1,0 +1,157 @@
+//! Elementwise ops on a [`RaggedTensor`] (TF 2.x): unary ops, `cast`, `zeros_like` and
+//! `ones_like` map the flat values and keep the partitions; binary ops, comparisons and
+//! `where` combine ragged operands with equal partitions, scalars and dense tensors that
+//! broadcast per row (leading axis 1 or `nrows`, every ragged axis 1, inner axes by NumPy's
+//! rules). Any other combination is an error naming both shapes, where TF raises too.
+
+use super::{RaggedTensor, arg_error, describe, infer};
+use crate::ops::{self, OpArgs, catalog};
+use crate::{BinaryOp, OrDense, Result, Tensor, TensorView, UnaryOp, dispatch};
+
+/// Unary elementwise ops (TF: `op(flat_values)`, same partitions).
+#[dispatch(unary_elementwise, infer = infer::unary)]
+fn ragged_unary(op: &UnaryOp, x: &RaggedTensor) -> Result<RaggedTensor> {
+    Ok(x.with_values_unchecked(op.apply_as(&x.flat_values)?))
+}
+
+/// `cast` (TF: `cast(flat_values)`, same partitions).
+#[dispatch(Cast, infer = infer::unary)]
+fn ragged_cast(args: &OpArgs, x: &RaggedTensor) -> Result<RaggedTensor> {
+    Ok(x.with_values_unchecked(x.flat_values.dense_op(&catalog::CAST, args)?))
+}
+
+/// `zeros_like` (same partitions).
+#[dispatch(ZerosLike, infer = infer::unary)]
+fn ragged_zeros_like(args: &OpArgs, x: &RaggedTensor) -> Result<RaggedTensor> {
+    Ok(x.with_values_unchecked(x.flat_values.dense_op(&catalog::ZEROS_LIKE, args)?))
+}
+
+/// `ones_like` (same partitions).
+#[dispatch(OnesLike, infer = infer::unary)]
+fn ragged_ones_like(args: &OpArgs, x: &RaggedTensor) -> Result<RaggedTensor> {
+    Ok(x.with_values_unchecked(x.flat_values.dense_op(&catalog::ONES_LIKE, args)?))
+}
+
+/// Binary elementwise ops and comparisons (TF: `op(x.flat_values, y.flat_values)` on equal
+/// partitions; a dense operand broadcast per row).
+#[dispatch(binary_elementwise, infer = infer::elementwise)]
+fn ragged_binary(
+    op: &BinaryOp,
+    x: &OrDense<RaggedTensor>,
+    y: &OrDense<RaggedTensor>,
+) -> Result<RaggedTensor> {
+    let base = base_of([x.ext(), y.ext()]);
+    let xv = aligned(op.name(), base, x, 0)?;
+    let yv = aligned(op.name(), base, y, 1)?;
+    let values: Tensor = op.apply_as(&xv, &yv)?;
+    Ok(base.with_values_unchecked(values))
+}
+
+/// `where(cond, x, y)` with any of the three ragged (TF: `where` on the flat values of
+/// operands with equal partitions, dense ones broadcast per row).
+#[dispatch(Where, infer = infer::elementwise)]
+fn ragged_where(
+    cond: &OrDense<RaggedTensor>,
+    x: &OrDense<RaggedTensor>,
+    y: &OrDense<RaggedTensor>,
+) -> Result<RaggedTensor> {
+    let base = base_of([cond.ext(), x.ext(), y.ext()]);
+    let c = aligned("where", base, cond, 0)?;
+    let xv = aligned("where", base, x, 1)?;
+    let yv = aligned("where", base, y, 2)?;
+    let values: Tensor = ops::where_as(&c, &xv, &yv)?;
+    Ok(base.with_values_unchecked(values))
+}
+
+/// The first ragged operand (an `OrDense` handler runs only when one is ragged).
+fn base_of<'a, const N: usize>(operands: [Option<&'a RaggedTensor>; N]) -> &'a RaggedTensor {
+    operands
+        .into_iter()
+        .flatten()
+        .next()
+        // An all-dense call never reaches an `OrDense` handler.
+        .expect("an OrDense handler has a ragged operand")
+}
+
+/// Operand `index` as a tensor that broadcasts against `base`'s flat values.
+fn aligned(
+    op: &str,
+    base: &RaggedTensor,
+    x: &OrDense<RaggedTensor>,
+    index: usize,
+) -> Result<Tensor> {
+    match x {
+        OrDense::Ext(r) => {
+            if std::ptr::eq(*r, base) || r.same_partitions(base) {
+                Ok(r.flat_values.clone())
+            } else {
+                Err(arg_error(
+                    op,
+                    &format!("argument {index}"),
+                    format!(
+                        "a ragged tensor with the partitions of the first ragged operand, {}",
+                        describe(base)
+                    ),
+                    describe(r),
+                ))
+            }
+        }
+        OrDense::Dense(view) => dense_per_row(op, base, view, index),
+    }
+}
+
+/// A dense operand broadcast per row against `base`, as a tensor that broadcasts against the
+/// flat values: `[1, inner…]` when its leading axis is 1 (no copy beyond the operand), else
+/// its rows gathered by each value's row (`[nvals, inner…]`).
+pub(crate) fn dense_per_row(
+    op: &str,
+    base: &RaggedTensor,
+    view: &TensorView<'_>,
+    index: usize,
+) -> Result<Tensor> {
+    let rank = base.rank();
+    let rr = base.ragged_rank();
+    let shape = view.shape();
+    let refuse = || {
+        arg_error(
+            op,
+            &format!("argument {index}"),
+            format!(
+                "a dense shape that broadcasts per row against {} (rank at most {rank}, leading \
+                 axis 1 or {}, every ragged axis 1)",
+                describe(base),
+                base.nrows()
+            ),
+            format!("dense shape {shape:?}"),
+        )
+    };
+    if shape.len() > rank {
+        return Err(refuse());
+    }
+    let mut dims = vec![1usize; rank - shape.len()];
+    dims.extend_from_slice(shape);
+    if dims[1..=rr].iter().any(|&d| d != 1) {
+        return Err(refuse());
+    }
+    let lead = dims[0];
+    let dense = view.to_tensor();
+    let mut target = vec![lead];
+    target.extend_from_slice(&dims[1 + rr..]);
+    let dense: Tensor = ops::reshape_as(&dense, &target)?;
+    if lead == 1 {
+        return Ok(dense);
+    }
+    if lead != base.nrows() {
+        return Err(refuse());
+    }
+    // Each flat value's outermost row: compose the value row ids of every partition.
+    let mut ids = super::splits_of(&base.nested_value_rowids(rr - 1)?).into_owned();
+    for level in (0..rr - 1).rev() {
+        let up = base.nested_value_rowids(level)?;
+        let up = super::splits_of(&up);
+        for id in &mut ids {
+            *id = up[*id as usize];
+        }
+    }
+    ops::gather_as(&dense, &ids, 0)
+}

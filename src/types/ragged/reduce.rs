@@ -1,0 +1,528 @@
+//! Reductions of a [`RaggedTensor`] (TF 2.x `tf.reduce_*` on ragged tensors; the module docs
+//! of [`ragged`](super) list the cases). Over the ragged axis they run on the kernels'
+//! segment reductions over the row splits (shared, never rebuilt); empty rows give TF's
+//! values: sum 0, prod 1, mean NaN, max the dtype's lowest finite value, min its highest,
+//! any `false`, all `true`.
+
+use super::construct::broadcast_to;
+use super::infer::{ragged, value};
+use super::{RaggedTensor, RaggedTensorSpec, arg_error, splits_of};
+use crate::dispatch::Call;
+use crate::ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, arr0};
+use crate::ops::{self, AsOperand, OpArgs, catalog};
+use crate::{
+    DType, Dim, Element, Op, ReductionOp, Result, Shape, Tensor, TensorSpec, Value, ValueSpec,
+    dispatch,
+};
+
+/// The reductions a ragged tensor serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Sum,
+    Mean,
+    Max,
+    Min,
+    Prod,
+    Any,
+    All,
+}
+
+impl Kind {
+    fn of(op: &Op) -> Option<Kind> {
+        const KINDS: [(&Op, Kind); 7] = [
+            (&catalog::REDUCE_SUM, Kind::Sum),
+            (&catalog::REDUCE_MEAN, Kind::Mean),
+            (&catalog::REDUCE_MAX, Kind::Max),
+            (&catalog::REDUCE_MIN, Kind::Min),
+            (&catalog::REDUCE_PROD, Kind::Prod),
+            (&catalog::REDUCE_ANY, Kind::Any),
+            (&catalog::REDUCE_ALL, Kind::All),
+        ];
+        KINDS.iter().find(|(o, _)| *o == op).map(|&(_, k)| k)
+    }
+}
+
+/// Which axes a reduction reduces, relative to the ragged layout.
+#[derive(Debug, PartialEq, Eq)]
+enum Plan {
+    /// Every axis: the flat values reduced whole.
+    All,
+    /// Inner (uniform) axes only: the flat values over these axes (flat-value axes).
+    Inner(Vec<isize>),
+    /// The innermost ragged axis, then these flat-value inner axes (of the segment result).
+    Ragged(Vec<isize>),
+    /// Ragged rank 1: axes 0 and 1 and these flat-value inner axes.
+    RowsAndRagged(Vec<isize>),
+    /// Ragged rank 1: axis 0 (and maybe inner axes), on the padded form.
+    Rows,
+}
+
+/// The plan of a reduction over `axes` of a tensor of `rank` and ragged rank `rr`.
+fn plan(op: &str, axes: Option<&[isize]>, rank: usize, rr: usize) -> Result<Plan> {
+    let Some(axes) = axes else {
+        return Ok(Plan::All);
+    };
+    let mut set = vec![false; rank];
+    for &a in axes {
+        let n = if a < 0 { a + rank as isize } else { a };
+        if !(0..rank as isize).contains(&n) {
+            return Err(arg_error(
+                op,
+                "axes",
+                format!("axes within -{rank}..{rank} (the ragged tensor's rank is {rank})"),
+                format!("axis {a}"),
+            ));
+        }
+        set[n as usize] = true;
+    }
+    if set.iter().all(|&s| s) {
+        return Ok(Plan::All);
+    }
+    let inner: Vec<isize> = (1 + rr..rank)
+        .filter(|&a| set[a])
+        .map(|a| (a - rr) as isize)
+        .collect();
+    let outer = &set[..=rr];
+    if outer.iter().all(|&s| !s) {
+        return Ok(Plan::Inner(inner));
+    }
+    if outer[..rr].iter().all(|&s| !s) {
+        // Only the innermost ragged axis among the outer ones.
+        return Ok(Plan::Ragged(inner));
+    }
+    if rr == 1 {
+        return Ok(if set[1] {
+            Plan::RowsAndRagged(inner)
+        } else {
+            Plan::Rows
+        });
+    }
+    Err(arg_error(
+        op,
+        "axes",
+        format!(
+            "for ragged rank {rr}: all axes, inner axes, or the innermost ragged axis {rr} \
+             (with inner axes); other ragged axes are not supported yet"
+        ),
+        format!("axes {axes:?}"),
+    ))
+}
+
+/// Every catalog reduction TF defines on ragged tensors; others decline.
+#[dispatch(reduction, infer = infer_reduce)]
+fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
+    let Some(kind) = Kind::of(op.op()) else {
+        return Ok(None);
+    };
+    let name = op.name();
+    // The op's dtype check (e.g. `reduce_sum` of bool), on the flat values' spec.
+    let out_dtype = op.infer(&TensorSpec::from_tensor(&x.flat_values))?.dtype;
+    let rank = x.rank();
+    let rr = x.ragged_rank();
+    let keep = op.keepdims();
+    let flat = &x.flat_values;
+    Ok(Some(match plan(name, op.axes(), rank, rr)? {
+        Plan::All => {
+            let out = flat.dense_op(op.op(), &OpArgs::none())?;
+            if keep {
+                Value::from(ops::reshape_as::<Tensor>(&out, &vec![1; rank])?)
+            } else {
+                Value::from(out)
+            }
+        }
+        Plan::Inner(axes) => {
+            let values = flat_reduce(op.op(), flat, &axes, keep)?;
+            Value::from_extension(x.with_values_unchecked(values))
+        }
+        Plan::Ragged(inner) => {
+            let splits = splits_of(&x.nested_row_splits[rr - 1]).into_owned();
+            let mut out = segment(kind, flat, &splits, out_dtype)?;
+            if !inner.is_empty() {
+                out = flat_reduce(op.op(), &out, &inner, false)?;
+            }
+            if keep {
+                let mut shape = out.shape().to_vec();
+                shape.insert(1, 1);
+                // Inner axes reduced with keepdims keep size 1 too.
+                for &a in &inner {
+                    shape.insert(a as usize + 1, 1);
+                }
+                out = ops::reshape_as(&out, &shape)?;
+            }
+            if rr == 1 {
+                Value::from(out)
+            } else {
+                Value::from_extension(RaggedTensor::from_parts_unchecked(
+                    out,
+                    x.nested_row_splits[..rr - 1].to_vec(),
+                    x.uniform_row_lengths[..rr - 1].to_vec(),
+                ))
+            }
+        }
+        Plan::RowsAndRagged(inner) => {
+            let mut axes = vec![0isize];
+            axes.extend(inner.iter().copied());
+            let out = flat_reduce(op.op(), flat, &axes, false)?;
+            if keep {
+                let mut shape = vec![1, 1];
+                shape.extend(flat.shape()[1..].iter().enumerate().map(|(i, &d)| {
+                    if inner.contains(&(i as isize + 1)) {
+                        1
+                    } else {
+                        d
+                    }
+                }));
+                Value::from(ops::reshape_as::<Tensor>(&out, &shape)?)
+            } else {
+                Value::from(out)
+            }
+        }
+        Plan::Rows => Value::from(rows(op, kind, x, out_dtype)?),
+    }))
+}
+
+/// The dense reduction `op` of `t` over `axes`.
+fn flat_reduce(op: &'static Op, t: &Tensor, axes: &[isize], keep: bool) -> Result<Tensor> {
+    let args = OpArgs::axes(axes).keepdims(keep);
+    t.dense_op(op, &args)
+}
+
+/// The reduction over the ragged axis: one output row per row of `splits`.
+fn segment(kind: Kind, flat: &Tensor, splits: &[i64], out: DType) -> Result<Tensor> {
+    let dtype = flat.dtype();
+    let result: Tensor = match kind {
+        Kind::Sum if dtype != DType::Bool => {
+            ops::segment_reduce_as(&catalog::SEGMENT_SUM, flat, splits)?
+        }
+        Kind::Mean if dtype != DType::Bool => {
+            ops::segment_reduce_as(&catalog::SEGMENT_MEAN, flat, splits)?
+        }
+        Kind::Max | Kind::Min if dtype != DType::Bool => extreme(kind, flat, splits)?,
+        Kind::Max | Kind::Any => fold(flat, splits, Fold::Any)?,
+        Kind::Min | Kind::All => fold(flat, splits, Fold::All)?,
+        Kind::Prod => {
+            let widened: Tensor = if out != dtype {
+                ops::cast_as(flat, out)?
+            } else {
+                flat.clone()
+            };
+            fold(&widened, splits, Fold::Prod)?
+        }
+        // bool sum / mean: the dtype check above already refused them.
+        Kind::Sum | Kind::Mean => {
+            return Err(arg_error(
+                "reduce",
+                "argument 0",
+                "a numeric dtype",
+                "dtype bool",
+            ));
+        }
+    };
+    if result.dtype() != out {
+        return ops::cast_as(&result, out);
+    }
+    Ok(result)
+}
+
+/// `segment_max`/`segment_min` on the non-empty rows, and the dtype's lowest / highest finite
+/// value in the empty ones (TF's `unsorted_segment_max` identity).
+fn extreme(kind: Kind, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
+    let seg = if kind == Kind::Max {
+        &catalog::SEGMENT_MAX
+    } else {
+        &catalog::SEGMENT_MIN
+    };
+    let nrows = splits.len() - 1;
+    let mut dense_splits = Vec::with_capacity(splits.len());
+    dense_splits.push(0i64);
+    dense_splits.extend(splits.windows(2).filter(|w| w[1] > w[0]).map(|w| w[1]));
+    let non_empty = dense_splits.len() - 1;
+    let reduced: Tensor = ops::segment_reduce_as(seg, flat, &dense_splits)?;
+    if non_empty == nrows {
+        return Ok(reduced);
+    }
+    let mut row = vec![1usize];
+    row.extend_from_slice(&flat.shape()[1..]);
+    let fill = broadcast_to(&finite_extreme(flat.dtype(), kind == Kind::Min), &row)?;
+    let ext: Tensor = ops::concat_as(&[reduced.as_operand(), fill.as_operand()], 0)?;
+    let mut k = 0i64;
+    let ids: Vec<i64> = splits
+        .windows(2)
+        .map(|w| {
+            if w[1] > w[0] {
+                k += 1;
+                k - 1
+            } else {
+                non_empty as i64
+            }
+        })
+        .collect();
+    ops::gather_as(&ext, &ids, 0)
+}
+
+/// The dtype's lowest (`highest = false`) or highest finite value, as a scalar.
+fn finite_extreme(dtype: DType, highest: bool) -> Tensor {
+    macro_rules! pick {
+        ($t:ty) => {
+            Tensor::from(arr0(if highest { <$t>::MAX } else { <$t>::MIN }).into_dyn())
+        };
+    }
+    match dtype {
+        DType::Bool => Tensor::from(arr0(highest).into_dyn()),
+        DType::I8 => pick!(i8),
+        DType::I16 => pick!(i16),
+        DType::I32 => pick!(i32),
+        DType::I64 => pick!(i64),
+        DType::U8 => pick!(u8),
+        DType::U16 => pick!(u16),
+        DType::U32 => pick!(u32),
+        DType::U64 => pick!(u64),
+        DType::F32 => pick!(f32),
+        DType::F64 => pick!(f64),
+    }
+}
+
+/// The identity of a reduction on the padded form (float max: −inf, so a real −inf wins).
+fn identity(kind: Kind, dtype: DType) -> Result<Tensor> {
+    macro_rules! float {
+        ($t:ty) => {
+            Tensor::from(
+                arr0(match kind {
+                    Kind::Max => <$t>::NEG_INFINITY,
+                    Kind::Min => <$t>::INFINITY,
+                    Kind::Prod => 1.0,
+                    _ => 0.0,
+                })
+                .into_dyn(),
+            )
+        };
+    }
+    Ok(match (kind, dtype) {
+        (_, DType::F32) => float!(f32),
+        (_, DType::F64) => float!(f64),
+        (Kind::Max, d) => finite_extreme(d, false),
+        (Kind::Min, d) => finite_extreme(d, true),
+        (Kind::Prod | Kind::All, d) => ops::cast_as(&Tensor::from(arr0(1u8).into_dyn()), d)?,
+        (_, d) => ops::cast_as(&Tensor::from(arr0(0u8).into_dyn()), d)?,
+    })
+}
+
+/// Ragged rank 1, axis 0 (and maybe inner axes): the dense reduction of the padded form,
+/// padded with the reduction's identity (every column has at least one row, so the identity
+/// never shows); the mean is the padded sum over the padded count.
+fn rows(op: &ReductionOp, kind: Kind, x: &RaggedTensor, out: DType) -> Result<Tensor> {
+    let work = if kind == Kind::Mean || kind == Kind::Sum || kind == Kind::Prod {
+        out
+    } else {
+        x.dtype()
+    };
+    let values: RaggedTensor = if work != x.dtype() {
+        ops::cast_as(x, work)?
+    } else {
+        x.clone()
+    };
+    let fill_kind = if kind == Kind::Mean { Kind::Sum } else { kind };
+    let padded = values.to_tensor(Some(&identity(fill_kind, work)?), None)?;
+    if kind != Kind::Mean {
+        return op.apply_other_as(op.op(), &padded);
+    }
+    let total: Tensor = op.apply_other_as(&catalog::REDUCE_SUM, &padded)?;
+    let ones: RaggedTensor = ops::ones_like_as(&values)?;
+    let count: Tensor = op.apply_other_as(&catalog::REDUCE_SUM, &ones.to_tensor(None, None)?)?;
+    ops::div_as(&total, &ops::cast_as::<Tensor>(&count, work)?)
+}
+
+/// A fold over each row of `splits` (prod, any, all), for any dtype.
+#[derive(Clone, Copy)]
+enum Fold {
+    Prod,
+    Any,
+    All,
+}
+
+/// The elements of one dtype a fold combines.
+trait FoldElem: Element + Copy {
+    fn one() -> Self;
+    fn mul(self, other: Self) -> Self;
+}
+
+macro_rules! fold_int {
+    ($($t:ty),*) => {$(
+        impl FoldElem for $t {
+            fn one() -> Self { 1 }
+            fn mul(self, other: Self) -> Self { self.wrapping_mul(other) }
+        }
+    )*};
+}
+fold_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+impl FoldElem for f32 {
+    fn one() -> Self {
+        1.0
+    }
+    fn mul(self, other: Self) -> Self {
+        self * other
+    }
+}
+impl FoldElem for f64 {
+    fn one() -> Self {
+        1.0
+    }
+    fn mul(self, other: Self) -> Self {
+        self * other
+    }
+}
+
+/// The product of each row (`[nrows, inner…]`), 1 for an empty row.
+fn prod_rows<T: FoldElem>(v: ArrayViewD<'_, T>, splits: &[i64]) -> Tensor {
+    let mut shape = vec![splits.len() - 1];
+    shape.extend_from_slice(&v.shape()[1..]);
+    let mut out = ArrayD::from_elem(IxDyn(&shape), T::one());
+    for (i, mut row) in out.axis_iter_mut(Axis(0)).enumerate() {
+        for j in splits[i]..splits[i + 1] {
+            row.zip_mut_with(&v.index_axis(Axis(0), j as usize), |a, &b| *a = a.mul(b));
+        }
+    }
+    Tensor::from(out)
+}
+
+/// Any / all of each row of a bool tensor (`false` / `true` for an empty row).
+fn bool_rows(v: ArrayViewD<'_, bool>, splits: &[i64], all: bool) -> Tensor {
+    let mut shape = vec![splits.len() - 1];
+    shape.extend_from_slice(&v.shape()[1..]);
+    let mut out = ArrayD::from_elem(IxDyn(&shape), all);
+    for (i, mut row) in out.axis_iter_mut(Axis(0)).enumerate() {
+        for j in splits[i]..splits[i + 1] {
+            row.zip_mut_with(&v.index_axis(Axis(0), j as usize), |a, &b| {
+                *a = if all { *a && b } else { *a || b }
+            });
+        }
+    }
+    Tensor::from(out)
+}
+
+fn fold(flat: &Tensor, splits: &[i64], how: Fold) -> Result<Tensor> {
+    macro_rules! prod {
+        ($t:ty) => {
+            Ok(prod_rows(flat.as_array::<$t, IxDyn>()?, splits))
+        };
+    }
+    match (how, flat.dtype()) {
+        (Fold::Any, DType::Bool) => Ok(bool_rows(flat.as_array::<bool, IxDyn>()?, splits, false)),
+        (Fold::All, DType::Bool) => Ok(bool_rows(flat.as_array::<bool, IxDyn>()?, splits, true)),
+        (Fold::Any | Fold::All, d) => {
+            // Numbers: nonzero is true (TF's any/all take bool only; the dense op's dtype
+            // check runs first, so this is reached only for what it accepts).
+            let b: Tensor = ops::not_equal_as(
+                flat,
+                &ops::cast_as::<Tensor>(&Tensor::from(arr0(0u8).into_dyn()), d)?,
+            )?;
+            fold(&b, splits, how)
+        }
+        (Fold::Prod, DType::I8) => prod!(i8),
+        (Fold::Prod, DType::I16) => prod!(i16),
+        (Fold::Prod, DType::I32) => prod!(i32),
+        (Fold::Prod, DType::I64) => prod!(i64),
+        (Fold::Prod, DType::U8) => prod!(u8),
+        (Fold::Prod, DType::U16) => prod!(u16),
+        (Fold::Prod, DType::U32) => prod!(u32),
+        (Fold::Prod, DType::U64) => prod!(u64),
+        (Fold::Prod, DType::F32) => prod!(f32),
+        (Fold::Prod, DType::F64) => prod!(f64),
+        (Fold::Prod, DType::Bool) => Err(arg_error(
+            "reduce_prod",
+            "argument 0",
+            "a numeric dtype",
+            "dtype bool",
+        )),
+    }
+}
+
+/// The spec of a reduction of a ragged spec (the same cases as the handler).
+fn infer_reduce(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpec>> {
+    let Some(x) = specs.first().and_then(|s| ragged(s)) else {
+        return Ok(None);
+    };
+    if Kind::of(call.op).is_none() {
+        return Ok(None);
+    }
+    let name = call.op.name();
+    let rr = x.ragged_rank();
+    let Some(flat_rank) = x.flat_values.shape.rank() else {
+        return Ok(None);
+    };
+    let rank = rr + flat_rank;
+    let keep = call.args.keepdims;
+    let full = crate::TensorLike::shape(x);
+    let full = full.dims().unwrap_or(&[]).to_vec();
+    let dense = |spec: &TensorSpec, axes: Option<&[isize]>, keepdims: bool| -> Result<TensorSpec> {
+        let args = match axes {
+            Some(a) => OpArgs::axes(a).keepdims(keepdims),
+            None => OpArgs::none().keepdims(keepdims),
+        };
+        let out = ops::infer_spec(call.op, &[&ValueSpec::Tensor(spec.clone())], &args)?;
+        match out.spec {
+            ValueSpec::Tensor(t) => Ok(t),
+            other => Err(arg_error(name, "result", "a dense spec", other.to_string())),
+        }
+    };
+    let out_dtype = dense(&x.flat_values, None, false)?.dtype;
+    let reduced_shape = |axes: &[bool]| -> Shape {
+        Shape::from_dims(full.iter().enumerate().filter_map(|(i, d)| {
+            if axes[i] {
+                keep.then_some(Dim::Known(1))
+            } else {
+                Some(d.clone())
+            }
+        }))
+    };
+    let mut set = vec![false; rank];
+    if let Some(axes) = call.args.axes.as_deref() {
+        for &a in axes {
+            let n = if a < 0 { a + rank as isize } else { a };
+            if (0..rank as isize).contains(&n) {
+                set[n as usize] = true;
+            }
+        }
+    }
+    Ok(Some(
+        match plan(name, call.args.axes.as_deref(), rank, rr)? {
+            Plan::All => ValueSpec::Tensor(TensorSpec::new(
+                if keep {
+                    Shape::known(&vec![1; rank])
+                } else {
+                    Shape::scalar()
+                },
+                out_dtype,
+            )),
+            Plan::Inner(axes) => {
+                let flat = dense(&x.flat_values, Some(&axes), keep)?;
+                value(x.with_flat_values(flat))
+            }
+            Plan::Ragged(_) | Plan::RowsAndRagged(_) | Plan::Rows if rr == 1 => {
+                ValueSpec::Tensor(TensorSpec::new(reduced_shape(&set), out_dtype))
+            }
+            Plan::Ragged(_) => {
+                // The segment result: the level above's rows, the inner axes as reduced.
+                let rows = match x.nested_row_splits[rr - 1].shape.dims() {
+                    Some([Dim::Known(n)]) => Dim::Known(n.saturating_sub(1)),
+                    _ => Dim::Unknown,
+                };
+                let mut dims = vec![rows];
+                if keep {
+                    dims.push(Dim::Known(1));
+                }
+                let tail = reduced_shape(&set);
+                let tail_dims = tail.dims().unwrap_or(&[]);
+                let skip = if keep { rr + 1 } else { rr };
+                dims.extend(tail_dims.iter().skip(skip).cloned());
+                let spec = RaggedTensorSpec {
+                    flat_values: TensorSpec::new(Shape::from_dims(dims), out_dtype),
+                    nested_row_splits: x.nested_row_splits[..rr - 1].to_vec(),
+                    uniform_row_lengths: x.uniform_row_lengths[..rr - 1].to_vec(),
+                };
+                value(spec)
+            }
+            Plan::RowsAndRagged(_) | Plan::Rows => return Ok(None),
+        },
+    ))
+}
