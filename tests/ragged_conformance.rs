@@ -311,3 +311,313 @@ fn spec_and_tensor_like() {
     let value = Value::from_extension(x.clone());
     assert_eq!(value.type_name(), "extype.RaggedTensor");
 }
+
+// ---- elementwise (TF: ragged dispatch of elementwise ops) ----
+
+#[test]
+fn binary_with_equal_partitions_scalars_and_dense_rows() {
+    let x = r();
+    // TF: r + r (same partition), and equal splits in another buffer combine.
+    let twice: RaggedTensor = ops::add_as(&x, &x).unwrap();
+    assert_eq!(
+        twice.to_string(),
+        "f32[4, ?] [[2.0, 4.0, 6.0], [], [8.0, 10.0], [12.0]]"
+    );
+    assert!(twice.shares_partitions_with(&x));
+    let other = r();
+    assert!(!other.shares_partitions_with(&x));
+    let d: RaggedTensor = ops::sub_as(&x, &other).unwrap();
+    assert_eq!(f32s(d.flat_values()), vec![0.0; 6]);
+    // TF: different splits raise; the error names both shapes.
+    let y = RaggedTensor::from_row_splits(array![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], array![0i64, 6])
+        .unwrap();
+    let e = ops::add(&x, &y).unwrap_err().without_context().to_string();
+    assert_eq!(
+        e,
+        "add: argument 1: expected a ragged tensor with the partitions of the first ragged \
+         operand, ragged shape [4, ?] (row lengths [3, 0, 2, 1]), found ragged shape [1, ?] (row lengths [6])"
+    );
+    // TF: scalar; [4, 1] per row; [1]; [1, 1].
+    let s: RaggedTensor = ops::add_as(&x, &arr0(1.0f32)).unwrap();
+    assert_eq!(
+        s.to_string(),
+        "f32[4, ?] [[2.0, 3.0, 4.0], [], [5.0, 6.0], [7.0]]"
+    );
+    let rows: RaggedTensor = ops::add_as(&x, &array![[10.0f32], [20.0], [30.0], [40.0]]).unwrap();
+    assert_eq!(
+        rows.to_string(),
+        "f32[4, ?] [[11.0, 12.0, 13.0], [], [34.0, 35.0], [46.0]]"
+    );
+    let one: RaggedTensor = ops::add_as(&array![10.0f32], &x).unwrap();
+    assert_eq!(
+        one.to_string(),
+        "f32[4, ?] [[11.0, 12.0, 13.0], [], [14.0, 15.0], [16.0]]"
+    );
+    let oneone: RaggedTensor = ops::mul_as(&x, &array![[2.0f32]]).unwrap();
+    assert_eq!(
+        f32s(oneone.flat_values()),
+        vec![2.0, 4.0, 6.0, 8.0, 10.0, 12.0]
+    );
+    // TF raises for [3], [4], [2, 1] and [4, 3] against [4, (r)]; the error names both shapes.
+    for bad in [
+        t(array![1.0f32, 2.0, 3.0]),
+        t(array![1.0f32, 2.0, 3.0, 4.0]),
+        t(array![[1.0f32], [2.0]]),
+        t(ArrayD::<f32>::zeros(IxDyn(&[4, 3]))),
+    ] {
+        let e = ops::add(&x, &bad)
+            .unwrap_err()
+            .without_context()
+            .to_string();
+        assert!(
+            e.contains("ragged shape [4, ?]")
+                && e.contains(&format!("dense shape {:?}", bad.shape())),
+            "{e}"
+        );
+    }
+    // Operators keep the type.
+    let neg = (-&x).unwrap();
+    assert_eq!(f32s(neg.flat_values())[0], -1.0);
+}
+
+#[test]
+fn inner_axes_broadcast_with_the_flat_values() {
+    // TF: a [n, (r), 2] ragged + [2] adds to every entry; + [4, 1, 2] per row.
+    let x = RaggedTensor::from_row_lengths(
+        ndarray::Array::from_shape_vec((6, 2), (0..12).map(|v| v as f32).collect()).unwrap(),
+        array![3i64, 0, 2, 1],
+    )
+    .unwrap();
+    let y: RaggedTensor = ops::add_as(&x, &array![100.0f32, 200.0]).unwrap();
+    assert_eq!(f32s(y.flat_values())[..4], [100.0, 201.0, 102.0, 203.0]);
+    let z: RaggedTensor = ops::add_as(&x, &ArrayD::<f32>::zeros(IxDyn(&[4, 1, 2]))).unwrap();
+    assert_eq!(TensorLike::shape(&z).to_string(), "[4, ?, 2]");
+    // Ragged rank 2: a per-row dense operand reaches every value of the row.
+    let r2 = RaggedTensor::from_nested_row_splits(
+        array![1, 2, 3, 4],
+        vec![t(array![0i64, 2, 3]), t(array![0i64, 1, 1, 4])],
+    )
+    .unwrap();
+    let w: RaggedTensor = ops::add_as(&r2, &array![[[10]], [[20]]]).unwrap();
+    assert_eq!(w.to_string(), "i32[2, ?, ?] [[[11], []], [[22, 23, 24]]]");
+}
+
+#[test]
+fn comparisons_where_cast_and_special_values() {
+    let x = r();
+    // TF: tf.less(r, 3.) is a bool ragged tensor of the same partition.
+    let lt: RaggedTensor = ops::less_as(&x, &arr0(3.0f32)).unwrap();
+    assert_eq!(
+        lt.to_string(),
+        "bool[4, ?] [[true, true, false], [], [false, false], [false]]"
+    );
+    // TF: tf.where(r < 3, r, -r).
+    let neg = (-&x).unwrap();
+    let w: RaggedTensor = ops::where_as(&lt, &x, &neg).unwrap();
+    assert_eq!(
+        w.to_string(),
+        "f32[4, ?] [[1.0, 2.0, -3.0], [], [-4.0, -5.0], [-6.0]]"
+    );
+    // TF: tf.cast(r, tf.int32).
+    let c: RaggedTensor = ops::cast_as(&x, DType::I32).unwrap();
+    assert_eq!(c.to_string(), "i32[4, ?] [[1, 2, 3], [], [4, 5], [6]]");
+    // NaN and infinities go through elementwise ops as in dense ones.
+    let n = RaggedTensor::from_row_lengths(array![f32::NAN, f32::INFINITY, -1.0], array![1i64, 2])
+        .unwrap();
+    let isnan: RaggedTensor = ops::is_nan_as(&n).unwrap();
+    assert_eq!(isnan.to_string(), "bool[2, ?] [[true], [false, false]]");
+    let e: RaggedTensor = ops::exp_as(&n).unwrap();
+    assert!(f32s(e.flat_values())[0].is_nan());
+    assert_eq!(f32s(e.flat_values())[1], f32::INFINITY);
+}
+
+// ---- reductions (TF: tf.reduce_* on ragged tensors) ----
+
+fn reduce(op: &'static extype::Op, x: &RaggedTensor, axes: Option<&[isize]>, keep: bool) -> Value {
+    ops::call(
+        op,
+        &[extype::ops::AsOperand::as_operand(x)],
+        &OpArgs::maybe_axes(axes).keepdims(keep),
+    )
+    .unwrap()
+}
+
+fn dense_f32(v: Value) -> Vec<f32> {
+    f32s(&v.into_tensor().unwrap())
+}
+
+#[test]
+fn reductions_over_the_ragged_axis_with_empty_rows_as_tf() {
+    let x = r();
+    // TF 2.21: sum [6, 0, 9, 6]; mean [2, nan, 4.5, 6]; max [3, -3.4028235e38, 5, 6];
+    // min [1, 3.4028235e38, 4, 6]; prod [6, 1, 20, 6].
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_SUM, &x, Some(&[1]), false)),
+        vec![6.0, 0.0, 9.0, 6.0]
+    );
+    let mean = dense_f32(reduce(&catalog::REDUCE_MEAN, &x, Some(&[-1]), false));
+    assert_eq!((mean[0], mean[2], mean[3]), (2.0, 4.5, 6.0));
+    assert!(mean[1].is_nan());
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_MAX, &x, Some(&[1]), false)),
+        vec![3.0, f32::MIN, 5.0, 6.0]
+    );
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_MIN, &x, Some(&[1]), false)),
+        vec![1.0, f32::MAX, 4.0, 6.0]
+    );
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_PROD, &x, Some(&[1]), false)),
+        vec![6.0, 1.0, 20.0, 6.0]
+    );
+    // keepdims: [4, 1].
+    let k = reduce(&catalog::REDUCE_SUM, &x, Some(&[1]), true)
+        .into_tensor()
+        .unwrap();
+    assert_eq!(k.shape(), &[4, 1]);
+    // TF: int32 max of an empty row is -2147483648; int mean is float64.
+    let xi: RaggedTensor = ops::cast_as(&x, DType::I32).unwrap();
+    let maxi = reduce(&catalog::REDUCE_MAX, &xi, Some(&[1]), false)
+        .into_tensor()
+        .unwrap();
+    assert_eq!(maxi, t(array![3, i32::MIN, 5, 6]));
+    let meani = reduce(&catalog::REDUCE_MEAN, &xi, Some(&[1]), false)
+        .into_tensor()
+        .unwrap();
+    assert_eq!(meani.dtype(), DType::F64);
+    // TF: any of an empty row is false, all is true.
+    let b =
+        RaggedTensor::from_row_splits(array![true, false, false], array![0i64, 2, 2, 3]).unwrap();
+    assert_eq!(
+        reduce(&catalog::REDUCE_ANY, &b, Some(&[1]), false)
+            .into_tensor()
+            .unwrap(),
+        t(array![true, false, false])
+    );
+    assert_eq!(
+        reduce(&catalog::REDUCE_ALL, &b, Some(&[1]), false)
+            .into_tensor()
+            .unwrap(),
+        t(array![false, true, false])
+    );
+    // bool max is refused, as by extype's dense reduce_max (TF's too: no bool max kernel).
+    assert!(ops::reduce_max(&b, Some(&[1]), false).is_err());
+}
+
+#[test]
+fn reductions_over_axis_0_and_all_axes_as_tf() {
+    let x = r();
+    // TF 2.21: axis 0: sum [11, 7, 3], mean [3.6666667, 3.5, 3], max [6, 5, 3], min [1, 2, 3],
+    // prod [24, 10, 3]; all axes: 21, 3.5, 6, 1, 720.
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_SUM, &x, Some(&[0]), false)),
+        vec![11.0, 7.0, 3.0]
+    );
+    let m = dense_f32(reduce(&catalog::REDUCE_MEAN, &x, Some(&[0]), false));
+    assert!(
+        (m[0] - 11.0 / 3.0).abs() < 1e-6 && m[1] == 3.5 && m[2] == 3.0,
+        "{m:?}"
+    );
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_MAX, &x, Some(&[0]), false)),
+        vec![6.0, 5.0, 3.0]
+    );
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_MIN, &x, Some(&[-2]), false)),
+        vec![1.0, 2.0, 3.0]
+    );
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_PROD, &x, Some(&[0]), false)),
+        vec![24.0, 10.0, 3.0]
+    );
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_SUM, &x, None, false)),
+        vec![21.0]
+    );
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_PROD, &x, Some(&[0, 1]), false)),
+        vec![720.0]
+    );
+    // TF: keepdims over axis 0 gives [1, 3]; over all axes [1, 1].
+    assert_eq!(
+        reduce(&catalog::REDUCE_SUM, &x, Some(&[0]), true)
+            .into_tensor()
+            .unwrap()
+            .shape(),
+        &[1, 3]
+    );
+    assert_eq!(
+        reduce(&catalog::REDUCE_SUM, &x, None, true)
+            .into_tensor()
+            .unwrap()
+            .shape(),
+        &[1, 1]
+    );
+    // TF: max over all axes of an empty float tensor is -inf (the dense op on the flat values).
+    let empty =
+        RaggedTensor::from_row_splits(ndarray::Array1::<f32>::zeros(0), array![0i64, 0]).unwrap();
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_MAX, &empty, None, false)),
+        vec![f32::NEG_INFINITY]
+    );
+    // Zero rows: axis 0 gives an empty result, the ragged axis too.
+    let none =
+        RaggedTensor::from_row_splits(ndarray::Array1::<f32>::zeros(0), array![0i64]).unwrap();
+    assert_eq!(
+        reduce(&catalog::REDUCE_SUM, &none, Some(&[1]), false)
+            .into_tensor()
+            .unwrap()
+            .shape(),
+        &[0]
+    );
+    assert_eq!(
+        reduce(&catalog::REDUCE_MAX, &none, Some(&[0]), false)
+            .into_tensor()
+            .unwrap()
+            .shape(),
+        &[0]
+    );
+    // A bad axis names it.
+    let e = ops::reduce_sum(&x, Some(&[2]), false)
+        .unwrap_err()
+        .without_context()
+        .to_string();
+    assert!(e.contains("axis 2") && e.contains("rank is 2"), "{e}");
+}
+
+#[test]
+fn reductions_with_inner_axes_and_ragged_rank_2() {
+    // [2, (r), 2]: TF reduce_sum axis 2 keeps the partition; axis 1 gives [2, 2].
+    let x = RaggedTensor::from_row_lengths(
+        array![[1.0f32, 2.0], [3.0, 4.0], [5.0, 6.0]],
+        array![2i64, 1],
+    )
+    .unwrap();
+    let inner = reduce(&catalog::REDUCE_SUM, &x, Some(&[2]), false)
+        .downcast::<RaggedTensor>()
+        .unwrap();
+    assert_eq!(inner.to_string(), "f32[2, ?] [[3.0, 7.0], [11.0]]");
+    assert!(inner.shares_partitions_with(&x));
+    let rows = reduce(&catalog::REDUCE_SUM, &x, Some(&[1]), false)
+        .into_tensor()
+        .unwrap();
+    assert_eq!(rows, t(array![[4.0f32, 6.0], [5.0, 6.0]]));
+    let both = reduce(&catalog::REDUCE_MAX, &x, Some(&[1, 2]), false)
+        .into_tensor()
+        .unwrap();
+    assert_eq!(both, t(array![4.0f32, 6.0]));
+    // Ragged rank 2: the innermost ragged axis gives a ragged rank-1 tensor.
+    let r2 = RaggedTensor::from_nested_row_splits(
+        array![1.0f32, 2.0, 3.0, 4.0],
+        vec![t(array![0i64, 2, 3]), t(array![0i64, 1, 1, 4])],
+    )
+    .unwrap();
+    let s = reduce(&catalog::REDUCE_SUM, &r2, Some(&[2]), false)
+        .downcast::<RaggedTensor>()
+        .unwrap();
+    assert_eq!(s.to_string(), "f32[2, ?] [[1.0, 0.0], [9.0]]");
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_SUM, &r2, None, false)),
+        vec![10.0]
+    );
+}

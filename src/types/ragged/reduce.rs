@@ -116,14 +116,14 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
     };
     let name = op.name();
     // The op's dtype check (e.g. `reduce_sum` of bool), on the flat values' spec.
-    let out_dtype = op.infer(&TensorSpec::from_tensor(&x.flat_values))?.dtype;
+    let out_dtype = out_dtype(op.op(), &TensorSpec::from_tensor(&x.flat_values))?;
     let rank = x.rank();
     let rr = x.ragged_rank();
     let keep = op.keepdims();
     let flat = &x.flat_values;
     Ok(Some(match plan(name, op.axes(), rank, rr)? {
         Plan::All => {
-            let out = flat.dense_op(op.op(), &OpArgs::none())?;
+            let out = dense_reduce(kind, op.op(), flat, &OpArgs::none(), out_dtype)?;
             if keep {
                 Value::from(ops::reshape_as::<Tensor>(&out, &vec![1; rank])?)
             } else {
@@ -131,7 +131,8 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
             }
         }
         Plan::Inner(axes) => {
-            let values = flat_reduce(op.op(), flat, &axes, keep)?;
+            let args = OpArgs::axes(&axes).keepdims(keep);
+            let values = dense_reduce(kind, op.op(), flat, &args, out_dtype)?;
             Value::from_extension(x.with_values_unchecked(values))
         }
         Plan::Ragged(inner) => {
@@ -179,6 +180,51 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
         }
         Plan::Rows => Value::from(rows(op, kind, x, out_dtype)?),
     }))
+}
+
+/// The dtype of `op` over all axes of `flat` (the op's dtype check: e.g. `reduce_sum` of bool
+/// is refused as for a dense tensor).
+fn out_dtype(op: &'static Op, flat: &TensorSpec) -> Result<DType> {
+    let out = ops::infer_spec(op, &[&ValueSpec::Tensor(flat.clone())], &OpArgs::none())?;
+    match out.spec {
+        ValueSpec::Tensor(t) => Ok(t.dtype),
+        other => Err(arg_error(
+            op.name(),
+            "result",
+            "a dense spec",
+            other.to_string(),
+        )),
+    }
+}
+
+/// The dense reduction `op` of `t`; an empty `t` gives TF's identities (max −inf or the
+/// integer minimum, min +inf or the maximum, mean NaN) where extype's dense max/min raise.
+fn dense_reduce(
+    kind: Kind,
+    op: &'static Op,
+    t: &Tensor,
+    args: &OpArgs,
+    out: DType,
+) -> Result<Tensor> {
+    if !t.is_empty() {
+        return t.dense_op(op, args);
+    }
+    let shape = t
+        .dense_op(&catalog::REDUCE_ANY, args)
+        .map(|s| s.shape().to_vec());
+    let shape = match shape {
+        Ok(s) => s,
+        // bool conversion refused: the sum gives the shape.
+        Err(_) => ops::cast_as::<Tensor>(t, DType::F64)?
+            .dense_op(&catalog::REDUCE_SUM, args)?
+            .shape()
+            .to_vec(),
+    };
+    let fill = match kind {
+        Kind::Mean => ops::cast_as(&Tensor::from(arr0(f64::NAN).into_dyn()), out)?,
+        other => ops::cast_as(&identity(other, t.dtype())?, out)?,
+    };
+    broadcast_to(&fill, &shape)
 }
 
 /// The dense reduction `op` of `t` over `axes`.
@@ -324,7 +370,8 @@ fn rows(op: &ReductionOp, kind: Kind, x: &RaggedTensor, out: DType) -> Result<Te
     let fill_kind = if kind == Kind::Mean { Kind::Sum } else { kind };
     let padded = values.to_tensor(Some(&identity(fill_kind, work)?), None)?;
     if kind != Kind::Mean {
-        return op.apply_other_as(op.op(), &padded);
+        let args = OpArgs::maybe_axes(op.axes()).keepdims(op.keepdims());
+        return dense_reduce(kind, op.op(), &padded, &args, out);
     }
     let total: Tensor = op.apply_other_as(&catalog::REDUCE_SUM, &padded)?;
     let ones: RaggedTensor = ops::ones_like_as(&values)?;
