@@ -18,3 +18,12 @@ fn custom_type_runs() {
 fn masked_tensor_runs() {
     masked_tensor::main().unwrap();
 }
+
+#[path = "../examples/ragged_ops.rs"]
+#[allow(dead_code)]
+mod ragged_ops;
+
+#[test]
+fn ragged_ops_runs() {
+    ragged_ops::main().unwrap();
+}
