@@ -182,3 +182,48 @@ fn python_reads_extype_files_and_extype_reads_python_files() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A `RaggedTensor` saved by `extype::io` is plain arrays (flat values, one splits array per
+/// ragged dimension): Python rebuilds its rows with NumPy from the file alone.
+#[test]
+fn python_rebuilds_ragged_rows_from_the_file_alone() {
+    use extype::types::RaggedTensor;
+    let r = RaggedTensor::from_nested_row_splits(
+        ndarray::array![1.5f32, 2.5, 3.5, 4.5],
+        vec![
+            extype::Tensor::from(ndarray::array![0i64, 2, 3]),
+            extype::Tensor::from(ndarray::array![0i64, 1, 1, 4]),
+        ],
+    )
+    .unwrap();
+    let dir = std::env::temp_dir().join(format!("extype-python-ragged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("ragged.safetensors");
+    io::save(&path, &r).unwrap();
+    // extype reads it back whole, by its registered name.
+    let back: RaggedTensor = io::load(&path).unwrap().downcast().unwrap();
+    assert_eq!(back, r);
+    let Some(python) = std::env::var_os("EXTYPE_PYTHON") else {
+        eprintln!("EXTYPE_PYTHON is not set: the Python half is skipped (.ci/run sets it)");
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    };
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/ragged_rows.py");
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(&path)
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "python failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        got,
+        serde_json::json!({"type": "extype.RaggedTensor", "rows": [[[1.5], []], [[2.5, 3.5, 4.5]]]})
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -621,3 +621,111 @@ fn reductions_with_inner_axes_and_ragged_rank_2() {
         vec![10.0]
     );
 }
+
+// ---- batching (TF: Dataset.ragged_batch, dense_to_ragged_batch) ----
+
+#[test]
+fn ragged_batch_adds_a_ragged_dimension_and_unbatches_without_copying() {
+    use extype::batch::BatchableSpec;
+    let a = r();
+    let b = RaggedTensor::from_row_lengths(array![7.0f32, 8.0], array![0i64, 2]).unwrap();
+    // TF: ragged_batch of [4, (r)] and [2, (r)] items is [2, (n), (r)].
+    let batch = batch::stack(&[a.clone(), b.clone()]).unwrap();
+    assert_eq!(batch.ragged_rank(), 2);
+    assert_eq!(
+        batch.to_string(),
+        "f32[2, ?, ?] [[[1.0, 2.0, 3.0], [], [4.0, 5.0], [6.0]], [[], [7.0, 8.0]]]"
+    );
+    // The spec law: the batch's spec is compatible with the batched spec.
+    let spec = extype::ExtensionType::spec(&a);
+    let batched = spec.batched(Some(2));
+    assert!(extype::TypeSpec::is_compatible_with(
+        &extype::ExtensionType::spec(&batch),
+        &batched
+    ));
+    assert_eq!(TensorLike::shape(&batched).to_string(), "[2, ?, ?]");
+    assert_eq!(
+        TensorLike::shape(&batched.unbatched().unwrap()).to_string(),
+        "[?, ?]"
+    );
+    // Unbatching gives the items back; their flat values view the batch's buffer.
+    let base = batch
+        .flat_values()
+        .as_array::<f32, IxDyn>()
+        .unwrap()
+        .as_ptr();
+    let items = batch::unstack(batch).unwrap();
+    assert_eq!(items, vec![a, b]);
+    let second = items[1]
+        .flat_values()
+        .as_array::<f32, IxDyn>()
+        .unwrap()
+        .as_ptr();
+    assert_eq!(second, base.wrapping_add(6));
+    // Batching again nests (ragged rank 3), and back.
+    let twice = batch::stack(&[batch::stack(&items).unwrap()]).unwrap();
+    assert_eq!(twice.ragged_rank(), 3);
+    assert_eq!(
+        batch::unstack(batch::unstack(twice).unwrap().remove(0)).unwrap(),
+        items
+    );
+    // Items must agree on dtype, ragged rank and inner shape; the error names the item.
+    let c = RaggedTensor::from_row_lengths(array![1, 2], array![2i64]).unwrap();
+    let e = batch::stack(&[r(), c]).unwrap_err().to_string();
+    assert!(e.contains("item 1") && e.contains("i32"), "{e}");
+    // Unstacking a ragged rank-1 tensor is an error (TF: unbatch of a non-batch).
+    assert!(batch::unstack(r()).is_err());
+}
+
+#[test]
+fn dense_to_ragged_batch_as_tf() {
+    // TF: dense_to_ragged_batch of [3], [1], [0], [2] tensors.
+    let items = [
+        t(array![1, 2, 3]),
+        t(array![4]),
+        t(ndarray::Array1::<i32>::zeros(0)),
+        t(array![5, 6]),
+    ];
+    let b = RaggedTensor::from_dense_batch(&items).unwrap();
+    assert_eq!(b.to_string(), "i32[4, ?] [[1, 2, 3], [4], [], [5, 6]]");
+    // Inner axes must agree.
+    let e = RaggedTensor::from_dense_batch(&[t(array![[1, 2]]), t(array![[1, 2, 3]])]).unwrap_err();
+    assert!(e.to_string().contains("item 1"), "{e}");
+    // From an iterator of dense tensors of different lengths.
+    let b = RaggedTensor::from_dense_batch(
+        (1..4)
+            .map(|n| t(ndarray::Array1::<f32>::ones(n)))
+            .collect::<Vec<_>>()
+            .iter(),
+    )
+    .unwrap();
+    assert_eq!(b.row_lengths(), t(array![1i64, 2, 3]));
+}
+
+#[test]
+fn saved_and_loaded_by_io() {
+    let dir = std::env::temp_dir().join(format!("extype-ragged-io-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("r.safetensors");
+    let x = RaggedTensor::from_row_lengths(array![[1i64, 2], [3, 4], [5, 6]], array![1i64, 0, 2])
+        .unwrap()
+        .with_uniform_outer(3)
+        .unwrap();
+    extype::io::save(&path, &x).unwrap();
+    let back: RaggedTensor = extype::io::load(&path).unwrap().downcast().unwrap();
+    assert_eq!(back, x);
+    assert_eq!(back.uniform_row_lengths(), &[Some(3), None]);
+    // The components are plain arrays, named by their path.
+    let info = extype::io::inspect(&path).unwrap();
+    let mut names: Vec<String> = info.tensors.iter().map(|t| t.path.to_string()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "flat_values",
+            "nested_row_splits[0]",
+            "nested_row_splits[1]"
+        ]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
