@@ -123,7 +123,7 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
     let flat = &x.flat_values;
     Ok(Some(match plan(name, op.axes(), rank, rr)? {
         Plan::All => {
-            let out = dense_reduce(kind, op.op(), flat, &OpArgs::none(), out_dtype)?;
+            let out = dense_reduce(kind, op.op(), flat, &OpArgs::none(), out_dtype, false)?;
             if keep {
                 Value::from(ops::reshape_as::<Tensor>(&out, &vec![1; rank])?)
             } else {
@@ -132,14 +132,15 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
         }
         Plan::Inner(axes) => {
             let args = OpArgs::axes(&axes).keepdims(keep);
-            let values = dense_reduce(kind, op.op(), flat, &args, out_dtype)?;
+            let values = dense_reduce(kind, op.op(), flat, &args, out_dtype, false)?;
             Value::from_extension(x.with_values_unchecked(values))
         }
         Plan::Ragged(inner) => {
             let splits = splits_of(&x.nested_row_splits[rr - 1]).into_owned();
             let mut out = segment(kind, flat, &splits, out_dtype)?;
             if !inner.is_empty() {
-                out = flat_reduce(op.op(), &out, &inner, false)?;
+                let args = OpArgs::axes(&inner);
+                out = dense_reduce(kind, op.op(), &out, &args, out_dtype, true)?;
             }
             if keep {
                 let mut shape = out.shape().to_vec();
@@ -163,7 +164,7 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
         Plan::RowsAndRagged(inner) => {
             let mut axes = vec![0isize];
             axes.extend(inner.iter().copied());
-            let out = flat_reduce(op.op(), flat, &axes, false)?;
+            let out = dense_reduce(kind, op.op(), flat, &OpArgs::axes(&axes), out_dtype, true)?;
             if keep {
                 let mut shape = vec![1, 1];
                 shape.extend(flat.shape()[1..].iter().enumerate().map(|(i, &d)| {
@@ -205,6 +206,7 @@ fn dense_reduce(
     t: &Tensor,
     args: &OpArgs,
     out: DType,
+    ragged_axis: bool,
 ) -> Result<Tensor> {
     if !t.is_empty() {
         return t.dense_op(op, args);
@@ -220,17 +222,15 @@ fn dense_reduce(
             .shape()
             .to_vec(),
     };
+    // TF: an empty extent that includes a ragged axis gives the finite extremes
+    // (`unsorted_segment_max`); one of uniform axes only, the dense identity (−inf).
     let fill = match kind {
         Kind::Mean => ops::cast_as(&Tensor::from(arr0(f64::NAN).into_dyn()), out)?,
+        Kind::Max if ragged_axis => finite_extreme(t.dtype(), false),
+        Kind::Min if ragged_axis => finite_extreme(t.dtype(), true),
         other => ops::cast_as(&identity(other, t.dtype())?, out)?,
     };
     broadcast_to(&fill, &shape)
-}
-
-/// The dense reduction `op` of `t` over `axes`.
-fn flat_reduce(op: &'static Op, t: &Tensor, axes: &[isize], keep: bool) -> Result<Tensor> {
-    let args = OpArgs::axes(axes).keepdims(keep);
-    t.dense_op(op, &args)
 }
 
 /// The reduction over the ragged axis: one output row per row of `splits`.
@@ -371,7 +371,7 @@ fn rows(op: &ReductionOp, kind: Kind, x: &RaggedTensor, out: DType) -> Result<Te
     let padded = values.to_tensor(Some(&identity(fill_kind, work)?), None)?;
     if kind != Kind::Mean {
         let args = OpArgs::maybe_axes(op.axes()).keepdims(op.keepdims());
-        return dense_reduce(kind, op.op(), &padded, &args, out);
+        return dense_reduce(kind, op.op(), &padded, &args, out, true);
     }
     let total: Tensor = op.apply_other_as(&catalog::REDUCE_SUM, &padded)?;
     let ones: RaggedTensor = ops::ones_like_as(&values)?;

@@ -1,0 +1,197 @@
+//! Property tests of `extype::types::RaggedTensor` against the same op on the padded dense
+//! form: a reduction equals the dense reduction of the padded values (padded with the
+//! reduction's identity) where some value was reduced, and TF's empty-row value elsewhere;
+//! elementwise ops equal the dense op on the padded values, read where the rows have values.
+//! Random ragged rank-1 tensors (0–5 rows of 0–5 values, an optional inner axis of 0–2),
+//! f64 values with NaN and ±inf, every axis (negative too) and `keepdims`.
+
+use extype::ndarray::{ArrayD, IxDyn};
+use extype::ops::{self, AsOperand, OpArgs, catalog};
+use extype::types::RaggedTensor;
+use extype::{Op, Tensor, Value, ValueSpec};
+use proptest::prelude::*;
+
+fn value() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        8 => -100.0f64..100.0,
+        1 => Just(f64::NAN),
+        1 => Just(f64::INFINITY),
+        1 => Just(f64::NEG_INFINITY),
+    ]
+}
+
+/// A ragged tensor: row lengths, an optional inner axis, f64 values.
+fn ragged() -> impl Strategy<Value = RaggedTensor> {
+    (
+        prop::collection::vec(0usize..5, 0..5),
+        prop::option::of(0usize..3),
+    )
+        .prop_flat_map(|(lengths, inner)| {
+            let nvals: usize = lengths.iter().sum();
+            let n = nvals * inner.unwrap_or(1);
+            prop::collection::vec(value(), n).prop_map(move |v| {
+                let mut shape = vec![nvals];
+                shape.extend(inner);
+                let values = ArrayD::from_shape_vec(IxDyn(&shape), v).unwrap();
+                let lengths: Vec<i64> = lengths.iter().map(|&l| l as i64).collect();
+                RaggedTensor::from_row_lengths(values, ndarray::Array1::from(lengths)).unwrap()
+            })
+        })
+}
+
+fn f64s(t: &Tensor) -> Vec<f64> {
+    t.as_array::<f64, IxDyn>()
+        .unwrap()
+        .iter()
+        .copied()
+        .collect()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// The op, its padding identity, and TF's value for an extent with no value.
+fn cases() -> Vec<(&'static Op, f64, f64)> {
+    vec![
+        (&catalog::REDUCE_SUM, 0.0, 0.0),
+        (&catalog::REDUCE_PROD, 1.0, 1.0),
+        (&catalog::REDUCE_MAX, f64::NEG_INFINITY, f64::MIN),
+        (&catalog::REDUCE_MIN, f64::INFINITY, f64::MAX),
+        (&catalog::REDUCE_MEAN, 0.0, f64::NAN),
+    ]
+}
+
+/// The expected reduction from the padded form: the dense op of the values padded with the
+/// identity (the mean: padded sum over padded count), TF's empty value where the count is 0
+/// (over all axes, the dense op's: −inf for max, +inf for min).
+fn expected(
+    op: &'static Op,
+    pad: f64,
+    empty: f64,
+    x: &RaggedTensor,
+    axes: Option<&[isize]>,
+    keep: bool,
+) -> Tensor {
+    let args = OpArgs::maybe_axes(axes).keepdims(keep);
+    let padded = x
+        .to_tensor(Some(&Tensor::from(ndarray::arr0(pad).into_dyn())), None)
+        .unwrap();
+    let ones: RaggedTensor = ops::ones_like_as(x).unwrap();
+    let count = ops::call_as::<Tensor>(
+        &catalog::REDUCE_SUM,
+        &[ones.to_tensor(None, None).unwrap().as_operand()],
+        &args,
+    )
+    .unwrap();
+    let reduced = if op == &catalog::REDUCE_MEAN {
+        let total: Tensor =
+            ops::call_as(&catalog::REDUCE_SUM, &[padded.as_operand()], &args).unwrap();
+        ops::div_as::<Tensor>(&total, &count).unwrap()
+    } else if padded.is_empty() {
+        ops::call_as(&catalog::REDUCE_SUM, &[padded.as_operand()], &args).unwrap()
+    } else {
+        ops::call_as(op, &[padded.as_operand()], &args).unwrap()
+    };
+    // TF: over all axes, or uniform (inner) axes only, an empty extent's max is the dense
+    // op's −inf; over a ragged axis, the lowest finite value.
+    let all_axes = axes.is_none_or(|a| a.len() == x.rank())
+        || axes.is_some_and(|a| x.rank() == 3 && a.iter().all(|&ax| ax == 2 || ax == -1));
+    let empty = if all_axes && (op == &catalog::REDUCE_MAX || op == &catalog::REDUCE_MIN) {
+        pad
+    } else {
+        empty
+    };
+    let out: Vec<f64> = f64s(&reduced)
+        .iter()
+        .zip(f64s(&count))
+        .map(|(&v, c)| if c == 0.0 { empty } else { v })
+        .collect();
+    Tensor::from(ArrayD::from_shape_vec(IxDyn(reduced.shape()), out).unwrap())
+}
+
+fn axes_for(rank: usize) -> impl Strategy<Value = (Option<Vec<isize>>, bool)> {
+    let sets: Vec<Option<Vec<isize>>> = if rank == 2 {
+        vec![
+            None,
+            Some(vec![1]),
+            Some(vec![-1]),
+            Some(vec![0]),
+            Some(vec![-2]),
+            Some(vec![0, 1]),
+        ]
+    } else {
+        vec![
+            None,
+            Some(vec![1]),
+            Some(vec![-2]),
+            Some(vec![0]),
+            Some(vec![2]),
+            Some(vec![1, 2]),
+            Some(vec![0, 2]),
+            Some(vec![0, 1]),
+            Some(vec![-1, -3]),
+        ]
+    };
+    (prop::sample::select(sets), any::<bool>())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn reductions_equal_the_padded_dense_reduction(
+        (x, (axes, keep)) in ragged().prop_flat_map(|x| { let rank = x.rank(); (Just(x), axes_for(rank)) })
+    ) {
+        for (op, pad, empty) in cases() {
+            let args = OpArgs::maybe_axes(axes.as_deref()).keepdims(keep);
+            let got = ops::call(op, &[x.as_operand()], &args)
+                .unwrap_or_else(|e| panic!("{} {axes:?} of {x}: {e}", op.name()));
+            // Spec inference agrees with the result's spec.
+            let spec = ValueSpec::Extension(Box::new(extype::ExtensionType::spec(&x)));
+            let inferred = ops::infer_spec(op, &[&spec], &args).unwrap();
+            prop_assert!(
+                inferred.spec.is_compatible_with(&got.spec()),
+                "{} {axes:?} keep={keep} of {x}: inferred {} for {}", op.name(), inferred.spec, got.spec()
+            );
+            // A ragged result (inner axes only) is compared where its rows have values.
+            let (got, mask) = match got {
+                Value::Tensor(t) => (t, None),
+                ext => {
+                    let r = ext.downcast::<RaggedTensor>().unwrap();
+                    let ones: RaggedTensor = ops::ones_like_as(&r).unwrap();
+                    (r.to_tensor(None, None).unwrap(), Some(f64s(&ones.to_tensor(None, None).unwrap())))
+                }
+            };
+            let want = expected(op, pad, empty, &x, axes.as_deref(), keep);
+            prop_assert_eq!(got.shape(), want.shape(), "{} {:?} keep={} of {}", op.name(), axes, keep, x);
+            let (g, w) = (f64s(&got), f64s(&want));
+            let mask = mask.unwrap_or_else(|| vec![1.0; g.len()]);
+            prop_assert!(
+                g.iter().zip(&w).zip(&mask).all(|((a, b), m)| *m == 0.0 || close(*a, *b)),
+                "{} {axes:?} keep={keep} of {x}: {g:?} vs {w:?}", op.name()
+            );
+        }
+    }
+
+    #[test]
+    fn elementwise_ops_equal_the_padded_dense_op(x in ragged(), s in -3.0f64..3.0) {
+        let mask: RaggedTensor = ops::ones_like_as(&x).unwrap();
+        let mask = f64s(&mask.to_tensor(None, None).unwrap());
+        let padded = x.to_tensor(None, None).unwrap();
+        let check = |got: RaggedTensor, want: Tensor| {
+            let g = f64s(&got.to_tensor(None, None).unwrap());
+            let w = f64s(&want);
+            g.len() == w.len() && g.iter().zip(&w).zip(&mask).all(|((a, b), m)| *m == 0.0 || close(*a, *b))
+        };
+        // ragged ∘ ragged (same partition), ragged ∘ scalar, ragged ∘ per-row dense.
+        prop_assert!(check(ops::mul_as(&x, &x).unwrap(), ops::mul_as(&padded, &padded).unwrap()));
+        let scalar = Tensor::from(ndarray::arr0(s).into_dyn());
+        prop_assert!(check(ops::sub_as(&x, &scalar).unwrap(), ops::sub_as(&padded, &scalar).unwrap()));
+        let mut row_shape = vec![x.nrows(), 1];
+        row_shape.extend(&x.flat_values().shape()[1..]);
+        let rows = Tensor::from(ArrayD::from_shape_fn(IxDyn(&row_shape), |i| i[0] as f64 + s));
+        prop_assert!(check(ops::add_as(&x, &rows).unwrap(), ops::add_as(&padded, &rows).unwrap()));
+        prop_assert!(check(ops::neg_as(&x).unwrap(), ops::neg_as(&padded).unwrap()));
+    }
+}
