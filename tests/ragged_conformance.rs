@@ -729,3 +729,145 @@ fn saved_and_loaded_by_io() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// ---- concat, stack, gather, boolean_mask (TF 2.21 outputs in the comments) ----
+
+fn ab() -> (RaggedTensor, RaggedTensor) {
+    (
+        RaggedTensor::from_row_lengths(array![1, 2, 3, 4], array![3i64, 0, 1]).unwrap(),
+        RaggedTensor::from_row_lengths(array![5, 6, 7], array![1i64, 2, 0]).unwrap(),
+    )
+}
+
+#[test]
+fn concat_and_stack_as_tf() {
+    let (a, b) = ab();
+    // TF concat axis 0: [[1, 2, 3], [], [4], [5], [6, 7], []].
+    assert_eq!(
+        RaggedTensor::concat(&[&a, &b], 0).unwrap().to_string(),
+        "i32[6, ?] [[1, 2, 3], [], [4], [5], [6, 7], []]"
+    );
+    // TF concat axis 1 (and -1): [[1, 2, 3, 5], [6, 7], [4]].
+    assert_eq!(
+        RaggedTensor::concat(&[&a, &b], -1).unwrap().to_string(),
+        "i32[3, ?] [[1, 2, 3, 5], [6, 7], [4]]"
+    );
+    // TF stack axis 0: [[[1, 2, 3], [], [4]], [[5], [6, 7], []]] (ragged rank 2).
+    let s0 = RaggedTensor::stack(&[&a, &b], 0).unwrap();
+    assert_eq!(
+        s0.to_string(),
+        "i32[2, ?, ?] [[[1, 2, 3], [], [4]], [[5], [6, 7], []]]"
+    );
+    // ops::stack on axis 0 batches through the encoder: the same.
+    let via_ops: RaggedTensor = ops::stack_as(
+        &[
+            extype::ops::AsOperand::as_operand(&a),
+            extype::ops::AsOperand::as_operand(&b),
+        ],
+        0,
+    )
+    .unwrap();
+    assert_eq!(via_ops, s0);
+    // TF stack axis 1: [[[1, 2, 3], [5]], [[], [6, 7]], [[4], []]], shape (3, None, None).
+    let s1 = RaggedTensor::stack(&[&a, &b], 1).unwrap();
+    assert_eq!(
+        s1.to_string(),
+        "i32[3, ?, ?] [[[1, 2, 3], [5]], [[], [6, 7]], [[4], []]]"
+    );
+    // Ragged rank 2, axis 1: each row's sub-rows joined.
+    let j = RaggedTensor::concat(&[&s1, &s1], 1).unwrap();
+    assert_eq!(
+        j.to_string(),
+        "i32[3, ?, ?] [[[1, 2, 3], [5], [1, 2, 3], [5]], [[], [6, 7], [], [6, 7]], [[4], [], [4], []]]"
+    );
+    // TF raises for other dtypes and, on axis 1, for different row counts.
+    let f = RaggedTensor::from_row_lengths(array![1.0f32], array![1i64]).unwrap();
+    let e = RaggedTensor::concat(&[&a, &f], 0).unwrap_err().to_string();
+    assert!(e.contains("values[1]") && e.contains("f32"), "{e}");
+    let two = RaggedTensor::from_row_lengths(array![1, 2], array![1i64, 1]).unwrap();
+    let e = RaggedTensor::concat(&[&a, &two], 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("3 rows") && e.contains("found 2 rows"), "{e}");
+    assert!(RaggedTensor::concat(&[&a, &b], 2).is_err());
+}
+
+#[test]
+fn gather_rows_as_tf() {
+    let (a, _) = ab();
+    // TF: tf.gather(a, [2, 0, 0]) = [[4], [1, 2, 3], [1, 2, 3]]; indices[0] = 3 raises.
+    let g: RaggedTensor = ops::gather_as(&a, &[2, 0, 0], 0).unwrap();
+    assert_eq!(g.to_string(), "i32[3, ?] [[4], [1, 2, 3], [1, 2, 3]]");
+    let e = ops::gather(&a, &[3], 0)
+        .unwrap_err()
+        .without_context()
+        .to_string();
+    assert_eq!(
+        e,
+        "gather: indices: expected row indices within 0..3, found indices[0] = 3"
+    );
+    assert!(ops::gather(&a, &[-1], 0).is_err());
+    // Ragged rank 2: whole rows with their sub-rows.
+    let s1 = RaggedTensor::stack(&[&a, &a], 1).unwrap();
+    assert_eq!(
+        s1.gather(&[2]).unwrap().to_string(),
+        "i32[1, ?, ?] [[[4], [4]]]"
+    );
+    // Spec inference: the number of rows is the number of indices.
+    let spec = ValueSpec::Extension(Box::new(extype::ExtensionType::spec(&a)));
+    let out = ops::infer_spec(
+        &catalog::GATHER,
+        &[&spec],
+        &OpArgs::none().with_indices(&[0, 0]).with_axis(0),
+    )
+    .unwrap();
+    assert_eq!(
+        out.spec.tensor_like().unwrap().shape().to_string(),
+        "[2, ?]"
+    );
+}
+
+#[test]
+fn boolean_mask_as_tf() {
+    let (a, _) = ab();
+    // TF: tf.ragged.boolean_mask(a, [True, False, True]) = [[1, 2, 3], [4]].
+    let rows: RaggedTensor = ops::boolean_mask_as(&a, &array![true, false, true]).unwrap();
+    assert_eq!(rows.to_string(), "i32[2, ?] [[1, 2, 3], [4]]");
+    // TF: a ragged mask of the same partition: [[1, 3], [], []].
+    let m = a
+        .with_flat_values(array![true, false, true, false])
+        .unwrap();
+    let vals: RaggedTensor = ops::boolean_mask_as(&a, &m).unwrap();
+    assert_eq!(vals.to_string(), "i32[3, ?] [[1, 3], [], []]");
+    // A mask of another partition is refused, naming both.
+    let other =
+        RaggedTensor::from_row_lengths(array![true, false, true, false], array![4i64, 0, 0])
+            .unwrap();
+    assert!(ops::boolean_mask(&a, &other).is_err());
+    // TF: dense data with a rank-3 mask: [[[0, 2], []], [[6, 7, 8], [10]]], shape (2, None, None).
+    let d = Tensor::from(
+        ArrayD::from_shape_vec(IxDyn(&[2, 2, 3]), (0..12).collect::<Vec<i32>>()).unwrap(),
+    );
+    let mask = t(array![
+        [[true, false, true], [false, false, false]],
+        [[true, true, true], [false, true, false]]
+    ]);
+    let r = RaggedTensor::boolean_mask_dense(&d, &mask).unwrap();
+    assert_eq!(
+        r.to_string(),
+        "i32[2, ?, ?] [[[0, 2], []], [[6, 7, 8], [10]]]"
+    );
+    // TF: a rank-2 mask over [2, 2, 3] data: [[[0, 1, 2]], [[6, 7, 8]]], shape (2, None, 3).
+    let r = RaggedTensor::boolean_mask_dense(&d, &t(array![[true, false], [true, false]])).unwrap();
+    assert_eq!(r.to_string(), "i32[2, ?, 3] [[[0, 1, 2]], [[6, 7, 8]]]");
+    // A MaskedTensor's valid values, row by row.
+    let masked = extype::types::MaskedTensor::new(
+        array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]],
+        array![[true, false, true], [false, false, false]],
+    )
+    .unwrap();
+    assert_eq!(
+        RaggedTensor::from_masked(&masked).unwrap().to_string(),
+        "f32[2, ?] [[1.0, 3.0], []]"
+    );
+}

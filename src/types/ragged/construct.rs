@@ -1,9 +1,7 @@
 //! Constructors of a [`RaggedTensor`], each checking its input as TensorFlow's does (and
 //! raising where TF raises), and the conversions to and from dense tensors.
 
-use super::{
-    RaggedTensor, arg_error, check_parts, check_splits, i64_tensor, short_list, splits_of,
-};
+use super::{RaggedTensor, arg_error, check_parts, check_splits, i64_tensor, splits_of};
 use crate::ndarray::{ArrayD, Ix1, IxDyn, arr0};
 use crate::ops::{self, AsOperand};
 use crate::{DType, Result, Tensor};
@@ -515,8 +513,6 @@ impl RaggedTensor {
                 let mut one = vec![1usize];
                 one.extend_from_slice(row_shape);
                 let pad_row = broadcast_to(&default_row, &one)?;
-                let flat_row_len: usize = row_shape.iter().product();
-                let _ = flat_row_len;
                 ext = ops::concat_as(&[current.as_operand(), pad_row.as_operand()], 0)?;
                 ids.extend(std::iter::repeat_n(have as i64, nrows - have));
             }
@@ -666,9 +662,4 @@ fn pad_rows(values: &Tensor, splits: &[i64], width: usize, default_row: &Tensor)
     let mut shape = vec![nrows, width];
     shape.extend_from_slice(&values.shape()[1..]);
     ops::reshape_as(&gathered, &shape)
-}
-
-#[allow(dead_code)]
-fn unused(s: &[i64]) -> String {
-    short_list(s)
 }

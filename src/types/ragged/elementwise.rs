@@ -40,7 +40,7 @@ fn ragged_binary(
     x: &OrDense<RaggedTensor>,
     y: &OrDense<RaggedTensor>,
 ) -> Result<RaggedTensor> {
-    let base = base_of([x.ext(), y.ext()]);
+    let base = base_of([x.ext(), y.ext()])?;
     let xv = aligned(op.name(), base, x, 0)?;
     let yv = aligned(op.name(), base, y, 1)?;
     let values: Tensor = op.apply_as(&xv, &yv)?;
@@ -55,7 +55,7 @@ fn ragged_where(
     x: &OrDense<RaggedTensor>,
     y: &OrDense<RaggedTensor>,
 ) -> Result<RaggedTensor> {
-    let base = base_of([cond.ext(), x.ext(), y.ext()]);
+    let base = base_of([cond.ext(), x.ext(), y.ext()])?;
     let c = aligned("where", base, cond, 0)?;
     let xv = aligned("where", base, x, 1)?;
     let yv = aligned("where", base, y, 2)?;
@@ -63,14 +63,17 @@ fn ragged_where(
     Ok(base.with_values_unchecked(values))
 }
 
-/// The first ragged operand (an `OrDense` handler runs only when one is ragged).
-fn base_of<'a, const N: usize>(operands: [Option<&'a RaggedTensor>; N]) -> &'a RaggedTensor {
-    operands
-        .into_iter()
-        .flatten()
-        .next()
-        // An all-dense call never reaches an `OrDense` handler.
-        .expect("an OrDense handler has a ragged operand")
+/// The first ragged operand (an `OrDense` handler runs only when one is ragged; an all-dense
+/// call never reaches it, so the error is for a direct call).
+fn base_of<const N: usize>(operands: [Option<&RaggedTensor>; N]) -> Result<&RaggedTensor> {
+    operands.into_iter().flatten().next().ok_or_else(|| {
+        arg_error(
+            "elementwise",
+            "operands",
+            "a ragged operand",
+            "dense operands only",
+        )
+    })
 }
 
 /// Operand `index` as a tensor that broadcasts against `base`'s flat values.

@@ -48,6 +48,7 @@ mod construct;
 mod display;
 mod elementwise;
 mod infer;
+mod join;
 mod reduce;
 
 pub use batch::RaggedBatch;
@@ -56,7 +57,7 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use crate::error::DispatchError;
-use crate::ndarray::{ArcArray, Ix1, IxDyn};
+use crate::ndarray::{ArcArray, Ix1};
 use crate::{DType, Dim, Error, Result, Shape, Tensor, TensorLike};
 
 /// A tensor with ragged dimensions (TF's `tf.RaggedTensor`): flat values plus one row
@@ -609,6 +610,3 @@ pub(crate) fn describe(r: &RaggedTensor) -> String {
         short_list(&lengths)
     )
 }
-
-#[allow(unused_imports)]
-use IxDyn as _;

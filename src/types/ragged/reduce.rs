@@ -518,7 +518,7 @@ fn infer_reduce(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpe
             if axes[i] {
                 keep.then_some(Dim::Known(1))
             } else {
-                Some(d.clone())
+                Some(*d)
             }
         }))
     };
