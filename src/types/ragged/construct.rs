@@ -6,8 +6,9 @@ use crate::ndarray::{ArrayD, Ix1, IxDyn, arr0};
 use crate::ops::{self, AsOperand};
 use crate::{DType, Result, Tensor};
 
-/// A rank-1 index vector (`i64`, or `i32` widened) of argument `what` of `op`.
-fn index_vec(op: &str, what: &str, t: Tensor) -> Result<Vec<i64>> {
+/// A rank-1 index tensor (`i64` kept as it is, no copy; `i32` widened) of argument `what` of
+/// `op`.
+fn index_tensor(op: &str, what: &str, t: Tensor) -> Result<Tensor> {
     let bad = |t: &Tensor| {
         arg_error(
             op,
@@ -20,15 +21,13 @@ fn index_vec(op: &str, what: &str, t: Tensor) -> Result<Vec<i64>> {
         return Err(bad(&t));
     }
     match t.dtype() {
-        DType::I64 => match t.into_array::<i64, Ix1>() {
-            Ok(a) => Ok(a.into_raw_vec_and_offset().0),
-            Err(e) => Err(e),
-        },
-        DType::I32 => Ok(t
-            .as_array::<i32, Ix1>()?
-            .iter()
-            .map(|&v| v as i64)
-            .collect()),
+        DType::I64 => Ok(t),
+        DType::I32 => Ok(i64_tensor(
+            t.as_array::<i32, Ix1>()?
+                .iter()
+                .map(|&v| v as i64)
+                .collect(),
+        )),
         _ => Err(bad(&t)),
     }
 }
@@ -93,11 +92,11 @@ impl RaggedTensor {
     ) -> Result<RaggedTensor> {
         const OP: &str = "from_row_splits";
         let values = values_of(OP, values.into())?;
-        let splits = index_vec(OP, "row_splits", row_splits.into())?;
-        check_splits(OP, "row_splits", &splits, values.shape()[0])?;
+        let splits = index_tensor(OP, "row_splits", row_splits.into())?;
+        check_splits(OP, "row_splits", &splits_of(&splits), values.shape()[0])?;
         Ok(RaggedTensor::from_parts_unchecked(
             values,
-            vec![i64_tensor(splits)],
+            vec![splits],
             vec![None],
         ))
     }
@@ -118,8 +117,8 @@ impl RaggedTensor {
     ) -> Result<RaggedTensor> {
         const OP: &str = "from_row_lengths";
         let values = values_of(OP, values.into())?;
-        let lengths = index_vec(OP, "row_lengths", row_lengths.into())?;
-        let splits = splits_from_lengths(OP, &lengths)?;
+        let lengths = index_tensor(OP, "row_lengths", row_lengths.into())?;
+        let splits = splits_from_lengths(OP, &splits_of(&lengths))?;
         let total = splits[splits.len() - 1];
         if usize::try_from(total) != Ok(values.shape()[0]) {
             return Err(arg_error(
@@ -159,7 +158,8 @@ impl RaggedTensor {
     ) -> Result<RaggedTensor> {
         const OP: &str = "from_value_rowids";
         let values = values_of(OP, values.into())?;
-        let ids = index_vec(OP, "value_rowids", value_rowids.into())?;
+        let ids = index_tensor(OP, "value_rowids", value_rowids.into())?;
+        let ids = splits_of(&ids);
         if ids.len() != values.shape()[0] {
             return Err(arg_error(
                 OP,
@@ -257,13 +257,7 @@ impl RaggedTensor {
         let nested = nested_row_splits
             .into_iter()
             .enumerate()
-            .map(|(i, s)| {
-                Ok(i64_tensor(index_vec(
-                    OP,
-                    &format!("nested_row_splits[{i}]"),
-                    s,
-                )?))
-            })
+            .map(|(i, s)| index_tensor(OP, &format!("nested_row_splits[{i}]"), s))
             .collect::<Result<Vec<_>>>()?;
         let uniform = vec![None; nested.len()];
         check_parts(OP, &values, &nested, &uniform)?;
@@ -291,9 +285,9 @@ impl RaggedTensor {
     /// `from_row_splits(rt, splits)`): one more ragged dimension, outermost.
     pub fn with_outer_splits(&self, row_splits: impl Into<Tensor>) -> Result<RaggedTensor> {
         const OP: &str = "from_row_splits";
-        let splits = index_vec(OP, "row_splits", row_splits.into())?;
-        check_splits(OP, "row_splits", &splits, self.nrows())?;
-        let mut nested = vec![i64_tensor(splits)];
+        let splits = index_tensor(OP, "row_splits", row_splits.into())?;
+        check_splits(OP, "row_splits", &splits_of(&splits), self.nrows())?;
+        let mut nested = vec![splits];
         nested.extend(self.nested_row_splits.iter().cloned());
         let mut uniform = vec![None];
         uniform.extend(self.uniform_row_lengths.iter().cloned());
@@ -359,7 +353,8 @@ impl RaggedTensor {
     ) -> Result<RaggedTensor> {
         const OP: &str = "from_tensor";
         let dense = dense_of(OP, dense.into())?;
-        let lengths = index_vec(OP, "lengths", lengths.into())?;
+        let lengths = index_tensor(OP, "lengths", lengths.into())?;
+        let lengths = splits_of(&lengths).into_owned();
         let (nrows, ncols) = (dense.shape()[0], dense.shape()[1]);
         if lengths.len() != nrows {
             return Err(arg_error(

@@ -5,8 +5,9 @@
 //! rules). Any other combination is an error naming both shapes, where TF raises too.
 
 use super::{RaggedTensor, arg_error, describe, infer};
+use crate::ops::AsOperand;
 use crate::ops::{self, OpArgs, catalog};
-use crate::{BinaryOp, OrDense, Result, Tensor, TensorView, UnaryOp, dispatch};
+use crate::{BinaryOp, Operand, OrDense, Result, Tensor, TensorView, UnaryOp, dispatch};
 
 /// Unary elementwise ops (TF: `op(flat_values)`, same partitions).
 #[dispatch(unary_elementwise, infer = infer::unary)]
@@ -41,8 +42,16 @@ fn ragged_binary(
     y: &OrDense<RaggedTensor>,
 ) -> Result<RaggedTensor> {
     let base = base_of([x.ext(), y.ext()])?;
-    let xv = aligned(op.name(), base, x, 0)?;
-    let yv = aligned(op.name(), base, y, 1)?;
+    let (xa, ya) = (
+        aligned(op.name(), base, x, 0)?,
+        aligned(op.name(), base, y, 1)?,
+    );
+    let xv = xa
+        .as_ref()
+        .map_or_else(|| flat_or_dense(x), |t| t.as_operand());
+    let yv = ya
+        .as_ref()
+        .map_or_else(|| flat_or_dense(y), |t| t.as_operand());
     let values: Tensor = op.apply_as(&xv, &yv)?;
     Ok(base.with_values_unchecked(values))
 }
@@ -56,11 +65,24 @@ fn ragged_where(
     y: &OrDense<RaggedTensor>,
 ) -> Result<RaggedTensor> {
     let base = base_of([cond.ext(), x.ext(), y.ext()])?;
-    let c = aligned("where", base, cond, 0)?;
-    let xv = aligned("where", base, x, 1)?;
-    let yv = aligned("where", base, y, 2)?;
+    let ca = aligned("where", base, cond, 0)?;
+    let (xa, ya) = (aligned("where", base, x, 1)?, aligned("where", base, y, 2)?);
+    let c = ca
+        .as_ref()
+        .map_or_else(|| flat_or_dense(cond), |t| t.as_operand());
+    let xv = xa
+        .as_ref()
+        .map_or_else(|| flat_or_dense(x), |t| t.as_operand());
+    let yv = ya
+        .as_ref()
+        .map_or_else(|| flat_or_dense(y), |t| t.as_operand());
     let values: Tensor = ops::where_as(&c, &xv, &yv)?;
     Ok(base.with_values_unchecked(values))
+}
+
+/// A ragged operand's flat values, or a dense operand as it is (no copy).
+fn flat_or_dense<'s>(x: &'s OrDense<'_, RaggedTensor>) -> Operand<'s> {
+    x.values_or_dense(|r| &r.flat_values)
 }
 
 /// The first ragged operand (an `OrDense` handler runs only when one is ragged; an all-dense
@@ -76,17 +98,19 @@ fn base_of<const N: usize>(operands: [Option<&RaggedTensor>; N]) -> Result<&Ragg
     })
 }
 
-/// Operand `index` as a tensor that broadcasts against `base`'s flat values.
+/// Operand `index` as a tensor that broadcasts against `base`'s flat values; `None` when the
+/// operand serves as it is (a ragged operand's flat values, a dense operand of no more axes
+/// than the inner ones: both read in place).
 fn aligned(
     op: &str,
     base: &RaggedTensor,
     x: &OrDense<RaggedTensor>,
     index: usize,
-) -> Result<Tensor> {
+) -> Result<Option<Tensor>> {
     match x {
         OrDense::Ext(r) => {
             if std::ptr::eq(*r, base) || r.same_partitions(base) {
-                Ok(r.flat_values.clone())
+                Ok(None)
             } else {
                 Err(arg_error(
                     op,
@@ -99,7 +123,20 @@ fn aligned(
                 ))
             }
         }
-        OrDense::Dense(view) => dense_per_row(op, base, view, index),
+        // A scalar, or no more axes than the inner ones: NumPy broadcasting against the flat
+        // values is per-row broadcasting already.
+        OrDense::Dense(view)
+            if view.shape().len() < base.flat_values.ndim()
+                && view
+                    .shape()
+                    .iter()
+                    .rev()
+                    .zip(base.flat_values.shape().iter().rev())
+                    .all(|(&d, &f)| d == 1 || d == f) =>
+        {
+            Ok(None)
+        }
+        OrDense::Dense(view) => dense_per_row(op, base, view, index).map(Some),
     }
 }
 

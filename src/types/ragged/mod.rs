@@ -24,7 +24,17 @@
 //!   (TF raises for `[k]` against a ragged axis too).
 //! - `where(cond, x, y)` with a ragged condition and ragged or dense branches (per-row
 //!   broadcast as above).
-//! - **Reductions** `reduce_sum/mean/max/min/prod/any/all`, see [`reduce`](self#reductions).
+//! - **Reductions** `reduce_sum/mean/max/min/prod/any/all`, see [below](self#reductions).
+//! - `gather` of rows and `boolean_mask` (TF's `tf.ragged.boolean_mask`) dispatch;
+//!   [`RaggedTensor::concat`] (axis 0, the ragged axis) and [`RaggedTensor::stack`] (axis 0:
+//!   TF's `ragged_batch`; axis 1) join any number of ragged tensors; `ops::stack(…, 0)` batches
+//!   through the encoder, [`RaggedTensor::from_masked`] takes a `MaskedTensor`'s valid values.
+//! - **Batching** ([`RaggedBatch`]) is TF's `ragged_batch`: one more ragged dimension;
+//!   unbatching gives items whose flat values view the batch's buffer.
+//!
+//! Its spec ([`RaggedTensorSpec`]: the flat values' spec, one splits spec per partition, the
+//! uniform lengths) shows the partial shape `[nrows, ?, …, inner…]` (a uniform dimension is
+//! known); every op above infers its output spec from its inputs' specs.
 //!
 //! # Reductions
 //! Over all axes: the dense reduction of the flat values (an empty tensor's float max is −inf,
@@ -40,8 +50,13 @@
 //! - `reduce_sum` of integers widens (`i32` → `i64`), as extype's dense `reduce_sum` does.
 //! - A dense operand of higher rank than the ragged tensor is refused (TF broadcasts to a
 //!   new outer axis).
-//! - Reductions over several axes of a ragged tensor of ragged rank ≥ 2 that mix a ragged axis
-//!   with others are refused with an error naming the axes (TF supports them).
+//! - Reductions of a tensor of ragged rank ≥ 2 over axis 0 or an outer ragged axis are refused
+//!   with an error naming the axes (TF supports them); the innermost ragged axis, inner axes and
+//!   all axes are supported.
+//! - `ops::concat` of ragged tensors is not dispatched (a handler has a fixed number of
+//!   arguments): use [`RaggedTensor::concat`]. `gather` takes axis 0 only.
+//! - `to_tensor(default, shape)` does not resize the inner (uniform) axes of the flat values.
+//! - A dense `[k]` against a uniform ragged dimension of length `k` is refused, as TF refuses it.
 
 mod batch;
 mod construct;
@@ -170,6 +185,12 @@ pub(crate) fn arg_error(
 /// The splits of a checked partition as a slice (they are `i64` of rank 1; contiguous unless
 /// they view a strided buffer, then copied).
 pub(crate) fn splits_of(t: &Tensor) -> std::borrow::Cow<'_, [i64]> {
+    // The common case first: an owned `i64` buffer, read in place.
+    if let Ok(a) = t.as_arc_array::<i64>()
+        && let Some(s) = a.as_slice()
+    {
+        return std::borrow::Cow::Borrowed(s);
+    }
     match t.as_array::<i64, Ix1>() {
         Ok(v) => match v.to_slice() {
             Some(s) => std::borrow::Cow::Borrowed(s),

@@ -136,7 +136,7 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
             Value::from_extension(x.with_values_unchecked(values))
         }
         Plan::Ragged(inner) => {
-            let splits = splits_of(&x.nested_row_splits[rr - 1]).into_owned();
+            let splits = splits_of(&x.nested_row_splits[rr - 1]);
             let mut out = segment(kind, flat, &splits, out_dtype)?;
             if !inner.is_empty() {
                 let args = OpArgs::axes(&inner);
