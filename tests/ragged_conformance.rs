@@ -871,3 +871,155 @@ fn boolean_mask_as_tf() {
         "f32[2, ?] [[1.0, 3.0], []]"
     );
 }
+
+// ---- every dtype; NaN and infinities ----
+
+#[test]
+fn every_dtype_as_tf() {
+    // TF 2.21, rows [[1, 2], [], [3]] of each dtype: sum [3, 0, 3], prod [2, 1, 3], max
+    // [2, lowest, 3], min [1, highest, 3], mean [1.5, nan, 3] (f64 for integers).
+    let lowest_highest = |d: DType| -> (f64, f64) {
+        match d {
+            DType::I8 => (i8::MIN as f64, i8::MAX as f64),
+            DType::I16 => (i16::MIN as f64, i16::MAX as f64),
+            DType::I32 => (i32::MIN as f64, i32::MAX as f64),
+            DType::I64 => (i64::MIN as f64, i64::MAX as f64),
+            DType::U8 => (0.0, u8::MAX as f64),
+            DType::U16 => (0.0, u16::MAX as f64),
+            DType::U32 => (0.0, u32::MAX as f64),
+            DType::U64 => (0.0, u64::MAX as f64),
+            DType::F32 => (f32::MIN as f64, f32::MAX as f64),
+            DType::F64 => (f64::MIN, f64::MAX),
+            DType::Bool => (0.0, 1.0),
+        }
+    };
+    // (extype's cast takes bool, f32, f64, i32, i64, u8, u64: build and read each dtype directly.)
+    macro_rules! each {
+        ($d:expr, $f:ident $(, $arg:expr)?) => {
+            match $d {
+                DType::I8 => $f!(i8 $(, $arg)?),
+                DType::I16 => $f!(i16 $(, $arg)?),
+                DType::I32 => $f!(i32 $(, $arg)?),
+                DType::I64 => $f!(i64 $(, $arg)?),
+                DType::U8 => $f!(u8 $(, $arg)?),
+                DType::U16 => $f!(u16 $(, $arg)?),
+                DType::U32 => $f!(u32 $(, $arg)?),
+                DType::U64 => $f!(u64 $(, $arg)?),
+                DType::F32 => $f!(f32 $(, $arg)?),
+                DType::F64 => $f!(f64 $(, $arg)?),
+                DType::Bool => unreachable!(),
+            }
+        };
+    }
+    macro_rules! read {
+        ($ty:ty, $t:expr) => {
+            $t.as_array::<$ty, IxDyn>()
+                .unwrap()
+                .iter()
+                .map(|&v| v as f64)
+                .collect::<Vec<f64>>()
+        };
+    }
+    macro_rules! make {
+        ($ty:ty) => {
+            Tensor::from(array![1 as $ty, 2 as $ty, 3 as $ty].into_dyn())
+        };
+    }
+    let as_f64 = |v: Value| -> Vec<f64> {
+        let t = v.into_tensor().unwrap();
+        each!(t.dtype(), read, t)
+    };
+    for dtype in DType::ALL.iter().copied().filter(|d| *d != DType::Bool) {
+        let values = each!(dtype, make);
+        let x = RaggedTensor::from_row_lengths(values, array![2i64, 0, 1]).unwrap();
+        assert_eq!(x.dtype(), dtype);
+        // Constructors, to_tensor, gather and batching move every dtype.
+        assert_eq!(x.to_tensor(None, None).unwrap().shape(), &[3, 2], "{dtype}");
+        let b = batch::stack(&[x.clone(), x.clone()]).unwrap();
+        assert_eq!(batch::unstack(b).unwrap()[1], x);
+        assert_eq!(x.gather(&[2]).unwrap().row_lengths(), t(array![1i64]));
+        // Ops take the dtypes extype's dense ops take (the kernels refuse i8, i16, u16, u32;
+        // TF takes them): where the dense op on the flat values refuses the dtype, the ragged
+        // op refuses it too, with the dense op's error.
+        let flat = x.flat_values();
+        let dense_takes = |op: &'static extype::Op| {
+            ops::call(
+                op,
+                &[extype::ops::AsOperand::as_operand(flat)],
+                &OpArgs::none(),
+            )
+            .is_ok()
+        };
+        let checked = |op: &'static extype::Op, want: Option<Vec<f64>>| {
+            let got = ops::call(
+                op,
+                &[extype::ops::AsOperand::as_operand(&x)],
+                &OpArgs::axes(&[1]),
+            );
+            match (dense_takes(op), got) {
+                (true, Ok(v)) => {
+                    let v = as_f64(v);
+                    match &want {
+                        Some(w) => assert_eq!(&v, w, "{} of {dtype}", op.name()),
+                        // The mean: NaN for the empty row.
+                        None => assert!(
+                            v[0] == 1.5 && v[1].is_nan() && v[2] == 3.0,
+                            "{dtype}: {v:?}"
+                        ),
+                    }
+                }
+                (false, Err(e)) => {
+                    assert!(e.to_string().contains(&format!("dtype {dtype}")), "{e}")
+                }
+                (dense, got) => panic!(
+                    "{} of {dtype}: dense takes it: {dense}, ragged: {got:?}",
+                    op.name()
+                ),
+            }
+        };
+        let (lo, hi) = lowest_highest(dtype);
+        checked(&catalog::REDUCE_SUM, Some(vec![3.0, 0.0, 3.0]));
+        checked(&catalog::REDUCE_PROD, Some(vec![2.0, 1.0, 3.0]));
+        checked(&catalog::REDUCE_MAX, Some(vec![2.0, lo, 3.0]));
+        checked(&catalog::REDUCE_MIN, Some(vec![1.0, hi, 3.0]));
+        checked(&catalog::REDUCE_MEAN, None);
+        if dense_takes(&catalog::NEG) || dtype.is_float() {
+            let same: RaggedTensor = ops::equal_as(&x, &x).unwrap();
+            assert_eq!(
+                same.to_string(),
+                "bool[3, ?] [[true, true], [], [true]]",
+                "{dtype}"
+            );
+        }
+    }
+}
+
+#[test]
+fn nan_and_infinities() {
+    // TF: row sums [nan, nan, nan, inf, 2] for rows [nan, 1], [1, nan], [inf, -inf], [inf], [2].
+    let x = RaggedTensor::from_row_lengths(
+        array![
+            f32::NAN,
+            1.0,
+            1.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::INFINITY,
+            2.0
+        ],
+        array![2i64, 2, 2, 1, 1],
+    )
+    .unwrap();
+    let sum = dense_f32(reduce(&catalog::REDUCE_SUM, &x, Some(&[1]), false));
+    assert!(sum[0].is_nan() && sum[1].is_nan() && sum[2].is_nan());
+    assert_eq!(sum[3..], [f32::INFINITY, 2.0]);
+    // Deliberate difference: max/min propagate NaN in every row (NumPy's rule, extype's dense
+    // reductions). TF's segment max keeps or drops a NaN by its position: [nan, 1] -> 1,
+    // [1, nan] -> nan.
+    let max = dense_f32(reduce(&catalog::REDUCE_MAX, &x, Some(&[1]), false));
+    assert!(max[0].is_nan() && max[1].is_nan());
+    assert_eq!(max[2..], [f32::INFINITY, f32::INFINITY, 2.0]);
+    let min = dense_f32(reduce(&catalog::REDUCE_MIN, &x, Some(&[1]), false));
+    assert_eq!(min[2..], [f32::NEG_INFINITY, f32::INFINITY, 2.0]);
+}

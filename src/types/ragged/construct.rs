@@ -1,9 +1,11 @@
 //! Constructors of a [`RaggedTensor`], each checking its input as TensorFlow's does (and
 //! raising where TF raises), and the conversions to and from dense tensors.
 
-use super::{RaggedTensor, arg_error, check_parts, check_splits, i64_tensor, splits_of};
-use crate::ndarray::{ArrayD, Ix1, IxDyn, arr0};
-use crate::ops::{self, AsOperand};
+use super::{
+    RaggedTensor, arg_error, broadcast_to, check_parts, check_splits, i64_tensor, splits_of,
+};
+use crate::ndarray::{Ix1, IxDyn};
+use crate::ops;
 use crate::{DType, Result, Tensor};
 
 /// A rank-1 index tensor (`i64` kept as it is, no copy; `i32` widened) of argument `what` of
@@ -508,10 +510,10 @@ impl RaggedTensor {
                 let mut one = vec![1usize];
                 one.extend_from_slice(row_shape);
                 let pad_row = broadcast_to(&default_row, &one)?;
-                ext = ops::concat_as(&[current.as_operand(), pad_row.as_operand()], 0)?;
+                ext = super::append_rows(&current, &pad_row)?;
                 ids.extend(std::iter::repeat_n(have as i64, nrows - have));
             }
-            current = ops::gather_as(&ext, &ids, 0)?;
+            current = super::take_rows(&ext, &ids)?;
         }
         Ok(current)
     }
@@ -545,7 +547,7 @@ fn from_dense_rows(dense: &Tensor, lengths: &[i64]) -> Result<RaggedTensor> {
             let start = (i * ncols) as i64;
             ids.extend(start..start + len);
         }
-        ops::gather_as(&flat, &ids, 0)?
+        super::take_rows(&flat, &ids)?
     };
     let splits = splits_from_lengths("from_tensor", lengths)?;
     Ok(RaggedTensor::from_parts_unchecked(
@@ -606,7 +608,7 @@ fn default_row(
             }
             d.clone()
         }
-        None => ops::cast_as(&Tensor::from(arr0(0u8).into_dyn()), dtype)?,
+        None => super::small_scalar(dtype, false),
     };
     broadcast_to(&scalar, &shape).map_err(|_| {
         arg_error(
@@ -616,24 +618,6 @@ fn default_row(
             format!("shape {:?}", scalar.shape()),
         )
     })
-}
-
-/// `t` broadcast to `shape` (a new tensor).
-pub(crate) fn broadcast_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
-    if t.shape() == shape {
-        return Ok(t.clone());
-    }
-    let all = Tensor::from(ArrayD::from_elem(IxDyn(shape), true));
-    let out: Tensor = ops::where_as(&all, t, t)?;
-    if out.shape() != shape {
-        return Err(arg_error(
-            "broadcast_to",
-            "tensor",
-            format!("a tensor that broadcasts to {shape:?}"),
-            format!("shape {:?}", t.shape()),
-        ));
-    }
-    Ok(out)
 }
 
 /// Rows `splits[i]..splits[i + 1]` of `values` as a dense `[nrows, width, …]`, cut or padded
@@ -646,14 +630,14 @@ fn pad_rows(values: &Tensor, splits: &[i64], width: usize, default_row: &Tensor)
         s.extend_from_slice(&values.shape()[1..]);
         s
     })?;
-    let ext: Tensor = ops::concat_as(&[values.as_operand(), row.as_operand()], 0)?;
+    let ext = super::append_rows(values, &row)?;
     let mut ids = Vec::with_capacity(nrows * width);
     for w in splits.windows(2) {
         let len = ((w[1] - w[0]) as usize).min(width);
         ids.extend(w[0]..w[0] + len as i64);
         ids.extend(std::iter::repeat_n(nvals, width - len));
     }
-    let gathered: Tensor = ops::gather_as(&ext, &ids, 0)?;
+    let gathered = super::take_rows(&ext, &ids)?;
     let mut shape = vec![nrows, width];
     shape.extend_from_slice(&values.shape()[1..]);
     ops::reshape_as(&gathered, &shape)

@@ -193,5 +193,5 @@ pub(crate) fn dense_per_row(
             *id = up[*id as usize];
         }
     }
-    ops::gather_as(&dense, &ids, 0)
+    super::take_rows(&dense, &ids)
 }

@@ -58,7 +58,7 @@ fn gather_rows(op: &str, x: &RaggedTensor, ids: &[i64]) -> Result<RaggedTensor> 
     {
         x.flat_values.clone()
     } else {
-        ops::gather_as(&x.flat_values, &flat_ids, 0)?
+        super::take_rows(&x.flat_values, &flat_ids)?
     };
     Ok(RaggedTensor::from_parts_unchecked(
         flat,
@@ -278,7 +278,7 @@ fn concat_ragged(items: &[&RaggedTensor]) -> Result<RaggedTensor> {
     if items[0].ragged_rank() == 1 {
         let flats: Vec<&Tensor> = items.iter().map(|r| &r.flat_values).collect();
         let flat = concat_rows_counted(&flats, total as usize, "flat_values")?;
-        let flat: Tensor = ops::gather_as(&flat, &order, 0)?;
+        let flat = super::take_rows(&flat, &order)?;
         return Ok(RaggedTensor::from_parts_unchecked(
             flat,
             vec![i64_tensor(splits)],
@@ -361,7 +361,7 @@ fn dense_boolean_mask(
     let mut flat_shape = vec![shape.iter().product::<usize>()];
     flat_shape.extend_from_slice(&data.shape()[d..]);
     let flat: Tensor = ops::reshape_as(&data.to_tensor(), &flat_shape)?;
-    let flat: Tensor = ops::gather_as(&flat, &ids, 0)?;
+    let flat = super::take_rows(&flat, &ids)?;
     let uniform = vec![None; nested.len()];
     Ok(RaggedTensor::from_parts_unchecked(flat, nested, uniform))
 }
@@ -470,7 +470,7 @@ fn ragged_boolean_mask(
                     .count() as i64;
                 splits.push(count);
             }
-            let flat: Tensor = ops::gather_as(&x.flat_values, &ids, 0)?;
+            let flat = super::take_rows(&x.flat_values, &ids)?;
             let mut nested = x.nested_row_splits[..rr - 1].to_vec();
             nested.push(i64_tensor(splits));
             let mut uniform = x.uniform_row_lengths.clone();

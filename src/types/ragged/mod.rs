@@ -47,7 +47,12 @@
 //! (as TF: `reduce_mean` of a ragged `int32` is `float64`).
 //!
 //! # Deliberate differences from TensorFlow
-//! - `reduce_sum` of integers widens (`i32` → `i64`), as extype's dense `reduce_sum` does.
+//! - `reduce_sum` of integers widens (`i32` → `i64`), as extype's dense `reduce_sum` does;
+//!   `reduce_max`/`reduce_min` take the dtypes extype's dense ones take (not `i8`, `i16`,
+//!   `u16`, `u32`, `bool`).
+//! - `reduce_max`/`reduce_min` propagate NaN (NumPy's rule, as extype's dense reductions);
+//!   TF's segment max keeps or drops a NaN by its position in the row (`[nan, 1]` → 1,
+//!   `[1, nan]` → NaN).
 //! - A dense operand of higher rank than the ragged tensor is refused (TF broadcasts to a
 //!   new outer axis).
 //! - Reductions of a tensor of ragged rank ≥ 2 over axis 0 or an outer ragged axis are refused
@@ -197,6 +202,30 @@ pub(crate) fn splits_of(t: &Tensor) -> std::borrow::Cow<'_, [i64]> {
             None => std::borrow::Cow::Owned(v.to_vec()),
         },
         Err(_) => std::borrow::Cow::Owned(Vec::new()),
+    }
+}
+
+/// A rank-0 tensor of `dtype` holding 0 or 1 (`false` / `true` for bool), for every dtype
+/// (extype's `cast` takes fewer).
+pub(crate) fn small_scalar(dtype: DType, one: bool) -> Tensor {
+    use crate::ndarray::arr0;
+    macro_rules! num {
+        ($t:ty) => {
+            Tensor::from(arr0(if one { 1 as $t } else { 0 as $t }).into_dyn())
+        };
+    }
+    match dtype {
+        DType::Bool => Tensor::from(arr0(one).into_dyn()),
+        DType::I8 => num!(i8),
+        DType::I16 => num!(i16),
+        DType::I32 => num!(i32),
+        DType::I64 => num!(i64),
+        DType::U8 => num!(u8),
+        DType::U16 => num!(u16),
+        DType::U32 => num!(u32),
+        DType::U64 => num!(u64),
+        DType::F32 => num!(f32),
+        DType::F64 => num!(f64),
     }
 }
 
@@ -630,4 +659,116 @@ pub(crate) fn describe(r: &RaggedTensor) -> String {
         TensorLike::shape(r),
         short_list(&lengths)
     )
+}
+
+/// Runs `$body` with `$T` the Rust element type of dtype `$d`.
+macro_rules! with_element {
+    ($d:expr, $T:ident => $body:expr) => {
+        match $d {
+            DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            DType::U64 => {
+                type $T = u64;
+                $body
+            }
+            DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            DType::F64 => {
+                type $T = f64;
+                $body
+            }
+        }
+    };
+}
+
+/// Rows `ids` of `t` (axis 0), in order, for every dtype (the kernels' `gather` takes fewer).
+/// The ids were checked by the caller (in `0..t.shape()[0]`).
+pub(crate) fn take_rows(t: &Tensor, ids: &[i64]) -> Result<Tensor> {
+    let n = t.shape().first().copied().unwrap_or(0);
+    if let Some(bad) = ids.iter().find(|&&i| i < 0 || i as u64 >= n as u64) {
+        return Err(arg_error(
+            "take_rows",
+            "indices",
+            format!("row indices within 0..{n}"),
+            bad.to_string(),
+        ));
+    }
+    let ids: Vec<usize> = ids.iter().map(|&i| i as usize).collect();
+    with_element!(t.dtype(), T => {
+        let a = t.as_array::<T, crate::ndarray::IxDyn>()?;
+        Ok(Tensor::from(a.select(crate::ndarray::Axis(0), &ids)))
+    })
+}
+
+/// `t` with the rows of `more` appended (axis 0; the same dtype and row shape), every dtype.
+pub(crate) fn append_rows(t: &Tensor, more: &Tensor) -> Result<Tensor> {
+    if t.dtype() != more.dtype() || t.shape().get(1..) != more.shape().get(1..) {
+        return Err(arg_error(
+            "append_rows",
+            "rows",
+            format!(
+                "rows of dtype {} and shape {:?}",
+                t.dtype(),
+                t.shape().get(1..)
+            ),
+            format!("dtype {} shape {:?}", more.dtype(), more.shape()),
+        ));
+    }
+    with_element!(t.dtype(), T => {
+        let (a, b) = (t.as_array::<T, crate::ndarray::IxDyn>()?, more.as_array::<T, crate::ndarray::IxDyn>()?);
+        let joined = crate::ndarray::concatenate(crate::ndarray::Axis(0), &[a, b])
+            .map_err(|e| arg_error("append_rows", "rows", "rows that join", e.to_string()))?;
+        Ok(Tensor::from(joined))
+    })
+}
+
+/// `t` broadcast to `shape` (NumPy rules; a new tensor unless it has that shape), every dtype.
+pub(crate) fn broadcast_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    if t.shape() == shape {
+        return Ok(t.clone());
+    }
+    with_element!(t.dtype(), T => {
+        let a = t.as_array::<T, crate::ndarray::IxDyn>()?;
+        match a.broadcast(crate::ndarray::IxDyn(shape)) {
+            Some(b) => Ok(Tensor::from(b.to_owned())),
+            None => Err(arg_error(
+                "broadcast_to",
+                "tensor",
+                format!("a tensor that broadcasts to {shape:?}"),
+                format!("shape {:?}", t.shape()),
+            )),
+        }
+    })
 }

@@ -4,12 +4,11 @@
 //! values: sum 0, prod 1, mean NaN, max the dtype's lowest finite value, min its highest,
 //! any `false`, all `true`.
 
-use super::construct::broadcast_to;
 use super::infer::{ragged, value};
-use super::{RaggedTensor, RaggedTensorSpec, arg_error, splits_of};
+use super::{RaggedTensor, RaggedTensorSpec, arg_error, broadcast_to, splits_of};
 use crate::dispatch::Call;
 use crate::ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, arr0};
-use crate::ops::{self, AsOperand, OpArgs, catalog};
+use crate::ops::{self, OpArgs, catalog};
 use crate::{
     DType, Dim, Element, Op, ReductionOp, Result, Shape, Tensor, TensorSpec, Value, ValueSpec,
     dispatch,
@@ -290,7 +289,7 @@ fn extreme(kind: Kind, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
     let mut row = vec![1usize];
     row.extend_from_slice(&flat.shape()[1..]);
     let fill = broadcast_to(&finite_extreme(flat.dtype(), kind == Kind::Min), &row)?;
-    let ext: Tensor = ops::concat_as(&[reduced.as_operand(), fill.as_operand()], 0)?;
+    let ext = super::append_rows(&reduced, &fill)?;
     let mut k = 0i64;
     let ids: Vec<i64> = splits
         .windows(2)
@@ -303,7 +302,7 @@ fn extreme(kind: Kind, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
             }
         })
         .collect();
-    ops::gather_as(&ext, &ids, 0)
+    super::take_rows(&ext, &ids)
 }
 
 /// The dtype's lowest (`highest = false`) or highest finite value, as a scalar.
@@ -348,8 +347,8 @@ fn identity(kind: Kind, dtype: DType) -> Result<Tensor> {
         (_, DType::F64) => float!(f64),
         (Kind::Max, d) => finite_extreme(d, false),
         (Kind::Min, d) => finite_extreme(d, true),
-        (Kind::Prod | Kind::All, d) => ops::cast_as(&Tensor::from(arr0(1u8).into_dyn()), d)?,
-        (_, d) => ops::cast_as(&Tensor::from(arr0(0u8).into_dyn()), d)?,
+        (Kind::Prod | Kind::All, d) => super::small_scalar(d, true),
+        (_, d) => super::small_scalar(d, false),
     })
 }
 
@@ -459,10 +458,7 @@ fn fold(flat: &Tensor, splits: &[i64], how: Fold) -> Result<Tensor> {
         (Fold::Any | Fold::All, d) => {
             // Numbers: nonzero is true (TF's any/all take bool only; the dense op's dtype
             // check runs first, so this is reached only for what it accepts).
-            let b: Tensor = ops::not_equal_as(
-                flat,
-                &ops::cast_as::<Tensor>(&Tensor::from(arr0(0u8).into_dyn()), d)?,
-            )?;
+            let b: Tensor = ops::not_equal_as(flat, &super::small_scalar(d, false))?;
             fold(&b, splits, how)
         }
         (Fold::Prod, DType::I8) => prod!(i8),
