@@ -1023,3 +1023,26 @@ fn nan_and_infinities() {
     let min = dense_f32(reduce(&catalog::REDUCE_MIN, &x, Some(&[1]), false));
     assert_eq!(min[2..], [f32::NEG_INFINITY, f32::INFINITY, 2.0]);
 }
+
+#[test]
+fn components_from_a_file_or_spec_are_checked() {
+    // A value rebuilt from components (a load) runs the same checks as the constructors.
+    let x = r();
+    let spec = extype::ExtensionType::spec(&x);
+    let good = extype::TypeSpec::from_components(
+        &spec,
+        vec![x.flat_values().clone(), x.row_splits().clone()],
+    )
+    .unwrap();
+    assert_eq!(good, x);
+    let bad = extype::TypeSpec::from_components(
+        &spec,
+        vec![x.flat_values().clone(), t(array![0i64, 3, 2, 5, 6])],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        bad.contains("nested_row_splits[0]") && bad.contains("monotonic"),
+        "{bad}"
+    );
+}
