@@ -1046,3 +1046,24 @@ fn components_from_a_file_or_spec_are_checked() {
         "{bad}"
     );
 }
+
+#[test]
+fn sizes_that_cannot_be_allocated_are_errors() {
+    let e = RaggedTensor::from_value_rowids(array![1.0f32], array![0i64], usize::MAX).unwrap_err();
+    assert!(e.to_string().contains("nrows"), "{e}");
+    let e = RaggedTensor::from_uniform_row_length(
+        ndarray::Array1::<f32>::zeros(0),
+        0,
+        Some(usize::MAX),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("nrows"), "{e}");
+    let e = r()
+        .to_tensor(None, Some(&[Some(4), Some(usize::MAX)]))
+        .unwrap_err();
+    assert!(e.to_string().contains("fits in memory"), "{e}");
+    let e = r()
+        .to_tensor(None, Some(&[Some(usize::MAX >> 8), None]))
+        .unwrap_err();
+    assert!(e.to_string().contains("fits in memory"), "{e}");
+}

@@ -170,7 +170,7 @@ impl RaggedTensor {
                 format!("{} row ids", ids.len()),
             ));
         }
-        let mut splits = vec![0i64; nrows + 1];
+        let mut splits = zeroed_splits(OP, nrows)?;
         let mut prev = 0i64;
         for (j, &id) in ids.iter().enumerate() {
             if id < 0 {
@@ -502,7 +502,16 @@ impl RaggedTensor {
         let have = current.shape()[0];
         if nrows != have {
             let keep = nrows.min(have);
-            let mut ids: Vec<i64> = (0..keep as i64).collect();
+            let mut ids = Vec::new();
+            ids.try_reserve_exact(nrows).map_err(|_| {
+                arg_error(
+                    OP,
+                    "shape",
+                    "a dense shape whose size fits in memory",
+                    format!("{nrows} rows"),
+                )
+            })?;
+            ids.extend(0..keep as i64);
             // Padding rows: gather the default row.
             let mut ext = current.clone();
             if nrows > have {
@@ -517,6 +526,23 @@ impl RaggedTensor {
         }
         Ok(current)
     }
+}
+
+/// `nrows + 1` zero splits, or an error naming `op` when they cannot be allocated.
+fn zeroed_splits(op: &str, nrows: usize) -> Result<Vec<i64>> {
+    let too_many = || {
+        arg_error(
+            op,
+            "nrows",
+            "a number of rows whose splits fit in memory",
+            nrows.to_string(),
+        )
+    };
+    let n = nrows.checked_add(1).ok_or_else(too_many)?;
+    let mut splits = Vec::new();
+    splits.try_reserve_exact(n).map_err(|_| too_many())?;
+    splits.resize(n, 0i64);
+    Ok(splits)
 }
 
 /// A dense operand of `from_tensor`: rank at least 2.
@@ -581,7 +607,13 @@ fn uniform_splits(op: &str, nvals: usize, len: i64, nrows: Option<usize>) -> Res
         ));
     }
     Ok((
-        i64_tensor((0..=nrows as i64).map(|i| i * len).collect()),
+        {
+            let mut splits = zeroed_splits(op, nrows)?;
+            for (i, s) in splits.iter_mut().enumerate() {
+                *s = i as i64 * len;
+            }
+            i64_tensor(splits)
+        },
         len,
     ))
 }
@@ -631,7 +663,24 @@ fn pad_rows(values: &Tensor, splits: &[i64], width: usize, default_row: &Tensor)
         s
     })?;
     let ext = super::append_rows(values, &row)?;
-    let mut ids = Vec::with_capacity(nrows * width);
+    let cells = nrows.checked_mul(width).filter(|&c| c <= i64::MAX as usize);
+    let Some(cells) = cells else {
+        return Err(arg_error(
+            "to_tensor",
+            "shape",
+            "a dense shape whose size fits in memory",
+            format!("{nrows} rows of {width} entries"),
+        ));
+    };
+    let mut ids = Vec::new();
+    ids.try_reserve_exact(cells).map_err(|_| {
+        arg_error(
+            "to_tensor",
+            "shape",
+            "a dense shape whose size fits in memory",
+            format!("{nrows} rows of {width} entries"),
+        )
+    })?;
     for w in splits.windows(2) {
         let len = ((w[1] - w[0]) as usize).min(width);
         ids.extend(w[0]..w[0] + len as i64);

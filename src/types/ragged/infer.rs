@@ -52,7 +52,8 @@ pub(crate) fn elementwise(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Optio
         return Ok(None);
     };
     let op = call.op.name();
-    let rank = 1 + base.ragged_rank() + base.flat_values.shape.rank().unwrap_or(1) - 1;
+    // A hand-written spec may give the flat values rank 0 (invalid): count it as 1.
+    let rank = base.ragged_rank() + base.flat_values.shape.rank().unwrap_or(1).max(1);
     let mut flats = Vec::with_capacity(specs.len());
     let mut out = base.clone();
     for (i, spec) in specs.iter().enumerate() {
