@@ -1067,3 +1067,28 @@ fn sizes_that_cannot_be_allocated_are_errors() {
         .unwrap_err();
     assert!(e.to_string().contains("fits in memory"), "{e}");
 }
+
+#[test]
+fn ops_concat_and_stack_of_two_ragged_tensors_dispatch() {
+    use extype::ops::AsOperand;
+    let (a, b) = ab();
+    // TF: tf.concat([a, b], 0) / tf.concat([a, b], 1) / tf.stack([a, b], 1).
+    let c0: RaggedTensor = ops::concat_as(&[a.as_operand(), b.as_operand()], 0).unwrap();
+    assert_eq!(c0, RaggedTensor::concat(&[&a, &b], 0).unwrap());
+    let c1: RaggedTensor = ops::concat_as(&[a.as_operand(), b.as_operand()], 1).unwrap();
+    assert_eq!(c1.to_string(), "i32[3, ?] [[1, 2, 3, 5], [6, 7], [4]]");
+    let s1: RaggedTensor = ops::stack_as(&[a.as_operand(), b.as_operand()], 1).unwrap();
+    assert_eq!(s1, RaggedTensor::stack(&[&a, &b], 1).unwrap());
+    // Spec inference: the row counts become unknown, stack adds a ragged dimension.
+    let spec = ValueSpec::Extension(Box::new(extype::ExtensionType::spec(&a)));
+    let out = ops::infer_spec(
+        &catalog::STACK,
+        &[&spec, &spec],
+        &OpArgs::none().with_axis(1),
+    )
+    .unwrap();
+    assert_eq!(
+        out.spec.tensor_like().unwrap().shape().to_string(),
+        "[?, ?, ?]"
+    );
+}

@@ -5,8 +5,8 @@
 //! `[nrows]` mask, values by a ragged mask of the same partition, a dense tensor by a mask of
 //! rank ≥ 2, a [`MaskedTensor`]'s valid values row by row).
 //!
-//! `ops::gather` and `ops::boolean_mask` dispatch here; `ops::stack(…, 0)` batches through the
-//! encoder. `concat` and `stack` of any number of ragged tensors on either axis are
+//! `ops::gather`, `ops::boolean_mask`, and `ops::concat` / `ops::stack` of two ragged tensors
+//! dispatch here. `concat` and `stack` of any number of ragged tensors on either axis are
 //! [`RaggedTensor::concat`] and [`RaggedTensor::stack`] (a dispatch handler has a fixed number
 //! of arguments, `concat` takes any number).
 
@@ -513,4 +513,42 @@ fn infer_rows(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpec>
         uniform_row_lengths: base.uniform_row_lengths.clone(),
     };
     Ok(Some(value(spec)))
+}
+
+/// `ops::concat(&[a, b], axis)` of two ragged tensors: [`RaggedTensor::concat`] (a handler
+/// has a fixed number of arguments: three or more go through [`RaggedTensor::concat`]).
+#[dispatch(Concat, infer = infer_join)]
+fn ragged_concat2(x: &RaggedTensor, y: &RaggedTensor, args: &OpArgs) -> Result<RaggedTensor> {
+    RaggedTensor::concat(&[x, y], args.axis)
+}
+
+/// `ops::stack(&[a, b], axis)` of two ragged tensors: [`RaggedTensor::stack`].
+#[dispatch(Stack, infer = infer_join)]
+fn ragged_stack2(x: &RaggedTensor, y: &RaggedTensor, args: &OpArgs) -> Result<RaggedTensor> {
+    RaggedTensor::stack(&[x, y], args.axis)
+}
+
+/// The spec of `concat` / `stack` of ragged tensors: the dtype and inner shape kept, every
+/// partition's length unknown; `stack` on axis 0 or 1 adds a partition.
+fn infer_join(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpec>> {
+    let Some(base) = specs.first().and_then(|s| ragged(s)) else {
+        return Ok(None);
+    };
+    let stack = call.op == &crate::ops::catalog::STACK;
+    let any = TensorSpec::new(Shape::from_dims([Dim::Unknown]), DType::I64);
+    let mut uniform = base.uniform_row_lengths.clone();
+    if stack {
+        uniform.insert(0, None);
+    }
+    let flat_shape = match base.flat_values.shape.dims() {
+        Some(dims) => {
+            Shape::from_dims(std::iter::once(Dim::Unknown).chain(dims[1..].iter().cloned()))
+        }
+        None => Shape::unknown_rank(),
+    };
+    Ok(Some(value(RaggedTensorSpec {
+        flat_values: TensorSpec::new(flat_shape, base.flat_values.dtype),
+        nested_row_splits: vec![any; uniform.len()],
+        uniform_row_lengths: uniform,
+    })))
 }

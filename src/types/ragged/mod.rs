@@ -27,8 +27,9 @@
 //! - **Reductions** `reduce_sum/mean/max/min/prod/any/all`, see [below](self#reductions).
 //! - `gather` of rows and `boolean_mask` (TF's `tf.ragged.boolean_mask`) dispatch;
 //!   [`RaggedTensor::concat`] (axis 0, the ragged axis) and [`RaggedTensor::stack`] (axis 0:
-//!   TF's `ragged_batch`; axis 1) join any number of ragged tensors; `ops::stack(…, 0)` batches
-//!   through the encoder, [`RaggedTensor::from_masked`] takes a `MaskedTensor`'s valid values.
+//!   TF's `ragged_batch`; axis 1) join any number of ragged tensors, `ops::concat` /
+//!   `ops::stack` of two dispatch to them; [`RaggedTensor::from_masked`] takes a
+//!   `MaskedTensor`'s valid values.
 //! - **Batching** ([`RaggedBatch`]) is TF's `ragged_batch`: one more ragged dimension;
 //!   unbatching gives items whose flat values view the batch's buffer.
 //!
@@ -58,8 +59,10 @@
 //! - Reductions of a tensor of ragged rank ≥ 2 over axis 0 or an outer ragged axis are refused
 //!   with an error naming the axes (TF supports them); the innermost ragged axis, inner axes and
 //!   all axes are supported.
-//! - `ops::concat` of ragged tensors is not dispatched (a handler has a fixed number of
-//!   arguments): use [`RaggedTensor::concat`]. `gather` takes axis 0 only.
+//! - `ops::concat` / `ops::stack` dispatch for two ragged tensors only (a handler has a fixed
+//!   number of arguments; three or more on axis 0 of ragged rank ≥ 2 go through the batch
+//!   fallback, otherwise use [`RaggedTensor::concat`] / [`RaggedTensor::stack`]). `gather`
+//!   takes axis 0 only.
 //! - `to_tensor(default, shape)` does not resize the inner (uniform) axes of the flat values.
 //! - A dense `[k]` against a uniform ragged dimension of length `k` is refused, as TF refuses it.
 
