@@ -1092,3 +1092,79 @@ fn ops_concat_and_stack_of_two_ragged_tensors_dispatch() {
         "[?, ?, ?]"
     );
 }
+
+#[test]
+fn ragged_rank_2_reductions_over_outer_axes_as_tf() {
+    // x = [[[1, 2], []], [[3, 4, 5]], [], [[6], [7, 8], [9]]]; TF 2.21's outputs below.
+    let x = RaggedTensor::from_nested_row_splits(
+        array![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+        vec![
+            t(array![0i64, 2, 3, 3, 6]),
+            t(array![0i64, 2, 2, 5, 6, 8, 9]),
+        ],
+    )
+    .unwrap();
+    let show = |op: &'static extype::Op, axes: &[isize]| -> String {
+        match ops::call(
+            op,
+            &[extype::ops::AsOperand::as_operand(&x)],
+            &OpArgs::axes(axes),
+        )
+        .unwrap()
+        {
+            Value::Tensor(t) => format!("{:?}", f32s(&t)),
+            ext => ext.downcast::<RaggedTensor>().unwrap().to_string(),
+        }
+    };
+    assert_eq!(
+        show(&catalog::REDUCE_SUM, &[0]),
+        "f32[3, ?] [[10.0, 6.0, 5.0], [7.0, 8.0], [9.0]]"
+    );
+    assert_eq!(
+        show(&catalog::REDUCE_MAX, &[0]),
+        "f32[3, ?] [[6.0, 4.0, 5.0], [7.0, 8.0], [9.0]]"
+    );
+    assert_eq!(
+        show(&catalog::REDUCE_PROD, &[0]),
+        "f32[3, ?] [[18.0, 8.0, 5.0], [7.0, 8.0], [9.0]]"
+    );
+    let mean0 = show(&catalog::REDUCE_MEAN, &[0]);
+    assert!(mean0.starts_with("f32[3, ?] [[3.3333"), "{mean0}");
+    assert_eq!(
+        show(&catalog::REDUCE_SUM, &[1]),
+        "f32[4, ?] [[1.0, 2.0], [3.0, 4.0, 5.0], [], [22.0, 8.0]]"
+    );
+    assert_eq!(
+        show(&catalog::REDUCE_MAX, &[-2]),
+        "f32[4, ?] [[1.0, 2.0], [3.0, 4.0, 5.0], [], [9.0, 8.0]]"
+    );
+    assert_eq!(
+        show(&catalog::REDUCE_PROD, &[1]),
+        "f32[4, ?] [[1.0, 2.0], [3.0, 4.0, 5.0], [], [378.0, 8.0]]"
+    );
+    assert_eq!(show(&catalog::REDUCE_SUM, &[0, 1]), "[26.0, 14.0, 5.0]");
+    assert_eq!(show(&catalog::REDUCE_MAX, &[0, 1]), "[9.0, 8.0, 5.0]");
+    assert_eq!(show(&catalog::REDUCE_SUM, &[0, 2]), "[21.0, 15.0, 9.0]");
+    assert_eq!(show(&catalog::REDUCE_MEAN, &[0, 2]), "[3.5, 7.5, 9.0]");
+    assert_eq!(
+        show(&catalog::REDUCE_MAX, &[1, 2]),
+        format!("{:?}", [2.0, 5.0, f32::MIN, 9.0])
+    );
+    let m12 = show(&catalog::REDUCE_MEAN, &[1, 2]);
+    assert_eq!(m12, "[1.5, 4.0, NaN, 7.5]");
+    assert_eq!(
+        show(&catalog::REDUCE_PROD, &[1, 2]),
+        "[2.0, 60.0, 1.0, 3024.0]"
+    );
+    // keepdims over an outer ragged axis is refused (documented).
+    assert!(ops::reduce_sum(&x, Some(&[0]), true).is_err());
+    // Spec inference: axis 0 leaves ragged rank 1, axes [0, 1] a dense [?].
+    let spec = ValueSpec::Extension(Box::new(extype::ExtensionType::spec(&x)));
+    let out = ops::infer_spec(&catalog::REDUCE_SUM, &[&spec], &OpArgs::axes(&[0])).unwrap();
+    assert_eq!(
+        out.spec.tensor_like().unwrap().shape().to_string(),
+        "[?, ?]"
+    );
+    let out = ops::infer_spec(&catalog::REDUCE_SUM, &[&spec], &OpArgs::axes(&[0, 1])).unwrap();
+    assert_eq!(out.spec.to_string(), "f32[?]");
+}

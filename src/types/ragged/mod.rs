@@ -43,7 +43,9 @@
 //! kernels' segment reductions, one output row per row; empty rows give TF's values: sum 0,
 //! prod 1, mean NaN, max the dtype's lowest finite value (`f32::MIN`, `i32::MIN`, `false`), min
 //! its highest, any `false`, all `true`. Over axis 0 (ragged rank 1): each column over the rows
-//! that have it. Over inner (uniform) axes only: the flat values reduced, partitions kept.
+//! that have it. Over inner (uniform) axes only: the flat values reduced, partitions kept. For
+//! ragged rank ≥ 2, axis 0 and outer ragged axes reduce one axis at a time, highest first (as
+//! TF): each entry's rows combine element by element, as long as the longest.
 //! Negative axes count from the end; `keepdims` keeps size-1 axes. Integer means are `f64`
 //! (as TF: `reduce_mean` of a ragged `int32` is `float64`).
 //!
@@ -56,9 +58,8 @@
 //!   `[1, nan]` → NaN).
 //! - A dense operand of higher rank than the ragged tensor is refused (TF broadcasts to a
 //!   new outer axis).
-//! - Reductions of a tensor of ragged rank ≥ 2 over axis 0 or an outer ragged axis are refused
-//!   with an error naming the axes (TF supports them); the innermost ragged axis, inner axes and
-//!   all axes are supported.
+//! - Reductions of a tensor of ragged rank ≥ 2 over axis 0 or an outer ragged axis (one axis
+//!   at a time, highest first, as TF) refuse `keepdims = true`.
 //! - `ops::concat` / `ops::stack` dispatch for two ragged tensors only (a handler has a fixed
 //!   number of arguments; three or more on axis 0 of ragged rank ≥ 2 go through the batch
 //!   fallback, otherwise use [`RaggedTensor::concat`] / [`RaggedTensor::stack`]). `gather`
@@ -73,6 +74,7 @@ mod elementwise;
 mod infer;
 mod join;
 mod reduce;
+mod reduce_outer;
 
 pub use batch::RaggedBatch;
 

@@ -54,6 +54,9 @@ enum Plan {
     RowsAndRagged(Vec<isize>),
     /// Ragged rank 1: axis 0 (and maybe inner axes), on the padded form.
     Rows,
+    /// Ragged rank ≥ 2 with axis 0 or an outer ragged axis: these axes (normalized) one at a
+    /// time, highest first.
+    Sequential(Vec<usize>),
 }
 
 /// The plan of a reduction over `axes` of a tensor of `rank` and ragged rank `rr`.
@@ -96,15 +99,7 @@ fn plan(op: &str, axes: Option<&[isize]>, rank: usize, rr: usize) -> Result<Plan
             Plan::Rows
         });
     }
-    Err(arg_error(
-        op,
-        "axes",
-        format!(
-            "for ragged rank {rr}: all axes, inner axes, or the innermost ragged axis {rr} \
-             (with inner axes); other ragged axes are not supported yet"
-        ),
-        format!("axes {axes:?}"),
-    ))
+    Ok(Plan::Sequential((0..rank).filter(|&a| set[a]).collect()))
 }
 
 /// Every catalog reduction TF defines on ragged tensors; others decline.
@@ -179,6 +174,7 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
             }
         }
         Plan::Rows => Value::from(rows(op, kind, x, out_dtype)?),
+        Plan::Sequential(axes) => sequential(op, kind, x, &axes, out_dtype)?,
     }))
 }
 
@@ -378,6 +374,50 @@ fn rows(op: &ReductionOp, kind: Kind, x: &RaggedTensor, out: DType) -> Result<Te
     ops::div_as(&total, &ops::cast_as::<Tensor>(&count, work)?)
 }
 
+/// Ragged rank ≥ 2 over axis 0 or outer ragged axes (see `reduce_outer`); `keepdims` is
+/// refused there.
+fn sequential(
+    op: &ReductionOp,
+    kind: Kind,
+    x: &RaggedTensor,
+    axes: &[usize],
+    out: DType,
+) -> Result<Value> {
+    if op.keepdims() {
+        return Err(arg_error(
+            op.name(),
+            "keepdims",
+            "keepdims = false when reducing axis 0 or an outer ragged axis of ragged rank >= 2",
+            "true",
+        ));
+    }
+    let work = if matches!(kind, Kind::Mean | Kind::Sum | Kind::Prod) {
+        out
+    } else {
+        x.dtype()
+    };
+    let values: RaggedTensor = if work != x.dtype() {
+        ops::cast_as(x, work)?
+    } else {
+        x.clone()
+    };
+    if kind != Kind::Mean {
+        return super::reduce_outer::sequential(op.op(), &identity(kind, work)?, &values, axes);
+    }
+    let sum = &catalog::REDUCE_SUM;
+    let total = super::reduce_outer::sequential(sum, &identity(Kind::Sum, work)?, &values, axes)?;
+    let ones: RaggedTensor = ops::ones_like_as(&values)?;
+    let count = super::reduce_outer::sequential(sum, &identity(Kind::Sum, work)?, &ones, axes)?;
+    match (total, count) {
+        (Value::Tensor(t), Value::Tensor(c)) => Ok(Value::from(ops::div_as::<Tensor>(&t, &c)?)),
+        (t, c) => {
+            let (t, c) = (t.downcast::<RaggedTensor>()?, c.downcast::<RaggedTensor>()?);
+            let mean: Tensor = ops::div_as(&t.flat_values, &c.flat_values)?;
+            Ok(Value::from_extension(t.with_values_unchecked(mean)))
+        }
+    }
+}
+
 /// A fold over each row of `splits` (prod, any, all), for any dtype.
 #[derive(Clone, Copy)]
 enum Fold {
@@ -566,6 +606,30 @@ fn infer_reduce(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpe
                 value(spec)
             }
             Plan::RowsAndRagged(_) | Plan::Rows => return Ok(None),
+            Plan::Sequential(axes) => {
+                // The ragged axes left (of 0..=rr) and the inner axes as reduced; sizes unknown.
+                let kept_outer = (0..=rr).filter(|a| !axes.contains(a)).count();
+                let inner: Vec<Dim> = full
+                    .iter()
+                    .enumerate()
+                    .skip(rr + 1)
+                    .filter(|(i, _)| !axes.contains(i))
+                    .map(|(_, d)| *d)
+                    .collect();
+                if kept_outer <= 1 {
+                    let lead = (kept_outer == 1).then_some(Dim::Unknown);
+                    let dims = lead.into_iter().chain(inner);
+                    ValueSpec::Tensor(TensorSpec::new(Shape::from_dims(dims), out_dtype))
+                } else {
+                    let any = TensorSpec::new(Shape::from_dims([Dim::Unknown]), DType::I64);
+                    let flat = std::iter::once(Dim::Unknown).chain(inner);
+                    value(RaggedTensorSpec {
+                        flat_values: TensorSpec::new(Shape::from_dims(flat), out_dtype),
+                        nested_row_splits: vec![any; kept_outer - 1],
+                        uniform_row_lengths: vec![None; kept_outer - 1],
+                    })
+                }
+            }
         },
     ))
 }

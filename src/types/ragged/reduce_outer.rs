@@ -1,0 +1,223 @@
+//! Reductions of a [`RaggedTensor`] of ragged rank ≥ 2 over axis 0 or an outer ragged axis (TF:
+//! one axis at a time, highest first). Reducing ragged axis `a` combines, for each entry of the
+//! level above it, its rows element by element: the result has as many rows as the longest
+//! of them, and entry `k` of result row `j` reduces entry `k` of every row `j` that has one
+//! (TF's `ragged_reduce_aggregate` over the transposed rows). Mean is the sum over the count.
+
+use super::{RaggedTensor, arg_error, i64_tensor, splits_of};
+use crate::ops::{self, OpArgs};
+use crate::{Op, Result, Tensor, Value};
+
+/// A list of rows: a dense tensor (rows on axis 0) or a ragged tensor.
+enum Rows {
+    Dense(Tensor),
+    Ragged(RaggedTensor),
+}
+
+impl Rows {
+    fn nrows(&self) -> usize {
+        match self {
+            Rows::Dense(t) => t.shape()[0],
+            Rows::Ragged(r) => r.nrows(),
+        }
+    }
+}
+
+/// The rows of `x`'s outermost partition as their own tensor (`x.values()`).
+fn values_of(x: &RaggedTensor) -> Rows {
+    match x.values() {
+        Ok(r) => Rows::Ragged(r),
+        Err(t) => Rows::Dense(t),
+    }
+}
+
+/// Rows `ids` of `rows`.
+fn take(rows: &Rows, ids: &[i64]) -> Result<Rows> {
+    Ok(match rows {
+        Rows::Dense(t) => Rows::Dense(super::take_rows(t, ids)?),
+        Rows::Ragged(r) => Rows::Ragged(r.gather(ids)?),
+    })
+}
+
+/// Lists of rows joined as the rows of one tensor with one more (outer) partition: row `j`
+/// holds the rows of `parts[j]`. `like` gives the dtype and shape of an empty part.
+fn assemble(parts: Vec<Rows>, like: &Rows) -> Result<RaggedTensor> {
+    let mut splits = Vec::with_capacity(parts.len() + 1);
+    splits.push(0i64);
+    for p in &parts {
+        splits.push(splits[splits.len() - 1] + p.nrows() as i64);
+    }
+    let splits = i64_tensor(splits);
+    match like {
+        Rows::Dense(t) => {
+            let mut flat = super::take_rows(t, &[])?;
+            for p in parts {
+                let Rows::Dense(d) = p else {
+                    return Err(arg_error("reduce", "rows", "dense rows", "ragged rows"));
+                };
+                flat = super::append_rows(&flat, &d)?;
+            }
+            Ok(RaggedTensor::from_parts_unchecked(
+                flat,
+                vec![splits],
+                vec![None],
+            ))
+        }
+        Rows::Ragged(r) => {
+            let mut joined = r.gather(&[])?;
+            for p in parts {
+                let Rows::Ragged(q) = p else {
+                    return Err(arg_error("reduce", "rows", "ragged rows", "dense rows"));
+                };
+                joined = RaggedTensor::concat(&[&joined, &q], 0)?;
+            }
+            let mut nested = vec![splits];
+            nested.extend(joined.nested_row_splits.iter().cloned());
+            let mut uniform = vec![None];
+            uniform.extend(joined.uniform_row_lengths.iter().map(|_| None));
+            Ok(RaggedTensor::from_parts_unchecked(
+                joined.flat_values,
+                nested,
+                uniform,
+            ))
+        }
+    }
+}
+
+/// The reduction of `x` over its axis 0 (rows combined element by element, longest-first).
+fn merge0(op: &'static Op, identity: &Tensor, x: &RaggedTensor) -> Result<Rows> {
+    let s = splits_of(&x.nested_row_splits[0]).into_owned();
+    let lengths: Vec<i64> = s.windows(2).map(|w| w[1] - w[0]).collect();
+    let longest = lengths.iter().copied().max().unwrap_or(0);
+    if x.ragged_rank() == 1 {
+        // Columns of the padded form (every column has at least one value).
+        let padded = x.to_tensor(Some(identity), None)?;
+        if longest == 0 {
+            return Ok(Rows::Dense(super::take_rows(&x.flat_values, &[])?));
+        }
+        return Ok(Rows::Dense(padded.dense_op(op, &OpArgs::axes(&[0]))?));
+    }
+    let values = values_of(x);
+    let mut parts = Vec::with_capacity(longest as usize);
+    for j in 0..longest {
+        let ids: Vec<i64> = s[..s.len() - 1]
+            .iter()
+            .zip(&lengths)
+            .filter(|&(_, &len)| len > j)
+            .map(|(&start, _)| start + j)
+            .collect();
+        let Rows::Ragged(column) = take(&values, &ids)? else {
+            return Err(arg_error("reduce", "rows", "ragged rows", "dense rows"));
+        };
+        parts.push(merge0(op, identity, &column)?);
+    }
+    // An empty part list still needs the row type: the reduction of no rows.
+    let like = match &values {
+        Rows::Ragged(r) => merge0(op, identity, &r.gather(&[])?)?,
+        Rows::Dense(_) => unreachable_rows()?,
+    };
+    Ok(Rows::Ragged(assemble(parts, &like)?))
+}
+
+/// Ragged rank ≥ 2 always has ragged values: this is never reached (an error, not a panic).
+fn unreachable_rows() -> Result<Rows> {
+    Err(arg_error("reduce", "rows", "ragged values", "dense values"))
+}
+
+/// `x` reduced over ragged axis `a` (`0 ≤ a < ragged_rank`).
+fn reduce_outer_axis(
+    op: &'static Op,
+    identity: &Tensor,
+    x: &RaggedTensor,
+    a: usize,
+) -> Result<Value> {
+    if a == 0 {
+        return Ok(match merge0(op, identity, x)? {
+            Rows::Dense(t) => Value::from(t),
+            Rows::Ragged(r) => Value::from_extension(r),
+        });
+    }
+    // Each entry of level a - 1 (a row of `cells`) is reduced over its own axis 0.
+    let cells = RaggedTensor::from_parts_unchecked(
+        x.flat_values.clone(),
+        x.nested_row_splits[a - 1..].to_vec(),
+        x.uniform_row_lengths[a - 1..].to_vec(),
+    );
+    let n = cells.nrows();
+    let mut parts = Vec::with_capacity(n);
+    for c in 0..n {
+        let one = cells.gather(&[c as i64])?;
+        // Row c as a tensor of its own (its rows are the children of entry c).
+        let row = match one.values() {
+            Ok(r) => r,
+            Err(_) => {
+                return Err(arg_error(
+                    "reduce",
+                    "axis",
+                    "a ragged axis",
+                    "an inner axis",
+                ));
+            }
+        };
+        parts.push(merge0(op, identity, &row)?);
+    }
+    let empty = match cells.values() {
+        Ok(r) => merge0(op, identity, &r.gather(&[])?)?,
+        Err(_) => {
+            return Err(arg_error(
+                "reduce",
+                "axis",
+                "a ragged axis",
+                "an inner axis",
+            ));
+        }
+    };
+    let level = assemble(parts, &empty)?;
+    // The levels above a - 1 are kept.
+    let mut nested = x.nested_row_splits[..a - 1].to_vec();
+    nested.extend(level.nested_row_splits.iter().cloned());
+    let mut uniform = x.uniform_row_lengths[..a - 1].to_vec();
+    uniform.extend(level.uniform_row_lengths.iter().map(|_| None));
+    Ok(Value::from_extension(RaggedTensor::from_parts_unchecked(
+        level.flat_values,
+        nested,
+        uniform,
+    )))
+}
+
+/// `x` reduced over `axes` (normalized, distinct), one axis at a time from the highest, as TF
+/// does; `identity` is the reduction's padding value in the working dtype.
+pub(super) fn sequential(
+    op: &'static Op,
+    identity: &Tensor,
+    x: &RaggedTensor,
+    axes: &[usize],
+) -> Result<Value> {
+    let mut sorted = axes.to_vec();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    let mut current = Value::from_extension(x.clone());
+    for a in sorted {
+        current = match current {
+            Value::Tensor(t) => Value::from(t.dense_op(op, &OpArgs::axes(&[a as isize]))?),
+            ext => {
+                let r = ext.downcast::<RaggedTensor>()?;
+                let rr = r.ragged_rank();
+                if a > rr {
+                    let values = r
+                        .flat_values
+                        .dense_op(op, &OpArgs::axes(&[(a - rr) as isize]))?;
+                    Value::from_extension(r.with_values_unchecked(values))
+                } else if a == rr {
+                    ops::call(
+                        op,
+                        &[crate::ops::AsOperand::as_operand(&r)],
+                        &OpArgs::axes(&[a as isize]),
+                    )?
+                } else {
+                    reduce_outer_axis(op, identity, &r, a)?
+                }
+            }
+        };
+    }
+    Ok(current)
+}
