@@ -472,12 +472,15 @@ pub fn column_as<T: ExtensionType>(batch: &RecordBatch, name: &str) -> Result<T>
 /// `inner.values` for a nested field), with no extype metadata: what another tool writes (a
 /// pyarrow table of `pa.fixed_shape_tensor` columns). Every dtype and shape is taken from the
 /// columns (the spec built by [`TypeSpec::from_source`], for types without static fields), then
-/// checked and validated as any load is. Columns that are not components are ignored; a
-/// missing one is an error naming it.
+/// checked and validated as any load is. Columns that are not components are ignored (struct
+/// columns are not read); a missing one is an error naming it.
 pub fn from_columns_as<T: ExtensionType>(batch: &RecordBatch) -> Result<T> {
     let schema = batch.schema();
     let mut tensors = Vec::with_capacity(batch.num_columns());
     for (f, a) in schema.fields().iter().zip(batch.columns()) {
+        if let DataType::Struct(_) = f.data_type() {
+            continue; // not a tensor: no component's column
+        }
         tensors.push((
             f.name().clone(),
             tensor::import(f, a.as_ref(), f.name(), None, None)?,

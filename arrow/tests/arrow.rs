@@ -29,7 +29,9 @@ struct Sample {
 
 fn masked(n: usize, seed: f32) -> MaskedTensor {
     let values: Vec<f32> = (0..n).map(|i| i as f32 + seed).collect();
-    let mask: Vec<bool> = (0..n).map(|i| !(i + seed as usize).is_multiple_of(3)).collect();
+    let mask: Vec<bool> = (0..n)
+        .map(|i| !(i + seed as usize).is_multiple_of(3))
+        .collect();
     MaskedTensor::new(
         ArrayD::from_shape_vec(IxDyn(&[n]), values).unwrap(),
         ArrayD::from_shape_vec(IxDyn(&[n]), mask).unwrap(),
