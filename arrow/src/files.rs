@@ -107,8 +107,13 @@ pub fn write_parquet(path: impl AsRef<Path>, batches: &[RecordBatch]) -> Result<
 pub fn read_parquet(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
     let path = path.as_ref();
     let at = path.display().to_string();
+    // One record batch for the whole file (the reader's default is 1024 rows): a batch of
+    // extension values comes back as written, not in pieces.
     let reader = ParquetRecordBatchReaderBuilder::try_new(open(path)?)
-        .and_then(|b| b.build())
+        .and_then(|b| {
+            let rows = usize::try_from(b.metadata().file_metadata().num_rows()).unwrap_or(0);
+            b.with_batch_size(rows.max(1)).build()
+        })
         .map_err(parquet(at.clone()))?;
     reader.map(|b| b.map_err(arrow(at.clone()))).collect()
 }

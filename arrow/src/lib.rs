@@ -80,12 +80,16 @@ mod tensor;
 mod value;
 
 pub use arrow_array;
+pub use arrow_buffer;
+pub use arrow_data;
+pub use arrow_ipc;
 pub use arrow_schema;
 pub use error::{Error, Result};
 pub use files::{
     read_ipc_file, read_ipc_stream, read_parquet, write_ipc_file, write_ipc_stream, write_parquet,
 };
 pub use metadata::{EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor};
+pub use parquet;
 pub use tensor::{arrow_type, dtype_of};
 pub use value::{
     column, column_as, from_array, from_array_as, from_columns_as, from_record_batch,

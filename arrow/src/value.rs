@@ -402,9 +402,27 @@ pub fn from_array(field: &Field, array: &dyn Array) -> Result<Value> {
         )?;
         components.push(t);
     }
-    registry()
-        .rebuild(&tree, components)
-        .map_err(crate::error::extype(format!("field `{name}` ({ext})")))
+    let context = || format!("field `{name}` ({ext})");
+    match (&spec, &expected) {
+        (Some(spec), Some(expected)) => {
+            // A column holding part of the batch the spec describes (a file read in chunks, an
+            // engine's partitions): the spec of a batch of this many rows.
+            let rows = array.len();
+            let batch_dim = |s: &TensorSpec| s.shape.dims().and_then(|d| d.first()?.value());
+            let spec = if expected.iter().all(|(_, s)| batch_dim(s) == Some(rows)) {
+                spec.clone()
+            } else {
+                extype_core::batch::rebatched_spec(&**spec, Some(rows)).map_err(
+                    crate::error::extype(format!("{}: the spec of {rows} rows", context())),
+                )?
+            };
+            spec.dyn_from_components(components)
+                .map_err(crate::error::extype(context()))
+        }
+        _ => registry()
+            .rebuild(&tree, components)
+            .map_err(crate::error::extype(context())),
+    }
 }
 
 fn struct_text(ext: &str, expected: Option<&[(String, TensorSpec)]>) -> String {

@@ -462,3 +462,26 @@ fn ipc_files_streams_and_parquet_keep_the_extension() {
     assert!(err.contains("missing.arrow"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_column_holding_part_of_a_batch_loads_as_a_batch_of_its_rows() {
+    let items: Vec<Sample> = (0..5).map(|i| sample(i as f32)).collect();
+    let b = batch::stack(&items).unwrap();
+    let rb = record_batch("s", Value::from_extension(b));
+    // A slice (as a file read in chunks, or an engine's partition): its spec says 2 rows.
+    let part: Sample = column_as(&rb.slice(1, 2), "s").unwrap();
+    let expected = batch::stack(&items[1..3]).unwrap();
+    assert_eq!(part.signal, expected.signal);
+    assert_eq!(part.times, expected.times);
+    assert_eq!(part.bands, expected.bands);
+    assert_eq!(batch::unstack(part).unwrap(), items[1..3].to_vec());
+    // Chunks written one by one come back one by one.
+    let dir = std::env::temp_dir().join(format!("extype-arrow-chunks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let chunks = [rb.slice(0, 3), rb.slice(3, 2)];
+    write_ipc_file(dir.join("c.arrow"), &chunks).unwrap();
+    let read = read_ipc_file(dir.join("c.arrow")).unwrap();
+    let second: Sample = column_as(&read[1], "s").unwrap();
+    assert_eq!(batch::unstack(second).unwrap(), items[3..].to_vec());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
