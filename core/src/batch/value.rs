@@ -28,8 +28,11 @@ pub struct BatchEntry {
 pub struct BatchFns {
     stack: fn(&[Value]) -> Result<Value>,
     unstack: fn(Value) -> Result<Vec<Value>>,
-    rebatch: fn(&dyn AnySpec, Option<usize>) -> Result<Box<dyn AnySpec>>,
+    rebatch: Rebatch,
 }
+
+/// A batch spec resized to `n` items ([`rebatched_spec`]).
+type Rebatch = fn(&dyn AnySpec, Option<usize>) -> Result<Box<dyn AnySpec>>;
 
 inventory::collect!(BatchEntry);
 
