@@ -36,7 +36,9 @@ fn batch() -> MaskedTensor {
     let values = ArrayD::from_shape_fn(IxDyn(&[ITEMS, WIDTH]), |i| {
         ((i[0] * WIDTH + i[1]) % 1000) as f32 * 0.5
     });
-    let mask = ArrayD::from_shape_fn(IxDyn(&[ITEMS, WIDTH]), |i| (i[0] * WIDTH + i[1]) % 3 != 0);
+    let mask = ArrayD::from_shape_fn(IxDyn(&[ITEMS, WIDTH]), |i| {
+        !(i[0] * WIDTH + i[1]).is_multiple_of(3)
+    });
     assert_eq!(values.len(), n);
     MaskedTensor::new(values, mask).unwrap()
 }
