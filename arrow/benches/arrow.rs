@@ -7,8 +7,9 @@
 //!   same bytes (40 MiB) (target: ≥ 90% of its speed, or O(1));
 //! - `import`: `from_array_as::<MaskedTensor>` (values viewed in place, the mask unpacked),
 //!   against the same memcpy;
-//! - `ipc_write`: an Arrow IPC file of the batch (export included), against writing the same
-//!   bytes (the Arrow buffers: 32 MiB + 1 MiB) raw to a file (target: ≥ 90% of its speed);
+//! - IPC write: an Arrow IPC file and an IPC stream (to a file) of the batch (export included),
+//!   against writing the same bytes (the Arrow buffers: 32 MiB + 1 MiB) raw to a file (target:
+//!   ≥ 90% of its speed);
 //! - `parquet`: a Parquet file of the batch written and read back (uncompressed), in GB/s of
 //!   the batch's bytes, to compare with `arrow/benches/arrow_pyarrow.py` on the same data.
 
@@ -25,7 +26,9 @@ use extype::{Tensor, TensorView};
 use extype_arrow::arrow_array::{Array, ArrayRef, RecordBatch};
 use extype_arrow::arrow_data::ArrayData;
 use extype_arrow::arrow_schema::{Field, Schema};
-use extype_arrow::{from_array_as, read_parquet, to_array, write_ipc_file, write_parquet};
+use extype_arrow::{
+    from_array_as, read_parquet, to_array, write_ipc_file, write_ipc_stream, write_parquet,
+};
 use timing::medians;
 
 const ITEMS: usize = 1 << 20;
@@ -169,6 +172,23 @@ fn summary() {
         "  IPC file write ({:.1} MiB of Arrow buffers): {:.2} ms, raw write of the same bytes \
          {:.2} ms; speed ratio {:.2} (target >= 0.90)",
         arrow_bytes as f64 / (1 << 20) as f64,
+        t[0] / 1e6,
+        t[1] / 1e6,
+        t[1] / t[0]
+    );
+    let t = medians(
+        11,
+        &mut [
+            &mut || {
+                let f = std::io::BufWriter::new(std::fs::File::create(d.join("b.stream")).unwrap());
+                write_ipc_stream(f, &[record_batch(&b)]).unwrap()
+            },
+            &mut || raw_write(&d.join("b.raw"), &parts),
+        ],
+    );
+    println!(
+        "  IPC stream write to a file: {:.2} ms, raw write of the same bytes {:.2} ms; speed \
+         ratio {:.2} (target >= 0.90)",
         t[0] / 1e6,
         t[1] / 1e6,
         t[1] / t[0]

@@ -4,8 +4,9 @@
 //!
 //! Parquet keeps Arrow field metadata through the Arrow schema it stores in the file's key-value
 //! metadata (`ARROW:schema`), as the Arrow project's writers do; readers that do not read it
-//! (DuckDB) see the components as plain nested columns. Parquet files are written uncompressed
-//! (the crate builds `parquet` without codecs, to keep the build small).
+//! (DuckDB) see the components as plain nested columns. Parquet files are written uncompressed by
+//! default; reading takes Snappy too (pyarrow's and DuckDB's default), other codecs with the
+//! crate's features `zstd`, `lz4`, `flate2`, `brotli`.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -13,9 +14,10 @@ use std::path::Path;
 
 use arrow_array::RecordBatch;
 use arrow_ipc::reader::{FileReader, StreamReader};
-use arrow_ipc::writer::{FileWriter, StreamWriter};
+use arrow_ipc::writer::{FileWriter, StreamEncoder};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use crate::error::{Error, Result, arrow, parquet};
 
@@ -70,14 +72,25 @@ pub fn read_ipc_file(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
     reader.map(|b| b.map_err(arrow(at.clone()))).collect()
 }
 
-/// Writes `batches` (at least one) to `out` as an Arrow IPC stream.
-pub fn write_ipc_stream(out: impl Write, batches: &[RecordBatch]) -> Result<()> {
+/// Writes `batches` (at least one) to `out` as an Arrow IPC stream. The tensor data is written
+/// from the Arrow buffers themselves (arrow-ipc's `StreamEncoder`), not gathered into a message
+/// buffer first: for an exported batch, straight from extype's tensors.
+pub fn write_ipc_stream(mut out: impl Write, batches: &[RecordBatch]) -> Result<()> {
     let schema = schema_of(batches, "IPC stream")?;
-    let mut w = StreamWriter::try_new(out, &schema).map_err(arrow("IPC stream"))?;
+    let io = |source| Error::File {
+        path: "IPC stream".into(),
+        source,
+    };
+    let mut encoder = StreamEncoder::try_new(&schema).map_err(arrow("IPC stream"))?;
     for b in batches {
-        w.write(b).map_err(arrow("IPC stream"))?;
+        for buffer in encoder.encode(b).map_err(arrow("IPC stream"))? {
+            out.write_all(buffer.as_slice()).map_err(io)?;
+        }
     }
-    w.finish().map_err(arrow("IPC stream"))
+    for buffer in encoder.finish().map_err(arrow("IPC stream"))? {
+        out.write_all(buffer.as_slice()).map_err(io)?;
+    }
+    out.flush().map_err(io)
 }
 
 /// Reads every record batch of an Arrow IPC stream.
@@ -87,12 +100,31 @@ pub fn read_ipc_stream(input: impl Read) -> Result<Vec<RecordBatch>> {
 }
 
 /// Writes `batches` (at least one) as a Parquet file, the Arrow schema (with the extension
-/// metadata) stored in it.
+/// metadata) stored in it, with extype's defaults for tensor data: plain encoding (no
+/// dictionary: it hashes every element and rarely pays for tensor values) and no page
+/// statistics (min/max per page of tensor elements prune nothing useful); uncompressed. Those
+/// two defaults made writing twice as fast (BENCHMARKS.md, "Arrow"). [`write_parquet_with`]
+/// takes other properties.
 pub fn write_parquet(path: impl AsRef<Path>, batches: &[RecordBatch]) -> Result<()> {
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .set_statistics_enabled(EnabledStatistics::None)
+        .build();
+    write_parquet_with(path, batches, props)
+}
+
+/// [`write_parquet`] with the writer properties `props` (compression, encodings, statistics,
+/// row group size).
+pub fn write_parquet_with(
+    path: impl AsRef<Path>,
+    batches: &[RecordBatch],
+    props: WriterProperties,
+) -> Result<()> {
     let path = path.as_ref();
     let at = path.display().to_string();
     let schema = schema_of(batches, &at)?;
-    let mut w = ArrowWriter::try_new(create(path)?, schema, None).map_err(parquet(at.clone()))?;
+    let mut w =
+        ArrowWriter::try_new(create(path)?, schema, Some(props)).map_err(parquet(at.clone()))?;
     for b in batches {
         w.write(b).map_err(parquet(at.clone()))?;
     }

@@ -62,7 +62,7 @@
 //! # Files
 //!
 //! [`write_ipc_file`], [`read_ipc_file`], [`write_ipc_stream`], [`read_ipc_stream`],
-//! [`write_parquet`], [`read_parquet`]: record batches with their extension metadata, through
+//! [`write_parquet`], [`write_parquet_with`], [`read_parquet`]: record batches with their extension metadata, through
 //! the Arrow project's `arrow-ipc` and `parquet` crates.
 //!
 //! # Arrow version
@@ -87,6 +87,7 @@ pub use arrow_schema;
 pub use error::{Error, Result};
 pub use files::{
     read_ipc_file, read_ipc_stream, read_parquet, write_ipc_file, write_ipc_stream, write_parquet,
+    write_parquet_with,
 };
 pub use metadata::{EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor};
 pub use parquet;

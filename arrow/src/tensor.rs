@@ -62,7 +62,9 @@ pub fn dtype_of(data_type: &DataType) -> Option<DType> {
 }
 
 /// The child field of the lists of a fixed-shape tensor column: nullable, named `item`, as
-/// pyarrow writes it (both nullable and non-null children are read).
+/// pyarrow writes it (both nullable and non-null children are read). Nullable on purpose:
+/// pyarrow 26's Parquet reader drops the `arrow.fixed_shape_tensor` extension of a column whose
+/// list child is non-null (`python_interop.rs` checks that pyarrow sees the extension).
 pub(crate) fn list_item(dtype: DType) -> Arc<Field> {
     Arc::new(Field::new("item", arrow_type(dtype), true))
 }
