@@ -180,7 +180,7 @@ fn summary() {
         11,
         &mut [
             &mut || {
-                let f = std::io::BufWriter::new(std::fs::File::create(d.join("b.stream")).unwrap());
+                let f = std::fs::File::create(d.join("b.stream")).unwrap();
                 write_ipc_stream(f, &[record_batch(&b)]).unwrap()
             },
             &mut || raw_write(&d.join("b.raw"), &parts),
