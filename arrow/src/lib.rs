@@ -22,10 +22,15 @@
 //! children; and [`from_columns_as`] builds a derived type from plain columns named by its
 //! component paths (a pyarrow table of `pa.fixed_shape_tensor` columns).
 //!
-//! Items of varying shape: a batch is a value whose components stack, so a default-encoded
-//! batch always has one item shape per component. A custom encoder's batch whose components do
-//! not share the leading batch axis (a ragged batch: flat values and row splits) is not written
-//! yet (an error says so); the plan is `arrow.variable_shape_tensor` row by row.
+//! Items of varying shape — a custom encoder's batch whose components do not stack along one
+//! leading axis (a ragged batch: flat values and row splits) — take the **row layout**: the
+//! batch is unstacked and each component of the items is an **`arrow.variable_shape_tensor`**
+//! child (a struct of `data`, a list of the item's elements, and `shape`), one row per item;
+//! the field's metadata also holds the first item's spec (`extype:item_spec`). Reading
+//! rebuilds each row as an item and stacks them with the type's encoder (so the type must be
+//! linked in). A batch takes this layout exactly when its spec is not that of a stack of its
+//! rows (`batch::rebatched_spec`). Rows are copied both ways on export (into one flat list),
+//! and viewed in place on import.
 //!
 //! ```
 //! use extype::types::MaskedTensor;
@@ -89,10 +94,12 @@ pub use files::{
     read_ipc_file, read_ipc_stream, read_parquet, write_ipc_file, write_ipc_stream, write_parquet,
     write_parquet_with,
 };
-pub use metadata::{EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor};
+pub use metadata::{
+    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VARIABLE_SHAPE_TENSOR,
+};
 pub use parquet;
 pub use tensor::{arrow_type, dtype_of};
 pub use value::{
-    column, column_as, from_array, from_array_as, from_columns_as, from_record_batch,
+    ITEM_SPEC, column, column_as, from_array, from_array_as, from_columns_as, from_record_batch,
     tensor_to_array, to_array, to_record_batch, value_to_array,
 };

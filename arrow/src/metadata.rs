@@ -14,6 +14,9 @@ pub const EXTENSION_NAME: &str = "ARROW:extension:name";
 pub const EXTENSION_METADATA: &str = "ARROW:extension:metadata";
 /// The canonical extension name of fixed-shape tensors.
 pub const FIXED_SHAPE_TENSOR: &str = "arrow.fixed_shape_tensor";
+/// The canonical extension name of variable-shape tensors (one tensor of its own shape per row:
+/// a struct of `data`, a list of the elements, and `shape`, a fixed-size list of `int32`).
+pub const VARIABLE_SHAPE_TENSOR: &str = "arrow.variable_shape_tensor";
 
 /// The parameters of an `arrow.fixed_shape_tensor` column, as its JSON metadata holds them:
 /// `{"shape":[2,3]}`, with `"dim_names"` and `"permutation"` only when given. Keys that are

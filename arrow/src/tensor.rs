@@ -16,15 +16,20 @@ use std::panic::AssertUnwindSafe;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, BooleanArray, FixedSizeListArray, make_array};
-use arrow_buffer::{BooleanBuffer, Buffer};
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, FixedSizeListArray, Int32Array, ListArray, StructArray,
+    make_array,
+};
+use arrow_buffer::{BooleanBuffer, Buffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayData;
-use arrow_schema::{DataType, Field};
+use arrow_schema::{DataType, Field, Fields};
 use extype_core::ndarray::{ArrayD, IxDyn};
 use extype_core::{DType, ExternalBytes, Tensor, TensorView};
 
 use crate::error::{Error, Result};
-use crate::metadata::{FIXED_SHAPE_TENSOR, FixedShapeTensor};
+use crate::metadata::{
+    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VARIABLE_SHAPE_TENSOR,
+};
 
 /// The Arrow type of elements of `dtype`.
 pub fn arrow_type(dtype: DType) -> DataType {
@@ -397,6 +402,220 @@ fn permute(t: &Tensor, permutation: &[usize]) -> Result<Tensor> {
         ($a:expr) => {
             Tensor::from(
                 $a.permuted_axes(IxDyn(&axes))
+                    .as_standard_layout()
+                    .into_owned(),
+            )
+        };
+    }
+    Ok(match t.view() {
+        TensorView::Bool(a) => go!(a),
+        TensorView::I8(a) => go!(a),
+        TensorView::I16(a) => go!(a),
+        TensorView::I32(a) => go!(a),
+        TensorView::I64(a) => go!(a),
+        TensorView::U8(a) => go!(a),
+        TensorView::U16(a) => go!(a),
+        TensorView::U32(a) => go!(a),
+        TensorView::U64(a) => go!(a),
+        TensorView::F32(a) => go!(a),
+        TensorView::F64(a) => go!(a),
+    })
+}
+
+/// One column of a batch in the row layout: the tensors `column` (one per item, one dtype and
+/// rank, shapes of their own) as an `arrow.variable_shape_tensor` named `name`. The elements are
+/// copied into one flat list. `path` names the component in errors.
+pub(crate) fn export_rows(column: &[&Tensor], name: &str, path: &str) -> Result<(Field, ArrayRef)> {
+    let Some(first) = column.first() else {
+        return Err(Error::Value {
+            op: "to_array",
+            message: format!("component `{path}`: no rows"),
+        });
+    };
+    let (dtype, ndim) = (first.dtype(), first.ndim());
+    let mut offsets = Vec::with_capacity(column.len() + 1);
+    offsets.push(0i32);
+    let mut shapes = Vec::with_capacity(column.len() * ndim);
+    let mut total = 0usize;
+    for (i, t) in column.iter().enumerate() {
+        if t.dtype() != dtype || t.ndim() != ndim {
+            return Err(Error::Value {
+                op: "to_array",
+                message: format!(
+                    "component `{path}`: item {i} is {:?} of rank {}, item 0 {dtype:?} of rank \
+                     {ndim}: a column holds one dtype and rank",
+                    t.dtype(),
+                    t.ndim()
+                ),
+            });
+        }
+        total += t.len();
+        let too_big = || Error::Value {
+            op: "to_array",
+            message: format!(
+                "component `{path}`: {total} elements up to item {i} exceed an Arrow list's i32 \
+                 offsets"
+            ),
+        };
+        offsets.push(i32::try_from(total).map_err(|_| too_big())?);
+        for &d in t.shape() {
+            shapes.push(i32::try_from(d).map_err(|_| too_big())?);
+        }
+    }
+    let flat = concat_flat(column, dtype, total);
+    let data = ListArray::try_new(
+        list_item(dtype),
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        elements(&flat)?,
+        None,
+    )
+    .map_err(crate::error::arrow(format!("component `{path}`")))?;
+    let shape_item = Arc::new(Field::new("item", DataType::Int32, true));
+    let ndim_i32 = i32::try_from(ndim).unwrap_or(i32::MAX);
+    let shape = FixedSizeListArray::try_new(
+        shape_item,
+        ndim_i32,
+        Arc::new(Int32Array::from(shapes)),
+        None,
+    )
+    .map_err(crate::error::arrow(format!("component `{path}`")))?;
+    let fields = Fields::from(vec![
+        Field::new("data", data.data_type().clone(), false),
+        Field::new("shape", shape.data_type().clone(), false),
+    ]);
+    let array = StructArray::try_new(fields, vec![Arc::new(data), Arc::new(shape)], None)
+        .map_err(crate::error::arrow(format!("component `{path}`")))?;
+    let field = Field::new(name, array.data_type().clone(), false).with_metadata(
+        std::collections::HashMap::from([
+            (
+                EXTENSION_NAME.to_string(),
+                VARIABLE_SHAPE_TENSOR.to_string(),
+            ),
+            (EXTENSION_METADATA.to_string(), "{}".to_string()),
+        ]),
+    );
+    Ok((field, Arc::new(array)))
+}
+
+/// The elements of every tensor of `column` (all of `dtype`), row-major, one after another.
+fn concat_flat(column: &[&Tensor], dtype: DType, total: usize) -> Tensor {
+    macro_rules! cat {
+        ($variant:ident, $t:ty) => {{
+            let mut v: Vec<$t> = Vec::with_capacity(total);
+            for t in column {
+                if let TensorView::$variant(a) = t.view() {
+                    v.extend(a.iter().copied());
+                }
+            }
+            Tensor::from(extype_core::ndarray::Array1::from(v))
+        }};
+    }
+    match dtype {
+        DType::Bool => cat!(Bool, bool),
+        DType::I8 => cat!(I8, i8),
+        DType::I16 => cat!(I16, i16),
+        DType::I32 => cat!(I32, i32),
+        DType::I64 => cat!(I64, i64),
+        DType::U8 => cat!(U8, u8),
+        DType::U16 => cat!(U16, u16),
+        DType::U32 => cat!(U32, u32),
+        DType::U64 => cat!(U64, u64),
+        DType::F32 => cat!(F32, f32),
+        DType::F64 => cat!(F64, f64),
+    }
+}
+
+/// The tensors of an `arrow.variable_shape_tensor` column, one per row (in logical order: a
+/// `permutation` in its metadata is applied). Each views the column's data buffer when aligned
+/// (bools and permuted rows are copied). `path` names the field in errors.
+pub(crate) fn import_rows(field: &Field, array: &dyn Array, path: &str) -> Result<Vec<Tensor>> {
+    let storage_error = || Error::Storage {
+        field: path.to_string(),
+        expected: format!(
+            "an {VARIABLE_SHAPE_TENSOR} (a struct of `data`, a list of numbers or booleans, and \
+             `shape`, a fixed-size list of int32)"
+        ),
+        found: array.data_type().to_string(),
+    };
+    let st = array
+        .as_any()
+        .downcast_ref::<StructArray>()
+        .ok_or_else(storage_error)?;
+    let data = st
+        .column_by_name("data")
+        .and_then(|a| a.as_any().downcast_ref::<ListArray>())
+        .ok_or_else(storage_error)?;
+    let shape = st
+        .column_by_name("shape")
+        .and_then(|a| a.as_any().downcast_ref::<FixedSizeListArray>())
+        .ok_or_else(storage_error)?;
+    let shape_values = shape
+        .values()
+        .as_any()
+        .downcast_ref::<Int32Array>()
+        .ok_or_else(storage_error)?;
+    let Some(dtype) = dtype_of(&data.value_type()) else {
+        return Err(storage_error());
+    };
+    if st.null_count() > 0 || data.null_count() > 0 || shape.null_count() > 0 {
+        return Err(Error::Metadata {
+            field: path.to_string(),
+            message: "null rows: extype tensors have no missing rows".into(),
+        });
+    }
+    let permutation = match field.metadata().get(EXTENSION_METADATA) {
+        Some(text) if !text.trim().is_empty() => {
+            let json: serde_json::Value =
+                serde_json::from_str(text).map_err(|e| Error::Metadata {
+                    field: path.to_string(),
+                    message: format!("{VARIABLE_SHAPE_TENSOR} metadata {text:?}: {e}"),
+                })?;
+            json.get("permutation")
+                .or_else(|| json.get("permutations"))
+                .and_then(|p| p.as_array())
+                .map(|p| {
+                    p.iter()
+                        .map(|d| d.as_u64().map(|d| d as usize))
+                        .collect::<Option<Vec<usize>>>()
+                })
+                .unwrap_or(None)
+        }
+        _ => None,
+    };
+    let ndim = usize::try_from(shape.value_length()).map_err(|_| storage_error())?;
+    let offsets = data.value_offsets();
+    let mut rows = Vec::with_capacity(st.len());
+    for i in 0..st.len() {
+        let start = offsets[i] as usize;
+        let len = (offsets[i + 1] - offsets[i]) as usize;
+        let base = shape.value_offset(i) as usize;
+        let dims: Vec<usize> = (0..ndim)
+            .map(|k| usize::try_from(shape_values.value(base + k)).unwrap_or(usize::MAX))
+            .collect();
+        if dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)) != Some(len) {
+            return Err(Error::Metadata {
+                field: path.to_string(),
+                message: format!("row {i}: shape {dims:?} does not hold its {len} elements"),
+            });
+        }
+        let values = data.values().slice(start, len);
+        let t = flat(values.as_ref(), dtype, &dims, path)?;
+        rows.push(match &permutation {
+            Some(p) if p.len() == ndim && p.iter().enumerate().any(|(i, &a)| i != a) => {
+                permute_item(&t, p)?
+            }
+            _ => t,
+        });
+    }
+    Ok(rows)
+}
+
+/// One tensor (no batch axis) in its logical order: axis `i` is physical axis `permutation[i]`.
+fn permute_item(t: &Tensor, permutation: &[usize]) -> Result<Tensor> {
+    macro_rules! go {
+        ($a:expr) => {
+            Tensor::from(
+                $a.permuted_axes(IxDyn(permutation))
                     .as_standard_layout()
                     .into_owned(),
             )

@@ -11,7 +11,9 @@ use extype_core::{
 };
 
 use crate::error::{Error, Result};
-use crate::metadata::{EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR};
+use crate::metadata::{
+    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, VARIABLE_SHAPE_TENSOR,
+};
 use crate::tensor;
 
 /// A component path split into the names of the nested Arrow fields: `items[1].mask` →
@@ -193,21 +195,19 @@ pub fn to_array(value: &dyn AnyExtension, name: &str) -> Result<(Field, ArrayRef
         });
     };
     let n = first.shape().first().copied().unwrap_or(0);
+    let shared = components.iter().all(|t| t.shape().first() == Some(&n));
+    // A stack along one leading axis of n rows exactly when the spec is that of a batch of n
+    // items (a ragged batch's flat values may happen to have n rows too).
+    let stacked = shared
+        && match extype_core::batch::rebatched_spec(&*spec, Some(n)) {
+            Ok(rebatched) => rebatched == spec,
+            Err(_) => true, // not a batchable type: its rows are its components' rows
+        };
+    if !stacked {
+        return rows_to_array(value, name, &tree);
+    }
     let mut leaves = Vec::with_capacity(components.len());
     for (path, t) in paths.iter().zip(&components) {
-        if t.shape().first() != Some(&n) {
-            return Err(Error::Value {
-                op: "to_array",
-                message: format!(
-                    "a batch of {} has {n} items in component `{}` and shape {:?} in `{path}`: \
-                     every component needs the leading batch axis (a custom encoder's batch \
-                     whose components do not share it is not supported yet)",
-                    value.name(),
-                    paths[0],
-                    t.shape()
-                ),
-            });
-        }
         let segs = segments(path);
         let leaf_name = segs.last().cloned().unwrap_or_else(|| path.clone());
         leaves.push(Some(tensor::export(t, &leaf_name)?));
@@ -216,6 +216,79 @@ pub fn to_array(value: &dyn AnyExtension, name: &str) -> Result<(Field, ArrayRef
     let nodes = tree_named(&paths, &mut leaves);
     build(name, nodes, Some(&tree), &mut leaves, n)
 }
+
+/// The row layout of a batch whose components do not stack along one leading axis (a custom
+/// encoder's, such as a ragged batch): the batch is unstacked, and each component of the items
+/// becomes an `arrow.variable_shape_tensor` child, one row per item (the elements are copied).
+/// The field's metadata holds the batch's spec as always, and the first item's spec under
+/// `extype:item_spec`, which import rebuilds each row from.
+fn rows_to_array(
+    value: &dyn AnyExtension,
+    name: &str,
+    tree: &SpecTree,
+) -> Result<(Field, ArrayRef)> {
+    let context = || format!("column `{name}` ({}) row by row", value.name());
+    let batch = value
+        .any_spec()
+        .dyn_from_components(value.clone_components())
+        .map_err(crate::error::extype(context()))?;
+    let items = extype_core::batch::unstack_value(batch).map_err(crate::error::extype(format!(
+        "{}: its components do not share a leading batch axis, and it does not unstack",
+        context()
+    )))?;
+    let Some(Value::Extension(first)) = items.first() else {
+        return Err(Error::Value {
+            op: "to_array",
+            message: format!(
+                "{}: an empty batch whose components do not share a leading axis has no item to \
+                 describe its rows",
+                context()
+            ),
+        });
+    };
+    let item_spec = first.any_spec();
+    let paths = item_spec.dyn_component_paths();
+    let mut rows: Vec<Vec<Tensor>> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let Value::Extension(e) = item else {
+            unreachable!("the items of an extension batch are extension values")
+        };
+        let comps = e.clone_components();
+        if comps.len() != paths.len() {
+            return Err(Error::Value {
+                op: "to_array",
+                message: format!(
+                    "{}: item {i} has {} components, item 0 has {}",
+                    context(),
+                    comps.len(),
+                    paths.len()
+                ),
+            });
+        }
+        rows.push(comps);
+    }
+    let mut leaves = Vec::with_capacity(paths.len());
+    for (c, path) in paths.iter().enumerate() {
+        let segs = segments(path);
+        let leaf_name = segs.last().cloned().unwrap_or_else(|| path.clone());
+        let column: Vec<&Tensor> = rows.iter().map(|r| &r[c]).collect();
+        leaves.push(Some(tensor::export_rows(&column, &leaf_name, path)?));
+    }
+    let nodes = tree_named(&paths, &mut leaves);
+    let item_tree = item_spec.dyn_serialize();
+    let (field, array) = build(name, nodes, Some(&item_tree), &mut leaves, rows.len())?;
+    let mut meta = extension_metadata(tree)?;
+    meta.insert(
+        ITEM_SPEC.to_string(),
+        item_tree
+            .to_json()
+            .map_err(crate::error::extype(context()))?,
+    );
+    Ok((field.with_metadata(meta), array))
+}
+
+/// The field metadata key of the first item's spec, in the row layout.
+pub const ITEM_SPEC: &str = "extype:item_spec";
 
 /// [`tree`], renaming the leaves that do not nest to their whole path.
 fn tree_named(paths: &[String], leaves: &mut [Option<(Field, ArrayRef)>]) -> Vec<(String, Node)> {
@@ -281,7 +354,84 @@ fn leaves<'a>(
 }
 
 fn is_tensor(field: &Field) -> bool {
-    field.metadata().get(EXTENSION_NAME).map(String::as_str) == Some(FIXED_SHAPE_TENSOR)
+    matches!(
+        field.metadata().get(EXTENSION_NAME).map(String::as_str),
+        Some(FIXED_SHAPE_TENSOR | VARIABLE_SHAPE_TENSOR)
+    )
+}
+
+fn is_variable(field: &Field) -> bool {
+    field.metadata().get(EXTENSION_NAME).map(String::as_str) == Some(VARIABLE_SHAPE_TENSOR)
+}
+
+/// A batch in the row layout ([`rows_to_array`]): each row rebuilt as an item from the first
+/// item's spec (its component specs replaced by the row's), then the items stacked by the
+/// type's encoder.
+fn rows_from_array(
+    field: &Field,
+    array: &StructArray,
+    found: &[(String, &Field, &ArrayRef)],
+    ext: &str,
+    linked: bool,
+) -> Result<Value> {
+    let name = field.name();
+    if !linked {
+        return Err(Error::Metadata {
+            field: name.clone(),
+            message: format!(
+                "{ext} is not linked into this program: a batch in the row layout is rebuilt by \
+                 stacking its items, which needs the type"
+            ),
+        });
+    }
+    let text = field
+        .metadata()
+        .get(ITEM_SPEC)
+        .ok_or_else(|| Error::Metadata {
+            field: name.clone(),
+            message: format!("a row layout (variable-shape tensors) without {ITEM_SPEC}"),
+        })?;
+    let tree = SpecTree::from_json(text)
+        .map_err(crate::error::extype(format!("field `{name}`: {ITEM_SPEC}")))?;
+    let item_spec = registry()
+        .deserialize_spec(&tree)
+        .map_err(crate::error::extype(format!("field `{name}`: {ITEM_SPEC}")))?;
+    let expected = item_spec.dyn_component_paths();
+    let found_paths: Vec<&str> = found.iter().map(|(p, _, _)| p.as_str()).collect();
+    if found_paths != expected.iter().map(String::as_str).collect::<Vec<_>>() {
+        return Err(Error::Storage {
+            field: name.clone(),
+            expected: format!(
+                "a struct of the item components of {ext} ({})",
+                expected.join(", ")
+            ),
+            found: format!("a struct of {}", found_paths.join(", ")),
+        });
+    }
+    let mut columns = Vec::with_capacity(found.len());
+    for (path, f, a) in found {
+        columns.push(tensor::import_rows(
+            f,
+            a.as_ref(),
+            &format!("{name}.{path}"),
+        )?);
+    }
+    let mut items = Vec::with_capacity(array.len());
+    for i in 0..array.len() {
+        let comps: Vec<Tensor> = columns.iter().map(|c| c[i].clone()).collect();
+        let specs = comps.iter().map(TensorSpec::from_tensor).collect();
+        let context = || format!("field `{name}` ({ext}), row {i}");
+        let spec = item_spec
+            .dyn_with_component_specs(specs)
+            .map_err(crate::error::extype(context()))?;
+        items.push(
+            spec.dyn_from_components(comps)
+                .map_err(crate::error::extype(context()))?,
+        );
+    }
+    extype_core::batch::stack_values(&items).map_err(crate::error::extype(format!(
+        "field `{name}` ({ext}): stacking its rows"
+    )))
 }
 
 /// The value of an Arrow column that [`to_array`] (or another writer following the same
@@ -369,6 +519,9 @@ pub fn from_array(field: &Field, array: &dyn Array) -> Result<Value> {
     }
     let mut found = Vec::new();
     leaves(&mut Vec::new(), st.fields(), st, &mut found);
+    if found.iter().any(|(_, f, _)| is_variable(f)) {
+        return rows_from_array(field, st, &found, ext, spec.is_some());
+    }
     if let Some(expected) = &expected {
         let found_paths: Vec<&str> = found.iter().map(|(p, _, _)| p.as_str()).collect();
         let expected_paths: Vec<&str> = expected.iter().map(|(p, _)| p.as_str()).collect();
