@@ -81,7 +81,7 @@ struct TensorOwner {
 
 /// The Arrow array of a tensor's elements in row-major order, and the field (named `name`) that
 /// describes the column: rank 1 is a plain array, a higher rank an `arrow.fixed_shape_tensor`
-/// of the trailing axes. `path` names the component in errors.
+/// of the trailing axes. `name` names the component in errors.
 pub(crate) fn export(tensor: &Tensor, name: &str) -> Result<(Field, ArrayRef)> {
     let shape = tensor.shape();
     let Some((&n, item)) = shape.split_first() else {
@@ -106,9 +106,11 @@ pub(crate) fn export(tensor: &Tensor, name: &str) -> Result<(Field, ArrayRef)> {
             "component `{name}`: items of {size} elements exceed an Arrow fixed-size list"
         ),
     })?;
-    let list = FixedSizeListArray::try_new(list_item(dtype), size_i32, elements, None)
-        .map_err(crate::error::arrow(format!("component `{name}`")))?;
-    debug_assert_eq!(list.len(), n);
+    // With the length given: items of zero elements have lists of size 0, whose row count the
+    // values cannot tell.
+    let list =
+        FixedSizeListArray::try_new_with_length(list_item(dtype), size_i32, elements, None, n)
+            .map_err(crate::error::arrow(format!("component `{name}`")))?;
     let meta = FixedShapeTensor {
         shape: item.to_vec(),
         dim_names: None,

@@ -485,3 +485,18 @@ fn a_column_holding_part_of_a_batch_loads_as_a_batch_of_its_rows() {
     assert_eq!(batch::unstack(second).unwrap(), items[3..].to_vec());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn zero_size_items_and_empty_batches_round_trip() {
+    // Items of shape [0]: lists of size 0, whose row count only the column length knows.
+    let items: Vec<MaskedTensor> = (0..3).map(|_| masked(0, 0.0)).collect();
+    let b = batch::stack(&items).unwrap();
+    let rb = record_batch("m", Value::from_extension(b.clone()));
+    assert_eq!(rb.num_rows(), 3);
+    assert_eq!(column_as::<MaskedTensor>(&rb, "m").unwrap(), b);
+    // An empty batch.
+    let empty = batch::stack_with_spec::<MaskedTensor>(&[], &masked(2, 0.0).spec()).unwrap();
+    let rb = record_batch("m", Value::from_extension(empty.clone()));
+    assert_eq!(rb.num_rows(), 0);
+    assert_eq!(column_as::<MaskedTensor>(&rb, "m").unwrap(), empty);
+}
