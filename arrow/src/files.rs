@@ -1,6 +1,6 @@
 //! Arrow IPC (file and stream) and Parquet files of record batches, with the extension
 //! metadata on their fields kept: what [`to_record_batch`](crate::to_record_batch) makes is
-//! written as is, and what is read converts back with [`column`](crate::column).
+//! written as is, and what is read converts back with [`column()`](crate::column).
 //!
 //! Parquet keeps Arrow field metadata through the Arrow schema it stores in the file's key-value
 //! metadata (`ARROW:schema`), as the Arrow project's writers do; readers that do not read it

@@ -13,7 +13,7 @@
 //!   `FixedSizeList` of the item's elements, metadata `{"shape":[…]}` exactly as the Arrow
 //!   specification writes it: absent keys, never `null`); items of rank 0 are plain arrays.
 //!
-//! Reading ([`from_array`], [`column`]) rebuilds the batch through the registry, with the
+//! Reading ([`from_array`], [`column()`]) rebuilds the batch through the registry, with the
 //! checks every load has (dtypes and shapes against the spec, the shape contract, the type's
 //! `validate`); a type not linked into the reading program loads as an anonymous value. An
 //! array of the wrong storage type is an error naming the field and both types. Reading also
