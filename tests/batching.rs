@@ -667,3 +667,19 @@ fn mapped_tensors_stack_and_unstack() {
     assert!(text.contains("values"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `rebatched_spec` resizes a batch spec of a type known only at run time: the spec of a batch
+/// of other size, static shapes included, as `unbatched().batched(n)` gives it.
+#[test]
+fn rebatched_spec_resizes_a_batch_spec_through_the_registry() {
+    let items: Vec<Record> = (0..5).map(|i| record(i as f32, &[2])).collect();
+    let b = batch::stack(&items).unwrap();
+    let spec = b.spec();
+    let resized = batch::rebatched_spec(&spec, Some(2)).unwrap();
+    let expected = batch::stack(&items[..2]).unwrap().spec();
+    assert_eq!(resized.as_any().downcast_ref(), Some(&expected));
+    assert_eq!(spec.unbatched().unwrap().batched(Some(2)), expected);
+    // A spec without a batch axis is refused.
+    let item = items[0].spec();
+    assert!(batch::rebatched_spec(&item, Some(2)).is_err());
+}

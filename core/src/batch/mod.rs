@@ -75,7 +75,8 @@
 //! the stream);
 //! [`map_fn`] and [`map_fn_par`] (rayon); [`stack_values`] / [`unstack_value`] on [`Value`](crate::Value)s of
 //! registered batchable types (what `ops::stack` / `ops::concat` fall back to when no handler
-//! takes extension values).
+//! takes extension values), and [`rebatched_spec`], a batch spec resized for a type known only
+//! at run time.
 //!
 //! # Speed
 //!
@@ -119,7 +120,8 @@ pub use derived::{
 pub use iter::{BatchItem, BatchIterExt, Batched, Unbatched};
 pub use map::{map_fn, map_fn_par};
 pub use value::{
-    BatchEntry, concat_values, is_batchable, is_batchable_type, stack_values, unstack_value,
+    BatchEntry, concat_values, is_batchable, is_batchable_type, rebatched_spec, stack_values,
+    unstack_value,
 };
 #[doc(hidden)]
 pub use value::{BatchFns, NotBatchable, ProbeBatch};

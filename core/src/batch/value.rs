@@ -1,15 +1,16 @@
 //! Batching of [`Value`]s whose type is known only at run time: each batchable derived type
 //! submits a [`BatchEntry`] (by `TypeId`), which [`stack_values`] and [`unstack_value`] find.
 
-use std::any::TypeId;
+use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::field::BatchField;
 use super::{Batchable, unstack};
 use crate::derived::Probe;
-use crate::error::{BatchError, Result};
-use crate::spec::Value;
+use crate::error::{BatchError, Result, ValueError};
+use crate::field::{Field, FieldPath};
+use crate::spec::{AnySpec, ExtensionType, Value};
 use crate::tensor::Tensor;
 
 /// The batching functions of one extension type, on [`Value`]s. `#[extype(batchable)]` submits
@@ -21,13 +22,17 @@ pub struct BatchEntry {
     fns: fn() -> Option<BatchFns>,
 }
 
-/// Stacking and unstacking `Value`s of one type.
+/// Stacking and unstacking `Value`s of one type, and resizing its batch specs.
 #[derive(Debug, Clone, Copy)]
 #[doc(hidden)]
 pub struct BatchFns {
     stack: fn(&[Value]) -> Result<Value>,
     unstack: fn(Value) -> Result<Vec<Value>>,
+    rebatch: Rebatch,
 }
+
+/// A batch spec resized to `n` items ([`rebatched_spec`]).
+type Rebatch = fn(&dyn AnySpec, Option<usize>) -> Result<Box<dyn AnySpec>>;
 
 inventory::collect!(BatchEntry);
 
@@ -63,6 +68,61 @@ fn unstack_as<T: Batchable>(value: Value) -> Result<Vec<Value>> {
         .collect())
 }
 
+/// The spec of `T` (a batch spec), unbatched and batched again with `n` items.
+fn rebatch_as<T: Batchable>(spec: &dyn AnySpec, n: Option<usize>) -> Result<Box<dyn AnySpec>> {
+    let mismatch = || -> crate::error::Error {
+        ValueError {
+            op: "rebatched_spec",
+            expected: format!("a spec of {}", std::any::type_name::<T>()),
+            found: spec.value_type_name().to_string(),
+        }
+        .into()
+    };
+    let spec = spec
+        .as_any()
+        .downcast_ref::<<T as Field>::Spec>()
+        .ok_or_else(mismatch)?;
+    let item = <T as BatchField>::unbatched_spec(spec, &FieldPath::Root)?;
+    let batched: Box<dyn Any> = Box::new(<T as BatchField>::batched_spec(&item, n));
+    // For every type the derive makes batchable, its field spec is its extension spec.
+    match batched.downcast::<<T as ExtensionType>::Spec>() {
+        Ok(spec) => Ok(spec),
+        Err(_) => Err(mismatch()),
+    }
+}
+
+/// The spec of a batch of `n` items (`None`: unknown) of the batchable type of `spec`, itself
+/// the spec of a batch of that type of any size: [`BatchableSpec::unbatched`], then
+/// [`BatchableSpec::batched`], for a type known only at run time (a column of a file holding
+/// part of a batch whose spec was written for the whole). An error for a spec of a type that is
+/// not batchable, or that has no leading batch axis.
+///
+/// ```
+/// use extype_core::{AnonymousSpec, SpecTree, batch};
+/// // Anonymous values are not batchable: their spec is refused, naming it.
+/// let anon = AnonymousSpec {
+///     name: "x.Y".into(),
+///     spec: SpecTree::spec("x.Y", SpecTree::None),
+///     component_specs: vec![],
+/// };
+/// let err = batch::rebatched_spec(&anon, Some(2)).unwrap_err();
+/// assert!(err.to_string().contains("batchable"));
+/// ```
+///
+/// [`BatchableSpec::unbatched`]: super::BatchableSpec::unbatched
+/// [`BatchableSpec::batched`]: super::BatchableSpec::batched
+pub fn rebatched_spec(spec: &dyn AnySpec, n: Option<usize>) -> Result<Box<dyn AnySpec>> {
+    match entries().get(&spec.value_type_id()) {
+        Some(fns) => (fns.rebatch)(spec, n),
+        None => Err(ValueError {
+            op: "rebatched_spec",
+            expected: "a spec of a batchable extension type".into(),
+            found: format!("{} ({})", spec.name(), spec.value_type_name()),
+        }
+        .into()),
+    }
+}
+
 impl BatchEntry {
     /// The entry of batchable type `T`.
     pub const fn of<T: Batchable>() -> BatchEntry {
@@ -88,6 +148,7 @@ fn fns_of<T: Batchable>() -> Option<BatchFns> {
     Some(BatchFns {
         stack: stack_as::<T>,
         unstack: unstack_as::<T>,
+        rebatch: rebatch_as::<T>,
     })
 }
 

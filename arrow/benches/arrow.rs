@@ -1,0 +1,225 @@
+//! extype-arrow's speed: `cargo bench -p extype-arrow --bench arrow`.
+//!
+//! A batch of 1 Mi `extype::types::MaskedTensor` items of 8 f32 (values 32 MiB, mask 8 MiB of
+//! bools). Each case is timed next to its yardstick in the same run; the summary after
+//! criterion's report prints both medians and their ratio:
+//! - `export`: `to_array` (values zero-copy, the mask packed into bits), against a memcpy of the
+//!   same bytes (40 MiB) (target: ≥ 90% of its speed, or O(1));
+//! - `import`: `from_array_as::<MaskedTensor>` (values viewed in place, the mask unpacked),
+//!   against the same memcpy;
+//! - IPC write: an Arrow IPC file and an IPC stream (to a file) of the batch (export included),
+//!   against writing the same bytes (the Arrow buffers: 32 MiB + 1 MiB) raw to a file (target:
+//!   ≥ 90% of its speed);
+//! - `parquet`: a Parquet file of the batch written and read back (uncompressed), in GB/s of
+//!   the batch's bytes, to compare with `arrow/benches/arrow_pyarrow.py` on the same data.
+
+#[path = "../../benches/common/timing.rs"]
+mod timing;
+
+use std::hint::black_box;
+use std::io::Write;
+
+use criterion::Criterion;
+use extype::ndarray::{ArrayD, IxDyn};
+use extype::types::MaskedTensor;
+use extype::{Tensor, TensorView};
+use extype_arrow::arrow_array::{Array, ArrayRef, RecordBatch};
+use extype_arrow::arrow_data::ArrayData;
+use extype_arrow::arrow_schema::{Field, Schema};
+use extype_arrow::{
+    from_array_as, read_parquet, to_array, write_ipc_file, write_ipc_stream, write_parquet,
+};
+use timing::medians;
+
+const ITEMS: usize = 1 << 20;
+const WIDTH: usize = 8;
+
+fn batch() -> MaskedTensor {
+    let n = ITEMS * WIDTH;
+    let values = ArrayD::from_shape_fn(IxDyn(&[ITEMS, WIDTH]), |i| {
+        ((i[0] * WIDTH + i[1]) % 1000) as f32 * 0.5
+    });
+    let mask = ArrayD::from_shape_fn(IxDyn(&[ITEMS, WIDTH]), |i| {
+        !(i[0] * WIDTH + i[1]).is_multiple_of(3)
+    });
+    assert_eq!(values.len(), n);
+    MaskedTensor::new(values, mask).unwrap()
+}
+
+fn bytes_of(t: &Tensor) -> &[u8] {
+    match t.view() {
+        TensorView::F32(a) => {
+            let s = a.to_slice().unwrap();
+            // SAFETY: an f32 slice viewed as its bytes (any bit pattern is a valid u8).
+            unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), std::mem::size_of_val(s)) }
+        }
+        TensorView::Bool(a) => {
+            let s = a.to_slice().unwrap();
+            // SAFETY: bools are one byte each, 0 or 1: valid u8s.
+            unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), s.len()) }
+        }
+        other => panic!("{:?}", other.dtype()),
+    }
+}
+
+/// The yardstick of export and import: a copy of the batch's bytes (values and mask).
+fn memcpy(b: &MaskedTensor, out: &mut [u8]) {
+    let v = bytes_of(b.values());
+    let m = bytes_of(b.mask());
+    out[..v.len()].copy_from_slice(v);
+    out[v.len()..v.len() + m.len()].copy_from_slice(m);
+}
+
+fn export(b: &MaskedTensor) -> (Field, ArrayRef) {
+    to_array(b, "m").unwrap()
+}
+
+fn import(f: &Field, a: &ArrayRef) -> MaskedTensor {
+    from_array_as(f, a.as_ref()).unwrap()
+}
+
+fn record_batch(b: &MaskedTensor) -> RecordBatch {
+    let (f, a) = export(b);
+    RecordBatch::try_new(Schema::new(vec![f]).into(), vec![a]).unwrap()
+}
+
+/// The yardstick of IPC write: the Arrow buffers' bytes written raw to a file.
+fn raw_write(path: &std::path::Path, parts: &[&[u8]]) {
+    let mut f = std::fs::File::create(path).unwrap();
+    for p in parts {
+        f.write_all(p).unwrap();
+    }
+    f.flush().unwrap();
+}
+
+fn arrow_buffers(a: &ArrayRef) -> Vec<Vec<u8>> {
+    fn rec(data: &ArrayData, out: &mut Vec<Vec<u8>>) {
+        for b in data.buffers() {
+            out.push(b.as_slice().to_vec());
+        }
+        for c in data.child_data() {
+            rec(c, out);
+        }
+    }
+    let mut out = Vec::new();
+    rec(&a.to_data(), &mut out);
+    out
+}
+
+fn dir() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("extype-arrow-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn benches(c: &mut Criterion) {
+    let b = batch();
+    let mut out = vec![0u8; ITEMS * WIDTH * 5];
+    let (f, a) = export(&b);
+    let mut g = c.benchmark_group("arrow");
+    g.sample_size(10);
+    g.bench_function("export (to_array)", |x| x.iter(|| export(black_box(&b))));
+    g.bench_function("import (from_array_as)", |x| {
+        x.iter(|| import(black_box(&f), black_box(&a)))
+    });
+    g.bench_function("yardstick: memcpy of the same bytes", |x| {
+        x.iter(|| memcpy(black_box(&b), black_box(&mut out)))
+    });
+    g.finish();
+}
+
+fn summary() {
+    println!("\nsummary (medians of interleaved rounds, this run)");
+    let b = batch();
+    let bytes = (ITEMS * WIDTH * 5) as f64;
+    let mut out = vec![0u8; ITEMS * WIDTH * 5];
+    let (f, a) = export(&b);
+    assert_eq!(import(&f, &a), b);
+    let t = medians(
+        21,
+        &mut [
+            &mut || drop(black_box(export(black_box(&b)))),
+            &mut || drop(black_box(import(black_box(&f), black_box(&a)))),
+            &mut || memcpy(black_box(&b), black_box(&mut out)),
+        ],
+    );
+    println!(
+        "  export of 1 Mi masked items (40 MiB): to_array {:.2} ms, memcpy {:.2} ms; speed ratio \
+         {:.2} (target >= 0.90)",
+        t[0] / 1e6,
+        t[2] / 1e6,
+        t[2] / t[0]
+    );
+    println!(
+        "  import: from_array_as {:.2} ms, memcpy {:.2} ms; speed ratio {:.2} (target >= 0.90)",
+        t[1] / 1e6,
+        t[2] / 1e6,
+        t[2] / t[1]
+    );
+
+    let d = dir();
+    let buffers = arrow_buffers(&a);
+    let parts: Vec<&[u8]> = buffers.iter().map(Vec::as_slice).collect();
+    let arrow_bytes: usize = parts.iter().map(|p| p.len()).sum();
+    let t = medians(
+        11,
+        &mut [
+            &mut || write_ipc_file(d.join("b.arrow"), &[record_batch(&b)]).unwrap(),
+            &mut || raw_write(&d.join("b.raw"), &parts),
+        ],
+    );
+    println!(
+        "  IPC file write ({:.1} MiB of Arrow buffers): {:.2} ms, raw write of the same bytes \
+         {:.2} ms; speed ratio {:.2} (target >= 0.90)",
+        arrow_bytes as f64 / (1 << 20) as f64,
+        t[0] / 1e6,
+        t[1] / 1e6,
+        t[1] / t[0]
+    );
+    let t = medians(
+        11,
+        &mut [
+            &mut || {
+                let f = std::fs::File::create(d.join("b.stream")).unwrap();
+                write_ipc_stream(f, &[record_batch(&b)]).unwrap()
+            },
+            &mut || raw_write(&d.join("b.raw"), &parts),
+        ],
+    );
+    println!(
+        "  IPC stream write to a file: {:.2} ms, raw write of the same bytes {:.2} ms; speed \
+         ratio {:.2} (target >= 0.90)",
+        t[0] / 1e6,
+        t[1] / 1e6,
+        t[1] / t[0]
+    );
+
+    let rb = record_batch(&b);
+    let t = medians(
+        5,
+        &mut [
+            &mut || write_parquet(d.join("b.parquet"), std::slice::from_ref(&rb)).unwrap(),
+            &mut || drop(black_box(read_parquet(d.join("b.parquet")).unwrap())),
+        ],
+    );
+    let back = read_parquet(d.join("b.parquet")).unwrap();
+    let m: MaskedTensor = extype_arrow::column_as(&back[0], "m").unwrap();
+    assert_eq!(m, b);
+    let values_bytes = (ITEMS * WIDTH * 4) as f64;
+    println!(
+        "  Parquet (uncompressed) write {:.1} ms ({:.2} GB/s of values, {:.2} GB/s of values and \
+         mask bytes), read {:.1} ms ({:.2} GB/s, {:.2} GB/s); file {:.1} MiB",
+        t[0] / 1e6,
+        values_bytes / t[0],
+        bytes / t[0],
+        t[1] / 1e6,
+        values_bytes / t[1],
+        bytes / t[1],
+        std::fs::metadata(d.join("b.parquet")).unwrap().len() as f64 / (1 << 20) as f64
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+fn main() {
+    timing::run(benches, summary);
+}

@@ -1,0 +1,151 @@
+//! Arrow IPC (file and stream) and Parquet files of record batches, with the extension
+//! metadata on their fields kept: what [`to_record_batch`](crate::to_record_batch) makes is
+//! written as is, and what is read converts back with [`column()`](crate::column).
+//!
+//! Parquet keeps Arrow field metadata through the Arrow schema it stores in the file's key-value
+//! metadata (`ARROW:schema`), as the Arrow project's writers do; readers that do not read it
+//! (DuckDB) see the components as plain nested columns. Parquet files are written uncompressed by
+//! default; reading takes Snappy too (pyarrow's and DuckDB's default), other codecs with the
+//! crate's features `zstd`, `lz4`, `flate2`, `brotli`.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::Path;
+
+use arrow_array::RecordBatch;
+use arrow_ipc::reader::{FileReader, StreamReader};
+use arrow_ipc::writer::{FileWriter, StreamEncoder};
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+
+use crate::error::{Error, Result, arrow, parquet};
+
+fn create(path: &Path) -> Result<BufWriter<File>> {
+    File::create(path)
+        .map(BufWriter::new)
+        .map_err(|source| Error::File {
+            path: path.display().to_string(),
+            source,
+        })
+}
+
+fn open(path: &Path) -> Result<File> {
+    File::open(path).map_err(|source| Error::File {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+fn schema_of(batches: &[RecordBatch], what: &str) -> Result<arrow_schema::SchemaRef> {
+    batches
+        .first()
+        .map(RecordBatch::schema)
+        .ok_or_else(|| Error::Value {
+            op: "write",
+            message: format!("{what}: no record batch to write (the schema comes from the first)"),
+        })
+}
+
+/// Writes `batches` (at least one; all of the first one's schema) as an Arrow IPC file.
+pub fn write_ipc_file(path: impl AsRef<Path>, batches: &[RecordBatch]) -> Result<()> {
+    let path = path.as_ref();
+    let at = path.display().to_string();
+    let schema = schema_of(batches, &at)?;
+    let mut w = FileWriter::try_new(create(path)?, &schema).map_err(arrow(at.clone()))?;
+    for b in batches {
+        w.write(b).map_err(arrow(at.clone()))?;
+    }
+    w.finish().map_err(arrow(at.clone()))?;
+    w.into_inner()
+        .map_err(arrow(at.clone()))?
+        .flush()
+        .map_err(|source| Error::File { path: at, source })
+}
+
+/// Reads every record batch of an Arrow IPC file.
+pub fn read_ipc_file(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
+    let path = path.as_ref();
+    let at = path.display().to_string();
+    let reader =
+        FileReader::try_new(BufReader::new(open(path)?), None).map_err(arrow(at.clone()))?;
+    reader.map(|b| b.map_err(arrow(at.clone()))).collect()
+}
+
+/// Writes `batches` (at least one) to `out` as an Arrow IPC stream. The tensor data is written
+/// from the Arrow buffers themselves (arrow-ipc's `StreamEncoder`), not gathered into a message
+/// buffer first: for an exported batch, straight from extype's tensors.
+pub fn write_ipc_stream(mut out: impl Write, batches: &[RecordBatch]) -> Result<()> {
+    let schema = schema_of(batches, "IPC stream")?;
+    let io = |source| Error::File {
+        path: "IPC stream".into(),
+        source,
+    };
+    let mut encoder = StreamEncoder::try_new(&schema).map_err(arrow("IPC stream"))?;
+    for b in batches {
+        for buffer in encoder.encode(b).map_err(arrow("IPC stream"))? {
+            out.write_all(buffer.as_slice()).map_err(io)?;
+        }
+    }
+    for buffer in encoder.finish().map_err(arrow("IPC stream"))? {
+        out.write_all(buffer.as_slice()).map_err(io)?;
+    }
+    out.flush().map_err(io)
+}
+
+/// Reads every record batch of an Arrow IPC stream.
+pub fn read_ipc_stream(input: impl Read) -> Result<Vec<RecordBatch>> {
+    let reader = StreamReader::try_new(input, None).map_err(arrow("IPC stream"))?;
+    reader.map(|b| b.map_err(arrow("IPC stream"))).collect()
+}
+
+/// Writes `batches` (at least one) as a Parquet file, the Arrow schema (with the extension
+/// metadata) stored in it, with extype's defaults for tensor data: plain encoding (no
+/// dictionary: it hashes every element and rarely pays for tensor values) and no page
+/// statistics (min/max per page of tensor elements prune nothing useful); uncompressed. Those
+/// two defaults made writing twice as fast (BENCHMARKS.md, "Arrow"). [`write_parquet_with`]
+/// takes other properties.
+pub fn write_parquet(path: impl AsRef<Path>, batches: &[RecordBatch]) -> Result<()> {
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .set_statistics_enabled(EnabledStatistics::None)
+        .build();
+    write_parquet_with(path, batches, props)
+}
+
+/// [`write_parquet`] with the writer properties `props` (compression, encodings, statistics,
+/// row group size).
+pub fn write_parquet_with(
+    path: impl AsRef<Path>,
+    batches: &[RecordBatch],
+    props: WriterProperties,
+) -> Result<()> {
+    let path = path.as_ref();
+    let at = path.display().to_string();
+    let schema = schema_of(batches, &at)?;
+    let mut w =
+        ArrowWriter::try_new(create(path)?, schema, Some(props)).map_err(parquet(at.clone()))?;
+    for b in batches {
+        w.write(b).map_err(parquet(at.clone()))?;
+    }
+    w.into_inner()
+        .map_err(parquet(at.clone()))?
+        .flush()
+        .map_err(|source| Error::File { path: at, source })
+}
+
+/// Reads every record batch of a Parquet file, with the Arrow schema it stores (so the
+/// extension metadata comes back).
+pub fn read_parquet(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
+    let path = path.as_ref();
+    let at = path.display().to_string();
+    // One record batch for the whole file (the reader's default is 1024 rows): a batch of
+    // extension values comes back as written, not in pieces.
+    let reader = ParquetRecordBatchReaderBuilder::try_new(open(path)?)
+        .and_then(|b| {
+            let rows = usize::try_from(b.metadata().file_metadata().num_rows()).unwrap_or(0);
+            b.with_batch_size(rows.max(1)).build()
+        })
+        .map_err(parquet(at.clone()))?;
+    reader.map(|b| b.map_err(arrow(at.clone()))).collect()
+}

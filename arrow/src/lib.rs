@@ -1,0 +1,105 @@
+//! Batches of extype extension values as Apache Arrow extension arrays, so they travel to every
+//! Arrow engine (DataFusion, Polars, DuckDB, Spark, pyarrow) and back.
+//!
+//! A batch of any batchable extension type (a value whose components have a leading batch
+//! axis, as [`extype_core::batch::stack`] makes) is one Arrow column:
+//!
+//! - a **struct array**, one child per component field; nested types nest (a nested
+//!   registered type's struct carries its own extension metadata);
+//! - on a field whose metadata holds `ARROW:extension:name` (the registered name, such as
+//!   `extype.MaskedTensor`) and `ARROW:extension:metadata` (the spec's versioned JSON, the same
+//!   document [`extype_core::serial::spec_to_json`] writes); static fields live there;
+//! - each component whose items have rank ≥ 1 is an **`arrow.fixed_shape_tensor`** child (a
+//!   `FixedSizeList` of the item's elements, metadata `{"shape":[…]}` exactly as the Arrow
+//!   specification writes it: absent keys, never `null`); items of rank 0 are plain arrays.
+//!
+//! Reading ([`from_array`], [`column()`]) rebuilds the batch through the registry, with the
+//! checks every load has (dtypes and shapes against the spec, the shape contract, the type's
+//! `validate`); a type not linked into the reading program loads as an anonymous value. An
+//! array of the wrong storage type is an error naming the field and both types. Reading also
+//! takes what other writers produce: `arrow.fixed_shape_tensor` with `dim_names` and a
+//! `permutation` (arrow-rs's legacy `permutations` key too), nullable or non-null list
+//! children; and [`from_columns_as`] builds a derived type from plain columns named by its
+//! component paths (a pyarrow table of `pa.fixed_shape_tensor` columns).
+//!
+//! Items of varying shape — a custom encoder's batch whose components do not stack along one
+//! leading axis (a ragged batch: flat values and row splits) — take the **row layout**: the
+//! batch is unstacked and each component of the items is an **`arrow.variable_shape_tensor`**
+//! child (a struct of `data`, a list of the item's elements, and `shape`), one row per item;
+//! the field's metadata also holds the first item's spec (`extype:item_spec`). Reading
+//! rebuilds each row as an item and stacks them with the type's encoder (so the type must be
+//! linked in). A batch takes this layout exactly when its spec is not that of a stack of its
+//! rows (`batch::rebatched_spec`). Rows are copied both ways on export (into one flat list),
+//! and viewed in place on import.
+//!
+//! ```
+//! use extype::types::MaskedTensor;
+//! use extype_arrow::{column_as, to_record_batch};
+//! use extype_core::{Value, batch};
+//! use ndarray::array;
+//!
+//! let items = vec![
+//!     MaskedTensor::new(array![1.0f32, 2.0].into_dyn(), array![true, false].into_dyn())?,
+//!     MaskedTensor::new(array![3.0f32, 4.0].into_dyn(), array![false, true].into_dyn())?,
+//! ];
+//! let b = batch::stack(&items)?;
+//! let rb = to_record_batch(&[("x", &Value::from_extension(b.clone()))])?;
+//! let field = rb.schema().field(0).clone();
+//! assert_eq!(field.metadata()["ARROW:extension:name"], "extype.MaskedTensor");
+//! let back: MaskedTensor = column_as(&rb, "x")?;
+//! assert_eq!(back, b);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Copies
+//!
+//! Export copies no tensor data when a component is in standard (row-major, contiguous)
+//! layout: the Arrow buffer points into the tensor's memory and holds the tensor. Import views
+//! an aligned Arrow buffer in place (an extype external tensor holding the buffer). A copy
+//! happens, once, for: `bool` components (Arrow packs booleans into bits; extype keeps a byte
+//! each), both ways; components not in standard layout, on export; Arrow buffers not aligned
+//! for the element type, and `arrow.fixed_shape_tensor` columns with a non-identity
+//! `permutation`, on import; and reading files (the IPC and Parquet readers read into memory
+//! of their own; the tensors then view that memory). A field of an ndarray `Array`/`ArcArray`
+//! type owns its buffer, so building it copies an external tensor: declare it as
+//! `extype::Tensor` to keep the Arrow memory.
+//!
+//! # Files
+//!
+//! [`write_ipc_file`], [`read_ipc_file`], [`write_ipc_stream`], [`read_ipc_stream`],
+//! [`write_parquet`], [`write_parquet_with`], [`read_parquet`]: record batches with their extension metadata, through
+//! the Arrow project's `arrow-ipc` and `parquet` crates.
+//!
+//! # Arrow version
+//!
+//! Arrow 59, the version DataFusion's current release (55) builds on, so that a program using
+//! both has one `arrow` in its build.
+
+#![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+mod error;
+mod files;
+mod metadata;
+mod tensor;
+mod value;
+
+pub use arrow_array;
+pub use arrow_buffer;
+pub use arrow_data;
+pub use arrow_ipc;
+pub use arrow_schema;
+pub use error::{Error, Result};
+pub use files::{
+    read_ipc_file, read_ipc_stream, read_parquet, write_ipc_file, write_ipc_stream, write_parquet,
+    write_parquet_with,
+};
+pub use metadata::{
+    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VARIABLE_SHAPE_TENSOR,
+};
+pub use parquet;
+pub use tensor::{arrow_type, dtype_of};
+pub use value::{
+    ITEM_SPEC, column, column_as, from_array, from_array_as, from_columns_as, from_record_batch,
+    tensor_to_array, to_array, to_record_batch, value_to_array,
+};

@@ -1,0 +1,639 @@
+//! One tensor with a leading batch axis ↔ one Arrow column: the leaves of every conversion.
+//!
+//! A tensor of shape `[n]` is a plain Arrow array of `n` elements; a tensor of shape
+//! `[n, d1, …, dk]` is an `arrow.fixed_shape_tensor` column: a `FixedSizeList` of
+//! `d1 × … × dk` elements per row, with the extension metadata `{"shape":[d1,…,dk]}`.
+//!
+//! Copies: a tensor in standard (row-major, contiguous) layout is exported without copying its
+//! elements: the Arrow buffer points into the tensor's memory and keeps the tensor alive. Other
+//! layouts are copied once into row-major order. Import views an aligned Arrow buffer in place
+//! (an extype external tensor that keeps the buffer alive). `bool` is always copied, both ways:
+//! Arrow packs booleans as bits, extype stores one byte per `bool`. A permuted
+//! `arrow.fixed_shape_tensor` (a `permutation` other than the identity) is copied once into
+//! row-major order on import.
+
+use std::panic::AssertUnwindSafe;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, FixedSizeListArray, Int32Array, ListArray, StructArray,
+    make_array,
+};
+use arrow_buffer::{BooleanBuffer, Buffer, OffsetBuffer, ScalarBuffer};
+use arrow_data::ArrayData;
+use arrow_schema::{DataType, Field, Fields};
+use extype_core::ndarray::{ArrayD, IxDyn};
+use extype_core::{DType, ExternalBytes, Tensor, TensorView};
+
+use crate::error::{Error, Result};
+use crate::metadata::{
+    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VARIABLE_SHAPE_TENSOR,
+};
+
+/// The Arrow type of elements of `dtype`.
+pub fn arrow_type(dtype: DType) -> DataType {
+    match dtype {
+        DType::Bool => DataType::Boolean,
+        DType::I8 => DataType::Int8,
+        DType::I16 => DataType::Int16,
+        DType::I32 => DataType::Int32,
+        DType::I64 => DataType::Int64,
+        DType::U8 => DataType::UInt8,
+        DType::U16 => DataType::UInt16,
+        DType::U32 => DataType::UInt32,
+        DType::U64 => DataType::UInt64,
+        DType::F32 => DataType::Float32,
+        DType::F64 => DataType::Float64,
+    }
+}
+
+/// The extype dtype of Arrow elements of type `data_type`, if extype has one.
+pub fn dtype_of(data_type: &DataType) -> Option<DType> {
+    Some(match data_type {
+        DataType::Boolean => DType::Bool,
+        DataType::Int8 => DType::I8,
+        DataType::Int16 => DType::I16,
+        DataType::Int32 => DType::I32,
+        DataType::Int64 => DType::I64,
+        DataType::UInt8 => DType::U8,
+        DataType::UInt16 => DType::U16,
+        DataType::UInt32 => DType::U32,
+        DataType::UInt64 => DType::U64,
+        DataType::Float32 => DType::F32,
+        DataType::Float64 => DType::F64,
+        _ => return None,
+    })
+}
+
+/// The child field of the lists of a fixed-shape tensor column: nullable, named `item`, as
+/// pyarrow writes it (both nullable and non-null children are read). Nullable on purpose:
+/// pyarrow 26's Parquet reader drops the `arrow.fixed_shape_tensor` extension of a column whose
+/// list child is non-null (`python_interop.rs` checks that pyarrow sees the extension).
+pub(crate) fn list_item(dtype: DType) -> Arc<Field> {
+    Arc::new(Field::new("item", arrow_type(dtype), true))
+}
+
+/// A tensor holding its memory, as the owner of an Arrow buffer over that memory.
+struct TensorOwner {
+    _tensor: AssertUnwindSafe<Tensor>,
+}
+
+/// The Arrow array of a tensor's elements in row-major order, and the field (named `name`) that
+/// describes the column: rank 1 is a plain array, a higher rank an `arrow.fixed_shape_tensor`
+/// of the trailing axes. `name` names the component in errors.
+pub(crate) fn export(tensor: &Tensor, name: &str) -> Result<(Field, ArrayRef)> {
+    let shape = tensor.shape();
+    let Some((&n, item)) = shape.split_first() else {
+        return Err(Error::Value {
+            op: "to_array",
+            message: format!(
+                "component `{name}` is a scalar (shape []): a batch's components have a leading \
+                 batch axis"
+            ),
+        });
+    };
+    let dtype = tensor.dtype();
+    let elements = elements(tensor)?;
+    if item.is_empty() {
+        let field = Field::new(name, arrow_type(dtype), false);
+        return Ok((field, elements));
+    }
+    let size: usize = item.iter().product();
+    let size_i32 = i32::try_from(size).map_err(|_| Error::Value {
+        op: "to_array",
+        message: format!(
+            "component `{name}`: items of {size} elements exceed an Arrow fixed-size list"
+        ),
+    })?;
+    // With the length given: items of zero elements have lists of size 0, whose row count the
+    // values cannot tell.
+    let list =
+        FixedSizeListArray::try_new_with_length(list_item(dtype), size_i32, elements, None, n)
+            .map_err(crate::error::arrow(format!("component `{name}`")))?;
+    let meta = FixedShapeTensor {
+        shape: item.to_vec(),
+        dim_names: None,
+        permutation: None,
+    };
+    let field =
+        Field::new(name, list.data_type().clone(), false).with_metadata(meta.field_metadata());
+    Ok((field, Arc::new(list)))
+}
+
+/// The elements of `tensor` as one flat Arrow array, row-major: no copy when the tensor is in
+/// standard layout (bool excepted: Arrow packs it into bits).
+fn elements(tensor: &Tensor) -> Result<ArrayRef> {
+    let len = tensor.len();
+    let view = tensor.view();
+    if let TensorView::Bool(a) = &view {
+        let bits = match a.as_slice() {
+            Some(s) => BooleanBuffer::collect_bool(len, |i| s[i]),
+            None => {
+                let mut it = a.iter();
+                BooleanBuffer::collect_bool(len, |_| *it.next().unwrap_or(&false))
+            }
+        };
+        return Ok(Arc::new(BooleanArray::new(bits, None)));
+    }
+    let buffer = match contiguous_bytes(&view) {
+        Some((ptr, bytes)) => {
+            let owner = Arc::new(TensorOwner {
+                _tensor: AssertUnwindSafe(tensor.clone()),
+            });
+            match NonNull::new(ptr as *mut u8) {
+                // SAFETY: `ptr` points at `bytes` bytes of `tensor`'s elements (a standard-layout
+                // view: contiguous, row-major). The buffer holds `owner`, a clone of the tensor,
+                // which keeps that memory alive and unmoved: a shared `ArcArray` is never
+                // written in place while another handle holds it (ndarray copies on write),
+                // and an external tensor's bytes are immutable by `ExternalBytes`' contract.
+                Some(ptr) => unsafe { Buffer::from_custom_allocation(ptr, bytes, owner) },
+                None => Buffer::from_vec(Vec::<u8>::new()),
+            }
+        }
+        None => copy_standard(&view),
+    };
+    let data = ArrayData::builder(arrow_type(tensor.dtype()))
+        .len(len)
+        .add_buffer(buffer)
+        .build()
+        .map_err(crate::error::arrow("elements"))?;
+    Ok(make_array(data))
+}
+
+/// The start and byte length of a standard-layout view's elements.
+fn contiguous_bytes(view: &TensorView<'_>) -> Option<(*const u8, usize)> {
+    macro_rules! slice {
+        ($a:expr) => {
+            $a.as_slice()
+                .map(|s| (s.as_ptr() as *const u8, std::mem::size_of_val(s)))
+        };
+    }
+    match view {
+        TensorView::Bool(_) => None,
+        TensorView::I8(a) => slice!(a),
+        TensorView::I16(a) => slice!(a),
+        TensorView::I32(a) => slice!(a),
+        TensorView::I64(a) => slice!(a),
+        TensorView::U8(a) => slice!(a),
+        TensorView::U16(a) => slice!(a),
+        TensorView::U32(a) => slice!(a),
+        TensorView::U64(a) => slice!(a),
+        TensorView::F32(a) => slice!(a),
+        TensorView::F64(a) => slice!(a),
+    }
+}
+
+/// A row-major copy of a view that is not in standard layout.
+fn copy_standard(view: &TensorView<'_>) -> Buffer {
+    macro_rules! copy {
+        ($a:expr) => {
+            Buffer::from_vec($a.iter().copied().collect::<Vec<_>>())
+        };
+    }
+    match view {
+        TensorView::Bool(_) => unreachable!("bool is packed into bits by the caller"),
+        TensorView::I8(a) => copy!(a),
+        TensorView::I16(a) => copy!(a),
+        TensorView::I32(a) => copy!(a),
+        TensorView::I64(a) => copy!(a),
+        TensorView::U8(a) => copy!(a),
+        TensorView::U16(a) => copy!(a),
+        TensorView::U32(a) => copy!(a),
+        TensorView::U64(a) => copy!(a),
+        TensorView::F32(a) => copy!(a),
+        TensorView::F64(a) => copy!(a),
+    }
+}
+
+/// An Arrow buffer, as bytes an extype tensor views in place.
+struct ArrowBytes(Buffer);
+
+// SAFETY: an Arrow `Buffer` is immutable and reference counted: `as_slice` returns the same
+// address, length and contents for as long as the buffer lives.
+unsafe impl ExternalBytes for ArrowBytes {
+    fn bytes(&self) -> &[u8] {
+        self.0.as_slice()
+    }
+}
+
+/// What an Arrow column is expected to hold, for error messages.
+pub(crate) fn expected_text(dtype: Option<DType>, item: Option<&[usize]>) -> String {
+    let elem = dtype.map_or("a numeric or boolean type".to_string(), |d| {
+        format!("{:?}", arrow_type(d))
+    });
+    match item {
+        Some([]) => format!("a {elem} array"),
+        Some(item) => format!(
+            "an {FIXED_SHAPE_TENSOR} (a FixedSizeList of {elem}, {} per row, shape {item:?})",
+            item.iter().product::<usize>()
+        ),
+        None => format!("a {elem} array or an {FIXED_SHAPE_TENSOR} of {elem}"),
+    }
+}
+
+/// The tensor of an Arrow column (`field` describes it, `path` names it in errors): a plain
+/// array gives shape `[n]`, a fixed-size list `[n, …]` with the item shape of the field's
+/// `arrow.fixed_shape_tensor` metadata (logical order: a permutation is applied), else
+/// `expected_item` (the spec's), else the list size. `expected` is the dtype the caller's spec
+/// needs, if it knows one.
+pub(crate) fn import(
+    field: &Field,
+    array: &dyn Array,
+    path: &str,
+    expected: Option<DType>,
+    expected_item: Option<&[usize]>,
+) -> Result<Tensor> {
+    let storage_error = || Error::Storage {
+        field: path.to_string(),
+        expected: expected_text(expected, expected_item),
+        found: array.data_type().to_string(),
+    };
+    if array.null_count() > 0 {
+        return Err(Error::Metadata {
+            field: path.to_string(),
+            message: format!(
+                "{} null rows: extype tensors have no missing rows",
+                array.null_count()
+            ),
+        });
+    }
+    let n = array.len();
+    let meta = FixedShapeTensor::from_field(field, path)?;
+    match array.data_type() {
+        DataType::FixedSizeList(_, size) => {
+            let list = array
+                .as_any()
+                .downcast_ref::<FixedSizeListArray>()
+                .ok_or_else(storage_error)?;
+            let size = usize::try_from(*size).map_err(|_| storage_error())?;
+            let Some(dtype) = dtype_of(&list.value_type()) else {
+                return Err(storage_error());
+            };
+            if expected.is_some_and(|e| e != dtype) {
+                return Err(storage_error());
+            }
+            let start = if n == 0 {
+                0
+            } else {
+                list.value_offset(0) as usize
+            };
+            let values = list.values().slice(start, n * size);
+            if values.null_count() > 0 {
+                return Err(Error::Metadata {
+                    field: path.to_string(),
+                    message: format!(
+                        "{} null elements in the tensors: extype tensors have no missing \
+                         elements",
+                        values.null_count()
+                    ),
+                });
+            }
+            let (physical, permutation) = match &meta {
+                Some(m) => (m.shape.clone(), m.permutation.clone()),
+                None => (
+                    expected_item.map_or_else(|| vec![size], <[usize]>::to_vec),
+                    None,
+                ),
+            };
+            if physical.iter().product::<usize>() != size {
+                return Err(Error::Metadata {
+                    field: path.to_string(),
+                    message: format!(
+                        "tensor shape {physical:?} has {} elements, the lists hold {size}",
+                        physical.iter().product::<usize>()
+                    ),
+                });
+            }
+            let mut shape = Vec::with_capacity(physical.len() + 1);
+            shape.push(n);
+            shape.extend_from_slice(&physical);
+            let t = flat(values.as_ref(), dtype, &shape, path)?;
+            match permutation {
+                Some(p) if p.iter().enumerate().any(|(i, &a)| i != a) => permute(&t, &p),
+                _ => Ok(t),
+            }
+        }
+        data_type => {
+            let Some(dtype) = dtype_of(data_type) else {
+                return Err(storage_error());
+            };
+            if expected.is_some_and(|e| e != dtype) || expected_item.is_some_and(|i| !i.is_empty())
+            {
+                return Err(storage_error());
+            }
+            flat(array, dtype, &[n], path)
+        }
+    }
+}
+
+/// The elements of a flat (non-null) Arrow array as a tensor of `shape`: in place when the
+/// buffer is aligned for the dtype, else copied; bools unpacked.
+fn flat(array: &dyn Array, dtype: DType, shape: &[usize], path: &str) -> Result<Tensor> {
+    let context = || format!("field `{path}`");
+    if dtype == DType::Bool {
+        let bools = array
+            .as_any()
+            .downcast_ref::<BooleanArray>()
+            .ok_or_else(|| Error::Storage {
+                field: path.to_string(),
+                expected: "a Boolean array".into(),
+                found: array.data_type().to_string(),
+            })?;
+        let v: Vec<bool> = bools.values().iter().collect();
+        let a = ArrayD::from_shape_vec(IxDyn(shape), v).map_err(|e| Error::Metadata {
+            field: path.to_string(),
+            message: e.to_string(),
+        })?;
+        return Ok(Tensor::from(a));
+    }
+    let data = array.to_data();
+    let size = dtype.size_of();
+    let buffer = data.buffers()[0].clone();
+    let offset = data.offset() * size;
+    let len = array.len() * size;
+    let bytes = buffer.slice_with_length(offset, len);
+    if (bytes.as_ptr() as usize).is_multiple_of(size) && cfg!(target_endian = "little") {
+        Tensor::from_external(Arc::new(ArrowBytes(bytes)), 0, dtype, shape)
+            .map_err(crate::error::extype(context()))
+    } else {
+        let copy: Vec<u8> = bytes.as_slice().to_vec();
+        copy_from_le(&copy, dtype, shape).map_err(crate::error::extype(context()))
+    }
+}
+
+/// A tensor copied from little-endian bytes (a misaligned Arrow buffer).
+fn copy_from_le(bytes: &[u8], dtype: DType, shape: &[usize]) -> extype_core::Result<Tensor> {
+    macro_rules! read {
+        ($t:ty) => {{
+            let v: Vec<$t> = bytes
+                .chunks_exact(std::mem::size_of::<$t>())
+                .map(|c| <$t>::from_le_bytes(c.try_into().expect("chunk of the element size")))
+                .collect();
+            Tensor::from(ArrayD::from_shape_vec(IxDyn(shape), v).map_err(|e| {
+                extype_core::TensorError::Bytes {
+                    op: "from_arrow",
+                    message: e.to_string(),
+                }
+            })?)
+        }};
+    }
+    Ok(match dtype {
+        DType::Bool => unreachable!("bools are unpacked by the caller"),
+        DType::I8 => read!(i8),
+        DType::I16 => read!(i16),
+        DType::I32 => read!(i32),
+        DType::I64 => read!(i64),
+        DType::U8 => read!(u8),
+        DType::U16 => read!(u16),
+        DType::U32 => read!(u32),
+        DType::U64 => read!(u64),
+        DType::F32 => read!(f32),
+        DType::F64 => read!(f64),
+    })
+}
+
+/// The physical tensor `t` (`[n, physical…]`) in its logical order: logical axis `i` of an item
+/// is physical axis `permutation[i]`, as the Arrow specification defines it (and pyarrow
+/// writes a transposed NumPy array). Copied once into row-major order.
+fn permute(t: &Tensor, permutation: &[usize]) -> Result<Tensor> {
+    let mut axes = Vec::with_capacity(permutation.len() + 1);
+    axes.push(0);
+    axes.extend(permutation.iter().map(|&p| p + 1));
+    macro_rules! go {
+        ($a:expr) => {
+            Tensor::from(
+                $a.permuted_axes(IxDyn(&axes))
+                    .as_standard_layout()
+                    .into_owned(),
+            )
+        };
+    }
+    Ok(match t.view() {
+        TensorView::Bool(a) => go!(a),
+        TensorView::I8(a) => go!(a),
+        TensorView::I16(a) => go!(a),
+        TensorView::I32(a) => go!(a),
+        TensorView::I64(a) => go!(a),
+        TensorView::U8(a) => go!(a),
+        TensorView::U16(a) => go!(a),
+        TensorView::U32(a) => go!(a),
+        TensorView::U64(a) => go!(a),
+        TensorView::F32(a) => go!(a),
+        TensorView::F64(a) => go!(a),
+    })
+}
+
+/// One column of a batch in the row layout: the tensors `column` (one per item, one dtype and
+/// rank, shapes of their own) as an `arrow.variable_shape_tensor` named `name`. The elements are
+/// copied into one flat list. `path` names the component in errors.
+pub(crate) fn export_rows(column: &[&Tensor], name: &str, path: &str) -> Result<(Field, ArrayRef)> {
+    let Some(first) = column.first() else {
+        return Err(Error::Value {
+            op: "to_array",
+            message: format!("component `{path}`: no rows"),
+        });
+    };
+    let (dtype, ndim) = (first.dtype(), first.ndim());
+    let mut offsets = Vec::with_capacity(column.len() + 1);
+    offsets.push(0i32);
+    let mut shapes = Vec::with_capacity(column.len() * ndim);
+    let mut total = 0usize;
+    for (i, t) in column.iter().enumerate() {
+        if t.dtype() != dtype || t.ndim() != ndim {
+            return Err(Error::Value {
+                op: "to_array",
+                message: format!(
+                    "component `{path}`: item {i} is {:?} of rank {}, item 0 {dtype:?} of rank \
+                     {ndim}: a column holds one dtype and rank",
+                    t.dtype(),
+                    t.ndim()
+                ),
+            });
+        }
+        total += t.len();
+        let too_big = || Error::Value {
+            op: "to_array",
+            message: format!(
+                "component `{path}`: {total} elements up to item {i} exceed an Arrow list's i32 \
+                 offsets"
+            ),
+        };
+        offsets.push(i32::try_from(total).map_err(|_| too_big())?);
+        for &d in t.shape() {
+            shapes.push(i32::try_from(d).map_err(|_| too_big())?);
+        }
+    }
+    let flat = concat_flat(column, dtype, total);
+    let data = ListArray::try_new(
+        list_item(dtype),
+        OffsetBuffer::new(ScalarBuffer::from(offsets)),
+        elements(&flat)?,
+        None,
+    )
+    .map_err(crate::error::arrow(format!("component `{path}`")))?;
+    let shape_item = Arc::new(Field::new("item", DataType::Int32, true));
+    let ndim_i32 = i32::try_from(ndim).unwrap_or(i32::MAX);
+    let shape = FixedSizeListArray::try_new(
+        shape_item,
+        ndim_i32,
+        Arc::new(Int32Array::from(shapes)),
+        None,
+    )
+    .map_err(crate::error::arrow(format!("component `{path}`")))?;
+    let fields = Fields::from(vec![
+        Field::new("data", data.data_type().clone(), false),
+        Field::new("shape", shape.data_type().clone(), false),
+    ]);
+    let array = StructArray::try_new(fields, vec![Arc::new(data), Arc::new(shape)], None)
+        .map_err(crate::error::arrow(format!("component `{path}`")))?;
+    let field = Field::new(name, array.data_type().clone(), false).with_metadata(
+        std::collections::HashMap::from([
+            (
+                EXTENSION_NAME.to_string(),
+                VARIABLE_SHAPE_TENSOR.to_string(),
+            ),
+            (EXTENSION_METADATA.to_string(), "{}".to_string()),
+        ]),
+    );
+    Ok((field, Arc::new(array)))
+}
+
+/// The elements of every tensor of `column` (all of `dtype`), row-major, one after another.
+fn concat_flat(column: &[&Tensor], dtype: DType, total: usize) -> Tensor {
+    macro_rules! cat {
+        ($variant:ident, $t:ty) => {{
+            let mut v: Vec<$t> = Vec::with_capacity(total);
+            for t in column {
+                if let TensorView::$variant(a) = t.view() {
+                    v.extend(a.iter().copied());
+                }
+            }
+            Tensor::from(extype_core::ndarray::Array1::from(v))
+        }};
+    }
+    match dtype {
+        DType::Bool => cat!(Bool, bool),
+        DType::I8 => cat!(I8, i8),
+        DType::I16 => cat!(I16, i16),
+        DType::I32 => cat!(I32, i32),
+        DType::I64 => cat!(I64, i64),
+        DType::U8 => cat!(U8, u8),
+        DType::U16 => cat!(U16, u16),
+        DType::U32 => cat!(U32, u32),
+        DType::U64 => cat!(U64, u64),
+        DType::F32 => cat!(F32, f32),
+        DType::F64 => cat!(F64, f64),
+    }
+}
+
+/// The tensors of an `arrow.variable_shape_tensor` column, one per row (in logical order: a
+/// `permutation` in its metadata is applied). Each views the column's data buffer when aligned
+/// (bools and permuted rows are copied). `path` names the field in errors.
+pub(crate) fn import_rows(field: &Field, array: &dyn Array, path: &str) -> Result<Vec<Tensor>> {
+    let storage_error = || Error::Storage {
+        field: path.to_string(),
+        expected: format!(
+            "an {VARIABLE_SHAPE_TENSOR} (a struct of `data`, a list of numbers or booleans, and \
+             `shape`, a fixed-size list of int32)"
+        ),
+        found: array.data_type().to_string(),
+    };
+    let st = array
+        .as_any()
+        .downcast_ref::<StructArray>()
+        .ok_or_else(storage_error)?;
+    let data = st
+        .column_by_name("data")
+        .and_then(|a| a.as_any().downcast_ref::<ListArray>())
+        .ok_or_else(storage_error)?;
+    let shape = st
+        .column_by_name("shape")
+        .and_then(|a| a.as_any().downcast_ref::<FixedSizeListArray>())
+        .ok_or_else(storage_error)?;
+    let shape_values = shape
+        .values()
+        .as_any()
+        .downcast_ref::<Int32Array>()
+        .ok_or_else(storage_error)?;
+    let Some(dtype) = dtype_of(&data.value_type()) else {
+        return Err(storage_error());
+    };
+    if st.null_count() > 0 || data.null_count() > 0 || shape.null_count() > 0 {
+        return Err(Error::Metadata {
+            field: path.to_string(),
+            message: "null rows: extype tensors have no missing rows".into(),
+        });
+    }
+    let permutation = match field.metadata().get(EXTENSION_METADATA) {
+        Some(text) if !text.trim().is_empty() => {
+            let json: serde_json::Value =
+                serde_json::from_str(text).map_err(|e| Error::Metadata {
+                    field: path.to_string(),
+                    message: format!("{VARIABLE_SHAPE_TENSOR} metadata {text:?}: {e}"),
+                })?;
+            json.get("permutation")
+                .or_else(|| json.get("permutations"))
+                .and_then(|p| p.as_array())
+                .map(|p| {
+                    p.iter()
+                        .map(|d| d.as_u64().map(|d| d as usize))
+                        .collect::<Option<Vec<usize>>>()
+                })
+                .unwrap_or(None)
+        }
+        _ => None,
+    };
+    let ndim = usize::try_from(shape.value_length()).map_err(|_| storage_error())?;
+    let offsets = data.value_offsets();
+    let mut rows = Vec::with_capacity(st.len());
+    for i in 0..st.len() {
+        let start = offsets[i] as usize;
+        let len = (offsets[i + 1] - offsets[i]) as usize;
+        let base = shape.value_offset(i) as usize;
+        let dims: Vec<usize> = (0..ndim)
+            .map(|k| usize::try_from(shape_values.value(base + k)).unwrap_or(usize::MAX))
+            .collect();
+        if dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)) != Some(len) {
+            return Err(Error::Metadata {
+                field: path.to_string(),
+                message: format!("row {i}: shape {dims:?} does not hold its {len} elements"),
+            });
+        }
+        let values = data.values().slice(start, len);
+        let t = flat(values.as_ref(), dtype, &dims, path)?;
+        rows.push(match &permutation {
+            Some(p) if p.len() == ndim && p.iter().enumerate().any(|(i, &a)| i != a) => {
+                permute_item(&t, p)?
+            }
+            _ => t,
+        });
+    }
+    Ok(rows)
+}
+
+/// One tensor (no batch axis) in its logical order: axis `i` is physical axis `permutation[i]`.
+fn permute_item(t: &Tensor, permutation: &[usize]) -> Result<Tensor> {
+    macro_rules! go {
+        ($a:expr) => {
+            Tensor::from(
+                $a.permuted_axes(IxDyn(permutation))
+                    .as_standard_layout()
+                    .into_owned(),
+            )
+        };
+    }
+    Ok(match t.view() {
+        TensorView::Bool(a) => go!(a),
+        TensorView::I8(a) => go!(a),
+        TensorView::I16(a) => go!(a),
+        TensorView::I32(a) => go!(a),
+        TensorView::I64(a) => go!(a),
+        TensorView::U8(a) => go!(a),
+        TensorView::U16(a) => go!(a),
+        TensorView::U32(a) => go!(a),
+        TensorView::U64(a) => go!(a),
+        TensorView::F32(a) => go!(a),
+        TensorView::F64(a) => go!(a),
+    })
+}

@@ -1,0 +1,502 @@
+//! Batches of extension values ↔ Arrow: record batch columns, metadata, round trips, the
+//! canonical tensor metadata, errors, anonymous values, zero-copy, IPC and Parquet files.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use extype::ndarray::{ArrayD, IxDyn, array};
+use extype::types::MaskedTensor;
+use extype::{AnyExtension, ExtensionType, Shape, Tensor, TensorView, Value, batch, serial};
+use extype_arrow::arrow_array::{
+    Array, ArrayRef, BooleanArray, FixedSizeListArray, Float32Array, Int32Array, RecordBatch,
+    StructArray,
+};
+use extype_arrow::arrow_schema::{DataType, Field, Fields, Schema};
+use extype_arrow::*;
+
+/// A nested batchable type: a nested registered type, a `Vec` of tensors, a static shape and a
+/// static list.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.arrow.Sample", batchable)]
+struct Sample {
+    signal: MaskedTensor,
+    times: Tensor,
+    bands: Vec<Tensor>,
+    frame: Shape,
+    #[extype(static)]
+    gains: Vec<f32>,
+}
+
+fn masked(n: usize, seed: f32) -> MaskedTensor {
+    let values: Vec<f32> = (0..n).map(|i| i as f32 + seed).collect();
+    let mask: Vec<bool> = (0..n)
+        .map(|i| !(i + seed as usize).is_multiple_of(3))
+        .collect();
+    MaskedTensor::new(
+        ArrayD::from_shape_vec(IxDyn(&[n]), values).unwrap(),
+        ArrayD::from_shape_vec(IxDyn(&[n]), mask).unwrap(),
+    )
+    .unwrap()
+}
+
+fn sample(seed: f32) -> Sample {
+    Sample {
+        signal: masked(4, seed),
+        times: Tensor::from(ArrayD::from_shape_vec(IxDyn(&[4]), vec![seed as i64; 4]).unwrap()),
+        bands: vec![
+            Tensor::from(array![[seed, 1.0], [2.0, 3.0]].into_dyn()),
+            Tensor::from(extype::ndarray::arr0(seed as u8).into_dyn()),
+        ],
+        frame: "[2, 2]".parse().unwrap(),
+        gains: vec![0.5, 2.0],
+    }
+}
+
+fn masked_batch(n: usize, width: usize) -> MaskedTensor {
+    let items: Vec<MaskedTensor> = (0..n).map(|i| masked(width, i as f32)).collect();
+    batch::stack(&items).unwrap()
+}
+
+fn record_batch(name: &str, value: Value) -> RecordBatch {
+    to_record_batch(&[(name, &value)]).unwrap()
+}
+
+#[test]
+fn a_masked_batch_is_a_struct_column_with_extension_metadata() {
+    let b = masked_batch(5, 3);
+    let rb = record_batch("m", Value::from_extension(b.clone()));
+    let schema = rb.schema();
+    let field = schema.field(0);
+    assert_eq!(field.metadata()[EXTENSION_NAME], "extype.MaskedTensor");
+    assert_eq!(
+        field.metadata()[EXTENSION_METADATA],
+        serial::spec_to_json(&b.spec()).unwrap()
+    );
+    let DataType::Struct(children) = field.data_type() else {
+        panic!("{:?}", field.data_type())
+    };
+    let names: Vec<&str> = children.iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["values", "mask"]);
+    assert_eq!(children[0].metadata()[EXTENSION_NAME], FIXED_SHAPE_TENSOR);
+    assert_eq!(
+        children[0].metadata()[EXTENSION_METADATA],
+        r#"{"shape":[3]}"#
+    );
+    assert!(matches!(
+        children[1].data_type(),
+        DataType::FixedSizeList(item, 3) if item.data_type() == &DataType::Boolean
+    ));
+    assert_eq!(rb.num_rows(), 5);
+    let back: MaskedTensor = column_as(&rb, "m").unwrap();
+    assert_eq!(back, b);
+    assert_eq!(back.spec(), b.spec());
+}
+
+#[test]
+fn nested_types_nest_and_round_trip_exactly() {
+    let b = batch::stack(&[sample(1.0), sample(2.0), sample(3.0)]).unwrap();
+    let rb = record_batch("s", Value::from_extension(b.clone()));
+    let schema = rb.schema();
+    let field = schema.field(0);
+    let DataType::Struct(children) = field.data_type() else {
+        panic!()
+    };
+    let names: Vec<&str> = children.iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["signal", "times", "bands"]);
+    // The nested registered type carries its own extension metadata.
+    assert_eq!(
+        children[0].metadata()[EXTENSION_NAME],
+        "extype.MaskedTensor"
+    );
+    let DataType::Struct(bands) = children[2].data_type() else {
+        panic!()
+    };
+    assert_eq!(bands[0].name(), "[0]");
+    assert_eq!(
+        bands[0].metadata()[EXTENSION_METADATA],
+        r#"{"shape":[2,2]}"#
+    );
+    // Rank-0 items are a plain column.
+    assert_eq!(bands[1].data_type(), &DataType::UInt8);
+    // Static fields live in the metadata.
+    let meta = &field.metadata()[EXTENSION_METADATA];
+    assert!(meta.contains("gains") && meta.contains("frame"), "{meta}");
+    let back: Sample = column_as(&rb, "s").unwrap();
+    assert_eq!(back, b);
+    assert_eq!(back.spec(), b.spec());
+    assert_eq!(back.gains, vec![0.5, 2.0]);
+    let items = batch::unstack(back).unwrap();
+    assert_eq!(items[2], sample(3.0));
+}
+
+#[test]
+fn a_type_not_linked_in_loads_as_an_anonymous_value() {
+    let b = masked_batch(4, 2);
+    let rb = record_batch("m", Value::from_extension(b.clone()));
+    let renamed = rename(&rb, "m", "elsewhere.Masked");
+    let value = column(&renamed, "m").unwrap();
+    assert_eq!(value.type_name(), "elsewhere.Masked");
+    let anon = value.downcast::<extype::AnonymousExtension>().unwrap();
+    let comps = anon.clone_components();
+    assert_eq!(comps[0], b.values().clone());
+    assert_eq!(comps[1], b.mask().clone());
+}
+
+/// The record batch with column `name`'s extension name replaced (in the name and the spec).
+fn rename(rb: &RecordBatch, name: &str, to: &str) -> RecordBatch {
+    let schema = rb.schema();
+    let (i, f) = schema.column_with_name(name).unwrap();
+    let mut meta = f.metadata().clone();
+    let old = meta[EXTENSION_NAME].clone();
+    meta.insert(EXTENSION_NAME.into(), to.into());
+    let json = meta[EXTENSION_METADATA].replace(&format!("\"{old}\""), &format!("\"{to}\""));
+    meta.insert(EXTENSION_METADATA.into(), json);
+    replace_column(
+        rb,
+        i,
+        f.as_ref().clone().with_metadata(meta),
+        rb.column(i).clone(),
+    )
+}
+
+fn replace_column(rb: &RecordBatch, i: usize, field: Field, array: ArrayRef) -> RecordBatch {
+    let schema = rb.schema();
+    let mut fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+    let mut columns = rb.columns().to_vec();
+    fields[i] = field;
+    columns[i] = array;
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
+}
+
+/// The column's struct with child `child` replaced.
+fn replace_child(rb: &RecordBatch, child: usize, field: Field, array: ArrayRef) -> RecordBatch {
+    let schema = rb.schema();
+    let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+    let mut fields: Vec<Field> = st.fields().iter().map(|f| f.as_ref().clone()).collect();
+    let mut arrays = st.columns().to_vec();
+    fields[child] = field;
+    arrays[child] = array;
+    let st = StructArray::try_new(Fields::from(fields), arrays, None).unwrap();
+    let f = schema
+        .field(0)
+        .clone()
+        .with_data_type(st.data_type().clone());
+    replace_column(rb, 0, f, Arc::new(st))
+}
+
+#[test]
+fn a_wrong_storage_type_names_the_field_and_both_types() {
+    let b = masked_batch(3, 2);
+    let rb = record_batch("m", Value::from_extension(b));
+    let ints: ArrayRef = Arc::new(Int32Array::from(vec![1, 2, 3]));
+    let bad = replace_child(&rb, 0, Field::new("values", DataType::Int32, false), ints);
+    let err = column(&bad, "m").unwrap_err().to_string();
+    assert!(
+        err.contains("`m.values`") && err.contains("Float32") && err.contains("Int32"),
+        "{err}"
+    );
+    // Not a struct at all.
+    let f = rb.schema().field(0).clone().with_data_type(DataType::Int32);
+    let bad = replace_column(&rb, 0, f, Arc::new(Int32Array::from(vec![1, 2, 3])));
+    let err = column(&bad, "m").unwrap_err().to_string();
+    assert!(
+        err.contains("`m`") && err.contains("values: f32") && err.contains("found Int32"),
+        "{err}"
+    );
+    // A missing component.
+    let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+    let only = StructArray::try_new(
+        Fields::from(vec![st.fields()[0].clone()]),
+        vec![st.column(0).clone()],
+        None,
+    )
+    .unwrap();
+    let f = rb
+        .schema()
+        .field(0)
+        .clone()
+        .with_data_type(only.data_type().clone());
+    let bad = replace_column(&rb, 0, f, Arc::new(only));
+    let err = column(&bad, "m").unwrap_err().to_string();
+    assert!(
+        err.contains("a struct of values") && err.contains("mask: bool"),
+        "{err}"
+    );
+}
+
+#[test]
+fn validation_and_contracts_run_on_import() {
+    let b = masked_batch(3, 2);
+    let rb = record_batch("m", Value::from_extension(b));
+    // A mask of another item shape than the values: the shape contract `*dims` fails. The spec
+    // says [3, 2]; a mask column of 3 per row is refused by the spec or the contract.
+    let mask = BooleanArray::from(vec![true; 9]);
+    let list = FixedSizeListArray::try_new(
+        Arc::new(Field::new("item", DataType::Boolean, true)),
+        3,
+        Arc::new(mask),
+        None,
+    )
+    .unwrap();
+    let f = Field::new("mask", list.data_type().clone(), false);
+    let bad = replace_child(&rb, 1, f, Arc::new(list));
+    let err = column(&bad, "m").unwrap_err().to_string();
+    assert!(err.contains("m") && err.contains("mask"), "{err}");
+    // Unlinked spec with a wrong metadata name: the name and the spec must agree.
+    let schema = rb.schema();
+    let mut meta = schema.field(0).metadata().clone();
+    meta.insert(EXTENSION_NAME.into(), "other.Name".into());
+    let f = schema.field(0).clone().with_metadata(meta);
+    let bad = replace_column(&rb, 0, f, rb.column(0).clone());
+    let err = column(&bad, "m").unwrap_err().to_string();
+    assert!(
+        err.contains("\"other.Name\"") && err.contains("extype.MaskedTensor"),
+        "{err}"
+    );
+    // Null rows are refused.
+    let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+    let nulls = extype_arrow::arrow_array::new_null_array(st.data_type(), 3);
+    let f = schema.field(0).clone().with_nullable(true);
+    let err = from_array(&f, nulls.as_ref()).unwrap_err().to_string();
+    assert!(err.contains("3 null rows"), "{err}");
+}
+
+fn tensor_field(name: &str, meta: &str, child_nullable: bool, size: i32) -> Field {
+    Field::new(
+        name,
+        DataType::FixedSizeList(
+            Arc::new(Field::new("item", DataType::Float32, child_nullable)),
+            size,
+        ),
+        false,
+    )
+    .with_metadata(HashMap::from([
+        (EXTENSION_NAME.to_string(), FIXED_SHAPE_TENSOR.to_string()),
+        (EXTENSION_METADATA.to_string(), meta.to_string()),
+    ]))
+}
+
+fn tensor_column(field: &Field, values: Vec<f32>, size: i32) -> ArrayRef {
+    let DataType::FixedSizeList(item, _) = field.data_type() else {
+        panic!()
+    };
+    Arc::new(
+        FixedSizeListArray::try_new(
+            item.clone(),
+            size,
+            Arc::new(Float32Array::from(values)),
+            None,
+        )
+        .unwrap(),
+    )
+}
+
+#[test]
+fn fixed_shape_tensors_read_in_every_form_the_spec_and_writers_allow() {
+    let physical: Vec<f32> = (0..12).map(|i| i as f32).collect();
+    // Physical [3, 2] per item, logical [2, 3] through permutation [1, 0] (pyarrow's layout of a
+    // transposed NumPy array); canonical key, arrow-rs's legacy key, dim_names, both children.
+    let logical = ArrayD::from_shape_vec(IxDyn(&[2, 3, 2]), physical.clone())
+        .unwrap()
+        .permuted_axes(IxDyn(&[0, 2, 1]))
+        .as_standard_layout()
+        .into_owned();
+    for (meta, nullable) in [
+        (r#"{"shape":[3,2],"permutation":[1,0]}"#, true),
+        (
+            r#"{"shape":[3,2],"permutations":[1,0],"dim_names":null}"#,
+            false,
+        ),
+        (
+            r#"{"shape":[3,2],"dim_names":["a","b"],"permutation":[1,0]}"#,
+            true,
+        ),
+    ] {
+        let f = tensor_field("t", meta, nullable, 6);
+        let a = tensor_column(&f, physical.clone(), 6);
+        let t = from_array(&f, a.as_ref()).unwrap().into_tensor().unwrap();
+        assert_eq!(t, Tensor::from(logical.clone()), "{meta}");
+    }
+    for (meta, nullable) in [(r#"{"shape":[3,2]}"#, true), (r#"{"shape":[3,2]}"#, false)] {
+        let f = tensor_field("t", meta, nullable, 6);
+        let a = tensor_column(&f, physical.clone(), 6);
+        let t = from_array(&f, a.as_ref()).unwrap().into_tensor().unwrap();
+        assert_eq!(t.shape(), &[2, 3, 2]);
+        assert_eq!(
+            t.view(),
+            TensorView::from(
+                ArrayD::from_shape_vec(IxDyn(&[2, 3, 2]), physical.clone())
+                    .unwrap()
+                    .view()
+            )
+        );
+    }
+    // A shape that does not fit the list size, and null elements, are errors naming the field.
+    let f = tensor_field("t", r#"{"shape":[4,2]}"#, true, 6);
+    let a = tensor_column(&f, physical.clone(), 6);
+    let err = from_array(&f, a.as_ref()).unwrap_err().to_string();
+    assert!(err.contains("`t`") && err.contains("[4, 2]"), "{err}");
+    let f = tensor_field("t", r#"{"shape":[3,2]}"#, true, 6);
+    let mut with_null: Vec<Option<f32>> = physical.iter().map(|&x| Some(x)).collect();
+    with_null[4] = None;
+    let DataType::FixedSizeList(item, _) = f.data_type() else {
+        panic!()
+    };
+    let a = FixedSizeListArray::try_new(
+        item.clone(),
+        6,
+        Arc::new(Float32Array::from(with_null)),
+        None,
+    )
+    .unwrap();
+    let err = from_array(&f, &a).unwrap_err().to_string();
+    assert!(err.contains("`t`") && err.contains("null"), "{err}");
+}
+
+#[test]
+fn written_tensor_metadata_is_the_canonical_form() {
+    let t = Tensor::from(ArrayD::<f64>::zeros(IxDyn(&[4, 2, 3])));
+    let (f, a) = tensor_to_array(&t, "t").unwrap();
+    assert_eq!(f.metadata()[EXTENSION_METADATA], r#"{"shape":[2,3]}"#);
+    assert!(!f.metadata()[EXTENSION_METADATA].contains("null"));
+    assert_eq!(
+        from_array(&f, a.as_ref()).unwrap().into_tensor().unwrap(),
+        t
+    );
+}
+
+#[test]
+fn from_columns_builds_a_derived_type_from_plain_tensor_columns() {
+    let b = masked_batch(4, 3);
+    let (fv, av) = tensor_to_array(b.values(), "values").unwrap();
+    let (fm, am) = tensor_to_array(b.mask(), "mask").unwrap();
+    let rb = RecordBatch::try_new(Arc::new(Schema::new(vec![fv, fm])), vec![av, am]).unwrap();
+    let back: MaskedTensor = from_columns_as(&rb).unwrap();
+    assert_eq!(back, b);
+    let only_values = rb.project(&[0]).unwrap();
+    let err = from_columns_as::<MaskedTensor>(&only_values)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("mask"), "{err}");
+}
+
+fn data_ptr(t: &Tensor) -> *const u8 {
+    match t.view() {
+        TensorView::F32(a) => a.as_ptr() as *const u8,
+        TensorView::I64(a) => a.as_ptr() as *const u8,
+        other => panic!("{:?}", other.dtype()),
+    }
+}
+
+#[test]
+fn export_and_import_share_memory_without_copies() {
+    let b = masked_batch(8, 4);
+    let (field, array) = to_array(&b, "m").unwrap();
+    let st = array.as_any().downcast_ref::<StructArray>().unwrap();
+    let values = st
+        .column(0)
+        .as_any()
+        .downcast_ref::<FixedSizeListArray>()
+        .unwrap();
+    let arrow_ptr = values.values().to_data().buffers()[0].as_ptr();
+    assert_eq!(arrow_ptr, data_ptr(b.values()), "export views the tensor");
+    drop(b); // the Arrow buffer keeps the tensor's memory alive
+    let back: MaskedTensor = from_array_as(&field, array.as_ref()).unwrap();
+    assert!(matches!(back.values(), Tensor::External(_)));
+    assert_eq!(
+        data_ptr(back.values()),
+        arrow_ptr,
+        "import views the Arrow buffer"
+    );
+    drop(array);
+    assert_eq!(back.values().shape(), &[8, 4]);
+    assert_eq!(back, masked_batch(8, 4));
+}
+
+#[test]
+fn non_standard_layouts_are_copied_on_export() {
+    let a = ArrayD::from_shape_vec(IxDyn(&[3, 2]), vec![1i32, 2, 3, 4, 5, 6]).unwrap();
+    let t = Tensor::from(a.reversed_axes());
+    let (f, arr) = tensor_to_array(&t, "t").unwrap();
+    assert_eq!(
+        from_array(&f, arr.as_ref()).unwrap().into_tensor().unwrap(),
+        t
+    );
+}
+
+#[test]
+fn ipc_files_streams_and_parquet_keep_the_extension() {
+    let dir = std::env::temp_dir().join(format!("extype-arrow-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let m = masked_batch(6, 3);
+    let s = batch::stack(&[
+        sample(1.0),
+        sample(2.0),
+        sample(3.0),
+        sample(4.0),
+        sample(5.0),
+        sample(6.0),
+    ])
+    .unwrap();
+    let rb = to_record_batch(&[
+        ("m", &Value::from_extension(m.clone())),
+        ("s", &Value::from_extension(s.clone())),
+    ])
+    .unwrap();
+    let check = |batches: Vec<RecordBatch>| {
+        assert_eq!(batches.len(), 1);
+        assert_eq!(batches[0].schema(), rb.schema());
+        assert_eq!(column_as::<MaskedTensor>(&batches[0], "m").unwrap(), m);
+        assert_eq!(column_as::<Sample>(&batches[0], "s").unwrap(), s);
+    };
+    write_ipc_file(dir.join("x.arrow"), std::slice::from_ref(&rb)).unwrap();
+    check(read_ipc_file(dir.join("x.arrow")).unwrap());
+    let mut bytes = Vec::new();
+    write_ipc_stream(&mut bytes, std::slice::from_ref(&rb)).unwrap();
+    check(read_ipc_stream(bytes.as_slice()).unwrap());
+    write_parquet(dir.join("x.parquet"), std::slice::from_ref(&rb)).unwrap();
+    check(read_parquet(dir.join("x.parquet")).unwrap());
+    let err = read_ipc_file(dir.join("missing.arrow"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("missing.arrow"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_column_holding_part_of_a_batch_loads_as_a_batch_of_its_rows() {
+    let items: Vec<Sample> = (0..5).map(|i| sample(i as f32)).collect();
+    let b = batch::stack(&items).unwrap();
+    let rb = record_batch("s", Value::from_extension(b));
+    // A slice (as a file read in chunks, or an engine's partition): its spec says 2 rows.
+    let part: Sample = column_as(&rb.slice(1, 2), "s").unwrap();
+    let expected = batch::stack(&items[1..3]).unwrap();
+    assert_eq!(part.signal, expected.signal);
+    assert_eq!(part.times, expected.times);
+    assert_eq!(part.bands, expected.bands);
+    assert_eq!(batch::unstack(part).unwrap(), items[1..3].to_vec());
+    // Chunks written one by one come back one by one.
+    let dir = std::env::temp_dir().join(format!("extype-arrow-chunks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let chunks = [rb.slice(0, 3), rb.slice(3, 2)];
+    write_ipc_file(dir.join("c.arrow"), &chunks).unwrap();
+    let read = read_ipc_file(dir.join("c.arrow")).unwrap();
+    let second: Sample = column_as(&read[1], "s").unwrap();
+    assert_eq!(batch::unstack(second).unwrap(), items[3..].to_vec());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn zero_size_items_and_empty_batches_round_trip() {
+    // Items of shape [0]: lists of size 0, whose row count only the column length knows.
+    let items: Vec<MaskedTensor> = (0..3).map(|_| masked(0, 0.0)).collect();
+    let b = batch::stack(&items).unwrap();
+    let rb = record_batch("m", Value::from_extension(b.clone()));
+    assert_eq!(rb.num_rows(), 3);
+    assert_eq!(column_as::<MaskedTensor>(&rb, "m").unwrap(), b);
+    // An empty batch.
+    let empty = batch::stack_with_spec::<MaskedTensor>(&[], &masked(2, 0.0).spec()).unwrap();
+    let rb = record_batch("m", Value::from_extension(empty.clone()));
+    assert_eq!(rb.num_rows(), 0);
+    assert_eq!(column_as::<MaskedTensor>(&rb, "m").unwrap(), empty);
+}

@@ -1,0 +1,172 @@
+"""Interop of extype-arrow with pyarrow and DuckDB, run by `arrow/tests/python_interop.rs`.
+
+    python interop.py check DIR   reads DIR/from_extype.arrow and DIR/from_extype.parquet (written
+                                  by the Rust test) with pyarrow and DuckDB, and checks them
+    python interop.py write DIR   writes DIR/from_python.arrow and DIR/from_python.parquet with
+                                  pyarrow, for the Rust test to load
+
+`make_golden.py` writes the same files as `write` into golden/, committed in the repository.
+
+The data, on both sides (n = 4 items):
+- extype writes column `m`, a batch of `extype.MaskedTensor` of items of shape [3]:
+  values[i, j] = i + j, mask[i, j] = (i + j) % 3 != 0; and column `t`, a plain f64 tensor
+  [4, 2, 2] of 0..16.
+- pyarrow writes `values` (pa.fixed_shape_tensor float32 [2, 3], dim_names h, w) of
+  arange(24) / 2, `mask` (pa.fixed_shape_tensor bool [2, 3]) of arange(24) % 4 != 0, `perm` (a
+  transposed NumPy array: shape [3, 2], permutation [1, 0]) whose logical value is
+  arange(24).reshape(4, 3, 2).transpose(0, 2, 1) as int32, and `masked`, a registered
+  pa.ExtensionType named extype.MaskedTensor holding values and mask.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
+
+N = 4
+
+
+class ExtypeMasked(pa.ExtensionType):
+    """extype.MaskedTensor as pyarrow sees it: a struct of two fixed-shape tensors, with
+    extype's spec JSON as the serialized metadata."""
+
+    def __init__(self, storage_type, spec_json):
+        self.spec_json = spec_json
+        super().__init__(storage_type, "extype.MaskedTensor")
+
+    def __arrow_ext_serialize__(self):
+        return self.spec_json.encode()
+
+    @classmethod
+    def __arrow_ext_deserialize__(cls, storage_type, serialized):
+        return cls(storage_type, serialized.decode())
+
+
+def masked_spec_json(item_shape):
+    """extype's spec document of a batch of N masked tensors of `item_shape`."""
+    shape = "[" + ", ".join(str(d) for d in [N, *item_shape]) + "]"
+    spec = {
+        "extype_spec": 1,
+        "spec": {
+            "spec": "extype.MaskedTensor",
+            "value": {
+                "map": {
+                    "mask": {"tensor_spec": {"dtype": "bool", "shape": shape}},
+                    "values": {"tensor_spec": {"dtype": "f32", "shape": shape}},
+                },
+                "order": ["values", "mask"],
+            },
+        },
+    }
+    return json.dumps(spec, separators=(",", ":"))
+
+
+def python_table():
+    values_np = (np.arange(N * 6, dtype=np.float32) / 2).reshape(N, 2, 3)
+    mask_np = (np.arange(N * 6) % 4 != 0).reshape(N, 2, 3)
+    values_type = pa.fixed_shape_tensor(pa.float32(), [2, 3], dim_names=["h", "w"])
+    values = pa.ExtensionArray.from_storage(
+        values_type, pa.FixedSizeListArray.from_arrays(pa.array(values_np.ravel()), 6)
+    )
+    mask = pa.FixedShapeTensorArray.from_numpy_ndarray(mask_np)
+    perm_np = np.arange(N * 6, dtype=np.int32).reshape(N, 3, 2).transpose(0, 2, 1)
+    perm = pa.FixedShapeTensorArray.from_numpy_ndarray(perm_np)
+    assert perm.type.permutation == [1, 0], perm.type
+    assert perm.type.shape == [3, 2], perm.type
+    storage = pa.StructArray.from_arrays(
+        [pa.FixedShapeTensorArray.from_numpy_ndarray(values_np), mask], ["values", "mask"]
+    )
+    masked = pa.ExtensionArray.from_storage(
+        ExtypeMasked(storage.type, masked_spec_json([2, 3])), storage
+    )
+    return pa.table({"values": values, "mask": mask, "perm": perm, "masked": masked})
+
+
+def write(directory):
+    try:
+        pa.register_extension_type(ExtypeMasked(pa.struct([]), ""))
+    except pa.ArrowKeyError:
+        pass  # registered already
+    table = python_table()
+    with ipc.new_file(str(directory / "from_python.arrow"), table.schema) as w:
+        w.write_table(table)
+    pq.write_table(table, str(directory / "from_python.parquet"))
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def check_masked_column(table, where):
+    field = table.schema.field("m")
+    meta = field.metadata or {}
+    expect(meta.get(b"ARROW:extension:name") == b"extype.MaskedTensor", f"{where}: name {meta}")
+    spec = json.loads(meta[b"ARROW:extension:metadata"])
+    expect(spec["extype_spec"] == 1, f"{where}: spec {spec}")
+    expect(spec["spec"]["spec"] == "extype.MaskedTensor", f"{where}: spec {spec}")
+    storage = field.type
+    expect(pa.types.is_struct(storage), f"{where}: storage {storage}")
+    names = [storage.field(i).name for i in range(storage.num_fields)]
+    expect(names == ["values", "mask"], f"{where}: children {names}")
+    col = table.column("m").combine_chunks()
+    i = np.arange(N)[:, None]
+    j = np.arange(3)[None, :]
+    for name, expected in [("values", (i + j).astype(np.float32)), ("mask", (i + j) % 3 != 0)]:
+        child = col.field(name)
+        expect(
+            isinstance(child.type, pa.FixedShapeTensorType),
+            f"{where}: {name} is {child.type}, not a fixed_shape_tensor",
+        )
+        expect(child.type.shape == [3], f"{where}: {name} shape {child.type.shape}")
+        if pa.types.is_boolean(child.type.value_type):
+            # pyarrow's to_numpy_ndarray takes no bool tensors: through the storage.
+            flat = child.storage.flatten().to_numpy(zero_copy_only=False)
+            got = flat.reshape(len(child), *child.type.shape)
+        else:
+            got = child.to_numpy_ndarray()
+        expect(got.shape == (N, 3), f"{where}: {name} array shape {got.shape}")
+        expect((got == expected).all(), f"{where}: {name} values {got}")
+
+
+def check_tensor_column(table, where):
+    col = table.column("t").combine_chunks()
+    expect(isinstance(col.type, pa.FixedShapeTensorType), f"{where}: t is {col.type}")
+    expect(col.type.shape == [2, 2], f"{where}: t shape {col.type.shape}")
+    expect(col.type.dim_names is None and col.type.permutation in (None, [0, 1]), str(col.type))
+    got = col.to_numpy_ndarray()
+    expect((got == np.arange(16.0).reshape(4, 2, 2)).all(), f"{where}: t values {got}")
+
+
+def check(directory):
+    with ipc.open_file(str(directory / "from_extype.arrow")) as r:
+        table = r.read_all()
+    check_masked_column(table, "IPC file")
+    check_tensor_column(table, "IPC file")
+    table = pq.read_table(str(directory / "from_extype.parquet"))
+    check_masked_column(table, "Parquet")
+    check_tensor_column(table, "Parquet")
+
+    import duckdb
+
+    path = str(directory / "from_extype.parquet")
+    rows = duckdb.sql(
+        f"SELECT m.values AS v, m.mask AS k, t FROM read_parquet('{path}')"
+    ).fetchall()
+    expect(len(rows) == N, f"DuckDB: {len(rows)} rows")
+    for i, (v, k, t) in enumerate(rows):
+        expect(list(v) == [float(i + j) for j in range(3)], f"DuckDB: row {i} values {v}")
+        expect(list(k) == [(i + j) % 3 != 0 for j in range(3)], f"DuckDB: row {i} mask {k}")
+        expect(list(t) == [float(4 * i + j) for j in range(4)], f"DuckDB: row {i} t {t}")
+    total = duckdb.sql(f"SELECT sum(list_sum(m.values)) FROM read_parquet('{path}')").fetchall()[0]
+    expect(total[0] == sum(i + j for i in range(N) for j in range(3)), f"DuckDB: sum {total}")
+    print("pyarrow", pa.__version__, "and duckdb", duckdb.__version__, "read extype's files")
+
+
+if __name__ == "__main__":
+    command, directory = sys.argv[1], Path(sys.argv[2])
+    {"check": check, "write": write}[command](directory)

@@ -1,0 +1,141 @@
+//! Interop with pyarrow and DuckDB.
+//!
+//! - Always: the golden files pyarrow wrote (`tests/python/golden/`, made by
+//!   `tests/python/make_golden.py`) load: `pa.fixed_shape_tensor` columns with and without
+//!   `dim_names` and with a `permutation` into tensors and into a derived type, and a column of a
+//!   registered `pa.ExtensionType` into `extype.MaskedTensor`; from the IPC file and the Parquet
+//!   file.
+//! - When `EXTYPE_PYTHON` names a Python with pyarrow, numpy and duckdb (`.ci/run` makes one):
+//!   pyarrow reads the IPC and Parquet files extype writes and sees the extension name, the
+//!   spec JSON and the tensor shapes (the tensor children come back as
+//!   `pa.FixedShapeTensorType`); DuckDB reads the Parquet file as a table of its components;
+//!   and the files today's pyarrow writes load as the golden ones do.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use extype::ndarray::{Array3, ArrayD, IxDyn};
+use extype::types::MaskedTensor;
+use extype::{Tensor, Value, batch};
+use extype_arrow::arrow_array::RecordBatch;
+use extype_arrow::{
+    FIXED_SHAPE_TENSOR, FixedShapeTensor, column, column_as, from_columns_as, read_ipc_file,
+    read_parquet, to_record_batch, write_ipc_file, write_parquet,
+};
+
+const N: usize = 4;
+
+/// What `interop.py` writes: values arange(24) / 2 as [4, 2, 3], mask arange(24) % 4 != 0.
+fn python_masked() -> MaskedTensor {
+    let values = ArrayD::from_shape_vec(
+        IxDyn(&[N, 2, 3]),
+        (0..N * 6).map(|i| i as f32 / 2.0).collect(),
+    )
+    .unwrap();
+    let mask = ArrayD::from_shape_vec(IxDyn(&[N, 2, 3]), (0..N * 6).map(|i| i % 4 != 0).collect())
+        .unwrap();
+    MaskedTensor::new(values, mask).unwrap()
+}
+
+/// The logical value of `perm`: arange(24).reshape(4, 3, 2).transpose(0, 2, 1).
+fn python_perm() -> Tensor {
+    let a = Array3::from_shape_vec((N, 3, 2), (0..N as i32 * 6).collect()).unwrap();
+    Tensor::from(a.permuted_axes([0, 2, 1]).as_standard_layout().into_owned())
+}
+
+fn check_python_batch(batches: &[RecordBatch], file: &Path) {
+    assert_eq!(batches.len(), 1, "{}", file.display());
+    let rb = &batches[0];
+    let schema = rb.schema();
+    let values = schema.field_with_name("values").unwrap();
+    let meta = FixedShapeTensor::from_field(values, "values")
+        .unwrap()
+        .unwrap();
+    assert_eq!(meta.dim_names, Some(vec!["h".into(), "w".into()]));
+    let perm = schema.field_with_name("perm").unwrap();
+    let meta = FixedShapeTensor::from_field(perm, "perm").unwrap().unwrap();
+    assert_eq!(
+        (meta.shape, meta.permutation),
+        (vec![3, 2], Some(vec![1, 0]))
+    );
+    // Plain fixed-shape tensor columns into a derived type, by component path.
+    let from_columns: MaskedTensor = from_columns_as(rb).unwrap();
+    assert_eq!(from_columns, python_masked(), "{}", file.display());
+    // A registered pa.ExtensionType column.
+    let registered: MaskedTensor = column_as(rb, "masked").unwrap();
+    assert_eq!(registered, python_masked(), "{}", file.display());
+    // A permuted tensor, in its logical order.
+    let perm = column(rb, "perm").unwrap().into_tensor().unwrap();
+    assert_eq!(perm, python_perm(), "{}", file.display());
+    let mask = column(rb, "mask").unwrap().into_tensor().unwrap();
+    assert_eq!(&mask, python_masked().mask());
+}
+
+fn check_python_files(dir: &Path) {
+    let arrow = dir.join("from_python.arrow");
+    check_python_batch(&read_ipc_file(&arrow).unwrap(), &arrow);
+    let parquet = dir.join("from_python.parquet");
+    check_python_batch(&read_parquet(&parquet).unwrap(), &parquet);
+}
+
+#[test]
+fn golden_files_pyarrow_wrote_load() {
+    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/golden");
+    check_python_files(&golden);
+}
+
+/// What extype writes: `m`, masked items values i + j, mask (i + j) % 3 != 0, of shape [3]; `t`,
+/// an f64 tensor [4, 2, 2] of 0..16.
+fn extype_batch() -> RecordBatch {
+    let items: Vec<MaskedTensor> = (0..N)
+        .map(|i| {
+            let v: Vec<f32> = (0..3).map(|j| (i + j) as f32).collect();
+            let k: Vec<bool> = (0..3).map(|j| (i + j) % 3 != 0).collect();
+            MaskedTensor::new(
+                ArrayD::from_shape_vec(IxDyn(&[3]), v).unwrap(),
+                ArrayD::from_shape_vec(IxDyn(&[3]), k).unwrap(),
+            )
+            .unwrap()
+        })
+        .collect();
+    let m = Value::from_extension(batch::stack(&items).unwrap());
+    let t = Value::from(Tensor::from(
+        ArrayD::from_shape_vec(IxDyn(&[N, 2, 2]), (0..16).map(f64::from).collect()).unwrap(),
+    ));
+    to_record_batch(&[("m", &m), ("t", &t)]).unwrap()
+}
+
+#[test]
+fn pyarrow_and_duckdb_read_extype_files_and_extype_reads_pyarrow_files() {
+    let Some(python) = std::env::var_os("EXTYPE_PYTHON") else {
+        eprintln!("EXTYPE_PYTHON is not set: skipped (.ci/run sets it)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("extype-arrow-python-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rb = extype_batch();
+    assert_eq!(
+        rb.schema().field(1).metadata()["ARROW:extension:name"],
+        FIXED_SHAPE_TENSOR
+    );
+    write_ipc_file(dir.join("from_extype.arrow"), std::slice::from_ref(&rb)).unwrap();
+    write_parquet(dir.join("from_extype.parquet"), std::slice::from_ref(&rb)).unwrap();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/interop.py");
+    for command in ["check", "write"] {
+        let out = Command::new(&python)
+            .arg(&script)
+            .arg(command)
+            .arg(&dir)
+            .output()
+            .expect("run python");
+        assert!(
+            out.status.success(),
+            "python {command} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        print!("{}", String::from_utf8_lossy(&out.stdout));
+    }
+    check_python_files(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,97 @@
+//! The row layout: a custom encoder's batch whose components do not share a leading batch axis
+//! (a ragged batch: flat values and row splits) becomes one `arrow.variable_shape_tensor` row
+//! per item, and comes back as the same batch.
+
+#[path = "../../tests/common/batching.rs"]
+mod types;
+
+use extype::{Tensor, Value, batch};
+use extype_arrow::arrow_array::{Array, ListArray, StructArray};
+use extype_arrow::arrow_schema::DataType;
+use extype_arrow::*;
+use types::Ragged;
+
+fn ragged_batch() -> Ragged {
+    let items = vec![
+        Ragged::row(vec![1.0, 2.0, 3.0]),
+        Ragged::row(vec![]),
+        Ragged::row(vec![4.0]),
+        Ragged::row(vec![5.0, 6.0]),
+    ];
+    batch::stack(&items).unwrap()
+}
+
+#[test]
+fn a_ragged_batch_is_one_variable_shape_tensor_row_per_item() {
+    let b = ragged_batch();
+    assert_eq!(b.values.shape(), &[6]);
+    let rb = to_record_batch(&[("r", &Value::from_extension(b.clone()))]).unwrap();
+    assert_eq!(rb.num_rows(), 4);
+    let schema = rb.schema();
+    let field = schema.field(0);
+    assert_eq!(field.metadata()[EXTENSION_NAME], "test.BatchRagged");
+    assert!(field.metadata()[ITEM_SPEC].contains("test.BatchRagged"));
+    let DataType::Struct(children) = field.data_type() else {
+        panic!()
+    };
+    assert_eq!(children.len(), 1, "the items' one component: values");
+    assert_eq!(
+        children[0].metadata()[EXTENSION_NAME],
+        VARIABLE_SHAPE_TENSOR
+    );
+    // Row by row: the lists hold each item's values.
+    let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+    let vst = st.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+    let data = vst.column_by_name("data").unwrap();
+    let lists = data.as_any().downcast_ref::<ListArray>().unwrap();
+    let lens: Vec<i32> = (0..4).map(|i| lists.value_length(i)).collect();
+    assert_eq!(lens, [3, 0, 1, 2]);
+    let back: Ragged = column_as(&rb, "r").unwrap();
+    assert_eq!(back, b);
+    // Through an IPC stream too.
+    let mut bytes = Vec::new();
+    write_ipc_stream(&mut bytes, std::slice::from_ref(&rb)).unwrap();
+    let read = read_ipc_stream(bytes.as_slice()).unwrap();
+    assert_eq!(column_as::<Ragged>(&read[0], "r").unwrap(), b);
+    // A part of the rows is a batch of those items.
+    let part: Ragged = column_as(&rb.slice(2, 2), "r").unwrap();
+    assert_eq!(
+        batch::unstack(part).unwrap(),
+        vec![Ragged::row(vec![4.0]), Ragged::row(vec![5.0, 6.0])]
+    );
+}
+
+#[test]
+fn the_row_layout_needs_the_type_and_consistent_rows() {
+    let b = ragged_batch();
+    let rb = to_record_batch(&[("r", &Value::from_extension(b))]).unwrap();
+    let schema = rb.schema();
+    let mut meta = schema.field(0).metadata().clone();
+    for key in [EXTENSION_METADATA, ITEM_SPEC] {
+        let text = meta[key].replace("test.BatchRagged", "elsewhere.Ragged");
+        meta.insert(key.to_string(), text);
+    }
+    meta.insert(EXTENSION_NAME.to_string(), "elsewhere.Ragged".to_string());
+    let f = schema.field(0).clone().with_metadata(meta);
+    let err = from_array(&f, rb.column(0).as_ref())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("elsewhere.Ragged") && err.contains("not linked"),
+        "{err}"
+    );
+    // Items of different ranks cannot share a column.
+    let t = |shape: &[usize]| Tensor::from(extype::ndarray::ArrayD::<f32>::zeros(shape));
+    let two = Ragged {
+        values: t(&[2, 3]),
+        row_splits: vec![],
+    };
+    let one = Ragged {
+        values: t(&[2]),
+        row_splits: vec![],
+    };
+    assert!(
+        batch::stack(&[two, one]).is_err(),
+        "the encoder refuses them first"
+    );
+}
