@@ -8,5 +8,7 @@
 //! TensorFlow behaviour each op follows and every deliberate difference.
 
 pub mod masked;
+pub mod sparse;
 
 pub use masked::{MaskedTensor, MaskedTensorSpec};
+pub use sparse::{SparseTensor, SparseTensorSpec};
