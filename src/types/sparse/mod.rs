@@ -101,7 +101,7 @@ macro_rules! with_dtype {
 ///
 /// ```
 /// use extype::types::SparseTensor;
-/// use extype::{Tensor, TypeSpec};
+/// use extype::{ExtensionType, Tensor};
 /// use ndarray::array;
 ///
 /// let st = SparseTensor::new(array![[0i64, 1], [2, 3]], array![1.0f32, 5.0], &[3, 4])?;
