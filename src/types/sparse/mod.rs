@@ -93,6 +93,12 @@ macro_rules! with_dtype {
     }};
 }
 
+#[macro_use]
+mod arith;
+mod matmul;
+
+pub use matmul::sparse_dense_matmul;
+
 /// An N-d sparse tensor in coordinate form (TensorFlow's `tf.sparse.SparseTensor`).
 ///
 /// Built with the public derive, like any user type: registered as `extype.SparseTensor`, saved
@@ -116,6 +122,7 @@ macro_rules! with_dtype {
 /// assert!(err.to_string().contains("indices[0] = [0,5] is out of bounds: need 0 <= index < [2,2]"), "{err}");
 /// # Ok::<(), extype::Error>(())
 /// ```
+#[crate::dispatch(operators)]
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
 #[extype(name = "extype.SparseTensor", validate = check_parts, tensor_like)]
 pub struct SparseTensor {
