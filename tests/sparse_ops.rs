@@ -339,3 +339,239 @@ proptest! {
         prop_assert_eq!(got, Tensor::from(oa.dot(&ob)));
     }
 }
+
+fn sh(x: &SparseTensor) -> (Array2<i64>, Tensor, Vec<usize>) {
+    (
+        x.indices_array().to_owned(),
+        x.values().clone(),
+        x.dense_shape().to_vec(),
+    )
+}
+
+/// TF: `tf.sparse.reduce_sum` of `[[0,0],[1,2]]: [1, 2]` in `[2,3]`: axis 1 `[1, 2]`, keepdims
+/// `[[1],[2]]`, all `3`, axis -1 alike, repeated axes one axis, axis 2 raises "Invalid reduction
+/// dimension 2, for input with 2 dimensions."; output_is_sparse on axis 0 gives `[[0],[2]]: [1,
+/// 2]` in `[3]`; a zero sum stays an entry; with keepdims the indices keep a 0 column; over all
+/// axes a rank-0 SparseTensor with one entry; an int32 sum stays int32; no entry → 0.
+#[test]
+fn reduce_sum_follows_tf() {
+    let a = st(array![[0, 0], [1, 2]], array![1.0f32, 2.0], &[2, 3]);
+    let d = |v: extype::Value| v.into_tensor().unwrap();
+    assert_eq!(
+        d(a.reduce_sum(Some(&[1]), false, false).unwrap()),
+        Tensor::from(array![1.0f32, 2.0])
+    );
+    assert_eq!(
+        d(a.reduce_sum(Some(&[1]), true, false).unwrap()),
+        Tensor::from(array![[1.0f32], [2.0]])
+    );
+    assert_eq!(
+        d(a.reduce_sum(None, false, false).unwrap()),
+        Tensor::from(ndarray::arr0(3.0f32).into_dyn())
+    );
+    assert_eq!(
+        d(a.reduce_sum(Some(&[-1]), false, false).unwrap()),
+        Tensor::from(array![1.0f32, 2.0])
+    );
+    assert_eq!(
+        d(a.reduce_sum(Some(&[1, 1]), false, false).unwrap()),
+        Tensor::from(array![1.0f32, 2.0])
+    );
+    let e = a
+        .reduce_sum(Some(&[2]), false, false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("Invalid reduction dimension 2, for input with 2 dimensions."),
+        "{e}"
+    );
+    let s = a
+        .reduce_sum(Some(&[0]), false, true)
+        .unwrap()
+        .downcast::<SparseTensor>()
+        .unwrap();
+    assert_eq!(
+        sh(&s),
+        (
+            array![[0i64], [2]],
+            Tensor::from(array![1.0f32, 2.0]),
+            vec![3]
+        )
+    );
+    let z = st(array![[0, 0], [0, 1]], array![1.0f32, -1.0], &[2, 3]);
+    let s = z
+        .reduce_sum(Some(&[1]), false, true)
+        .unwrap()
+        .downcast::<SparseTensor>()
+        .unwrap();
+    assert_eq!(
+        sh(&s),
+        (array![[0i64]], Tensor::from(array![0.0f32]), vec![2])
+    );
+    let k = st(array![[0, 0], [1, 1]], array![1.0f32, -1.0], &[2, 3]);
+    let s = k
+        .reduce_sum(Some(&[1]), true, true)
+        .unwrap()
+        .downcast::<SparseTensor>()
+        .unwrap();
+    assert_eq!(
+        sh(&s),
+        (
+            array![[0i64, 0], [1, 0]],
+            Tensor::from(array![1.0f32, -1.0]),
+            vec![2, 1]
+        )
+    );
+    let s = k
+        .reduce_sum(None, false, true)
+        .unwrap()
+        .downcast::<SparseTensor>()
+        .unwrap();
+    assert_eq!(
+        sh(&s),
+        (Array2::zeros((1, 0)), Tensor::from(array![0.0f32]), vec![])
+    );
+    let i = st(array![[1, 0], [0, 0]], array![1i32, 2], &[2, 3]);
+    assert_eq!(
+        d(i.reduce_sum(Some(&[1]), false, false).unwrap()),
+        Tensor::from(array![2i32, 1])
+    );
+    let empty = SparseTensor::empty(DType::F32, &[2, 3]);
+    assert_eq!(
+        d(empty.reduce_sum(Some(&[1]), false, false).unwrap()),
+        Tensor::from(array![0.0f32, 0.0])
+    );
+    // Through dispatch: the dense result; other reductions say to densify.
+    assert_eq!(
+        ops::reduce_sum_as::<Tensor>(&a, Some(&[1]), false).unwrap(),
+        Tensor::from(array![1.0f32, 2.0])
+    );
+    let e = ops::reduce_prod(&a, None, false).unwrap_err().to_string();
+    assert!(e.contains("densify first"), "{e}");
+    // inf + -inf in one slice: NaN, as TF.
+    let inf = st(
+        array![[0, 0], [0, 1]],
+        array![f32::INFINITY, f32::NEG_INFINITY],
+        &[2, 3],
+    );
+    let v: ndarray::Array1<f32> = d(inf.reduce_sum(Some(&[1]), false, false).unwrap())
+        .into_array()
+        .unwrap();
+    assert!(v[0].is_nan() && v[1] == 0.0);
+}
+
+/// TF: `tf.sparse.reduce_max` of `[[0,0],[1,2]]: [-1, -2]` in `[3,3]` over axis 1 is
+/// `[-1, -2, 0]` (stored values only; 0 for a slice with none); over all axes `-1`;
+/// output_is_sparse `[[0],[1]]: [-1, -2]`; `[nan, 1] → 1`, `[1, nan] → nan`, `[nan] → nan`;
+/// `[-inf]` stays `-inf`; unordered input is fine (`[2, 1]`); int8 `[-5, 0]`.
+#[test]
+fn reduce_max_follows_tf() {
+    let d = |v: extype::Value| v.into_tensor().unwrap();
+    let n = st(array![[0, 0], [1, 2]], array![-1.0f32, -2.0], &[3, 3]);
+    assert_eq!(
+        d(n.reduce_max(Some(&[1]), false, false).unwrap()),
+        Tensor::from(array![-1.0f32, -2.0, 0.0])
+    );
+    assert_eq!(
+        d(n.reduce_max(None, false, false).unwrap()),
+        Tensor::from(ndarray::arr0(-1.0f32).into_dyn())
+    );
+    let s = n
+        .reduce_max(Some(&[1]), false, true)
+        .unwrap()
+        .downcast::<SparseTensor>()
+        .unwrap();
+    assert_eq!(
+        sh(&s),
+        (
+            array![[0i64], [1]],
+            Tensor::from(array![-1.0f32, -2.0]),
+            vec![3]
+        )
+    );
+    let max1 = |v: [f32; 2]| -> f32 {
+        let x = st(
+            array![[0, 0], [0, 1]],
+            ndarray::Array1::from(v.to_vec()),
+            &[1, 3],
+        );
+        let t: ndarray::Array1<f32> = d(x.reduce_max(Some(&[1]), false, false).unwrap())
+            .into_array()
+            .unwrap();
+        t[0]
+    };
+    assert_eq!(max1([f32::NAN, 1.0]), 1.0);
+    assert!(max1([1.0, f32::NAN]).is_nan());
+    assert_eq!(
+        max1([f32::NEG_INFINITY, f32::NEG_INFINITY]),
+        f32::NEG_INFINITY
+    );
+    let un = st(array![[1, 0], [0, 0]], array![1.0f64, 2.0], &[2, 3]);
+    assert_eq!(
+        d(un.reduce_max(Some(&[1]), false, false).unwrap()),
+        Tensor::from(array![2.0f64, 1.0])
+    );
+    let i8s = st(array![[0, 0]], array![-5i8], &[2, 3]);
+    assert_eq!(
+        d(i8s.reduce_max(Some(&[1]), false, false).unwrap()),
+        Tensor::from(array![-5i8, 0])
+    );
+    assert_eq!(
+        ops::reduce_max_as::<Tensor>(&n, Some(&[1]), false).unwrap(),
+        Tensor::from(array![-1.0f32, -2.0, 0.0])
+    );
+}
+
+/// The mean is the sum over the number of dense elements reduced (NumPy's and TF's dense rule,
+/// not PyTorch's open question of dividing by the stored count): `mean(x) == mean(to_dense(x))`.
+#[test]
+fn reduce_mean_is_numpy_s() {
+    let x = st(array![[0, 0], [1, 2]], array![3i32, 6], &[2, 3]);
+    assert_eq!(
+        x.reduce_mean(Some(&[1]), false).unwrap(),
+        Tensor::from(array![1.0f64, 2.0])
+    );
+    assert_eq!(
+        ops::reduce_mean_as::<Tensor>(&x, None, false).unwrap(),
+        Tensor::from(ndarray::arr0(1.5f64).into_dyn())
+    );
+    // An explicit zero changes nothing.
+    let z = st(array![[0, 0], [0, 1], [1, 2]], array![3i32, 0, 6], &[2, 3]);
+    assert_eq!(
+        z.reduce_mean(Some(&[1]), false).unwrap(),
+        x.reduce_mean(Some(&[1]), false).unwrap()
+    );
+}
+
+proptest! {
+    #[test]
+    fn reductions_match_dense(
+        a in arb_shape().prop_flat_map(arb_dense),
+        axes in proptest::collection::vec(-3isize..3, 0..3),
+        all in any::<bool>(),
+        keepdims in any::<bool>(),
+    ) {
+        let rank = a.ndim() as isize;
+        let mut axes: Vec<isize> = axes.into_iter().filter(|&x| x >= -rank && x < rank).map(|x| (x + rank) % rank.max(1)).collect();
+        axes.sort_unstable();
+        axes.dedup();
+        let axes = if all { None } else { Some(&axes[..]) };
+        let s = sparse_of(&a);
+        let sum = s.reduce_sum(axes, keepdims, false).unwrap().into_tensor().unwrap();
+        // The dense sum of f64 keeps f64 too.
+        prop_assert_eq!(&sum, &ops::reduce_sum_as::<Tensor>(&a, axes, keepdims).unwrap());
+        let sparse_sum = s.reduce_sum(axes, keepdims, true).unwrap().downcast::<SparseTensor>().unwrap();
+        prop_assert!(sparse_sum.is_canonical());
+        prop_assert_eq!(dense(&sparse_sum), sum);
+        // max over stored values: the dense max of where(stored, x, -inf), 0 where none.
+        let filled = a.mapv(|v| if v == 0.0 { f64::NEG_INFINITY } else { v });
+        if a.len() > 0 {
+            let want: ArrayD<f64> = ops::reduce_max_as(&filled, axes, keepdims).unwrap();
+            let want = want.mapv(|v| if v == f64::NEG_INFINITY { 0.0 } else { v });
+            let max = s.reduce_max(axes, keepdims, false).unwrap().into_tensor().unwrap();
+            prop_assert_eq!(max, Tensor::from(want));
+            let mean = s.reduce_mean(axes, keepdims).unwrap();
+            prop_assert_eq!(mean, ops::reduce_mean_as::<Tensor>(&a, axes, keepdims).unwrap());
+        }
+    }
+}

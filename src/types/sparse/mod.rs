@@ -96,6 +96,7 @@ macro_rules! with_dtype {
 #[macro_use]
 mod arith;
 mod matmul;
+mod reduce;
 
 pub use matmul::sparse_dense_matmul;
 
