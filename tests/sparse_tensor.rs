@@ -305,3 +305,62 @@ fn display() {
         "i64[1, 2, 1] nnz=1 indices [[0, 1, 0]] values [2]"
     );
 }
+
+/// TF's batching of SparseTensors: rank + 1, the first index column is the item, the dense
+/// shape the largest of the items' on each axis; the spec is the batched join of the items'
+/// specs; unbatching gives the items back (padded to the batch's shape when the items' shapes
+/// differ, as TF's unbatch).
+#[test]
+fn batching_follows_tf() {
+    use extype::batch::{BatchableSpec, stack, unstack};
+    let a = st(array![[0, 1]], array![1.0f32], &[2, 3]);
+    let b = st(array![[1, 0], [1, 2]], array![2.0f32, 3.0], &[2, 3]);
+    let empty = SparseTensor::empty(DType::F32, &[2, 3]);
+    let batch = stack(&[a.clone(), empty.clone(), b.clone()]).unwrap();
+    assert_eq!(batch.dense_shape(), &[3, 2, 3]);
+    assert_eq!(
+        batch.indices_array(),
+        array![[0i64, 0, 1], [2, 1, 0], [2, 1, 2]]
+    );
+    assert!(batch.is_canonical());
+    assert_eq!(batch.spec(), a.spec().batched(Some(3)));
+    assert_eq!(batch.spec().unbatched().unwrap(), a.spec());
+    assert_eq!(unstack(batch).unwrap(), vec![a.clone(), empty, b]);
+    // Different dense shapes: the batch takes the largest; the spec is the batched join.
+    let c = st(array![[4, 0]], array![5.0f32], &[5, 1]);
+    let batch = stack(&[a.clone(), c.clone()]).unwrap();
+    assert_eq!(batch.dense_shape(), &[2, 5, 3]);
+    let join = a.spec().most_specific_compatible(&c.spec()).unwrap();
+    assert_eq!(join.dense_shape().to_string(), "[!1, ?]"); // 3 and 1: a 1 is involved
+    assert!(join.batched(Some(2)).is_compatible_with(&batch.spec()));
+    let items = unstack(batch).unwrap();
+    assert_eq!(items[1].indices_array(), c.indices_array());
+    assert_eq!(items[1].dense_shape(), &[5, 3]);
+    // Mixed dtypes or ranks: an error naming the item.
+    let e = stack(&[a.clone(), st(array![[0]], array![1.0f32], &[2])])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("item 1"), "{e}");
+}
+
+/// Saved by `extype::io` as `extype.SparseTensor` (indices, values, dense_shape as tensors);
+/// loaded back by type and by name.
+#[test]
+fn io_round_trip() {
+    let dir = std::env::temp_dir().join(format!("extype-sparse-io-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("sp.safetensors");
+    let x = st(
+        array![[0, 1, 2], [1, 0, 0]],
+        array![1.5f64, -2.0],
+        &[2, 3, 4],
+    );
+    extype::io::save(&path, &x).unwrap();
+    let back: SparseTensor = extype::io::load_as(&path).unwrap();
+    assert_eq!(back, x);
+    assert_eq!(back.dense_shape(), &[2, 3, 4]);
+    let any = extype::io::load(&path).unwrap();
+    assert_eq!(any.type_name(), "extype.SparseTensor");
+    assert_eq!(any.downcast::<SparseTensor>().unwrap(), x);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -95,8 +95,11 @@ macro_rules! with_dtype {
 
 #[macro_use]
 mod arith;
+mod batch;
 mod matmul;
 mod reduce;
+
+pub use batch::SparseBatch;
 
 pub use matmul::sparse_dense_matmul;
 
@@ -125,7 +128,7 @@ pub use matmul::sparse_dense_matmul;
 /// ```
 #[crate::dispatch(operators)]
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
-#[extype(name = "extype.SparseTensor", validate = check_parts, tensor_like)]
+#[extype(name = "extype.SparseTensor", validate = check_parts, tensor_like, batchable = SparseBatch)]
 pub struct SparseTensor {
     /// The index of each stored entry (`i64`, `[nnz, rank]`).
     indices: Entries,
