@@ -575,3 +575,203 @@ proptest! {
         }
     }
 }
+
+/// TF: `tf.sparse.concat(1, [A (2×3), C (2×2)])` is `[[0,1],[0,3],[1,2],[1,4]]: [1,5,2,6]` in
+/// `[2,5]` (reordered; axis -1 alike); mismatched other dims raise "Input shapes must match:
+/// expected 2 for dimension 0 but got 3 at position 1" unless `expand_nonconcat_dims` (then
+/// `[3,7]`); a rank mismatch and an axis out of range raise; unordered inputs come out sorted.
+#[test]
+fn concat_follows_tf() {
+    let a = st(array![[0, 1], [1, 2]], array![1.0f32, 2.0], &[2, 3]);
+    let b = st(array![[0, 0], [2, 3]], array![3.0f32, 4.0], &[3, 4]);
+    let c = st(array![[0, 0], [1, 1]], array![5.0f32, 6.0], &[2, 2]);
+    let j = SparseTensor::concat(&[&a, &c], 1, false).unwrap();
+    assert_eq!(
+        sh(&j),
+        (
+            array![[0i64, 1], [0, 3], [1, 2], [1, 4]],
+            Tensor::from(array![1.0f32, 5.0, 2.0, 6.0]),
+            vec![2, 5]
+        )
+    );
+    assert!(j.is_canonical());
+    assert_eq!(SparseTensor::concat(&[&a, &c], -1, false).unwrap(), j);
+    let viaops: SparseTensor = ops::concat_as(
+        &[
+            extype::ops::AsOperand::as_operand(&a),
+            extype::ops::AsOperand::as_operand(&c),
+        ],
+        1,
+    )
+    .unwrap();
+    assert_eq!(viaops, j);
+    let e = SparseTensor::concat(&[&a, &b], 1, false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("Input shapes must match: expected 2 for dimension 0 but got 3 at position 1"),
+        "{e}"
+    );
+    let x = SparseTensor::concat(&[&a, &b], 1, true).unwrap();
+    assert_eq!(
+        sh(&x),
+        (
+            array![[0i64, 1], [0, 3], [1, 2], [2, 6]],
+            Tensor::from(array![1.0f32, 3.0, 2.0, 4.0]),
+            vec![3, 7]
+        )
+    );
+    let e = SparseTensor::concat(&[&a, &st(array![[0]], array![1.0f32], &[3])], 1, false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("Ranks of all input tensors must match: expected 2 but got 1 at position 1"),
+        "{e}"
+    );
+    let e = SparseTensor::concat(&[&a, &c], 2, false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("Concat dimension must be in range [-2, 2), got 2"),
+        "{e}"
+    );
+    let un = st(array![[1, 0], [0, 1]], array![1.0f32, 2.0], &[2, 2]);
+    let j = SparseTensor::concat(&[&un, &c], 1, false).unwrap();
+    assert_eq!(
+        sh(&j),
+        (
+            array![[0i64, 1], [0, 2], [1, 0], [1, 3]],
+            Tensor::from(array![2.0f32, 5.0, 1.0, 6.0]),
+            vec![2, 4]
+        )
+    );
+}
+
+/// TF: `tf.sparse.slice(A, [0,1], [2,1])` is `[[0,0]]: [1]` in `[2,1]`; `[1,1], [5,5]` clips to
+/// `[1,2]`; a start past the end gives an empty `[0,1]`; a negative start an empty `[1,1]`.
+/// `tf.sparse.transpose` reorders (`[[1,0],[2,1]]` in `[3,2]`; perm `[2,0,1]` of
+/// `[[0,1,2],[1,0,0]]` is `[[0,1,0],[2,0,1]]: [2,1]`). `tf.sparse.reshape` keeps the order
+/// (`[-1]`: `[[1],[5]]`; unordered `[[1,0],[0,1]]` → `[[2],[1]]`) and raises "Input to reshape is
+/// a tensor with 6 dense values, but the requested shape has 8". `tf.cast` casts the values.
+#[test]
+fn slice_transpose_reshape_cast_follow_tf() {
+    let a = st(array![[0, 1], [1, 2]], array![1.0f32, 2.0], &[2, 3]);
+    assert_eq!(
+        sh(&a.slice(&[0, 1], &[2, 1]).unwrap()),
+        (array![[0i64, 0]], Tensor::from(array![1.0f32]), vec![2, 1])
+    );
+    assert_eq!(
+        sh(&a.slice(&[1, 1], &[5, 5]).unwrap()),
+        (array![[0i64, 1]], Tensor::from(array![2.0f32]), vec![1, 2])
+    );
+    assert_eq!(a.slice(&[3, 0], &[1, 1]).unwrap().dense_shape(), &[0, 1]);
+    let neg = a.slice(&[-1, 0], &[1, 1]).unwrap();
+    assert_eq!((neg.nnz(), neg.dense_shape()), (0, &[1usize, 1][..]));
+    let t: SparseTensor = ops::transpose_as(&a, None).unwrap();
+    assert_eq!(
+        sh(&t),
+        (
+            array![[1i64, 0], [2, 1]],
+            Tensor::from(array![1.0f32, 2.0]),
+            vec![3, 2]
+        )
+    );
+    let x3 = st(
+        array![[0, 1, 2], [1, 0, 0]],
+        array![1.0f32, 2.0],
+        &[2, 3, 4],
+    );
+    let t3 = x3.transpose(Some(&[2, 0, 1])).unwrap();
+    assert_eq!(
+        sh(&t3),
+        (
+            array![[0i64, 1, 0], [2, 0, 1]],
+            Tensor::from(array![2.0f32, 1.0]),
+            vec![4, 2, 3]
+        )
+    );
+    assert!(
+        a.transpose(Some(&[0, 0]))
+            .unwrap_err()
+            .to_string()
+            .contains("permutation")
+    );
+    assert_eq!(
+        a.reshape(&[-1]).unwrap().indices_array(),
+        array![[1i64], [5]]
+    );
+    let r: SparseTensor = ops::reshape_as(&a, &[3, 2]).unwrap();
+    assert_eq!(
+        sh(&r),
+        (
+            array![[0i64, 1], [2, 1]],
+            Tensor::from(array![1.0f32, 2.0]),
+            vec![3, 2]
+        )
+    );
+    let un = st(array![[1, 0], [0, 1]], array![1.0f32, 2.0], &[2, 2]);
+    assert_eq!(
+        un.reshape(&[4]).unwrap().indices_array(),
+        array![[2i64], [1]]
+    );
+    let e = a.reshape(&[4, 2]).unwrap_err().to_string();
+    assert!(
+        e.contains(
+            "Input to reshape is a tensor with 6 dense values, but the requested shape has 8"
+        ),
+        "{e}"
+    );
+    let c: SparseTensor = ops::cast_as(&a, DType::I32).unwrap();
+    assert_eq!(c.values(), &Tensor::from(array![1i32, 2]));
+    // Spec inference of the moves.
+    let s = ValueSpec::Extension(Box::new(SparseTensorSpec::new(
+        "[?, 3]".parse().unwrap(),
+        DType::F32,
+    )));
+    let args = OpArgs::none();
+    let t = ops::infer_spec(ops::catalog::lookup("transpose").unwrap(), &[&s], &args).unwrap();
+    assert_eq!(
+        t.spec.to_string(),
+        "extype.SparseTensor { indices: i64[?, 2], values: f32[?], dense_shape: [3, ?] }"
+    );
+    let c = ops::infer_spec(
+        ops::catalog::lookup("cast").unwrap(),
+        &[&s],
+        &OpArgs::none().with_dtype(DType::F64),
+    )
+    .unwrap();
+    assert_eq!(
+        c.spec.to_string(),
+        "extype.SparseTensor { indices: i64[?, 2], values: f64[?], dense_shape: [?, 3] }"
+    );
+}
+
+proptest! {
+    #[test]
+    fn moves_match_dense(a in arb_shape().prop_flat_map(arb_dense), seed in any::<u64>()) {
+        let s = sparse_of(&a);
+        let rank = a.ndim();
+        // transpose by a rotation
+        let perm: Vec<usize> = (0..rank).map(|i| (i + seed as usize) % rank).collect();
+        let t = s.transpose(Some(&perm)).unwrap();
+        prop_assert!(t.is_canonical());
+        prop_assert_eq!(dense(&t), Tensor::from(a.clone().permuted_axes(IxDyn(&perm)).as_standard_layout().to_owned()));
+        // reshape to flat and back
+        let flat = s.reshape(&[-1]).unwrap();
+        prop_assert_eq!(dense(&flat), Tensor::from(ArrayD::from_shape_vec(IxDyn(&[a.len()]), a.iter().copied().collect()).unwrap()));
+        let back: Vec<i64> = a.shape().iter().map(|&d| d as i64).collect();
+        prop_assert_eq!(flat.reshape(&back).unwrap(), s.clone());
+        // slice from 1 along every axis
+        let start: Vec<i64> = vec![1; rank];
+        let size: Vec<i64> = vec![2; rank];
+        let sl = s.slice(&start, &size).unwrap();
+        let want = a.slice_each_axis(|ax| {
+            let n = ax.len;
+            ndarray::Slice::from(1.min(n)..3.min(n))
+        }).to_owned();
+        prop_assert_eq!(dense(&sl), Tensor::from(want));
+        // concat with itself along axis 0
+        let j = SparseTensor::concat(&[&s, &s], 0, false).unwrap();
+        prop_assert_eq!(dense(&j), Tensor::from(ndarray::concatenate(ndarray::Axis(0), &[a.view(), a.view()]).unwrap()));
+    }
+}

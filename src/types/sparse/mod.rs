@@ -98,6 +98,7 @@ mod arith;
 mod batch;
 mod matmul;
 mod reduce;
+mod reshape;
 
 pub use batch::SparseBatch;
 
