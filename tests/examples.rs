@@ -9,6 +9,10 @@ mod custom_type;
 #[allow(dead_code)]
 mod masked_tensor;
 
+#[path = "../examples/sparse.rs"]
+#[allow(dead_code)]
+mod sparse;
+
 #[test]
 fn custom_type_runs() {
     custom_type::main().unwrap();
@@ -17,4 +21,9 @@ fn custom_type_runs() {
 #[test]
 fn masked_tensor_runs() {
     masked_tensor::main().unwrap();
+}
+
+#[test]
+fn sparse_runs() {
+    sparse::main().unwrap();
 }

@@ -364,3 +364,29 @@ fn io_round_trip() {
     assert_eq!(any.downcast::<SparseTensor>().unwrap(), x);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Huge dense shapes are values like any other; what would allocate the dense form is an error,
+/// never a panic or an abort.
+#[test]
+fn huge_dense_shapes_are_errors_not_panics() {
+    let big = 1i64 << 40;
+    let x = SparseTensor::new(array![[1i64 << 39, 5]], array![1.0f32], &[big, big]).unwrap();
+    let e = err(x.to_dense(&0.0f32, true));
+    assert!(e.contains("too large to exist"), "{e}");
+    let e = err(x.reduce_sum(Some(&[0]), false, false));
+    assert!(
+        e.contains("cannot allocate") || e.contains("too large"),
+        "{e}"
+    );
+    let e = err(x.reshape(&[-1]));
+    assert!(e.contains("too large to exist"), "{e}");
+    // Reducing to a small output works.
+    let s = x
+        .reduce_sum(None, false, false)
+        .unwrap()
+        .into_tensor()
+        .unwrap();
+    assert_eq!(s, Tensor::from(ndarray::arr0(1.0f32).into_dyn()));
+    let t = x.transpose(None).unwrap();
+    assert_eq!(t.indices_array(), array![[5i64, 1 << 39]]);
+}

@@ -1,6 +1,7 @@
 //! Standard extension types, written with the public `#[derive(ExtensionType)]` and
 //! `#[dispatch]` exactly as a user writes their own: [`MaskedTensor`] (values with a validity
-//! mask, TensorFlow's semantics for every op).
+//! mask, TensorFlow's semantics for every op) and [`SparseTensor`] (N-d coordinate form,
+//! TensorFlow's `tf.sparse` semantics).
 //!
 //! They live in the facade crate so that `extype::types::MaskedTensor` is the path users write
 //! and the derive's generated paths (`::extype::…`) resolve here as in a user crate

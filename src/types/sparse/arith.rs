@@ -136,15 +136,6 @@ fn same_dtype(op: &str, a: DType, b: DType) -> Result<DType> {
     }
 }
 
-/// The keys of the entries: row-major offsets when the dense size fits `u64`.
-fn keys(st: &SparseTensor) -> Option<Vec<u64>> {
-    let shape = st.dense_shape();
-    shape
-        .iter()
-        .try_fold(1u64, |n, &d| n.checked_mul(d as u64))?;
-    Some(st.linear_offsets().into_iter().map(|o| o as u64).collect())
-}
-
 impl SparseTensor {
     /// `self + other`, TensorFlow's `tf.sparse.add(a, b, threshold)` (see the
     /// [module docs](self::super)): entries at the same index are summed, and a sum whose magnitude
@@ -187,55 +178,19 @@ fn merge_add<T: Arith>(a: &SparseTensor, b: &SparseTensor, threshold: f64) -> Re
     let (av, bv) = (av.as_slice(), bv.as_slice());
     let (ai, bi) = (a.indices_array(), b.indices_array());
     let rank = a.rank();
-    let (na, nb) = (a.nnz(), b.nnz());
-    let mut idx: Vec<i64> = Vec::with_capacity((na + nb) * rank);
-    let mut vals: Vec<T> = Vec::with_capacity(na + nb);
     let (a_flat, b_flat) = (ai.as_slice(), bi.as_slice());
     // Contiguous values and indices (the usual case) take the fast loop below.
     let (Some(av), Some(bv), Some(af), Some(bf)) = (av, bv, a_flat, b_flat) else {
         let (a, b) = (standard(a)?, standard(b)?);
         return merge_add::<T>(&a, &b, threshold);
     };
-    let order = |i: usize, j: usize| -> std::cmp::Ordering {
-        af[i * rank..(i + 1) * rank].cmp(&bf[j * rank..(j + 1) * rank])
+    let (idx, vals) = match rank {
+        1 => merge_rows::<1, T>(af, av, bf, bv, threshold),
+        2 => merge_rows::<2, T>(af, av, bf, bv, threshold),
+        3 => merge_rows::<3, T>(af, av, bf, bv, threshold),
+        4 => merge_rows::<4, T>(af, av, bf, bv, threshold),
+        _ => merge_dyn(rank, af, av, bf, bv, threshold),
     };
-    let (ka, kb) = (keys(a), keys(b));
-    let (mut i, mut j) = (0, 0);
-    macro_rules! merge {
-        ($cmp:expr) => {
-            while i < na && j < nb {
-                match $cmp {
-                    std::cmp::Ordering::Less => {
-                        idx.extend_from_slice(&af[i * rank..(i + 1) * rank]);
-                        vals.push(av[i]);
-                        i += 1;
-                    }
-                    std::cmp::Ordering::Greater => {
-                        idx.extend_from_slice(&bf[j * rank..(j + 1) * rank]);
-                        vals.push(bv[j]);
-                        j += 1;
-                    }
-                    std::cmp::Ordering::Equal => {
-                        let s = av[i].plus(bv[j]);
-                        if !(s.magnitude() < threshold) {
-                            idx.extend_from_slice(&af[i * rank..(i + 1) * rank]);
-                            vals.push(s);
-                        }
-                        i += 1;
-                        j += 1;
-                    }
-                }
-            }
-        };
-    }
-    match (&ka, &kb) {
-        (Some(ka), Some(kb)) => merge!(ka[i].cmp(&kb[j])),
-        _ => merge!(order(i, j)),
-    }
-    idx.extend_from_slice(&af[i * rank..]);
-    vals.extend_from_slice(&av[i..]);
-    idx.extend_from_slice(&bf[j * rank..]);
-    vals.extend_from_slice(&bv[j..]);
     let n = vals.len();
     let indices = Array2::from_shape_vec((n, rank), idx).expect("n rows of rank entries");
     // Canonical inputs merge into a canonical result; otherwise it is computed when asked.
@@ -246,6 +201,96 @@ fn merge_add<T: Arith>(a: &SparseTensor, b: &SparseTensor, threshold: f64) -> Re
         a.dense_shape(),
         canonical,
     ))
+}
+
+/// TensorFlow's merge of two entry lists of rank `R` (rows compared as arrays: no per-entry
+/// slice copies), entries at the same index summed and dropped below `threshold`.
+fn merge_rows<const R: usize, T: Arith>(
+    af: &[i64],
+    av: &[T],
+    bf: &[i64],
+    bv: &[T],
+    threshold: f64,
+) -> (Vec<i64>, Vec<T>) {
+    let (ar, _) = af.as_chunks::<R>();
+    let (br, _) = bf.as_chunks::<R>();
+    let (na, nb) = (ar.len(), br.len());
+    let mut idx: Vec<[i64; R]> = Vec::with_capacity(na + nb);
+    let mut vals: Vec<T> = Vec::with_capacity(na + nb);
+    let (mut i, mut j) = (0, 0);
+    while i < na && j < nb {
+        let (x, y) = (ar[i], br[j]);
+        match x.cmp(&y) {
+            std::cmp::Ordering::Less => {
+                idx.push(x);
+                vals.push(av[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                idx.push(y);
+                vals.push(bv[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                let s = av[i].plus(bv[j]);
+                if !(s.magnitude() < threshold) {
+                    idx.push(x);
+                    vals.push(s);
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    idx.extend_from_slice(&ar[i..]);
+    vals.extend_from_slice(&av[i..]);
+    idx.extend_from_slice(&br[j..]);
+    vals.extend_from_slice(&bv[j..]);
+    (idx.into_flattened(), vals)
+}
+
+/// [`merge_rows`] for any rank (rank 0, and ranks above 4).
+fn merge_dyn<T: Arith>(
+    rank: usize,
+    af: &[i64],
+    av: &[T],
+    bf: &[i64],
+    bv: &[T],
+    threshold: f64,
+) -> (Vec<i64>, Vec<T>) {
+    let (na, nb) = (av.len(), bv.len());
+    let row = |k: usize| -> std::ops::Range<usize> { k * rank..(k + 1) * rank };
+    let mut idx: Vec<i64> = Vec::with_capacity((na + nb) * rank);
+    let mut vals: Vec<T> = Vec::with_capacity(na + nb);
+    let (mut i, mut j) = (0, 0);
+    while i < na && j < nb {
+        match af[row(i)].cmp(&bf[row(j)]) {
+            std::cmp::Ordering::Less => {
+                idx.extend_from_slice(&af[row(i)]);
+                vals.push(av[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                idx.extend_from_slice(&bf[row(j)]);
+                vals.push(bv[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                let s = av[i].plus(bv[j]);
+                if !(s.magnitude() < threshold) {
+                    idx.extend_from_slice(&af[row(i)]);
+                    vals.push(s);
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    idx.extend_from_slice(&af[i * rank..]);
+    vals.extend_from_slice(&av[i..]);
+    idx.extend_from_slice(&bf[j * rank..]);
+    vals.extend_from_slice(&bv[j..]);
+    (idx, vals)
 }
 
 /// The same value with standard-layout indices and values.

@@ -125,7 +125,8 @@ fn typed<T: Arith + Send + Sync>(
     let idx = a.indices_array();
     let vals = a.values().as_array::<T, Ix1>()?;
     let (row_col, col_col) = if adjoint_a { (1, 0) } else { (0, 1) };
-    // Bucket the entries by output row: `start[r]..start[r + 1]` in `order`.
+    // Bucket the entries by output row: `start[r]..start[r + 1]` in `order` (canonical entries
+    // without adjoint are already bucketed: `order` is then the identity, and not built).
     let mut start = vec![0usize; n + 1];
     for r in idx.column(row_col) {
         start[*r as usize + 1] += 1;
@@ -133,14 +134,18 @@ fn typed<T: Arith + Send + Sync>(
     for r in 0..n {
         start[r + 1] += start[r];
     }
-    let mut fill = start.clone();
-    let mut order = vec![0usize; a.nnz()];
-    for (e, r) in idx.column(row_col).iter().enumerate() {
-        let r = *r as usize;
-        order[fill[r]] = e;
-        fill[r] += 1;
-    }
-    let cols = idx.column(col_col);
+    let order: Option<Vec<usize>> = (adjoint_a || !a.is_canonical()).then(|| {
+        let mut fill = start.clone();
+        let mut order = vec![0usize; a.nnz()];
+        for (e, r) in idx.column(row_col).iter().enumerate() {
+            let r = *r as usize;
+            order[fill[r]] = e;
+            fill[r] += 1;
+        }
+        order
+    });
+    let cols: Vec<usize> = idx.column(col_col).iter().map(|&c| c as usize).collect();
+    let vals: Vec<T> = vals.iter().copied().collect();
     let b = b.as_slice().expect("standard layout");
     let mut out = vec![T::default(); n * m];
     if m > 0 {
@@ -148,12 +153,16 @@ fn typed<T: Arith + Send + Sync>(
             .with_min_len(64)
             .enumerate()
             .for_each(|(r, row)| {
-                for &e in &order[start[r]..start[r + 1]] {
-                    let (v, c) = (vals[e], cols[e] as usize);
+                let mut add = |e: usize| {
+                    let (v, c) = (vals[e], cols[e]);
                     let b_row = &b[c * m..(c + 1) * m];
                     for (o, &x) in row.iter_mut().zip(b_row) {
                         *o = o.plus(v.times(x));
                     }
+                };
+                match &order {
+                    Some(order) => order[start[r]..start[r + 1]].iter().for_each(|&e| add(e)),
+                    None => (start[r]..start[r + 1]).for_each(add),
                 }
             });
     }

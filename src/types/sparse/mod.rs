@@ -439,8 +439,9 @@ impl SparseTensor {
                 ),
             ));
         }
-        let offsets = self.linear_offsets();
         let shape = self.dense_shape();
+        dense_len("to_dense", shape, self.dtype().size_of())?;
+        let offsets = self.linear_offsets();
         with_dtype!(self.dtype(), T => {
             let fill = *T::from_view(default).expect("checked dtype").first().expect("rank 0");
             Ok(Tensor::from(scatter::<T>(shape, &offsets, &self.values.0, fill)?))
@@ -470,16 +471,43 @@ impl SparseTensor {
     /// The row-major offset of each entry in the dense tensor.
     pub(crate) fn linear_offsets(&self) -> Vec<usize> {
         let strides = row_major_strides(self.dense_shape());
-        self.indices_array()
-            .outer_iter()
-            .map(|row| {
-                row.iter()
-                    .zip(&strides)
-                    .map(|(&i, &s)| i as usize * s)
-                    .sum()
-            })
-            .collect()
+        let idx = self.indices_array();
+        match (idx.as_slice(), strides.as_slice()) {
+            // Contiguous indices (the usual case): one tight loop, rank 2 unrolled.
+            (Some(flat), &[s0, s1]) => flat
+                .chunks_exact(2)
+                .map(|r| r[0] as usize * s0 + r[1] as usize * s1)
+                .collect(),
+            (Some(flat), _) if !strides.is_empty() => flat
+                .chunks_exact(strides.len())
+                .map(|r| r.iter().zip(&strides).map(|(&i, &s)| i as usize * s).sum())
+                .collect(),
+            _ => idx
+                .outer_iter()
+                .map(|row| {
+                    row.iter()
+                        .zip(&strides)
+                        .map(|(&i, &s)| i as usize * s)
+                        .sum()
+                })
+                .collect(),
+        }
     }
+}
+
+/// The number of elements of a dense tensor of `shape` with elements of `elem_bytes` bytes, when
+/// it can exist (its bytes fit `isize::MAX`); otherwise an error of `op` naming the shape.
+pub(crate) fn dense_len(op: &str, shape: &[usize], elem_bytes: usize) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|n| n.checked_mul(elem_bytes.max(1)).is_some_and(|b| b <= isize::MAX as usize))
+        .ok_or_else(|| {
+            Error::unsupported(
+                op,
+                format!("a dense tensor of shape {shape:?} is too large to exist (its bytes exceed isize::MAX)"),
+            )
+        })
 }
 
 /// Row-major strides of `shape`.
@@ -494,11 +522,19 @@ pub(crate) fn row_major_strides(shape: &[usize]) -> Vec<usize> {
 /// The first entry that is not strictly after the previous one, and whether it is equal to it
 /// (repeated) rather than before it (out of order).
 fn first_disorder(idx: &ArrayView2<'_, i64>) -> Option<(usize, bool)> {
-    (1..idx.nrows()).find_map(|k| match idx.row(k - 1).iter().cmp(idx.row(k).iter()) {
+    let order = |o: std::cmp::Ordering, k: usize| match o {
         std::cmp::Ordering::Less => None,
         std::cmp::Ordering::Equal => Some((k, true)),
         std::cmp::Ordering::Greater => Some((k, false)),
-    })
+    };
+    let r = idx.ncols();
+    match idx.as_slice().filter(|_| r > 0) {
+        Some(flat) => (1..idx.nrows())
+            .find_map(|k| order(flat[(k - 1) * r..k * r].cmp(&flat[k * r..(k + 1) * r]), k)),
+        None => {
+            (1..idx.nrows()).find_map(|k| order(idx.row(k - 1).iter().cmp(idx.row(k).iter()), k))
+        }
+    }
 }
 
 /// A dense array of `shape` filled with `fill`, with `values[k]` written at `offsets[k]`.
@@ -509,7 +545,14 @@ fn scatter<T: Element>(
     fill: T,
 ) -> Result<ArrayD<T>> {
     let n: usize = shape.iter().product();
-    let mut out = vec![fill; n];
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| {
+        Error::unsupported(
+            "to_dense",
+            format!("cannot allocate {n} elements for {shape:?}"),
+        )
+    })?;
+    out.resize(n, fill);
     let vals = values.as_array::<T, Ix1>()?;
     for (&o, &v) in offsets.iter().zip(vals.iter()) {
         out[o] = v;

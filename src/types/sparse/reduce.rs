@@ -178,7 +178,7 @@ fn reduce_typed<T: Arith + PartialOrd + Lowest>(
     let shape = x.dense_shape();
     let kept: Vec<usize> = (0..shape.len()).filter(|&a| !reduced[a]).collect();
     let kept_shape: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
-    let n: usize = kept_shape.iter().product();
+    let n = super::dense_len("reduce", &kept_shape, size_of::<T>())?;
     let mut strides = vec![1usize; kept.len()];
     for i in (0..kept.len().saturating_sub(1)).rev() {
         strides[i] = strides[i + 1] * kept_shape[i + 1];
@@ -189,8 +189,16 @@ fn reduce_typed<T: Arith + PartialOrd + Lowest>(
         Kind::Sum => T::default(),
         Kind::Max => T::lowest(),
     };
-    let mut acc = vec![init; n];
-    let mut seen = vec![false; n];
+    let mut acc = Vec::new();
+    let mut seen = Vec::new();
+    if acc.try_reserve_exact(n).is_err() || seen.try_reserve_exact(n).is_err() {
+        return Err(Error::unsupported(
+            "reduce",
+            format!("cannot allocate the {n} output elements of {kept_shape:?}"),
+        ));
+    }
+    acc.resize(n, init);
+    seen.resize(n, false);
     for (row, &v) in idx.outer_iter().zip(vals.iter()) {
         let o: usize = kept
             .iter()

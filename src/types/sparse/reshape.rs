@@ -204,7 +204,8 @@ impl SparseTensor {
     /// ```
     pub fn reshape(&self, shape: &[i64]) -> Result<SparseTensor> {
         const OP: &str = "sparse reshape";
-        let total: usize = self.dense_shape().iter().product();
+        // Offsets are computed in `usize`: the input's element count must fit (not its bytes).
+        let total = super::dense_len(OP, self.dense_shape(), 1)?;
         let unknown: Vec<usize> = (0..shape.len()).filter(|&i| shape[i] == -1).collect();
         if unknown.len() > 1 || shape.iter().any(|&d| d < -1) {
             return Err(Error::unsupported(
