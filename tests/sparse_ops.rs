@@ -565,7 +565,7 @@ proptest! {
         prop_assert_eq!(dense(&sparse_sum), sum);
         // max over stored values: the dense max of where(stored, x, -inf), 0 where none.
         let filled = a.mapv(|v| if v == 0.0 { f64::NEG_INFINITY } else { v });
-        if a.len() > 0 {
+        if !a.is_empty() {
             let want: ArrayD<f64> = ops::reduce_max_as(&filled, axes, keepdims).unwrap();
             let want = want.mapv(|v| if v == f64::NEG_INFINITY { 0.0 } else { v });
             let max = s.reduce_max(axes, keepdims, false).unwrap().into_tensor().unwrap();

@@ -390,3 +390,14 @@ fn huge_dense_shapes_are_errors_not_panics() {
     let t = x.transpose(None).unwrap();
     assert_eq!(t.indices_array(), array![[5i64, 1 << 39]]);
 }
+
+/// `to_dense` with a fill of `-0.0` fills `-0.0` (not the zeroed memory `+0.0` takes), and with
+/// `+0.0` gives `+0.0`.
+#[test]
+fn to_dense_fill_keeps_the_sign_of_zero() {
+    let x = st(array![[0, 1]], array![1.0f64], &[2, 2]);
+    let d: ndarray::Array2<f64> = x.to_dense(&-0.0f64, true).unwrap().into_array().unwrap();
+    assert!(d[[0, 0]] == 0.0 && d[[0, 0]].is_sign_negative() && d[[0, 1]] == 1.0);
+    let d: ndarray::Array2<f64> = x.to_dense(&0.0f64, true).unwrap().into_array().unwrap();
+    assert!(d[[1, 1]].is_sign_positive());
+}

@@ -220,7 +220,7 @@ fn merge_rows<const R: usize, T: Arith>(
     let (mut i, mut j) = (0, 0);
     while i < na && j < nb {
         let (x, y) = (ar[i], br[j]);
-        match x.cmp(&y) {
+        match cmp_rows(&x, &y) {
             std::cmp::Ordering::Less => {
                 idx.push(x);
                 vals.push(av[i]);
@@ -233,7 +233,7 @@ fn merge_rows<const R: usize, T: Arith>(
             }
             std::cmp::Ordering::Equal => {
                 let s = av[i].plus(bv[j]);
-                if !(s.magnitude() < threshold) {
+                if s.magnitude() >= threshold || s.magnitude().is_nan() {
                     idx.push(x);
                     vals.push(s);
                 }
@@ -247,6 +247,21 @@ fn merge_rows<const R: usize, T: Arith>(
     idx.extend_from_slice(&br[j..]);
     vals.extend_from_slice(&bv[j..]);
     (idx.into_flattened(), vals)
+}
+
+/// Row-major order of two index rows of rank `R` (unrolled by the compiler).
+#[inline(always)]
+fn cmp_rows<const R: usize>(x: &[i64; R], y: &[i64; R]) -> std::cmp::Ordering {
+    for k in 0..R {
+        if x[k] != y[k] {
+            return if x[k] < y[k] {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            };
+        }
+    }
+    std::cmp::Ordering::Equal
 }
 
 /// [`merge_rows`] for any rank (rank 0, and ranks above 4).
@@ -277,7 +292,7 @@ fn merge_dyn<T: Arith>(
             }
             std::cmp::Ordering::Equal => {
                 let s = av[i].plus(bv[j]);
-                if !(s.magnitude() < threshold) {
+                if s.magnitude() >= threshold || s.magnitude().is_nan() {
                     idx.extend_from_slice(&af[row(i)]);
                     vals.push(s);
                 }

@@ -441,10 +441,9 @@ impl SparseTensor {
         }
         let shape = self.dense_shape();
         dense_len("to_dense", shape, self.dtype().size_of())?;
-        let offsets = self.linear_offsets();
         with_dtype!(self.dtype(), T => {
             let fill = *T::from_view(default).expect("checked dtype").first().expect("rank 0");
-            Ok(Tensor::from(scatter::<T>(shape, &offsets, &self.values.0, fill)?))
+            Ok(Tensor::from(scatter::<T>(self, fill)?))
         }, _ => Err(Error::unsupported("to_dense", format!("dtype {} is not supported", self.dtype()))))
     }
 
@@ -537,27 +536,60 @@ fn first_disorder(idx: &ArrayView2<'_, i64>) -> Option<(usize, bool)> {
     }
 }
 
-/// A dense array of `shape` filled with `fill`, with `values[k]` written at `offsets[k]`.
-fn scatter<T: Element>(
-    shape: &[usize],
-    offsets: &[usize],
-    values: &Tensor,
-    fill: T,
-) -> Result<ArrayD<T>> {
+/// The dense array of `x`: `fill` everywhere, then each value at its index, in stored order (the
+/// caller checked that the dense size can exist).
+fn scatter<T: Element>(x: &SparseTensor, fill: T) -> Result<ArrayD<T>> {
+    let shape = x.dense_shape();
     let n: usize = shape.iter().product();
-    let mut out = Vec::new();
-    out.try_reserve_exact(n).map_err(|_| {
+    let mut out = filled_vec(n, fill).ok_or_else(|| {
         Error::unsupported(
             "to_dense",
             format!("cannot allocate {n} elements for {shape:?}"),
         )
     })?;
-    out.resize(n, fill);
-    let vals = values.as_array::<T, Ix1>()?;
-    for (&o, &v) in offsets.iter().zip(vals.iter()) {
-        out[o] = v;
+    let vals = x.values.0.as_array::<T, Ix1>()?;
+    let strides = row_major_strides(shape);
+    let idx = x.indices_array();
+    match (idx.as_slice(), vals.as_slice(), strides.as_slice()) {
+        // Contiguous rank 2 (the usual case): offsets computed in the loop, nothing allocated.
+        (Some(flat), Some(v), &[s0, s1]) => {
+            for (r, &v) in flat.chunks_exact(2).zip(v) {
+                out[r[0] as usize * s0 + r[1] as usize * s1] = v;
+            }
+        }
+        _ => {
+            for (o, &v) in x.linear_offsets().into_iter().zip(vals.iter()) {
+                out[o] = v;
+            }
+        }
     }
     Ok(ArrayD::from_shape_vec(IxDyn(shape), out).expect("n elements"))
+}
+
+/// `n` copies of `fill`, or `None` when the allocator refuses the block. A fill whose bytes are
+/// all zero (0, `false`, `+0.0`) takes zeroed memory from the allocator (`calloc`: fresh pages
+/// cost nothing until written), as `vec![0; n]` does.
+fn filled_vec<T: Element>(n: usize, fill: T) -> Option<Vec<T>> {
+    // SAFETY: `fill` is a plain scalar (`Element` is sealed to bool, integers and floats: no
+    // padding, no pointers), so its `size_of::<T>()` bytes are initialized and readable.
+    let bytes =
+        unsafe { std::slice::from_raw_parts((&fill as *const T).cast::<u8>(), size_of::<T>()) };
+    if n == 0 || bytes.iter().any(|&b| b != 0) {
+        let mut out = Vec::new();
+        out.try_reserve_exact(n).ok()?;
+        out.resize(n, fill);
+        return Some(out);
+    }
+    let layout = std::alloc::Layout::array::<T>(n).ok()?;
+    // SAFETY: `layout` has a non-zero size (`n > 0`, and no `Element` is zero-sized).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` was allocated by the global allocator with the layout of `[T; n]` (what a
+    // `Vec<T>` of capacity `n` frees with); all its bytes are zero, which is a valid `T` equal
+    // to `fill` (checked above: `fill`'s bytes are all zero), so all `n` elements are initialized.
+    Some(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
 impl TensorLike for SparseTensor {

@@ -220,7 +220,7 @@ impl SparseTensor {
             .product();
         let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
         if let Some(&u) = unknown.first() {
-            if known == 0 || total as u128 % known != 0 {
+            if known == 0 || !(total as u128).is_multiple_of(known) {
                 return Err(Error::unsupported(
                     OP,
                     format!(
