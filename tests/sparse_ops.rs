@@ -246,6 +246,10 @@ fn spec_inference() {
         mul.spec.to_string(),
         "extype.SparseTensor { indices: i64[?, 2], values: f64[?], dense_shape: [?, 3] }"
     );
+    let e = ops::infer_spec(cat("exp"), &[&s("[5]", DType::F32)], &none)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("exp(0) is not 0"), "{e}");
     let neg = ops::infer_spec(cat("neg"), &[&s("[5]", DType::I32)], &none).unwrap();
     assert_eq!(
         neg.spec.to_string(),

@@ -328,13 +328,13 @@ pub fn rank(x: &impl AsOperand) -> Result<usize> {
 /// both shapes, in calls and in spec inference.
 ///
 /// ```
-/// use extype::{ops, Tensor};
+/// use extype_core::{ops, Tensor};
 /// use ndarray::array;
 /// let c: Tensor = ops::matmul_as(&array![[1.0f32, 2.0], [3.0, 4.0]], &array![[1.0f32], [1.0]])?;
 /// assert_eq!(c, Tensor::from(array![[3.0f32], [7.0]]));
 /// let err = ops::matmul(&array![[1.0f32, 2.0]], &array![[1.0f32, 2.0]]).unwrap_err();
 /// assert!(err.to_string().contains("expected axis -2 of size 2"), "{err}");
-/// # Ok::<(), extype::Error>(())
+/// # Ok::<(), extype_core::Error>(())
 /// ```
 pub fn matmul(a: &impl AsOperand, b: &impl AsOperand) -> Result<Value> {
     call(

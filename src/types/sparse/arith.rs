@@ -578,7 +578,10 @@ fn sparse_mul_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
 /// Unary ops: the op's dense inference on the dense shape, as a sparse spec.
 fn unary_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
     let l = like(specs)?;
-    sparse_of(infer::dense(call.op, &[&l[0]], call.args)?)
+    let out = sparse_of(infer::dense(call.op, &[&l[0]], call.args)?)?;
+    // The same refusal as the call: an op with f(0) != 0 would densify.
+    check_keeps_zero(&UnaryOp::new(call), l[0].dtype)?;
+    Ok(out)
 }
 
 /// Whether a spec is a sparse tensor's.

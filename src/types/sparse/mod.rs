@@ -120,7 +120,7 @@ pub use matmul::sparse_dense_matmul;
 /// assert_eq!(st.spec().to_string(),
 ///     "extype.SparseTensor { indices: i64[?, 2], values: f32[?], dense_shape: [3, 4] }");
 /// let dense = st.to_dense(&0.0f32, true)?;
-/// assert_eq!(dense, Tensor::from(array![[0.0f32, 1.0, 0.0, 0.0], [0.0; 4], [0.0, 0.0, 0.0, 5.0]]));
+/// assert_eq!(dense, Tensor::from(array![[0.0f32, 1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 5.0]]));
 /// assert_eq!(SparseTensor::from_dense(&dense)?, st);
 /// // Out of bounds: TensorFlow's message.
 /// let err = SparseTensor::new(array![[0i64, 5]], array![1.0f32], &[2, 2]).unwrap_err();
