@@ -5,7 +5,11 @@
 //!   the result is in canonical order (TensorFlow reorders it). TensorFlow's errors: "Ranks of all
 //!   input tensors must match", "Input shapes must match: expected 2 for dimension 0 but got 3 at
 //!   position 1", "Concat dimension must be in range [-2, 2), got 2". `ops::concat` of two
-//!   SparseTensors dispatches here (without expansion).
+//!   SparseTensors dispatches here (any axis, without expansion); of more than two, along axis 0,
+//!   the catalog's fallback joins them with the batch encoder (the same entries; trailing dense
+//!   shapes that differ are padded to the largest instead of refused), and along another axis it
+//!   has no handler (dispatch handlers take a fixed number of arguments): call
+//!   `SparseTensor::concat`.
 //! - [`slice`](SparseTensor::slice)`(start, size)`: the entries with `start <= index < start +
 //!   size`, shifted by `start`; the result's dense shape is `size` clipped to the input's bounds
 //!   (TensorFlow's `tf.sparse.slice`, also for starts past the end or negative: an empty slice).
