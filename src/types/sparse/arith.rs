@@ -184,16 +184,11 @@ fn merge_add<T: Arith>(a: &SparseTensor, b: &SparseTensor, threshold: f64) -> Re
         let (a, b) = (standard(a)?, standard(b)?);
         return merge_add::<T>(&a, &b, threshold);
     };
-    let split = if a.is_canonical() && b.is_canonical() {
-        Split::per_core()
-    } else {
-        Split::NONE
-    };
     let (idx, vals) = match rank {
-        1 => merge_rows::<1, T>(af, av, bf, bv, threshold, split),
-        2 => merge_rows::<2, T>(af, av, bf, bv, threshold, split),
-        3 => merge_rows::<3, T>(af, av, bf, bv, threshold, split),
-        4 => merge_rows::<4, T>(af, av, bf, bv, threshold, split),
+        1 => merge_rows::<1, T>(af, av, bf, bv, threshold),
+        2 => merge_rows::<2, T>(af, av, bf, bv, threshold),
+        3 => merge_rows::<3, T>(af, av, bf, bv, threshold),
+        4 => merge_rows::<4, T>(af, av, bf, bv, threshold),
         _ => merge_dyn(rank, af, av, bf, bv, threshold),
     };
     let n = vals.len();
@@ -208,35 +203,6 @@ fn merge_add<T: Arith>(a: &SparseTensor, b: &SparseTensor, threshold: f64) -> Re
     ))
 }
 
-/// How [`merge_rows`] may split its work: `depth` more halvings (one per doubling of the
-/// cores), none below `min` entries; `cap`: the capacity of the output (the first half's output
-/// is the whole result's, so the second half is appended without growing it).
-#[derive(Clone, Copy, Debug)]
-struct Split {
-    depth: u32,
-    min: usize,
-    cap: usize,
-}
-
-impl Split {
-    /// No split.
-    const NONE: Split = Split {
-        depth: 0,
-        min: usize::MAX,
-        cap: 0,
-    };
-
-    /// One half per core for inputs of at least 64 Ki entries.
-    fn per_core() -> Split {
-        let cores = rayon::current_num_threads().max(1);
-        Split {
-            depth: cores.next_power_of_two().trailing_zeros(),
-            min: 1 << 16,
-            cap: 0,
-        }
-    }
-}
-
 /// TensorFlow's merge of two entry lists of rank `R` (rows compared as arrays: no per-entry
 /// slice copies), entries at the same index summed and dropped below `threshold`.
 fn merge_rows<const R: usize, T: Arith>(
@@ -245,55 +211,12 @@ fn merge_rows<const R: usize, T: Arith>(
     bf: &[i64],
     bv: &[T],
     threshold: f64,
-    split: Split,
 ) -> (Vec<i64>, Vec<T>) {
     let (ar, _) = af.as_chunks::<R>();
     let (br, _) = bf.as_chunks::<R>();
     let (na, nb) = (ar.len(), br.len());
-    // Canonical inputs split at one key (a's middle row; b at its first row not before it):
-    // equal keys fall in the same half, so the halves merge on their own, one per core, and
-    // join in order (TensorFlow's result exactly).
-    if split.depth > 0 && na + nb >= split.min && na >= 2 {
-        let h = na / 2;
-        let j = br.partition_point(|y| cmp_rows(y, &ar[h]) == std::cmp::Ordering::Less);
-        let half = Split {
-            depth: split.depth - 1,
-            min: split.min,
-            cap: 0,
-        };
-        let first = Split {
-            cap: split.cap.max(na + nb),
-            ..half
-        };
-        let ((mut i1, mut v1), (i2, v2)) = rayon::join(
-            || {
-                merge_rows::<R, T>(
-                    &af[..h * R],
-                    &av[..h],
-                    &bf[..j * R],
-                    &bv[..j],
-                    threshold,
-                    first,
-                )
-            },
-            || {
-                merge_rows::<R, T>(
-                    &af[h * R..],
-                    &av[h..],
-                    &bf[j * R..],
-                    &bv[j..],
-                    threshold,
-                    half,
-                )
-            },
-        );
-        i1.extend_from_slice(&i2);
-        v1.extend_from_slice(&v2);
-        return (i1, v1);
-    }
-    let cap = split.cap.max(na + nb);
-    let mut idx: Vec<[i64; R]> = Vec::with_capacity(cap);
-    let mut vals: Vec<T> = Vec::with_capacity(cap);
+    let mut idx: Vec<[i64; R]> = Vec::with_capacity(na + nb);
+    let mut vals: Vec<T> = Vec::with_capacity(na + nb);
     let (mut i, mut j) = (0, 0);
     while i < na && j < nb {
         let (x, y) = (ar[i], br[j]);
@@ -666,47 +589,5 @@ pub(crate) fn is_sparse(spec: &ValueSpec) -> bool {
     match spec {
         ValueSpec::Extension(e) => e.as_any().is::<SparseTensorSpec>(),
         ValueSpec::Tensor(_) => false,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The split merge gives the sequential merge's result, at every depth, on canonical input
-    /// with shared keys, zero sums and an empty side.
-    #[test]
-    fn split_merge_is_the_sequential_merge() {
-        let mut seed = 7u64;
-        let mut next = |m: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
-        for round in 0..50 {
-            let mut rows = |n: usize| {
-                let mut keys: Vec<u64> = (0..n).map(|_| next(64)).collect();
-                keys.sort_unstable();
-                keys.dedup();
-                let idx: Vec<i64> = keys
-                    .iter()
-                    .flat_map(|k| [(k / 8) as i64, (k % 8) as i64])
-                    .collect();
-                let vals: Vec<f64> = keys.iter().map(|k| (*k % 5) as f64 - 2.0).collect();
-                (idx, vals)
-            };
-            let (ai, av) = rows(round % 40);
-            let (bi, bv) = rows((round * 7) % 40);
-            let want = merge_rows::<2, f64>(&ai, &av, &bi, &bv, 0.5, Split::NONE);
-            for depth in 1..4 {
-                let split = Split {
-                    depth,
-                    min: 2,
-                    cap: 0,
-                };
-                assert_eq!(merge_rows::<2, f64>(&ai, &av, &bi, &bv, 0.5, split), want);
-            }
-        }
     }
 }
