@@ -440,7 +440,7 @@ fn reduce_sum_follows_tf() {
         d(i.reduce_sum(Some(&[1]), false, false).unwrap()),
         Tensor::from(array![2i32, 1])
     );
-    let empty = SparseTensor::empty(DType::F32, &[2, 3]);
+    let empty = SparseTensor::empty(DType::F32, &[2, 3]).unwrap();
     assert_eq!(
         d(empty.reduce_sum(Some(&[1]), false, false).unwrap()),
         Tensor::from(array![0.0f32, 0.0])

@@ -183,6 +183,7 @@ fn nnz_zero_follows_tf() {
     assert_eq!((z.nnz(), z.dense_shape()), (0, &[3usize, 0, 2][..]));
     assert_eq!(
         SparseTensor::empty(DType::F64, &[4])
+            .unwrap()
             .to_dense(&0.0f64, true)
             .unwrap(),
         Tensor::from(ndarray::Array1::<f64>::zeros(4))
@@ -315,7 +316,7 @@ fn batching_follows_tf() {
     use extype::batch::{BatchableSpec, stack, unstack};
     let a = st(array![[0, 1]], array![1.0f32], &[2, 3]);
     let b = st(array![[1, 0], [1, 2]], array![2.0f32, 3.0], &[2, 3]);
-    let empty = SparseTensor::empty(DType::F32, &[2, 3]);
+    let empty = SparseTensor::empty(DType::F32, &[2, 3]).unwrap();
     let batch = stack(&[a.clone(), empty.clone(), b.clone()]).unwrap();
     assert_eq!(batch.dense_shape(), &[3, 2, 3]);
     assert_eq!(

@@ -454,7 +454,7 @@ fn sparse_unary(op: &UnaryOp, x: &SparseTensor) -> Result<SparseTensor> {
 
 /// Whether `op` maps 0 of `dtype` to 0 (of its result dtype): then it keeps sparsity.
 fn check_keeps_zero(op: &UnaryOp, dtype: DType) -> Result<()> {
-    let zero = SparseTensor::empty(dtype, &[1]).to_dense_zero()?;
+    let zero = SparseTensor::empty(dtype, &[1])?.to_dense_zero()?;
     let image: Tensor = op.apply_as(&zero)?;
     if SparseTensor::from_dense(&image)?.nnz() == 0 {
         Ok(())

@@ -267,16 +267,17 @@ impl SparseTensor {
         }
     }
 
-    /// An empty sparse tensor (no stored entry) of `dtype` and `dense_shape`.
-    pub fn empty(dtype: DType, dense_shape: &[usize]) -> SparseTensor {
+    /// An empty sparse tensor (no stored entry) of `dtype` and `dense_shape`; an error for a
+    /// dtype this type has no element type for.
+    pub fn empty(dtype: DType, dense_shape: &[usize]) -> Result<SparseTensor> {
         let values = with_dtype!(dtype, T => Tensor::from(Array1::<T>::default(0)),
-            _ => Tensor::from(Array1::<f32>::default(0)));
-        SparseTensor::from_parts_unchecked(
+            _ => return Err(Error::unsupported("empty", format!("dtype {dtype} is not supported"))));
+        Ok(SparseTensor::from_parts_unchecked(
             Array2::zeros((0, dense_shape.len())),
             values,
             dense_shape,
             Some(true),
-        )
+        ))
     }
 
     /// The index of each stored entry (`i64`, `[nnz, rank]`).
