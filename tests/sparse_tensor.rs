@@ -363,6 +363,9 @@ fn io_round_trip() {
     let any = extype::io::load(&path).unwrap();
     assert_eq!(any.type_name(), "extype.SparseTensor");
     assert_eq!(any.downcast::<SparseTensor>().unwrap(), x);
+    // From the tensors alone (the spec read from the file: nnz and dense sizes unknown).
+    let inferred: SparseTensor = extype::io::load_components_inferred(&path).unwrap();
+    assert_eq!(inferred, x);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
