@@ -9,6 +9,10 @@ mod custom_type;
 #[allow(dead_code)]
 mod masked_tensor;
 
+#[path = "../examples/sparse.rs"]
+#[allow(dead_code)]
+mod sparse;
+
 #[test]
 fn custom_type_runs() {
     custom_type::main().unwrap();
@@ -26,4 +30,9 @@ mod ragged_ops;
 #[test]
 fn ragged_ops_runs() {
     ragged_ops::main().unwrap();
+}
+
+#[test]
+fn sparse_runs() {
+    sparse::main().unwrap();
 }

@@ -183,6 +183,8 @@ fn scans_input(op: &Op) -> bool {
     op.kind() == OpKind::Reduction
         || op.name().starts_with("segment_")
         || std::ptr::eq(op, &catalog::BOOLEAN_MASK)
+        // Work proportional to `k`, however small the product.
+        || std::ptr::eq(op, &catalog::MATMUL)
 }
 
 /// Dims broadcast-compatible with `base`: some axes set to 1, leading axes dropped.

@@ -19,6 +19,7 @@
 //! | [`stack_concat`] | `stack(axis, arrays)`, `concat(axis, arrays)` |
 //! | [`gather`] | `gather(a, indices, axis)` (NumPy `take`, bounds-checked, negative indices) |
 //! | [`cast`] | `cast::<T, U>(a)` between f32 f64 i32 i64 u8 u64 bool |
+//! | [`matmul`] | `matmul(a, b)` over the last two axes, leading axes broadcast (f32 f64: ndarray / matrixmultiply; i32 i64: wrapping) |
 //!
 //! Dtypes: f32, f64, i32, i64, u8, u64 and bool wherever meaningful ([`Scalar`] all of them,
 //! [`Num`] the numeric ones, [`Float`] f32/f64).
@@ -143,6 +144,7 @@ pub mod elementwise;
 pub mod error;
 pub mod gather;
 pub(crate) mod layout;
+pub mod matmul;
 pub mod parallel;
 pub mod reduce;
 pub mod scalar;

@@ -281,6 +281,8 @@ signatures! {
     SEGMENT_MAX = "segment_max", Other, Exactly(1);
     /// Minimum of each ragged row (an error for an empty row).
     SEGMENT_MIN = "segment_min", Other, Exactly(1);
+    /// Matrix product of the last two axes, leading axes broadcast.
+    MATMUL = "matmul", Other, Exactly(2);
 }
 
 /// The catalog signature with this name. Accepts the snake-case name (`reduce_sum`) and its
@@ -371,7 +373,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_and_found() {
-        assert_eq!(ALL.len(), 57);
+        assert_eq!(ALL.len(), 58);
         let mut names: Vec<_> = ALL.iter().map(|sig| sig.name).collect();
         names.sort_unstable();
         let n = names.len();

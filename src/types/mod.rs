@@ -1,7 +1,8 @@
 //! Standard extension types, written with the public `#[derive(ExtensionType)]` and
 //! `#[dispatch]` exactly as a user writes their own: [`MaskedTensor`] (values with a validity
-//! mask, TensorFlow's semantics for every op) and [`RaggedTensor`] (flat values with row
-//! partitions, TensorFlow's `tf.RaggedTensor`).
+//! mask, TensorFlow's semantics for every op), [`RaggedTensor`] (flat values with row
+//! partitions, TensorFlow's `tf.RaggedTensor`) and [`SparseTensor`] (N-d coordinate form,
+//! TensorFlow's `tf.sparse` semantics).
 //!
 //! They live in the facade crate so that `extype::types::MaskedTensor` is the path users write
 //! and the derive's generated paths (`::extype::…`) resolve here as in a user crate
@@ -9,8 +10,9 @@
 //! TensorFlow behaviour each op follows and every deliberate difference.
 
 pub mod masked;
+pub mod ragged;
+pub mod sparse;
 
 pub use masked::{MaskedTensor, MaskedTensorSpec};
-pub mod ragged;
-
 pub use ragged::{RaggedTensor, RaggedTensorSpec};
+pub use sparse::{SparseTensor, SparseTensorSpec};

@@ -8,7 +8,7 @@
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
 use smallvec::SmallVec;
 
-use extype_kernels::{cast as kc, compact, gather as kg, select, stack_concat};
+use extype_kernels::{cast as kc, compact, gather as kg, matmul as km, select, stack_concat};
 
 use super::args::OpArgs;
 use super::dense_args::DenseArgs;
@@ -268,6 +268,21 @@ pub(crate) fn where_(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result
         &xs[1],
         &xs[2],
         |a, b| select::select(cond, a, b),
+        refused(op, dense)
+    )
+}
+
+pub(crate) fn matmul(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<Tensor> {
+    let xs = &*dense.views();
+    op.check_dtypes(2, |i| xs[i].dtype())?;
+    // The kernel checks the ranks, `k` and the output size before allocating.
+    pair!(
+        LINALG,
+        TensorView,
+        (op, dense, args),
+        &xs[0],
+        &xs[1],
+        |a, b| km::matmul(a, b),
         refused(op, dense)
     )
 }

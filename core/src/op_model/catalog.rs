@@ -218,6 +218,9 @@ catalog! {
     SEGMENT_MAX => segment!(NUMERIC, ks::segment_max);
     /// Minimum of each ragged row (an error for an empty row).
     SEGMENT_MIN => segment!(NUMERIC, ks::segment_min);
+    /// Matrix product of the last two axes (`[.., n, k] @ [.., k, m] → [.., n, m]`), leading
+    /// axes broadcast; f32, f64 (ndarray's `general_mat_mul`), i32, i64 (wrapping).
+    MATMUL => custom!(LINALG, bodies::matmul).infer(Custom(infer::matmul));
 }
 
 /// The catalog op with this name. Accepts the snake-case name (`reduce_sum`) and its CamelCase

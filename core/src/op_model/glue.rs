@@ -98,6 +98,7 @@ macro_rules! pair {
     (NUMERIC, $($rest:tt)*) => { $crate::op_model::glue::pair!(@ [F32, F64, I32, I64, U8, U64] $($rest)*) };
     (FLOAT, $($rest:tt)*) => { $crate::op_model::glue::pair!(@ [F32, F64] $($rest)*) };
     (KERNEL, $($rest:tt)*) => { $crate::op_model::glue::pair!(@ [Bool, F32, F64, I32, I64, U8, U64] $($rest)*) };
+    (LINALG, $($rest:tt)*) => { $crate::op_model::glue::pair!(@ [F32, F64, I32, I64] $($rest)*) };
     (@ [$($var:ident),*] $enum:ident, ($op:expr, $xs:expr, $args:expr), $x:expr, $y:expr, |$a:ident, $b:ident| $body:expr, $refusal:expr) => {
         match ($x, $y) {
             $((

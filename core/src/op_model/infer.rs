@@ -416,6 +416,42 @@ pub(crate) fn gather(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Sh
     Ok(Shape::from_dims(dims))
 }
 
+/// `matmul`: `[.., n, k] @ [.., k, m] → [.., n, m]`, the leading axes broadcast (statically,
+/// NumPy's rules); a known `k` that differs is an error naming both arguments' shapes.
+pub(crate) fn matmul(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Shape> {
+    let (a, b) = (&specs[0].shape, &specs[1].shape);
+    for (i, s) in [a, b].into_iter().enumerate() {
+        if s.rank().is_some_and(|r| r < 2) {
+            return Err(bad_argument(
+                op.name(),
+                format!("argument {i}"),
+                "rank >= 2 (a matrix or a batch of them)",
+                format!("shape {s}"),
+            ));
+        }
+    }
+    let (Some(da), Some(db)) = (a.dims(), b.dims()) else {
+        return Ok(Shape::unknown_rank());
+    };
+    let (ra, rb) = (da.len(), db.len());
+    if let (Dim::Known(k), Dim::Known(k2)) = (da[ra - 1], db[rb - 2])
+        && k != k2
+    {
+        return Err(bad_argument(
+            op.name(),
+            "argument 1",
+            format!(
+                "axis -2 of size {k} (axis -1 of argument 0, shape {a}: [.., n, k] @ [.., k, m])"
+            ),
+            format!("size {k2} (shape {b})"),
+        ));
+    }
+    let lead_a = Shape::from_dims(da[..ra - 2].to_vec());
+    let lead_b = Shape::from_dims(db[..rb - 2].to_vec());
+    let lead = broadcast_static(&[&lead_a, &lead_b], args.effective_policy())?.shape;
+    Ok(lead.concatenate(&Shape::from_dims([da[ra - 2], db[rb - 1]])))
+}
+
 pub(crate) fn boolean_mask(op: &Op, specs: &[&TensorSpec], _: &OpArgs) -> Result<Shape> {
     let (x, m) = (specs[0], specs[1]);
     match (x.shape.dims(), m.shape.rank()) {

@@ -54,6 +54,8 @@ impl DTypeSet {
         DType::U8,
         DType::U64,
     ]);
+    /// The dtypes of linear algebra (`matmul`): `f32 f64 i32 i64`.
+    pub const LINALG: DTypeSet = DTypeSet::of(&[DType::F32, DType::F64, DType::I32, DType::I64]);
     /// Every dtype the kernels take: [`NUMERIC`](Self::NUMERIC) and `bool`.
     pub const KERNEL: DTypeSet = DTypeSet::NUMERIC.with(DType::Bool);
     /// Every dtype (ops that only move data).

@@ -168,6 +168,10 @@ mod dense {
         (0..n)
             .map(|i| match op.operands() {
                 Operands::BoolAt(at, _) if at == i => ones(DType::Bool),
+                // `matmul`'s second matrix: `[3, 2]`, so that `[2, 3] @ [3, 2]` multiplies.
+                _ if i == 1 && std::ptr::eq(op, &MATMUL) => {
+                    run1(&RESHAPE, x, &OpArgs::none().with_shape(&[3, 2])).unwrap()
+                }
                 _ => x.clone(),
             })
             .collect()

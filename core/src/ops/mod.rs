@@ -322,6 +322,33 @@ pub fn rank(x: &impl AsOperand) -> Result<usize> {
     }
 }
 
+/// The matrix product of the last two axes of `a` and `b` (`[.., n, k] @ [.., k, m] →
+/// [.., n, m]`), the leading axes broadcast (NumPy's and TensorFlow's `matmul`); f32, f64, i32
+/// and i64 (integers wrap on overflow, as TensorFlow's). A `k` that differs is an error naming
+/// both shapes, in calls and in spec inference.
+///
+/// ```
+/// use extype_core::{ops, Tensor};
+/// use ndarray::array;
+/// let c: Tensor = ops::matmul_as(&array![[1.0f32, 2.0], [3.0, 4.0]], &array![[1.0f32], [1.0]])?;
+/// assert_eq!(c, Tensor::from(array![[3.0f32], [7.0]]));
+/// let err = ops::matmul(&array![[1.0f32, 2.0]], &array![[1.0f32, 2.0]]).unwrap_err();
+/// assert!(err.to_string().contains("expected axis -2 of size 2"), "{err}");
+/// # Ok::<(), extype_core::Error>(())
+/// ```
+pub fn matmul(a: &impl AsOperand, b: &impl AsOperand) -> Result<Value> {
+    call(
+        &catalog::MATMUL,
+        &[a.as_operand(), b.as_operand()],
+        &OpArgs::none(),
+    )
+}
+
+/// [`matmul`], returning the concrete type `T`.
+pub fn matmul_as<T: FromValue>(a: &impl AsOperand, b: &impl AsOperand) -> Result<T> {
+    T::from_value(matmul(a, b)?)
+}
+
 /// Gives `x` the shape `shape` (same number of elements, C order).
 pub fn reshape(x: &impl AsOperand, shape: &[usize]) -> Result<Value> {
     call(

@@ -1,0 +1,593 @@
+//! Arithmetic of [`SparseTensor`]s, as `tf.sparse` does it:
+//!
+//! - `sparse + sparse` ([`SparseTensor::add`], `ops::add`, `&a + &b`): TensorFlow's `SparseAdd`,
+//!   a merge of the two entry lists in their stored order. Entries at the same index are summed,
+//!   and a sum whose magnitude is below `threshold` is dropped (only sums: an entry of one operand
+//!   alone is kept, explicit zeros included; `threshold = 0` keeps everything). Both dense shapes
+//!   must be equal ("Operands' shapes do not match"). The result is canonical when both inputs
+//!   are; for unordered inputs the merge is TensorFlow's too (reorder first, as its docs say).
+//! - `sparse + dense` and `dense + sparse` → dense: TensorFlow's `SparseTensorDenseAdd`: the
+//!   shapes must be equal (it does not broadcast); repeated indices add up.
+//! - `sparse * dense`, `dense * sparse`, `sparse * scalar`: TensorFlow's `SparseDenseCwiseMul`:
+//!   the dense operand broadcasts to the sparse dense shape (never the other way), and the result
+//!   has exactly the sparse operand's entries, so a NaN or infinity of the dense operand at an
+//!   implicit zero never appears.
+//! - Unary elementwise ops with `f(0) = 0` (`neg`, `abs`, `sqrt`, `sin`, `tanh`, `floor`,
+//!   `ceil`, `round`, `is_nan`, …) map the stored values and keep the indices; the others
+//!   (`exp`, `cos`, `log`, `logical_not`, …) are an error that says to densify first, and so is
+//!   any other binary op on a sparse operand (TensorFlow raises a `TypeError` for them).
+//!
+//! Dtypes: both operands of one dtype (TensorFlow's rule; cast first); the threshold compares
+//! magnitudes as `f64`; integer sums and products wrap, as TensorFlow's do.
+
+use super::{SparseTensor, SparseTensorSpec};
+use crate::dispatch::Call;
+use crate::ndarray::{Array1, Array2, ArrayD, ArrayViewD, Ix1, IxDyn};
+use crate::ops::infer;
+use crate::ops::infer::Inferred;
+use crate::{
+    BinaryOp, DType, Element, Error, OrDense, Result, Shape, Tensor, TensorLike, TensorView,
+    UnaryOp, ValueSpec, dispatch,
+};
+
+/// The numeric element types of sparse arithmetic: wrapping integer arithmetic, a magnitude
+/// for the threshold.
+pub(crate) trait Arith: Element + PartialEq + Default {
+    /// `a + b` (wrapping for integers).
+    fn plus(self, other: Self) -> Self;
+    /// `a * b` (wrapping for integers).
+    fn times(self, other: Self) -> Self;
+    /// `|a|` as `f64`.
+    fn magnitude(self) -> f64;
+}
+
+macro_rules! arith_int {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline]
+            fn plus(self, o: $t) -> $t { self.wrapping_add(o) }
+            #[inline]
+            fn times(self, o: $t) -> $t { self.wrapping_mul(o) }
+            #[inline]
+            #[allow(clippy::cast_lossless, unused_comparisons)]
+            fn magnitude(self) -> f64 { if self < 0 as $t { -(self as f64) } else { self as f64 } }
+        }
+    )*};
+}
+arith_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+macro_rules! arith_float {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline]
+            fn plus(self, o: $t) -> $t { self + o }
+            #[inline]
+            fn times(self, o: $t) -> $t { self * o }
+            #[inline]
+            fn magnitude(self) -> f64 { (self as f64).abs() }
+        }
+    )*};
+}
+arith_float!(f32, f64);
+
+/// Runs `$body` with `$T` the numeric element type of `$dtype`, or returns the error of `$op`
+/// refusing the dtype.
+macro_rules! with_arith {
+    ($op:expr, $dtype:expr, $T:ident => $body:expr) => {{
+        #[allow(unreachable_patterns)]
+        match $dtype {
+            $crate::DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            $crate::DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::DType::U64 => {
+                type $T = u64;
+                $body
+            }
+            $crate::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            other => Err($crate::Error::unsupported(
+                $op,
+                format!("a numeric dtype, found dtype {other}"),
+            )),
+        }
+    }};
+}
+
+/// The dtypes of two operands, which must agree (TensorFlow: cast first).
+fn same_dtype(op: &str, a: DType, b: DType) -> Result<DType> {
+    if a == b {
+        Ok(a)
+    } else {
+        Err(Error::unsupported(
+            op,
+            format!("both operands need one dtype (cast first), found {a} and {b}"),
+        ))
+    }
+}
+
+impl SparseTensor {
+    /// `self + other`, TensorFlow's `tf.sparse.add(a, b, threshold)` (see the
+    /// [module docs](self::super)): entries at the same index are summed, and a sum whose magnitude
+    /// is below `threshold` is dropped.
+    ///
+    /// ```
+    /// use extype::types::SparseTensor;
+    /// use ndarray::array;
+    /// let a = SparseTensor::new(array![[0i64, 0], [1, 1]], array![1.0f32, 2.0], &[2, 3])?;
+    /// let b = SparseTensor::new(array![[0i64, 0], [1, 2]], array![-1.0f32, 3.0], &[2, 3])?;
+    /// let c = a.add(&b, 0.0)?;
+    /// assert_eq!(c.to_string(), "f32[2, 3] nnz=3 indices [[0, 0], [1, 1], [1, 2]] values [0.0, 2.0, 3.0]");
+    /// let d = a.add(&b, 0.5)?; // the sum 0 at [0, 0] is dropped
+    /// assert_eq!(d.nnz(), 2);
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn add(&self, other: &SparseTensor, threshold: f64) -> Result<SparseTensor> {
+        const OP: &str = "sparse add";
+        let dtype = same_dtype(OP, self.dtype(), other.dtype())?;
+        if self.dense_shape() != other.dense_shape() {
+            return Err(Error::unsupported(
+                OP,
+                format!(
+                    "Operands' shapes do not match: {:?} and {:?}",
+                    self.dense_shape(),
+                    other.dense_shape()
+                ),
+            ));
+        }
+        with_arith!(OP, dtype, T => merge_add::<T>(self, other, threshold))
+    }
+}
+
+/// TensorFlow's `SparseAdd` merge, for one element type.
+fn merge_add<T: Arith>(a: &SparseTensor, b: &SparseTensor, threshold: f64) -> Result<SparseTensor> {
+    let (av, bv) = (
+        a.values().as_array::<T, Ix1>()?,
+        b.values().as_array::<T, Ix1>()?,
+    );
+    let (av, bv) = (av.as_slice(), bv.as_slice());
+    let (ai, bi) = (a.indices_array(), b.indices_array());
+    let rank = a.rank();
+    let (a_flat, b_flat) = (ai.as_slice(), bi.as_slice());
+    // Contiguous values and indices (the usual case) take the fast loop below.
+    let (Some(av), Some(bv), Some(af), Some(bf)) = (av, bv, a_flat, b_flat) else {
+        let (a, b) = (standard(a)?, standard(b)?);
+        return merge_add::<T>(&a, &b, threshold);
+    };
+    let (idx, vals) = match rank {
+        1 => merge_rows::<1, T>(af, av, bf, bv, threshold),
+        2 => merge_rows::<2, T>(af, av, bf, bv, threshold),
+        3 => merge_rows::<3, T>(af, av, bf, bv, threshold),
+        4 => merge_rows::<4, T>(af, av, bf, bv, threshold),
+        _ => merge_dyn(rank, af, av, bf, bv, threshold),
+    };
+    let n = vals.len();
+    let indices = Array2::from_shape_vec((n, rank), idx).expect("n rows of rank entries");
+    // Canonical inputs merge into a canonical result; otherwise it is computed when asked.
+    let canonical = (a.is_canonical() && b.is_canonical()).then_some(true);
+    Ok(SparseTensor::from_parts_unchecked(
+        indices,
+        Tensor::from(Array1::from(vals)),
+        a.dense_shape(),
+        canonical,
+    ))
+}
+
+/// TensorFlow's merge of two entry lists of rank `R` (rows compared as arrays: no per-entry
+/// slice copies), entries at the same index summed and dropped below `threshold`.
+fn merge_rows<const R: usize, T: Arith>(
+    af: &[i64],
+    av: &[T],
+    bf: &[i64],
+    bv: &[T],
+    threshold: f64,
+) -> (Vec<i64>, Vec<T>) {
+    let (ar, _) = af.as_chunks::<R>();
+    let (br, _) = bf.as_chunks::<R>();
+    let (na, nb) = (ar.len(), br.len());
+    let mut idx: Vec<[i64; R]> = Vec::with_capacity(na + nb);
+    let mut vals: Vec<T> = Vec::with_capacity(na + nb);
+    let (mut i, mut j) = (0, 0);
+    while i < na && j < nb {
+        let (x, y) = (ar[i], br[j]);
+        match cmp_rows(&x, &y) {
+            std::cmp::Ordering::Less => {
+                idx.push(x);
+                vals.push(av[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                idx.push(y);
+                vals.push(bv[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                let s = av[i].plus(bv[j]);
+                if s.magnitude() >= threshold || s.magnitude().is_nan() {
+                    idx.push(x);
+                    vals.push(s);
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    idx.extend_from_slice(&ar[i..]);
+    vals.extend_from_slice(&av[i..]);
+    idx.extend_from_slice(&br[j..]);
+    vals.extend_from_slice(&bv[j..]);
+    (idx.into_flattened(), vals)
+}
+
+/// Row-major order of two index rows of rank `R` (unrolled by the compiler).
+#[inline(always)]
+fn cmp_rows<const R: usize>(x: &[i64; R], y: &[i64; R]) -> std::cmp::Ordering {
+    for k in 0..R {
+        if x[k] != y[k] {
+            return if x[k] < y[k] {
+                std::cmp::Ordering::Less
+            } else {
+                std::cmp::Ordering::Greater
+            };
+        }
+    }
+    std::cmp::Ordering::Equal
+}
+
+/// [`merge_rows`] for any rank (rank 0, and ranks above 4).
+fn merge_dyn<T: Arith>(
+    rank: usize,
+    af: &[i64],
+    av: &[T],
+    bf: &[i64],
+    bv: &[T],
+    threshold: f64,
+) -> (Vec<i64>, Vec<T>) {
+    let (na, nb) = (av.len(), bv.len());
+    let row = |k: usize| -> std::ops::Range<usize> { k * rank..(k + 1) * rank };
+    let mut idx: Vec<i64> = Vec::with_capacity((na + nb) * rank);
+    let mut vals: Vec<T> = Vec::with_capacity(na + nb);
+    let (mut i, mut j) = (0, 0);
+    while i < na && j < nb {
+        match af[row(i)].cmp(&bf[row(j)]) {
+            std::cmp::Ordering::Less => {
+                idx.extend_from_slice(&af[row(i)]);
+                vals.push(av[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                idx.extend_from_slice(&bf[row(j)]);
+                vals.push(bv[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                let s = av[i].plus(bv[j]);
+                if s.magnitude() >= threshold || s.magnitude().is_nan() {
+                    idx.extend_from_slice(&af[row(i)]);
+                    vals.push(s);
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    idx.extend_from_slice(&af[i * rank..]);
+    vals.extend_from_slice(&av[i..]);
+    idx.extend_from_slice(&bf[j * rank..]);
+    vals.extend_from_slice(&bv[j..]);
+    (idx, vals)
+}
+
+/// The same value with standard-layout indices and values.
+fn standard(st: &SparseTensor) -> Result<SparseTensor> {
+    let indices = st.indices_array().as_standard_layout().into_owned();
+    let values: Tensor = with_dtype!(st.dtype(), T => Tensor::from(st.values().as_array::<T, Ix1>()?.to_owned()),
+        _ => st.values().clone());
+    Ok(SparseTensor::from_parts_unchecked(
+        indices,
+        values,
+        st.dense_shape(),
+        None,
+    ))
+}
+
+/// `sparse + dense` → dense (TensorFlow's `SparseTensorDenseAdd`: equal shapes, repeated indices
+/// add up).
+pub(crate) fn add_dense(st: &SparseTensor, dense: &TensorView<'_>) -> Result<Tensor> {
+    const OP: &str = "add";
+    let dtype = same_dtype(OP, st.dtype(), dense.dtype())?;
+    if dense.shape() != st.dense_shape() {
+        return Err(Error::unsupported(
+            OP,
+            format!(
+                "a SparseTensor of dense shape {:?} adds a dense tensor of that shape only \
+                 (TensorFlow's SparseTensorDenseAdd does not broadcast), found shape {:?}",
+                st.dense_shape(),
+                dense.shape()
+            ),
+        ));
+    }
+    let offsets = st.linear_offsets();
+    with_arith!(OP, dtype, T => {
+        let d = T::from_view(dense.clone()).expect("checked dtype");
+        let mut out: Vec<T> = d.as_standard_layout().iter().copied().collect();
+        let v = st.values().as_array::<T, Ix1>()?;
+        for (&o, &x) in offsets.iter().zip(v.iter()) {
+            out[o] = out[o].plus(x);
+        }
+        Ok(Tensor::from(ArrayD::from_shape_vec(IxDyn(dense.shape()), out).expect("same size")))
+    })
+}
+
+/// `sparse * dense` (TensorFlow's `SparseDenseCwiseMul`): the dense operand broadcast to the
+/// dense shape, read at each stored index only.
+pub(crate) fn mul_dense(st: &SparseTensor, dense: &TensorView<'_>) -> Result<SparseTensor> {
+    const OP: &str = "mul";
+    let dtype = same_dtype(OP, st.dtype(), dense.dtype())?;
+    let shape = st.dense_shape();
+    with_arith!(OP, dtype, T => {
+        let d: ArrayViewD<'_, T> = T::from_view(dense.clone()).expect("checked dtype");
+        let Some(b) = d.broadcast(IxDyn(shape)) else {
+            return Err(Error::unsupported(
+                OP,
+                format!(
+                    "the dense operand broadcasts to the sparse operand only (TensorFlow's \
+                     SparseDenseCwiseMul); got incompatible shapes: {shape:?} vs. {:?}",
+                    dense.shape()
+                ),
+            ));
+        };
+        let idx = st.indices_array();
+        let v = st.values().as_array::<T, Ix1>()?;
+        let strides: Vec<isize> = b.strides().to_vec();
+        let base = b.as_ptr();
+        let out: Vec<T> = idx
+            .outer_iter()
+            .zip(v.iter())
+            .map(|(row, &x)| {
+                let off: isize = row.iter().zip(&strides).map(|(&i, &s)| i as isize * s).sum();
+                // SAFETY: `row` is in bounds of `shape` (checked for every value), and `b` is a
+                // view of that shape whose element at `row` is `base + Σ row[a] * strides[a]`.
+                x.times(unsafe { *base.offset(off) })
+            })
+            .collect();
+        Ok(SparseTensor::from_parts_unchecked(
+            idx.to_owned(),
+            Tensor::from(Array1::from(out)),
+            shape,
+            st.canonical.0.get().copied(),
+        ))
+    })
+}
+
+/// `sparse + sparse` (threshold 0).
+#[dispatch(Add, infer = same_shape_spec)]
+fn sparse_add(x: &SparseTensor, y: &SparseTensor) -> Result<SparseTensor> {
+    x.add(y, 0.0)
+}
+
+/// `sparse + dense` → dense.
+#[dispatch(Add, infer = dense_add_spec)]
+fn sparse_add_dense(x: &SparseTensor, y: &TensorView) -> Result<Tensor> {
+    add_dense(x, y)
+}
+
+/// `dense + sparse` → dense.
+#[dispatch(Add, infer = dense_add_spec)]
+fn dense_add_sparse(x: &TensorView, y: &SparseTensor) -> Result<Tensor> {
+    add_dense(y, x)
+}
+
+/// `sparse * dense` (and `sparse * scalar`) → sparse.
+#[dispatch(Mul, infer = sparse_mul_spec)]
+fn sparse_mul_dense(x: &SparseTensor, y: &TensorView) -> Result<SparseTensor> {
+    mul_dense(x, y)
+}
+
+/// `dense * sparse` (and `scalar * sparse`) → sparse.
+#[dispatch(Mul, infer = sparse_mul_spec)]
+fn dense_mul_sparse(x: &TensorView, y: &SparseTensor) -> Result<SparseTensor> {
+    mul_dense(y, x)
+}
+
+/// Every other binary elementwise op with a sparse operand: an error that says to densify.
+#[dispatch(binary_elementwise)]
+fn sparse_binary_other(
+    op: &BinaryOp,
+    x: &OrDense<SparseTensor>,
+    y: &OrDense<SparseTensor>,
+) -> Result<SparseTensor> {
+    let kinds =
+        [x.ext().is_some(), y.ext().is_some()].map(|s| if s { "SparseTensor" } else { "dense" });
+    Err(Error::unsupported(
+        op.name(),
+        format!(
+            "not defined on ({}, {}) operands (TensorFlow's tf.sparse has only add and mul); \
+             densify first with `to_dense`",
+            kinds[0], kinds[1]
+        ),
+    ))
+}
+
+/// Unary elementwise ops with `f(0) = 0` map the stored values; the others are an error.
+#[dispatch(unary_elementwise, infer = unary_spec)]
+fn sparse_unary(op: &UnaryOp, x: &SparseTensor) -> Result<SparseTensor> {
+    check_keeps_zero(op, x.dtype())?;
+    let values: Tensor = op.apply_as(x.values())?;
+    Ok(SparseTensor::from_parts_unchecked(
+        x.indices_array().to_owned(),
+        values,
+        x.dense_shape(),
+        x.canonical.0.get().copied(),
+    ))
+}
+
+/// Whether `op` maps 0 of `dtype` to 0 (of its result dtype): then it keeps sparsity.
+fn check_keeps_zero(op: &UnaryOp, dtype: DType) -> Result<()> {
+    let zero = SparseTensor::empty(dtype, &[1])?.to_dense_zero()?;
+    let image: Tensor = op.apply_as(&zero)?;
+    if SparseTensor::from_dense(&image)?.nnz() == 0 {
+        Ok(())
+    } else {
+        Err(Error::unsupported(
+            op.name(),
+            format!(
+                "{}(0) is not 0, so the result would be dense; densify first with `to_dense` \
+                 (unary ops on a SparseTensor keep sparsity only when f(0) = 0)",
+                op.name()
+            ),
+        ))
+    }
+}
+
+impl SparseTensor {
+    /// The dense form with zeros (`T::default()`) at the implicit elements.
+    pub(crate) fn to_dense_zero(&self) -> Result<Tensor> {
+        let zero = with_dtype!(self.dtype(), T => Tensor::from(crate::ndarray::arr0(T::default()).into_dyn()),
+            _ => return Err(Error::unsupported("to_dense", format!("dtype {} is not supported", self.dtype()))));
+        self.to_dense(&zero, false)
+    }
+}
+
+/// The sparse spec of a dense inference result.
+pub(crate) fn sparse_of(inferred: Inferred) -> Result<Inferred> {
+    let spec = inferred
+        .tensor_spec()
+        .ok_or_else(|| Error::invalid("expected a tensor spec from the dense inference"))?;
+    Ok(Inferred {
+        spec: ValueSpec::Extension(Box::new(SparseTensorSpec::new(
+            spec.shape.clone(),
+            spec.dtype,
+        ))),
+        checks: inferred.checks,
+    })
+}
+
+/// The tensor-like specs of the inputs (the dense shapes of sparse ones).
+pub(crate) fn like(specs: &[&ValueSpec]) -> Result<Vec<crate::TensorSpec>> {
+    specs
+        .iter()
+        .map(|s| {
+            s.tensor_like()
+                .map(TensorLike::tensor_like_spec)
+                .ok_or_else(|| Error::invalid("expected tensor-like input specs"))
+        })
+        .collect()
+}
+
+/// `sparse + sparse`: equal dense shapes (merged), one dtype.
+fn same_shape_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
+    let l = like(specs)?;
+    let dtype = same_dtype(call.op.name(), l[0].dtype, l[1].dtype)?;
+    let shape = l[0].shape.merge_with(&l[1].shape).map_err(|_| {
+        Error::unsupported(
+            call.op.name(),
+            format!(
+                "Operands' shapes do not match: {} and {}",
+                l[0].shape, l[1].shape
+            ),
+        )
+    })?;
+    Ok(Inferred {
+        spec: ValueSpec::Extension(Box::new(SparseTensorSpec::new(shape, dtype))),
+        checks: None,
+    })
+}
+
+/// `sparse + dense`: the dense spec of equal shapes.
+fn dense_add_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
+    let l = like(specs)?;
+    let dtype = same_dtype(call.op.name(), l[0].dtype, l[1].dtype)?;
+    let shape = l[0].shape.merge_with(&l[1].shape).map_err(|_| {
+        Error::unsupported(
+            call.op.name(),
+            format!(
+                "a SparseTensor adds a dense tensor of its dense shape only, found {} and {}",
+                l[0].shape, l[1].shape
+            ),
+        )
+    })?;
+    Ok(Inferred {
+        spec: ValueSpec::Tensor(crate::TensorSpec::new(shape, dtype)),
+        checks: None,
+    })
+}
+
+/// `sparse * dense`: the sparse operand's dense shape (the dense one broadcasts into it).
+fn sparse_mul_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
+    let l = like(specs)?;
+    let dtype = same_dtype(call.op.name(), l[0].dtype, l[1].dtype)?;
+    let sparse_at = usize::from(!is_sparse(specs[0]));
+    let out = infer::dense(call.op, &[&l[0], &l[1]], call.args)?;
+    let shape = out
+        .tensor_spec()
+        .map(|s| s.shape.clone())
+        .unwrap_or(Shape::unknown_rank());
+    if let (Some(a), Some(b)) = (shape.rank(), l[sparse_at].shape.rank())
+        && a != b
+    {
+        return Err(Error::unsupported(
+            call.op.name(),
+            format!(
+                "the dense operand broadcasts to the sparse operand only; got incompatible \
+                 shapes: {} vs. {}",
+                l[sparse_at].shape,
+                l[1 - sparse_at].shape
+            ),
+        ));
+    }
+    Ok(Inferred {
+        spec: ValueSpec::Extension(Box::new(SparseTensorSpec::new(
+            l[sparse_at].shape.merge_with(&shape).unwrap_or(shape),
+            dtype,
+        ))),
+        checks: None,
+    })
+}
+
+/// Unary ops: the op's dense inference on the dense shape, as a sparse spec.
+fn unary_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
+    let l = like(specs)?;
+    let out = sparse_of(infer::dense(call.op, &[&l[0]], call.args)?)?;
+    // The same refusal as the call: an op with f(0) != 0 would densify.
+    check_keeps_zero(&UnaryOp::new(call), l[0].dtype)?;
+    Ok(out)
+}
+
+/// Whether a spec is a sparse tensor's.
+pub(crate) fn is_sparse(spec: &ValueSpec) -> bool {
+    match spec {
+        ValueSpec::Extension(e) => e.as_any().is::<SparseTensorSpec>(),
+        ValueSpec::Tensor(_) => false,
+    }
+}

@@ -1,0 +1,134 @@
+//! Batching of [`SparseTensor`]s, TensorFlow's encoding: a batch of `n` sparse tensors of rank
+//! `r` is one sparse tensor of rank `r + 1` whose first index column is the item (TensorFlow's
+//! `tf.data` batching and `tf.sparse` stacking). The batch's dense shape is `[n, …]` with each
+//! axis the largest of the items' (TensorFlow's rule), so its spec is the batched join of the
+//! item specs (`[2, 3]` and `[5, 3]` → `[n, !1, 3]`). Unbatching gives the items back, each with
+//! its entries in their stored order; an item's dense shape is the batch's trailing axes, so
+//! items of one dense shape come back exactly, and items of different shapes come back padded to
+//! the batch's shape (what TensorFlow's `unbatch` gives).
+//!
+//! ```
+//! use extype::batch::{stack, unstack, BatchableSpec};
+//! use extype::types::SparseTensor;
+//! use extype::ExtensionType;
+//! use ndarray::array;
+//! let a = SparseTensor::new(array![[0i64, 1]], array![1.0f32], &[2, 3])?;
+//! let b = SparseTensor::new(array![[1i64, 0], [1, 2]], array![2.0f32, 3.0], &[2, 3])?;
+//! let batch = stack(&[a.clone(), b.clone()])?;
+//! assert_eq!(batch.to_string(),
+//!     "f32[2, 2, 3] nnz=3 indices [[0, 0, 1], [1, 1, 0], [1, 1, 2]] values [1.0, 2.0, 3.0]");
+//! assert_eq!(batch.spec(), a.spec().batched(Some(2)));
+//! assert_eq!(unstack(batch)?, vec![a, b]);
+//! # Ok::<(), extype::Error>(())
+//! ```
+
+use super::{SparseTensor, SparseTensorSpec};
+use crate::batch::BatchEncoder;
+use crate::ndarray::{Array1, Array2, Ix1};
+use crate::{Dim, Error, Result, Shape, Tensor};
+
+/// The batch encoder of [`SparseTensor`] (named by `#[extype(batchable = SparseBatch)]`).
+pub struct SparseBatch;
+
+impl BatchEncoder<SparseTensor> for SparseBatch {
+    fn batched_spec(spec: &SparseTensorSpec, n: Option<usize>) -> SparseTensorSpec {
+        let lead = Shape::from_dims([n.map_or(Dim::Unknown, Dim::Known)]);
+        SparseTensorSpec::new(lead.concatenate(spec.dense_shape()), spec.dtype())
+    }
+
+    fn unbatched_spec(spec: &SparseTensorSpec) -> Result<SparseTensorSpec> {
+        let shape = match spec.dense_shape().dims() {
+            None => Shape::unknown_rank(),
+            Some([]) => {
+                return Err(Error::invalid(
+                    "a rank-0 SparseTensor spec has no batch axis to unbatch",
+                ));
+            }
+            Some(dims) => Shape::from_dims(dims[1..].to_vec()),
+        };
+        Ok(SparseTensorSpec::new(shape, spec.dtype()))
+    }
+
+    fn batch_len(batch: &SparseTensor) -> Result<usize> {
+        batch
+            .dense_shape()
+            .first()
+            .copied()
+            .ok_or_else(|| Error::invalid("a rank-0 SparseTensor has no batch axis"))
+    }
+
+    fn stack(items: &[&SparseTensor]) -> Result<SparseTensor> {
+        let Some(first) = items.first() else {
+            return Err(Error::invalid("stack: no SparseTensor to stack"));
+        };
+        let (rank, dtype) = (first.rank(), first.dtype());
+        let mut shape = vec![0usize; rank];
+        for (i, x) in items.iter().enumerate() {
+            if x.rank() != rank || x.dtype() != dtype {
+                return Err(Error::invalid(format!(
+                    "stack: item {i} is {}{:?}, item 0 {dtype}{:?}: items need one dtype and rank",
+                    x.dtype(),
+                    x.dense_shape(),
+                    first.dense_shape()
+                )));
+            }
+            for (s, &d) in shape.iter_mut().zip(x.dense_shape()) {
+                *s = (*s).max(d);
+            }
+        }
+        let nnz: usize = items.iter().map(|x| x.nnz()).sum();
+        let mut indices = Array2::<i64>::zeros((nnz, rank + 1));
+        let mut row = 0;
+        for (i, x) in items.iter().enumerate() {
+            let idx = x.indices_array();
+            let n = x.nnz();
+            let mut block = indices.slice_mut(crate::ndarray::s![row..row + n, ..]);
+            block.column_mut(0).fill(i as i64);
+            block.slice_mut(crate::ndarray::s![.., 1..]).assign(&idx);
+            row += n;
+        }
+        let values: Vec<crate::Operand<'_>> = items
+            .iter()
+            .map(|x| crate::ops::AsOperand::as_operand(x.values()))
+            .collect();
+        let values: Tensor = crate::ops::concat_as(&values, 0)?;
+        let mut dense_shape = vec![items.len()];
+        dense_shape.extend(shape);
+        let canonical = items.iter().all(|x| x.is_canonical()).then_some(true);
+        Ok(SparseTensor::from_parts_unchecked(
+            indices,
+            values,
+            &dense_shape,
+            canonical,
+        ))
+    }
+
+    fn unstack(batch: SparseTensor) -> Result<Vec<SparseTensor>> {
+        let n = Self::batch_len(&batch)?;
+        let idx = batch.indices_array();
+        let item_shape = &batch.dense_shape()[1..];
+        // The entries of each item, in stored order (a bucket per item).
+        let mut rows: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (e, &i) in idx.column(0).iter().enumerate() {
+            rows[i as usize].push(e);
+        }
+        let canonical = batch.is_canonical().then_some(true);
+        rows.into_iter()
+            .map(|entries| {
+                let indices = Array2::from_shape_fn((entries.len(), item_shape.len()), |(r, c)| {
+                    idx[[entries[r], c + 1]]
+                });
+                let values = with_dtype!(batch.dtype(), T => {
+                    let v = batch.values().as_array::<T, Ix1>()?;
+                    Tensor::from(entries.iter().map(|&e| v[e]).collect::<Array1<T>>())
+                }, _ => {
+                    let perm: Vec<i64> = entries.iter().map(|&e| e as i64).collect();
+                    crate::ops::gather_as(batch.values(), &perm, 0)?
+                });
+                Ok(SparseTensor::from_parts_unchecked(
+                    indices, values, item_shape, canonical,
+                ))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,210 @@
+//! `sparse_dense_matmul`: a rank-2 [`SparseTensor`] times a dense matrix, with `adjoint_a` /
+//! `adjoint_b` (TensorFlow's `tf.sparse.sparse_dense_matmul`; for real dtypes the adjoint is the
+//! transpose). `ops::matmul(&sparse, &dense)` dispatches here (no adjoints).
+//!
+//! Every stored entry `(i, j, v)` adds `v * B[j, :]` to row `i` of the output (duplicates add
+//! up, the entries may be in any order), so a NaN of `B` in a row no entry reads never appears,
+//! as in TensorFlow. The output rows are split across cores (rayon): the entries are bucketed by
+//! output row first (a counting sort, `O(nnz)`), then each core fills whole rows.
+
+use rayon::prelude::*;
+
+use super::SparseTensor;
+use super::arith::{Arith, like};
+use crate::dispatch::Call;
+use crate::ndarray::{Array2, ArrayView2, Ix1, Ix2};
+use crate::ops::infer::Inferred;
+use crate::{
+    DType, Dim, Error, Result, Shape, Tensor, TensorSpec, TensorView, ValueSpec, dispatch,
+};
+
+const OP: &str = "sparse_dense_matmul";
+
+/// `op(a) @ op(b)`, `op` the adjoint (transpose) where asked: `a` a rank-2 SparseTensor, `b` a
+/// dense matrix of the same dtype (f32, f64, i32, i64; integers wrap). The inner dimensions
+/// must agree (TensorFlow's "Cannot multiply A and B because inner dimension does not match").
+///
+/// ```
+/// use extype::types::{SparseTensor, sparse::sparse_dense_matmul};
+/// use extype::Tensor;
+/// use ndarray::array;
+/// let a = SparseTensor::new(array![[0i64, 0], [1, 2]], array![1.0f32, 2.0], &[2, 3])?;
+/// let b = array![[1.0f32, 1.0], [f32::NAN, 1.0], [1.0, 1.0]];
+/// let c = sparse_dense_matmul(&a, &Tensor::from(b), false, false)?;
+/// assert_eq!(c, Tensor::from(array![[1.0f32, 1.0], [2.0, 2.0]])); // the NaN is never read
+/// let ct = sparse_dense_matmul(&a, &Tensor::from(array![[1.0f32, 1.0], [1.0, 1.0]]), true, false)?;
+/// assert_eq!(ct, Tensor::from(array![[1.0f32, 1.0], [0.0, 0.0], [2.0, 2.0]]));
+/// # Ok::<(), extype::Error>(())
+/// ```
+pub fn sparse_dense_matmul(
+    a: &SparseTensor,
+    b: &Tensor,
+    adjoint_a: bool,
+    adjoint_b: bool,
+) -> Result<Tensor> {
+    matmul_view(a, &b.view(), adjoint_a, adjoint_b)
+}
+
+fn matmul_view(
+    a: &SparseTensor,
+    b: &TensorView<'_>,
+    adjoint_a: bool,
+    adjoint_b: bool,
+) -> Result<Tensor> {
+    if a.rank() != 2 {
+        return Err(Error::unsupported(
+            OP,
+            format!(
+                "argument a: expected a rank-2 SparseTensor, found dense shape {:?}",
+                a.dense_shape()
+            ),
+        ));
+    }
+    if b.shape().len() != 2 {
+        return Err(Error::unsupported(
+            OP,
+            format!("argument b: expected a matrix, found shape {:?}", b.shape()),
+        ));
+    }
+    if a.dtype() != b.dtype() {
+        return Err(Error::unsupported(
+            OP,
+            format!(
+                "a and b need one dtype (cast first), found {} and {}",
+                a.dtype(),
+                b.dtype()
+            ),
+        ));
+    }
+    let (ar, ac) = (a.dense_shape()[0], a.dense_shape()[1]);
+    let (n, k) = if adjoint_a { (ac, ar) } else { (ar, ac) };
+    let (br, bc) = (b.shape()[0], b.shape()[1]);
+    let (k2, m) = if adjoint_b { (bc, br) } else { (br, bc) };
+    if k != k2 {
+        return Err(Error::unsupported(
+            OP,
+            format!(
+                "Cannot multiply A and B because inner dimension does not match: {k} vs. {k2}. \
+                 Did you forget a transpose? Dimensions of A: {:?}, dimensions of B: {:?}",
+                a.dense_shape(),
+                b.shape()
+            ),
+        ));
+    }
+    macro_rules! run {
+        ($t:ty) => {{
+            let bv: ArrayView2<'_, $t> = <$t as crate::Element>::from_view(b.clone())
+                .expect("checked dtype")
+                .into_dimensionality::<Ix2>()
+                .expect("checked rank");
+            let bt = if adjoint_b { bv.reversed_axes() } else { bv };
+            let b = bt.as_standard_layout();
+            Ok(Tensor::from(typed::<$t>(a, &b.view(), adjoint_a, n, m)?))
+        }};
+    }
+    match a.dtype() {
+        DType::F32 => run!(f32),
+        DType::F64 => run!(f64),
+        DType::I32 => run!(i32),
+        DType::I64 => run!(i64),
+        other => Err(Error::unsupported(
+            OP,
+            format!("expected a numeric dtype (f32, f64, i32, i64), found dtype {other}"),
+        )),
+    }
+}
+
+/// The product for one element type: `b` is `op(b)` in standard layout (`[k, m]`).
+fn typed<T: Arith + Send + Sync>(
+    a: &SparseTensor,
+    b: &ArrayView2<'_, T>,
+    adjoint_a: bool,
+    n: usize,
+    m: usize,
+) -> Result<Array2<T>> {
+    let idx = a.indices_array();
+    let vals = a.values().as_array::<T, Ix1>()?;
+    let (row_col, col_col) = if adjoint_a { (1, 0) } else { (0, 1) };
+    // Bucket the entries by output row: `start[r]..start[r + 1]` in `order` (canonical entries
+    // without adjoint are already bucketed: `order` is then the identity, and not built).
+    let mut start = vec![0usize; n + 1];
+    for r in idx.column(row_col) {
+        start[*r as usize + 1] += 1;
+    }
+    for r in 0..n {
+        start[r + 1] += start[r];
+    }
+    let order: Option<Vec<usize>> = (adjoint_a || !a.is_canonical()).then(|| {
+        let mut fill = start.clone();
+        let mut order = vec![0usize; a.nnz()];
+        for (e, r) in idx.column(row_col).iter().enumerate() {
+            let r = *r as usize;
+            order[fill[r]] = e;
+            fill[r] += 1;
+        }
+        order
+    });
+    let cols: Vec<usize> = idx.column(col_col).iter().map(|&c| c as usize).collect();
+    let vals: Vec<T> = vals.iter().copied().collect();
+    let b = b.as_slice().expect("standard layout");
+    let mut out = vec![T::default(); n * m];
+    if m > 0 {
+        out.par_chunks_mut(m)
+            .with_min_len(64)
+            .enumerate()
+            .for_each(|(r, row)| {
+                let mut add = |e: usize| {
+                    let (v, c) = (vals[e], cols[e]);
+                    let b_row = &b[c * m..(c + 1) * m];
+                    for (o, &x) in row.iter_mut().zip(b_row) {
+                        *o = o.plus(v.times(x));
+                    }
+                };
+                match &order {
+                    Some(order) => order[start[r]..start[r + 1]].iter().for_each(|&e| add(e)),
+                    None => (start[r]..start[r + 1]).for_each(add),
+                }
+            });
+    }
+    Ok(Array2::from_shape_vec((n, m), out).expect("n rows of m"))
+}
+
+/// `ops::matmul(&sparse, &dense)`: [`sparse_dense_matmul`] without adjoints.
+#[dispatch(Matmul, infer = matmul_spec)]
+fn sparse_matmul(a: &SparseTensor, b: &TensorView) -> Result<Tensor> {
+    matmul_view(a, b, false, false)
+}
+
+/// `[n, k] @ [k, m] → [n, m]` on the dense shape, a known `k` that differs an error.
+fn matmul_spec(_: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
+    let l = like(specs)?;
+    if l[0].dtype != l[1].dtype {
+        return Err(Error::unsupported(
+            OP,
+            format!(
+                "a and b need one dtype (cast first), found {} and {}",
+                l[0].dtype, l[1].dtype
+            ),
+        ));
+    }
+    let a = l[0].shape.with_rank(2).map_err(Error::from)?;
+    let b = l[1].shape.with_rank(2).map_err(Error::from)?;
+    let (da, db) = (a.dims().expect("rank 2"), b.dims().expect("rank 2"));
+    if let (Dim::Known(k), Dim::Known(k2)) = (da[1], db[0])
+        && k != k2
+    {
+        return Err(Error::unsupported(
+            OP,
+            format!(
+                "Cannot multiply A and B because inner dimension does not match: {k} vs. {k2}. Dimensions of A: {a}, dimensions of B: {b}"
+            ),
+        ));
+    }
+    Ok(Inferred {
+        spec: ValueSpec::Tensor(TensorSpec::new(
+            Shape::from_dims([da[0], db[1]]),
+            l[0].dtype,
+        )),
+        checks: None,
+    })
+}

@@ -1,0 +1,313 @@
+//! Reductions of a [`SparseTensor`]: TensorFlow's `tf.sparse.reduce_sum` and
+//! `tf.sparse.reduce_max`, and a mean.
+//!
+//! - Over all axes (`None`) or any set of axes (negative ones count from the end, repeats are
+//!   one axis, as TensorFlow; an axis out of range is TensorFlow's "Invalid reduction dimension 2,
+//!   for input with 2 dimensions"), with `keepdims`.
+//! - `output_is_sparse = false` gives the dense result; `true` a SparseTensor holding the output
+//!   elements that at least one stored entry reached (a zero sum included), in canonical order.
+//! - `reduce_sum` adds the stored values (repeated indices add up); the dtype is kept, as in
+//!   TensorFlow (integers are not widened, unlike the dense `reduce_sum` of the catalog; they wrap).
+//! - `reduce_max` looks at the stored values only, so a slice whose stored values are all
+//!   negative has a negative maximum; a slice with no stored value is 0. NaN is TensorFlow's
+//!   rule too: a running `acc = if v < acc { acc } else { v }` from the lowest value, so a NaN is
+//!   kept unless a later value replaces it (`[nan, 1] → 1`, `[1, nan] → nan`).
+//! - `reduce_mean` is the sum divided by the number of dense elements reduced, implicit zeros
+//!   included: NumPy's and TensorFlow's dense rule, so `mean(x) == mean(to_dense(x))`. PyTorch has
+//!   no sparse mean and its issue 109194 debates dividing by the number of stored entries instead;
+//!   that is a different statistic (the mean of the specified values, which changes when an
+//!   explicit zero is stored), and extype does not give it. Integers give `f64`; reducing an empty
+//!   extent divides by 0 (NaN, as NumPy).
+//!
+//! Through dispatch, `ops::reduce_sum(&sparse, axes, keepdims)`, `ops::reduce_max` and
+//! `ops::reduce_mean` give the dense result (TensorFlow's default); the other reductions are an
+//! error that says to densify first (TensorFlow has no sparse form of them).
+
+use super::SparseTensor;
+use super::arith::{Arith, like};
+use crate::dispatch::Call;
+use crate::ndarray::{Array1, Array2, ArrayD, Ix1, IxDyn};
+use crate::ops::catalog;
+use crate::ops::infer::{self, Inferred};
+use crate::{DType, Error, ReductionOp, Result, Tensor, TensorSpec, Value, ValueSpec, dispatch};
+
+/// What a reduction computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Sum,
+    Max,
+}
+
+/// The reduced axes (sorted, without repeats) of a value of rank `rank`.
+fn reduced_axes(op: &str, axes: Option<&[isize]>, rank: usize) -> Result<Vec<bool>> {
+    let mut reduced = vec![axes.is_none(); rank];
+    for &axis in axes.unwrap_or(&[]) {
+        let a = if axis < 0 { axis + rank as isize } else { axis };
+        if a < 0 || a >= rank as isize {
+            return Err(Error::unsupported(
+                op,
+                format!("Invalid reduction dimension {axis}, for input with {rank} dimensions."),
+            ));
+        }
+        reduced[a as usize] = true;
+    }
+    Ok(reduced)
+}
+
+/// The output shape.
+fn out_shape(shape: &[usize], reduced: &[bool], keepdims: bool) -> Vec<usize> {
+    shape
+        .iter()
+        .zip(reduced)
+        .filter_map(|(&d, &r)| match (r, keepdims) {
+            (false, _) => Some(d),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect()
+}
+
+impl SparseTensor {
+    /// The sum over `axes` (`None`: all), TensorFlow's `tf.sparse.reduce_sum(x, axis, keepdims,
+    /// output_is_sparse)`: a dense [`Tensor`] or a `SparseTensor` in the [`Value`].
+    ///
+    /// ```
+    /// use extype::types::SparseTensor;
+    /// use extype::Tensor;
+    /// use ndarray::array;
+    /// let x = SparseTensor::new(array![[0i64, 0], [1, 2]], array![1.0f32, 2.0], &[3, 3])?;
+    /// let rows = x.reduce_sum(Some(&[1]), false, false)?.into_tensor()?;
+    /// assert_eq!(rows, Tensor::from(array![1.0f32, 2.0, 0.0]));
+    /// let sparse = x.reduce_sum(Some(&[1]), false, true)?.downcast::<SparseTensor>()?;
+    /// assert_eq!(sparse.to_string(), "f32[3] nnz=2 indices [[0], [1]] values [1.0, 2.0]");
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn reduce_sum(
+        &self,
+        axes: Option<&[isize]>,
+        keepdims: bool,
+        output_is_sparse: bool,
+    ) -> Result<Value> {
+        self.reduce("reduce_sum", Kind::Sum, axes, keepdims, output_is_sparse)
+    }
+
+    /// The maximum of the stored values over `axes` (`None`: all), 0 where a slice stores none:
+    /// TensorFlow's `tf.sparse.reduce_max` (see the [module docs](self::super) for NaN).
+    ///
+    /// ```
+    /// use extype::types::SparseTensor;
+    /// use extype::Tensor;
+    /// use ndarray::array;
+    /// let x = SparseTensor::new(array![[0i64, 0], [1, 2]], array![-1.0f64, -2.0], &[3, 3])?;
+    /// let m = x.reduce_max(Some(&[1]), false, false)?.into_tensor()?;
+    /// assert_eq!(m, Tensor::from(array![-1.0f64, -2.0, 0.0]));
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn reduce_max(
+        &self,
+        axes: Option<&[isize]>,
+        keepdims: bool,
+        output_is_sparse: bool,
+    ) -> Result<Value> {
+        self.reduce("reduce_max", Kind::Max, axes, keepdims, output_is_sparse)
+    }
+
+    /// The mean over `axes` (`None`: all): the sum divided by the number of dense elements
+    /// reduced, implicit zeros included (NumPy's rule; see the [module docs](self::super) for
+    /// why not PyTorch's open alternative). Floats keep their dtype, integers give `f64`.
+    ///
+    /// ```
+    /// use extype::types::SparseTensor;
+    /// use extype::Tensor;
+    /// use ndarray::array;
+    /// let x = SparseTensor::new(array![[0i64, 0], [1, 2]], array![3i32, 6], &[2, 3])?;
+    /// assert_eq!(x.reduce_mean(Some(&[1]), false)?, Tensor::from(array![1.0f64, 2.0]));
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn reduce_mean(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        let sum = self
+            .reduce("reduce_mean", Kind::Sum, axes, keepdims, false)?
+            .into_tensor()?;
+        let reduced = reduced_axes("reduce_mean", axes, self.rank())?;
+        let count: usize = self
+            .dense_shape()
+            .iter()
+            .zip(&reduced)
+            .filter(|(_, r)| **r)
+            .map(|(d, _)| d)
+            .product();
+        let float = match sum.dtype() {
+            DType::F32 | DType::F64 => sum,
+            _ => crate::ops::cast_as(&sum, DType::F64)?,
+        };
+        let n = crate::ops::cast_as::<Tensor>(&crate::ndarray::arr0(count as f64), float.dtype())?;
+        crate::ops::div_as(&float, &n)
+    }
+
+    fn reduce(
+        &self,
+        op: &'static str,
+        kind: Kind,
+        axes: Option<&[isize]>,
+        keepdims: bool,
+        output_is_sparse: bool,
+    ) -> Result<Value> {
+        let reduced = reduced_axes(op, axes, self.rank())?;
+        with_arith!(op, self.dtype(), T => reduce_typed::<T>(self, kind, &reduced, keepdims, output_is_sparse))
+    }
+}
+
+/// The lowest value of `T` (where a running maximum starts).
+trait Lowest {
+    /// The lowest value.
+    fn lowest() -> Self;
+}
+macro_rules! lowest {
+    ($($t:ty => $v:expr),*) => {$(impl Lowest for $t { fn lowest() -> $t { $v } })*};
+}
+lowest!(i8 => i8::MIN, i16 => i16::MIN, i32 => i32::MIN, i64 => i64::MIN, u8 => 0, u16 => 0,
+    u32 => 0, u64 => 0, f32 => f32::NEG_INFINITY, f64 => f64::NEG_INFINITY);
+
+fn reduce_typed<T: Arith + PartialOrd + Lowest>(
+    x: &SparseTensor,
+    kind: Kind,
+    reduced: &[bool],
+    keepdims: bool,
+    output_is_sparse: bool,
+) -> Result<Value> {
+    let shape = x.dense_shape();
+    let kept: Vec<usize> = (0..shape.len()).filter(|&a| !reduced[a]).collect();
+    let kept_shape: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
+    let n = super::dense_len("reduce", &kept_shape, size_of::<T>())?;
+    let mut strides = vec![1usize; kept.len()];
+    for i in (0..kept.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * kept_shape[i + 1];
+    }
+    let idx = x.indices_array();
+    let vals = x.values().as_array::<T, Ix1>()?;
+    let init = match kind {
+        Kind::Sum => T::default(),
+        Kind::Max => T::lowest(),
+    };
+    let mut acc = Vec::new();
+    let mut seen = Vec::new();
+    if acc.try_reserve_exact(n).is_err() || seen.try_reserve_exact(n).is_err() {
+        return Err(Error::unsupported(
+            "reduce",
+            format!("cannot allocate the {n} output elements of {kept_shape:?}"),
+        ));
+    }
+    acc.resize(n, init);
+    seen.resize(n, false);
+    for (row, &v) in idx.outer_iter().zip(vals.iter()) {
+        let o: usize = kept
+            .iter()
+            .zip(&strides)
+            .map(|(&a, &s)| row[a] as usize * s)
+            .sum();
+        seen[o] = true;
+        acc[o] = match kind {
+            Kind::Sum => acc[o].plus(v),
+            // TensorFlow's rule: NaN is kept unless a later value replaces it.
+            Kind::Max => {
+                if v < acc[o] {
+                    acc[o]
+                } else {
+                    v
+                }
+            }
+        };
+    }
+    let out = out_shape(shape, reduced, keepdims);
+    if !output_is_sparse {
+        let dense: Vec<T> = acc
+            .into_iter()
+            .zip(&seen)
+            .map(|(a, &s)| if s { a } else { T::default() })
+            .collect();
+        let t = ArrayD::from_shape_vec(IxDyn(&out), dense).expect("the kept elements");
+        return Ok(Value::Tensor(Tensor::from(t)));
+    }
+    // The output elements some entry reached, in row-major (canonical) order.
+    let hits: Vec<usize> = (0..n).filter(|&o| seen[o]).collect();
+    let mut indices = Array2::<i64>::zeros((hits.len(), out.len()));
+    let positions: Vec<usize> = if keepdims {
+        kept.clone()
+    } else {
+        (0..kept.len()).collect()
+    };
+    for (r, &o) in hits.iter().enumerate() {
+        let mut rest = o;
+        for (k, &s) in strides.iter().enumerate() {
+            indices[[r, positions[k]]] = (rest / s) as i64;
+            rest %= s;
+        }
+    }
+    let values: Array1<T> = hits.iter().map(|&o| acc[o]).collect();
+    Ok(Value::from_extension(SparseTensor::from_parts_unchecked(
+        indices,
+        Tensor::from(values),
+        &out,
+        Some(true),
+    )))
+}
+
+/// `ops::reduce_sum` / `reduce_max` / `reduce_mean` of a SparseTensor: the dense result; the
+/// other reductions are an error that says to densify first.
+#[dispatch(reduction, infer = reduce_spec)]
+fn sparse_reduction(op: &ReductionOp, x: &SparseTensor) -> Result<Tensor> {
+    let o = op.op();
+    if o == &catalog::REDUCE_SUM {
+        x.reduce_sum(op.axes(), op.keepdims(), false)?.into_tensor()
+    } else if o == &catalog::REDUCE_MAX {
+        x.reduce_max(op.axes(), op.keepdims(), false)?.into_tensor()
+    } else if o == &catalog::REDUCE_MEAN {
+        x.reduce_mean(op.axes(), op.keepdims())
+    } else {
+        Err(not_sparse(op.name()))
+    }
+}
+
+fn not_sparse(op: &str) -> Error {
+    Error::unsupported(
+        op,
+        "not defined on a SparseTensor (tf.sparse has reduce_sum and reduce_max; extype adds \
+         reduce_mean); densify first with `to_dense`",
+    )
+}
+
+/// The dense reduction's shape; the dtype kept (sum, max) or made a float (mean).
+fn reduce_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
+    let l = like(specs)?;
+    let o = call.op;
+    if o != &catalog::REDUCE_SUM && o != &catalog::REDUCE_MAX && o != &catalog::REDUCE_MEAN {
+        return Err(not_sparse(o.name()));
+    }
+    // Repeated axes are one axis (TensorFlow's sparse reductions), unlike the dense kernels'.
+    let rank = l[0].shape.rank();
+    let args = match (&call.args.axes, rank) {
+        (Some(axes), Some(rank)) => {
+            let reduced = reduced_axes(o.name(), Some(axes), rank)?;
+            let axes: Vec<isize> = (0..rank)
+                .filter(|&a| reduced[a])
+                .map(|a| a as isize)
+                .collect();
+            crate::OpArgs::axes(&axes).keepdims(call.args.keepdims)
+        }
+        _ => call.args.clone(),
+    };
+    let dense = infer::dense(o, &[&l[0]], &args)?;
+    let shape = dense
+        .tensor_spec()
+        .map(|s| s.shape.clone())
+        .unwrap_or(crate::Shape::unknown_rank());
+    let dtype = match (o == &catalog::REDUCE_MEAN, l[0].dtype) {
+        (true, d @ (DType::F32 | DType::F64)) => d,
+        (true, _) => DType::F64,
+        (false, d) => d,
+    };
+    Ok(Inferred {
+        spec: ValueSpec::Tensor(TensorSpec::new(shape, dtype)),
+        checks: None,
+    })
+}
