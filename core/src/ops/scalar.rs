@@ -176,7 +176,46 @@ fn convert(n: Number, dtype: DType) -> std::result::Result<Tensor, Inexact> {
             }
             Number::Float(f) => f,
         }),
+        DType::F16 => t(half_of(
+            n,
+            extype_kernels::cast::f16_from_f64,
+            half::f16::to_f64,
+        )?),
+        DType::BF16 => t(half_of(
+            n,
+            extype_kernels::cast::bf16_from_f64,
+            half::bf16::to_f64,
+        )?),
     })
+}
+
+/// `n` in a half-precision float: an integer exactly, a float rounded to nearest (as `f32`
+/// takes an `f64` scalar), one beyond the format's range an overflow.
+fn half_of<H: Copy>(
+    n: Number,
+    from: fn(f64) -> H,
+    to: fn(H) -> f64,
+) -> std::result::Result<H, Inexact> {
+    match n {
+        Number::Int(i) => {
+            let h = from(i as f64);
+            let back = to(h);
+            if !back.is_finite() {
+                Err(Inexact::Overflow)
+            } else if back as i128 != i {
+                Err(Inexact::Rounded(back))
+            } else {
+                Ok(h)
+            }
+        }
+        Number::Float(f) => {
+            let h = from(f);
+            if f.is_finite() && !to(h).is_finite() {
+                return Err(Inexact::Overflow);
+            }
+            Ok(h)
+        }
+    }
 }
 
 /// The `min..=max` of an integer dtype, for errors.
