@@ -284,6 +284,7 @@ fn nested_values_use_field_paths_and_round_trip() {
 
 #[test]
 fn tensors_of_every_dtype_rank_zero_and_zero_size() {
+    use extype::half::{bf16, f16};
     let dir = TempDir::new("dtypes");
     let tensors = vec![
         Tensor::from(array![true, false, true]),
@@ -302,6 +303,19 @@ fn tensors_of_every_dtype_rank_zero_and_zero_size() {
         Tensor::from(ArrayD::<bool>::from_elem(IxDyn(&[0]), false)),
         // Not in standard layout: saved in row-major order.
         Tensor::from(array![[1i32, 2, 3], [4, 5, 6]].reversed_axes()),
+        // Half precision: a subnormal, the largest finite, -inf, -0.
+        Tensor::from(array![
+            f16::from_bits(0x0001),
+            f16::MAX,
+            f16::NEG_INFINITY,
+            f16::NEG_ZERO
+        ]),
+        Tensor::from(array![
+            [bf16::from_bits(0x0001), bf16::MAX],
+            [bf16::INFINITY, bf16::from_f32(-1.5)]
+        ]),
+        Tensor::from(ndarray::arr0(bf16::from_f32(3.0)).into_dyn()),
+        Tensor::from(array![[f16::ONE, f16::MIN], [f16::EPSILON, f16::ZERO]].reversed_axes()),
     ];
     let mut seen = std::collections::BTreeSet::new();
     for (i, t) in tensors.into_iter().enumerate() {
@@ -1360,7 +1374,7 @@ pub struct Fp8A {
 
 #[test]
 fn files_with_dtypes_extype_cannot_read_are_listed_and_refused_by_name() {
-    let dir = TempDir::new("foreign");
+    let dir = TempDir::new("fp8");
     let path = dir.path("fp8.safetensors");
     fp8_file(&path);
     // `inspect` lists every tensor: name, dtype, shape, size.
@@ -1510,7 +1524,7 @@ fn half_precision_files_inspect_load_map_and_round_trip() {
     io::save(&saved, &w).unwrap();
     let back: HalfWeights = io::load_as(&saved).unwrap();
     assert_eq!(back, w);
-    let spec = extype::TypeSpec::to_string(&w.spec());
+    let spec = w.spec().to_string();
     assert!(
         spec.contains("bf16[2]") && spec.contains("f16[1, 2]"),
         "{spec}"

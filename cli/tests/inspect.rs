@@ -149,3 +149,38 @@ fn inspect_lists_half_floats_as_dtypes_and_names_ones_it_cannot_read() {
     assert_eq!(dtypes, ["bf16", "f16", "f32", "F8_E4M3"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A file of half-precision weights written by Python's `safetensors` (bf16 and f16 beside f32,
+/// `tests/python/interop.py --halves`): `extype inspect` shows the half floats as dtypes. Runs
+/// when `EXTYPE_PYTHON` names a Python with `safetensors` and `numpy` (`.ci/run` sets it).
+#[test]
+fn inspect_shows_half_floats_of_a_python_written_file() {
+    let Some(python) = std::env::var_os("EXTYPE_PYTHON") else {
+        eprintln!("EXTYPE_PYTHON is not set: skipped (.ci/run sets it)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("extype-cli-py-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("halves.safetensors");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/python/interop.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg("--halves")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (ok, text, err) = extype(&["inspect", path.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("half_b bf16 [13] 26 bytes"), "{text}");
+    assert!(words.contains("half_f f16 [2, 8] 32 bytes"), "{text}");
+    assert!(words.contains("weight f32 [2] 8 bytes"), "{text}");
+    assert!(!text.contains("unsupported"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
