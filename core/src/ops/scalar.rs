@@ -35,7 +35,9 @@ mod sealed {
 use sealed::Number;
 
 /// A Rust scalar that can stand for a tensor operand: `i8`, `i16`, `i32`, `i64`, `u8`, `u16`,
-/// `u32`, `u64`, `f32`, `f64` (the numeric element types). Sealed.
+/// `u32`, `u64`, `f32`, `f64`, `half::f16`, `half::bf16` (the numeric element types). Sealed.
+/// Into `f16`/`bf16` a float rounds to nearest like into `f32`, and one beyond the format's
+/// range (`1e5` into `f16`) is an overflow error.
 ///
 /// Beside a tensor a scalar takes the tensor's dtype ([`scalar_like`]), as a Python scalar does
 /// in TensorFlow and JAX, and the conversion is exact or an error: `1.5` into `i32` values,
@@ -72,7 +74,7 @@ macro_rules! scalars {
     };
 }
 
-scalars!(i8, i16, i32, i64, u8, u16, u32, u64; f32, f64);
+scalars!(i8, i16, i32, i64, u8, u16, u32, u64; f32, f64, half::f16, half::bf16);
 
 /// `scalar` as a rank-0 tensor of the dtype of `other`'s tensor-like view
 /// ([`Operand::tensor_like`](crate::ops::Operand::tensor_like): a dense tensor's dtype, a
