@@ -52,7 +52,7 @@ fn extype_value() -> Interop {
         u64: fill(|i| i as u64),
         f32: fill(|i| i as f32),
         f64: fill(|i| i as f64),
-        f16: fill(|i| extype::half::f16::from(i)),
+        f16: fill(extype::half::f16::from),
         nested: MaskedTensor {
             values: ArrayD::from_elem(IxDyn(&[1, 2]), 0.5),
             mask: ArrayD::from_elem(IxDyn(&[1, 2]), true),
