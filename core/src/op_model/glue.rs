@@ -1,5 +1,7 @@
 //! The kernel glue: how a catalog entry's kernel entry point ([`KernelFn`]) is made from an
-//! `extype-kernels` function (`extype-kernels` takes `f32 f64 i32 i64 u8 u64 bool`), and the
+//! `extype-kernels` function (`extype-kernels` computes on `f32 f64 i32 i64 u8 u64 bool`, and
+//! moves and tests `f16 bf16`, which the entries of numeric ops compute on in `f32`: see
+//! [`typed!`], [`widen_half`], [`HalfOut`]), and the
 //! helpers the entry points and the dense bodies ([`bodies`](super::bodies)) share: output-size
 //! checks before anything is allocated, refusals in the entry's words, kernel errors naming the
 //! op.
