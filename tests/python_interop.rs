@@ -2,7 +2,8 @@
 //! flavour) with the expected names, dtypes, shapes, values and metadata; a file Python saves
 //! loads into a derived type, as the numpy flavour writes it and as the torch flavour does
 //! (`{"format": "pt"}` metadata); a file of half-precision weights (bf16, f16 beside f32, values
-//! at the edges of the formats) is inspected, loaded, mapped and cast with the bits Python wrote. Runs when `EXTYPE_PYTHON` names a Python with `safetensors` and
+//! at the edges of the formats) is inspected, loaded, mapped and cast with the bits Python wrote,
+//! and Python reads the half-precision tensors extype writes (f16 as numpy's float16, bf16 bits). Runs when `EXTYPE_PYTHON` names a Python with `safetensors` and
 //! `numpy` (`.ci/run` makes a virtual environment for it); skipped otherwise.
 
 mod common;
@@ -117,7 +118,9 @@ fn python_reads_extype_files_and_extype_reads_python_files() {
     let from_python = dir.join("from_python.safetensors");
     let from_python_pt = dir.join("from_python_pt.safetensors");
     let halves = dir.join("halves.safetensors");
+    let halves_from_extype = dir.join("halves_from_extype.safetensors");
     io::save(&from_extype, &extype_value()).unwrap();
+    io::save(&halves_from_extype, &extype_halves()).unwrap();
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/interop.py");
     let out = Command::new(&python)
         .arg(&script)
@@ -125,6 +128,7 @@ fn python_reads_extype_files_and_extype_reads_python_files() {
         .arg(&from_python)
         .arg(&from_python_pt)
         .arg(&halves)
+        .arg(&halves_from_extype)
         .output()
         .expect("run python");
     assert!(
@@ -281,6 +285,25 @@ fn check_halves(halves: &std::path::Path) {
         bits(to_bf16.iter().copied()),
         bits(want_f.iter().map(|h| bf16::from_f32(h.to_f32())))
     );
+}
+
+/// Half-precision weights extype writes for Python to read: bf16 [1, -2.5, 1/3, inf, NaN, the
+/// smallest subnormal], f16 [[0.1, 65504, -0]] (`tests/python/interop.py` checks the bits).
+fn extype_halves() -> HalfWeights {
+    use extype::half::{bf16, f16};
+    HalfWeights {
+        half_b: ndarray::array![
+            bf16::ONE,
+            bf16::from_f32(-2.5),
+            bf16::from_f32(1.0 / 3.0),
+            bf16::INFINITY,
+            bf16::NAN,
+            bf16::from_bits(1)
+        ]
+        .into_dyn(),
+        half_f: ndarray::array![[f16::from_f32(0.1), f16::MAX, f16::NEG_ZERO]].into_dyn(),
+        weight: ndarray::array![0.5f32].into_dyn(),
+    }
 }
 
 /// Model weights in half precision, as the Python file names them.

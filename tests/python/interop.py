@@ -1,6 +1,6 @@
 """Interop check, run by tests/python_interop.rs (see .ci/run).
 
-    python interop.py FROM_EXTYPE TO_EXTYPE TO_EXTYPE_PT HALVES
+    python interop.py FROM_EXTYPE TO_EXTYPE TO_EXTYPE_PT HALVES HALVES_FROM_EXTYPE
     python interop.py --halves HALVES
 
 Opens FROM_EXTYPE (written by extype) with Python's safetensors (numpy flavour) and checks its
@@ -14,6 +14,8 @@ beside an f32 one, of values that exercise rounding, the edges of the formats, N
 (f16 rounded by numpy from float64; bf16 rounded to nearest even from float32 here, with its
 bits written through safetensors.serialize_file under "bfloat16", as the torch flavour writes
 it: numpy has no bfloat16). `--halves` writes only that file (for the CLI's test).
+HALVES_FROM_EXTYPE holds half-precision tensors extype wrote: the f16 one is read with numpy's
+float16, the bf16 one from its bytes (widened to float32 by shifting its bits).
 """
 
 import json
@@ -88,7 +90,39 @@ def write_halves(path):
     serialize_file(tensors, path, {"format": "pt"})
 
 
-def main(src, dst, dst_pt, halves):
+def check_extype_halves(path):
+    """The half tensors of `extype_halves()` in tests/python_interop.rs, bit for bit."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8 : 8 + n])
+    data = raw[8 + n :]
+
+    def tensor(name, dtype):
+        entry = header[name]
+        begin, end = entry["data_offsets"]
+        return entry, np.frombuffer(data[begin:end], dtype=dtype).reshape(entry["shape"])
+
+    entry, bits = tensor("half_b", "<u2")
+    if entry["dtype"] != "BF16":
+        sys.exit(f"half_b: expected BF16, found {entry['dtype']}")
+    b = (bits.astype(np.uint32) << 16).view(np.float32)
+    want = np.array([1.0, -2.5, 0.333984375, np.inf, np.nan, 2.0**-133], dtype=np.float32)
+    if not np.array_equal(b, want, equal_nan=True):
+        sys.exit(f"half_b: {b} (bits {bits}), expected {want}")
+    entry, f = tensor("half_f", "<f2")
+    if entry["dtype"] != "F16" or f.shape != (1, 3):
+        sys.exit(f"half_f: {entry}")
+    want = np.array([[0.1, 65504.0, -0.0]], dtype=np.float16)
+    if not (np.array_equal(f, want) and np.signbit(f[0, 2])):
+        sys.exit(f"half_f: {f}, expected {want}")
+    # numpy's own reader agrees for float16.
+    with safe_open(path, framework="numpy") as st:
+        if not np.array_equal(st.get_tensor("half_f"), want):
+            sys.exit("half_f: safetensors' numpy reader disagrees")
+
+
+def main(src, dst, dst_pt, halves, halves_from_extype):
     tensors = load_file(src)
     expected = {name for name, _ in FIELDS} | {"nested.values", "nested.mask"}
     if set(tensors) != expected:
@@ -112,6 +146,7 @@ def main(src, dst, dst_pt, halves):
     save_file(out, dst)
     save_file(out, dst_pt, metadata={"format": "pt"})
     write_halves(halves)
+    check_extype_halves(halves_from_extype)
     print(f"python: checked {src} ({len(tensors)} tensors), wrote {dst} and {dst_pt}")
 
 
@@ -119,4 +154,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "--halves":
         write_halves(sys.argv[2])
     else:
-        main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4])
+        main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
