@@ -238,3 +238,31 @@ fn data_moving_ops_keep_the_bits() {
     let nan: ArrayD<bool> = ops::is_nan_as(&x).unwrap();
     assert_eq!(nan, array![true, false, false].into_dyn());
 }
+
+#[test]
+fn cast_goes_between_any_two_dtypes() {
+    // 0, 1, 2 and 3 in every dtype (bool: false, true, true, true), cast to every dtype: the
+    // same numbers, whichever way.
+    let small = array![0.0f32, 1.0, 2.0, 3.0];
+    for from in DType::ALL {
+        let x = cast(&Tensor::from(small.clone()), from);
+        assert_eq!(x.dtype(), from);
+        for to in DType::ALL {
+            let y = cast(&x, to);
+            assert_eq!(y.dtype(), to, "{from} -> {to}");
+            let want = if from == DType::Bool || to == DType::Bool {
+                array![0.0f64, 1.0, 1.0, 1.0]
+            } else {
+                array![0.0f64, 1.0, 2.0, 3.0]
+            };
+            let got: ArrayD<f64> = ops::cast_as(&y, DType::F64).unwrap();
+            assert_eq!(got, want.into_dyn(), "{from} -> {to}");
+        }
+    }
+    // Saturating from half floats, wrapping between integers, as for the other dtypes.
+    let big = array![f16::MAX, f16::NEG_INFINITY, f16::NAN];
+    let i8s: ArrayD<i8> = ops::cast_as(&big, DType::I8).unwrap();
+    assert_eq!(i8s, array![127i8, -128, 0].into_dyn());
+    let u16s: ArrayD<u16> = ops::cast_as(&array![70000i64, -1], DType::U16).unwrap();
+    assert_eq!(u16s, array![(70000 - 65536) as u16, u16::MAX].into_dyn());
+}

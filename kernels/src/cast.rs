@@ -1,4 +1,4 @@
-//! Casts between dtypes. Float → integer truncates toward zero and saturates (NaN → 0), which
+//! Casts between any two dtypes (bool, i8 … u64, f16, bf16, f32, f64). Float → integer truncates toward zero and saturates (NaN → 0), which
 //! is Rust's `as`; NumPy leaves out-of-range casts undefined. Number → bool is `x != 0`;
 //! bool → number is 0/1; integer → narrower integer wraps (NumPy's `astype`).
 //!
@@ -26,7 +26,7 @@ pub trait CastTo<U>: Scalar {
 
 macro_rules! num_casts {
     ($($from:ty),*) => {$(
-        num_casts!(@to $from; f32, f64, i32, i64, u8, u64);
+        num_casts!(@to $from; f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
         impl CastTo<bool> for $from {
             #[inline(always)]
             fn cast(self) -> bool { self.is_nonzero() }
@@ -43,7 +43,7 @@ macro_rules! num_casts {
         }
     )*};
 }
-num_casts!(f32, f64, i32, i64, u8, u64);
+num_casts!(f32, f64, i8, i16, i32, i64, u8, u16, u32, u64);
 
 /// `x` rounded to an `f32` of odd last bit when inexact ("round to odd"), exactly when
 /// representable. Rounding that again to nearest-even with at most 22 bits of precision (f16
@@ -103,7 +103,7 @@ macro_rules! half_casts {
             #[inline(always)]
             fn cast(self) -> $h { <$h as Scalar>::from_bool(self) }
         }
-        half_casts!(@ints $h, $from_f64; i32, i64, u8, u64);
+        half_casts!(@ints $h, $from_f64; i8, i16, i32, i64, u8, u16, u32, u64);
     )*};
     (@ints $h:ty, $from_f64:path; $($i:ty),*) => {$(
         impl CastTo<$h> for $i {

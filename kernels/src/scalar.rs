@@ -1,7 +1,8 @@
 //! The element types the kernels compute on, and what the kernels need to know about each.
 //!
-//! [`Scalar`] is every supported dtype (f32, f64, i32, i64, u8, u64, bool, and the half-precision
-//! floats `half::f16` and `half::bf16`); [`Num`] the numeric ones (NumPy arithmetic semantics:
+//! [`Scalar`] is every supported dtype (f32, f64, i32, i64, u8, u64, bool, the half-precision
+//! floats `half::f16` and `half::bf16`, and for moving and casting i8, i16, u16, u32); [`Num`]
+//! the numeric ones (NumPy arithmetic semantics:
 //! integers wrap); [`Float`] the floating-point ones. The half-precision floats are [`Scalar`]s
 //! only: the kernels move, select, compare for equality, test and [`cast`](crate::cast) them,
 //! and a caller computes arithmetic on them in `f32` (convert, compute, convert back; extype's
@@ -215,6 +216,24 @@ macro_rules! int_element {
     )*};
 }
 int_element!(i32 => "int32", i64; i64 => "int64", i64; u8 => "uint8", u64; u64 => "uint64", u64);
+
+/// The other integer widths: [`Scalar`]s only (moved, tested and cast; no arithmetic kernels).
+macro_rules! int_scalar {
+    ($($t:ty => $name:literal),*) => {$(
+        impl Scalar for $t {
+            const NAME: &'static str = $name;
+            #[inline(always)]
+            fn is_nonzero(self) -> bool { self != 0 }
+            #[inline(always)]
+            fn from_bool(b: bool) -> Self { b as $t }
+            #[inline(always)]
+            fn is_nan_value(self) -> bool { false }
+            #[inline(always)]
+            fn is_finite_value(self) -> bool { true }
+        }
+    )*};
+}
+int_scalar!(i8 => "int8", i16 => "int16", u16 => "uint16", u32 => "uint32");
 
 /// Branch-free `e^x` for `f32` (Cephes `expf` polynomial, range reduction by a rounding
 /// constant, two-step scaling so subnormal results are exact). Written with plain IEEE

@@ -251,6 +251,27 @@ fn integers_to_half_through_f64() {
         |r| r.next_u64() >> r.below(64),
         |x: u64, y: f16| agrees(F16, y.to_bits(), F16.round(x as f64)),
     );
+    // The narrower and other integer widths too.
+    on_layouts(
+        20,
+        |r| r.next_u64() as i16,
+        |x: i16, y: f16| agrees(F16, y.to_bits(), F16.round(x as f64)),
+    );
+    on_layouts(
+        21,
+        |r| r.next_u64() as u32,
+        |x: u32, y: bf16| agrees(BF16, y.to_bits(), BF16.round(x as f64)),
+    );
+    on_layouts(
+        22,
+        |r| r.next_u64() as i8,
+        |x: i8, y: bf16| agrees(BF16, y.to_bits(), BF16.round(x as f64)),
+    );
+    on_layouts(
+        23,
+        |r| r.next_u64() as u16,
+        |x: u16, y: f16| agrees(F16, y.to_bits(), F16.round(x as f64)),
+    );
     // An integer just above a bf16 midpoint that `as f32` would round onto it (2^31 + 2^23 + 1).
     let x: bf16 = CastTo::cast((1i64 << 31) + (1 << 23) + 1);
     assert_eq!(x.to_f64(), 2f64.powi(31) + 2f64.powi(24));
@@ -304,6 +325,16 @@ fn half_to_other_dtypes() {
         15,
         move |r| f16::from_bits(any16(r)),
         |x: f16, y: u64| y == F16.decode(x.to_bits()) as u64,
+    );
+    on_layouts(
+        24,
+        move |r| f16::from_bits(any16(r)),
+        |x: f16, y: i8| y == F16.decode(x.to_bits()) as i8,
+    );
+    on_layouts(
+        25,
+        move |r| bf16::from_bits(any16(r)),
+        |x: bf16, y: u16| y == BF16.decode(x.to_bits()) as u16,
     );
     // To bool: not ±0 (NaN is true).
     on_layouts(

@@ -304,15 +304,17 @@ pub(crate) fn cast(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<T
                 DType::I64 => Tensor::from(kc::cast::<_, i64, _, _>($a)),
                 DType::U8 => Tensor::from(kc::cast::<_, u8, _, _>($a)),
                 DType::U64 => Tensor::from(kc::cast::<_, u64, _, _>($a)),
+                DType::I8 => Tensor::from(kc::cast::<_, i8, _, _>($a)),
+                DType::I16 => Tensor::from(kc::cast::<_, i16, _, _>($a)),
+                DType::U16 => Tensor::from(kc::cast::<_, u16, _, _>($a)),
+                DType::U32 => Tensor::from(kc::cast::<_, u32, _, _>($a)),
                 DType::F16 => Tensor::from(kc::cast::<_, half::f16, _, _>($a)),
                 DType::BF16 => Tensor::from(kc::cast::<_, half::bf16, _, _>($a)),
-                // `result_dtype` admitted only the kernels' dtypes.
-                _ => return Err(refused(op, dense)),
             }
         };
     }
     Ok(typed!(
-        KERNEL,
+        ALL,
         op,
         TensorView,
         x,

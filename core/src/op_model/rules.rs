@@ -159,7 +159,7 @@ pub enum ResultDType {
     FloatOfInts,
     /// `i64` (indices, counts, `shape`).
     I64,
-    /// The dtype asked for in [`OpArgs::dtype`](super::args::OpArgs::dtype) (`cast`), one the kernels take.
+    /// The dtype asked for in [`OpArgs::dtype`](super::args::OpArgs::dtype) (`cast`): any dtype.
     FromArgs,
 }
 
