@@ -187,7 +187,7 @@ fn a_handler_declines_a_result_dtype_its_type_cannot_hold() {
     let err = unary(&catalog::EXP).result_dtype(DType::I32).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "exp: argument 0: expected a float dtype (f32, f64), found dtype i32"
+        "exp: argument 0: expected a float dtype (f16, bf16, f32, f64), found dtype i32"
     );
     let less = BinaryOp::new(&call(&catalog::LESS));
     assert_eq!(

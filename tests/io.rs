@@ -284,6 +284,7 @@ fn nested_values_use_field_paths_and_round_trip() {
 
 #[test]
 fn tensors_of_every_dtype_rank_zero_and_zero_size() {
+    use extype::half::{bf16, f16};
     let dir = TempDir::new("dtypes");
     let tensors = vec![
         Tensor::from(array![true, false, true]),
@@ -302,6 +303,19 @@ fn tensors_of_every_dtype_rank_zero_and_zero_size() {
         Tensor::from(ArrayD::<bool>::from_elem(IxDyn(&[0]), false)),
         // Not in standard layout: saved in row-major order.
         Tensor::from(array![[1i32, 2, 3], [4, 5, 6]].reversed_axes()),
+        // Half precision: a subnormal, the largest finite, -inf, -0.
+        Tensor::from(array![
+            f16::from_bits(0x0001),
+            f16::MAX,
+            f16::NEG_INFINITY,
+            f16::NEG_ZERO
+        ]),
+        Tensor::from(array![
+            [bf16::from_bits(0x0001), bf16::MAX],
+            [bf16::INFINITY, bf16::from_f32(-1.5)]
+        ]),
+        Tensor::from(ndarray::arr0(bf16::from_f32(3.0)).into_dyn()),
+        Tensor::from(array![[f16::ONE, f16::MIN], [f16::EPSILON, f16::ZERO]].reversed_axes()),
     ];
     let mut seen = std::collections::BTreeSet::new();
     for (i, t) in tensors.into_iter().enumerate() {
@@ -686,6 +700,14 @@ fn untrusted_files_are_clear_errors() {
             &data,
         ),
         &["\"a\"", "unknown dtype \"Q7\""],
+    );
+    check(
+        "f8.st",
+        &file_bytes(
+            r#"{"a":{"dtype":"F8_E4M3","shape":[9],"data_offsets":[0,8]}}"#,
+            &data,
+        ),
+        &["\"a\"", "takes 9 bytes", "hold 8"],
     );
     check(
         "bf16.st",
@@ -1328,33 +1350,33 @@ fn files_of_other_programs_load_with_dtypes_and_shapes_from_the_file() {
     assert!(text.contains("shape contract"), "{text}");
 }
 
-/// Beside an f32 tensor, a bf16 and an f16 one (as in most model weights), written by hand.
-fn half_precision_file(path: &Path) {
+/// Beside an f32 tensor, two 8-bit float ones (dtypes extype has no type for), written by hand.
+fn fp8_file(path: &Path) {
     let header = concat!(
         r#"{"__metadata__":{"format":"pt"},"#,
-        r#""half_b":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]},"#,
-        r#""half_f":{"dtype":"F16","shape":[1,2],"data_offsets":[4,8]},"#,
+        r#""fp8_a":{"dtype":"F8_E4M3","shape":[4],"data_offsets":[0,4]},"#,
+        r#""fp8_b":{"dtype":"F8_E5M2","shape":[1,4],"data_offsets":[4,8]},"#,
         r#""weight":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}"#
     );
-    // bf16 1.0 = 0x3F80, f16 1.0 = 0x3C00; padded to 8 bytes as safetensors writers do.
+    // Padded to 8 bytes as safetensors writers do.
     let header = format!("{header:<width$}", width = header.len().next_multiple_of(8));
-    let mut data = vec![0x80, 0x3f, 0x80, 0x3f, 0x00, 0x3c, 0x00, 0x3c];
+    let mut data = vec![0x38, 0x38, 0x38, 0x38, 0x3c, 0x3c, 0x3c, 0x3c];
     data.extend(f32_bytes(&[1.5, 2.5]));
     std::fs::write(path, file_bytes(&header, &data)).unwrap();
 }
 
-/// One f32 field, as a file of half-precision weights names it.
+/// One f32 field, as a file of 8-bit float weights names it.
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
-#[extype(name = "tests.io.HalfB")]
-pub struct HalfB {
-    pub half_b: ArrayD<f32>,
+#[extype(name = "tests.io.Fp8A")]
+pub struct Fp8A {
+    pub fp8_a: ArrayD<f32>,
 }
 
 #[test]
 fn files_with_dtypes_extype_cannot_read_are_listed_and_refused_by_name() {
-    let dir = TempDir::new("foreign");
-    let path = dir.path("halves.safetensors");
-    half_precision_file(&path);
+    let dir = TempDir::new("fp8");
+    let path = dir.path("fp8.safetensors");
+    fp8_file(&path);
     // `inspect` lists every tensor: name, dtype, shape, size.
     let info = io::inspect(&path).unwrap();
     let listed: Vec<(String, String, Vec<usize>, usize)> = info
@@ -1372,22 +1394,27 @@ fn files_with_dtypes_extype_cannot_read_are_listed_and_refused_by_name() {
     assert_eq!(
         listed,
         [
-            ("half_b".into(), "unsupported dtype BF16".into(), vec![2], 4),
             (
-                "half_f".into(),
-                "unsupported dtype F16".into(),
-                vec![1, 2],
+                "fp8_a".into(),
+                "unsupported dtype F8_E4M3".into(),
+                vec![4],
+                4
+            ),
+            (
+                "fp8_b".into(),
+                "unsupported dtype F8_E5M2".into(),
+                vec![1, 4],
                 4
             ),
             ("weight".into(), "f32".into(), vec![2], 8),
         ]
     );
     let json = serde_json::to_value(&info).unwrap();
-    assert_eq!(json["tensors"][0]["dtype"], "BF16");
+    assert_eq!(json["tensors"][0]["dtype"], "F8_E4M3");
     assert_eq!(json["tensors"][2]["dtype"], "f32");
     assert_eq!(
         info.tensors[0].dtype,
-        io::FileDType::Foreign(io::ForeignDType::BF16)
+        io::FileDType::Foreign(io::ForeignDType::F8E4M3)
     );
 
     // The f32 tensor is read where nothing else is needed: from the map.
@@ -1398,33 +1425,123 @@ fn files_with_dtypes_extype_cannot_read_are_listed_and_refused_by_name() {
         Tensor::from(array![1.5f32, 2.5])
     );
     for text in [
-        err_text(mapped.tensor("half_b")),
-        err_text(mapped.view("half_b")),
+        err_text(mapped.tensor("fp8_a")),
+        err_text(mapped.view("fp8_a")),
     ] {
         assert!(
-            text.contains("\"half_b\"") && text.contains("dtype BF16"),
+            text.contains("\"fp8_a\"") && text.contains("dtype F8_E4M3"),
             "{text}"
         );
     }
-    assert!(err_text(mapped.tensor("half_f")).contains("dtype F16"));
+    assert!(err_text(mapped.tensor("fp8_b")).contains("dtype F8_E5M2"));
 
-    // A value that needs the bf16 tensor: an error naming it and its dtype, by either load.
-    let spec = HalfBSpec {
-        half_b: "f32[2]".parse().unwrap(),
+    // A value that needs the fp8 tensor: an error naming it and its dtype, by either load.
+    let spec = Fp8ASpec {
+        fp8_a: "f32[4]".parse().unwrap(),
     };
-    let only_b = dir.path("only_b.safetensors");
-    let header = r#"{"half_b":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}}    "#;
-    std::fs::write(&only_b, file_bytes(header, &[0x80, 0x3f, 0x80, 0x3f])).unwrap();
+    let only_a = dir.path("only_a.safetensors");
+    let header = r#"{"fp8_a":{"dtype":"F8_E4M3","shape":[4],"data_offsets":[0,4]}}    "#;
+    std::fs::write(&only_a, file_bytes(header, &[0x38, 0x38, 0x38, 0x38])).unwrap();
     for text in [
-        err_text(io::load_components_as::<HalfB>(&only_b, &spec)),
-        err_text(io::load_components_inferred::<HalfB>(&only_b)),
+        err_text(io::load_components_as::<Fp8A>(&only_a, &spec)),
+        err_text(io::load_components_inferred::<Fp8A>(&only_a)),
     ] {
         assert!(
-            text.contains("half_b") && text.contains("dtype BF16"),
+            text.contains("fp8_a") && text.contains("dtype F8_E4M3"),
             "{text}"
         );
     }
     // Beside other tensors too: the tensor it needs is the error.
-    let text = err_text(io::load_components_as::<HalfB>(&path, &spec));
-    assert!(text.contains("dtype BF16"), "{text}");
+    let text = err_text(io::load_components_as::<Fp8A>(&path, &spec));
+    assert!(text.contains("dtype F8_E4M3"), "{text}");
+}
+
+/// Beside an f32 tensor, a bf16 and an f16 one (as in most model weights), written by hand.
+fn half_precision_file(path: &Path) {
+    let header = concat!(
+        r#"{"__metadata__":{"format":"pt"},"#,
+        r#""half_b":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]},"#,
+        r#""half_f":{"dtype":"F16","shape":[1,2],"data_offsets":[4,8]},"#,
+        r#""weight":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}"#
+    );
+    // bf16 1.0 = 0x3F80, -2.5 = 0xC020; f16 1.0 = 0x3C00, 65504 = 0x7BFF; padded to 8 bytes as
+    // safetensors writers do.
+    let header = format!("{header:<width$}", width = header.len().next_multiple_of(8));
+    let mut data = vec![0x80, 0x3f, 0x20, 0xc0, 0x00, 0x3c, 0xff, 0x7b];
+    data.extend(f32_bytes(&[1.5, 2.5]));
+    std::fs::write(path, file_bytes(&header, &data)).unwrap();
+}
+
+/// Model weights in half precision, as a file names them.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.io.HalfWeights")]
+pub struct HalfWeights {
+    pub half_b: ArrayD<extype::half::bf16>,
+    pub half_f: ndarray::Array2<extype::half::f16>,
+    pub weight: ArrayD<f32>,
+}
+
+#[test]
+fn half_precision_files_inspect_load_map_and_round_trip() {
+    use extype::half::{bf16, f16};
+    let dir = TempDir::new("halves");
+    let path = dir.path("halves.safetensors");
+    half_precision_file(&path);
+    let info = io::inspect(&path).unwrap();
+    let dtypes: Vec<String> = info.tensors.iter().map(|t| t.dtype.to_string()).collect();
+    assert_eq!(dtypes, ["bf16", "f16", "f32"]);
+    assert_eq!(
+        info.tensors[0].dtype,
+        io::FileDType::Known(extype::DType::BF16)
+    );
+    let json = serde_json::to_value(&info).unwrap();
+    assert_eq!(json["tensors"][1]["dtype"], "f16");
+
+    let expected_b = array![bf16::from_f32(1.0), bf16::from_f32(-2.5)].into_dyn();
+    let expected_f = array![[f16::ONE, f16::MAX]];
+    // Mapped: the bytes viewed in place, as their dtypes.
+    // SAFETY: the file is this test's own and is not written while mapped.
+    let mapped = unsafe { io::map(&path) }.unwrap();
+    assert_eq!(
+        mapped.tensor("half_b").unwrap(),
+        Tensor::from(expected_b.clone())
+    );
+    assert_eq!(
+        mapped.tensor("half_f").unwrap(),
+        Tensor::from(expected_f.clone())
+    );
+    // Loaded into a type with half-precision fields, dtypes and shapes from the file.
+    let w = io::load_components_inferred::<HalfWeights>(&path).unwrap();
+    assert_eq!(w.half_b, expected_b);
+    assert_eq!(w.half_f, expected_f);
+    assert_eq!(w.weight, array![1.5f32, 2.5].into_dyn());
+    // Cast to f32: the values the bits stand for.
+    let as_f32: ArrayD<f32> = extype::ops::cast_as(&w.half_f, extype::DType::F32).unwrap();
+    assert_eq!(as_f32, array![[1.0f32, 65504.0]].into_dyn());
+
+    // Saved and loaded back by type: the same bits, under the dtypes the spec names.
+    let saved = dir.path("saved.safetensors");
+    io::save(&saved, &w).unwrap();
+    let back: HalfWeights = io::load_as(&saved).unwrap();
+    assert_eq!(back, w);
+    let spec = w.spec().to_string();
+    assert!(
+        spec.contains("bf16[2]") && spec.contains("f16[1, 2]"),
+        "{spec}"
+    );
+    // A half field is not a float of another width: loading f16 bits as f32 is refused.
+    let text = err_text(io::load_components_as::<HalfB32>(
+        &path,
+        &HalfB32Spec {
+            half_b: "f32[2]".parse().unwrap(),
+        },
+    ));
+    assert!(text.contains("half_b") && text.contains("bf16"), "{text}");
+}
+
+/// A bf16 tensor's name with an f32 field: a dtype mismatch.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.io.HalfB32")]
+pub struct HalfB32 {
+    pub half_b: ArrayD<f32>,
 }

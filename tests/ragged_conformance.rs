@@ -890,6 +890,8 @@ fn every_dtype_as_tf() {
             DType::U64 => (0.0, u64::MAX as f64),
             DType::F32 => (f32::MIN as f64, f32::MAX as f64),
             DType::F64 => (f64::MIN, f64::MAX),
+            DType::F16 => (f16::MIN.to_f64(), f16::MAX.to_f64()),
+            DType::BF16 => (bf16::MIN.to_f64(), bf16::MAX.to_f64()),
             DType::Bool => (0.0, 1.0),
         }
     };
@@ -907,11 +909,20 @@ fn every_dtype_as_tf() {
                 DType::U64 => $f!(u64 $(, $arg)?),
                 DType::F32 => $f!(f32 $(, $arg)?),
                 DType::F64 => $f!(f64 $(, $arg)?),
+                DType::F16 => $f!(half f16 $(, $arg)?),
+                DType::BF16 => $f!(half bf16 $(, $arg)?),
                 DType::Bool => unreachable!(),
             }
         };
     }
     macro_rules! read {
+        (half $ty:ty, $t:expr) => {
+            $t.as_array::<$ty, IxDyn>()
+                .unwrap()
+                .iter()
+                .map(|v| v.to_f64())
+                .collect::<Vec<f64>>()
+        };
         ($ty:ty, $t:expr) => {
             $t.as_array::<$ty, IxDyn>()
                 .unwrap()
@@ -921,6 +932,9 @@ fn every_dtype_as_tf() {
         };
     }
     macro_rules! make {
+        (half $ty:ty) => {
+            Tensor::from(array![1.0f32, 2.0, 3.0].mapv(<$ty>::from_f32).into_dyn())
+        };
         ($ty:ty) => {
             Tensor::from(array![1 as $ty, 2 as $ty, 3 as $ty].into_dyn())
         };

@@ -32,6 +32,10 @@
 //! rows (`batch::rebatched_spec`). Rows are copied both ways on export (into one flat list),
 //! and viewed in place on import.
 //!
+//! Elements map to Arrow's primitive types of the same width (`f16` is `Float16`); Arrow has
+//! no bfloat16 type, so a `bf16` component travels as its bits in `UInt16` children and the
+//! spec in the field's metadata says `bf16` (other readers see unsigned 16-bit integers).
+//!
 //! ```
 //! use extype::types::MaskedTensor;
 //! use extype_arrow::{column_as, to_record_batch};

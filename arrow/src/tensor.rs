@@ -45,6 +45,10 @@ pub fn arrow_type(dtype: DType) -> DataType {
         DType::U64 => DataType::UInt64,
         DType::F32 => DataType::Float32,
         DType::F64 => DataType::Float64,
+        DType::F16 => DataType::Float16,
+        // Arrow has no bfloat16: its bits travel as `UInt16`, and the spec in the field's
+        // extension metadata says `bf16` (read back by `storage_dtype`).
+        DType::BF16 => DataType::UInt16,
     }
 }
 
@@ -62,8 +66,19 @@ pub fn dtype_of(data_type: &DataType) -> Option<DType> {
         DataType::UInt64 => DType::U64,
         DataType::Float32 => DType::F32,
         DataType::Float64 => DType::F64,
+        DataType::Float16 => DType::F16,
         _ => return None,
     })
+}
+
+/// The dtype of a column stored as Arrow elements of `found`'s dtype when the caller's spec
+/// expects `expected`: `UInt16` storage holds `bf16` bits when the spec says `bf16` (Arrow has
+/// no bfloat16 type; [`arrow_type`]).
+fn storage_dtype(found: DType, expected: Option<DType>) -> DType {
+    match (found, expected) {
+        (DType::U16, Some(DType::BF16)) => DType::BF16,
+        _ => found,
+    }
 }
 
 /// The child field of the lists of a fixed-shape tensor column: nullable, named `item`, as
@@ -181,6 +196,8 @@ fn contiguous_bytes(view: &TensorView<'_>) -> Option<(*const u8, usize)> {
         TensorView::U64(a) => slice!(a),
         TensorView::F32(a) => slice!(a),
         TensorView::F64(a) => slice!(a),
+        TensorView::F16(a) => slice!(a),
+        TensorView::BF16(a) => slice!(a),
     }
 }
 
@@ -203,6 +220,11 @@ fn copy_standard(view: &TensorView<'_>) -> Buffer {
         TensorView::U64(a) => copy!(a),
         TensorView::F32(a) => copy!(a),
         TensorView::F64(a) => copy!(a),
+        TensorView::F16(a) => copy!(a),
+        // Its bits, as `arrow_type` stores it (`bf16` is not an Arrow native type).
+        TensorView::BF16(a) => {
+            Buffer::from_vec(a.iter().map(|x| x.to_bits()).collect::<Vec<u16>>())
+        }
     }
 }
 
@@ -270,6 +292,7 @@ pub(crate) fn import(
             let Some(dtype) = dtype_of(&list.value_type()) else {
                 return Err(storage_error());
             };
+            let dtype = storage_dtype(dtype, expected);
             if expected.is_some_and(|e| e != dtype) {
                 return Err(storage_error());
             }
@@ -318,6 +341,7 @@ pub(crate) fn import(
             let Some(dtype) = dtype_of(data_type) else {
                 return Err(storage_error());
             };
+            let dtype = storage_dtype(dtype, expected);
             if expected.is_some_and(|e| e != dtype) || expected_item.is_some_and(|i| !i.is_empty())
             {
                 return Err(storage_error());
@@ -390,6 +414,8 @@ fn copy_from_le(bytes: &[u8], dtype: DType, shape: &[usize]) -> extype_core::Res
         DType::U64 => read!(u64),
         DType::F32 => read!(f32),
         DType::F64 => read!(f64),
+        DType::F16 => read!(extype_core::half::f16),
+        DType::BF16 => read!(extype_core::half::bf16),
     })
 }
 
@@ -421,6 +447,8 @@ fn permute(t: &Tensor, permutation: &[usize]) -> Result<Tensor> {
         TensorView::U64(a) => go!(a),
         TensorView::F32(a) => go!(a),
         TensorView::F64(a) => go!(a),
+        TensorView::F16(a) => go!(a),
+        TensorView::BF16(a) => go!(a),
     })
 }
 
@@ -524,13 +552,21 @@ fn concat_flat(column: &[&Tensor], dtype: DType, total: usize) -> Tensor {
         DType::U64 => cat!(U64, u64),
         DType::F32 => cat!(F32, f32),
         DType::F64 => cat!(F64, f64),
+        DType::F16 => cat!(F16, extype_core::half::f16),
+        DType::BF16 => cat!(BF16, extype_core::half::bf16),
     }
 }
 
 /// The tensors of an `arrow.variable_shape_tensor` column, one per row (in logical order: a
 /// `permutation` in its metadata is applied). Each views the column's data buffer when aligned
-/// (bools and permuted rows are copied). `path` names the field in errors.
-pub(crate) fn import_rows(field: &Field, array: &dyn Array, path: &str) -> Result<Vec<Tensor>> {
+/// (bools and permuted rows are copied). `path` names the field in errors; `expected` is the
+/// item spec's dtype of the component (`bf16` is stored as its bits, [`storage_dtype`]).
+pub(crate) fn import_rows(
+    field: &Field,
+    array: &dyn Array,
+    path: &str,
+    expected: DType,
+) -> Result<Vec<Tensor>> {
     let storage_error = || Error::Storage {
         field: path.to_string(),
         expected: format!(
@@ -559,6 +595,7 @@ pub(crate) fn import_rows(field: &Field, array: &dyn Array, path: &str) -> Resul
     let Some(dtype) = dtype_of(&data.value_type()) else {
         return Err(storage_error());
     };
+    let dtype = storage_dtype(dtype, Some(expected));
     if st.null_count() > 0 || data.null_count() > 0 || shape.null_count() > 0 {
         return Err(Error::Metadata {
             field: path.to_string(),
@@ -635,5 +672,7 @@ fn permute_item(t: &Tensor, permutation: &[usize]) -> Result<Tensor> {
         TensorView::U64(a) => go!(a),
         TensorView::F32(a) => go!(a),
         TensorView::F64(a) => go!(a),
+        TensorView::F16(a) => go!(a),
+        TensorView::BF16(a) => go!(a),
     })
 }

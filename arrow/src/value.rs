@@ -408,12 +408,14 @@ fn rows_from_array(
             found: format!("a struct of {}", found_paths.join(", ")),
         });
     }
+    let item_specs = item_spec.dyn_component_specs();
     let mut columns = Vec::with_capacity(found.len());
-    for (path, f, a) in found {
+    for ((path, f, a), spec) in found.iter().zip(&item_specs) {
         columns.push(tensor::import_rows(
             f,
             a.as_ref(),
             &format!("{name}.{path}"),
+            spec.dtype,
         )?);
     }
     let mut items = Vec::with_capacity(array.len());

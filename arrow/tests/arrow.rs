@@ -500,3 +500,55 @@ fn zero_size_items_and_empty_batches_round_trip() {
     assert_eq!(rb.num_rows(), 0);
     assert_eq!(column_as::<MaskedTensor>(&rb, "m").unwrap(), empty);
 }
+
+#[test]
+fn half_precision_components_round_trip_through_arrays_and_files() {
+    use extype::half::{bf16, f16};
+    let dir = std::env::temp_dir().join(format!("extype-arrow-half-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let values = array![[1.5f32, -0.0, 65504.0], [f32::NAN, f32::INFINITY, 1e-7]];
+    let mask = array![[true, false, true], [true, true, false]];
+    let halves = MaskedTensor::new(values.mapv(f16::from_f32), mask.clone()).unwrap();
+    let brains = MaskedTensor::new(values.mapv(bf16::from_f32), mask).unwrap();
+    let rb = to_record_batch(&[
+        ("h", &Value::from_extension(halves.clone())),
+        ("b", &Value::from_extension(brains.clone())),
+    ])
+    .unwrap();
+    // f16 is Arrow's Float16; Arrow has no bfloat16, so bf16 travels as its bits (UInt16) and
+    // the spec in the extension metadata says bf16.
+    let child_type = |column: &str| {
+        let field = rb.schema().field_with_name(column).unwrap().clone();
+        let DataType::Struct(children) = field.data_type() else {
+            panic!("{field:?}");
+        };
+        let DataType::FixedSizeList(item, 3) = children[0].data_type() else {
+            panic!("{children:?}");
+        };
+        item.data_type().clone()
+    };
+    assert_eq!(child_type("h"), DataType::Float16);
+    assert_eq!(child_type("b"), DataType::UInt16);
+    let bits = |m: &MaskedTensor| -> Vec<u16> {
+        match m.values().view() {
+            TensorView::F16(a) => a.iter().map(|x| x.to_bits()).collect(),
+            TensorView::BF16(a) => a.iter().map(|x| x.to_bits()).collect(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let check = |batches: Vec<RecordBatch>| {
+        let h: MaskedTensor = column_as(&batches[0], "h").unwrap();
+        let b: MaskedTensor = column_as(&batches[0], "b").unwrap();
+        // Bit for bit (NaN included).
+        assert_eq!(bits(&h), bits(&halves));
+        assert_eq!(bits(&b), bits(&brains));
+        assert_eq!(h.mask(), halves.mask());
+        assert_eq!(b.spec(), brains.spec());
+    };
+    check(vec![rb.clone()]);
+    write_ipc_file(dir.join("h.arrow"), std::slice::from_ref(&rb)).unwrap();
+    check(read_ipc_file(dir.join("h.arrow")).unwrap());
+    write_parquet(dir.join("h.parquet"), std::slice::from_ref(&rb)).unwrap();
+    check(read_parquet(dir.join("h.parquet")).unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

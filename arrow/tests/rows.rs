@@ -95,3 +95,30 @@ fn the_row_layout_needs_the_type_and_consistent_rows() {
         "the encoder refuses them first"
     );
 }
+
+#[test]
+fn a_batch_of_library_ragged_tensors_of_bf16_goes_row_by_row() {
+    use extype::half::bf16;
+    use extype::types::RaggedTensor;
+    let row = |v: &[f32], splits: Vec<i64>| {
+        RaggedTensor::from_row_splits(
+            extype::ndarray::Array1::from_iter(v.iter().map(|&x| bf16::from_f32(x))),
+            extype::ndarray::Array1::from(splits),
+        )
+        .unwrap()
+    };
+    let items = vec![
+        row(&[1.0, 2.0, 3.0], vec![0, 2, 3]),
+        row(&[], vec![0]),
+        row(&[4.5, f32::NAN], vec![0, 0, 2]),
+    ];
+    let b: RaggedTensor = batch::stack(&items).unwrap();
+    let rb = to_record_batch(&[("r", &Value::from_extension(b.clone()))]).unwrap();
+    assert_eq!(rb.num_rows(), 3);
+    let back: RaggedTensor = column_as(&rb, "r").unwrap();
+    assert_eq!(back.to_string(), b.to_string());
+    assert_eq!(back.nested_row_splits(), b.nested_row_splits());
+    let items_back = batch::unstack(back).unwrap();
+    assert_eq!(items_back.len(), 3);
+    assert_eq!(items_back[2].to_string(), items[2].to_string());
+}

@@ -6,7 +6,8 @@
 //!
 //! prints each file's registered type, its spec compactly (`f32[2, 3]`) and each component's
 //! path, dtype, shape and byte size, from the header alone (no tensor byte is read); a tensor of
-//! a dtype extype cannot read (`BF16`, `F16`, …) is listed as `unsupported dtype BF16`. `--json`
+//! a dtype extype cannot read (`F8_E4M3`, `C64`, …) is listed as `unsupported dtype F8_E4M3`
+//! (half precision, `F16` and `BF16`, are extype's `f16` and `bf16`). `--json`
 //! prints the same as one JSON object per file. Install with `cargo install --path cli`.
 
 #![deny(clippy::undocumented_unsafe_blocks)]

@@ -113,38 +113,74 @@ fn inspect_and_anonymous_values_show_fields_in_declaration_order() {
 }
 
 #[test]
-fn inspect_lists_tensors_of_dtypes_extype_cannot_read() {
+fn inspect_lists_half_floats_as_dtypes_and_names_ones_it_cannot_read() {
     let dir = std::env::temp_dir().join(format!("extype-cli-half-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("halves.safetensors");
     let header = concat!(
         r#"{"b":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]},"#,
         r#""h":{"dtype":"F16","shape":[1,2],"data_offsets":[4,8]},"#,
-        r#""w":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}"#
+        r#""w":{"dtype":"F32","shape":[2],"data_offsets":[8,16]},"#,
+        r#""x":{"dtype":"F8_E4M3","shape":[4],"data_offsets":[16,20]}}"#
     );
     let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
     bytes.extend_from_slice(header.as_bytes());
-    bytes.extend_from_slice(&[0u8; 16]);
+    bytes.extend_from_slice(&[0u8; 20]);
     std::fs::write(&path, bytes).unwrap();
     let file = path.to_str().unwrap();
 
     let (ok, text, err) = extype(&["inspect", file]);
     assert!(ok, "{err}");
+    // Columns are padded to the widest entry: compare with single spaces.
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("b bf16 [2] 4 bytes"), "{text}");
+    assert!(words.contains("h f16 [1, 2] 4 bytes"), "{text}");
+    assert!(words.contains("w f32 [2] 8 bytes"), "{text}");
     assert!(
-        text.contains("b  unsupported dtype BF16  [2]  4 bytes"),
+        words.contains("x unsupported dtype F8_E4M3 [4] 4 bytes"),
         "{text}"
     );
-    assert!(
-        text.contains("h  unsupported dtype F16  [1, 2]  4 bytes"),
-        "{text}"
-    );
-    assert!(text.contains("w  f32   [2]  8 bytes"), "{text}");
     let (ok, json, _) = extype(&["inspect", "--json", file]);
     assert!(ok);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    let dtypes: Vec<&str> = (0..3)
+    let dtypes: Vec<&str> = (0..4)
         .map(|i| v["tensors"][i]["dtype"].as_str().unwrap())
         .collect();
-    assert_eq!(dtypes, ["BF16", "F16", "f32"]);
+    assert_eq!(dtypes, ["bf16", "f16", "f32", "F8_E4M3"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A file of half-precision weights written by Python's `safetensors` (bf16 and f16 beside f32,
+/// `tests/python/interop.py --halves`): `extype inspect` shows the half floats as dtypes. Runs
+/// when `EXTYPE_PYTHON` names a Python with `safetensors` and `numpy` (`.ci/run` sets it).
+#[test]
+fn inspect_shows_half_floats_of_a_python_written_file() {
+    let Some(python) = std::env::var_os("EXTYPE_PYTHON") else {
+        eprintln!("EXTYPE_PYTHON is not set: skipped (.ci/run sets it)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("extype-cli-py-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("halves.safetensors");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/python/interop.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg("--halves")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (ok, text, err) = extype(&["inspect", path.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("half_b bf16 [13] 26 bytes"), "{text}");
+    assert!(words.contains("half_f f16 [2, 8] 32 bytes"), "{text}");
+    assert!(words.contains("weight f32 [2] 8 bytes"), "{text}");
+    assert!(!text.contains("unsupported"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -9,7 +9,9 @@ use std::str::FromStr;
 /// The element type of a tensor.
 ///
 /// The text form (Display and FromStr agree) is the lowercase Rust name: `bool`, `i8` … `u64`,
-/// `f32`, `f64`.
+/// `f32`, `f64`, and `f16` / `bf16` for the half-precision floats, whose Rust types are
+/// `half::f16` and `half::bf16` (the [`half`](https://docs.rs/half) crate, re-exported as
+/// `extype::half`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     /// `bool`
@@ -34,11 +36,15 @@ pub enum DType {
     F32,
     /// `f64`
     F64,
+    /// `f16`: IEEE 754 half precision (`half::f16`; 11 bits of precision, up to 65504).
+    F16,
+    /// `bf16`: bfloat16 (`half::bf16`; `f32`'s range with 8 bits of precision).
+    BF16,
 }
 
 impl DType {
     /// Every dtype, in declaration order.
-    pub const ALL: [DType; 11] = [
+    pub const ALL: [DType; 13] = [
         DType::Bool,
         DType::I8,
         DType::I16,
@@ -50,6 +56,8 @@ impl DType {
         DType::U64,
         DType::F32,
         DType::F64,
+        DType::F16,
+        DType::BF16,
     ];
 
     /// The text name (`"f32"`), the same as the Rust scalar type.
@@ -66,6 +74,8 @@ impl DType {
             DType::U64 => "u64",
             DType::F32 => "f32",
             DType::F64 => "f64",
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
         }
     }
 
@@ -76,15 +86,21 @@ impl DType {
     pub const fn size_of(self) -> usize {
         match self {
             DType::Bool | DType::I8 | DType::U8 => 1,
-            DType::I16 | DType::U16 => 2,
+            DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::U32 | DType::F32 => 4,
             DType::I64 | DType::U64 | DType::F64 => 8,
         }
     }
 
-    /// Whether this is `f32` or `f64`.
+    /// Whether this is a floating-point dtype (`f16`, `bf16`, `f32`, `f64`).
     pub const fn is_float(self) -> bool {
-        matches!(self, DType::F32 | DType::F64)
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+
+    /// Whether this is a half-precision float (`f16`, `bf16`): the ops compute on it in `f32`
+    /// (convert, compute, round back) where the kernels have no half-precision path.
+    pub const fn is_half(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16)
     }
 }
 
@@ -111,7 +127,7 @@ impl FromStr for DType {
     }
 }
 
-/// A dtype name that is not one of [`DType::ALL`] (from `"f16".parse::<DType>()`).
+/// A dtype name that is not one of [`DType::ALL`] (from `"f8".parse::<DType>()`).
 ///
 /// Converts into the crate's `Error` (as `SpecError::UnknownDType`, same message), so `?` works
 /// in functions returning `extype::Result`.
@@ -153,13 +169,22 @@ mod tests {
         for d in DType::ALL {
             assert_eq!(d.to_string().parse::<DType>().unwrap(), d);
         }
-        let err = "f16".parse::<DType>().unwrap_err().to_string();
-        assert!(err.contains("f16") && err.contains("f32"), "{err}");
+        let err = "f8".parse::<DType>().unwrap_err().to_string();
+        assert!(err.contains("f8") && err.contains("f32"), "{err}");
+        assert_eq!("f16".parse::<DType>(), Ok(DType::F16));
+        assert_eq!("bf16".parse::<DType>(), Ok(DType::BF16));
+        assert!(
+            err.contains("bf16"),
+            "the known list names the half floats: {err}"
+        );
     }
 
     #[test]
     fn sizes() {
         assert_eq!(DType::U16.size_of(), 2);
         assert_eq!(DType::F64.size_of(), 8);
+        assert_eq!(DType::F16.size_of(), 2);
+        assert_eq!(DType::BF16.size_of(), 2);
+        assert!(DType::BF16.is_float() && DType::F16.is_half() && !DType::F32.is_half());
     }
 }

@@ -165,7 +165,8 @@ pub enum TensorError {
 pub enum SpecError {
     /// A dtype name that is not one of [`DType::ALL`].
     #[error(
-        "unknown dtype {found:?}; known dtypes: bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64"
+        "unknown dtype {found:?}; known dtypes: bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, \
+         f64, f16, bf16"
     )]
     UnknownDType {
         /// The text found.
@@ -616,12 +617,13 @@ mod tests {
 
     #[test]
     fn dtype_parse_errors_keep_their_message() {
-        let parse = "f16".parse::<DType>().unwrap_err();
+        let parse = "f8".parse::<DType>().unwrap_err();
         let error = Error::from(parse.clone());
         assert_eq!(error.to_string(), parse.to_string());
         assert_eq!(
             error.to_string(),
-            "unknown dtype \"f16\"; known dtypes: bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64"
+            "unknown dtype \"f8\"; known dtypes: bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, \
+             f16, bf16"
         );
         assert!(matches!(error, Error::Spec(e) if matches!(*e, SpecError::UnknownDType { .. })));
     }

@@ -75,6 +75,11 @@ pub use extype_shape as shape;
 /// as `extype::ndarray` to be sure.
 pub use ndarray;
 
+/// The `half` crate (2.x) whose `f16` and `bf16` are the element types of [`DType::F16`] and
+/// [`DType::BF16`]: tensor fields of half precision are arrays of these (`ArrayD<half::bf16>`);
+/// use it as `extype::half` to be sure of the version.
+pub use half;
+
 pub mod dtype;
 
 pub mod error;

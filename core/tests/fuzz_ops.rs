@@ -57,6 +57,8 @@ fn random_tensor(rng: &mut Rng, d: DType, dims: &[usize]) -> Tensor {
                 DType::Bool => Tensor::from(ArrayD::from_shape_vec(shape, raw.iter().map(|&v| v > 0).collect()).unwrap()),
                 DType::F32 => Tensor::from(ArrayD::from_shape_vec(shape, raw.iter().map(|&v| float(v) as f32).collect()).unwrap()),
                 DType::F64 => Tensor::from(ArrayD::from_shape_vec(shape, raw.iter().map(|&v| float(v)).collect()).unwrap()),
+                DType::F16 => Tensor::from(ArrayD::from_shape_vec(shape, raw.iter().map(|&v| extype::half::f16::from_f64(float(v))).collect()).unwrap()),
+                DType::BF16 => Tensor::from(ArrayD::from_shape_vec(shape, raw.iter().map(|&v| extype::half::bf16::from_f64(float(v))).collect()).unwrap()),
                 $(DType::$var => Tensor::from(ArrayD::from_shape_vec(shape, raw.iter().map(|&v| v as $t).collect::<Vec<$t>>()).unwrap()),)*
             }
         };
@@ -84,7 +86,9 @@ fn broadcast<'a>(one: &'a Tensor, dims: &[usize]) -> Option<TensorView<'a>> {
             }
         };
     }
-    view!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64)
+    view!(
+        Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, F16, BF16
+    )
 }
 
 /// How a dense argument is viewed: as stored, with its axes reversed (a transpose, stored
@@ -145,7 +149,9 @@ fn relayout(v: TensorView<'_>, layout: Layout) -> TensorView<'_> {
             }
         };
     }
-    each!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64)
+    each!(
+        Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, F16, BF16
+    )
 }
 
 /// Small dims, 0 and 1 often (zero-size and broadcasting).
@@ -410,7 +416,9 @@ fn external(t: &Tensor) -> Tensor {
             }
         };
     }
-    let bytes = bytes!(Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64);
+    let bytes = bytes!(
+        Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, F16, BF16
+    );
     let mut words = vec![0u64; bytes.len().div_ceil(8)];
     // SAFETY: `words` holds at least `bytes.len()` bytes; any bytes are valid `u64`s.
     unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), bytes.len()) }

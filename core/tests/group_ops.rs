@@ -127,6 +127,16 @@ fn scalars_are_borrowed_rank_0_operands() {
         1u64.as_operand().as_view().unwrap().dtype(),
         1f32.as_operand().as_view().unwrap().dtype(),
         1f64.as_operand().as_view().unwrap().dtype(),
+        extype::half::f16::ONE
+            .as_operand()
+            .as_view()
+            .unwrap()
+            .dtype(),
+        extype::half::bf16::ONE
+            .as_operand()
+            .as_view()
+            .unwrap()
+            .dtype(),
     ];
     assert_eq!(dtypes, DType::ALL);
     let y: Tensor = ops::maximum_as(&array![1u8, 7], &5u8).unwrap();

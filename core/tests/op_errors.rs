@@ -29,7 +29,7 @@ fn binary_ops_name_the_argument_by_position() {
     );
     assert_eq!(
         err(ops::exp(&array![1i64])),
-        "exp: argument 0: expected a float dtype (f32, f64), found dtype i64"
+        "exp: argument 0: expected a float dtype (f16, bf16, f32, f64), found dtype i64"
     );
 }
 

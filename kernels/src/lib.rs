@@ -18,11 +18,15 @@
 //! | [`compact`] | `boolean_mask(values, mask)` (NumPy `v[m]` for a mask over leading axes) |
 //! | [`stack_concat`] | `stack(axis, arrays)`, `concat(axis, arrays)` |
 //! | [`gather`] | `gather(a, indices, axis)` (NumPy `take`, bounds-checked, negative indices) |
-//! | [`cast`] | `cast::<T, U>(a)` between f32 f64 i32 i64 u8 u64 bool |
+//! | [`cast`] | `cast::<T, U>(a)` between any two of bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 |
 //! | [`matmul`] | `matmul(a, b)` over the last two axes, leading axes broadcast (f32 f64: ndarray / matrixmultiply; i32 i64: wrapping) |
 //!
 //! Dtypes: f32, f64, i32, i64, u8, u64 and bool wherever meaningful ([`Scalar`] all of them,
-//! [`Num`] the numeric ones, [`Float`] f32/f64).
+//! [`Num`] the numeric ones, [`Float`] f32/f64). The half-precision floats `half::f16` and
+//! `half::bf16` are [`Scalar`]s: every kernel bounded by [`Scalar`] takes them (select,
+//! compaction, gather, stack/concat, `eq ne logical_*`, `is_nan is_finite logical_not`,
+//! `any all count_nonzero`, cast); arithmetic and ordering on them is the caller's, in `f32`.
+//! i8, i16, u16 and u32 are [`Scalar`]s for [`cast`] (and the other [`Scalar`] kernels).
 //!
 //! ## Semantics (NumPy's)
 //!

@@ -1,7 +1,12 @@
 //! The element types the kernels compute on, and what the kernels need to know about each.
 //!
-//! [`Scalar`] is every supported dtype (f32, f64, i32, i64, u8, u64, bool); [`Num`] the numeric
-//! ones (NumPy arithmetic semantics: integers wrap); [`Float`] the floating-point ones.
+//! [`Scalar`] is every supported dtype (f32, f64, i32, i64, u8, u64, bool, the half-precision
+//! floats `half::f16` and `half::bf16`, and for moving and casting i8, i16, u16, u32); [`Num`]
+//! the numeric ones (NumPy arithmetic semantics:
+//! integers wrap); [`Float`] the floating-point ones. The half-precision floats are [`Scalar`]s
+//! only: the kernels move, select, compare for equality, test and [`cast`](crate::cast) them,
+//! and a caller computes arithmetic on them in `f32` (convert, compute, convert back; extype's
+//! ops do).
 //!
 //! [`Num`] is sealed: its supertrait `NumHooks` (the per-dtype reduction bodies, implemented in
 //! `reduce/hooks.rs`) cannot be named outside the crate, so the numeric types are exactly the
@@ -212,6 +217,24 @@ macro_rules! int_element {
 }
 int_element!(i32 => "int32", i64; i64 => "int64", i64; u8 => "uint8", u64; u64 => "uint64", u64);
 
+/// The other integer widths: [`Scalar`]s only (moved, tested and cast; no arithmetic kernels).
+macro_rules! int_scalar {
+    ($($t:ty => $name:literal),*) => {$(
+        impl Scalar for $t {
+            const NAME: &'static str = $name;
+            #[inline(always)]
+            fn is_nonzero(self) -> bool { self != 0 }
+            #[inline(always)]
+            fn from_bool(b: bool) -> Self { b as $t }
+            #[inline(always)]
+            fn is_nan_value(self) -> bool { false }
+            #[inline(always)]
+            fn is_finite_value(self) -> bool { true }
+        }
+    )*};
+}
+int_scalar!(i8 => "int8", i16 => "int16", u16 => "uint16", u32 => "uint32");
+
 /// Branch-free `e^x` for `f32` (Cephes `expf` polynomial, range reduction by a rounding
 /// constant, two-step scaling so subnormal results are exact). Written with plain IEEE
 /// operations and selects so LLVM vectorises it and every backend gives the same bits.
@@ -373,4 +396,30 @@ macro_rules! float_element {
     };
 }
 float_element!(f32, "float32", exp_f32);
+
+macro_rules! half_element {
+    ($($t:ty => $name:literal),*) => {$(
+        impl Scalar for $t {
+            const NAME: &'static str = $name;
+            #[inline(always)]
+            fn is_nonzero(self) -> bool {
+                // Not ±0 (NaN is non-zero, as in NumPy).
+                self.to_bits() & 0x7fff != 0
+            }
+            #[inline(always)]
+            fn from_bool(b: bool) -> Self {
+                if b { <$t>::ONE } else { <$t>::ZERO }
+            }
+            #[inline(always)]
+            fn is_nan_value(self) -> bool {
+                self.is_nan()
+            }
+            #[inline(always)]
+            fn is_finite_value(self) -> bool {
+                self.is_finite()
+            }
+        }
+    )*};
+}
+half_element!(half::f16 => "float16", half::bf16 => "bfloat16");
 float_element!(f64, "float64", f64::exp);

@@ -319,6 +319,8 @@ fn zeros(spec: &TensorSpec, path: &str) -> Result<Tensor> {
         DType::U64 => Tensor::from(ndarray::ArrayD::<u64>::zeros(shape)),
         DType::F32 => Tensor::from(ndarray::ArrayD::<f32>::zeros(shape)),
         DType::F64 => Tensor::from(ndarray::ArrayD::<f64>::zeros(shape)),
+        DType::F16 => Tensor::from(ndarray::ArrayD::from_elem(shape, half::f16::ZERO)),
+        DType::BF16 => Tensor::from(ndarray::ArrayD::from_elem(shape, half::bf16::ZERO)),
     })
 }
 

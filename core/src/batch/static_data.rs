@@ -286,7 +286,7 @@ macro_rules! float_batch {
     )*};
 }
 
-float_batch!(f32, f64);
+float_batch!(f32, f64, half::f16, half::bf16);
 
 impl<T: Send + Sync + 'static> BatchField for std::marker::PhantomData<T> {
     fn batched_spec(spec: &Self, _n: Option<usize>) -> Self {

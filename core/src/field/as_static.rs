@@ -116,7 +116,7 @@ macro_rules! static_float_data {
     )*};
 }
 
-static_float_data!(f32, f64);
+static_float_data!(f32, f64, half::f16, half::bf16);
 
 /// Serialized as a list, like a `Vec` field.
 impl<T: StaticData> StaticData for Vec<T> {

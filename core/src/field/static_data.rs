@@ -428,9 +428,8 @@ macro_rules! static_float {
             }
             fn spec_from_value(value: &SpecTree, path: &FieldPath<'_>) -> Result<Self::Spec> {
                 match value {
-                    // Round trips exactly: an f32 widened to f64 narrows back to itself.
-                    #[allow(clippy::cast_possible_truncation)]
-                    SpecTree::Float(f) => Ok(ExactFloat(*f as $t)),
+                    // Round trips exactly: an f32 (or half) widened to f64 narrows back to itself.
+                    SpecTree::Float(f) => Ok(ExactFloat(<$t as Narrow>::narrow(*f))),
                     other => Err(data_error(path, concat!("a float (", stringify!($t), ")"), other)),
                 }
             }
@@ -446,7 +445,37 @@ macro_rules! static_float {
     )*};
 }
 
-static_float!(f32, f64);
+/// An `f64` to a static float type, rounded to nearest (exact for a value the type holds).
+trait Narrow {
+    fn narrow(f: f64) -> Self;
+}
+
+impl Narrow for f32 {
+    #[allow(clippy::cast_possible_truncation)]
+    fn narrow(f: f64) -> Self {
+        f as f32
+    }
+}
+
+impl Narrow for f64 {
+    fn narrow(f: f64) -> Self {
+        f
+    }
+}
+
+impl Narrow for half::f16 {
+    fn narrow(f: f64) -> Self {
+        extype_kernels::cast::f16_from_f64(f)
+    }
+}
+
+impl Narrow for half::bf16 {
+    fn narrow(f: f64) -> Self {
+        extype_kernels::cast::bf16_from_f64(f)
+    }
+}
+
+static_float!(f32, f64, half::f16, half::bf16);
 
 #[cfg(test)]
 mod tests {

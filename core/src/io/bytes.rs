@@ -14,8 +14,9 @@ use crate::tensor::{
 
 /// The bytes of a slice of scalars.
 fn as_bytes<T: Element>(s: &[T]) -> &[u8] {
-    // SAFETY: every `Element` is a primitive scalar (bool, integers, floats) without padding, so
-    // its memory is `size_of_val(s)` initialized bytes; `u8` has alignment 1.
+    // SAFETY: every `Element` is a primitive scalar (bool, integers, floats, and `half`'s
+    // `f16`/`bf16`, `repr(transparent)` over `u16`) without padding, so its memory is
+    // `size_of_val(s)` initialized bytes; `u8` has alignment 1.
     unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u8>(), std::mem::size_of_val(s)) }
 }
 
@@ -49,6 +50,8 @@ pub(crate) fn view_bytes<'a>(view: &TensorView<'a>) -> Cow<'a, [u8]> {
         TensorView::U64(a) => go(a),
         TensorView::F32(a) => go(a),
         TensorView::F64(a) => go(a),
+        TensorView::F16(a) => go(a),
+        TensorView::BF16(a) => go(a),
     }
 }
 
@@ -77,8 +80,9 @@ pub(crate) fn read_tensor(
             return finish(bools, shape);
         }
         let mut data: Vec<T> = vec![T::default(); count];
-        // SAFETY: `T` is an integer or float type here (bool is handled above): every bit
-        // pattern is a valid value, so writing arbitrary bytes into its buffer is sound.
+        // SAFETY: `T` is an integer or float type here (bool is handled above; `half`'s floats
+        // are `repr(transparent)` over `u16`): every bit pattern is a valid value, so writing
+        // arbitrary bytes into its buffer is sound.
         let bytes = unsafe {
             std::slice::from_raw_parts_mut(data.as_mut_ptr().cast::<u8>(), nbytes)
         };

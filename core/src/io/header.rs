@@ -38,6 +38,8 @@ pub const fn safetensors_name(dtype: DType) -> &'static str {
         DType::U64 => "U64",
         DType::F32 => "F32",
         DType::F64 => "F64",
+        DType::F16 => "F16",
+        DType::BF16 => "BF16",
     }
 }
 
@@ -56,17 +58,13 @@ pub fn dtype_from_safetensors(name: &str) -> std::result::Result<DType, String> 
     }
 }
 
-/// A safetensors dtype extype has no dtype for: half precision (`F16`, `BF16`), the 8-, 6- and
-/// 4-bit float formats, complex `C64`. A file holding such tensors is read and inspected (each
+/// A safetensors dtype extype has no dtype for: the 8-, 6- and 4-bit float formats, complex
+/// `C64` (half precision, `F16` and `BF16`, are extype dtypes: [`DType::F16`], [`DType::BF16`]). A file holding such tensors is read and inspected (each
 /// listed with its name, dtype, shape and size); reading such a tensor's elements (loading or
 /// mapping a value or tensor that needs it) is an error naming the tensor and its dtype.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ForeignDType {
-    /// IEEE half precision (`F16`).
-    F16,
-    /// bfloat16 (`BF16`).
-    BF16,
     /// FP8 E5M2 (`F8_E5M2`).
     F8E5M2,
     /// FP8 E4M3 (`F8_E4M3`).
@@ -85,9 +83,7 @@ pub enum ForeignDType {
 
 impl ForeignDType {
     /// Every foreign dtype.
-    pub const ALL: [ForeignDType; 9] = [
-        ForeignDType::F16,
-        ForeignDType::BF16,
+    pub const ALL: [ForeignDType; 7] = [
         ForeignDType::F8E5M2,
         ForeignDType::F8E4M3,
         ForeignDType::F8E8M0,
@@ -97,11 +93,9 @@ impl ForeignDType {
         ForeignDType::C64,
     ];
 
-    /// Its safetensors name (`BF16`).
+    /// Its safetensors name (`F8_E4M3`).
     pub const fn name(self) -> &'static str {
         match self {
-            ForeignDType::F16 => "F16",
-            ForeignDType::BF16 => "BF16",
             ForeignDType::F8E5M2 => "F8_E5M2",
             ForeignDType::F8E4M3 => "F8_E4M3",
             ForeignDType::F8E8M0 => "F8_E8M0",
@@ -115,7 +109,6 @@ impl ForeignDType {
     /// The size of one element in bits (4 and 6 for the sub-byte formats).
     pub const fn bits(self) -> usize {
         match self {
-            ForeignDType::F16 | ForeignDType::BF16 => 16,
             ForeignDType::F8E5M2 | ForeignDType::F8E4M3 | ForeignDType::F8E8M0 => 8,
             ForeignDType::F6E2M3 | ForeignDType::F6E3M2 => 6,
             ForeignDType::F4 => 4,
@@ -141,7 +134,7 @@ pub enum FileDType {
 }
 
 impl FileDType {
-    /// Its safetensors name (`F32`, `BF16`).
+    /// Its safetensors name (`F32`, `F8_E4M3`).
     pub const fn safetensors_name(self) -> &'static str {
         match self {
             FileDType::Known(d) => safetensors_name(d),
@@ -150,7 +143,7 @@ impl FileDType {
     }
 
     /// Its name as reports print it: the extype name (`f32`), or the safetensors name of a
-    /// foreign dtype (`BF16`).
+    /// foreign dtype (`F8_E4M3`).
     pub const fn name(self) -> &'static str {
         match self {
             FileDType::Known(d) => d.name(),
@@ -167,7 +160,7 @@ impl FileDType {
     }
 
     /// The extype dtype, or the message of a tensor that cannot be read because its dtype is
-    /// foreign (`dtype BF16 has no extype dtype …`).
+    /// foreign (`dtype F8_E4M3 has no extype dtype …`).
     pub fn readable(self) -> std::result::Result<DType, String> {
         match self {
             FileDType::Known(d) => Ok(d),
@@ -176,7 +169,8 @@ impl FileDType {
     }
 }
 
-/// Prints an extype dtype by its extype name (`f32`), a foreign one as `unsupported dtype BF16`.
+/// Prints an extype dtype by its extype name (`f32`), a foreign one as
+/// `unsupported dtype F8_E4M3`.
 impl fmt::Display for FileDType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -187,7 +181,7 @@ impl fmt::Display for FileDType {
 }
 
 /// Serializes as the extype name (`"f32"`) or the safetensors name of a foreign dtype
-/// (`"BF16"`).
+/// (`"F8_E4M3"`).
 impl serde::Serialize for FileDType {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         s.serialize_str(self.name())
@@ -196,8 +190,8 @@ impl serde::Serialize for FileDType {
 
 fn foreign_message(name: &str) -> String {
     format!(
-        "dtype {name} has no extype dtype (extype reads BOOL, I8…I64, U8…U64, F32, F64; a \
-         tensor of another dtype is listed by `extype inspect`, not read)"
+        "dtype {name} has no extype dtype (extype reads BOOL, I8…I64, U8…U64, F16, BF16, F32, \
+         F64; a tensor of another dtype is listed by `extype inspect`, not read)"
     )
 }
 
@@ -837,7 +831,7 @@ mod tests {
             assert_eq!(dtype_from_safetensors(safetensors_name(d)), Ok(d));
         }
         assert!(
-            dtype_from_safetensors("BF16")
+            dtype_from_safetensors("F8_E4M3")
                 .unwrap_err()
                 .contains("no extype dtype")
         );
@@ -862,7 +856,7 @@ mod tests {
             Ok(FileDType::Known(DType::F32))
         );
         assert!(file_dtype_from_safetensors("Q4").is_err());
-        assert_eq!(foreign_bytes(ForeignDType::BF16, &[2, 3]), Ok(12));
+        assert_eq!(foreign_bytes(ForeignDType::F8E4M3, &[2, 3]), Ok(6));
         assert_eq!(foreign_bytes(ForeignDType::F4, &[4]), Ok(2));
         assert_eq!(foreign_bytes(ForeignDType::F6E2M3, &[4]), Ok(3));
         assert_eq!(foreign_bytes(ForeignDType::F4, &[3, 0]), Ok(0));
@@ -876,9 +870,15 @@ mod tests {
                 .unwrap_err()
                 .contains("isize::MAX")
         );
-        let bf16 = FileDType::Foreign(ForeignDType::BF16);
-        assert_eq!(bf16.to_string(), "unsupported dtype BF16");
-        assert!(bf16.readable().unwrap_err().contains("BF16"));
+        let f8 = FileDType::Foreign(ForeignDType::F8E4M3);
+        assert_eq!(f8.to_string(), "unsupported dtype F8_E4M3");
+        assert!(f8.readable().unwrap_err().contains("F8_E4M3"));
+        // Half precision is read: an extype dtype, not a foreign one.
+        assert_eq!(
+            file_dtype_from_safetensors("BF16"),
+            Ok(FileDType::Known(DType::BF16))
+        );
+        assert_eq!(dtype_from_safetensors("F16"), Ok(DType::F16));
         assert_eq!(FileDType::Known(DType::F32).to_string(), "f32");
     }
 }

@@ -15,7 +15,7 @@ pub struct TensorInfo {
     /// The tensor's name: its component's field path for a file extype wrote.
     pub path: Box<str>,
     /// The element type (serialized as `"f32"`; a dtype extype lists but does not read by its
-    /// safetensors name, `"BF16"`).
+    /// safetensors name, `"F8_E4M3"`).
     pub dtype: FileDType,
     /// The shape.
     pub shape: TensorShape,

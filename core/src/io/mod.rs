@@ -53,11 +53,19 @@
 //! | `u64`  | `U64`       | `uint64`|
 //! | `f32`  | `F32`       | `float32`|
 //! | `f64`  | `F64`       | `float64`|
+//! | `f16`  | `F16`       | `float16`|
+//! | `bf16` | `BF16`      | (`ml_dtypes.bfloat16`; torch `bfloat16`) |
 //!
-//! The safetensors dtypes without an extype dtype (`F16`, `BF16`, the `F8`/`F6`/`F4` formats,
-//! `C64`: [`ForeignDType`]) are listed, not read: a file holding them parses (its header is
+//! `f16` and `bf16` are `half::f16` / `half::bf16` (re-exported as `extype::half`), read and
+//! written as their little-endian 16-bit patterns: a file of model weights loads, maps (views in
+//! place) and saves as any other. NumPy has no bfloat16: Python writes one through
+//! `safetensors.serialize_file` with `"dtype": "bfloat16"` (or torch), and reads it back with
+//! `ml_dtypes` or as `uint16` bits.
+//!
+//! The safetensors dtypes without an extype dtype (the `F8`/`F6`/`F4` formats, `C64`:
+//! [`ForeignDType`]) are listed, not read: a file holding them parses (its header is
 //! checked as any other, sizes by the dtype's bits), [`inspect`] lists each such tensor with its
-//! name, dtype ([`FileDType::Foreign`], printed `unsupported dtype BF16`), shape and size, and
+//! name, dtype ([`FileDType::Foreign`], printed `unsupported dtype F8_E4M3`), shape and size, and
 //! [`Mapped::tensor`] reads the other tensors of the file; reading such a tensor's elements
 //! ([`load`], [`map`]'s tensors and values, the component loads) is an error naming the tensor
 //! and its dtype. Bytes are little-endian (converted on a

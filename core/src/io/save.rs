@@ -40,6 +40,8 @@ fn st_dtype(d: DType) -> Dtype {
         DType::U64 => Dtype::U64,
         DType::F32 => Dtype::F32,
         DType::F64 => Dtype::F64,
+        DType::F16 => Dtype::F16,
+        DType::BF16 => Dtype::BF16,
     }
 }
 

@@ -113,7 +113,7 @@ pub(crate) fn join<const STACK: bool>(
             }
         };
     }
-    Ok(typed_join!(Bool, F32, F64, I32, I64, U8, U64))
+    Ok(typed_join!(Bool, F32, F64, I32, I64, U8, U64, F16, BF16))
 }
 
 /// Checks the output of `concat` / `stack` (unchecked when the arguments do not join: the
@@ -226,6 +226,7 @@ pub(crate) fn tile(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<T
     }
     Ok(typed!(
         KERNEL,
+        op,
         TensorView,
         x,
         |a| tile_typed(a, reps, &out),
@@ -247,6 +248,7 @@ pub(crate) fn gather(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result
     }
     Ok(typed!(
         KERNEL,
+        op,
         TensorView,
         &xs[0],
         |a| kg::gather(a, indices, args.axis).map_err(kernel_error(op))?,
@@ -294,6 +296,7 @@ pub(crate) fn boolean_mask(op: &Op, dense: DenseArgs<'_, '_>, _: &OpArgs) -> Res
     };
     Ok(typed!(
         KERNEL,
+        op,
         TensorView,
         &xs[0],
         |a| compact::boolean_mask(a, mask).map_err(kernel_error(op))?,
@@ -316,13 +319,18 @@ pub(crate) fn cast(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<T
                 DType::I64 => Tensor::from(kc::cast::<_, i64, _, _>($a)),
                 DType::U8 => Tensor::from(kc::cast::<_, u8, _, _>($a)),
                 DType::U64 => Tensor::from(kc::cast::<_, u64, _, _>($a)),
-                // `result_dtype` admitted only the kernels' dtypes.
-                _ => return Err(refused(op, dense)),
+                DType::I8 => Tensor::from(kc::cast::<_, i8, _, _>($a)),
+                DType::I16 => Tensor::from(kc::cast::<_, i16, _, _>($a)),
+                DType::U16 => Tensor::from(kc::cast::<_, u16, _, _>($a)),
+                DType::U32 => Tensor::from(kc::cast::<_, u32, _, _>($a)),
+                DType::F16 => Tensor::from(kc::cast::<_, half::f16, _, _>($a)),
+                DType::BF16 => Tensor::from(kc::cast::<_, half::bf16, _, _>($a)),
             }
         };
     }
     Ok(typed!(
-        KERNEL,
+        ALL,
+        op,
         TensorView,
         x,
         |a| to!(a),
@@ -361,5 +369,7 @@ pub(crate) fn filled<const ONE: bool>(
         U64 => 0u64, 1;
         F32 => 0f32, 1.0;
         F64 => 0f64, 1.0;
+        F16 => half::f16::ZERO, half::f16::ONE;
+        BF16 => half::bf16::ZERO, half::bf16::ONE;
     })
 }

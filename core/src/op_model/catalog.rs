@@ -200,8 +200,8 @@ catalog! {
     WHERE => custom!(KERNEL, bodies::where_)
             .operands(BoolAt(0, "the condition"))
             .infer(InferRule::Broadcast);
-    /// Converts the dtype.
-    CAST => custom!(KERNEL, bodies::cast).result(FromArgs).infer(InferRule::Same);
+    /// Converts the dtype (between any two dtypes; see `extype_kernels::cast` for the rules).
+    CAST => custom!(ALL, bodies::cast).result(FromArgs).infer(InferRule::Same);
     /// Zeros of the same shape and dtype.
     ZEROS_LIKE => custom!(ALL, bodies::filled::<false>).infer(InferRule::Same);
     /// Ones of the same shape and dtype.

@@ -1,5 +1,7 @@
 //! The kernel glue: how a catalog entry's kernel entry point ([`KernelFn`]) is made from an
-//! `extype-kernels` function (`extype-kernels` takes `f32 f64 i32 i64 u8 u64 bool`), and the
+//! `extype-kernels` function (`extype-kernels` computes on `f32 f64 i32 i64 u8 u64 bool`, and
+//! moves and tests `f16 bf16`, which the entries of numeric ops compute on in `f32`: see
+//! [`typed!`], [`widen_half`], [`HalfOut`]), and the
 //! helpers the entry points and the dense bodies ([`bodies`](super::bodies)) share: output-size
 //! checks before anything is allocated, refusals in the entry's words, kernel errors naming the
 //! op.
@@ -16,10 +18,11 @@
 //! the broadcasting kernels' own fallible allocation) before anything proportional to it is
 //! allocated.
 
-use ndarray::ArrayD;
+use ndarray::{ArrayBase, ArrayD, Data, Dimension};
 use smallvec::SmallVec;
 
 use extype_kernels::KernelError;
+use extype_kernels::cast::{self as kc, CastTo};
 
 use super::args::OpArgs;
 use super::dense_args::DenseArgs;
@@ -28,7 +31,7 @@ use super::operand::bad_argument;
 use super::size::{self, check_named, too_large};
 use crate::dtype::DType;
 use crate::error::{DispatchError, Error, Result};
-use crate::tensor::Tensor;
+use crate::tensor::{Element, Tensor};
 
 #[cfg(doc)]
 use super::op::KernelFn;
@@ -54,7 +57,7 @@ macro_rules! kernel_out {
 }
 kernel_out!(
     bool => Bool, i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16,
-    u32 => U32, u64 => U64, f32 => F32, f64 => F64
+    u32 => U32, u64 => U64, f32 => F32, f64 => F64, half::f16 => F16, half::bf16 => BF16
 );
 
 impl KernelOut for ArrayD<usize> {
@@ -70,20 +73,35 @@ impl KernelOut for Tensor {
     }
 }
 
-/// One arm per dtype of a set: `typed!(SET, Enum, value, |a| body, refusal)` applies `body` to
-/// the typed array `a` inside `value` (a `&Tensor` or `&TensorView`, `Enum` its type) and wraps
-/// the result; other dtypes return `Err(refusal)`.
+/// One arm per dtype of a set: `typed!(SET, op, Enum, value, |a| body, refusal)` applies `body`
+/// to the typed array `a` inside `value` (a `&Tensor` or `&TensorView`, `Enum` its type) and
+/// wraps the result; other dtypes return `Err(refusal)`. In `NUMERIC` and `FLOAT`, the
+/// half-precision floats (which the kernels take for moving and testing, not for arithmetic)
+/// are computed in `f32`: `a` is the input converted to `f32` ([`widen_half`], whose size `op`'s
+/// error names), and a float result is rounded back to the input's dtype ([`HalfOut`]).
 macro_rules! typed {
-    (NUMERIC, $($rest:tt)*) => { $crate::op_model::glue::typed!(@ [F32, F64, I32, I64, U8, U64] $($rest)*) };
-    (FLOAT, $($rest:tt)*) => { $crate::op_model::glue::typed!(@ [F32, F64] $($rest)*) };
-    (KERNEL, $($rest:tt)*) => { $crate::op_model::glue::typed!(@ [Bool, F32, F64, I32, I64, U8, U64] $($rest)*) };
-    (ALL, $($rest:tt)*) => {
-        $crate::op_model::glue::typed!(@ [Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64] $($rest)*)
+    (NUMERIC, $($rest:tt)*) => {
+        $crate::op_model::glue::typed!(@ [F32, F64, I32, I64, U8, U64] [F16 => half::f16, BF16 => half::bf16] $($rest)*)
     };
-    (@ [$($var:ident),*] $enum:ident, $v:expr, |$a:ident| $body:expr, $refusal:expr) => {
+    (FLOAT, $($rest:tt)*) => {
+        $crate::op_model::glue::typed!(@ [F32, F64] [F16 => half::f16, BF16 => half::bf16] $($rest)*)
+    };
+    (KERNEL, $($rest:tt)*) => {
+        $crate::op_model::glue::typed!(@ [Bool, F32, F64, I32, I64, U8, U64, F16, BF16] [] $($rest)*)
+    };
+    (ALL, $($rest:tt)*) => {
+        $crate::op_model::glue::typed!(
+            @ [Bool, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, F16, BF16] [] $($rest)*
+        )
+    };
+    (@ [$($var:ident),*] [$($half:ident => $ht:ty),*] $op:expr, $enum:ident, $v:expr, |$a:ident| $body:expr, $refusal:expr) => {
         match $v {
             $($crate::tensor::$enum::$var($a) => {
                 $crate::op_model::glue::KernelOut::into_tensor($body)
+            })*
+            $($crate::tensor::$enum::$half(h) => {
+                let $a = &$crate::op_model::glue::widen_half($op, h)?;
+                $crate::op_model::glue::HalfOut::<$ht>::narrow($body)
             })*
             #[allow(unreachable_patterns)]
             _ => return Err($refusal),
@@ -93,13 +111,20 @@ macro_rules! typed {
 
 /// Like [`typed!`] for two arguments of one dtype of the set, as a `Result<Tensor>`: `body`
 /// returns a kernel `Result`, matched once (no intermediate moves of the array); its error is
-/// mapped by [`sized_error`] (`(op, xs, args)`: the call).
+/// mapped by [`sized_error`] (`(op, xs, args)`: the call). Half-precision floats as in
+/// [`typed!`]: both converted to `f32`, the result rounded back.
 macro_rules! pair {
-    (NUMERIC, $($rest:tt)*) => { $crate::op_model::glue::pair!(@ [F32, F64, I32, I64, U8, U64] $($rest)*) };
-    (FLOAT, $($rest:tt)*) => { $crate::op_model::glue::pair!(@ [F32, F64] $($rest)*) };
-    (KERNEL, $($rest:tt)*) => { $crate::op_model::glue::pair!(@ [Bool, F32, F64, I32, I64, U8, U64] $($rest)*) };
-    (LINALG, $($rest:tt)*) => { $crate::op_model::glue::pair!(@ [F32, F64, I32, I64] $($rest)*) };
-    (@ [$($var:ident),*] $enum:ident, ($op:expr, $xs:expr, $args:expr), $x:expr, $y:expr, |$a:ident, $b:ident| $body:expr, $refusal:expr) => {
+    (NUMERIC, $($rest:tt)*) => {
+        $crate::op_model::glue::pair!(@ [F32, F64, I32, I64, U8, U64] [F16 => half::f16, BF16 => half::bf16] $($rest)*)
+    };
+    (FLOAT, $($rest:tt)*) => {
+        $crate::op_model::glue::pair!(@ [F32, F64] [F16 => half::f16, BF16 => half::bf16] $($rest)*)
+    };
+    (KERNEL, $($rest:tt)*) => {
+        $crate::op_model::glue::pair!(@ [Bool, F32, F64, I32, I64, U8, U64, F16, BF16] [] $($rest)*)
+    };
+    (LINALG, $($rest:tt)*) => { $crate::op_model::glue::pair!(@ [F32, F64, I32, I64] [] $($rest)*) };
+    (@ [$($var:ident),*] [$($half:ident => $ht:ty),*] $enum:ident, ($op:expr, $xs:expr, $args:expr), $x:expr, $y:expr, |$a:ident, $b:ident| $body:expr, $refusal:expr) => {
         match ($x, $y) {
             $((
                 $crate::tensor::$enum::$var($a),
@@ -108,10 +133,63 @@ macro_rules! pair {
                 Ok(out) => Ok($crate::op_model::glue::KernelOut::into_tensor(out)),
                 Err(e) => Err($crate::op_model::glue::sized_error($op, $xs, $args, e)),
             },)*
+            $((
+                $crate::tensor::$enum::$half(x),
+                $crate::tensor::$enum::$half(y),
+            ) => {
+                let $a = &$crate::op_model::glue::widen_half($op, x)?;
+                let $b = &$crate::op_model::glue::widen_half($op, y)?;
+                match $body {
+                    Ok(out) => Ok($crate::op_model::glue::HalfOut::<$ht>::narrow(out)),
+                    Err(e) => Err($crate::op_model::glue::sized_error($op, $xs, $args, e)),
+                }
+            },)*
             _ => Err($refusal),
         }
     };
 }
+
+/// A half-precision input of an op as `f32` (exact), for the kernels to compute on. The copy is
+/// checked like an output first (a broadcast view may stand for more elements than it holds).
+pub(crate) fn widen_half<H, S, D>(op: &Op, a: &ArrayBase<S, D>) -> Result<ArrayD<f32>>
+where
+    H: CastTo<f32>,
+    S: Data<Elem = H>,
+    D: Dimension,
+{
+    check_output(op, a.shape(), DType::F32)?;
+    Ok(kc::cast::<H, f32, _, _>(a).into_dyn())
+}
+
+/// A kernel's result on a half-precision input computed in `f32` ([`widen_half`]), as the op's
+/// result: a float array is rounded back to the input's type `H` (nearest, ties to even: one
+/// rounding of the `f32` result); `bool` and index results stay as they are.
+pub(crate) trait HalfOut<H> {
+    /// The result as a tensor.
+    fn narrow(self) -> Tensor;
+}
+
+impl<H: Element + extype_kernels::Scalar> HalfOut<H> for ArrayD<f32>
+where
+    f32: CastTo<H>,
+{
+    #[inline]
+    fn narrow(self) -> Tensor {
+        Tensor::from(kc::cast::<f32, H, _, _>(&self))
+    }
+}
+
+macro_rules! half_out_as_is {
+    ($($t:ty),*) => {$(
+        impl<H> HalfOut<H> for ArrayD<$t> {
+            #[inline]
+            fn narrow(self) -> Tensor {
+                KernelOut::into_tensor(self)
+            }
+        }
+    )*};
+}
+half_out_as_is!(bool, i64, usize);
 
 /// A unary elementwise entry: `unary!(SET, kernel)` with `kernel(&Array) -> ArrayD`.
 macro_rules! unary {
@@ -127,10 +205,17 @@ macro_rules! unary {
                 check_same(op, xs, args)?;
                 Ok($crate::spec::value::Value::Tensor(match xs {
                     DenseArgs::Tensors(ts) => {
-                        typed!($set, Tensor, ts[0], |a| $kernel(a), refused(op, xs))
+                        typed!($set, op, Tensor, ts[0], |a| $kernel(a), refused(op, xs))
                     }
                     DenseArgs::Views(vs) => {
-                        typed!($set, TensorView, &vs[0], |a| $kernel(a), refused(op, xs))
+                        typed!(
+                            $set,
+                            op,
+                            TensorView,
+                            &vs[0],
+                            |a| $kernel(a),
+                            refused(op, xs)
+                        )
                     }
                 }))
             }
@@ -200,6 +285,7 @@ macro_rules! reduce {
                         let axes = reduce_axes(args, ts[0].shape().len());
                         typed!(
                             $set,
+                            op,
                             Tensor,
                             ts[0],
                             |a| $kernel(a, &axes, args.keepdims).map_err(kernel_error(op))?,
@@ -210,6 +296,7 @@ macro_rules! reduce {
                         let axes = reduce_axes(args, vs[0].shape().len());
                         typed!(
                             $set,
+                            op,
                             TensorView,
                             &vs[0],
                             |a| $kernel(a, &axes, args.keepdims).map_err(kernel_error(op))?,
@@ -241,6 +328,7 @@ macro_rules! masked {
             let axes = reduce_axes(args, x.shape().len());
             Ok(typed!(
                 NUMERIC,
+                op,
                 TensorView,
                 x,
                 |a| $kernel(a, mask, &axes, args.keepdims).map_err(kernel_error(op))?,
@@ -270,6 +358,7 @@ macro_rules! segment {
                 let views = xs.views();
                 Ok($crate::spec::value::Value::Tensor(typed!(
                     $set,
+                    op,
                     TensorView,
                     &views[0],
                     |a| $kernel(a, splits).map_err(kernel_error(op))?,

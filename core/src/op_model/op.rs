@@ -478,11 +478,11 @@ impl Op {
             ResultDType::I64 => DType::I64,
             ResultDType::FromArgs => {
                 let to = args.dtype.ok_or_else(|| missing(self, "dtype"))?;
-                if !DTypeSet::KERNEL.contains(to) {
+                if !DTypeSet::ALL.contains(to) {
                     return Err(bad_argument(
                         self.name(),
                         "dtype",
-                        DTypeSet::KERNEL.to_string(),
+                        DTypeSet::ALL.to_string(),
                         format!("dtype {to}"),
                     ));
                 }

@@ -225,7 +225,7 @@ impl<'a> Operand<'a> {
 
 /// Anything an op accepts as an argument: [`Tensor`], [`TensorView`], ndarray arrays and views of
 /// any element type and rank, Rust scalars of every [`Element`] type (`bool`, `i8` … `u64`,
-/// `f32`, `f64`: a rank-0 tensor), [`Value`], [`Operand`], and every [`ExtensionType`].
+/// `f32`, `f64`, `half::f16`, `half::bf16`: a rank-0 tensor), [`Value`], [`Operand`], and every [`ExtensionType`].
 ///
 /// ```
 /// use extype_core::{Tensor, ops};
@@ -299,7 +299,21 @@ macro_rules! scalar_operands {
     )*};
 }
 
-scalar_operands!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+scalar_operands!(
+    bool,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    f32,
+    f64,
+    half::f16,
+    half::bf16
+);
 
 /// What a handler may return: an extension value, a [`Tensor`] or a [`Value`].
 pub trait IntoValue {

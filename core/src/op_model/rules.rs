@@ -17,17 +17,25 @@ use crate::dtype::DType;
 /// ```
 /// use extype_core::ops::DTypeSet;
 /// use extype_core::DType;
-/// assert_eq!(DTypeSet::NUMERIC.to_string(), "a numeric dtype (f32, f64, i32, i64, u8, u64)");
-/// assert_eq!(DTypeSet::FLOAT.to_string(), "a float dtype (f32, f64)");
-/// assert_eq!(DTypeSet::KERNEL.to_string(), "one of bool, f32, f64, i32, i64, u8, u64");
+/// assert_eq!(
+///     DTypeSet::NUMERIC.to_string(),
+///     "a numeric dtype (f16, bf16, f32, f64, i32, i64, u8, u64)"
+/// );
+/// assert_eq!(DTypeSet::FLOAT.to_string(), "a float dtype (f16, bf16, f32, f64)");
+/// assert_eq!(
+///     DTypeSet::KERNEL.to_string(),
+///     "one of bool, f16, bf16, f32, f64, i32, i64, u8, u64"
+/// );
 /// assert!(DTypeSet::KERNEL.contains(DType::Bool) && !DTypeSet::NUMERIC.contains(DType::Bool));
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct DTypeSet(u16);
 
 /// The order dtypes are listed in (floats, then signed, then unsigned integers).
-const DISPLAY_ORDER: [DType; 11] = [
+const DISPLAY_ORDER: [DType; 13] = [
     DType::Bool,
+    DType::F16,
+    DType::BF16,
     DType::F32,
     DType::F64,
     DType::I8,
@@ -43,10 +51,14 @@ const DISPLAY_ORDER: [DType; 11] = [
 impl DTypeSet {
     /// No dtype.
     pub const EMPTY: DTypeSet = DTypeSet(0);
-    /// `f32 f64`.
-    pub const FLOAT: DTypeSet = DTypeSet::of(&[DType::F32, DType::F64]);
-    /// The numeric dtypes the kernels take: `f32 f64 i32 i64 u8 u64`.
+    /// `f16 bf16 f32 f64` (the half-precision floats computed in `f32`, rounded back).
+    pub const FLOAT: DTypeSet = DTypeSet::of(&[DType::F16, DType::BF16, DType::F32, DType::F64]);
+    /// The numeric dtypes the ops compute on: `f16 bf16 f32 f64 i32 i64 u8 u64` (the kernels
+    /// compute on all but the half-precision floats, which the ops compute on in `f32`:
+    /// converted, computed, rounded back to their dtype once).
     pub const NUMERIC: DTypeSet = DTypeSet::of(&[
+        DType::F16,
+        DType::BF16,
         DType::F32,
         DType::F64,
         DType::I32,
@@ -56,7 +68,8 @@ impl DTypeSet {
     ]);
     /// The dtypes of linear algebra (`matmul`): `f32 f64 i32 i64`.
     pub const LINALG: DTypeSet = DTypeSet::of(&[DType::F32, DType::F64, DType::I32, DType::I64]);
-    /// Every dtype the kernels take: [`NUMERIC`](Self::NUMERIC) and `bool`.
+    /// Every dtype the kernels take: [`NUMERIC`](Self::NUMERIC) and `bool` (the kernels move,
+    /// select, compare for equality, test and cast the half-precision floats themselves).
     pub const KERNEL: DTypeSet = DTypeSet::NUMERIC.with(DType::Bool);
     /// Every dtype (ops that only move data).
     pub const ALL: DTypeSet = DTypeSet::of(&DType::ALL);
@@ -141,13 +154,14 @@ pub enum ResultDType {
     /// `bool` (comparisons, logical ops, `is_nan`, `reduce_any`).
     Bool,
     /// Integers widen to 64 bits (`i32` → `i64`, `u8` → `u64`); floats keep theirs (sums and
-    /// products).
+    /// products; a half-precision sum is computed in `f32` and rounded to its dtype once, as
+    /// NumPy and TensorFlow type a `float16` sum).
     Widen,
-    /// `f64` for integers; floats keep theirs (means).
+    /// `f64` for integers; floats keep theirs (means; `f16`/`bf16` computed in `f32`).
     FloatOfInts,
     /// `i64` (indices, counts, `shape`).
     I64,
-    /// The dtype asked for in [`OpArgs::dtype`](super::args::OpArgs::dtype) (`cast`), one the kernels take.
+    /// The dtype asked for in [`OpArgs::dtype`](super::args::OpArgs::dtype) (`cast`): any dtype.
     FromArgs,
 }
 
@@ -159,19 +173,22 @@ mod tests {
     fn sets_display_todays_wording() {
         assert_eq!(
             DTypeSet::NUMERIC.to_string(),
-            "a numeric dtype (f32, f64, i32, i64, u8, u64)"
+            "a numeric dtype (f16, bf16, f32, f64, i32, i64, u8, u64)"
         );
-        assert_eq!(DTypeSet::FLOAT.to_string(), "a float dtype (f32, f64)");
+        assert_eq!(
+            DTypeSet::FLOAT.to_string(),
+            "a float dtype (f16, bf16, f32, f64)"
+        );
         assert_eq!(
             DTypeSet::KERNEL.to_string(),
-            "one of bool, f32, f64, i32, i64, u8, u64"
+            "one of bool, f16, bf16, f32, f64, i32, i64, u8, u64"
         );
         assert_eq!(DTypeSet::of(&[DType::Bool]).to_string(), "dtype bool");
-        assert_eq!(DTypeSet::ALL.len(), 11);
+        assert_eq!(DTypeSet::ALL.len(), 13);
         assert!(DTypeSet::EMPTY.is_empty());
         assert_eq!(
             format!("{:?}", DTypeSet::FLOAT),
-            "{F32, F64}",
+            "{F16, BF16, F32, F64}",
             "Debug lists the dtypes"
         );
     }

@@ -47,7 +47,7 @@ mod dense {
         let err = run1(&EXP, &i, &OpArgs::none()).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "exp: argument 0: expected a float dtype (f32, f64), found dtype i32"
+            "exp: argument 0: expected a float dtype (f16, bf16, f32, f64), found dtype i32"
         );
         let small = t(array![1i8]);
         assert!(
@@ -145,6 +145,7 @@ mod dense {
             Bool => bool = true; I8 => i8 = 1; I16 => i16 = 1; I32 => i32 = 1; I64 => i64 = 1;
             U8 => u8 = 1; U16 => u16 = 1; U32 => u32 = 1; U64 => u64 = 1;
             F32 => f32 = 1.0; F64 => f64 = 1.0;
+            F16 => half::f16 = half::f16::ONE; BF16 => half::bf16 = half::bf16::ONE;
         }
     }
 
@@ -370,7 +371,7 @@ mod infer {
         assert_eq!(one(&IS_NAN, &x, &OpArgs::none()), "bool[?, 3]");
         assert_eq!(
             one(&EXP, &spec("[2]", DType::I32), &OpArgs::none()),
-            "error: exp: argument 0: expected a float dtype (f32, f64), found dtype i32"
+            "error: exp: argument 0: expected a float dtype (f16, bf16, f32, f64), found dtype i32"
         );
         let y = spec("[!1, 1]", DType::F32);
         let r = dense(&LESS, &[&x, &y], &OpArgs::none()).unwrap();

@@ -28,6 +28,37 @@
 //! [`declare_op!`](crate::declare_op). Every op infers its output spec from input specs
 //! ([`infer_spec`], [`infer`]).
 //!
+//! ## Half precision (`f16`, `bf16`)
+//!
+//! The kernels have no half-precision arithmetic, so every elementwise op and reduction on an
+//! `f16` or `bf16` tensor (the `NUMERIC` and `FLOAT` ops of the catalog, masked and segment
+//! reductions too) computes in `f32`: the inputs are converted (exactly), the `f32` kernel
+//! runs, and a float result is rounded back to the input's dtype once (to nearest, ties to
+//! even); comparisons give `bool`, `argmax`/`argmin` `i64`. So results keep the half dtype, as
+//! NumPy's and TensorFlow's do: a sum that overflows the format is `inf`, a mean of large values
+//! is not (the `f32` sum does not overflow; NumPy's `float16` mean agrees, TensorFlow's
+//! overflows). The conversion costs an `f32` copy of each input (checked like an output).
+//! Ops that move or test elements (`where`, `gather`, `concat`, `stack`, `tile`,
+//! `boolean_mask`, `reshape`, `equal`, `is_nan`, `logical_*`, `reduce_any`, …) take the half
+//! floats as they are, bits included. Mixed precision is refused as every other pair of dtypes
+//! is (no implicit promotion; TensorFlow refuses `float16 + float32` too): `cast` first.
+//!
+//! ```
+//! use extype_core::half::f16;
+//! use extype_core::{DType, ops};
+//! use ndarray::{ArrayD, array};
+//!
+//! let x = array![f16::MAX, f16::MAX];
+//! let sum: ArrayD<f16> = ops::reduce_sum_as(&x, None, false).unwrap();
+//! assert_eq!(sum[[]], f16::INFINITY); // 131008 is beyond f16
+//! let mean: ArrayD<f16> = ops::reduce_mean_as(&x, None, false).unwrap();
+//! assert_eq!(mean[[]], f16::MAX); // computed in f32
+//! let err = ops::add(&x, &array![1.0f32, 2.0]).unwrap_err();
+//! assert!(err.to_string().contains("cast first"));
+//! let wide: ArrayD<f32> = ops::cast_as(&x, DType::F32).unwrap();
+//! assert_eq!(wide[[0]], 65504.0);
+//! ```
+//!
 //! ## Scalars, operators, and what a value supports
 //!
 //! A Rust scalar beside a tensor-like operand takes its dtype, exactly or with an error

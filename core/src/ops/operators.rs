@@ -100,14 +100,16 @@ fn not_t<T: ExtensionType>(op: &Op, symbol: &str, out: &Value) -> Error {
 
 /// The right-hand side of the operators `+ - * /` of a `#[dispatch(operators)]` type: a
 /// reference to anything [`AsOperand`] (`&T`, `&Tensor`, an ndarray array, `&Value`, another
-/// extension value), or a [`Scalar`] by value (`i8` … `u64`, `f32`, `f64`), which takes the
+/// extension value), or a [`Scalar`] by value (`i8` … `u64`, `f32`, `f64`, `half::f16`,
+/// `half::bf16`), which takes the
 /// dtype of the left-hand side.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the right-hand side of an operator of a `#[dispatch(operators)]` \
                type",
     label = "not a reference to an op argument, nor a scalar of a numeric dtype",
     note = "accepted: `&x` for anything `AsOperand` (`&Tensor`, `&ndarray::Array…`, `&Value`, \
-            `&` an extension value), or a scalar: i8, i16, i32, i64, u8, u16, u32, u64, f32, f64"
+            `&` an extension value), or a scalar: i8, i16, i32, i64, u8, u16, u32, u64, f32, f64, \
+            half::f16, half::bf16"
 )]
 pub trait OperatorRhs {
     /// `x (op) self` as a `T` (`symbol` is the operator, for errors).
@@ -137,4 +139,17 @@ macro_rules! scalar_rhs {
     )*};
 }
 
-scalar_rhs!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+scalar_rhs!(
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    f32,
+    f64,
+    half::f16,
+    half::bf16
+);

@@ -35,7 +35,9 @@ mod sealed {
 use sealed::Number;
 
 /// A Rust scalar that can stand for a tensor operand: `i8`, `i16`, `i32`, `i64`, `u8`, `u16`,
-/// `u32`, `u64`, `f32`, `f64` (the numeric element types). Sealed.
+/// `u32`, `u64`, `f32`, `f64`, `half::f16`, `half::bf16` (the numeric element types). Sealed.
+/// Into `f16`/`bf16` a float rounds to nearest like into `f32`, and one beyond the format's
+/// range (`1e5` into `f16`) is an overflow error.
 ///
 /// Beside a tensor a scalar takes the tensor's dtype ([`scalar_like`]), as a Python scalar does
 /// in TensorFlow and JAX, and the conversion is exact or an error: `1.5` into `i32` values,
@@ -72,7 +74,7 @@ macro_rules! scalars {
     };
 }
 
-scalars!(i8, i16, i32, i64, u8, u16, u32, u64; f32, f64);
+scalars!(i8, i16, i32, i64, u8, u16, u32, u64; f32, f64, half::f16, half::bf16);
 
 /// `scalar` as a rank-0 tensor of the dtype of `other`'s tensor-like view
 /// ([`Operand::tensor_like`](crate::ops::Operand::tensor_like): a dense tensor's dtype, a
@@ -176,7 +178,46 @@ fn convert(n: Number, dtype: DType) -> std::result::Result<Tensor, Inexact> {
             }
             Number::Float(f) => f,
         }),
+        DType::F16 => t(half_of(
+            n,
+            extype_kernels::cast::f16_from_f64,
+            half::f16::to_f64,
+        )?),
+        DType::BF16 => t(half_of(
+            n,
+            extype_kernels::cast::bf16_from_f64,
+            half::bf16::to_f64,
+        )?),
     })
+}
+
+/// `n` in a half-precision float: an integer exactly, a float rounded to nearest (as `f32`
+/// takes an `f64` scalar), one beyond the format's range an overflow.
+fn half_of<H: Copy>(
+    n: Number,
+    from: fn(f64) -> H,
+    to: fn(H) -> f64,
+) -> std::result::Result<H, Inexact> {
+    match n {
+        Number::Int(i) => {
+            let h = from(i as f64);
+            let back = to(h);
+            if !back.is_finite() {
+                Err(Inexact::Overflow)
+            } else if back as i128 != i {
+                Err(Inexact::Rounded(back))
+            } else {
+                Ok(h)
+            }
+        }
+        Number::Float(f) => {
+            let h = from(f);
+            if f.is_finite() && !to(h).is_finite() {
+                return Err(Inexact::Overflow);
+            }
+            Ok(h)
+        }
+    }
 }
 
 /// The `min..=max` of an integer dtype, for errors.

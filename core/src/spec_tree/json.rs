@@ -1249,9 +1249,10 @@ mod tests {
         assert!(err(r#"{"spec": null}"#).contains("missing key \"extype_spec\""));
         assert_eq!(
             err(
-                r#"{"extype_spec": 1, "spec": {"spec": "a.B", "value": {"map": {"m": {"dtype": "f16"}}}}}"#
+                r#"{"extype_spec": 1, "spec": {"spec": "a.B", "value": {"map": {"m": {"dtype": "f8"}}}}}"#
             ),
-            "spec json at $.spec.value.map.m.dtype: unknown dtype \"f16\"; known dtypes: bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64"
+            "spec json at $.spec.value.map.m.dtype: unknown dtype \"f8\"; known dtypes: bool, i8, \
+             i16, i32, i64, u8, u16, u32, u64, f32, f64, f16, bf16"
         );
         let negative = err(r#"{"extype_spec": 1, "spec": [1, {"shape": "[-1]"}]}"#);
         assert!(

@@ -15,6 +15,45 @@ use super::{Tensor, TensorView, each_variant};
 /// Entries shown at each end of an axis longer than twice this: the middle prints as `…`.
 const EDGE: usize = 3;
 
+/// How one element prints: as its `Debug` (`1.0`, `-3`, `true`), a half-precision float with
+/// the fewest digits that read back as it (`0.1`, `65500.0`, as NumPy prints `float16`), not the
+/// digits of its `f32` value (`0.099975586`).
+trait Show {
+    fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+}
+
+macro_rules! show_debug {
+    ($($t:ty),*) => {$(
+        impl Show for $t {
+            fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(self, f)
+            }
+        }
+    )*};
+}
+show_debug!(bool, i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+
+macro_rules! show_half {
+    ($($t:ty),*) => {$(
+        impl Show for $t {
+            fn show(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let x = self.to_f32();
+                if x.is_finite() {
+                    // At most 9 significant digits give back any f32, so any half float.
+                    for digits in 1..9 {
+                        let short: f32 = format!("{x:.*e}", digits - 1).parse().unwrap_or(x);
+                        if <$t>::from_f32(short) == *self {
+                            return fmt::Debug::fmt(&short.copysign(x), f);
+                        }
+                    }
+                }
+                fmt::Debug::fmt(&x, f)
+            }
+        }
+    )*};
+}
+show_half!(half::f16, half::bf16);
+
 impl fmt::Display for TensorView<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}{:?} ", self.dtype(), self.shape())?;
@@ -66,7 +105,7 @@ pub fn write_nested(
 
 /// The entries along the leading axis, each a nested list (or an element), `_` where masked.
 /// The mask, when given, has the values' shape (checked by [`write_nested`]).
-fn nested<T: fmt::Debug>(
+fn nested<T: Show>(
     values: ArrayViewD<'_, T>,
     mask: Option<ArrayViewD<'_, bool>>,
     f: &mut fmt::Formatter<'_>,
@@ -74,7 +113,7 @@ fn nested<T: fmt::Debug>(
     if values.ndim() == 0 {
         let shown = mask.as_ref().is_none_or(|m| m.first() == Some(&true));
         return match values.first() {
-            Some(v) if shown => write!(f, "{v:?}"),
+            Some(v) if shown => v.show(f),
             _ => f.write_str("_"),
         };
     }
@@ -132,6 +171,27 @@ mod tests {
         assert_eq!(empty.to_string(), "u8[0, 4] []");
         let rows = Tensor::from(ArrayD::<u8>::zeros(IxDyn(&[2, 0])));
         assert_eq!(rows.to_string(), "u8[2, 0] [[], []]");
+    }
+
+    #[test]
+    fn half_floats_print_their_shortest_digits() {
+        use half::{bf16, f16};
+        let h = Tensor::from(array![
+            f16::from_f32(0.1),
+            f16::MAX,
+            f16::NEG_ZERO,
+            f16::NAN,
+            f16::NEG_INFINITY,
+            f16::from_bits(1)
+        ]);
+        // NumPy: [0.1, 65500.0, -0.0, nan, -inf, 6e-08] (its repr of float16).
+        assert_eq!(
+            h.to_string(),
+            "f16[6] [0.1, 65500.0, -0.0, NaN, -inf, 6e-8]"
+        );
+        let b = Tensor::from(ndarray::arr0(bf16::from_f32(1.0 / 3.0)).into_dyn());
+        // 0.333984375: the fewest digits that read back as it.
+        assert_eq!(b.to_string(), "bf16[] 0.334");
     }
 
     #[test]

@@ -96,6 +96,8 @@ impl_element!(
     u64 => U64,
     f32 => F32,
     f64 => F64,
+    half::f16 => F16,
+    half::bf16 => BF16,
 );
 
 #[cfg(test)]

@@ -174,6 +174,14 @@ macro_rules! with_element {
                 type $t = f64;
                 $body
             }
+            DType::F16 => {
+                type $t = half::f16;
+                $body
+            }
+            DType::BF16 => {
+                type $t = half::bf16;
+                $body
+            }
         }
     };
 }
@@ -360,7 +368,8 @@ unsafe fn view_unchecked<'a>(bytes: &'a [u8], dtype: DType, shape: &[usize]) -> 
     fn typed<'a, T: Element>(bytes: &'a [u8], shape: &[usize]) -> TensorView<'a> {
         // SAFETY: by the caller's contract the bytes are aligned for `T`, are exactly
         // `product(shape)` elements of `T`, and hold valid `T`s (bools were checked to be 0 or
-        // 1; every byte pattern is a valid integer or float); they are borrowed for `'a`.
+        // 1; every byte pattern is a valid integer or float, `half`'s floats included, which
+        // are `repr(transparent)` over `u16`); they are borrowed for `'a`.
         let slice: &'a [T] = unsafe {
             std::slice::from_raw_parts(bytes.as_ptr().cast::<T>(), bytes.len() / size_of::<T>())
         };

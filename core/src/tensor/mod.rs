@@ -45,6 +45,8 @@ macro_rules! each_variant {
             $enum::U64($a) => $body,
             $enum::F32($a) => $body,
             $enum::F64($a) => $body,
+            $enum::F16($a) => $body,
+            $enum::BF16($a) => $body,
         }
     };
 }
@@ -66,6 +68,8 @@ macro_rules! each_array {
             Tensor::U64($a) => $body,
             Tensor::F32($a) => $body,
             Tensor::F64($a) => $body,
+            Tensor::F16($a) => $body,
+            Tensor::BF16($a) => $body,
             Tensor::External(_) => unreachable!("handled by the caller"),
         }
     };
@@ -101,6 +105,8 @@ pub enum Tensor {
     U64(ArcArray<u64, IxDyn>),
     F32(ArcArray<f32, IxDyn>),
     F64(ArcArray<f64, IxDyn>),
+    F16(ArcArray<half::f16, IxDyn>),
+    BF16(ArcArray<half::bf16, IxDyn>),
     /// Elements in bytes owned elsewhere, viewed in place (see [`Tensor::from_external`]).
     External(ExternalTensor),
 }
@@ -129,6 +135,8 @@ impl Tensor {
             Tensor::U64(_) => DType::U64,
             Tensor::F32(_) => DType::F32,
             Tensor::F64(_) => DType::F64,
+            Tensor::F16(_) => DType::F16,
+            Tensor::BF16(_) => DType::BF16,
             Tensor::External(e) => e.dtype(),
         }
     }

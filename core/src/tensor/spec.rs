@@ -144,7 +144,10 @@ mod tests {
         for text in ["f32[8, ?, !1]", "bool[]", "u64*"] {
             assert_eq!(text.parse::<TensorSpec>().unwrap().to_string(), text);
         }
-        assert!("f16[2]".parse::<TensorSpec>().is_err());
+        assert!("f8[2]".parse::<TensorSpec>().is_err());
+        let half: TensorSpec = "bf16[2, ?]".parse().unwrap();
+        assert_eq!(half.dtype, DType::BF16);
+        assert_eq!(half.to_string(), "bf16[2, ?]");
         assert!("f32[2".parse::<TensorSpec>().is_err());
         let err = "f32".parse::<TensorSpec>().unwrap_err().to_string();
         assert!(err.contains("a tensor spec like"), "{err}");

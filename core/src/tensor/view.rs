@@ -21,6 +21,8 @@ pub enum TensorView<'a> {
     U64(ArrayViewD<'a, u64>),
     F32(ArrayViewD<'a, f32>),
     F64(ArrayViewD<'a, f64>),
+    F16(ArrayViewD<'a, half::f16>),
+    BF16(ArrayViewD<'a, half::bf16>),
 }
 
 impl<'a> TensorView<'a> {
@@ -39,6 +41,8 @@ impl<'a> TensorView<'a> {
             TensorView::U64(_) => DType::U64,
             TensorView::F32(_) => DType::F32,
             TensorView::F64(_) => DType::F64,
+            TensorView::F16(_) => DType::F16,
+            TensorView::BF16(_) => DType::BF16,
         }
     }
 

@@ -83,6 +83,19 @@ fn fill_scalar(dtype: DType, fill: Fill) -> Tensor {
             )
         };
     }
+    macro_rules! half_number {
+        ($t:ident) => {
+            Tensor::from(
+                arr0(match fill {
+                    Fill::Zero => crate::half::$t::ZERO,
+                    Fill::One => crate::half::$t::ONE,
+                    Fill::Lowest => crate::half::$t::NEG_INFINITY,
+                    Fill::Highest => crate::half::$t::INFINITY,
+                })
+                .into_dyn(),
+            )
+        };
+    }
     match dtype {
         DType::Bool => Tensor::from(arr0(matches!(fill, Fill::One | Fill::Highest)).into_dyn()),
         DType::I8 => number!(i8, i8::MIN, i8::MAX),
@@ -95,6 +108,8 @@ fn fill_scalar(dtype: DType, fill: Fill) -> Tensor {
         DType::U64 => number!(u64, u64::MIN, u64::MAX),
         DType::F32 => number!(f32, f32::NEG_INFINITY, f32::INFINITY),
         DType::F64 => number!(f64, f64::NEG_INFINITY, f64::INFINITY),
+        DType::F16 => half_number!(f16),
+        DType::BF16 => half_number!(bf16),
     }
 }
 

@@ -231,6 +231,12 @@ pub(crate) fn small_scalar(dtype: DType, one: bool) -> Tensor {
         DType::U64 => num!(u64),
         DType::F32 => num!(f32),
         DType::F64 => num!(f64),
+        DType::F16 => {
+            Tensor::from(arr0(crate::half::f16::from_f32(if one { 1.0 } else { 0.0 })).into_dyn())
+        }
+        DType::BF16 => {
+            Tensor::from(arr0(crate::half::bf16::from_f32(if one { 1.0 } else { 0.0 })).into_dyn())
+        }
     }
 }
 
@@ -712,6 +718,14 @@ macro_rules! with_element {
             }
             DType::F64 => {
                 type $T = f64;
+                $body
+            }
+            DType::F16 => {
+                type $T = $crate::half::f16;
+                $body
+            }
+            DType::BF16 => {
+                type $T = $crate::half::bf16;
                 $body
             }
         }

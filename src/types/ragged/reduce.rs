@@ -320,6 +320,8 @@ fn finite_extreme(dtype: DType, highest: bool) -> Tensor {
         DType::U64 => pick!(u64),
         DType::F32 => pick!(f32),
         DType::F64 => pick!(f64),
+        DType::F16 => pick!(crate::half::f16),
+        DType::BF16 => pick!(crate::half::bf16),
     }
 }
 
@@ -511,6 +513,12 @@ fn fold(flat: &Tensor, splits: &[i64], how: Fold) -> Result<Tensor> {
         (Fold::Prod, DType::U64) => prod!(u64),
         (Fold::Prod, DType::F32) => prod!(f32),
         (Fold::Prod, DType::F64) => prod!(f64),
+        (Fold::Prod, d @ (DType::F16 | DType::BF16)) => {
+            // As the dense ops on half floats: computed in f32, rounded back once.
+            let wide: Tensor = ops::cast_as(flat, DType::F32)?;
+            let product = fold(&wide, splits, how)?;
+            ops::cast_as(&product, d)
+        }
         (Fold::Prod, DType::Bool) => Err(arg_error(
             "reduce_prod",
             "argument 0",
