@@ -1,6 +1,7 @@
 //! `extype::types::RaggedTensor` against TensorFlow 2.x: each test names the TF behaviour it
 //! follows (checked with TF 2.21 on CPU).
 
+use extype::half::{bf16, f16};
 use extype::ops::{self, OpArgs, catalog};
 use extype::types::{RaggedTensor, RaggedTensorSpec};
 use extype::{DType, Tensor, TensorLike, Value, ValueSpec, batch};

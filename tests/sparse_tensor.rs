@@ -405,3 +405,34 @@ fn to_dense_fill_keeps_the_sign_of_zero() {
     let d: ndarray::Array2<f64> = x.to_dense(&0.0f64, true).unwrap().into_array().unwrap();
     assert!(d[[1, 1]].is_sign_positive());
 }
+
+#[test]
+fn half_precision_values_follow_tf() {
+    // TF: tf.sparse.from_dense of a float16 / bfloat16 tensor stores its nonzero entries (NaN
+    // included), to_dense puts them back; reduce_sum and sparse + sparse keep the dtype.
+    use extype::half::{bf16, f16};
+    let dense = array![[0.0f32, 1.5, 0.0], [f32::NAN, 0.0, -2.0]];
+    let h = Tensor::from(dense.mapv(f16::from_f32).into_dyn());
+    let b = Tensor::from(dense.mapv(bf16::from_f32).into_dyn());
+    for (t, dtype) in [(h, DType::F16), (b, DType::BF16)] {
+        let s = SparseTensor::from_dense(&t).unwrap();
+        assert_eq!(s.dtype(), dtype);
+        assert_eq!(s.nnz(), 3);
+        let zero =
+            extype::ops::cast_as::<Tensor>(&Tensor::from(ndarray::arr0(0.0f32).into_dyn()), dtype)
+                .unwrap();
+        let back = s.to_dense(&zero, true).unwrap();
+        let bits = |t: &Tensor| -> Vec<u16> {
+            match t.view() {
+                extype::TensorView::F16(a) => a.iter().map(|x| x.to_bits()).collect(),
+                extype::TensorView::BF16(a) => a.iter().map(|x| x.to_bits()).collect(),
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(bits(&back), bits(&t));
+        let twice: SparseTensor = extype::ops::add_as(&s, &s).unwrap();
+        assert_eq!(twice.dtype(), dtype);
+        let sum: Tensor = extype::ops::reduce_sum_as(&twice, None, false).unwrap();
+        assert_eq!(sum.dtype(), dtype);
+    }
+}

@@ -13,7 +13,8 @@ use ndarray::{ArrayBase, ArrayD, Axis, Data, IxDyn};
 use crate::dtype::DType;
 use crate::error::{BatchError, Error, Result};
 use crate::field::FieldPath;
-use crate::tensor::{Element, Tensor, TensorSpec, each_array, with_element};
+use crate::tensor::{Element, Tensor, TensorSpec, each_array};
+use crate::with_element;
 
 /// How a [`RowBuffer`] checks each item's shape against its rows.
 #[derive(Clone, Copy)]

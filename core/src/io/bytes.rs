@@ -6,11 +6,10 @@ use std::borrow::Cow;
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use crate::dtype::DType;
+use crate::with_element;
 use std::sync::Arc;
 
-use crate::tensor::{
-    Element, ExternalBytes, Tensor, TensorView, bad_bool, try_external, with_element,
-};
+use crate::tensor::{Element, ExternalBytes, Tensor, TensorView, bad_bool, try_external};
 
 /// The bytes of a slice of scalars.
 fn as_bytes<T: Element>(s: &[T]) -> &[u8] {

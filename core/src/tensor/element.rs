@@ -100,6 +100,85 @@ impl_element!(
     half::bf16 => BF16,
 );
 
+/// Runs `$body` with `$t` the Rust element type of `$dtype` (a [`DType`]), for every dtype:
+/// the one place a dtype known at run time becomes a type parameter, for code generic over
+/// [`Element`] that handles tensors of any dtype (moving, selecting, comparing elements).
+/// The match is exhaustive, so a new dtype reaches every user at compile time.
+///
+/// ```
+/// use extype::{DType, Element, Tensor, with_element};
+/// use ndarray::{IxDyn, array};
+///
+/// /// The first element of any tensor, as text.
+/// fn first(t: &Tensor) -> String {
+///     with_element!(t.dtype(), T => {
+///         let a = t.as_array::<T, IxDyn>().expect("the tensor's own dtype");
+///         a.iter().next().map_or("none".to_string(), |x| format!("{x:?}"))
+///     })
+/// }
+/// assert_eq!(first(&Tensor::from(array![2i32, 3].into_dyn())), "2");
+/// assert_eq!(first(&Tensor::from(array![true].into_dyn())), "true");
+/// ```
+#[macro_export]
+macro_rules! with_element {
+    ($dtype:expr, $t:ident => $body:expr) => {
+        match $dtype {
+            $crate::dtype::DType::Bool => {
+                type $t = bool;
+                $body
+            }
+            $crate::dtype::DType::I8 => {
+                type $t = i8;
+                $body
+            }
+            $crate::dtype::DType::I16 => {
+                type $t = i16;
+                $body
+            }
+            $crate::dtype::DType::I32 => {
+                type $t = i32;
+                $body
+            }
+            $crate::dtype::DType::I64 => {
+                type $t = i64;
+                $body
+            }
+            $crate::dtype::DType::U8 => {
+                type $t = u8;
+                $body
+            }
+            $crate::dtype::DType::U16 => {
+                type $t = u16;
+                $body
+            }
+            $crate::dtype::DType::U32 => {
+                type $t = u32;
+                $body
+            }
+            $crate::dtype::DType::U64 => {
+                type $t = u64;
+                $body
+            }
+            $crate::dtype::DType::F32 => {
+                type $t = f32;
+                $body
+            }
+            $crate::dtype::DType::F64 => {
+                type $t = f64;
+                $body
+            }
+            $crate::dtype::DType::F16 => {
+                type $t = $crate::half::f16;
+                $body
+            }
+            $crate::dtype::DType::BF16 => {
+                type $t = $crate::half::bf16;
+                $body
+            }
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

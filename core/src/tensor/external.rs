@@ -9,6 +9,7 @@ use ndarray::{ArrayViewD, IxDyn};
 use super::{Element, Tensor, TensorView};
 use crate::dtype::DType;
 use crate::error::{Result, TensorError};
+use crate::with_element;
 
 /// Bytes that a [`Tensor`] may view in place for as long as it holds them.
 ///
@@ -125,67 +126,6 @@ impl fmt::Debug for ExternalTensor {
             .finish_non_exhaustive()
     }
 }
-
-/// Runs `$body` with `$t` the Rust scalar type of `$dtype`.
-macro_rules! with_element {
-    ($dtype:expr, $t:ident => $body:expr) => {
-        match $dtype {
-            DType::Bool => {
-                type $t = bool;
-                $body
-            }
-            DType::I8 => {
-                type $t = i8;
-                $body
-            }
-            DType::I16 => {
-                type $t = i16;
-                $body
-            }
-            DType::I32 => {
-                type $t = i32;
-                $body
-            }
-            DType::I64 => {
-                type $t = i64;
-                $body
-            }
-            DType::U8 => {
-                type $t = u8;
-                $body
-            }
-            DType::U16 => {
-                type $t = u16;
-                $body
-            }
-            DType::U32 => {
-                type $t = u32;
-                $body
-            }
-            DType::U64 => {
-                type $t = u64;
-                $body
-            }
-            DType::F32 => {
-                type $t = f32;
-                $body
-            }
-            DType::F64 => {
-                type $t = f64;
-                $body
-            }
-            DType::F16 => {
-                type $t = half::f16;
-                $body
-            }
-            DType::BF16 => {
-                type $t = half::bf16;
-                $body
-            }
-        }
-    };
-}
-pub(crate) use with_element;
 
 /// The first byte of `bytes` that is not a valid `bool` (0 or 1), as (index, byte).
 pub(crate) fn bad_bool(bytes: &[u8]) -> Option<(usize, u8)> {

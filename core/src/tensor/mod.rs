@@ -24,7 +24,7 @@ use crate::dtype::DType;
 pub use display::write_nested;
 pub use element::Element;
 pub use external::{ExternalBytes, ExternalTensor};
-pub(crate) use external::{bad_bool, checked_sizes, try_external, view_in_place, with_element};
+pub(crate) use external::{bad_bool, checked_sizes, try_external, view_in_place};
 pub use like::TensorLike;
 pub(crate) use like::fmt_head;
 pub use spec::TensorSpec;

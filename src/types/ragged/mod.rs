@@ -83,7 +83,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::error::DispatchError;
 use crate::ndarray::{ArcArray, Ix1};
-use crate::{DType, Dim, Error, Result, Shape, Tensor, TensorLike};
+use crate::{DType, Dim, Error, Result, Shape, Tensor, TensorLike, with_element};
 
 /// A tensor with ragged dimensions (TF's `tf.RaggedTensor`): flat values plus one row
 /// partition per ragged dimension. See the [module docs](self) for every op's semantics.
@@ -670,66 +670,6 @@ pub(crate) fn describe(r: &RaggedTensor) -> String {
         TensorLike::shape(r),
         short_list(&lengths)
     )
-}
-
-/// Runs `$body` with `$T` the Rust element type of dtype `$d`.
-macro_rules! with_element {
-    ($d:expr, $T:ident => $body:expr) => {
-        match $d {
-            DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            DType::I8 => {
-                type $T = i8;
-                $body
-            }
-            DType::I16 => {
-                type $T = i16;
-                $body
-            }
-            DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            DType::U8 => {
-                type $T = u8;
-                $body
-            }
-            DType::U16 => {
-                type $T = u16;
-                $body
-            }
-            DType::U32 => {
-                type $T = u32;
-                $body
-            }
-            DType::U64 => {
-                type $T = u64;
-                $body
-            }
-            DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            DType::F16 => {
-                type $T = $crate::half::f16;
-                $body
-            }
-            DType::BF16 => {
-                type $T = $crate::half::bf16;
-                $body
-            }
-        }
-    };
 }
 
 /// Rows `ids` of `t` (axis 0), in order, for every dtype (the kernels' `gather` takes fewer).

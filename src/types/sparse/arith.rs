@@ -25,6 +25,7 @@ use crate::dispatch::Call;
 use crate::ndarray::{Array1, Array2, ArrayD, ArrayViewD, Ix1, IxDyn};
 use crate::ops::infer;
 use crate::ops::infer::Inferred;
+use crate::with_element;
 use crate::{
     BinaryOp, DType, Element, Error, OrDense, Result, Shape, Tensor, TensorLike, TensorView,
     UnaryOp, ValueSpec, dispatch,
@@ -70,6 +71,21 @@ macro_rules! arith_float {
 }
 arith_float!(f32, f64);
 
+// Half floats: each operation in f32, rounded back once (as the dense ops on them).
+macro_rules! arith_half {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline]
+            fn plus(self, o: $t) -> $t { <$t>::from_f32(self.to_f32() + o.to_f32()) }
+            #[inline]
+            fn times(self, o: $t) -> $t { <$t>::from_f32(self.to_f32() * o.to_f32()) }
+            #[inline]
+            fn magnitude(self) -> f64 { self.to_f64().abs() }
+        }
+    )*};
+}
+arith_half!(crate::half::f16, crate::half::bf16);
+
 /// Runs `$body` with `$T` the numeric element type of `$dtype`, or returns the error of `$op`
 /// refusing the dtype.
 macro_rules! with_arith {
@@ -114,6 +130,14 @@ macro_rules! with_arith {
             }
             $crate::DType::F64 => {
                 type $T = f64;
+                $body
+            }
+            $crate::DType::F16 => {
+                type $T = $crate::half::f16;
+                $body
+            }
+            $crate::DType::BF16 => {
+                type $T = $crate::half::bf16;
                 $body
             }
             other => Err($crate::Error::unsupported(
@@ -311,8 +335,8 @@ fn merge_dyn<T: Arith>(
 /// The same value with standard-layout indices and values.
 fn standard(st: &SparseTensor) -> Result<SparseTensor> {
     let indices = st.indices_array().as_standard_layout().into_owned();
-    let values: Tensor = with_dtype!(st.dtype(), T => Tensor::from(st.values().as_array::<T, Ix1>()?.to_owned()),
-        _ => st.values().clone());
+    let values: Tensor =
+        with_element!(st.dtype(), T => Tensor::from(st.values().as_array::<T, Ix1>()?.to_owned()));
     Ok(SparseTensor::from_parts_unchecked(
         indices,
         values,
@@ -473,8 +497,7 @@ fn check_keeps_zero(op: &UnaryOp, dtype: DType) -> Result<()> {
 impl SparseTensor {
     /// The dense form with zeros (`T::default()`) at the implicit elements.
     pub(crate) fn to_dense_zero(&self) -> Result<Tensor> {
-        let zero = with_dtype!(self.dtype(), T => Tensor::from(crate::ndarray::arr0(T::default()).into_dyn()),
-            _ => return Err(Error::unsupported("to_dense", format!("dtype {} is not supported", self.dtype()))));
+        let zero = with_element!(self.dtype(), T => Tensor::from(crate::ndarray::arr0(T::default()).into_dyn()));
         self.to_dense(&zero, false)
     }
 }

@@ -25,7 +25,7 @@
 use super::{SparseTensor, SparseTensorSpec};
 use crate::batch::BatchEncoder;
 use crate::ndarray::{Array1, Array2, Ix1};
-use crate::{Dim, Error, Result, Shape, Tensor};
+use crate::{Dim, Error, Result, Shape, Tensor, with_element};
 
 /// The batch encoder of [`SparseTensor`] (named by `#[extype(batchable = SparseBatch)]`).
 pub struct SparseBatch;
@@ -118,12 +118,9 @@ impl BatchEncoder<SparseTensor> for SparseBatch {
                 let indices = Array2::from_shape_fn((entries.len(), item_shape.len()), |(r, c)| {
                     idx[[entries[r], c + 1]]
                 });
-                let values = with_dtype!(batch.dtype(), T => {
+                let values = with_element!(batch.dtype(), T => {
                     let v = batch.values().as_array::<T, Ix1>()?;
                     Tensor::from(entries.iter().map(|&e| v[e]).collect::<Array1<T>>())
-                }, _ => {
-                    let perm: Vec<i64> = entries.iter().map(|&e| e as i64).collect();
-                    crate::ops::gather_as(batch.values(), &perm, 0)?
                 });
                 Ok(SparseTensor::from_parts_unchecked(
                     indices, values, item_shape, canonical,

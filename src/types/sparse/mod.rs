@@ -36,62 +36,9 @@ use std::sync::OnceLock;
 
 use crate::ndarray::{Array1, Array2, ArrayD, ArrayView2, Dimension, Ix1, Ix2, IxDyn};
 use crate::ops::AsOperand;
-use crate::{DType, Element, Error, ExtensionType, Result, Shape, Tensor, TensorLike};
-
-/// Runs `$body` with `$T` the Rust element type of `$dtype`; dtypes without a case here (none
-/// today; new dtypes until they get one) take `$other`.
-macro_rules! with_dtype {
-    ($dtype:expr, $T:ident => $body:expr, _ => $other:expr) => {{
-        #[allow(unreachable_patterns)]
-        match $dtype {
-            $crate::DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            $crate::DType::I8 => {
-                type $T = i8;
-                $body
-            }
-            $crate::DType::I16 => {
-                type $T = i16;
-                $body
-            }
-            $crate::DType::I32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::DType::I64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::DType::U8 => {
-                type $T = u8;
-                $body
-            }
-            $crate::DType::U16 => {
-                type $T = u16;
-                $body
-            }
-            $crate::DType::U32 => {
-                type $T = u32;
-                $body
-            }
-            $crate::DType::U64 => {
-                type $T = u64;
-                $body
-            }
-            $crate::DType::F32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::DType::F64 => {
-                type $T = f64;
-                $body
-            }
-            _ => $other,
-        }
-    }};
-}
+use crate::{
+    DType, Element, Error, ExtensionType, Result, Shape, Tensor, TensorLike, with_element,
+};
 
 #[macro_use]
 mod arith;
@@ -270,8 +217,7 @@ impl SparseTensor {
     /// An empty sparse tensor (no stored entry) of `dtype` and `dense_shape`; an error for a
     /// dtype this type has no element type for.
     pub fn empty(dtype: DType, dense_shape: &[usize]) -> Result<SparseTensor> {
-        let values = with_dtype!(dtype, T => Tensor::from(Array1::<T>::default(0)),
-            _ => return Err(Error::unsupported("empty", format!("dtype {dtype} is not supported"))));
+        let values = with_element!(dtype, T => Tensor::from(Array1::<T>::default(0)));
         Ok(SparseTensor::from_parts_unchecked(
             Array2::zeros((0, dense_shape.len())),
             values,
@@ -384,7 +330,7 @@ impl SparseTensor {
         })?;
         let shape = view.shape().to_vec();
         let rank = shape.len();
-        with_dtype!(view.dtype(), T => {
+        with_element!(view.dtype(), T => {
             let a = T::from_view(view).expect("the view's dtype");
             let zero = T::default();
             let mut idx = Vec::new();
@@ -398,7 +344,7 @@ impl SparseTensor {
             let n = vals.len();
             let indices = Array2::from_shape_vec((n, rank), idx).expect("n rows of rank entries");
             Ok(SparseTensor::from_parts_unchecked(indices, Tensor::from(Array1::from(vals)), &shape, Some(true)))
-        }, _ => Err(Error::unsupported("from_dense", format!("dtype {} is not supported", view.dtype()))))
+        })
     }
 
     /// The dense tensor: each stored value at its index, `default` (a scalar of the values'
@@ -442,10 +388,10 @@ impl SparseTensor {
         }
         let shape = self.dense_shape();
         dense_len("to_dense", shape, self.dtype().size_of())?;
-        with_dtype!(self.dtype(), T => {
+        with_element!(self.dtype(), T => {
             let fill = *T::from_view(default).expect("checked dtype").first().expect("rank 0");
             Ok(Tensor::from(scatter::<T>(self, fill)?))
-        }, _ => Err(Error::unsupported("to_dense", format!("dtype {} is not supported", self.dtype()))))
+        })
     }
 
     /// TensorFlow's index validation: the first entry out of order or repeated is an error.

@@ -125,6 +125,11 @@ impl SparseTensor {
     /// # Ok::<(), extype::Error>(())
     /// ```
     pub fn reduce_mean(&self, axes: Option<&[isize]>, keepdims: bool) -> Result<Tensor> {
+        if self.dtype().is_half() {
+            // Sum and division in f32, rounded back once (a half mean stays half, as TF's).
+            let wide: SparseTensor = crate::ops::cast_as(self, DType::F32)?;
+            return crate::ops::cast_as(&wide.reduce_mean(axes, keepdims)?, self.dtype());
+        }
         let sum = self
             .reduce("reduce_mean", Kind::Sum, axes, keepdims, false)?
             .into_tensor()?;
@@ -152,6 +157,13 @@ impl SparseTensor {
         keepdims: bool,
         output_is_sparse: bool,
     ) -> Result<Value> {
+        let dtype = self.dtype();
+        if dtype.is_half() {
+            // As the dense reductions of half floats: accumulated in f32, rounded back once.
+            let wide: SparseTensor = crate::ops::cast_as(self, DType::F32)?;
+            let r = wide.reduce(op, kind, axes, keepdims, output_is_sparse)?;
+            return crate::ops::cast(&r, dtype);
+        }
         let reduced = reduced_axes(op, axes, self.rank())?;
         with_arith!(op, self.dtype(), T => reduce_typed::<T>(self, kind, &reduced, keepdims, output_is_sparse))
     }
@@ -166,7 +178,9 @@ macro_rules! lowest {
     ($($t:ty => $v:expr),*) => {$(impl Lowest for $t { fn lowest() -> $t { $v } })*};
 }
 lowest!(i8 => i8::MIN, i16 => i16::MIN, i32 => i32::MIN, i64 => i64::MIN, u8 => 0, u16 => 0,
-    u32 => 0, u64 => 0, f32 => f32::NEG_INFINITY, f64 => f64::NEG_INFINITY);
+    u32 => 0, u64 => 0, f32 => f32::NEG_INFINITY, f64 => f64::NEG_INFINITY,
+    crate::half::f16 => crate::half::f16::NEG_INFINITY,
+    crate::half::bf16 => crate::half::bf16::NEG_INFINITY);
 
 fn reduce_typed<T: Arith + PartialOrd + Lowest>(
     x: &SparseTensor,
