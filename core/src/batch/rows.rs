@@ -14,7 +14,6 @@ use crate::dtype::DType;
 use crate::error::{BatchError, Error, Result};
 use crate::field::FieldPath;
 use crate::tensor::{Element, Tensor, TensorSpec, each_array};
-use crate::with_element;
 
 /// How a [`RowBuffer`] checks each item's shape against its rows.
 #[derive(Clone, Copy)]
@@ -202,7 +201,7 @@ impl<T: Element> RowBuffer<T> {
 macro_rules! with_tensor_element {
     ($first:expr, $t:ident => $body:expr) => {{
         let dtype: DType = $first.dtype();
-        with_element!(dtype, $t => $body)
+        crate::with_element!(dtype, $t => $body)
     }};
 }
 

@@ -6,7 +6,6 @@ use std::borrow::Cow;
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use crate::dtype::DType;
-use crate::with_element;
 use std::sync::Arc;
 
 use crate::tensor::{Element, ExternalBytes, Tensor, TensorView, bad_bool, try_external};
@@ -68,7 +67,7 @@ pub(crate) fn read_tensor(
     fill: &mut dyn FnMut(&mut [u8]) -> std::io::Result<()>,
 ) -> Result<Tensor, String> {
     let count = nbytes / dtype.size_of();
-    with_element!(dtype, T => {
+    crate::with_element!(dtype, T => {
         if dtype == DType::Bool {
             let mut raw = vec![0u8; count];
             fill(&mut raw).map_err(|e| format!("reading {nbytes} bytes: {e}"))?;

@@ -106,7 +106,7 @@ impl_element!(
 /// The match is exhaustive, so a new dtype reaches every user at compile time.
 ///
 /// ```
-/// use extype::{DType, Element, Tensor, with_element};
+/// use extype_core::{Tensor, with_element};
 /// use ndarray::{IxDyn, array};
 ///
 /// /// The first element of any tensor, as text.

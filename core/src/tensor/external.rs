@@ -9,7 +9,6 @@ use ndarray::{ArrayViewD, IxDyn};
 use super::{Element, Tensor, TensorView};
 use crate::dtype::DType;
 use crate::error::{Result, TensorError};
-use crate::with_element;
 
 /// Bytes that a [`Tensor`] may view in place for as long as it holds them.
 ///
@@ -319,7 +318,7 @@ unsafe fn view_unchecked<'a>(bytes: &'a [u8], dtype: DType, shape: &[usize]) -> 
             Err(_) => unreachable!("shape checked by viewable"),
         }
     }
-    with_element!(dtype, T => typed::<T>(bytes, shape))
+    crate::with_element!(dtype, T => typed::<T>(bytes, shape))
 }
 
 /// Whether `bytes` start at an address aligned for `dtype`'s elements (a multiple of their
