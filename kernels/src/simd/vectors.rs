@@ -710,8 +710,24 @@ impl VirtualVectors for Avx512 {
         // SAFETY: AVX-512 F/DQ are enabled in this backend's wrapper; row `r` reads
         // `xs[16r..16r + 16]` (in bounds for `r < rows`), and the masked load reads only the
         // lanes `xs[16 * rows..n]` (the others are +0.0, which leaves a lane's bits unchanged).
+        // Up to 32 elements (one segment of a typical ragged row): two masked loads and no
+        // data-dependent branch, the same additions in the same order (a row whose mask is
+        // empty adds +0.0 to every lane; masked-off lanes are never read, so the second
+        // pointer may lie past the end: `wrapping_add`).
         unsafe {
             let mut acc = _mm512_setzero_ps();
+            if n <= 32 {
+                let bits = lane_bits(0, n);
+                acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(bits as u16, p));
+                let second = _mm512_maskz_loadu_ps((bits >> 16) as u16, p.wrapping_add(16));
+                acc = _mm512_add_ps(acc, second);
+                let v = _mm256_add_ps(
+                    _mm512_castps512_ps256(acc),
+                    _mm512_extractf32x8_ps::<1>(acc),
+                ); // 8
+                let v = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)); // 4
+                return fold128_ps!(v, _mm_add_ps);
+            }
             for r in 0..rows {
                 acc = _mm512_add_ps(acc, _mm512_loadu_ps(p.add(16 * r)));
             }
