@@ -2,7 +2,7 @@
 //! the components, the extension column kept on output, and extype ops as UDFs
 //! (`cargo run -p extype-datafusion --example sql`).
 //!
-//! `tests/example.rs` runs this same `main`.
+//! `tests/sql.rs` runs this same `main`.
 
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::prelude::SessionContext;

@@ -1,5 +1,8 @@
 //! SQL over registered batches of extension values, and the extype-op UDFs, checked against
 //! the same ops computed with extype directly.
+//!
+//! One test binary for the crate (and `test = false` for the library's empty unit tests): each
+//! binary links DataFusion, about 300 MB in a debug build.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -274,4 +277,14 @@ fn errors_name_the_function_the_argument_and_what_was_found() -> TestResult {
     let e = register_batches(&ctx, "e", &[]).unwrap_err().to_string();
     assert!(e.contains("register_batches: table `e`"), "{e}");
     Ok(())
+}
+
+/// `examples/sql.rs` (its queries check their results against extype's own ops), so the
+/// README's `cargo run -p extype-datafusion --example sql` is tested by `cargo test`.
+#[path = "../examples/sql.rs"]
+mod example;
+
+#[test]
+fn the_sql_example_runs_and_its_checks_pass() {
+    example::main().unwrap();
 }
