@@ -74,6 +74,17 @@ pub enum Error {
 /// The crate's result.
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// An extype error whose message already says where (the atomic file writes' temporary name
+/// and rename, [`extype_core::io::write_atomically`]).
+impl From<extype_core::Error> for Error {
+    fn from(source: extype_core::Error) -> Error {
+        Error::Extype {
+            context: "writing a file".into(),
+            source: Box::new(source),
+        }
+    }
+}
+
 pub(crate) fn extype(context: impl Into<String>) -> impl FnOnce(extype_core::Error) -> Error {
     let context = context.into();
     move |source| Error::Extype {

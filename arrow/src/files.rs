@@ -15,6 +15,7 @@ use std::path::Path;
 use arrow_array::RecordBatch;
 use arrow_ipc::reader::{FileReader, StreamReader};
 use arrow_ipc::writer::{FileWriter, StreamEncoder};
+use extype_core::io::write_atomically;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
@@ -47,20 +48,27 @@ fn schema_of(batches: &[RecordBatch], what: &str) -> Result<arrow_schema::Schema
         })
 }
 
-/// Writes `batches` (at least one; all of the first one's schema) as an Arrow IPC file.
+/// Writes `batches` (at least one; all of the first one's schema) as an Arrow IPC file,
+/// atomically: a failed write leaves a file already at `path` as it was
+/// ([`extype_core::io::write_atomically`]).
 pub fn write_ipc_file(path: impl AsRef<Path>, batches: &[RecordBatch]) -> Result<()> {
     let path = path.as_ref();
     let at = path.display().to_string();
     let schema = schema_of(batches, &at)?;
-    let mut w = FileWriter::try_new(create(path)?, &schema).map_err(arrow(at.clone()))?;
-    for b in batches {
-        w.write(b).map_err(arrow(at.clone()))?;
-    }
-    w.finish().map_err(arrow(at.clone()))?;
-    w.into_inner()
-        .map_err(arrow(at.clone()))?
-        .flush()
-        .map_err(|source| Error::File { path: at, source })
+    write_atomically(path, |temp| {
+        let mut w = FileWriter::try_new(create(temp)?, &schema).map_err(arrow(at.clone()))?;
+        for b in batches {
+            w.write(b).map_err(arrow(at.clone()))?;
+        }
+        w.finish().map_err(arrow(at.clone()))?;
+        w.into_inner()
+            .map_err(arrow(at.clone()))?
+            .flush()
+            .map_err(|source| Error::File {
+                path: at.clone(),
+                source,
+            })
+    })
 }
 
 /// Reads every record batch of an Arrow IPC file.
@@ -114,7 +122,7 @@ pub fn write_parquet(path: impl AsRef<Path>, batches: &[RecordBatch]) -> Result<
 }
 
 /// [`write_parquet`] with the writer properties `props` (compression, encodings, statistics,
-/// row group size).
+/// row group size). Atomic as [`write_ipc_file`]: a failed write leaves the previous file.
 pub fn write_parquet_with(
     path: impl AsRef<Path>,
     batches: &[RecordBatch],
@@ -123,15 +131,20 @@ pub fn write_parquet_with(
     let path = path.as_ref();
     let at = path.display().to_string();
     let schema = schema_of(batches, &at)?;
-    let mut w =
-        ArrowWriter::try_new(create(path)?, schema, Some(props)).map_err(parquet(at.clone()))?;
-    for b in batches {
-        w.write(b).map_err(parquet(at.clone()))?;
-    }
-    w.into_inner()
-        .map_err(parquet(at.clone()))?
-        .flush()
-        .map_err(|source| Error::File { path: at, source })
+    write_atomically(path, |temp| {
+        let mut w = ArrowWriter::try_new(create(temp)?, schema, Some(props))
+            .map_err(parquet(at.clone()))?;
+        for b in batches {
+            w.write(b).map_err(parquet(at.clone()))?;
+        }
+        w.into_inner()
+            .map_err(parquet(at.clone()))?
+            .flush()
+            .map_err(|source| Error::File {
+                path: at.clone(),
+                source,
+            })
+    })
 }
 
 /// Reads every record batch of a Parquet file, with the Arrow schema it stores (so the

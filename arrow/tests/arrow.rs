@@ -552,3 +552,34 @@ fn half_precision_components_round_trip_through_arrays_and_files() {
     check(read_parquet(dir.join("h.parquet")).unwrap());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_failed_write_leaves_the_previous_file_intact() {
+    let dir = std::env::temp_dir().join(format!("extype-arrow-atomic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = record_batch("m", Value::from_extension(masked_batch(4, 3)));
+    // A second batch of another schema: the Parquet writer refuses it after the first batch
+    // was written (the IPC and Parquet writers share `write_atomically`).
+    let other = record_batch(
+        "m",
+        Value::from_extension(batch::stack(&[sample(1.0), sample(2.0)]).unwrap()),
+    );
+    let ipc = dir.join("keep.arrow");
+    let pq = dir.join("keep.parquet");
+    write_ipc_file(&ipc, std::slice::from_ref(&good)).unwrap();
+    write_parquet(&pq, std::slice::from_ref(&good)).unwrap();
+    let pq_before = std::fs::read(&pq).unwrap();
+    let err = write_parquet(&pq, &[good.clone(), other.clone()])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("keep.parquet"), "{err}");
+    assert_eq!(std::fs::read(&pq).unwrap(), pq_before);
+    // No temporary file is left beside them.
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert_eq!(read_ipc_file(&ipc).unwrap()[0], good);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

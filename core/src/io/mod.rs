@@ -142,7 +142,7 @@ pub use load::{
     load, load_as, load_components_as, load_components_inferred, load_components_inferred_with,
 };
 pub use map::{Mapped, map};
-pub use save::save;
+pub use save::{save, write_atomically};
 pub use shard::{ShardReader, ShardWriter, shard_name};
 pub use source::Statics;
 

@@ -85,31 +85,61 @@ pub(crate) fn write_file(
             )
         })
         .collect();
-    let temp = temp_path(path)?;
     let meta: HashMap<String, String> = metadata.into_iter().collect();
-    let result = safetensors::serialize_to_file(
-        outs.iter().map(|(n, o)| (n.as_str(), o)),
-        Some(meta),
-        &temp,
-    )
-    .map_err(|e| {
-        IoError::at(
-            &file,
-            "",
-            format!("cannot write (through {}): {e}", temp.display()),
-        )
+    write_atomically(path, |temp| {
+        safetensors::serialize_to_file(outs.iter().map(|(n, o)| (n.as_str(), o)), Some(meta), temp)
+            .map_err(|e| {
+                IoError::at(
+                    &file,
+                    "",
+                    format!("cannot write (through {}): {e}", temp.display()),
+                )
+            })
     })
-    .and_then(|()| {
+}
+
+/// Writes a file atomically: `write` writes the whole content to a temporary path beside
+/// `path` (the same directory, so the rename stays on one file system), which is renamed over
+/// `path` once `write` succeeded. On any failure the temporary file is removed and a file
+/// already at `path` stays as it was. Every writer of extype files goes through here (safetensors
+/// saves, and the Arrow IPC and Parquet files of `extype-arrow`). Not synced to disk.
+///
+/// ```
+/// use extype_core::io::write_atomically;
+/// let dir = std::env::temp_dir().join(format!("extype-doc-atomic-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("notes.txt");
+/// std::fs::write(&path, "old")?;
+/// let failed: Result<(), extype_core::Error> = write_atomically(&path, |temp| {
+///     std::fs::write(temp, "half a file").unwrap();
+///     Err(extype_core::Error::invalid("the writer failed"))
+/// });
+/// assert!(failed.is_err());
+/// assert_eq!(std::fs::read_to_string(&path)?, "old"); // the previous file is intact
+/// write_atomically(&path, |temp| {
+///     std::fs::write(temp, "new").map_err(|e| extype_core::Error::invalid(e.to_string()))
+/// })?;
+/// assert_eq!(std::fs::read_to_string(&path)?, "new");
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_atomically<T, E: From<crate::error::Error>>(
+    path: &Path,
+    write: impl FnOnce(&Path) -> std::result::Result<T, E>,
+) -> std::result::Result<T, E> {
+    let temp = temp_path(path)?;
+    let result = write(&temp).and_then(|value| {
         std::fs::rename(&temp, path).map_err(|e| {
-            IoError::at(
-                &file,
+            E::from(IoError::at(
+                path.display(),
                 "",
                 format!(
                     "cannot rename the written file {} over it: {e}",
                     temp.display()
                 ),
-            )
-        })
+            ))
+        })?;
+        Ok(value)
     });
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
