@@ -426,30 +426,7 @@ fn permute(t: &Tensor, permutation: &[usize]) -> Result<Tensor> {
     let mut axes = Vec::with_capacity(permutation.len() + 1);
     axes.push(0);
     axes.extend(permutation.iter().map(|&p| p + 1));
-    macro_rules! go {
-        ($a:expr) => {
-            Tensor::from(
-                $a.permuted_axes(IxDyn(&axes))
-                    .as_standard_layout()
-                    .into_owned(),
-            )
-        };
-    }
-    Ok(match t.view() {
-        TensorView::Bool(a) => go!(a),
-        TensorView::I8(a) => go!(a),
-        TensorView::I16(a) => go!(a),
-        TensorView::I32(a) => go!(a),
-        TensorView::I64(a) => go!(a),
-        TensorView::U8(a) => go!(a),
-        TensorView::U16(a) => go!(a),
-        TensorView::U32(a) => go!(a),
-        TensorView::U64(a) => go!(a),
-        TensorView::F32(a) => go!(a),
-        TensorView::F64(a) => go!(a),
-        TensorView::F16(a) => go!(a),
-        TensorView::BF16(a) => go!(a),
-    })
+    permute_item(t, &axes)
 }
 
 /// One column of a batch in the row layout: the tensors `column` (one per item, one dtype and
@@ -649,7 +626,8 @@ pub(crate) fn import_rows(
     Ok(rows)
 }
 
-/// One tensor (no batch axis) in its logical order: axis `i` is physical axis `permutation[i]`.
+/// One tensor in its logical order: axis `i` is physical axis `permutation[i]` (also the
+/// batch's, through [`permute`]).
 fn permute_item(t: &Tensor, permutation: &[usize]) -> Result<Tensor> {
     macro_rules! go {
         ($a:expr) => {

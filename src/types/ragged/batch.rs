@@ -103,19 +103,7 @@ impl BatchEncoder<RaggedTensor> for RaggedBatch {
         }
         nested.push(i64_tensor(outer));
         for level in 0..rr {
-            let total: usize = items
-                .iter()
-                .map(|r| r.nested_row_splits[level].len() - 1)
-                .sum();
-            let mut splits = Vec::with_capacity(total + 1);
-            splits.push(0i64);
-            let mut offset = 0i64;
-            for item in items {
-                let s = splits_of(&item.nested_row_splits[level]);
-                splits.extend(s[1..].iter().map(|&v| v + offset));
-                offset += s[s.len() - 1];
-            }
-            nested.push(i64_tensor(splits));
+            nested.push(joined_splits(items.iter().copied(), level));
         }
         let mut uniform = vec![None];
         uniform.extend(first.uniform_row_lengths.iter().cloned());
@@ -209,4 +197,26 @@ impl RaggedTensor {
             vec![None],
         ))
     }
+}
+
+/// The row splits of partition `level` of `items` joined end to end (each item's splits
+/// rebased on the rows before it): the partition of their concatenation along axis 0, shared
+/// by `stack` (below the new outer level) and `concat`.
+pub(super) fn joined_splits<'a>(
+    items: impl Iterator<Item = &'a RaggedTensor> + Clone,
+    level: usize,
+) -> Tensor {
+    let total: usize = items
+        .clone()
+        .map(|r| r.nested_row_splits[level].len() - 1)
+        .sum();
+    let mut splits = Vec::with_capacity(total + 1);
+    splits.push(0i64);
+    let mut offset = 0i64;
+    for item in items {
+        let s = splits_of(&item.nested_row_splits[level]);
+        splits.extend(s[1..].iter().map(|&v| v + offset));
+        offset += s[s.len() - 1];
+    }
+    i64_tensor(splits)
 }

@@ -10,7 +10,7 @@
 //! [`RaggedTensor::concat`] and [`RaggedTensor::stack`] (a dispatch handler has a fixed number
 //! of arguments, `concat` takes any number).
 
-use super::batch::RaggedBatch;
+use super::batch::{RaggedBatch, joined_splits};
 use super::infer::{ragged, value};
 use super::{RaggedTensor, RaggedTensorSpec, arg_error, describe, i64_tensor, splits_of};
 use crate::batch::{BatchEncoder, concat_rows_counted};
@@ -221,19 +221,7 @@ fn concat_rows(items: &[&RaggedTensor]) -> Result<RaggedTensor> {
     let flat = concat_rows_counted(&flats, nvals, "flat_values")?;
     let mut nested = Vec::with_capacity(rr);
     for level in 0..rr {
-        let total: usize = items
-            .iter()
-            .map(|r| r.nested_row_splits[level].len() - 1)
-            .sum();
-        let mut splits = Vec::with_capacity(total + 1);
-        splits.push(0i64);
-        let mut offset = 0i64;
-        for item in items {
-            let s = splits_of(&item.nested_row_splits[level]);
-            splits.extend(s[1..].iter().map(|&v| v + offset));
-            offset += s[s.len() - 1];
-        }
-        nested.push(i64_tensor(splits));
+        nested.push(joined_splits(items.iter().copied(), level));
     }
     Ok(RaggedTensor::from_parts_unchecked(
         flat,
