@@ -9,6 +9,7 @@ use super::field::{BatchField, BatchOps, FieldRef};
 use crate::derived::{Derived, StructDesc, validated};
 use crate::error::{BatchError, Result};
 use crate::field::{Field, FieldPath};
+use crate::spec::ExtensionType;
 
 /// A derived struct with `#[extype(batchable)]`: the batching functions of its fields, in the
 /// order of `DESC.fields`.
@@ -112,7 +113,7 @@ const CHUNK: usize = 16;
 
 /// Stacks `items` (at least one), then validates the batch. The items are walked once, a chunk
 /// at a time, each chunk feeding every field's stacker in turn (see `batch::rows`).
-pub fn stack<T: DerivedBatch>(items: &[&T], path: &FieldPath<'_>) -> Result<T> {
+pub fn stack<T: DerivedBatch + ExtensionType>(items: &[&T], path: &FieldPath<'_>) -> Result<T> {
     let desc = T::DESC;
     let Some(&first) = items.first() else {
         return Err(BatchError::Argument {
@@ -183,7 +184,11 @@ unsafe fn drop_skipped(desc: &StructDesc, value: *mut u8) {
 }
 
 /// Splits a batch of `n` items field by field, then validates each item.
-pub fn unstack<T: DerivedBatch>(batch: T, n: usize, path: &FieldPath<'_>) -> Result<Vec<T>> {
+pub fn unstack<T: DerivedBatch + ExtensionType>(
+    batch: T,
+    n: usize,
+    path: &FieldPath<'_>,
+) -> Result<Vec<T>> {
     let desc = T::DESC;
     let batch = std::mem::ManuallyDrop::new(batch);
     let src = &*batch as *const T as *mut u8;

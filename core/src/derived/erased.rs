@@ -84,7 +84,7 @@ mod fns_of {
 
 impl TypeFns {
     /// The functions of the derived type `T` and of its spec.
-    pub const fn of<T: Derived>() -> TypeFns {
+    pub const fn of<T: Derived + ExtensionType>() -> TypeFns {
         TypeFns {
             value_layout: Layout::new::<T>(),
             spec_layout: Layout::new::<<T as Field>::Spec>(),

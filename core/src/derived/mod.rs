@@ -256,7 +256,7 @@ pub const fn erase_validate<T>(
 /// `DESC` must describe `Self` and `<Self as Field>::Spec` exactly: one [`FieldDesc`] per field,
 /// in declaration order, each with the field's offsets in both structs and the `FieldOps` of the
 /// field's own type. `#[derive(ExtensionType)]` is the only intended implementor.
-pub unsafe trait Derived: ExtensionType + Field {
+pub unsafe trait Derived: Field {
     /// The table of this type.
     const DESC: &'static StructDesc;
 }
@@ -271,10 +271,13 @@ pub unsafe trait DerivedSpec:
     Clone + fmt::Debug + Eq + Hash + Send + Sync + 'static
 {
     /// The value type.
-    type Value: Derived + Field<Spec = Self> + ExtensionType<Spec = Self>;
+    type Value: Derived + Field<Spec = Self>;
 }
 
-impl<S: DerivedSpec> TypeSpec for S {
+impl<S: DerivedSpec> TypeSpec for S
+where
+    S::Value: ExtensionType<Spec = S>,
+{
     type Value = S::Value;
 
     // SAFETY (every `unsafe` block below): `self`, `other` and `value` are specs or values of

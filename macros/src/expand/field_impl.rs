@@ -23,6 +23,7 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
     let spec_ty = g.spec_ty();
     let where_clause = &g.where_clause;
     let spec_name = g.spec_ident.to_string();
+    let name = g.name_expr();
     let tuple = matches!(g.cont.style, Style::Tuple);
     let contract = g.contract_arg();
     let validate = super::traits::user_validate(g);
@@ -80,7 +81,7 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
         // SAFETY: the offsets and operations are those of the struct's own fields (see above).
         unsafe impl #impl_generics __x::Derived for #self_ty #where_clause {
             const DESC: &'static __x::StructDesc = &__x::StructDesc {
-                name: <Self as __x::ExtensionType>::NAME,
+                name: #name,
                 type_id: ::core::any::TypeId::of::<Self>(),
                 spec_name: #spec_name,
                 tuple: #tuple,

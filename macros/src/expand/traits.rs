@@ -84,16 +84,22 @@ fn tensor_like(g: &Gen) -> (TokenStream, TokenStream) {
         TensorLikeAttr::Manual(path) => path.span(),
         TensorLikeAttr::Field(member) => member.span(),
     };
-    let methods = quote_spanned! {span=>
+    // Only the coercions carry the attribute's span (a missing `TensorLike` impl is reported
+    // there). The signatures carry the type's name, as the impl does: a missing `Clone` (which
+    // every method of the impl requires) is then one diagnostic, at the type, which rustc prints
+    // once, rather than a second one at the attribute.
+    let value = quote_spanned!(span=> ::core::option::Option::Some(self));
+    let spec = quote_spanned!(span=> ::core::option::Option::Some(spec));
+    let methods = quote_spanned! {g.cont.ident.span()=>
         #[inline]
         fn as_tensor_like(&self) -> ::core::option::Option<&dyn __x::TensorLike> {
-            ::core::option::Option::Some(self)
+            #value
         }
         #[inline]
         fn spec_as_tensor_like(
             spec: &Self::Spec,
         ) -> ::core::option::Option<&dyn __x::TensorLike> {
-            ::core::option::Option::Some(spec)
+            #spec
         }
     };
     let TensorLikeAttr::Field(member) = attr else {
