@@ -1029,14 +1029,156 @@ fn nan_and_infinities() {
     let sum = dense_f32(reduce(&catalog::REDUCE_SUM, &x, Some(&[1]), false));
     assert!(sum[0].is_nan() && sum[1].is_nan() && sum[2].is_nan());
     assert_eq!(sum[3..], [f32::INFINITY, 2.0]);
-    // Deliberate difference: max/min propagate NaN in every row (NumPy's rule, extype's dense
-    // reductions). TF's segment max keeps or drops a NaN by its position: [nan, 1] -> 1,
-    // [1, nan] -> nan.
+    // TF's segment max keeps or drops a NaN by its position: [nan, 1] -> 1, [1, nan] -> nan.
     let max = dense_f32(reduce(&catalog::REDUCE_MAX, &x, Some(&[1]), false));
-    assert!(max[0].is_nan() && max[1].is_nan());
+    assert_eq!(max[0], 1.0);
+    assert!(max[1].is_nan());
     assert_eq!(max[2..], [f32::INFINITY, f32::INFINITY, 2.0]);
     let min = dense_f32(reduce(&catalog::REDUCE_MIN, &x, Some(&[1]), false));
-    assert_eq!(min[2..], [f32::NEG_INFINITY, f32::INFINITY, 2.0]);
+    assert_eq!(min[0], 1.0);
+    assert!(min[1].is_nan());
+    // [inf] alone: the highest finite value (the fold starts there and inf never wins).
+    assert_eq!(min[2..], [f32::NEG_INFINITY, f32::MAX, 2.0]);
+}
+
+/// Compares with NaN equal to NaN.
+fn same(got: &[f32], want: &[f32]) -> bool {
+    got.len() == want.len()
+        && got
+            .iter()
+            .zip(want)
+            .all(|(g, w)| g == w || (g.is_nan() && w.is_nan()))
+}
+
+#[test]
+fn max_and_min_fold_in_tf_order_on_ragged_axes_and_propagate_on_dense_ones() {
+    // TF 2.21 (`tf.reduce_max` / `tf.reduce_min` of a RaggedTensor): a ragged axis and axis 0
+    // reduce with `unsorted_segment_max`/`_min`, which start at the lowest / highest finite
+    // value and fold `acc = v < acc ? acc : v` in order (a NaN survives only if nothing
+    // follows it; `[-inf]` gives the lowest finite value); dense axes (inner ones, and axis 0
+    // once the ragged axis is gone) propagate NaN. Axes reduce highest first.
+    let (nan, inf, lo, hi) = (f32::NAN, f32::INFINITY, f32::MIN, f32::MAX);
+    // A = [[nan, 1], [1, nan], [-inf], [], [2, nan, 3]]
+    let a = RaggedTensor::from_row_lengths(
+        array![nan, 1.0, 1.0, nan, -inf, 2.0, nan, 3.0],
+        array![2i64, 2, 1, 0, 3],
+    )
+    .unwrap();
+    let cases: [(&'static extype::Op, &[isize], Vec<f32>); 8] = [
+        (&catalog::REDUCE_MAX, &[1], vec![1.0, nan, lo, lo, 3.0]),
+        (&catalog::REDUCE_MAX, &[-1], vec![1.0, nan, lo, lo, 3.0]),
+        (&catalog::REDUCE_MAX, &[0], vec![2.0, nan, 3.0]),
+        (&catalog::REDUCE_MAX, &[0, 1], vec![nan]),
+        (&catalog::REDUCE_MIN, &[1], vec![1.0, nan, -inf, hi, 3.0]),
+        (&catalog::REDUCE_MIN, &[0], vec![-inf, nan, 3.0]),
+        (&catalog::REDUCE_MIN, &[0, 1], vec![nan]),
+        (&catalog::REDUCE_MIN, &[-1], vec![1.0, nan, -inf, hi, 3.0]),
+    ];
+    for (op, axes, want) in cases {
+        let got = dense_f32(reduce(op, &a, Some(axes), false));
+        assert!(same(&got, &want), "A {} {axes:?}: {got:?}", op.name());
+    }
+    // B = [[[nan, 1], [2, -inf]], [], [[3, nan]]], shape [3, (ragged), 2].
+    let b = RaggedTensor::from_row_lengths(
+        array![[nan, 1.0], [2.0, -inf], [3.0, nan]],
+        array![2i64, 0, 1],
+    )
+    .unwrap();
+    type Case = (
+        &'static extype::Op,
+        &'static [isize],
+        &'static [usize],
+        Vec<f32>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            &catalog::REDUCE_MAX,
+            &[1],
+            &[3, 2],
+            vec![2.0, 1.0, lo, lo, 3.0, nan],
+        ),
+        (&catalog::REDUCE_MAX, &[1, 2], &[3], vec![2.0, lo, nan]),
+        (&catalog::REDUCE_MAX, &[0], &[2, 2], vec![3.0, nan, 2.0, lo]),
+        (&catalog::REDUCE_MAX, &[0, 2], &[2], vec![nan, 2.0]),
+        (&catalog::REDUCE_MAX, &[0, 1], &[2], vec![3.0, nan]),
+        (
+            &catalog::REDUCE_MIN,
+            &[1],
+            &[3, 2],
+            vec![2.0, -inf, hi, hi, 3.0, nan],
+        ),
+        (&catalog::REDUCE_MIN, &[1, 2], &[3], vec![-inf, hi, nan]),
+        (
+            &catalog::REDUCE_MIN,
+            &[0],
+            &[2, 2],
+            vec![3.0, nan, 2.0, -inf],
+        ),
+        (&catalog::REDUCE_MIN, &[0, 2], &[2], vec![nan, -inf]),
+        (&catalog::REDUCE_MIN, &[0, 1], &[2], vec![2.0, nan]),
+    ];
+    for (op, axes, shape, want) in cases {
+        let got = reduce(op, &b, Some(axes), false).into_tensor().unwrap();
+        assert_eq!(got.shape(), shape, "B {} {axes:?}", op.name());
+        assert!(
+            same(&f32s(&got), &want),
+            "B {} {axes:?}: {got:?}",
+            op.name()
+        );
+    }
+    // keepdims keeps the same values in TF's shapes.
+    let keep: [(&[isize], &[usize]); 5] = [
+        (&[1], &[3, 1, 2]),
+        (&[1, 2], &[3, 1, 1]),
+        (&[0], &[1, 2, 2]),
+        (&[0, 2], &[1, 2, 1]),
+        (&[0, 1], &[1, 1, 2]),
+    ];
+    for (axes, shape) in keep {
+        let got = reduce(&catalog::REDUCE_MAX, &b, Some(axes), true)
+            .into_tensor()
+            .unwrap();
+        assert_eq!(got.shape(), shape, "B keepdims {axes:?}");
+    }
+    // E = [[], []]: rows reduce to the finite bound; axis 0 has no columns; naming every
+    // axis reduces them one by one (`axis=None` reduces the flat values: -inf, tested above).
+    let e =
+        RaggedTensor::from_row_lengths(ndarray::Array1::<f32>::zeros(0), array![0i64, 0]).unwrap();
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_MAX, &e, Some(&[1]), false)),
+        [lo, lo]
+    );
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_MAX, &e, Some(&[0, 1]), false)),
+        [lo]
+    );
+    assert_eq!(
+        dense_f32(reduce(&catalog::REDUCE_MIN, &e, Some(&[0, 1]), false)),
+        [hi]
+    );
+    assert!(dense_f32(reduce(&catalog::REDUCE_MAX, &e, Some(&[0]), false)).is_empty());
+    // f64 and the half floats follow the same rule (their own finite bounds).
+    let h =
+        RaggedTensor::from_row_lengths(array![f64::NAN, 1.0, f64::NEG_INFINITY], array![2i64, 1])
+            .unwrap();
+    let got = reduce(&catalog::REDUCE_MAX, &h, Some(&[1]), false)
+        .into_tensor()
+        .unwrap();
+    assert_eq!(
+        got.as_array::<f64, IxDyn>().unwrap().as_slice().unwrap(),
+        [1.0, f64::MIN]
+    );
+    let half: RaggedTensor = ops::cast_as(&h, extype::DType::F16).unwrap();
+    let got = reduce(&catalog::REDUCE_MAX, &half, Some(&[1]), false)
+        .into_tensor()
+        .unwrap();
+    let got: Vec<f32> = got
+        .as_array::<extype::half::f16, IxDyn>()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_f32())
+        .collect();
+    assert_eq!(got, [1.0, -65504.0]);
 }
 
 #[test]

@@ -53,9 +53,10 @@
 //! - `reduce_sum` of integers widens (`i32` → `i64`), as extype's dense `reduce_sum` does;
 //!   `reduce_max`/`reduce_min` take the dtypes extype's dense ones take (not `i8`, `i16`,
 //!   `u16`, `u32`, `bool`).
-//! - `reduce_max`/`reduce_min` propagate NaN (NumPy's rule, as extype's dense reductions);
-//!   TF's segment max keeps or drops a NaN by its position in the row (`[nan, 1]` → 1,
-//!   `[1, nan]` → NaN).
+//! - `reduce_max`/`reduce_min` of floats reducing an outer axis of ragged rank ≥ 2 propagate
+//!   NaN and keep ±inf (extype's dense rule); over the innermost ragged axis and over axis 0 of
+//!   ragged rank 1 they follow TF's segment fold exactly (`[nan, 1]` → 1, `[1, nan]` → NaN,
+//!   `[-inf]` → the lowest finite value: see `segment_extreme`).
 //! - A dense operand of higher rank than the ragged tensor is refused (TF broadcasts to a
 //!   new outer axis).
 //! - Reductions of a tensor of ragged rank ≥ 2 over axis 0 or an outer ragged axis (one axis
@@ -75,6 +76,7 @@ mod infer;
 mod join;
 mod reduce;
 mod reduce_outer;
+mod segment_extreme;
 
 pub use batch::RaggedBatch;
 

@@ -115,7 +115,23 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
     let rr = x.ragged_rank();
     let keep = op.keepdims();
     let flat = &x.flat_values;
-    Ok(Some(match plan(name, op.axes(), rank, rr)? {
+    // TF reduces one axis at a time, the highest first; for float max and min the order shows
+    // (a ragged axis folds in TF's order, a dense one propagates NaN), so the inner axes of the
+    // flat values go first there, as in TF.
+    let tf_order = matches!(kind, Kind::Max | Kind::Min) && flat.dtype().is_float();
+    let inner_first = |inner: &[isize]| -> Result<Tensor> {
+        if inner.is_empty() {
+            return Ok(flat.clone());
+        }
+        dense_reduce(kind, op.op(), flat, &OpArgs::axes(inner), out_dtype, false)
+    };
+    let mut plan = plan(name, op.axes(), rank, rr)?;
+    if tf_order && rr == 1 && plan == Plan::All && op.axes().is_some() {
+        // Every axis named: TF still reduces them one by one (`axis=None` reduces the flat
+        // values at once).
+        plan = Plan::RowsAndRagged((1..flat.ndim() as isize).collect());
+    }
+    Ok(Some(match plan {
         Plan::All => {
             let out = dense_reduce(kind, op.op(), flat, &OpArgs::none(), out_dtype, false)?;
             if keep {
@@ -131,8 +147,12 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
         }
         Plan::Ragged(inner) => {
             let splits = splits_of(&x.nested_row_splits[rr - 1]);
-            let mut out = segment(kind, flat, &splits, out_dtype)?;
-            if !inner.is_empty() {
+            let mut out = if tf_order {
+                segment(kind, &inner_first(&inner)?, &splits, out_dtype)?
+            } else {
+                segment(kind, flat, &splits, out_dtype)?
+            };
+            if !inner.is_empty() && !tf_order {
                 let args = OpArgs::axes(&inner);
                 out = dense_reduce(kind, op.op(), &out, &args, out_dtype, true)?;
             }
@@ -156,11 +176,47 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
             }
         }
         Plan::RowsAndRagged(inner) => {
-            let mut axes = vec![0isize];
-            axes.extend(inner.iter().copied());
-            let out = dense_reduce(kind, op.op(), flat, &OpArgs::axes(&axes), out_dtype, true)?;
+            let out = if tf_order {
+                // The rows' TF fold, then the dense reduction over axis 0.
+                let splits = splits_of(&x.nested_row_splits[0]);
+                let rows = segment(kind, &inner_first(&inner)?, &splits, out_dtype)?;
+                dense_reduce(kind, op.op(), &rows, &OpArgs::axes(&[0]), out_dtype, false)?
+            } else {
+                let mut axes = vec![0isize];
+                axes.extend(inner.iter().copied());
+                dense_reduce(kind, op.op(), flat, &OpArgs::axes(&axes), out_dtype, true)?
+            };
             if keep {
                 let mut shape = vec![1, 1];
+                shape.extend(flat.shape()[1..].iter().enumerate().map(|(i, &d)| {
+                    if inner.contains(&(i as isize + 1)) {
+                        1
+                    } else {
+                        d
+                    }
+                }));
+                Value::from(ops::reshape_as::<Tensor>(&out, &shape)?)
+            } else {
+                Value::from(out)
+            }
+        }
+        Plan::Rows if tf_order => {
+            let mut inner: Vec<isize> = op
+                .axes()
+                .unwrap_or_default()
+                .iter()
+                .map(|&a| if a < 0 { a + rank as isize } else { a })
+                .filter(|&a| a > 1)
+                .map(|a| a - 1)
+                .collect();
+            inner.sort_unstable();
+            inner.dedup();
+            let values = inner_first(&inner)?;
+            let splits = splits_of(&x.nested_row_splits[0]);
+            let out = super::segment_extreme::by_position(kind == Kind::Max, &values, &splits)?
+                .ok_or_else(|| arg_error(name, "argument 0", "a float dtype", "another dtype"))?;
+            if keep {
+                let mut shape = vec![1, out.shape()[0]];
                 shape.extend(flat.shape()[1..].iter().enumerate().map(|(i, &d)| {
                     if inner.contains(&(i as isize + 1)) {
                         1
@@ -265,9 +321,15 @@ fn segment(kind: Kind, flat: &Tensor, splits: &[i64], out: DType) -> Result<Tens
     Ok(result)
 }
 
+/// TF's max or min of each row (see [`segment_extreme`](super::segment_extreme)).
+fn extreme(kind: Kind, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
+    let reduced = kernel_extreme(kind, flat, splits)?;
+    super::segment_extreme::repair_rows(kind == Kind::Max, flat, splits, reduced)
+}
+
 /// `segment_max`/`segment_min` on the non-empty rows, and the dtype's lowest / highest finite
 /// value in the empty ones (TF's `unsorted_segment_max` identity).
-fn extreme(kind: Kind, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
+fn kernel_extreme(kind: Kind, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
     let seg = if kind == Kind::Max {
         &catalog::SEGMENT_MAX
     } else {
@@ -302,7 +364,7 @@ fn extreme(kind: Kind, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
 }
 
 /// The dtype's lowest (`highest = false`) or highest finite value, as a scalar.
-fn finite_extreme(dtype: DType, highest: bool) -> Tensor {
+pub(super) fn finite_extreme(dtype: DType, highest: bool) -> Tensor {
     macro_rules! pick {
         ($t:ty) => {
             Tensor::from(arr0(if highest { <$t>::MAX } else { <$t>::MIN }).into_dyn())
