@@ -1313,8 +1313,6 @@ fn ragged_rank_2_reductions_over_outer_axes_as_tf() {
         show(&catalog::REDUCE_PROD, &[1, 2]),
         "[2.0, 60.0, 1.0, 3024.0]"
     );
-    // keepdims over an outer ragged axis is refused (documented).
-    assert!(ops::reduce_sum(&x, Some(&[0]), true).is_err());
     // Spec inference: axis 0 leaves ragged rank 1, axes [0, 1] a dense [?].
     let spec = ValueSpec::Extension(Box::new(extype::ExtensionType::spec(&x)));
     let out = ops::infer_spec(&catalog::REDUCE_SUM, &[&spec], &OpArgs::axes(&[0])).unwrap();
@@ -1324,4 +1322,91 @@ fn ragged_rank_2_reductions_over_outer_axes_as_tf() {
     );
     let out = ops::infer_spec(&catalog::REDUCE_SUM, &[&spec], &OpArgs::axes(&[0, 1])).unwrap();
     assert_eq!(out.spec.to_string(), "f32[?]");
+}
+
+#[test]
+fn keepdims_over_outer_ragged_axes_as_tf() {
+    // TF 2.21: r = tf.ragged.constant([[[1, 2], [3]], [], [[4], [], [5, 6]]]);
+    // tf.reduce_sum(r, axis, keepdims=True) keeps each reduced axis as TF's `expand_dims` does,
+    // one axis at a time: axis 0 -> [[[5, 2], [3], [5, 6]]] (1, 3, None); axis 1 ->
+    // [[[4, 2]], [[]], [[9, 6]]] (3, 1, None); [0, 1] -> [[[13, 8]]] (1, 1, None); [0, 2] ->
+    // dense (1, 3, 1) [[[7], [3], [11]]]; [1, 2] -> dense (3, 1, 1) [[[6]], [[0]], [[15]]].
+    // Deliberate difference: the kept axis 0 is a ragged partition of one row (`[1, ?, ?]`),
+    // where TF makes it uniform with the data's row count (`(1, 3, None)`): a spec cannot know
+    // that length. Values are the same.
+    let r = RaggedTensor::from_nested_row_splits(
+        array![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0],
+        vec![t(array![0i64, 2, 2, 5]), t(array![0i64, 2, 3, 4, 4, 6])],
+    )
+    .unwrap();
+    let show = |axes: &[isize]| -> String {
+        match reduce(&catalog::REDUCE_SUM, &r, Some(axes), true) {
+            Value::Tensor(t) => t.to_string(),
+            v => v.downcast::<RaggedTensor>().unwrap().to_string(),
+        }
+    };
+    assert_eq!(show(&[0]), "f32[1, ?, ?] [[[5.0, 2.0], [3.0], [5.0, 6.0]]]");
+    assert_eq!(
+        show(&[1]),
+        "f32[3, 1, ?] [[[4.0, 2.0]], [[]], [[9.0, 6.0]]]"
+    );
+    assert_eq!(show(&[0, 1]), "f32[1, ?, ?] [[[13.0, 8.0]]]");
+    assert_eq!(show(&[0, 2]), "f32[1, 3, 1] [[[7.0], [3.0], [11.0]]]");
+    assert_eq!(show(&[1, 2]), "f32[3, 1, 1] [[[6.0]], [[0.0]], [[15.0]]]");
+    // TF: the mean keeps the same shapes (sum over count, each kept): axis 1 ->
+    // [[[2, 2]], [[]], [[4.5, 6]]].
+    let mean = reduce(&catalog::REDUCE_MEAN, &r, Some(&[1]), true);
+    assert_eq!(
+        mean.downcast::<RaggedTensor>().unwrap().to_string(),
+        "f32[3, 1, ?] [[[2.0, 2.0]], [[]], [[4.5, 6.0]]]"
+    );
+    // Spec inference agrees with every result, keepdims or not, also on inputs with uniform
+    // partitions and inner axes.
+    // [3, 1, ?]: a uniform partition above a ragged one.
+    let uniform_outer = reduce(&catalog::REDUCE_SUM, &r, Some(&[1]), true)
+        .downcast::<RaggedTensor>()
+        .unwrap();
+    assert_eq!(uniform_outer.uniform_row_lengths(), [Some(1), None]);
+    // [2, ?, 2, …]: a ragged partition above a uniform one.
+    let u = RaggedTensor::from_uniform_row_length(array![1.0f32, 2.0, 3.0, 4.0], 2, None).unwrap();
+    let ragged_over_uniform = RaggedTensor::stack(&[&u, &u], 0).unwrap();
+    assert_eq!(ragged_over_uniform.uniform_row_lengths(), [None, Some(2)]);
+    let inner = RaggedTensor::from_nested_row_splits(
+        array![[1.0f32, 2.0], [3.0, 4.0], [5.0, 6.0]],
+        vec![t(array![0i64, 1, 3]), t(array![0i64, 2, 2, 3])],
+    )
+    .unwrap();
+    for x in [&r, &uniform_outer, &ragged_over_uniform, &inner] {
+        let spec = ValueSpec::Extension(Box::new(extype::ExtensionType::spec(x)));
+        let rank = x.rank() as isize;
+        let mut sets: Vec<Vec<isize>> = (0..rank).map(|a| vec![a]).collect();
+        for a in 0..rank {
+            for b in a + 1..rank {
+                sets.push(vec![a, b]);
+            }
+        }
+        for axes in sets {
+            for keep in [false, true] {
+                for op in [
+                    &catalog::REDUCE_SUM,
+                    &catalog::REDUCE_MEAN,
+                    &catalog::REDUCE_MAX,
+                ] {
+                    let args = OpArgs::axes(&axes).keepdims(keep);
+                    let got = ops::call(op, &[extype::ops::AsOperand::as_operand(x)], &args)
+                        .unwrap_or_else(|e| {
+                            panic!("{} {axes:?} keep={keep} of {x}: {e}", op.name())
+                        });
+                    let inferred = ops::infer_spec(op, &[&spec], &args).unwrap();
+                    assert!(
+                        inferred.spec.is_compatible_with(&got.spec()),
+                        "{} {axes:?} keep={keep} of {x}: inferred {} for {}",
+                        op.name(),
+                        inferred.spec,
+                        got.spec()
+                    );
+                }
+            }
+        }
+    }
 }

@@ -59,8 +59,9 @@
 //!   `[-inf]` → the lowest finite value: see `segment_extreme`).
 //! - A dense operand of higher rank than the ragged tensor is refused (TF broadcasts to a
 //!   new outer axis).
-//! - Reductions of a tensor of ragged rank ≥ 2 over axis 0 or an outer ragged axis (one axis
-//!   at a time, highest first, as TF) refuse `keepdims = true`.
+//! - Reductions of a tensor of ragged rank ≥ 2 over axis 0 with `keepdims` keep axis 0 as a
+//!   ragged partition of one row (shape `[1, ?, …]`), where TF makes it uniform with the
+//!   data's row count (`(1, 3, None)`), a length no spec could state; the values are TF's.
 //! - `ops::concat` / `ops::stack` dispatch for two ragged tensors only (a handler has a fixed
 //!   number of arguments; three or more on axis 0 of ragged rank ≥ 2 go through the batch
 //!   fallback, otherwise use [`RaggedTensor::concat`] / [`RaggedTensor::stack`]). `gather`

@@ -438,8 +438,8 @@ fn rows(op: &ReductionOp, kind: Kind, x: &RaggedTensor, out: DType) -> Result<Te
     ops::div_as(&total, &ops::cast_as::<Tensor>(&count, work)?)
 }
 
-/// Ragged rank ≥ 2 over axis 0 or outer ragged axes (see `reduce_outer`); `keepdims` is
-/// refused there.
+/// Ragged rank ≥ 2 over axis 0 or outer ragged axes (see `reduce_outer`), `keepdims` applied
+/// at each axis as TF does.
 fn sequential(
     op: &ReductionOp,
     kind: Kind,
@@ -447,14 +447,7 @@ fn sequential(
     axes: &[usize],
     out: DType,
 ) -> Result<Value> {
-    if op.keepdims() {
-        return Err(arg_error(
-            op.name(),
-            "keepdims",
-            "keepdims = false when reducing axis 0 or an outer ragged axis of ragged rank >= 2",
-            "true",
-        ));
-    }
+    let keep = op.keepdims();
     let work = if matches!(kind, Kind::Mean | Kind::Sum | Kind::Prod) {
         out
     } else {
@@ -466,12 +459,20 @@ fn sequential(
         x.clone()
     };
     if kind != Kind::Mean {
-        return super::reduce_outer::sequential(op.op(), &identity(kind, work)?, &values, axes);
+        return super::reduce_outer::sequential(
+            op.op(),
+            &identity(kind, work)?,
+            &values,
+            axes,
+            keep,
+        );
     }
     let sum = &catalog::REDUCE_SUM;
-    let total = super::reduce_outer::sequential(sum, &identity(Kind::Sum, work)?, &values, axes)?;
+    let total =
+        super::reduce_outer::sequential(sum, &identity(Kind::Sum, work)?, &values, axes, keep)?;
     let ones: RaggedTensor = ops::ones_like_as(&values)?;
-    let count = super::reduce_outer::sequential(sum, &identity(Kind::Sum, work)?, &ones, axes)?;
+    let count =
+        super::reduce_outer::sequential(sum, &identity(Kind::Sum, work)?, &ones, axes, keep)?;
     match (total, count) {
         (Value::Tensor(t), Value::Tensor(c)) => Ok(Value::from(ops::div_as::<Tensor>(&t, &c)?)),
         (t, c) => {
@@ -676,30 +677,93 @@ fn infer_reduce(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpe
                 value(spec)
             }
             Plan::RowsAndRagged(_) | Plan::Rows => return Ok(None),
-            Plan::Sequential(axes) => {
-                // The ragged axes left (of 0..=rr) and the inner axes as reduced; sizes unknown.
-                let kept_outer = (0..=rr).filter(|a| !axes.contains(a)).count();
-                let inner: Vec<Dim> = full
-                    .iter()
-                    .enumerate()
-                    .skip(rr + 1)
-                    .filter(|(i, _)| !axes.contains(i))
-                    .map(|(_, d)| *d)
-                    .collect();
-                if kept_outer <= 1 {
-                    let lead = (kept_outer == 1).then_some(Dim::Unknown);
-                    let dims = lead.into_iter().chain(inner);
-                    ValueSpec::Tensor(TensorSpec::new(Shape::from_dims(dims), out_dtype))
-                } else {
-                    let any = TensorSpec::new(Shape::from_dims([Dim::Unknown]), DType::I64);
-                    let flat = std::iter::once(Dim::Unknown).chain(inner);
-                    value(RaggedTensorSpec {
-                        flat_values: TensorSpec::new(Shape::from_dims(flat), out_dtype),
-                        nested_row_splits: vec![any; kept_outer - 1],
-                        uniform_row_lengths: vec![None; kept_outer - 1],
-                    })
-                }
-            }
+            Plan::Sequential(axes) => sequential_spec(x, &full, &axes, keep, out_dtype),
         },
     ))
+}
+
+/// The spec of [`sequential`]: the handler's steps, one axis at a time from the highest, on
+/// the partitions' uniform lengths and the flat values' dims (sizes the data decides unknown).
+fn sequential_spec(
+    x: &RaggedTensorSpec,
+    full: &[Dim],
+    axes: &[usize],
+    keep: bool,
+    dtype: DType,
+) -> ValueSpec {
+    enum Step {
+        Dense(Vec<Dim>),
+        Ragged(Vec<Option<i64>>, Vec<Dim>),
+    }
+    let rr0 = x.uniform_row_lengths.len();
+    let mut state = Step::Ragged(x.uniform_row_lengths.clone(), full[rr0..].to_vec());
+    let one = Dim::Known(1);
+    let mut sorted = axes.to_vec();
+    sorted.sort_unstable_by(|a, b| b.cmp(a));
+    for a in sorted {
+        state = match state {
+            Step::Dense(mut dims) => {
+                if keep {
+                    dims[a] = one;
+                } else {
+                    dims.remove(a);
+                }
+                Step::Dense(dims)
+            }
+            Step::Ragged(uniform, mut flat) => {
+                let rr = uniform.len();
+                if a > rr {
+                    if keep {
+                        flat[a - rr] = one;
+                    } else {
+                        flat.remove(a - rr);
+                    }
+                    Step::Ragged(uniform, flat)
+                } else if a == rr {
+                    // The innermost ragged axis: one value per row of the level above.
+                    let mut dims = vec![Dim::Unknown];
+                    if keep {
+                        dims.push(one);
+                    }
+                    dims.extend(flat[1..].iter().copied());
+                    if rr == 1 {
+                        Step::Dense(dims)
+                    } else {
+                        Step::Ragged(uniform[..rr - 1].to_vec(), dims)
+                    }
+                } else {
+                    // An outer ragged axis: the levels above kept, the rest rebuilt (ragged).
+                    let mut dims = vec![Dim::Unknown];
+                    dims.extend(flat[1..].iter().copied());
+                    let parts = if a == 0 { 0 } else { a - 1 };
+                    let mut left: Vec<Option<i64>> = uniform[..parts].to_vec();
+                    left.extend(std::iter::repeat_n(None, rr - 1 - parts));
+                    match (left.is_empty(), keep) {
+                        (true, false) => Step::Dense(dims),
+                        (true, true) => {
+                            dims.insert(a, one);
+                            Step::Dense(dims)
+                        }
+                        (false, false) => Step::Ragged(left, dims),
+                        (false, true) => {
+                            let index = a.saturating_sub(1);
+                            left.insert(index, super::reduce_outer::kept_partition(a));
+                            Step::Ragged(left, dims)
+                        }
+                    }
+                }
+            }
+        };
+    }
+    match state {
+        Step::Dense(dims) => ValueSpec::Tensor(TensorSpec::new(Shape::from_dims(dims), dtype)),
+        Step::Ragged(uniform, flat) => {
+            let any = TensorSpec::new(Shape::from_dims([Dim::Unknown]), DType::I64);
+            value(RaggedTensorSpec {
+                flat_values: TensorSpec::new(Shape::from_dims(flat), dtype),
+                nested_row_splits: vec![any; uniform.len()],
+                uniform_row_lengths: uniform,
+            })
+        }
+    }
 }

@@ -192,32 +192,78 @@ pub(super) fn sequential(
     identity: &Tensor,
     x: &RaggedTensor,
     axes: &[usize],
+    keepdims: bool,
 ) -> Result<Value> {
     let mut sorted = axes.to_vec();
     sorted.sort_unstable_by(|a, b| b.cmp(a));
     let mut current = Value::from_extension(x.clone());
     for a in sorted {
+        // TF applies `keepdims` at each axis (`ragged_reduce_aggregate` one axis at a time).
+        let args = OpArgs::axes(&[a as isize]).keepdims(keepdims);
         current = match current {
-            Value::Tensor(t) => Value::from(t.dense_op(op, &OpArgs::axes(&[a as isize]))?),
+            Value::Tensor(t) => Value::from(t.dense_op(op, &args)?),
             ext => {
                 let r = ext.downcast::<RaggedTensor>()?;
                 let rr = r.ragged_rank();
                 if a > rr {
-                    let values = r
-                        .flat_values
-                        .dense_op(op, &OpArgs::axes(&[(a - rr) as isize]))?;
+                    let args = OpArgs::axes(&[(a - rr) as isize]).keepdims(keepdims);
+                    let values = r.flat_values.dense_op(op, &args)?;
                     Value::from_extension(r.with_values_unchecked(values))
                 } else if a == rr {
-                    ops::call(
-                        op,
-                        &[crate::ops::AsOperand::as_operand(&r)],
-                        &OpArgs::axes(&[a as isize]),
-                    )?
+                    ops::call(op, &[crate::ops::AsOperand::as_operand(&r)], &args)?
                 } else {
-                    reduce_outer_axis(op, identity, &r, a)?
+                    let reduced = reduce_outer_axis(op, identity, &r, a)?;
+                    if keepdims {
+                        keep_axis(reduced, a)?
+                    } else {
+                        reduced
+                    }
                 }
             }
         };
     }
     Ok(current)
+}
+
+/// The partition that keeps reduced outer axis `axis` (`keepdims`): its length is 1 for
+/// `axis ≥ 1` (uniform, as TF's); for axis 0 it holds every row in one, of a length only the
+/// data knows, so it is a ragged partition rather than TF's uniform one (a spec could not say
+/// its length).
+pub(super) fn kept_partition(axis: usize) -> Option<i64> {
+    (axis > 0).then_some(1)
+}
+
+/// `value` (the reduction over outer `axis`) with a new axis of size 1 at `axis` (TF's
+/// `expand_dims` of a ragged tensor).
+fn keep_axis(value: Value, axis: usize) -> Result<Value> {
+    let r = match value {
+        Value::Tensor(t) => {
+            let mut shape = t.shape().to_vec();
+            shape.insert(axis, 1);
+            return Ok(Value::from(ops::reshape_as::<Tensor>(&t, &shape)?));
+        }
+        ext => ext.downcast::<RaggedTensor>()?,
+    };
+    // Axis 0: all rows in one row; axis a ≥ 1: each row of level a - 1 alone.
+    let (index, splits) = if axis == 0 {
+        (0, vec![0, r.nrows() as i64])
+    } else {
+        let n = match axis - 1 {
+            0 => r.nrows() as i64,
+            level => splits_of(&r.nested_row_splits[level - 1])
+                .last()
+                .copied()
+                .unwrap_or(0),
+        };
+        (axis - 1, (0..=n).collect())
+    };
+    let mut nested = r.nested_row_splits.clone();
+    nested.insert(index, i64_tensor(splits));
+    let mut uniform = r.uniform_row_lengths.clone();
+    uniform.insert(index, kept_partition(axis));
+    Ok(Value::from_extension(RaggedTensor::from_parts_unchecked(
+        r.flat_values.clone(),
+        nested,
+        uniform,
+    )))
 }
