@@ -1226,7 +1226,7 @@ fn sizes_that_cannot_be_allocated_are_errors() {
 }
 
 #[test]
-fn ops_concat_and_stack_of_two_ragged_tensors_dispatch() {
+fn ops_concat_and_stack_of_ragged_tensors_dispatch() {
     use extype::ops::AsOperand;
     let (a, b) = ab();
     // TF: tf.concat([a, b], 0) / tf.concat([a, b], 1) / tf.stack([a, b], 1).
@@ -1248,6 +1248,40 @@ fn ops_concat_and_stack_of_two_ragged_tensors_dispatch() {
         out.spec.tensor_like().unwrap().shape().to_string(),
         "[?, ?, ?]"
     );
+    // Any number of operands (one handler takes `&[&RaggedTensor]`). TF 2.21, with
+    // c = [[8, 9], [], [10]]: tf.concat([a, b, c], 1) -> [[1, 2, 3, 5, 8, 9], [6, 7], [4, 10]];
+    // tf.stack([a, b, c], 1) -> [[[1, 2, 3], [5], [8, 9]], [[], [6, 7], []], [[4], [], [10]]].
+    let c = RaggedTensor::from_row_lengths(array![8, 9, 10], array![2i64, 0, 1]).unwrap();
+    let three = [a.as_operand(), b.as_operand(), c.as_operand()];
+    let c1: RaggedTensor = ops::concat_as(&three, 1).unwrap();
+    assert_eq!(
+        c1.to_string(),
+        "i32[3, ?] [[1, 2, 3, 5, 8, 9], [6, 7], [4, 10]]"
+    );
+    let c0: RaggedTensor = ops::concat_as(&three, 0).unwrap();
+    assert_eq!(c0, RaggedTensor::concat(&[&a, &b, &c], 0).unwrap());
+    let s1: RaggedTensor = ops::stack_as(&three, 1).unwrap();
+    assert_eq!(
+        s1.to_string(),
+        "i32[3, ?, ?] [[[1, 2, 3], [5], [8, 9]], [[], [6, 7], []], [[4], [], [10]]]"
+    );
+    let s0: RaggedTensor = ops::stack_as(&three, 0).unwrap();
+    assert_eq!(s0, RaggedTensor::stack(&[&a, &b, &c], 0).unwrap());
+    // One operand, and more than a fixed-arity handler could take.
+    let one: RaggedTensor = ops::concat_as(&[a.as_operand()], 0).unwrap();
+    assert_eq!(one, a);
+    let many: Vec<_> = (0..12).map(|_| c.as_operand()).collect();
+    let joined: RaggedTensor = ops::concat_as(&many, 1).unwrap();
+    assert_eq!(joined.row_lengths().shape(), [3]);
+    assert_eq!(joined.flat_values().shape(), [36]);
+    let specs = vec![&spec; 12];
+    let out = ops::infer_spec(&catalog::CONCAT, &specs, &OpArgs::none().with_axis(1)).unwrap();
+    let got = ValueSpec::Extension(Box::new(extype::ExtensionType::spec(&joined)));
+    assert!(out.spec.is_compatible_with(&got));
+    // A dense operand among them matches no handler: the error names the call's types.
+    let dense = Tensor::from(array![[1i32]].into_dyn());
+    let err = ops::concat(&[a.as_operand(), dense.as_operand(), b.as_operand()], 0).unwrap_err();
+    assert!(err.to_string().contains("concat"), "{err}");
 }
 
 #[test]

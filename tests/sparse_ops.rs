@@ -609,6 +609,21 @@ fn concat_follows_tf() {
     )
     .unwrap();
     assert_eq!(viaops, j);
+    // Any number of operands through `ops::concat` (one `&[&SparseTensor]` handler).
+    let three: SparseTensor = ops::concat_as(
+        &[
+            extype::ops::AsOperand::as_operand(&a),
+            extype::ops::AsOperand::as_operand(&c),
+            extype::ops::AsOperand::as_operand(&a),
+        ],
+        1,
+    )
+    .unwrap();
+    assert_eq!(
+        three,
+        SparseTensor::concat(&[&a, &c, &a], 1, false).unwrap()
+    );
+    assert_eq!(three.dense_shape(), [2, 8]);
     let e = SparseTensor::concat(&[&a, &b], 1, false)
         .unwrap_err()
         .to_string();

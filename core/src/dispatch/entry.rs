@@ -57,6 +57,15 @@ pub enum ParamKind {
     },
     /// `&Value` or `&Operand`: matches an argument of any type (a wildcard).
     Any,
+    /// `&[&T]` for an extension type `T`, the last dispatched parameter of a handler of a
+    /// variadic op (`concat`, `stack`): matches one or more trailing arguments, each of exactly
+    /// that type.
+    Rest {
+        /// `TypeId::of::<T>`.
+        type_id: fn() -> TypeId,
+        /// `type_name::<T>` (for errors).
+        type_name: fn() -> &'static str,
+    },
 }
 
 impl ParamKind {
@@ -76,14 +85,23 @@ impl ParamKind {
         }
     }
 
+    /// The kind for `&[&T]`.
+    pub const fn rest<T: ExtensionType>() -> ParamKind {
+        ParamKind::Rest {
+            type_id: TypeId::of::<T>,
+            type_name: std::any::type_name::<T>,
+        }
+    }
+
     /// The `TypeId` an argument must have, or `None` for a wildcard. For
     /// [`OrDense`](Self::OrDense), the extension type's (its other key is the dense one,
-    /// [`dense_alternative`](Self::dense_alternative)).
+    /// [`dense_alternative`](Self::dense_alternative)); for [`Rest`](Self::Rest), the type of
+    /// every argument from this position on.
     pub fn type_id(&self) -> Option<TypeId> {
         match self {
-            ParamKind::Extension { type_id, .. } | ParamKind::OrDense { type_id, .. } => {
-                Some(type_id())
-            }
+            ParamKind::Extension { type_id, .. }
+            | ParamKind::OrDense { type_id, .. }
+            | ParamKind::Rest { type_id, .. } => Some(type_id()),
             ParamKind::Tensor => Some(TypeId::of::<Tensor>()),
             ParamKind::Any => None,
         }
@@ -102,7 +120,13 @@ impl ParamKind {
             ParamKind::OrDense { type_name, .. } => format!("&OrDense<{}>", type_name()),
             ParamKind::Tensor => "&Tensor".into(),
             ParamKind::Any => "&Value".into(),
+            ParamKind::Rest { type_name, .. } => format!("&[&{}]", type_name()),
         }
+    }
+
+    /// Whether the position takes every remaining argument (`&[&T]`).
+    pub fn is_rest(&self) -> bool {
+        matches!(self, ParamKind::Rest { .. })
     }
 }
 

@@ -66,6 +66,9 @@
 //!   function serves `masked + masked`, `masked + array` and `scalar * masked` while dense calls
 //!   keep the kernels' fast path), `&Value` (any argument; an extension value passed by
 //!   reference is rebuilt from clones of its components) or `&Operand` (any argument, no cost).
+//!   Last, for a variadic op (`concat`, `stack`): `&[&T]` takes every remaining argument, one
+//!   or more, each of exactly the extension type `T`, so one handler serves a call of any
+//!   length (a handler of a fixed arity for the same types still wins for its own length).
 //!   An extra `&OpArgs` parameter (anywhere, at most one) receives the call's non-tensor
 //!   arguments (axes, keepdims, dtype, …) and is not dispatched on.
 //!   Parameters are read by trait ([`HandlerParam`]), not by the name of their type: aliases

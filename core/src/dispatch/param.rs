@@ -13,6 +13,7 @@
 //! | [`TensorView`]                    | [`ParamKind::Tensor`]          | any dense argument, in place |
 //! | [`OrDense<T>`] (`T` extension)    | [`ParamKind::OrDense`]         | exactly `T`, or dense       |
 //! | [`Value`], [`Operand`]            | [`ParamKind::Any`]             | any argument (a wildcard)   |
+//! | `[&T]` (`T` extension), last      | [`ParamKind::Rest`]            | every remaining argument, each exactly `T` (one or more) |
 //! | [`OpArgs`]                        | `None` (not dispatched on)     | the call's extra arguments  |
 //!
 //! The impls do not overlap: the trait and all these types are local to this crate and none of
@@ -45,8 +46,8 @@ use crate::tensor::{Tensor, TensorView};
     message = "`{Self}` cannot be an argument of a dispatch handler",
     label = "not an extension type, `Tensor`, `Value`, `Operand` or `OpArgs`",
     note = "a dispatch handler takes `&T` for an extension type `T` (matched exactly), `&Tensor` \
-            (any dense argument), `&Value` or `&Operand` (any argument), and `&OpArgs` for the \
-            call's extra arguments",
+            (any dense argument), `&Value` or `&Operand` (any argument), `&[&T]` last (the \
+            remaining arguments of a variadic op), and `&OpArgs` for the call's extra arguments",
     note = "the op of a group handler (`&UnaryOp`, `&BinaryOp`, `&ReductionOp`) comes first, in a \
             handler registered for its group, e.g. `#[dispatch(binary_elementwise)]`"
 )]
@@ -214,6 +215,29 @@ impl<'a, T: ExtensionType> HandlerParam<'a> for OrDense<'a, T> {
         match x.downcast_ref::<T>() {
             Some(ext) => f(&OrDense::Ext(ext)),
             None => Ok(Handled::Declined),
+        }
+    }
+}
+
+/// The remaining arguments of a variadic op's call (`concat`, `stack`), each of exactly the
+/// extension type `T`: `xs: &[&T]`, the last dispatched parameter. One handler then takes any
+/// number of operands, as TensorFlow's `tf.concat` of ragged tensors does.
+#[diagnostic::do_not_recommend]
+impl<'a, T: ExtensionType> HandlerParam<'a> for [&'a T] {
+    const KIND: Option<ParamKind> = Some(ParamKind::rest::<T>());
+
+    #[inline]
+    fn with(
+        _: &Call<'_>,
+        args: &[Operand<'a>],
+        index: usize,
+        f: impl FnOnce(&[&'a T]) -> Result<Handled>,
+    ) -> Result<Handled> {
+        let rest = args.get(index..).unwrap_or_default();
+        let items: Option<Vec<&'a T>> = rest.iter().map(Operand::downcast_ref::<T>).collect();
+        match items {
+            Some(items) if !items.is_empty() => f(&items),
+            _ => Ok(Handled::Declined),
         }
     }
 }

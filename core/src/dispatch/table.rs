@@ -291,6 +291,8 @@ type Key = SmallVec<[Option<TypeId>; 4]>;
 struct Resolved {
     entry: &'static DispatchEntry,
     kinds: SmallVec<[Option<TypeId>; 4]>,
+    /// Whether the last kind takes every remaining argument (`&[&T]`).
+    variadic: bool,
     /// When another handler has the same key: its index in [`DispatchTable::conflicts`], the
     /// error a call that reaches this handler returns.
     conflict: Option<u32>,
@@ -310,12 +312,17 @@ impl Resolved {
 
     #[inline]
     fn matches(&self, ids: &[TypeId]) -> bool {
-        self.kinds.len() == ids.len()
-            && self
-                .kinds
-                .iter()
-                .zip(ids)
-                .all(|(k, id)| k.is_none_or(|k| k == *id))
+        let fits = |(k, id): (&Option<TypeId>, &TypeId)| k.is_none_or(|k| k == *id);
+        if !self.variadic {
+            return self.kinds.len() == ids.len() && self.kinds.iter().zip(ids).all(fits);
+        }
+        // The last kind repeats over every remaining argument (one or more).
+        let Some((last, fixed)) = self.kinds.split_last() else {
+            return false;
+        };
+        ids.len() >= self.kinds.len()
+            && fixed.iter().zip(ids).all(fits)
+            && ids[fixed.len()..].iter().all(|id| fits((last, id)))
     }
 }
 
@@ -402,7 +409,7 @@ impl DispatchTable {
         let mut user: HashMap<OpKey, OpHandlers, Fx> = HashMap::default();
         let mut groups: [Group; 3] = Default::default();
         // First pass: every entry checked, and the first of each key found.
-        let mut seen: HashMap<(TargetKey, Vec<Option<TypeId>>), usize> = HashMap::new();
+        let mut seen: HashMap<(TargetKey, Vec<Option<TypeId>>, bool), usize> = HashMap::new();
         let mut conflicts: Vec<Error> = Vec::new();
         // The first handler of each key: its entry, the key, and its conflict if another
         // handler has the same key.
@@ -450,9 +457,27 @@ impl DispatchTable {
                 }
                 Target::Op(_) => {}
             }
+            let variadic = entry.params.iter().any(ParamKind::is_rest);
+            if variadic {
+                let last = entry.params.iter().rposition(ParamKind::is_rest);
+                if last != Some(n - 1) || entry.params[..n - 1].iter().any(ParamKind::is_rest) {
+                    return Err(bad_handler(
+                        entry,
+                        "a `&[&T]` parameter takes the remaining arguments: it must be the last \
+                         dispatched parameter, and the only one"
+                            .into(),
+                    ));
+                }
+                if let Target::Group(kind) = entry.target {
+                    return Err(bad_handler(
+                        entry,
+                        format!("a {kind} handler takes a fixed number of arguments, not `&[&T]`"),
+                    ));
+                }
+            }
             let target = TargetKey::of(&entry.target);
             for kinds in keys_of(entry.params) {
-                if let Some(&first) = seen.get(&(target, kinds.to_vec())) {
+                if let Some(&first) = seen.get(&(target, kinds.to_vec(), variadic)) {
                     // The first handler with this key stays, marked: a call that reaches it gets
                     // this error; the later ones are left out.
                     let (first_index, _, conflict) = &mut firsts[first];
@@ -472,7 +497,7 @@ impl DispatchTable {
                     }
                     continue;
                 }
-                seen.insert((target, kinds.to_vec()), firsts.len());
+                seen.insert((target, kinds.to_vec(), variadic), firsts.len());
                 firsts.push((index, kinds, None));
             }
         }
@@ -482,9 +507,12 @@ impl DispatchTable {
             let resolved = Resolved {
                 entry,
                 kinds,
+                variadic: entry.params.last().is_some_and(ParamKind::is_rest),
                 conflict,
             };
-            match (entry.target, resolved.wildcards()) {
+            // A variadic handler matches calls of many lengths: no exact key finds it.
+            let inexact = resolved.wildcards() + usize::from(resolved.variadic);
+            match (entry.target, inexact) {
                 (Target::Group(kind), _) => {
                     // `Other` was refused above.
                     if let Some(i) = group_index(kind) {
@@ -581,7 +609,7 @@ impl DispatchTable {
         let first = exact.map(|r| r.entry);
         exact
             .into_iter()
-            .chain(Self::rest(handlers, group, ids, first))
+            .chain(Self::rest(handlers, group, ids.as_slice(), first))
     }
 
     /// The candidates after the exact one: wildcard handlers, then group handlers, that match.
@@ -590,14 +618,15 @@ impl DispatchTable {
     fn rest<'t>(
         handlers: Option<&'t OpHandlers>,
         group: Option<&'t Group>,
-        ids: &'t Ids,
+        ids: &'t [TypeId],
         exact: Option<&'static DispatchEntry>,
     ) -> impl Iterator<Item = &'t Resolved> + 't {
         let wildcard = handlers.map_or(&[][..], |h| h.wildcard.as_slice());
         let groups = group.map_or(&[][..], |g| g.handlers.as_slice());
-        wildcard.iter().chain(groups).filter(move |r| {
-            r.matches(ids.as_slice()) && !exact.is_some_and(|e| std::ptr::eq(e, r.entry))
-        })
+        wildcard
+            .iter()
+            .chain(groups)
+            .filter(move |r| r.matches(ids) && !exact.is_some_and(|e| std::ptr::eq(e, r.entry)))
     }
 
     /// The handlers a call of `op` on these operands would try, in precedence order (each as
@@ -607,12 +636,14 @@ impl DispatchTable {
     /// called: this explains a dispatch decision.
     pub fn explain(&self, op: &'static Op, operands: &[Operand<'_>]) -> Vec<String> {
         let (handlers, group) = self.handlers(op);
-        let mut out: Vec<String> = match Ids::new(operands.iter().map(Operand::type_id)) {
-            Some(ids) => Self::candidates(handlers, group, &ids)
-                .map(|r| r.entry.describe())
-                .collect(),
-            None => Vec::new(),
-        };
+        let all: SmallVec<[TypeId; 8]> = operands.iter().map(Operand::type_id).collect();
+        let exact =
+            Ids::new(all.iter().copied()).and_then(|ids| handlers.and_then(|h| h.exact.get(&ids)));
+        let mut out: Vec<String> = exact
+            .into_iter()
+            .chain(Self::rest(handlers, group, &all, exact.map(|r| r.entry)))
+            .map(|r| r.entry.describe())
+            .collect();
         if operands.iter().all(Operand::is_dense) {
             if op.has_dense() {
                 out.push("dense default".into());
@@ -677,18 +708,17 @@ impl DispatchTable {
     ) -> Result<Value> {
         op.check_arity(operands.len())?;
         let mut tried: SmallVec<[&'static DispatchEntry; 4]> = declined.into_iter().collect();
-        // More arguments than any handler takes: only the dense default can run.
-        if let Some(ids) = Ids::new(operands.iter().map(Operand::type_id)) {
-            let call = Call { op, args };
-            for candidate in Self::rest(handlers, group, &ids, declined) {
-                if let Some(i) = candidate.conflict {
-                    return Err(self.conflict(i));
-                }
-                match (candidate.entry.handler)(&call, operands) {
-                    Ok(Handled::Done(value)) => return Ok(value),
-                    Ok(Handled::Declined) => tried.push(candidate.entry),
-                    Err(e) => return Err(in_handler(op, candidate.entry, false, e)),
-                }
+        // Any number of arguments: a variadic handler takes more than `MAX_KEY`.
+        let ids: SmallVec<[TypeId; 8]> = operands.iter().map(Operand::type_id).collect();
+        let call = Call { op, args };
+        for candidate in Self::rest(handlers, group, &ids, declined) {
+            if let Some(i) = candidate.conflict {
+                return Err(self.conflict(i));
+            }
+            match (candidate.entry.handler)(&call, operands) {
+                Ok(Handled::Done(value)) => return Ok(value),
+                Ok(Handled::Declined) => tried.push(candidate.entry),
+                Err(e) => return Err(in_handler(op, candidate.entry, false, e)),
             }
         }
         if let Some(values) = reinterpreted(operands)? {
@@ -709,13 +739,18 @@ impl DispatchTable {
     /// op's own inference ([`infer::dense`]).
     pub fn infer(&self, op: &'static Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Inferred> {
         op.check_arity(specs.len())?;
-        let ids = Ids::new(specs.iter().map(|s| spec_type_id(s)));
+        let all: SmallVec<[TypeId; 8]> = specs.iter().map(|s| spec_type_id(s)).collect();
+        let ids = Ids::new(all.iter().copied());
         let (handlers, group) = self.handlers(op);
         let call = Call { op, args };
         let mut tried: SmallVec<[(&'static DispatchEntry, bool); 4]> = SmallVec::new();
-        let candidates = ids
-            .iter()
-            .flat_map(|ids| Self::candidates(handlers, group, ids));
+        let exact = ids
+            .as_ref()
+            .and_then(|ids| handlers.and_then(|h| h.exact.get(ids)));
+        let candidates =
+            exact
+                .into_iter()
+                .chain(Self::rest(handlers, group, &all, exact.map(|r| r.entry)));
         for candidate in candidates {
             if let Some(i) = candidate.conflict {
                 return Err(self.conflict(i));

@@ -503,17 +503,16 @@ fn infer_rows(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpec>
     Ok(Some(value(spec)))
 }
 
-/// `ops::concat(&[a, b], axis)` of two ragged tensors: [`RaggedTensor::concat`] (a handler
-/// has a fixed number of arguments: three or more go through [`RaggedTensor::concat`]).
+/// `ops::concat(&[a, b, …], axis)` of ragged tensors (any number): [`RaggedTensor::concat`].
 #[dispatch(Concat, infer = infer_join)]
-fn ragged_concat2(x: &RaggedTensor, y: &RaggedTensor, args: &OpArgs) -> Result<RaggedTensor> {
-    RaggedTensor::concat(&[x, y], args.axis)
+fn ragged_concat(xs: &[&RaggedTensor], args: &OpArgs) -> Result<RaggedTensor> {
+    RaggedTensor::concat(xs, args.axis)
 }
 
-/// `ops::stack(&[a, b], axis)` of two ragged tensors: [`RaggedTensor::stack`].
+/// `ops::stack(&[a, b, …], axis)` of ragged tensors (any number): [`RaggedTensor::stack`].
 #[dispatch(Stack, infer = infer_join)]
-fn ragged_stack2(x: &RaggedTensor, y: &RaggedTensor, args: &OpArgs) -> Result<RaggedTensor> {
-    RaggedTensor::stack(&[x, y], args.axis)
+fn ragged_stack(xs: &[&RaggedTensor], args: &OpArgs) -> Result<RaggedTensor> {
+    RaggedTensor::stack(xs, args.axis)
 }
 
 /// The spec of `concat` / `stack` of ragged tensors: the dtype and inner shape kept, every

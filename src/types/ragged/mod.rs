@@ -62,10 +62,7 @@
 //! - Reductions of a tensor of ragged rank ≥ 2 over axis 0 with `keepdims` keep axis 0 as a
 //!   ragged partition of one row (shape `[1, ?, …]`), where TF makes it uniform with the
 //!   data's row count (`(1, 3, None)`), a length no spec could state; the values are TF's.
-//! - `ops::concat` / `ops::stack` dispatch for two ragged tensors only (a handler has a fixed
-//!   number of arguments; three or more on axis 0 of ragged rank ≥ 2 go through the batch
-//!   fallback, otherwise use [`RaggedTensor::concat`] / [`RaggedTensor::stack`]). `gather`
-//!   takes axis 0 only.
+//! - `gather` takes axis 0 only.
 //! - `to_tensor(default, shape)` does not resize the inner (uniform) axes of the flat values.
 //! - A dense `[k]` against a uniform ragged dimension of length `k` is refused, as TF refuses it.
 

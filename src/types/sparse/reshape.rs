@@ -290,10 +290,10 @@ fn sparse_cast(x: &SparseTensor, args: &OpArgs) -> Result<SparseTensor> {
     ))
 }
 
-/// `ops::concat(&[a, b], axis)` of two SparseTensors.
+/// `ops::concat(&[a, b, …], axis)` of SparseTensors (any number).
 #[dispatch(Concat, infer = moved_spec)]
-fn sparse_concat(x: &SparseTensor, y: &SparseTensor, args: &OpArgs) -> Result<SparseTensor> {
-    SparseTensor::concat(&[x, y], args.axis, false)
+fn sparse_concat(xs: &[&SparseTensor], args: &OpArgs) -> Result<SparseTensor> {
+    SparseTensor::concat(xs, args.axis, false)
 }
 
 /// The dense op's inference on the dense shapes, as a sparse spec.
