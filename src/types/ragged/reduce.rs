@@ -187,14 +187,7 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
                 dense_reduce(kind, op.op(), flat, &OpArgs::axes(&axes), out_dtype, true)?
             };
             if keep {
-                let mut shape = vec![1, 1];
-                shape.extend(flat.shape()[1..].iter().enumerate().map(|(i, &d)| {
-                    if inner.contains(&(i as isize + 1)) {
-                        1
-                    } else {
-                        d
-                    }
-                }));
+                let shape = kept_shape(&[1, 1], flat.shape(), &inner);
                 Value::from(ops::reshape_as::<Tensor>(&out, &shape)?)
             } else {
                 Value::from(out)
@@ -216,14 +209,7 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
             let out = super::segment_extreme::by_position(kind == Kind::Max, &values, &splits)?
                 .ok_or_else(|| arg_error(name, "argument 0", "a float dtype", "another dtype"))?;
             if keep {
-                let mut shape = vec![1, out.shape()[0]];
-                shape.extend(flat.shape()[1..].iter().enumerate().map(|(i, &d)| {
-                    if inner.contains(&(i as isize + 1)) {
-                        1
-                    } else {
-                        d
-                    }
-                }));
+                let shape = kept_shape(&[1, out.shape()[0]], flat.shape(), &inner);
                 Value::from(ops::reshape_as::<Tensor>(&out, &shape)?)
             } else {
                 Value::from(out)
@@ -232,6 +218,19 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
         Plan::Rows => Value::from(rows(op, kind, x, out_dtype)?),
         Plan::Sequential(axes) => sequential(op, kind, x, &axes, out_dtype)?,
     }))
+}
+
+/// The `keepdims` shape of a reduction of ragged rank 1 that leaves dense `outer` dims: the
+/// flat values' inner dims after them, 1 where `inner` (flat-value axes) were reduced.
+fn kept_shape(outer: &[usize], flat: &[usize], inner: &[isize]) -> Vec<usize> {
+    let dims = flat[1..].iter().enumerate().map(|(i, &d)| {
+        if inner.contains(&(i as isize + 1)) {
+            1
+        } else {
+            d
+        }
+    });
+    outer.iter().copied().chain(dims).collect()
 }
 
 /// The dtype of `op` over all axes of `flat` (the op's dtype check: e.g. `reduce_sum` of bool
