@@ -16,7 +16,6 @@ use arrow_array::RecordBatch;
 use arrow_ipc::reader::{FileReader, StreamReader};
 use arrow_ipc::writer::{FileWriter, StreamEncoder};
 use extype_core::io::write_atomically;
-use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
@@ -132,12 +131,7 @@ pub fn write_parquet_with(
     let at = path.display().to_string();
     let schema = schema_of(batches, &at)?;
     write_atomically(path, |temp| {
-        let mut w = ArrowWriter::try_new(create(temp)?, schema, Some(props))
-            .map_err(parquet(at.clone()))?;
-        for b in batches {
-            w.write(b).map_err(parquet(at.clone()))?;
-        }
-        w.into_inner()
+        crate::parquet_columns::write(create(temp)?, schema, batches, props)
             .map_err(parquet(at.clone()))?
             .flush()
             .map_err(|source| Error::File {
@@ -152,6 +146,11 @@ pub fn write_parquet_with(
 pub fn read_parquet(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
     let path = path.as_ref();
     let at = path.display().to_string();
+    // Each struct child's leaf columns decoded on a thread of their own (one projection each),
+    // the struct rebuilt from the pieces.
+    if let Some(batch) = crate::parquet_columns::read(path).map_err(parquet(at.clone()))? {
+        return Ok(vec![batch]);
+    }
     // One record batch for the whole file (the reader's default is 1024 rows): a batch of
     // extension values comes back as written, not in pieces.
     let reader = ParquetRecordBatchReaderBuilder::try_new(open(path)?)
