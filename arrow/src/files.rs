@@ -112,6 +112,10 @@ pub fn read_ipc_stream(input: impl Read) -> Result<Vec<RecordBatch>> {
 /// statistics (min/max per page of tensor elements prune nothing useful); uncompressed. Those
 /// two defaults made writing twice as fast (BENCHMARKS.md, "Arrow"). [`write_parquet_with`]
 /// takes other properties.
+///
+/// The children of struct columns (a batch of extension values is one) are encoded in
+/// parallel, one thread per core at most, each with arrow-rs's own column writers: the file is
+/// the one `parquet::arrow::ArrowWriter` writes (the same row groups, pages and metadata).
 pub fn write_parquet(path: impl AsRef<Path>, batches: &[RecordBatch]) -> Result<()> {
     let props = WriterProperties::builder()
         .set_dictionary_enabled(false)
@@ -131,29 +135,40 @@ pub fn write_parquet_with(
     let at = path.display().to_string();
     let schema = schema_of(batches, &at)?;
     write_atomically(path, |temp| {
-        crate::parquet_columns::write(create(temp)?, schema, batches, props)
-            .map_err(parquet(at.clone()))?
-            .flush()
-            .map_err(|source| Error::File {
-                path: at.clone(),
-                source,
-            })
+        crate::parquet_columns::write(
+            crate::parquet_columns::cores(),
+            create(temp)?,
+            schema,
+            batches,
+            props,
+        )
+        .map_err(parquet(at.clone()))?
+        .flush()
+        .map_err(|source| Error::File {
+            path: at.clone(),
+            source,
+        })
     })
 }
 
 /// Reads every record batch of a Parquet file, with the Arrow schema it stores (so the
-/// extension metadata comes back).
+/// extension metadata comes back): one record batch of all its rows (none without rows). The children of struct
+/// columns are decoded in parallel (a reader per child's leaf columns, one thread per core at
+/// most) and the structs rebuilt from them.
 pub fn read_parquet(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
     let path = path.as_ref();
     let at = path.display().to_string();
+    let file = open(path)?;
     // Each struct child's leaf columns decoded on a thread of their own (one projection each),
-    // the struct rebuilt from the pieces.
-    if let Some(batch) = crate::parquet_columns::read(path).map_err(parquet(at.clone()))? {
+    // the struct rebuilt from the pieces: the batch a single reader would return.
+    if let Some(batch) = crate::parquet_columns::read(crate::parquet_columns::cores(), &file, path)
+        .map_err(parquet(at.clone()))?
+    {
         return Ok(vec![batch]);
     }
     // One record batch for the whole file (the reader's default is 1024 rows): a batch of
     // extension values comes back as written, not in pieces.
-    let reader = ParquetRecordBatchReaderBuilder::try_new(open(path)?)
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
         .and_then(|b| {
             let rows = usize::try_from(b.metadata().file_metadata().num_rows()).unwrap_or(0);
             b.with_batch_size(rows.max(1)).build()

@@ -728,7 +728,11 @@ mod tests {
                 let b = bools(n, seed, density);
                 let packed = pack_bits(&b);
                 let reference = BooleanBuffer::collect_bool(n, |i| b[i]);
-                assert_eq!(packed.as_slice(), reference.values(), "n = {n}, seed {seed}");
+                assert_eq!(
+                    packed.as_slice(),
+                    reference.values(),
+                    "n = {n}, seed {seed}"
+                );
                 let bits = BooleanBuffer::new(Buffer::from_vec(packed), 0, n);
                 assert_eq!(unpack_bits(&bits), b, "n = {n}, seed {seed}");
                 // Sliced buffers: at byte and at bit offsets.
