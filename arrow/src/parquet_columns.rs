@@ -384,6 +384,9 @@ mod tests {
     use arrow_buffer::NullBuffer;
     use arrow_schema::Schema;
 
+    /// A column of a test batch.
+    type Column = (FieldRef, ArrayRef);
+
     /// Pseudo-random numbers (an LCG).
     fn lcg(seed: u64) -> impl FnMut() -> u64 {
         let mut x = seed;
@@ -405,7 +408,7 @@ mod tests {
             2 => f32::NEG_INFINITY,
             k => k as f32 * 0.25,
         }));
-        let mask = BooleanArray::from_iter((0..rows * width).map(|_| Some(r() % 3 != 0)));
+        let mask = BooleanArray::from_iter((0..rows * width).map(|_| Some(!r().is_multiple_of(3))));
         let w = i32::try_from(width).unwrap();
         let v_item = Arc::new(Field::new("item", DataType::Float32, false));
         let m_item = Arc::new(Field::new("item", DataType::Boolean, false));
@@ -436,12 +439,12 @@ mod tests {
                 _ => {
                     for _ in 0..r() % 5 {
                         list.values()
-                            .append_option((r() % 7 != 0).then(|| r() as f32));
+                            .append_option((!r().is_multiple_of(7)).then(|| r() as f32));
                     }
                     list.append(true);
                 }
             }
-            ints.append_option((r() % 5 != 0).then(|| r() as i32));
+            ints.append_option((!r().is_multiple_of(5)).then(|| r() as i32));
         }
         let list = list.finish();
         let ints = ints.finish();
@@ -449,18 +452,19 @@ mod tests {
             Field::new("l", list.data_type().clone(), true),
             Field::new("i", DataType::Int32, true),
         ]);
-        let inner_nulls = NullBuffer::from_iter((0..rows).map(|_| r() % 6 != 0));
+        let inner_nulls = NullBuffer::from_iter((0..rows).map(|_| !r().is_multiple_of(6)));
         let inner = StructArray::new(
             inner_fields.clone(),
             vec![Arc::new(list), Arc::new(ints)],
             Some(inner_nulls),
         );
-        let longs = Int64Array::from_iter((0..rows).map(|_| (r() % 4 != 0).then(|| r() as i64)));
+        let longs =
+            Int64Array::from_iter((0..rows).map(|_| (!r().is_multiple_of(4)).then(|| r() as i64)));
         let fields = Fields::from(vec![
             Field::new("inner", DataType::Struct(inner_fields), true),
             Field::new("n", DataType::Int64, true),
         ]);
-        let nulls = NullBuffer::from_iter((0..rows).map(|_| r() % 7 != 0));
+        let nulls = NullBuffer::from_iter((0..rows).map(|_| !r().is_multiple_of(7)));
         let s = StructArray::new(
             fields.clone(),
             vec![Arc::new(inner), Arc::new(longs)],
@@ -508,7 +512,7 @@ mod tests {
 
     #[test]
     fn parallel_writes_the_bytes_arrow_writer_writes() {
-        let cases: Vec<(Vec<(FieldRef, ArrayRef)>, Vec<usize>, Option<usize>)> = vec![
+        let cases: Vec<(Vec<Column>, Vec<usize>, Option<usize>)> = vec![
             // Above CHUNK_ROWS: chunked encoding, same pages.
             (vec![masked(70_000, 4, 1)], vec![70_000], None),
             (
@@ -545,7 +549,7 @@ mod tests {
     fn parallel_read_rebuilds_the_batch_a_single_reader_reads() {
         let dir = std::env::temp_dir().join(format!("extype-arrow-pq-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let cases: Vec<(Vec<(FieldRef, ArrayRef)>, Option<usize>)> = vec![
+        let cases: Vec<(Vec<Column>, Option<usize>)> = vec![
             (vec![masked(5000, 8, 7)], Some(2048)),
             (vec![nested(3000, 8), masked(3000, 2, 9)], None),
             (vec![nested(1, 10)], None),
