@@ -224,12 +224,15 @@ fn shares<T>(units: &[Unit], writers: Vec<T>) -> PResult<Vec<(Unit, Vec<T>)>> {
         .collect())
 }
 
-/// Rows handed to the column writers at a time. The writers' levels and value indices for a
-/// chunk are allocated per call: chunks of this size keep them in cache and let the allocator
-/// reuse their memory, where one call for a 1 Mi-row batch faulted in 200 MiB of fresh pages.
-/// A multiple of 1024 rows, so that the writers' mini-batches (and pages) fall where they do
-/// for one call, whenever a row holds a whole number of values.
-const CHUNK_ROWS: usize = 1 << 16;
+/// Rows handed to the column writers at a time, and decoded by a reader at a time. Writing: the
+/// writers allocate levels and an 8-byte value index per element for each call, so chunks keep
+/// those in cache and bound them (a 1 Mi-row batch of 8-element lists would need 64 MiB of
+/// index per leaf). A multiple of 1024 rows, so that the writers' mini-batches (and pages) fall
+/// where they do for one call whenever a row holds a whole number of values. Reading: the
+/// pieces are concatenated, and reading a 1 Mi-row batch of 8-element lists in one go took
+/// about 1.7x as long as in pieces (its level buffers and fresh output pages cost more than the
+/// copy; BENCHMARKS.md, "Arrow").
+pub(crate) const CHUNK_ROWS: usize = 1 << 16;
 
 /// Encodes `piece` into the row group's column `writers`, each unit on its own thread, in
 /// chunks of [`CHUNK_ROWS`] rows.
@@ -315,15 +318,15 @@ pub(crate) fn read(threads: usize, file: &File, path: &Path) -> PResult<Option<R
         let mask = ProjectionMask::leaves(meta.metadata().file_metadata().schema_descr(), range);
         let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(open()?, meta.clone())
             .with_projection(mask)
-            .with_batch_size(rows)
+            .with_batch_size(CHUNK_ROWS)
             .build()?;
-        let mut batches = reader.collect::<Result<Vec<_>, _>>()?;
-        match (batches.pop(), batches.is_empty()) {
-            (Some(b), true) if b.num_columns() == 1 && b.num_rows() == rows => {
-                Ok(Some((unit, b.column(0).clone())))
-            }
-            _ => Ok(None),
+        let batches = reader.collect::<Result<Vec<_>, _>>()?;
+        if batches.is_empty() || batches.iter().any(|b| b.num_columns() != 1) {
+            return Ok(None);
         }
+        let parts: Vec<&dyn Array> = batches.iter().map(|b| b.column(0).as_ref()).collect();
+        let column = arrow_select::concat::concat(&parts)?;
+        Ok((column.len() == rows).then_some((unit, column)))
     })?;
     let Some(pieces) = pieces.into_iter().collect::<Option<Vec<_>>>() else {
         return Ok(None);
@@ -553,6 +556,11 @@ mod tests {
             (vec![masked(5000, 8, 7)], Some(2048)),
             (vec![nested(3000, 8), masked(3000, 2, 9)], None),
             (vec![nested(1, 10)], None),
+            // Above CHUNK_ROWS: decoded in pieces, concatenated.
+            (
+                vec![masked(70_000, 2, 12), nested(70_000, 13)],
+                Some(30_000),
+            ),
         ];
         for (i, (columns, row_group)) in cases.into_iter().enumerate() {
             let n = columns[0].1.len();
@@ -605,6 +613,17 @@ mod tests {
                 "case none{i}"
             );
         }
+        // The single reader's path of `read_parquet`, in pieces above CHUNK_ROWS: one batch.
+        let column: Column = (
+            Arc::new(Field::new("x", DataType::Int64, true)),
+            Arc::new(Int64Array::from_iter(
+                (0..70_000i64).map(|i| (i % 3 != 0).then_some(i)),
+            )),
+        );
+        let expected = batches(&[column], &[70_000]);
+        let path = dir.join("single.parquet");
+        std::fs::write(&path, with_arrow_writer(&expected, props(Some(20_000)))).unwrap();
+        assert_eq!(crate::read_parquet(&path).unwrap(), expected);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
