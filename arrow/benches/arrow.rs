@@ -11,7 +11,9 @@
 //!   against writing the same bytes (the Arrow buffers: 32 MiB + 1 MiB) raw to a file (target:
 //!   ≥ 90% of its speed);
 //! - `parquet`: a Parquet file of the batch written and read back (uncompressed), in GB/s of
-//!   the batch's bytes, to compare with `arrow/benches/arrow_pyarrow.py` on the same data.
+//!   the batch's bytes, to compare with `arrow/benches/arrow_pyarrow.py` on the same data
+//!   (`write_parquet` and `read_parquet` as they are: the struct's two children, `values` and
+//!   `mask`, encoded and decoded on up to one thread per core).
 
 #[path = "../../benches/common/timing.rs"]
 mod timing;

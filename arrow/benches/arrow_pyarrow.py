@@ -4,6 +4,11 @@ element k), as pa.fixed_shape_tensor children. Times Parquet write and read (wit
 settings, uncompressed with pyarrow's other defaults, and pyarrow's defaults), and an IPC file
 write, medians of a few rounds.
 
+pyarrow's settings: `pq.write_table` (Arrow C++'s writer encodes the columns on the calling
+thread: pyarrow exposes no thread option for writing) and `pq.read_table` with its defaults
+(`use_threads=True`, `pre_buffer=True`; Arrow C++ parallelizes over top-level columns, and the
+batch is one struct column).
+
     /path/to/python arrow/benches/arrow_pyarrow.py
 """
 

@@ -12,11 +12,10 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
-use arrow_array::RecordBatch;
+use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_ipc::reader::{FileReader, StreamReader};
 use arrow_ipc::writer::{FileWriter, StreamEncoder};
 use extype_core::io::write_atomically;
-use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
@@ -113,6 +112,10 @@ pub fn read_ipc_stream(input: impl Read) -> Result<Vec<RecordBatch>> {
 /// statistics (min/max per page of tensor elements prune nothing useful); uncompressed. Those
 /// two defaults made writing twice as fast (BENCHMARKS.md, "Arrow"). [`write_parquet_with`]
 /// takes other properties.
+///
+/// The children of struct columns (a batch of extension values is one) are encoded in
+/// parallel, one thread per core at most, each with arrow-rs's own column writers: the file is
+/// the one `parquet::arrow::ArrowWriter` writes (the same row groups, pages and metadata).
 pub fn write_parquet(path: impl AsRef<Path>, batches: &[RecordBatch]) -> Result<()> {
     let props = WriterProperties::builder()
         .set_dictionary_enabled(false)
@@ -132,33 +135,54 @@ pub fn write_parquet_with(
     let at = path.display().to_string();
     let schema = schema_of(batches, &at)?;
     write_atomically(path, |temp| {
-        let mut w = ArrowWriter::try_new(create(temp)?, schema, Some(props))
-            .map_err(parquet(at.clone()))?;
-        for b in batches {
-            w.write(b).map_err(parquet(at.clone()))?;
-        }
-        w.into_inner()
-            .map_err(parquet(at.clone()))?
-            .flush()
-            .map_err(|source| Error::File {
-                path: at.clone(),
-                source,
-            })
+        crate::parquet_columns::write(
+            crate::parquet_columns::cores(),
+            create(temp)?,
+            schema,
+            batches,
+            props,
+        )
+        .map_err(parquet(at.clone()))?
+        .flush()
+        .map_err(|source| Error::File {
+            path: at.clone(),
+            source,
+        })
     })
 }
 
 /// Reads every record batch of a Parquet file, with the Arrow schema it stores (so the
-/// extension metadata comes back).
+/// extension metadata comes back): one record batch of all its rows (none without rows). The children of struct
+/// columns are decoded in parallel (a reader per child's leaf columns, one thread per core at
+/// most) and the structs rebuilt from them.
 pub fn read_parquet(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
     let path = path.as_ref();
     let at = path.display().to_string();
+    let file = open(path)?;
+    // Each struct child's leaf columns decoded on a thread of their own (one projection each),
+    // the struct rebuilt from the pieces: the batch a single reader would return.
+    if let Some(batch) = crate::parquet_columns::read(crate::parquet_columns::cores(), &file, path)
+        .map_err(parquet(at.clone()))?
+    {
+        return Ok(vec![batch]);
+    }
     // One record batch for the whole file (the reader's default is 1024 rows): a batch of
-    // extension values comes back as written, not in pieces.
-    let reader = ParquetRecordBatchReaderBuilder::try_new(open(path)?)
+    // extension values comes back as written, not in pieces. Decoded in pieces and concatenated,
+    // which is faster than one huge batch (`parquet_columns::CHUNK_ROWS`).
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
         .and_then(|b| {
-            let rows = usize::try_from(b.metadata().file_metadata().num_rows()).unwrap_or(0);
-            b.with_batch_size(rows.max(1)).build()
+            b.with_batch_size(crate::parquet_columns::CHUNK_ROWS)
+                .build()
         })
         .map_err(parquet(at.clone()))?;
-    reader.map(|b| b.map_err(arrow(at.clone()))).collect()
+    let schema = reader.schema();
+    let batches = reader
+        .map(|b| b.map_err(arrow(at.clone())))
+        .collect::<Result<Vec<_>>>()?;
+    if batches.len() <= 1 {
+        return Ok(batches);
+    }
+    arrow_select::concat::concat_batches(&schema, &batches)
+        .map(|b| vec![b])
+        .map_err(arrow(at))
 }

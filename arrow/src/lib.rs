@@ -85,6 +85,7 @@
 mod error;
 mod files;
 mod metadata;
+mod parquet_columns;
 mod tensor;
 mod value;
 

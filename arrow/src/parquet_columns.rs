@@ -1,0 +1,629 @@
+//! Parquet leaf columns encoded and decoded in parallel (arrow-rs's `ArrowColumnWriter` and
+//! per-leaf `ProjectionMask`s), with the same file layout as `ArrowWriter` and the same
+//! batches as one `ParquetRecordBatchReader`.
+//!
+//! A column splits into *units* through its struct levels only: a struct's children are
+//! independent in Parquet (each leaf's levels depend on its own path from the root alone), so
+//! each child subtree is written by its own writers and read by its own projection, and the
+//! struct is rebuilt from the pieces on read. Lists, maps and the like stay whole (their
+//! children share repetition). A batch of `MaskedTensor` items is one struct column of two
+//! units, `values` and `mask`, each an `arrow.fixed_shape_tensor` leaf.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
+use arrow_schema::{DataType, Field, FieldRef, Fields, SchemaRef};
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
+use parquet::arrow::arrow_writer::{ArrowColumnChunk, ArrowColumnWriter, compute_leaves};
+use parquet::errors::{ParquetError, Result as PResult};
+use parquet::file::properties::WriterProperties;
+
+/// The number of Parquet leaf columns `data_type` is stored as (the Arrow writer's mapping).
+fn leaf_count(data_type: &DataType) -> usize {
+    match data_type {
+        DataType::Struct(fields) => fields.iter().map(|f| leaf_count(f.data_type())).sum(),
+        DataType::List(c)
+        | DataType::LargeList(c)
+        | DataType::FixedSizeList(c, _)
+        | DataType::ListView(c)
+        | DataType::LargeListView(c)
+        | DataType::Map(c, _) => leaf_count(c.data_type()),
+        DataType::Dictionary(_, v) => leaf_count(v),
+        DataType::RunEndEncoded(_, v) => leaf_count(v.data_type()),
+        _ => 1,
+    }
+}
+
+/// One unit of parallel work: the subtree at `path` (a top-level column index, then struct
+/// child indices), stored as `leaves` consecutive Parquet leaf columns.
+#[derive(Debug, Clone)]
+struct Unit {
+    path: Vec<usize>,
+    leaves: usize,
+}
+
+/// The units of `schema`, in leaf order: struct columns split into their children (recursively).
+fn units(schema: &SchemaRef) -> Vec<Unit> {
+    fn split(field: &Field, path: Vec<usize>, out: &mut Vec<Unit>) {
+        match field.data_type() {
+            DataType::Struct(children) if children.len() > 1 => {
+                for (i, c) in children.iter().enumerate() {
+                    let mut p = path.clone();
+                    p.push(i);
+                    split(c, p, out);
+                }
+            }
+            t => out.push(Unit {
+                path,
+                leaves: leaf_count(t),
+            }),
+        }
+    }
+    let mut out = Vec::new();
+    for (i, f) in schema.fields().iter().enumerate() {
+        split(f, vec![i], &mut out);
+    }
+    out
+}
+
+/// The column of `batch` at `path`'s first index, pruned to the one struct child named at every
+/// further step: the field and array whose Parquet leaves are exactly the unit's, with the same
+/// definition and repetition levels as in the whole column (the struct's nulls kept).
+fn project(batch: &RecordBatch, path: &[usize]) -> (FieldRef, ArrayRef) {
+    fn down(field: &FieldRef, array: &ArrayRef, rest: &[usize]) -> (FieldRef, ArrayRef) {
+        let Some((&i, rest)) = rest.split_first() else {
+            return (field.clone(), array.clone());
+        };
+        let (DataType::Struct(children), Some(s)) = (
+            field.data_type(),
+            array.as_any().downcast_ref::<StructArray>(),
+        ) else {
+            unreachable!("units split struct columns only")
+        };
+        let (child_field, child) = down(&children[i], s.column(i), rest);
+        let fields = Fields::from(vec![child_field]);
+        let pruned = StructArray::new(fields.clone(), vec![child], s.nulls().cloned());
+        let field = Arc::new(
+            field
+                .as_ref()
+                .clone()
+                .with_data_type(DataType::Struct(fields)),
+        );
+        (field, Arc::new(pruned))
+    }
+    let schema = batch.schema();
+    down(&schema.fields()[path[0]], batch.column(path[0]), &path[1..])
+}
+
+/// The threads the public functions use: one per core.
+pub(crate) fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Runs `work` on every item of `items` on up to `threads` scoped threads (contiguous shares),
+/// returning the results in order, the first error if any.
+fn parallel<T: Send, R: Send>(
+    threads: usize,
+    items: Vec<T>,
+    work: impl Fn(T) -> PResult<R> + Sync,
+) -> PResult<Vec<R>> {
+    let n = threads.min(items.len());
+    if n <= 1 {
+        return items.into_iter().map(work).collect();
+    }
+    let share = items.len().div_ceil(n);
+    let mut groups: Vec<Vec<T>> = Vec::new();
+    let mut items = items.into_iter().peekable();
+    while items.peek().is_some() {
+        groups.push(items.by_ref().take(share).collect());
+    }
+    let work = &work;
+    let results: Vec<PResult<Vec<R>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = groups
+            .into_iter()
+            .map(|g| s.spawn(move || g.into_iter().map(work).collect::<PResult<Vec<R>>>()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(ParquetError::General(
+                        "a Parquet column encoding thread panicked".into(),
+                    ))
+                })
+            })
+            .collect()
+    });
+    let mut out = Vec::new();
+    for r in results {
+        out.extend(r?);
+    }
+    Ok(out)
+}
+
+/// Writes `batches` to `out` as `ArrowWriter` would with `props` (the same row groups and
+/// metadata; the same pages whenever the writer's batch size divides [`CHUNK_ROWS`] times the
+/// values per row, as for fixed-shape tensors), each unit's leaf columns encoded on one of
+/// `threads` threads. Falls back to `ArrowWriter`
+/// itself for a row-group byte limit or content-defined chunking (whose row groups and pages
+/// depend on the encoding as it goes).
+pub(crate) fn write<W: Write + Send>(
+    threads: usize,
+    out: W,
+    schema: SchemaRef,
+    batches: &[RecordBatch],
+    props: WriterProperties,
+) -> PResult<W> {
+    let sequential =
+        props.max_row_group_bytes().is_some() || props.content_defined_chunking().is_some();
+    let max_rows = props.max_row_group_row_count().unwrap_or(usize::MAX).max(1);
+    let writer = ArrowWriter::try_new(out, schema.clone(), Some(props))?;
+    let units = units(&schema);
+    if sequential || units.len() < 2 || threads < 2 {
+        let mut writer = writer;
+        for b in batches {
+            writer.write(b)?;
+        }
+        return writer.into_inner();
+    }
+    let (mut file, factory) = writer.into_serialized_writer()?;
+    let mut row_group: Option<Vec<ArrowColumnWriter>> = None;
+    let mut rows = 0usize;
+    for b in batches {
+        if b.schema().fields() != schema.fields() {
+            return Err(ParquetError::ArrowError(format!(
+                "record batch schema {} does not match the file's schema {}",
+                b.schema(),
+                schema
+            )));
+        }
+        let mut start = 0;
+        while start < b.num_rows() {
+            let take = (max_rows - rows).min(b.num_rows() - start);
+            let piece = b.slice(start, take);
+            let writers = match row_group.take() {
+                Some(w) => w,
+                None => factory.create_column_writers(file.flushed_row_groups().len())?,
+            };
+            row_group = Some(write_piece(threads, &piece, &units, writers)?);
+            rows += take;
+            start += take;
+            if rows == max_rows {
+                let writers = row_group.take().unwrap_or_default();
+                close_row_group(threads, &mut file, &units, writers)?;
+                rows = 0;
+            }
+        }
+    }
+    if let Some(writers) = row_group {
+        close_row_group(threads, &mut file, &units, writers)?;
+    }
+    file.into_inner()
+}
+
+/// Splits `writers` into each unit's consecutive share.
+fn shares<T>(units: &[Unit], writers: Vec<T>) -> PResult<Vec<(Unit, Vec<T>)>> {
+    let total: usize = units.iter().map(|u| u.leaves).sum();
+    if total != writers.len() {
+        return Err(ParquetError::General(format!(
+            "the schema's {} Parquet leaf columns were counted as {total}",
+            writers.len()
+        )));
+    }
+    let mut writers = writers.into_iter();
+    Ok(units
+        .iter()
+        .map(|u| (u.clone(), writers.by_ref().take(u.leaves).collect()))
+        .collect())
+}
+
+/// Rows handed to the column writers at a time, and decoded by a reader at a time. Writing: the
+/// writers allocate levels and an 8-byte value index per element for each call, so chunks keep
+/// those in cache and bound them (a 1 Mi-row batch of 8-element lists would need 64 MiB of
+/// index per leaf). A multiple of 1024 rows, so that the writers' mini-batches (and pages) fall
+/// where they do for one call whenever a row holds a whole number of values. Reading: the
+/// pieces are concatenated, and reading a 1 Mi-row batch of 8-element lists in one go took
+/// about 1.7x as long as in pieces (its level buffers and fresh output pages cost more than the
+/// copy; BENCHMARKS.md, "Arrow").
+pub(crate) const CHUNK_ROWS: usize = 1 << 16;
+
+/// Encodes `piece` into the row group's column `writers`, each unit on its own thread, in
+/// chunks of [`CHUNK_ROWS`] rows.
+fn write_piece(
+    threads: usize,
+    piece: &RecordBatch,
+    units: &[Unit],
+    writers: Vec<ArrowColumnWriter>,
+) -> PResult<Vec<ArrowColumnWriter>> {
+    let done = parallel(threads, shares(units, writers)?, |(unit, mut writers)| {
+        let (field, array) = project(piece, &unit.path);
+        let mut start = 0;
+        while start < array.len() {
+            let len = CHUNK_ROWS.min(array.len() - start);
+            let leaves = compute_leaves(&field, &array.slice(start, len))?;
+            if leaves.len() != writers.len() {
+                return Err(ParquetError::General(format!(
+                    "column `{}`: {} leaves computed, {} writers",
+                    field.name(),
+                    leaves.len(),
+                    writers.len()
+                )));
+            }
+            for (w, leaf) in writers.iter_mut().zip(&leaves) {
+                w.write(leaf)?;
+            }
+            start += len;
+        }
+        Ok(writers)
+    })?;
+    Ok(done.into_iter().flatten().collect())
+}
+
+/// Closes the row group's column writers (in parallel: the last pages are encoded on close) and
+/// appends their chunks to `file` in order.
+fn close_row_group<W: Write + Send>(
+    threads: usize,
+    file: &mut parquet::file::writer::SerializedFileWriter<W>,
+    units: &[Unit],
+    writers: Vec<ArrowColumnWriter>,
+) -> PResult<()> {
+    let chunks: Vec<Vec<ArrowColumnChunk>> =
+        parallel(threads, shares(units, writers)?, |(_, writers)| {
+            writers.into_iter().map(ArrowColumnWriter::close).collect()
+        })?;
+    let mut rg = file.next_row_group()?;
+    for chunk in chunks.into_iter().flatten() {
+        chunk.append_to_row_group(&mut rg)?;
+    }
+    rg.close()?;
+    Ok(())
+}
+
+/// Reads the whole of `file` (opened at `path`) as one record batch per unit projection, in parallel, and rebuilds
+/// the columns: `None` when the file does not split (one unit, no rows, or a projection of a
+/// shape not foreseen), for the caller to read it in one go. `threads` threads at most.
+///
+/// Each thread opens `path` for itself: a cloned `File` would share one file offset, which the
+/// readers' seeks would race on.
+pub(crate) fn read(threads: usize, file: &File, path: &Path) -> PResult<Option<RecordBatch>> {
+    let open = || File::open(path).map_err(|e| ParquetError::External(Box::new(e)));
+    let meta = ArrowReaderMetadata::load(file, ArrowReaderOptions::default())?;
+    let schema = meta.schema().clone();
+    let rows = usize::try_from(meta.metadata().file_metadata().num_rows()).unwrap_or(0);
+    let units = units(&schema);
+    let leaves = meta.metadata().file_metadata().schema_descr().num_columns();
+    if rows == 0
+        || units.len() < 2
+        || threads < 2
+        || units.iter().map(|u| u.leaves).sum::<usize>() != leaves
+    {
+        return Ok(None);
+    }
+    let mut first = 0;
+    let jobs: Vec<(Unit, std::ops::Range<usize>)> = units
+        .iter()
+        .map(|u| {
+            first += u.leaves;
+            (u.clone(), first - u.leaves..first)
+        })
+        .collect();
+    let pieces = parallel(threads, jobs, |(unit, range)| {
+        let mask = ProjectionMask::leaves(meta.metadata().file_metadata().schema_descr(), range);
+        let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(open()?, meta.clone())
+            .with_projection(mask)
+            .with_batch_size(CHUNK_ROWS)
+            .build()?;
+        let batches = reader.collect::<Result<Vec<_>, _>>()?;
+        if batches.is_empty() || batches.iter().any(|b| b.num_columns() != 1) {
+            return Ok(None);
+        }
+        let parts: Vec<&dyn Array> = batches.iter().map(|b| b.column(0).as_ref()).collect();
+        let column = arrow_select::concat::concat(&parts)?;
+        Ok((column.len() == rows).then_some((unit, column)))
+    })?;
+    let Some(pieces) = pieces.into_iter().collect::<Option<Vec<_>>>() else {
+        return Ok(None);
+    };
+    let mut columns = Vec::with_capacity(schema.fields().len());
+    for (i, field) in schema.fields().iter().enumerate() {
+        let mine: Vec<(&[usize], &ArrayRef)> = pieces
+            .iter()
+            .filter(|(u, _)| u.path[0] == i)
+            .map(|(u, a)| (&u.path[1..], a))
+            .collect();
+        match rebuild(field, &mine) {
+            Some(a) => columns.push(a),
+            None => return Ok(None),
+        }
+    }
+    Ok(RecordBatch::try_new(schema, columns).ok())
+}
+
+/// The array of `field` from its units' projected arrays (`path` relative to `field`; each
+/// projected struct level keeps the one child on its path); `None` if they do not fit.
+fn rebuild(field: &Field, pieces: &[(&[usize], &ArrayRef)]) -> Option<ArrayRef> {
+    if let [(path, array)] = pieces
+        && path.is_empty()
+    {
+        return (array.data_type() == field.data_type()).then(|| (*array).clone());
+    }
+    let DataType::Struct(children) = field.data_type() else {
+        return None;
+    };
+    let mut nulls = None;
+    let mut columns = Vec::with_capacity(children.len());
+    for (i, child) in children.iter().enumerate() {
+        let mut mine = Vec::new();
+        for (path, array) in pieces {
+            if path.first() != Some(&i) {
+                continue;
+            }
+            let s = array.as_any().downcast_ref::<StructArray>()?;
+            if s.num_columns() != 1 {
+                return None;
+            }
+            nulls.get_or_insert_with(|| s.nulls().cloned());
+            mine.push((&path[1..], s.column(0)));
+        }
+        columns.push(rebuild(child, &mine)?);
+    }
+    StructArray::try_new(children.clone(), columns, nulls.flatten())
+        .ok()
+        .map(|s| Arc::new(s) as ArrayRef)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::builder::{Float32Builder, Int32Builder, ListBuilder};
+    use arrow_array::{BooleanArray, FixedSizeListArray, Float32Array, Int64Array};
+    use arrow_buffer::NullBuffer;
+    use arrow_schema::Schema;
+
+    /// A column of a test batch.
+    type Column = (FieldRef, ArrayRef);
+
+    /// Pseudo-random numbers (an LCG).
+    fn lcg(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed;
+        move || {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            x >> 33
+        }
+    }
+
+    /// A `MaskedTensor`-like column: a non-null struct of two fixed-size lists (f32, bool) of
+    /// `width`, values with NaN and ±inf.
+    fn masked(rows: usize, width: usize, seed: u64) -> (FieldRef, ArrayRef) {
+        let mut r = lcg(seed);
+        let values = Float32Array::from_iter_values((0..rows * width).map(|_| match r() % 50 {
+            0 => f32::NAN,
+            1 => f32::INFINITY,
+            2 => f32::NEG_INFINITY,
+            k => k as f32 * 0.25,
+        }));
+        let mask = BooleanArray::from_iter((0..rows * width).map(|_| Some(!r().is_multiple_of(3))));
+        let w = i32::try_from(width).unwrap();
+        let v_item = Arc::new(Field::new("item", DataType::Float32, false));
+        let m_item = Arc::new(Field::new("item", DataType::Boolean, false));
+        let v = FixedSizeListArray::try_new_with_length(v_item, w, Arc::new(values), None, rows);
+        let m = FixedSizeListArray::try_new_with_length(m_item, w, Arc::new(mask), None, rows);
+        let (v, m) = (v.unwrap(), m.unwrap());
+        let fields = Fields::from(vec![
+            Field::new("values", v.data_type().clone(), false),
+            Field::new("mask", m.data_type().clone(), false),
+        ]);
+        let s = StructArray::new(fields.clone(), vec![Arc::new(v), Arc::new(m)], None);
+        (
+            Arc::new(Field::new("m", DataType::Struct(fields), false)),
+            Arc::new(s),
+        )
+    }
+
+    /// Nested and nullable: a nullable struct of (a nullable struct of a list of f32 and an
+    /// i32, an i64), rows with empty lists and nulls at every level.
+    fn nested(rows: usize, seed: u64) -> (FieldRef, ArrayRef) {
+        let mut r = lcg(seed);
+        let mut list = ListBuilder::new(Float32Builder::new());
+        let mut ints = Int32Builder::new();
+        for _ in 0..rows {
+            match r() % 4 {
+                0 => list.append_null(),
+                1 => list.append(true),
+                _ => {
+                    for _ in 0..r() % 5 {
+                        list.values()
+                            .append_option((!r().is_multiple_of(7)).then(|| r() as f32));
+                    }
+                    list.append(true);
+                }
+            }
+            ints.append_option((!r().is_multiple_of(5)).then(|| r() as i32));
+        }
+        let list = list.finish();
+        let ints = ints.finish();
+        let inner_fields = Fields::from(vec![
+            Field::new("l", list.data_type().clone(), true),
+            Field::new("i", DataType::Int32, true),
+        ]);
+        let inner_nulls = NullBuffer::from_iter((0..rows).map(|_| !r().is_multiple_of(6)));
+        let inner = StructArray::new(
+            inner_fields.clone(),
+            vec![Arc::new(list), Arc::new(ints)],
+            Some(inner_nulls),
+        );
+        let longs =
+            Int64Array::from_iter((0..rows).map(|_| (!r().is_multiple_of(4)).then(|| r() as i64)));
+        let fields = Fields::from(vec![
+            Field::new("inner", DataType::Struct(inner_fields), true),
+            Field::new("n", DataType::Int64, true),
+        ]);
+        let nulls = NullBuffer::from_iter((0..rows).map(|_| !r().is_multiple_of(7)));
+        let s = StructArray::new(
+            fields.clone(),
+            vec![Arc::new(inner), Arc::new(longs)],
+            Some(nulls),
+        );
+        (
+            Arc::new(Field::new("s", DataType::Struct(fields), true)),
+            Arc::new(s),
+        )
+    }
+
+    fn batches(columns: &[(FieldRef, ArrayRef)], pieces: &[usize]) -> Vec<RecordBatch> {
+        let schema = Arc::new(Schema::new(
+            columns.iter().map(|(f, _)| f.clone()).collect::<Vec<_>>(),
+        ));
+        let whole = RecordBatch::try_new(
+            schema,
+            columns.iter().map(|(_, a)| a.clone()).collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let mut start = 0;
+        pieces
+            .iter()
+            .map(|&n| {
+                start += n;
+                whole.slice(start - n, n)
+            })
+            .collect()
+    }
+
+    fn with_arrow_writer(batches: &[RecordBatch], props: WriterProperties) -> Vec<u8> {
+        let mut w = ArrowWriter::try_new(Vec::new(), batches[0].schema(), Some(props)).unwrap();
+        for b in batches {
+            w.write(b).unwrap();
+        }
+        w.into_inner().unwrap()
+    }
+
+    fn props(row_group: Option<usize>) -> WriterProperties {
+        WriterProperties::builder()
+            .set_dictionary_enabled(false)
+            .set_max_row_group_row_count(row_group)
+            .build()
+    }
+
+    #[test]
+    fn parallel_writes_the_bytes_arrow_writer_writes() {
+        let cases: Vec<(Vec<Column>, Vec<usize>, Option<usize>)> = vec![
+            // Above CHUNK_ROWS: chunked encoding, same pages.
+            (vec![masked(70_000, 4, 1)], vec![70_000], None),
+            (
+                vec![masked(3000, 8, 2)],
+                vec![1000, 0, 1500, 500],
+                Some(700),
+            ),
+            (vec![masked(10, 0, 3)], vec![10], None),
+            (
+                vec![nested(2000, 4), masked(2000, 3, 5)],
+                vec![1, 999, 1000],
+                Some(512),
+            ),
+            (vec![nested(0, 6)], vec![0], None),
+        ];
+        for (i, (columns, pieces, row_group)) in cases.into_iter().enumerate() {
+            let batches = batches(&columns, &pieces);
+            let expected = with_arrow_writer(&batches, props(row_group));
+            for threads in [1, 2, 3] {
+                let got = write(
+                    threads,
+                    Vec::new(),
+                    batches[0].schema(),
+                    &batches,
+                    props(row_group),
+                )
+                .unwrap();
+                assert!(got == expected, "case {i}, {threads} threads: other bytes");
+            }
+        }
+    }
+
+    #[test]
+    fn parallel_read_rebuilds_the_batch_a_single_reader_reads() {
+        let dir = std::env::temp_dir().join(format!("extype-arrow-pq-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cases: Vec<(Vec<Column>, Option<usize>)> = vec![
+            (vec![masked(5000, 8, 7)], Some(2048)),
+            (vec![nested(3000, 8), masked(3000, 2, 9)], None),
+            (vec![nested(1, 10)], None),
+            // Above CHUNK_ROWS: decoded in pieces, concatenated.
+            (
+                vec![masked(70_000, 2, 12), nested(70_000, 13)],
+                Some(30_000),
+            ),
+        ];
+        for (i, (columns, row_group)) in cases.into_iter().enumerate() {
+            let n = columns[0].1.len();
+            let batches = batches(&columns, &[n]);
+            let path = dir.join(format!("{i}.parquet"));
+            std::fs::write(&path, with_arrow_writer(&batches, props(row_group))).unwrap();
+            let single = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).unwrap())
+                .unwrap()
+                .with_batch_size(n)
+                .build()
+                .unwrap()
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap();
+            assert_eq!(single, batches, "case {i}: the single reader");
+            for threads in [2, 3] {
+                let got = read(threads, &File::open(&path).unwrap(), &path)
+                    .unwrap()
+                    .expect("the file splits");
+                assert_eq!(got, batches[0], "case {i}, {threads} threads");
+            }
+            assert!(
+                read(1, &File::open(&path).unwrap(), &path)
+                    .unwrap()
+                    .is_none(),
+                "one thread: not split"
+            );
+        }
+        // No rows, or one unit: left to the single reader.
+        for (i, columns) in [
+            vec![masked(0, 8, 11)],
+            vec![(
+                Arc::new(Field::new("x", DataType::Int64, true)) as FieldRef,
+                Arc::new(Int64Array::from(vec![Some(1), None])) as ArrayRef,
+            )],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let n = columns[0].1.len();
+            let path = dir.join(format!("none{i}.parquet"));
+            std::fs::write(
+                &path,
+                with_arrow_writer(&batches(&columns, &[n]), props(None)),
+            )
+            .unwrap();
+            assert!(
+                read(2, &File::open(&path).unwrap(), &path)
+                    .unwrap()
+                    .is_none(),
+                "case none{i}"
+            );
+        }
+        // The single reader's path of `read_parquet`, in pieces above CHUNK_ROWS: one batch.
+        let column: Column = (
+            Arc::new(Field::new("x", DataType::Int64, true)),
+            Arc::new(Int64Array::from_iter(
+                (0..70_000i64).map(|i| (i % 3 != 0).then_some(i)),
+            )),
+        );
+        let expected = batches(&[column], &[70_000]);
+        let path = dir.join("single.parquet");
+        std::fs::write(&path, with_arrow_writer(&expected, props(Some(20_000)))).unwrap();
+        assert_eq!(crate::read_parquet(&path).unwrap(), expected);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
