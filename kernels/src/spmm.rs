@@ -100,8 +100,7 @@ pub fn sparse_dense_matmul<T: Num>(
         bounds[0] = 0;
         bounds[chunks] = n;
         bounds.dedup();
-        let mut items: Vec<(usize, usize, &mut [MaybeUninit<T>], Option<Bad>)> =
-            Vec::with_capacity(bounds.len());
+        let mut items: Vec<Chunk<'_, T>> = Vec::with_capacity(bounds.len());
         let mut rest = spare;
         for w in bounds.windows(2) {
             let (chunk, tail) = rest.split_at_mut((w[1] - w[0]) * m);
@@ -326,11 +325,13 @@ fn fetch_ahead<T>(
     };
     let start = (c as usize).wrapping_mul(m).wrapping_add(c0);
     if let Some(row) = b.get(start..start.wrapping_add(w)) {
-        let bytes = size_of_val(row);
+        // Every cache line the row touches, from the one holding its first byte.
         let base = row.as_ptr().cast::<u8>();
+        let skew = base as usize % 64;
+        let (first, end) = (base.wrapping_sub(skew), size_of_val(row) + skew);
         let mut off = 0;
-        while off < bytes {
-            prefetch(base.wrapping_add(off));
+        while off < end {
+            prefetch(first.wrapping_add(off));
             off += 64;
         }
     }
@@ -349,6 +350,9 @@ fn bad_entry<T>(a: &SparseRows<'_, T>, p: usize, k: usize) -> Bad {
 
 /// A bad entry: its position, the bad index and its bound.
 type Bad = (usize, i64, usize);
+
+/// A parallel chunk: its rows `start..end`, their output slots, and its first bad entry.
+type Chunk<'d, T> = (usize, usize, &'d mut [MaybeUninit<T>], Option<Bad>);
 
 #[cfg(test)]
 mod tests {
