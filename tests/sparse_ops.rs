@@ -794,3 +794,118 @@ proptest! {
         prop_assert_eq!(dense(&j), Tensor::from(ndarray::concatenate(ndarray::Axis(0), &[a.view(), a.view()]).unwrap()));
     }
 }
+
+/// Canonical random entries of a `[rows, cols]` tensor: `n` draws, sorted, distinct; values
+/// small integers and their negatives with NaN and ±inf mixed in (so sums cancel to zero and
+/// specials meet).
+fn big_canonical(seed: u64, n: usize, rows: u64, cols: u64) -> SparseTensor {
+    let mut s = seed;
+    let mut next = |m: u64| {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 33) % m
+    };
+    let mut keys: Vec<u64> = (0..n).map(|_| next(rows * cols)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let idx = Array2::from_shape_fn((keys.len(), 2), |(k, j)| {
+        (if j == 0 {
+            keys[k] / cols
+        } else {
+            keys[k] % cols
+        }) as i64
+    });
+    let vals: Vec<f32> = keys
+        .iter()
+        .map(|_| match next(40) {
+            0 => f32::NAN,
+            1 => f32::INFINITY,
+            2 => f32::NEG_INFINITY,
+            v => v as f32 % 9.0 - 4.0,
+        })
+        .collect();
+    st(
+        idx,
+        ndarray::Array1::from(vals),
+        &[rows as i64, cols as i64],
+    )
+}
+
+/// TF's `SparseAdd` on canonical operands is the sorted union with sums at shared indices, a
+/// sum below the threshold dropped (NaN kept): large operands (merged in halves on two cores)
+/// give exactly that, for thresholds 0 and 1, and the result is a well-formed, canonical value
+/// (its arrays view past the slots the halves left, and it saves and loads).
+#[test]
+fn large_sparse_add_is_the_sorted_union() {
+    use std::collections::BTreeMap;
+    // A small dense shape: many indices in both operands, across the cut of the halves.
+    let a = big_canonical(1, 150_000, 600, 700);
+    let b = big_canonical(2, 150_000, 600, 700);
+    for threshold in [0.0, 1.0] {
+        let mut want: BTreeMap<(i64, i64), (f32, bool)> = BTreeMap::new();
+        for x in [&a, &b] {
+            let v: ndarray::ArrayView1<f32> = x.values().as_array().unwrap();
+            for (row, &v) in x.indices_array().outer_iter().zip(v.iter()) {
+                want.entry((row[0], row[1]))
+                    .and_modify(|e| *e = (e.0 + v, true))
+                    .or_insert((v, false));
+            }
+        }
+        want.retain(|_, (s, summed)| !*summed || s.abs() >= threshold as f32 || s.is_nan());
+        let sum = a.add(&b, threshold).unwrap();
+        assert!(sum.is_canonical());
+        let idx = sum.indices_array();
+        let got: Vec<(i64, i64)> = idx.outer_iter().map(|r| (r[0], r[1])).collect();
+        assert_eq!(got, want.keys().copied().collect::<Vec<_>>());
+        let v: ndarray::ArrayView1<f32> = sum.values().as_array().unwrap();
+        for (g, w) in v.iter().zip(want.values()) {
+            assert!(g == &w.0 || (g.is_nan() && w.0.is_nan()), "{g} vs {}", w.0);
+        }
+        assert!(idx.as_slice().is_some() && v.as_slice().is_some());
+        let again = SparseTensor::new(idx.to_owned(), v.to_owned(), &[600, 700]).unwrap();
+        assert!(again.is_canonical());
+        let dir = std::env::temp_dir().join(format!("extype_big_add_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("sum{threshold}.safetensors"));
+        extype::io::save(&path, &sum).unwrap();
+        let back: SparseTensor = extype::io::load_as(&path).unwrap();
+        assert_eq!(back.indices_array(), sum.indices_array());
+        assert_eq!(back.nnz(), sum.nnz());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+/// A product large enough to split across cores (and to run the register-block path with a
+/// tail: 70 columns) against the same product on the dense form, with and without adjoints.
+#[test]
+fn large_sparse_dense_matmul_matches_dense() {
+    let a = big_canonical(3, 60_000, 3000, 2000);
+    let finite = SparseTensor::new(
+        a.indices_array().to_owned(),
+        a.values()
+            .as_array::<f32, ndarray::Ix1>()
+            .unwrap()
+            .mapv(|v| if v.is_finite() { v } else { 1.5 }),
+        &[3000, 2000],
+    )
+    .unwrap();
+    let ad: Array2<f32> = finite
+        .to_dense(&0.0f32, false)
+        .unwrap()
+        .into_array::<f32, ndarray::Ix2>()
+        .unwrap();
+    let b = Array2::from_shape_fn((2000, 70), |(i, j)| ((i * 7 + j * 3) % 11) as f32 - 5.0);
+    let bt = Array2::from_shape_fn((3000, 70), |(i, j)| ((i * 5 + j) % 13) as f32 - 6.0);
+    // Small integers: every sum is exact, so any order agrees.
+    let want = ad.dot(&b);
+    let got = sparse_dense_matmul(&finite, &Tensor::from(b.clone()), false, false).unwrap();
+    assert_eq!(got, Tensor::from(want));
+    let want_t = ad.t().dot(&bt);
+    let got_t = sparse_dense_matmul(&finite, &Tensor::from(bt.clone()), true, false).unwrap();
+    assert_eq!(got_t, Tensor::from(want_t));
+    let want_b = ad.dot(&b);
+    let b_t = Tensor::from(b.t().to_owned());
+    let got_b = sparse_dense_matmul(&finite, &b_t, false, true).unwrap();
+    assert_eq!(got_b, Tensor::from(want_b));
+}

@@ -19,6 +19,7 @@
 //! | [`stack_concat`] | `stack(axis, arrays)`, `concat(axis, arrays)` |
 //! | [`gather`] | `gather(a, indices, axis)` (NumPy `take`, bounds-checked, negative indices) |
 //! | [`cast`] | `cast::<T, U>(a)` between any two of bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 |
+//! | [`spmm`] | `sparse_dense_matmul(a, b)`: a sparse matrix (entries grouped by output row) times a dense one, rows in registers, prefetched, rows split across threads |
 //! | [`matmul`] | `matmul(a, b)` over the last two axes, leading axes broadcast (f32 f64: ndarray / matrixmultiply; i32 i64: wrapping) |
 //!
 //! Dtypes: f32, f64, i32, i64, u8, u64 and bool wherever meaningful ([`Scalar`] all of them,
@@ -154,6 +155,7 @@ pub mod reduce;
 pub mod scalar;
 pub mod select;
 pub mod simd;
+pub mod spmm;
 pub mod stack_concat;
 
 pub use error::{KernelError, Result};

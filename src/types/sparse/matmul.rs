@@ -4,10 +4,9 @@
 //!
 //! Every stored entry `(i, j, v)` adds `v * B[j, :]` to row `i` of the output (duplicates add
 //! up, the entries may be in any order), so a NaN of `B` in a row no entry reads never appears,
-//! as in TensorFlow. The output rows are split across cores (rayon): the entries are bucketed by
-//! output row first (a counting sort, `O(nnz)`), then each core fills whole rows.
-
-use rayon::prelude::*;
+//! as in TensorFlow. The entries are bucketed by output row first (a counting sort, `O(nnz)`;
+//! canonical entries without `adjoint_a` already are), then the kernels' `sparse_dense_matmul`
+//! accumulates each output row in registers and splits the rows across cores.
 
 use super::SparseTensor;
 use super::arith::{Arith, like};
@@ -79,7 +78,7 @@ fn matmul_view(
     let (ar, ac) = (a.dense_shape()[0], a.dense_shape()[1]);
     let (n, k) = if adjoint_a { (ac, ar) } else { (ar, ac) };
     let (br, bc) = (b.shape()[0], b.shape()[1]);
-    let (k2, m) = if adjoint_b { (bc, br) } else { (br, bc) };
+    let k2 = if adjoint_b { bc } else { br };
     if k != k2 {
         return Err(Error::unsupported(
             OP,
@@ -98,8 +97,7 @@ fn matmul_view(
                 .into_dimensionality::<Ix2>()
                 .expect("checked rank");
             let bt = if adjoint_b { bv.reversed_axes() } else { bv };
-            let b = bt.as_standard_layout();
-            Ok(Tensor::from(typed::<$t>(a, &b.view(), adjoint_a, n, m)?))
+            Ok(Tensor::from(typed::<$t>(a, &bt, adjoint_a, n)?))
         }};
     }
     match a.dtype() {
@@ -114,21 +112,25 @@ fn matmul_view(
     }
 }
 
-/// The product for one element type: `b` is `op(b)` in standard layout (`[k, m]`).
-fn typed<T: Arith + Send + Sync>(
+/// The product for one element type: `b` is `op(b)` (`[k, m]`), on the kernels'
+/// `sparse_dense_matmul` (each output row accumulated in registers, the rows of `b` prefetched,
+/// rows split across cores).
+fn typed<T: Arith + extype_kernels::Num>(
     a: &SparseTensor,
     b: &ArrayView2<'_, T>,
     adjoint_a: bool,
     n: usize,
-    m: usize,
 ) -> Result<Array2<T>> {
     let idx = a.indices_array();
+    let idx = idx.as_standard_layout();
+    let flat = idx.as_slice().expect("standard layout");
     let vals = a.values().as_array::<T, Ix1>()?;
+    let vals = vals.as_standard_layout();
     let (row_col, col_col) = if adjoint_a { (1, 0) } else { (0, 1) };
     // Bucket the entries by output row: `start[r]..start[r + 1]` in `order` (canonical entries
     // without adjoint are already bucketed: `order` is then the identity, and not built).
     let mut start = vec![0usize; n + 1];
-    for r in idx.column(row_col) {
+    for r in flat.iter().skip(row_col).step_by(2) {
         start[*r as usize + 1] += 1;
     }
     for r in 0..n {
@@ -137,36 +139,27 @@ fn typed<T: Arith + Send + Sync>(
     let order: Option<Vec<usize>> = (adjoint_a || !a.is_canonical()).then(|| {
         let mut fill = start.clone();
         let mut order = vec![0usize; a.nnz()];
-        for (e, r) in idx.column(row_col).iter().enumerate() {
+        for (e, r) in flat.iter().skip(row_col).step_by(2).enumerate() {
             let r = *r as usize;
             order[fill[r]] = e;
             fill[r] += 1;
         }
         order
     });
-    let cols: Vec<usize> = idx.column(col_col).iter().map(|&c| c as usize).collect();
-    let vals: Vec<T> = vals.iter().copied().collect();
-    let b = b.as_slice().expect("standard layout");
-    let mut out = vec![T::default(); n * m];
-    if m > 0 {
-        out.par_chunks_mut(m)
-            .with_min_len(64)
-            .enumerate()
-            .for_each(|(r, row)| {
-                let mut add = |e: usize| {
-                    let (v, c) = (vals[e], cols[e]);
-                    let b_row = &b[c * m..(c + 1) * m];
-                    for (o, &x) in row.iter_mut().zip(b_row) {
-                        *o = o.plus(v.times(x));
-                    }
-                };
-                match &order {
-                    Some(order) => order[start[r]..start[r + 1]].iter().for_each(|&e| add(e)),
-                    None => (start[r]..start[r + 1]).for_each(add),
-                }
-            });
-    }
-    Ok(Array2::from_shape_vec((n, m), out).expect("n rows of m"))
+    let rows = extype_kernels::spmm::SparseRows {
+        starts: &start,
+        order: order.as_deref(),
+        inner: flat,
+        inner_stride: 2,
+        inner_offset: col_col,
+        values: vals.as_slice().expect("standard layout"),
+    };
+    extype_kernels::spmm::sparse_dense_matmul(&rows, b).map_err(|source| {
+        Error::Dispatch(Box::new(crate::DispatchError::Kernel {
+            op: OP.into(),
+            source,
+        }))
+    })
 }
 
 /// `ops::matmul(&sparse, &dense)`: [`sparse_dense_matmul`] without adjoints.

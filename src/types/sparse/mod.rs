@@ -44,6 +44,7 @@ use crate::{
 mod arith;
 mod batch;
 mod matmul;
+mod merge;
 mod reduce;
 mod reshape;
 
