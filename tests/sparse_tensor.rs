@@ -436,3 +436,46 @@ fn half_precision_values_follow_tf() {
         assert_eq!(sum.dtype(), dtype);
     }
 }
+
+/// TF 2.21: `tf.sparse.add(a, b, threshold)` keeps a sum when `threshold <= abs(sum)`, which is
+/// false for NaN: with a = {0: nan, 1: 1, 2: inf} and b = {0: 1, 1: -1, 2: -inf, 3: nan} of
+/// shape [4], threshold 0 gives indices [[1], [3]], values [0, nan] (the sums nan + 1 and
+/// inf + -inf are dropped, the cancelled 0 kept, b's lone NaN kept); threshold 0.5 gives
+/// [[3]], [nan].
+#[test]
+fn a_nan_sum_is_dropped_at_any_threshold_as_tf() {
+    let a = st(
+        array![[0i64], [1], [2]],
+        array![f32::NAN, 1.0, f32::INFINITY],
+        &[4],
+    );
+    let b = st(
+        array![[0i64], [1], [2], [3]],
+        array![1.0f32, -1.0, f32::NEG_INFINITY, f32::NAN],
+        &[4],
+    );
+    let at0 = a.add(&b, 0.0).unwrap();
+    assert_eq!(at0.indices_array(), array![[1i64], [3]]);
+    let v = at0.values().as_array::<f32, IxDyn>().unwrap().to_owned();
+    assert!(v[[0]] == 0.0 && v[[1]].is_nan(), "{v}");
+    let half = a.add(&b, 0.5).unwrap();
+    assert_eq!(half.indices_array(), array![[3i64]]);
+    // The operator and `ops::add` are threshold 0.
+    let op = (&a + &b).unwrap();
+    assert_eq!(op.indices_array(), array![[1i64], [3]]);
+    // Rank 3 takes the general merge: the same rule.
+    let a3 = st(
+        array![[0i64, 0, 0], [0, 0, 1]],
+        array![f32::NAN, 2.0],
+        &[1, 1, 2],
+    );
+    let b3 = st(
+        array![[0i64, 0, 0], [0, 0, 1]],
+        array![1.0f32, 3.0],
+        &[1, 1, 2],
+    );
+    assert_eq!(
+        a3.add(&b3, 0.0).unwrap().indices_array(),
+        array![[0i64, 0, 1]]
+    );
+}

@@ -2,8 +2,9 @@
 //!
 //! - `sparse + sparse` ([`SparseTensor::add`], `ops::add`, `&a + &b`): TensorFlow's `SparseAdd`,
 //!   a merge of the two entry lists in their stored order. Entries at the same index are summed,
-//!   and a sum whose magnitude is below `threshold` is dropped (only sums: an entry of one operand
-//!   alone is kept, explicit zeros included; `threshold = 0` keeps everything). Both dense shapes
+//!   and a sum is kept when `threshold <= |sum|`, as TensorFlow compares (only sums: an entry of
+//!   one operand alone is kept, explicit zeros and NaN included; `threshold = 0` keeps every sum
+//!   but a NaN one, `nan + 1` or `inf + -inf`, which that comparison drops). Both dense shapes
 //!   must be equal ("Operands' shapes do not match"). The result is canonical when both inputs
 //!   are; for unordered inputs the merge is TensorFlow's too (reorder first, as its docs say).
 //! - `sparse + dense` and `dense + sparse` → dense: TensorFlow's `SparseTensorDenseAdd`: the
@@ -273,7 +274,7 @@ fn merge_rows<const R: usize, T: Arith>(
             }
             std::cmp::Ordering::Equal => {
                 let s = av[i].plus(bv[j]);
-                if s.magnitude() >= threshold || s.magnitude().is_nan() {
+                if s.magnitude() >= threshold {
                     idx.push(x);
                     vals.push(s);
                 }
@@ -332,7 +333,7 @@ pub(super) fn merge_dyn<T: Arith>(
             }
             std::cmp::Ordering::Equal => {
                 let s = av[i].plus(bv[j]);
-                if s.magnitude() >= threshold || s.magnitude().is_nan() {
+                if s.magnitude() >= threshold {
                     idx.extend_from_slice(&af[row(i)]);
                     vals.push(s);
                 }

@@ -55,12 +55,11 @@ impl RowKey<2> for Keys {
     }
 }
 
-/// Whether a sum at equal keys is kept (TensorFlow: its magnitude is not below the threshold;
-/// a NaN sum is kept).
+/// Whether a sum at equal keys is kept: TensorFlow's `thresh <= abs(sum)`, false for a NaN
+/// sum (or threshold), so a NaN sum is dropped even at threshold 0.
 #[inline(always)]
 fn keep_sum<T: Arith>(s: T, threshold: f64) -> bool {
-    let m = s.magnitude();
-    (m >= threshold) | m.is_nan()
+    s.magnitude() >= threshold
 }
 
 /// The merge of `a` and `b` (TensorFlow's order of steps; any input order), each index row
@@ -75,15 +74,10 @@ pub(super) fn merge<const R: usize, T: Arith>(
 where
     Keys: RowKey<R>,
 {
-    // A threshold that keeps every sum (any magnitude is >= it) needs no check per step.
-    if threshold <= 0.0 {
-        merge_with::<R, T, false>(a, b, threshold, canonical, PAR_MIN_ENTRIES)
-    } else {
-        merge_with::<R, T, true>(a, b, threshold, canonical, PAR_MIN_ENTRIES)
-    }
+    merge_with::<R, T>(a, b, threshold, canonical, PAR_MIN_ENTRIES)
 }
 
-fn merge_with<const R: usize, T: Arith, const CHECK: bool>(
+fn merge_with<const R: usize, T: Arith>(
     (ai, av): (&[[i64; R]], &[T]),
     (bi, bv): (&[[i64; R]], &[T]),
     threshold: f64,
@@ -104,7 +98,7 @@ where
     extype_kernels::parallel::advise_huge_pages(oi);
     extype_kernels::parallel::advise_huge_pages(ov);
     if !(canonical && cap >= par_min && rayon::current_num_threads() > 1) {
-        let n = forward::<R, T, CHECK>((ai, av), (bi, bv), threshold, oi, ov);
+        let n = forward::<R, T>((ai, av), (bi, bv), threshold, oi, ov);
         // SAFETY: `forward` initialised the first `n` slots of both.
         unsafe {
             idx.set_len(n);
@@ -119,7 +113,7 @@ where
     let (ov1, ov2) = ov.split_at_mut(m);
     let (n1, n2) = rayon::join(
         || {
-            backward::<R, T, CHECK>(
+            backward::<R, T>(
                 (&ai[..i], &av[..i]),
                 (&bi[..j], &bv[..j]),
                 threshold,
@@ -128,7 +122,7 @@ where
             )
         },
         || {
-            forward::<R, T, CHECK>(
+            forward::<R, T>(
                 (&ai[i..], &av[i..]),
                 (&bi[j..], &bv[j..]),
                 threshold,
@@ -188,7 +182,7 @@ where
 /// Merges `a` and `b` forwards into the start of `oi`, `ov` (each at least `a.len() + b.len()`
 /// long); returns the number of entries written.
 #[inline(always)]
-fn forward<const R: usize, T: Arith, const CHECK: bool>(
+fn forward<const R: usize, T: Arith>(
     (ai, av): (&[[i64; R]], &[T]),
     (bi, bv): (&[[i64; R]], &[T]),
     threshold: f64,
@@ -222,7 +216,7 @@ where
             pov.add(o).write(va);
             pov.add(o + usize::from(!gt)).write(vb);
             pov.add(o + usize::from(lt | gt)).write(s);
-            let keep = !CHECK || (lt | gt | keep_sum(s, threshold));
+            let keep = lt | gt | keep_sum(s, threshold);
             o += usize::from(keep);
             i += usize::from(!gt);
             j += usize::from(!lt);
@@ -244,7 +238,7 @@ where
 /// long): the same result as [`forward`] for canonical inputs, ending at the outputs' end;
 /// returns the number of entries written (the last ones of the outputs).
 #[inline(always)]
-fn backward<const R: usize, T: Arith, const CHECK: bool>(
+fn backward<const R: usize, T: Arith>(
     (ai, av): (&[[i64; R]], &[T]),
     (bi, bv): (&[[i64; R]], &[T]),
     threshold: f64,
@@ -280,7 +274,7 @@ where
             pov.add(o - 1).write(vb);
             pov.add(o - 1 - usize::from(lt)).write(va);
             pov.add(o - 1 - usize::from(lt | gt)).write(s);
-            let keep = !CHECK || (lt | gt | keep_sum(s, threshold));
+            let keep = lt | gt | keep_sum(s, threshold);
             o -= usize::from(keep);
             i -= usize::from(!lt);
             j -= usize::from(!gt);
