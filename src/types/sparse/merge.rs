@@ -393,23 +393,7 @@ mod tests {
                     .build()
                     .unwrap();
                 let (gi, gv) = pool.install(|| {
-                    if threshold <= 0.0 {
-                        merge_with::<R, f64, false>(
-                            (&a.0, &a.1),
-                            (&b.0, &b.1),
-                            threshold,
-                            canonical,
-                            par_min,
-                        )
-                    } else {
-                        merge_with::<R, f64, true>(
-                            (&a.0, &a.1),
-                            (&b.0, &b.1),
-                            threshold,
-                            canonical,
-                            par_min,
-                        )
-                    }
+                    merge_with::<R, f64>((&a.0, &a.1), (&b.0, &b.1), threshold, canonical, par_min)
                 });
                 let gi = gi.as_standard_layout().iter().copied().collect::<Vec<_>>();
                 let gv = gv.to_vec();
