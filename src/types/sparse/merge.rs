@@ -458,14 +458,14 @@ mod tests {
                 let mut ov = vec![MaybeUninit::new(0.0f64); cap];
                 let (oi1, oi2) = oi.split_at_mut(i + j);
                 let (ov1, ov2) = ov.split_at_mut(i + j);
-                let n1 = backward::<2, f64, false>(
+                let n1 = backward::<2, f64>(
                     (&a.0[..i], &a.1[..i]),
                     (&b.0[..j], &b.1[..j]),
                     0.0,
                     oi1,
                     ov1,
                 );
-                let n2 = forward::<2, f64, false>(
+                let n2 = forward::<2, f64>(
                     (&a.0[i..], &a.1[i..]),
                     (&b.0[j..], &b.1[j..]),
                     0.0,
