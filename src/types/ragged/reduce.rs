@@ -5,7 +5,7 @@
 //! any `false`, all `true`.
 
 use super::infer::{ragged, value};
-use super::{RaggedTensor, RaggedTensorSpec, arg_error, broadcast_to, splits_of};
+use super::{RaggedTensor, RaggedTensorSpec, arg_error, broadcast_to, shared_splits, splits_of};
 use crate::dispatch::Call;
 use crate::ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, arr0};
 use crate::ops::{self, OpArgs, catalog};
@@ -130,8 +130,9 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
             Value::from_extension(x.with_values_unchecked(values))
         }
         Plan::Ragged(inner) => {
-            let splits = splits_of(&x.nested_row_splits[rr - 1]);
-            let mut out = segment(kind, flat, &splits, out_dtype)?;
+            let splits_t = &x.nested_row_splits[rr - 1];
+            let splits = splits_of(splits_t);
+            let mut out = segment(kind, flat, &splits, splits_t, out_dtype)?;
             if !inner.is_empty() {
                 let args = OpArgs::axes(&inner);
                 out = dense_reduce(kind, op.op(), &out, &args, out_dtype, true)?;
@@ -228,15 +229,22 @@ fn dense_reduce(
     broadcast_to(&fill, &shape)
 }
 
-/// The reduction over the ragged axis: one output row per row of `splits`.
-fn segment(kind: Kind, flat: &Tensor, splits: &[i64], out: DType) -> Result<Tensor> {
+/// The reduction over the ragged axis: one output row per row of `splits` (the contents of
+/// `splits_t`, which sum and mean hand to the op shared, not copied).
+fn segment(
+    kind: Kind,
+    flat: &Tensor,
+    splits: &[i64],
+    splits_t: &Tensor,
+    out: DType,
+) -> Result<Tensor> {
     let dtype = flat.dtype();
     let result: Tensor = match kind {
         Kind::Sum if dtype != DType::Bool => {
-            ops::segment_reduce_as(&catalog::SEGMENT_SUM, flat, splits)?
+            ops::segment_reduce_shared_as(&catalog::SEGMENT_SUM, flat, &shared_splits(splits_t))?
         }
         Kind::Mean if dtype != DType::Bool => {
-            ops::segment_reduce_as(&catalog::SEGMENT_MEAN, flat, splits)?
+            ops::segment_reduce_shared_as(&catalog::SEGMENT_MEAN, flat, &shared_splits(splits_t))?
         }
         Kind::Max | Kind::Min if dtype != DType::Bool => extreme(kind, flat, splits)?,
         Kind::Max | Kind::Any => fold(flat, splits, Fold::Any)?,
