@@ -427,19 +427,20 @@ fn faulty_splits_inside_groups_are_named_as_by_the_full_check() {
     let n = *good.last().unwrap();
     let xs = Array1::from((0..n).map(|i| i as f32).collect::<Vec<_>>());
     let col = xs.clone().into_shape_with_order((n as usize, 1)).unwrap();
-    let faults: Vec<Box<dyn Fn(&mut Vec<i64>)>> = vec![
-        Box::new(|s| s[40] = s[39] - 1),
-        Box::new(|s| s[50] = n + 5),
-        Box::new(|s| s[20] = -3),
-        Box::new(|s| s[99] = s[98] - 1),
-        Box::new(|s| {
-            s[17] = s[16] + 40;
-            s[18] = s[16] + 1;
-        }),
+    // (index, value) pairs written over the good splits.
+    let faults: [&[(usize, i64)]; 5] = [
+        &[(40, good[39] - 1)],
+        &[(50, n + 5)],
+        &[(20, -3)],
+        &[(99, good[98] - 1)],
+        // A long row (no grouped form for its group), then a decreasing split.
+        &[(17, good[16] + 40), (18, good[16] + 1)],
     ];
     for (k, fault) in faults.iter().enumerate() {
         let mut bad = good.clone();
-        fault(&mut bad);
+        for &(i, v) in *fault {
+            bad[i] = v;
+        }
         let want = segment::segment_sum(&col, &bad).unwrap_err().to_string();
         assert!(want.contains("row_splits["), "fault {k}: {want}");
         let got = segment::segment_sum(&xs, &bad).unwrap_err().to_string();
