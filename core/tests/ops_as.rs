@@ -56,3 +56,43 @@ fn the_as_twins_return_what_the_value_forms_return() {
     let err = ops::stack_as::<extype::AnonymousExtension>(&parts, 0).unwrap_err();
     assert!(err.to_string().contains("tensor"), "{err}");
 }
+
+#[test]
+fn shared_row_splits_give_the_copied_ones_result_and_errors() {
+    use extype::ops::{Indices, OpArgs};
+    use ndarray::{ArcArray1, s};
+    let flat = array![1.0f32, 2.0, 3.0, 4.0];
+    let copied: Tensor =
+        ops::segment_reduce_as(&catalog::SEGMENT_SUM, &flat, &[0, 1, 1, 4]).unwrap();
+    let splits = ArcArray1::from(vec![0i64, 1, 1, 4]);
+    let shared = Indices::from(splits.clone());
+    // Shared, not copied; equal (and hashed) by value to copied indices.
+    assert_eq!(shared.as_ptr(), splits.as_ptr());
+    assert_eq!(shared, Indices::from(&[0i64, 1, 1, 4][..]));
+    let hash = |i: &Indices| {
+        use std::hash::{BuildHasher, RandomState};
+        let state = RandomState::new();
+        (state.hash_one(i), state.hash_one(&[0i64, 1, 1, 4][..]))
+    };
+    let (a, b) = hash(&shared);
+    assert_eq!(a, b);
+    let got: Tensor = ops::segment_reduce_shared_as(&catalog::SEGMENT_SUM, &flat, &shared).unwrap();
+    assert_eq!(got, copied);
+    // A strided array is copied into order (the slice a kernel reads is contiguous).
+    let wide = ArcArray1::from(vec![0i64, 9, 1, 9, 1, 9, 4]);
+    let stepped = Indices::from(wide.slice(s![..;2]).to_shared());
+    assert_eq!(&*stepped, &[0, 1, 1, 4]);
+    let args = OpArgs::none().with_shared_indices(stepped);
+    let got: Tensor = ops::call_as(&catalog::SEGMENT_SUM, &[flat.as_operand()], &args).unwrap();
+    assert_eq!(got, copied);
+    // Bad splits: the same error as copied ones.
+    let bad = Indices::from(vec![0i64, 3, 1, 4]);
+    let want = ops::segment_reduce(&catalog::SEGMENT_SUM, &flat, &[0, 3, 1, 4]).unwrap_err();
+    let err = ops::segment_reduce_shared(&catalog::SEGMENT_SUM, &flat, &bad).unwrap_err();
+    assert_eq!(err.to_string(), want.to_string());
+    assert!(
+        err.to_string()
+            .contains("row_splits[2] == 1 < row_splits[1] == 3"),
+        "{err}"
+    );
+}

@@ -126,6 +126,15 @@ mod sealed {
         fn sum_leaf<S: Simd>(xs: &[Self]) -> Self::SumAcc;
         /// Sum of a contiguous run shorter than [`SHORT`](crate::reduce::SHORT) (see there).
         fn sum_short<S: Simd>(xs: &[Self]) -> Self::SumAcc;
+        /// [`sum_short`](NumHooks::sum_short) of 16 consecutive short rows at once, row `k`
+        /// being `xs[splits[k]..splits[k + 1]]`, with the same result per row; `None` when this
+        /// dtype or backend has no grouped form or a row is not a range of `xs` of at most 32
+        /// elements (the caller then reduces row by row). Default: `None`.
+        #[inline(always)]
+        fn sum_short16<S: Simd>(xs: &[Self], splits: &[i64; 17]) -> Option<[Self::SumAcc; 16]> {
+            let _ = (xs, splits);
+            None
+        }
         /// Sum of the elements of a contiguous leaf where `mask` is true.
         fn sum_leaf_masked<S: Simd>(xs: &[Self], mask: &[bool]) -> Self::SumAcc;
         /// Adds one element (strided paths).

@@ -329,6 +329,133 @@ fn short_and_long_segments_match_on_every_isa() {
 }
 
 #[test]
+fn grouped_short_segments_match_the_row_by_row_reference() {
+    // Rows of 0..=40 values, a quarter empty, with NaN, ±inf and -0.0: on AVX-512, groups of 16
+    // rows of at most 32 values are summed together (a group with a longer row goes row by
+    // row). Every level and both chunkings (one chunk on one thread; several chunks on four
+    // threads) must give the bits of the Scalar level on one thread, which sums row by row, and
+    // each sum must be within the documented bound of the exact one.
+    let _guard = ISA_LOCK.lock().unwrap();
+    let mut rng = Rng(21);
+    for (case, rows) in [0usize, 1, 15, 16, 17, 33, 40_000].into_iter().enumerate() {
+        let mut splits = vec![0i64];
+        for _ in 0..rows {
+            let len = match rng.below(8) {
+                0 | 1 => 0,
+                2 => 33 + rng.below(8),
+                _ => rng.below(33),
+            };
+            splits.push(splits.last().unwrap() + len as i64);
+        }
+        let n = *splits.last().unwrap() as usize;
+        let xs: Vec<f32> = (0..n).map(|_| rng.float(case % 2 == 0) as f32).collect();
+        let a = Array1::from(xs.clone());
+        let bits = |v: ArrayD<f32>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let run = || {
+            let sums = segment::segment_sum(&a, &splits).unwrap();
+            let means = segment::segment_mean(&a, &splits).unwrap();
+            (sums, means)
+        };
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let four = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        assert!(simd::force_isa(Some(simd::Isa::Scalar)));
+        let (want_sums, want_means) = one.install(run);
+        for isa in simd::Isa::supported() {
+            assert!(simd::force_isa(Some(isa)));
+            // Split from 64 KiB: the 40 000-row case then runs in several chunks (only speed
+            // depends on the threshold, so concurrent tests are unaffected).
+            extype_kernels::parallel::set_parallel_min_bytes(64 << 10);
+            let par = four.install(run);
+            extype_kernels::parallel::set_parallel_min_bytes(
+                extype_kernels::parallel::PAR_MIN_BYTES,
+            );
+            for (what, (s, m)) in [("serial", one.install(run)), ("parallel", par)] {
+                let (gs, ws) = (bits(s), bits(want_sums.clone()));
+                for (i, (g, w)) in gs.iter().zip(&ws).enumerate() {
+                    let (g, w) = (f32::from_bits(*g), f32::from_bits(*w));
+                    assert!(
+                        (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits(),
+                        "case {case} {isa:?} {what} row {i}: sum {g} vs {w}"
+                    );
+                }
+                for (i, (g, w)) in m.iter().zip(want_means.iter()).enumerate() {
+                    assert!(
+                        (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits(),
+                        "case {case} {isa:?} {what} row {i}: mean {g} vs {w}"
+                    );
+                }
+            }
+        }
+        simd::force_isa(None);
+        for (i, w) in splits.windows(2).enumerate() {
+            let seg = &xs[w[0] as usize..w[1] as usize];
+            let want = ref_sum(seg.iter().map(|&x| x as f64));
+            let abs: f64 = seg.iter().map(|&x| (x as f64).abs()).sum();
+            let g = want_sums[[i]] as f64;
+            if want.is_nan() || want.is_infinite() {
+                assert!(same_f64(g, want), "case {case} row {i}: {g} vs {want}");
+            } else {
+                assert!(
+                    (g - want).abs() <= F32_EPS * want.abs() + 70.0 * F32_EPS * abs,
+                    "case {case} row {i} (len {}): {g} vs {want}",
+                    seg.len()
+                );
+            }
+            if seg.is_empty() {
+                assert!(want_means[[i]].is_nan(), "case {case} row {i}: empty mean");
+            }
+        }
+    }
+}
+
+#[test]
+fn faulty_splits_inside_groups_are_named_as_by_the_full_check() {
+    // The flat sum and mean check each row in their pass over the values; a fault anywhere,
+    // in a group of 16 short rows or not, gives the error of the full check (which the 2-D
+    // path and max run first), naming the first faulty split.
+    let mut rng = Rng(22);
+    let mut good = vec![0i64];
+    for _ in 0..100 {
+        good.push(good.last().unwrap() + rng.below(20) as i64);
+    }
+    let n = *good.last().unwrap();
+    let xs = Array1::from((0..n).map(|i| i as f32).collect::<Vec<_>>());
+    let col = xs.clone().into_shape_with_order((n as usize, 1)).unwrap();
+    // (index, value) pairs written over the good splits.
+    let faults: [&[(usize, i64)]; 5] = [
+        &[(40, good[39] - 1)],
+        &[(50, n + 5)],
+        &[(20, -3)],
+        &[(99, good[98] - 1)],
+        // A long row (no grouped form for its group), then a decreasing split.
+        &[(17, good[16] + 40), (18, good[16] + 1)],
+    ];
+    for (k, fault) in faults.iter().enumerate() {
+        let mut bad = good.clone();
+        for &(i, v) in *fault {
+            bad[i] = v;
+        }
+        let want = segment::segment_sum(&col, &bad).unwrap_err().to_string();
+        assert!(want.contains("row_splits["), "fault {k}: {want}");
+        let got = segment::segment_sum(&xs, &bad).unwrap_err().to_string();
+        assert_eq!(got, want, "fault {k}");
+        let got = segment::segment_mean(&xs, &bad).unwrap_err().to_string();
+        assert_eq!(
+            got,
+            want.replace("segment_sum", "segment_mean"),
+            "fault {k}"
+        );
+    }
+    assert!(segment::segment_sum(&xs, &good).is_ok());
+}
+
+#[test]
 fn axes_reductions_match_reference() {
     let mut rng = Rng(3);
     for case in 0..60 {

@@ -4,7 +4,11 @@
 //! handlers receive them bound into the op callable.
 
 use std::cell::Cell;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
 
+use ndarray::{ArcArray1, Array1};
 use smallvec::SmallVec;
 
 use crate::dtype::DType;
@@ -34,7 +38,9 @@ pub struct OpArgs {
     /// `transpose`: the permutation (`None` reverses the axes).
     pub perm: Option<Vec<usize>>,
     /// `gather`: the indices (negative counts from the end); segment reductions: `row_splits`.
-    pub indices: Option<Vec<i64>>,
+    /// [`Indices`] are shared: an op's arguments can carry a value's row splits without
+    /// copying them ([`OpArgs::with_shared_indices`]).
+    pub indices: Option<Indices>,
     /// Broadcasting ops: how unknown dims may broadcast ([`Policy::Numpy`] or
     /// [`Policy::Strict`]); `None` is the policy of the scope ([`scoped_policy`], NumPy's by
     /// default).
@@ -153,9 +159,112 @@ impl OpArgs {
         self.policy.unwrap_or_else(current_policy)
     }
 
-    /// Sets `indices` (gather indices, or row splits of a segment reduction).
+    /// Sets `indices` (gather indices, or row splits of a segment reduction), copying them; see
+    /// [`OpArgs::with_shared_indices`] to share an array instead.
     pub fn with_indices(mut self, indices: &[i64]) -> OpArgs {
-        self.indices = Some(indices.to_vec());
+        self.indices = Some(Indices::from(indices));
         self
+    }
+
+    /// Sets `indices` without copying them: the [`Indices`] share their buffer (e.g. a ragged
+    /// tensor's row splits, as an `ArcArray1<i64>`).
+    ///
+    /// ```
+    /// use extype_core::ops::{Indices, OpArgs};
+    /// let splits = ndarray::ArcArray1::from(vec![0i64, 2, 5]);
+    /// let args = OpArgs::none().with_shared_indices(Indices::from(splits.clone()));
+    /// assert_eq!(args.indices.as_deref(), Some(&[0i64, 2, 5][..]));
+    /// // The same buffer, not a copy.
+    /// assert_eq!(args.indices.as_deref().unwrap().as_ptr(), splits.as_ptr());
+    /// ```
+    pub fn with_shared_indices(mut self, indices: Indices) -> OpArgs {
+        self.indices = Some(indices);
+        self
+    }
+}
+
+/// Integer indices of an op call ([`OpArgs::indices`]): a shared, immutable, contiguous `i64`
+/// buffer, read as a slice (`Deref<Target = [i64]>`). Cloning shares the buffer (O(1)); equality
+/// and hashing compare the values.
+///
+/// Built from a slice or `&Vec` (copied), a `Vec` (moved) or an `ArcArray1<i64>` (shared when
+/// it is contiguous in order, copied otherwise).
+///
+/// ```
+/// use extype_core::ops::Indices;
+/// let a = Indices::from(&[0i64, 3, 4][..]);
+/// let b = Indices::from(vec![0i64, 3, 4]);
+/// assert_eq!(a, b);
+/// assert_eq!(&*a, &[0, 3, 4]);
+/// assert_eq!(b.len(), 3);
+/// ```
+#[derive(Clone)]
+pub struct Indices(
+    // Invariant: in standard layout (`as_slice` is `Some`), so `Deref` never copies.
+    ArcArray1<i64>,
+);
+
+impl Indices {
+    /// The shared array (contiguous, in order).
+    pub fn as_array(&self) -> &ArcArray1<i64> {
+        &self.0
+    }
+}
+
+impl Deref for Indices {
+    type Target = [i64];
+    #[inline]
+    fn deref(&self) -> &[i64] {
+        // Every constructor makes the array contiguous in order (the invariant), so the slice
+        // always exists; the empty fallback is unreachable.
+        self.0.as_slice().unwrap_or(&[])
+    }
+}
+
+impl From<ArcArray1<i64>> for Indices {
+    fn from(a: ArcArray1<i64>) -> Indices {
+        if a.as_slice().is_some() {
+            Indices(a)
+        } else {
+            Indices(a.as_standard_layout().into_owned().into_shared())
+        }
+    }
+}
+
+impl From<Vec<i64>> for Indices {
+    fn from(v: Vec<i64>) -> Indices {
+        Indices(Array1::from(v).into_shared())
+    }
+}
+
+impl From<&[i64]> for Indices {
+    fn from(v: &[i64]) -> Indices {
+        Indices::from(v.to_vec())
+    }
+}
+
+impl From<&Vec<i64>> for Indices {
+    fn from(v: &Vec<i64>) -> Indices {
+        Indices::from(v.as_slice())
+    }
+}
+
+impl fmt::Debug for Indices {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl PartialEq for Indices {
+    fn eq(&self, other: &Indices) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Indices {}
+
+impl Hash for Indices {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (**self).hash(state)
     }
 }

@@ -40,7 +40,7 @@ pub mod size;
 #[cfg(test)]
 mod tests;
 
-pub use args::OpArgs;
+pub use args::{Indices, OpArgs};
 pub use catalog::{Arity, OpKind, Signature};
 pub use infer::Inferred;
 pub use op::{DenseFn, InferRule, Op, ShapeFn};

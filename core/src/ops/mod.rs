@@ -121,8 +121,8 @@ pub mod rules {
 }
 
 pub use crate::op_model::{
-    Arity, AsOperand, DTypeSet, DenseFn, FromValue, InferRule, Inferred, IntoValue, Op, OpArgs,
-    OpKind, Operand, Operands, ResultDType, ShapeFn, Signature,
+    Arity, AsOperand, DTypeSet, DenseFn, FromValue, Indices, InferRule, Inferred, IntoValue, Op,
+    OpArgs, OpKind, Operand, Operands, ResultDType, ShapeFn, Signature,
 };
 
 use crate::dispatch::table;
@@ -511,6 +511,39 @@ pub fn segment_reduce_as<T: FromValue>(
     row_splits: &[i64],
 ) -> Result<T> {
     T::from_value(segment_reduce(op, x, row_splits)?)
+}
+
+/// [`segment_reduce`] with row splits that are shared, not copied (e.g. a ragged tensor's own
+/// splits as an `ArcArray1<i64>`): the op reads them in place. They are checked as by
+/// [`segment_reduce`] (the kernel checks them in its pass over the rows).
+///
+/// ```
+/// use extype_core::ops::{self, Indices, catalog};
+/// use extype_core::Tensor;
+/// let flat = Tensor::from(ndarray::arr1(&[1.0f32, 2.0, 3.0, 4.0]));
+/// let splits = Indices::from(ndarray::ArcArray1::from(vec![0i64, 1, 1, 4]));
+/// let sums: Tensor = ops::segment_reduce_shared_as(&catalog::SEGMENT_SUM, &flat, &splits).unwrap();
+/// assert_eq!(sums.as_array::<f32, ndarray::Ix1>().unwrap().to_vec(), [1.0, 0.0, 9.0]);
+/// ```
+pub fn segment_reduce_shared(
+    op: &'static Op,
+    x: &impl AsOperand,
+    row_splits: &Indices,
+) -> Result<Value> {
+    call(
+        op,
+        &[x.as_operand()],
+        &OpArgs::none().with_shared_indices(row_splits.clone()),
+    )
+}
+
+/// [`segment_reduce_shared`], returning the concrete type `T`.
+pub fn segment_reduce_shared_as<T: FromValue>(
+    op: &'static Op,
+    x: &impl AsOperand,
+    row_splits: &Indices,
+) -> Result<T> {
+    T::from_value(segment_reduce_shared(op, x, row_splits)?)
 }
 
 /// A masked reduction of dense `values` where `mask` (bool, broadcastable to `values`) is true,

@@ -8,7 +8,7 @@ use crate::scalar::{Num, NumHooks};
 use crate::simd::Simd;
 
 macro_rules! float_hooks {
-    ($t:ty, $acc:ty, $engine:ident, $short:ident) => {
+    ($t:ty, $acc:ty, $engine:ident, $short:ident $(, $rows16:ident)?) => {
         impl NumHooks for $t {
             type SumAcc = $acc;
             type Real = $t;
@@ -36,6 +36,12 @@ macro_rules! float_hooks {
             fn sum_short<S: Simd>(xs: &[$t]) -> $acc {
                 S::$short(xs) as $acc
             }
+            $(
+            #[inline(always)]
+            fn sum_short16<S: Simd>(xs: &[$t], splits: &[i64; 17]) -> Option<[$acc; 16]> {
+                S::$rows16(xs, splits).map(|sums| sums.map(|x| x as $acc))
+            }
+            )?
             #[inline(always)]
             fn sum_leaf_masked<S: Simd>(xs: &[$t], mask: &[bool]) -> $acc {
                 $engine::<S, AddOp>(xs, Some(mask), 0.0) as $acc
@@ -83,7 +89,7 @@ macro_rules! float_hooks {
         }
     };
 }
-float_hooks!(f32, f64, lanes32, sum16_32);
+float_hooks!(f32, f64, lanes32, sum16_32, sum16_32_rows16);
 float_hooks!(f64, f64, lanes64, sum16_64);
 
 macro_rules! int_hooks {

@@ -44,6 +44,15 @@ pub(crate) trait Reducer<T>: Copy + Send + Sync {
     fn short<S: Simd>(self, xs: &[T]) -> Self::Acc {
         self.leaf::<S>(xs)
     }
+    /// [`short`](Reducer::short) of 16 consecutive rows at once, row `k` being
+    /// `xs[splits[k]..splits[k + 1]]`, with the same result per row; `None` when there is no
+    /// grouped form or a row is not a range of `xs` of at most 32 elements (the caller then
+    /// reduces row by row). Default: `None`.
+    #[inline(always)]
+    fn short16<S: Simd>(self, xs: &[T], splits: &[i64; 17]) -> Option<[Self::Acc; 16]> {
+        let _ = (xs, splits);
+        None
+    }
     /// Adds one element.
     fn step(self, acc: Self::Acc, x: T) -> Self::Acc;
     /// Combines two partial results (left then right).
@@ -70,6 +79,10 @@ impl<T: Num> Reducer<T> for SumR {
     #[inline(always)]
     fn short<S: Simd>(self, xs: &[T]) -> T::SumAcc {
         T::sum_short::<S>(xs)
+    }
+    #[inline(always)]
+    fn short16<S: Simd>(self, xs: &[T], splits: &[i64; 17]) -> Option<[T::SumAcc; 16]> {
+        T::sum_short16::<S>(xs, splits)
     }
     #[inline(always)]
     fn step(self, acc: T::SumAcc, x: T) -> T::SumAcc {

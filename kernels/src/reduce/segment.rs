@@ -8,6 +8,7 @@
 
 use ndarray::{ArrayBase, ArrayD, ArrayViewD, Axis, Data, Dimension, IxDyn, Slice};
 use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::axes::AxesPlan;
 use super::full::empty;
@@ -28,6 +29,15 @@ pub fn validate_row_splits(
 ) -> Result<Vec<usize>> {
     check_row_splits(op, row_splits, nrows)?;
     Ok(row_splits.iter().map(|&s| s as usize).collect())
+}
+
+/// The ends of `row_splits` only: at least one split, the first 0, the last `nrows` (the
+/// errors of [`check_row_splits`]).
+fn check_ends(op: &'static str, row_splits: &[i64], nrows: usize) -> Result<()> {
+    match (row_splits.first(), row_splits.last()) {
+        (Some(0), Some(&last)) if last as u64 == nrows as u64 => Ok(()),
+        _ => check_row_splits(op, row_splits, nrows),
+    }
 }
 
 /// [`validate_row_splits`] without building the `usize` copy (the kernels read the checked
@@ -75,14 +85,25 @@ fn check_row_splits(op: &'static str, row_splits: &[i64], nrows: usize) -> Resul
 
 /// Reduces every segment of a contiguous 1-D array straight into the output (`finish` maps
 /// each partial result and segment length to an output): many segments per dispatch, groups
-/// of segments in parallel when the input is large. `splits` were checked.
-fn flat_segments<T, R, O, F>(r: R, xs: &[T], splits: &[i64], finish: F) -> Vec<O>
+/// of segments in parallel when the input is large.
+///
+/// The splits are checked here, in the same pass: `None` when a row is not a range of `xs`
+/// (a split decreases or lies outside `0..=xs.len()`); the caller then names the fault. Such a
+/// row reads nothing. With `splits[0] == 0` and the last split `== xs.len()` (checked by the
+/// caller), rows that are all ranges of `xs` are exactly valid splits.
+fn flat_segments<T, R, O, F>(r: R, xs: &[T], splits: &[i64], finish: F) -> Option<Vec<O>>
 where
     T: Copy + Sync,
     R: Reducer<T>,
     O: Send,
     F: Fn(R::Acc, usize) -> O + Copy + Sync,
 {
+    // Segments are short and so is their reduction, so the hardware's stream prefetcher alone
+    // leaves DRAM latency exposed (measured at 64 Mi with 100-element segments: 8 GB/s against
+    // 25 GB/s for a plain sum); fetch each cache line `AHEAD` bytes early.
+    const AHEAD: usize = 4096;
+    /// The distance of the grouped form (see there).
+    const GROUP_AHEAD: usize = 2048;
     struct Segments<'a, T, R, O, F> {
         r: R,
         xs: &'a [T],
@@ -91,9 +112,10 @@ where
         finish: F,
     }
     impl<T: Copy, R: Reducer<T>, O, F: Fn(R::Acc, usize) -> O> Kernel for Segments<'_, T, R, O, F> {
-        type Output = ();
+        /// Whether every row was a range of `xs`.
+        type Output = bool;
         #[inline(always)]
-        fn run<S: Simd>(self) {
+        fn run<S: Simd>(self) -> bool {
             let Segments {
                 r,
                 xs,
@@ -101,47 +123,106 @@ where
                 dst,
                 finish,
             } = self;
-            // Segments are short and so is their reduction, so the hardware's stream
-            // prefetcher alone leaves DRAM latency exposed (measured at 64 Mi with 100-element
-            // segments: 8 GB/s against 25 GB/s for a plain sum); fetch each cache line
-            // `AHEAD` bytes early.
-            const AHEAD: usize = 4096;
-            let ahead = AHEAD / size_of::<T>();
+            // Groups run several times faster than single rows, so the data must arrive
+            // sooner, but not so early that it is evicted or crowds the fill buffers: 2 KiB
+            // ahead (about two groups) measured best for rows of 0–32 `f32` (1, 2 and 4 KiB
+            // tried, 1–2 KiB best, under load; see BENCHMARKS.md in the repository).
+            let ahead = GROUP_AHEAD / size_of::<T>();
             let line = (64 / size_of::<T>()).max(1);
-            let mut fetched = splits.first().map_or(0, |&s| s as usize);
-            // A plain loop, not `map`: a closure would not be reliably inlined into the
+            let n = xs.len() as u64;
+            let mut fetched = splits.first().map_or(0, |&s| (s as u64).min(n) as usize);
+            let mut ok = true;
+            // Plain loops, not `map`: a closure would not be reliably inlined into the
             // target-feature wrapper, and the leaf must be compiled inside it.
-            for (d, w) in dst.iter_mut().zip(splits.windows(2)) {
-                let (a, b) = (w[0] as usize, w[1] as usize);
-                while fetched < b + ahead {
+            let mut i = 0;
+            // Groups of 16 short rows in one call where the reducer has a grouped form (each
+            // row's result exactly its `short` one); else, and for a group with a long or
+            // faulty row, row by row.
+            while let Some(group) = splits.get(i..i + 17) {
+                let Ok(group) = <&[i64; 17]>::try_from(group) else {
+                    break;
+                };
+                let end = (group[16] as u64).min(n) as usize;
+                while fetched < end + ahead {
                     prefetch(xs.as_ptr().wrapping_add(fetched));
                     fetched += line;
                 }
-                let seg = &xs[a..b];
-                let acc = if seg.len() < SHORT {
-                    r.short::<S>(seg)
-                } else {
-                    tree_serial::<S, T, R>(r, seg, None)
-                };
-                d.write(finish(acc, b - a));
+                let dst = &mut dst[i..i + 16];
+                match r.short16::<S>(xs, group) {
+                    Some(accs) => {
+                        for (k, (d, acc)) in dst.iter_mut().zip(accs).enumerate() {
+                            d.write(finish(acc, (group[k + 1] - group[k]) as usize));
+                        }
+                    }
+                    None => {
+                        for (d, w) in dst.iter_mut().zip(group.windows(2)) {
+                            ok &= one_row::<S, T, R, O, F>(r, xs, w, d, &finish, &mut fetched);
+                        }
+                    }
+                }
+                i += 16;
             }
+            for (d, w) in dst[i..].iter_mut().zip(splits[i..].windows(2)) {
+                ok &= one_row::<S, T, R, O, F>(r, xs, w, d, &finish, &mut fetched);
+            }
+            ok
         }
     }
+    /// One row `w[0]..w[1]` into `d`, fetching ahead (`fetched`: the next line to fetch);
+    /// `false` (and `d` given the identity's output) if the row is not a range of `xs`.
+    #[inline(always)]
+    fn one_row<S: Simd, T: Copy, R: Reducer<T>, O, F: Fn(R::Acc, usize) -> O>(
+        r: R,
+        xs: &[T],
+        w: &[i64],
+        d: &mut MaybeUninit<O>,
+        finish: &F,
+        fetched: &mut usize,
+    ) -> bool {
+        let (a, b) = (w[0], w[1]);
+        if !(0 <= a && a <= b && b as u64 <= xs.len() as u64) {
+            // Not a range of `xs`: the caller reports it; every output must be initialised
+            // all the same.
+            d.write(finish(r.identity(), 0));
+            return false;
+        }
+        let (a, b) = (a as usize, b as usize);
+        let (ahead, line) = (AHEAD / size_of::<T>(), (64 / size_of::<T>()).max(1));
+        while *fetched < b + ahead {
+            prefetch(xs.as_ptr().wrapping_add(*fetched));
+            *fetched += line;
+        }
+        let seg = &xs[a..b];
+        let acc = if seg.len() < SHORT {
+            r.short::<S>(seg)
+        } else {
+            tree_serial::<S, T, R>(r, seg, None)
+        };
+        d.write(finish(acc, b - a));
+        true
+    }
     let nseg = splits.len() - 1;
-    // Parallel chunks of segments covering about PAR_CHUNK_ELEMS elements each on average.
-    let per_chunk = (nseg * PAR_CHUNK_ELEMS / xs.len().max(1)).clamp(1, nseg.max(1));
+    let ok = AtomicBool::new(true);
+    // Parallel chunks of segments covering about PAR_CHUNK_ELEMS elements each on average
+    // (a multiple of 16 segments, the groups of the grouped form).
+    let per_chunk = (nseg * PAR_CHUNK_ELEMS / xs.len().max(1))
+        .next_multiple_of(16)
+        .clamp(1, nseg.max(1));
     // A reduction: split at the reductions' threshold (`build_vec_chunked` halves its bytes).
     let out = build_vec_chunked(nseg, per_chunk, 2 * size_of_val(xs), |start, dst| {
         let splits = &splits[start..=start + dst.len()];
-        dispatch(Segments {
+        if !dispatch(Segments {
             r,
             xs,
             splits,
             dst,
             finish,
-        })
+        }) {
+            ok.store(false, Ordering::Relaxed);
+        }
     });
-    or_alloc_error::<_, O>(out, nseg)
+    let out = or_alloc_error::<_, O>(out, nseg);
+    ok.into_inner().then_some(out)
 }
 
 /// `empty_op`: `Some(op)` for reductions whose empty segments are an error (max, min).
@@ -169,7 +250,14 @@ where
             found: "a rank-0 array".into(),
         });
     }
-    check_row_splits(op, row_splits, xs.shape()[0])?;
+    let flat = xs.as_slice().filter(|_| xs.ndim() == 1);
+    // The flat path of sum and mean checks each row in its own pass (see `flat_segments`):
+    // only the ends here. Everything else checks the splits first.
+    if flat.is_some() && empty_op.is_none() {
+        check_ends(op, row_splits, xs.shape()[0])?;
+    } else {
+        check_row_splits(op, row_splits, xs.shape()[0])?;
+    }
     if let Some(empty_op) = empty_op
         && row_splits.windows(2).fold(false, |e, w| e | (w[0] == w[1]))
     {
@@ -184,8 +272,18 @@ where
     shape[0] = nseg;
     // The output, in the widest accumulator (8 bytes), must be allocatable.
     check_output::<u64>(op, &shape)?;
-    if let Some(flat) = xs.as_slice().filter(|_| xs.ndim() == 1) {
-        let out = flat_segments(r, flat, row_splits, finish);
+    if let Some(flat) = flat {
+        let Some(out) = flat_segments(r, flat, row_splits, finish) else {
+            // A row was not a range of the values: the full check names the first fault.
+            check_row_splits(op, row_splits, xs.shape()[0])?;
+            // Not reached: with both ends right, a row that is not a range of the values means
+            // a decreasing split, which the check above reports.
+            return Err(KernelError::RowSplits {
+                op,
+                expected: format!("rows within the {} values", xs.shape()[0]),
+                found: "a row outside them".into(),
+            });
+        };
         return Ok(ArrayD::from_shape_vec(IxDyn(&shape), out).expect("one output per segment"));
     }
     let mut out = Vec::with_capacity(shape.iter().product());

@@ -187,6 +187,15 @@ pub trait VirtualVectors: Copy {
         }
         pairwise(lanes, add_step::<f32>)
     }
+    /// [`sum16_32`](Self::sum16_32) of 16 consecutive short rows at once, row `k` being
+    /// `xs[splits[k]..splits[k + 1]]`: each sum has exactly the bits `sum16_32` gives for its
+    /// row. `None` (the caller then reduces row by row) unless every row is a range of `xs` of
+    /// at most 32 elements; this default, for backends without a grouped form, is always `None`.
+    #[inline(always)]
+    fn sum16_32_rows16(xs: &[f32], splits: &[i64; 17]) -> Option<[f32; 16]> {
+        let _ = (xs, splits);
+        None
+    }
     /// As [`sum16_32`](Self::sum16_32) for `f64`.
     #[inline(always)]
     fn sum16_64(xs: &[f64]) -> f64 {
@@ -741,6 +750,85 @@ impl VirtualVectors for Avx512 {
             ); // 8
             let v = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)); // 4
             fold128_ps!(v, _mm_add_ps)
+        }
+    }
+
+    #[inline(always)]
+    fn sum16_32_rows16(xs: &[f32], splits: &[i64; 17]) -> Option<[f32; 16]> {
+        // Every row a range of `xs` of at most 32 elements: the first split within `xs`, each
+        // row 0..=32 long (so splits increase from there), the last split within `xs`. One
+        // branch for the group.
+        let n = xs.len() as u64;
+        let mut bad = (splits[0] as u64 > n) | (splits[16] as u64 > n);
+        for k in 0..16 {
+            bad |= (splits[k + 1].wrapping_sub(splits[k])) as u64 > 32;
+        }
+        if bad {
+            return None;
+        }
+        let p = xs.as_ptr();
+        // Row `4 * (s % 4) + s / 4` goes to slot `s`: the transposed fold below leaves slot
+        // `q + 4 * i` in lane `4 * q + i`, so lane `k` ends up holding row `k`.
+        const ROW: [usize; 16] = {
+            let mut r = [0; 16];
+            let mut s = 0;
+            while s < 16 {
+                r[s] = 4 * (s % 4) + s / 4;
+                s += 1;
+            }
+            r
+        };
+        // SAFETY: AVX-512 F/DQ are enabled in this backend's wrapper. Each row `r` lies within
+        // `xs` (checked above: `0 <= splits[r] <= splits[r + 1] <= xs.len()`) and holds at most
+        // 32 elements, so the two masked loads read only `xs[splits[r]..splits[r + 1]]`
+        // (masked-off lanes are never read and do not fault; the second pointer may lie past
+        // the end, hence `wrapping_add`).
+        unsafe {
+            // Slot accumulators as in `sum16_32`: (+0.0 + element j) + element j + 16.
+            let acc: [__m512; 16] = std::array::from_fn(|s| {
+                let r = ROW[s];
+                let a = splits[r] as usize;
+                let len = (splits[r + 1] - splits[r]) as u32;
+                let bits = lane_bits(0, len as usize);
+                let q = p.wrapping_add(a);
+                let first = _mm512_maskz_loadu_ps(bits as u16, q);
+                let second = _mm512_maskz_loadu_ps((bits >> 16) as u16, q.wrapping_add(16));
+                _mm512_add_ps(_mm512_add_ps(_mm512_setzero_ps(), first), second)
+            });
+            // The pairwise fold of `sum16_32` (lane j plus lane j + 8, + 4, + 2, + 1, lower
+            // operand first), done for 16 slots at once by pairing slots' halves. Width 8:
+            // slot 2k's sums in lanes 0..8, slot 2k + 1's in 8..16.
+            let t1: [__m512; 8] = std::array::from_fn(|k| {
+                let (a, b) = (acc[2 * k], acc[2 * k + 1]);
+                _mm512_add_ps(
+                    _mm512_shuffle_f32x4::<0x44>(a, b),
+                    _mm512_shuffle_f32x4::<0xEE>(a, b),
+                )
+            });
+            // Width 4: 128-bit block q of t2[m] holds slot 4m + q.
+            let t2: [__m512; 4] = std::array::from_fn(|m| {
+                let (x, y) = (t1[2 * m], t1[2 * m + 1]);
+                _mm512_add_ps(
+                    _mm512_shuffle_f32x4::<0x88>(x, y),
+                    _mm512_shuffle_f32x4::<0xDD>(x, y),
+                )
+            });
+            // Width 2: block q of t3[h] holds slots 8h + q (lanes 0, 1) and 8h + 4 + q (2, 3).
+            let t3: [__m512; 2] = std::array::from_fn(|h| {
+                let (x, y) = (t2[2 * h], t2[2 * h + 1]);
+                _mm512_add_ps(
+                    _mm512_shuffle_ps::<0x44>(x, y),
+                    _mm512_shuffle_ps::<0xEE>(x, y),
+                )
+            });
+            // Width 1: lane 4q + i holds slot q + 4i, i.e. row 4q + i.
+            let sums = _mm512_add_ps(
+                _mm512_shuffle_ps::<0x88>(t3[0], t3[1]),
+                _mm512_shuffle_ps::<0xDD>(t3[0], t3[1]),
+            );
+            let mut out = [0.0f32; 16];
+            _mm512_storeu_ps(out.as_mut_ptr(), sums);
+            Some(out)
         }
     }
 

@@ -210,6 +210,17 @@ pub(crate) fn splits_of(t: &Tensor) -> std::borrow::Cow<'_, [i64]> {
     }
 }
 
+/// A partition's row splits as an op's shared [`Indices`]: the tensor's own `i64` buffer when
+/// it holds one (no copy), else a copy of [`splits_of`].
+pub(crate) fn shared_splits(t: &Tensor) -> crate::ops::Indices {
+    if let Ok(a) = t.as_arc_array::<i64>()
+        && let Ok(a) = a.clone().into_dimensionality::<Ix1>()
+    {
+        return crate::ops::Indices::from(a);
+    }
+    crate::ops::Indices::from(splits_of(t).into_owned())
+}
+
 /// A rank-0 tensor of `dtype` holding 0 or 1 (`false` / `true` for bool), for every dtype
 /// (extype's `cast` takes fewer).
 pub(crate) fn small_scalar(dtype: DType, one: bool) -> Tensor {

@@ -5,7 +5,7 @@
 //! any `false`, all `true`.
 
 use super::infer::{ragged, value};
-use super::{RaggedTensor, RaggedTensorSpec, arg_error, broadcast_to, splits_of};
+use super::{RaggedTensor, RaggedTensorSpec, arg_error, broadcast_to, shared_splits, splits_of};
 use crate::dispatch::Call;
 use crate::ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, arr0};
 use crate::ops::{self, OpArgs, catalog};
@@ -146,11 +146,12 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
             Value::from_extension(x.with_values_unchecked(values))
         }
         Plan::Ragged(inner) => {
-            let splits = splits_of(&x.nested_row_splits[rr - 1]);
+            let splits_t = &x.nested_row_splits[rr - 1];
+            let splits = splits_of(splits_t);
             let mut out = if tf_order {
-                segment(kind, &inner_first(&inner)?, &splits, out_dtype)?
+                segment(kind, &inner_first(&inner)?, &splits, splits_t, out_dtype)?
             } else {
-                segment(kind, flat, &splits, out_dtype)?
+                segment(kind, flat, &splits, splits_t, out_dtype)?
             };
             if !inner.is_empty() && !tf_order {
                 let args = OpArgs::axes(&inner);
@@ -178,8 +179,9 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
         Plan::RowsAndRagged(inner) => {
             let out = if tf_order {
                 // The rows' TF fold, then the dense reduction over axis 0.
-                let splits = splits_of(&x.nested_row_splits[0]);
-                let rows = segment(kind, &inner_first(&inner)?, &splits, out_dtype)?;
+                let splits_t = &x.nested_row_splits[0];
+                let splits = splits_of(splits_t);
+                let rows = segment(kind, &inner_first(&inner)?, &splits, splits_t, out_dtype)?;
                 dense_reduce(kind, op.op(), &rows, &OpArgs::axes(&[0]), out_dtype, false)?
             } else {
                 let mut axes = vec![0isize];
@@ -283,15 +285,22 @@ fn dense_reduce(
     broadcast_to(&fill, &shape)
 }
 
-/// The reduction over the ragged axis: one output row per row of `splits`.
-fn segment(kind: Kind, flat: &Tensor, splits: &[i64], out: DType) -> Result<Tensor> {
+/// The reduction over the ragged axis: one output row per row of `splits` (the contents of
+/// `splits_t`, which sum and mean hand to the op shared, not copied).
+fn segment(
+    kind: Kind,
+    flat: &Tensor,
+    splits: &[i64],
+    splits_t: &Tensor,
+    out: DType,
+) -> Result<Tensor> {
     let dtype = flat.dtype();
     let result: Tensor = match kind {
         Kind::Sum if dtype != DType::Bool => {
-            ops::segment_reduce_as(&catalog::SEGMENT_SUM, flat, splits)?
+            ops::segment_reduce_shared_as(&catalog::SEGMENT_SUM, flat, &shared_splits(splits_t))?
         }
         Kind::Mean if dtype != DType::Bool => {
-            ops::segment_reduce_as(&catalog::SEGMENT_MEAN, flat, splits)?
+            ops::segment_reduce_shared_as(&catalog::SEGMENT_MEAN, flat, &shared_splits(splits_t))?
         }
         Kind::Max | Kind::Min if dtype != DType::Bool => extreme(kind, flat, splits)?,
         Kind::Max | Kind::Any => fold(flat, splits, Fold::Any)?,
