@@ -16,8 +16,10 @@
 //! outputs meet at the cut whatever number of equal keys each half summed, so nothing is
 //! moved afterwards; the result starts at an offset of the allocation (the slots before it and
 //! after it, one per summed pair, are zeroed, and the arrays are views past them). Each core
-//! writes, and so page-faults, its own half of the output, whose pages are asked to be huge
-//! pages first.
+//! writes, and so page-faults, its own half of the output. The output is not asked for huge
+//! pages (as the kernels' large outputs are): with `madvise(MADV_HUGEPAGE)` the add ran 2.5×
+//! slower on a quiet machine whose memory was fragmented (faults waiting on compaction, the
+//! two halves faulting the same 2 MiB page), 41 ms against 17 ms (BENCHMARKS.md).
 
 use std::mem::MaybeUninit;
 
@@ -95,8 +97,6 @@ where
         &mut idx.spare_capacity_mut()[..cap],
         &mut vals.spare_capacity_mut()[..cap],
     );
-    extype_kernels::parallel::advise_huge_pages(oi);
-    extype_kernels::parallel::advise_huge_pages(ov);
     if !(canonical && cap >= par_min && rayon::current_num_threads() > 1) {
         let n = forward::<R, T>((ai, av), (bi, bv), threshold, oi, ov);
         // SAFETY: `forward` initialised the first `n` slots of both.
