@@ -183,8 +183,10 @@ impl Scalar for bool {
     }
 }
 
-macro_rules! int_element {
-    ($($t:ty => $name:literal, $wide:ty);*) => {$(
+/// [`Scalar`] for an integer type (every width; those with kernels add [`Num`] in
+/// `int_element!`, the others are moved, tested and cast only).
+macro_rules! int_scalar {
+    ($($t:ty => $name:literal),*) => {$(
         impl Scalar for $t {
             const NAME: &'static str = $name;
             #[inline(always)]
@@ -196,6 +198,11 @@ macro_rules! int_element {
             #[inline(always)]
             fn is_finite_value(self) -> bool { true }
         }
+    )*};
+}
+macro_rules! int_element {
+    ($($t:ty => $name:literal, $wide:ty);*) => {$(
+        int_scalar!($t => $name);
         impl Num for $t {
             type Wide = $wide;
             const LOWEST: Self = <$t>::MIN;
@@ -226,22 +233,6 @@ macro_rules! int_element {
 }
 int_element!(i32 => "int32", i64; i64 => "int64", i64; u8 => "uint8", u64; u64 => "uint64", u64);
 
-/// The other integer widths: [`Scalar`]s only (moved, tested and cast; no arithmetic kernels).
-macro_rules! int_scalar {
-    ($($t:ty => $name:literal),*) => {$(
-        impl Scalar for $t {
-            const NAME: &'static str = $name;
-            #[inline(always)]
-            fn is_nonzero(self) -> bool { self != 0 }
-            #[inline(always)]
-            fn from_bool(b: bool) -> Self { b as $t }
-            #[inline(always)]
-            fn is_nan_value(self) -> bool { false }
-            #[inline(always)]
-            fn is_finite_value(self) -> bool { true }
-        }
-    )*};
-}
 int_scalar!(i8 => "int8", i16 => "int16", u16 => "uint16", u32 => "uint32");
 
 /// Branch-free `e^x` for `f32` (Cephes `expf` polynomial, range reduction by a rounding
