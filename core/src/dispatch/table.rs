@@ -603,13 +603,15 @@ impl DispatchTable {
     fn candidates<'t>(
         handlers: Option<&'t OpHandlers>,
         group: Option<&'t Group>,
-        ids: &'t Ids,
+        ids: &'t [TypeId],
     ) -> impl Iterator<Item = &'t Resolved> + 't {
-        let exact = handlers.and_then(|h| h.exact.get(ids));
+        // More arguments than `MAX_KEY`: no exact key, only variadic handlers can match.
+        let exact =
+            Ids::new(ids.iter().copied()).and_then(|key| handlers.and_then(|h| h.exact.get(&key)));
         let first = exact.map(|r| r.entry);
         exact
             .into_iter()
-            .chain(Self::rest(handlers, group, ids.as_slice(), first))
+            .chain(Self::rest(handlers, group, ids, first))
     }
 
     /// The candidates after the exact one: wildcard handlers, then group handlers, that match.
@@ -636,12 +638,8 @@ impl DispatchTable {
     /// called: this explains a dispatch decision.
     pub fn explain(&self, op: &'static Op, operands: &[Operand<'_>]) -> Vec<String> {
         let (handlers, group) = self.handlers(op);
-        let all: SmallVec<[TypeId; 8]> = operands.iter().map(Operand::type_id).collect();
-        let exact =
-            Ids::new(all.iter().copied()).and_then(|ids| handlers.and_then(|h| h.exact.get(&ids)));
-        let mut out: Vec<String> = exact
-            .into_iter()
-            .chain(Self::rest(handlers, group, &all, exact.map(|r| r.entry)))
+        let ids: SmallVec<[TypeId; 8]> = operands.iter().map(Operand::type_id).collect();
+        let mut out: Vec<String> = Self::candidates(handlers, group, &ids)
             .map(|r| r.entry.describe())
             .collect();
         if operands.iter().all(Operand::is_dense) {
@@ -739,18 +737,11 @@ impl DispatchTable {
     /// op's own inference ([`infer::dense`]).
     pub fn infer(&self, op: &'static Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Inferred> {
         op.check_arity(specs.len())?;
-        let all: SmallVec<[TypeId; 8]> = specs.iter().map(|s| spec_type_id(s)).collect();
-        let ids = Ids::new(all.iter().copied());
+        let ids: SmallVec<[TypeId; 8]> = specs.iter().map(|s| spec_type_id(s)).collect();
         let (handlers, group) = self.handlers(op);
         let call = Call { op, args };
         let mut tried: SmallVec<[(&'static DispatchEntry, bool); 4]> = SmallVec::new();
-        let exact = ids
-            .as_ref()
-            .and_then(|ids| handlers.and_then(|h| h.exact.get(ids)));
-        let candidates =
-            exact
-                .into_iter()
-                .chain(Self::rest(handlers, group, &all, exact.map(|r| r.entry)));
+        let candidates = Self::candidates(handlers, group, &ids);
         for candidate in candidates {
             if let Some(i) = candidate.conflict {
                 return Err(self.conflict(i));
@@ -1062,15 +1053,15 @@ impl DispatchTable {
         let first = if every { all } else { 1 };
         let (handlers, group) = self.handlers(op);
         let matched = (first..=all).any(|mask| {
-            let ids = (0..n).map(|i| if mask >> i & 1 == 1 { subject } else { tensor });
-            Ids::new(ids).is_some_and(|ids| {
-                // A handler with only wildcards serves extension values: for a dense argument
-                // the dense default decides, and only handlers that name `&Tensor` add to it.
-                // The first candidate is the one a call runs first: a conflicting key fails it.
-                Self::candidates(handlers, group, &ids)
-                    .find(|r| !dense || r.kinds.contains(&Some(tensor)))
-                    .is_some_and(|r| r.conflict.is_none())
-            })
+            let ids: SmallVec<[TypeId; 8]> = (0..n)
+                .map(|i| if mask >> i & 1 == 1 { subject } else { tensor })
+                .collect();
+            // A handler with only wildcards serves extension values: for a dense argument the
+            // dense default decides, and only handlers that name `&Tensor` add to it. The first
+            // candidate is the one a call runs first: a conflicting key fails it.
+            Self::candidates(handlers, group, &ids)
+                .find(|r| !dense || r.kinds.contains(&Some(tensor)))
+                .is_some_and(|r| r.conflict.is_none())
         });
         matched || (!dense && op.fallback_applies(subject, like.is_some()))
     }
