@@ -61,9 +61,19 @@ pub(super) fn repair_rows(
     reduced: Tensor,
 ) -> Result<Tensor> {
     with_float!(reduced.dtype(), T => {
+        let limit = bound::<T>(max)?;
+        // Most results need nothing: only then is the output copied.
+        #[allow(clippy::eq_op)] // NaN is the one value not equal to itself.
+        let clean = reduced
+            .as_array::<T, IxDyn>()?
+            .iter()
+            .all(|&v| v == v && step(limit, v, max) == v);
+        if clean {
+            return Ok(reduced);
+        }
         let values = flat.as_array::<T, IxDyn>()?;
         let mut out = reduced.as_array::<T, IxDyn>()?.to_owned();
-        repair::<T>(max, bound::<T>(max)?, values, splits, &mut out);
+        repair::<T>(max, limit, values, splits, &mut out);
         Ok(Tensor::from(out))
     }, _ => Ok(reduced))
 }
