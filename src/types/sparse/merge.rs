@@ -1,5 +1,6 @@
 //! The merge of `sparse + sparse` for ranks 1 and 2 (TensorFlow's `SparseAdd` step by step):
-//! branch-free, into uninitialised output, and in two halves on two cores for canonical input.
+//! branch-free, into uninitialised output, and for canonical input in several independent
+//! chains: two per core, on up to two cores.
 //!
 //! **Branch-free.** Where two index lists interleave at random, a merge that branches on each
 //! comparison mispredicts about every other entry. Here each step compares the two current keys
@@ -10,23 +11,30 @@
 //! cursors advance by the comparison flags. The extra stores land at most one slot past the
 //! step's own, which is inside the output while both lists have entries left.
 //!
-//! **Two halves.** For canonical inputs the merge is cut at one output position by binary search
-//! (merge-path co-ranking, equal keys kept on one side), so each half merges on its own, one per
-//! core. The second half merges forwards from the cut and the first *backwards* up to it: their
-//! outputs meet at the cut whatever number of equal keys each half summed, so nothing is
-//! moved afterwards; the result starts at an offset of the allocation (the slots before it and
-//! after it, one per summed pair, are zeroed, and the arrays are views past them). Each core
-//! writes, and so page-faults, its own half of the output. The output is not asked for huge
-//! pages (as the kernels' large outputs are): with `madvise(MADV_HUGEPAGE)` the add ran 2.5×
-//! slower on a quiet machine whose memory was fragmented (faults waiting on compaction, the
-//! two halves faulting the same 2 MiB page), 41 ms against 17 ms (BENCHMARKS.md).
+//! **Chains.** A branch-free step still waits on the previous one: its loads need the cursors
+//! the last comparison moved, so one merge runs at the latency of load, compare and add, far
+//! below what a core can issue. Canonical inputs are therefore cut by binary search
+//! (merge-path co-ranking, equal keys kept on one side) into pieces that merge independently:
+//! around a pivot, one chain merges *backwards* up to it and one forwards from it, in the same
+//! loop, so a core overlaps two chains; their outputs meet at the pivot whatever number of
+//! equal keys each summed. With two cores the output is first cut in halves, each merged
+//! around its own pivot on its own core (each core writes, and so page-faults, its own half);
+//! the two blocks are then contiguous unless equal keys were summed (or dropped) between the
+//! pivots, and then the smaller block moves by that many slots. The result starts at an
+//! offset of the allocation (the slots before and after it are zeroed, and the arrays are
+//! views past them).
+//!
+//! **Memory.** The output is not asked for huge pages (as the kernels' large outputs are):
+//! with `madvise(MADV_HUGEPAGE)` the add ran 2.5× slower on a quiet machine whose memory was
+//! fragmented (faults waiting on compaction), 41 ms against 17 ms (BENCHMARKS.md).
 
 use std::mem::MaybeUninit;
 
 use super::arith::Arith;
 use crate::ndarray::{Array1, Array2, s};
 
-/// Both lists together from this many entries merge in two halves (on a free second core).
+/// Both lists together from this many entries merge in halves on two cores (when a second is
+/// free).
 /// Below it the join and the second core's cache misses cost more than they save.
 const PAR_MIN_ENTRIES: usize = 1 << 17;
 
@@ -65,8 +73,8 @@ fn keep_sum<T: Arith>(s: T, threshold: f64) -> bool {
 }
 
 /// The merge of `a` and `b` (TensorFlow's order of steps; any input order), each index row
-/// in bounds (non-negative). Canonical inputs may merge in halves on two cores. Returns the
-/// result's indices (`[n, R]`) and values.
+/// in bounds (non-negative). Canonical inputs merge in chains, on two cores when large.
+/// Returns the result's indices (`[n, R]`) and values.
 pub(super) fn merge<const R: usize, T: Arith>(
     a: (&[[i64; R]], &[T]),
     b: (&[[i64; R]], &[T]),
@@ -76,30 +84,35 @@ pub(super) fn merge<const R: usize, T: Arith>(
 where
     Keys: RowKey<R>,
 {
-    merge_with::<R, T>(a, b, threshold, canonical, PAR_MIN_ENTRIES)
+    let cores = if a.0.len() + b.0.len() >= PAR_MIN_ENTRIES {
+        rayon::current_num_threads().min(2)
+    } else {
+        1
+    };
+    merge_with::<R, T>(a, b, threshold, canonical, cores)
 }
 
+/// The merge on `cores` (1 or 2) cores; unordered input merges forwards in one chain.
 fn merge_with<const R: usize, T: Arith>(
-    (ai, av): (&[[i64; R]], &[T]),
-    (bi, bv): (&[[i64; R]], &[T]),
+    a: (&[[i64; R]], &[T]),
+    b: (&[[i64; R]], &[T]),
     threshold: f64,
     canonical: bool,
-    par_min: usize,
+    cores: usize,
 ) -> (Array2<i64>, Array1<T>)
 where
     Keys: RowKey<R>,
 {
-    let (na, nb) = (ai.len(), bi.len());
-    let cap = na + nb;
+    let cap = a.0.len() + b.0.len();
     let mut idx: Vec<[i64; R]> = Vec::with_capacity(cap);
     let mut vals: Vec<T> = Vec::with_capacity(cap);
-    let (oi, ov) = (
-        &mut idx.spare_capacity_mut()[..cap],
-        &mut vals.spare_capacity_mut()[..cap],
-    );
-    if !(canonical && cap >= par_min && rayon::current_num_threads() > 1) {
-        let n = forward::<R, T>((ai, av), (bi, bv), threshold, oi, ov);
-        // SAFETY: `forward` initialised the first `n` slots of both.
+    let out = Out {
+        idx: &mut idx.spare_capacity_mut()[..cap],
+        vals: &mut vals.spare_capacity_mut()[..cap],
+    };
+    if !canonical {
+        let n = Forward::new(a, b, threshold, out).run();
+        // SAFETY: the forward merge initialised the first `n` slots of both.
         unsafe {
             idx.set_len(n);
             vals.set_len(n);
@@ -107,49 +120,134 @@ where
         let indices = Array2::from_shape_vec((n, R), idx.into_flattened()).expect("n rows of R");
         return (indices, Array1::from(vals));
     }
-    let (i, j) = cut::<R>(ai, bi, cap / 2);
-    let m = i + j;
-    let (oi1, oi2) = oi.split_at_mut(m);
-    let (ov1, ov2) = ov.split_at_mut(m);
-    let (n1, n2) = rayon::join(
-        || {
-            backward::<R, T>(
-                (&ai[..i], &av[..i]),
-                (&bi[..j], &bv[..j]),
-                threshold,
-                oi1,
-                ov1,
-            )
-        },
-        || {
-            forward::<R, T>(
-                (&ai[i..], &av[i..]),
-                (&bi[j..], &bv[j..]),
-                threshold,
-                oi2,
-                ov2,
-            )
-        },
-    );
-    // The result is `[m - n1, m + n2)`; the slots around it are zeroed so that the whole
-    // allocation is initialised (the arrays own it and view the result).
-    let start = m - n1;
+    let Out { idx: oi, vals: ov } = out;
+    let (start, end) = if cores < 2 {
+        around(a, b, threshold, Out { idx: oi, vals: ov })
+    } else {
+        let (i, j) = cut::<R>(a.0, b.0, cap / 2);
+        let m = i + j;
+        let (oi1, oi2) = oi.split_at_mut(m);
+        let (ov1, ov2) = ov.split_at_mut(m);
+        let (left, right) = rayon::join(
+            || {
+                let a = (&a.0[..i], &a.1[..i]);
+                let b = (&b.0[..j], &b.1[..j]);
+                around(
+                    a,
+                    b,
+                    threshold,
+                    Out {
+                        idx: oi1,
+                        vals: ov1,
+                    },
+                )
+            },
+            || {
+                let a = (&a.0[i..], &a.1[i..]);
+                let b = (&b.0[j..], &b.1[j..]);
+                around(
+                    a,
+                    b,
+                    threshold,
+                    Out {
+                        idx: oi2,
+                        vals: ov2,
+                    },
+                )
+            },
+        );
+        let right = (m + right.0, m + right.1);
+        close_gap(oi, ov, left, right)
+    };
+    // The slots around the result are zeroed so that the whole allocation is initialised (the
+    // arrays own it and view the result).
     oi[..start].fill(MaybeUninit::new([0; R]));
-    oi[m + n2..].fill(MaybeUninit::new([0; R]));
+    oi[end..].fill(MaybeUninit::new([0; R]));
     ov[..start].fill(MaybeUninit::new(T::default()));
-    ov[m + n2..].fill(MaybeUninit::new(T::default()));
-    // SAFETY: `backward` initialised `[start, m)`, `forward` `[m, m + n2)`, and the fills the
-    // rest of the `cap` slots.
+    ov[end..].fill(MaybeUninit::new(T::default()));
+    // SAFETY: the merges (and the move) initialised `[start, end)`, the fills the rest of the
+    // `cap` slots.
     unsafe {
         idx.set_len(cap);
         vals.set_len(cap);
     }
-    let end = m + n2;
     let indices = Array2::from_shape_vec((cap, R), idx.into_flattened()).expect("cap rows of R");
     (
         indices.slice_move(s![start..end, ..]),
         Array1::from(vals).slice_move(s![start..end]),
     )
+}
+
+/// The output slots of a merge: index rows and values, as many of each.
+struct Out<'o, const R: usize, T> {
+    idx: &'o mut [MaybeUninit<[i64; R]>],
+    vals: &'o mut [MaybeUninit<T>],
+}
+
+/// Moves the smaller of two merged blocks of `oi`, `ov` (`left` before `right`, each an
+/// initialised `[start, end)`) next to the other; returns the joined block.
+fn close_gap<const R: usize, T: Copy>(
+    oi: &mut [MaybeUninit<[i64; R]>],
+    ov: &mut [MaybeUninit<T>],
+    left: (usize, usize),
+    right: (usize, usize),
+) -> (usize, usize) {
+    let gap = right.0 - left.1;
+    if gap == 0 {
+        return (left.0, right.1);
+    }
+    if left.1 - left.0 <= right.1 - right.0 {
+        oi.copy_within(left.0..left.1, left.0 + gap);
+        ov.copy_within(left.0..left.1, left.0 + gap);
+        (left.0 + gap, right.1)
+    } else {
+        oi.copy_within(right.0..right.1, right.0 - gap);
+        ov.copy_within(right.0..right.1, right.0 - gap);
+        (left.0, right.1 - gap)
+    }
+}
+
+/// Merges canonical `a` and `b` into `out` (exactly `a.len() + b.len()` slots) in two chains
+/// in one loop, backwards up to the middle pivot and forwards from it; returns the written
+/// `[start, end)`.
+fn around<const R: usize, T: Arith>(
+    a: (&[[i64; R]], &[T]),
+    b: (&[[i64; R]], &[T]),
+    threshold: f64,
+    out: Out<'_, R, T>,
+) -> (usize, usize)
+where
+    Keys: RowKey<R>,
+{
+    let cap = a.0.len() + b.0.len();
+    let (i, j) = cut::<R>(a.0, b.0, cap / 2);
+    let m = i + j;
+    let (oi1, oi2) = out.idx.split_at_mut(m);
+    let (ov1, ov2) = out.vals.split_at_mut(m);
+    let mut low = Backward::new(
+        (&a.0[..i], &a.1[..i]),
+        (&b.0[..j], &b.1[..j]),
+        threshold,
+        Out {
+            idx: oi1,
+            vals: ov1,
+        },
+    );
+    let mut high = Forward::new(
+        (&a.0[i..], &a.1[i..]),
+        (&b.0[j..], &b.1[j..]),
+        threshold,
+        Out {
+            idx: oi2,
+            vals: ov2,
+        },
+    );
+    // Two independent chains in one loop, so that the core overlaps their latencies.
+    while low.live() && high.live() {
+        low.step();
+        high.step();
+    }
+    (m - low.run(), m + high.run())
 }
 
 /// Where the merge of canonical `a` and `b` splits near output position `t`: `(i, j)` such
@@ -179,36 +277,66 @@ where
     (i, j)
 }
 
-/// Merges `a` and `b` forwards into the start of `oi`, `ov` (each at least `a.len() + b.len()`
-/// long); returns the number of entries written.
-#[inline(always)]
-fn forward<const R: usize, T: Arith>(
-    (ai, av): (&[[i64; R]], &[T]),
-    (bi, bv): (&[[i64; R]], &[T]),
+/// A merge from the front into the start of its output (at least `a.len() + b.len()` slots).
+struct Forward<'a, 'o, const R: usize, T> {
+    a: (&'a [[i64; R]], &'a [T]),
+    b: (&'a [[i64; R]], &'a [T]),
     threshold: f64,
-    oi: &mut [MaybeUninit<[i64; R]>],
-    ov: &mut [MaybeUninit<T>],
-) -> usize
+    out: Out<'o, R, T>,
+    /// Entries of `a` and `b` consumed, and slots written.
+    i: usize,
+    j: usize,
+    o: usize,
+}
+
+impl<'a, 'o, const R: usize, T: Arith> Forward<'a, 'o, R, T>
 where
     Keys: RowKey<R>,
 {
-    let (na, nb) = (ai.len(), bi.len());
-    assert!(av.len() == na && bv.len() == nb && oi.len() >= na + nb && ov.len() >= na + nb);
-    let (pa, pav, pb, pbv) = (ai.as_ptr(), av.as_ptr(), bi.as_ptr(), bv.as_ptr());
-    let (poi, pov) = (
-        oi.as_mut_ptr().cast::<[i64; R]>(),
-        ov.as_mut_ptr().cast::<T>(),
-    );
-    let (mut i, mut j, mut o) = (0usize, 0usize, 0usize);
-    while i < na && j < nb {
-        // SAFETY: `i < na` and `j < nb` index the inputs; `o <= i + j` (each step writes one
-        // entry at most and consumes one at least), so the slots `o` and `o + 1` are below
-        // `na + nb`, inside both outputs.
+    fn new(
+        a: (&'a [[i64; R]], &'a [T]),
+        b: (&'a [[i64; R]], &'a [T]),
+        threshold: f64,
+        out: Out<'o, R, T>,
+    ) -> Self {
+        let (na, nb) = (a.0.len(), b.0.len());
+        // The bounds every step relies on.
+        assert!(a.1.len() == na && b.1.len() == nb);
+        assert!(out.idx.len() >= na + nb && out.vals.len() >= na + nb);
+        Forward {
+            a,
+            b,
+            threshold,
+            out,
+            i: 0,
+            j: 0,
+            o: 0,
+        }
+    }
+
+    /// Whether both inputs have entries left (the steps' condition).
+    #[inline(always)]
+    fn live(&self) -> bool {
+        self.i < self.a.0.len() && self.j < self.b.0.len()
+    }
+
+    /// One step of the merge; only while [`live`](Self::live).
+    #[inline(always)]
+    fn step(&mut self) {
+        let (i, j, o) = (self.i, self.j, self.o);
+        debug_assert!(self.live());
+        let (poi, pov) = (
+            self.out.idx.as_mut_ptr().cast::<[i64; R]>(),
+            self.out.vals.as_mut_ptr().cast::<T>(),
+        );
+        // SAFETY: while live, `i < na` and `j < nb` index the inputs (whose lengths `new`
+        // checked); `o <= i + j` (each step writes one entry at most and consumes one at
+        // least), so the slots `o` and `o + 1` are below `na + nb`, inside both outputs.
         unsafe {
-            let (x, y) = (*pa.add(i), *pb.add(j));
+            let (x, y) = (*self.a.0.get_unchecked(i), *self.b.0.get_unchecked(j));
             let (kx, ky) = (Keys::key(&x), Keys::key(&y));
             let (lt, gt) = (kx < ky, kx > ky);
-            let (va, vb) = (*pav.add(i), *pbv.add(j));
+            let (va, vb) = (*self.a.1.get_unchecked(i), *self.b.1.get_unchecked(j));
             let s = va.plus(vb);
             // No selects (they compile to branches): later stores to a slot win.
             poi.add(o).write(x);
@@ -216,57 +344,98 @@ where
             pov.add(o).write(va);
             pov.add(o + usize::from(!gt)).write(vb);
             pov.add(o + usize::from(lt | gt)).write(s);
-            let keep = lt | gt | keep_sum(s, threshold);
-            o += usize::from(keep);
-            i += usize::from(!gt);
-            j += usize::from(!lt);
+            let keep = lt | gt | keep_sum(s, self.threshold);
+            self.o = o + usize::from(keep);
+            self.i = i + usize::from(!gt);
+            self.j = j + usize::from(!lt);
         }
     }
-    // SAFETY: the rest of one input (the other is done) goes to `o..`, which holds it: `o +
-    // (na - i) + (nb - j) <= na + nb`; inputs and outputs are distinct allocations.
-    unsafe {
-        std::ptr::copy_nonoverlapping(pa.add(i), poi.add(o), na - i);
-        std::ptr::copy_nonoverlapping(pav.add(i), pov.add(o), na - i);
-        o += na - i;
-        std::ptr::copy_nonoverlapping(pb.add(j), poi.add(o), nb - j);
-        std::ptr::copy_nonoverlapping(pbv.add(j), pov.add(o), nb - j);
-        o + (nb - j)
+
+    /// Runs the merge to its end: the steps left, then the rest of one input (the other is
+    /// done) copied; returns the number of slots written.
+    fn run(mut self) -> usize {
+        while self.live() {
+            self.step();
+        }
+        let (i, j, o) = (self.i, self.j, self.o);
+        let (ra, rb) = (self.a.0.len() - i, self.b.0.len() - j);
+        // `o + ra + rb <= na + nb`: the rest fits.
+        let out = &mut self.out;
+        copy_in(&mut out.idx[o..o + ra], &self.a.0[i..]);
+        copy_in(&mut out.vals[o..o + ra], &self.a.1[i..]);
+        copy_in(&mut out.idx[o + ra..o + ra + rb], &self.b.0[j..]);
+        copy_in(&mut out.vals[o + ra..o + ra + rb], &self.b.1[j..]);
+        o + ra + rb
     }
 }
 
-/// Merges `a` and `b` backwards into the end of `oi`, `ov` (each exactly `a.len() + b.len()`
-/// long): the same result as [`forward`] for canonical inputs, ending at the outputs' end;
-/// returns the number of entries written (the last ones of the outputs).
-#[inline(always)]
-fn backward<const R: usize, T: Arith>(
-    (ai, av): (&[[i64; R]], &[T]),
-    (bi, bv): (&[[i64; R]], &[T]),
+/// A merge from the back into the end of its output (exactly `a.len() + b.len()` slots): the
+/// same result as [`Forward`] for canonical inputs.
+struct Backward<'a, 'o, const R: usize, T> {
+    a: (&'a [[i64; R]], &'a [T]),
+    b: (&'a [[i64; R]], &'a [T]),
     threshold: f64,
-    oi: &mut [MaybeUninit<[i64; R]>],
-    ov: &mut [MaybeUninit<T>],
-) -> usize
+    out: Out<'o, R, T>,
+    /// Entries of `a` and `b` left, and the first slot written so far.
+    i: usize,
+    j: usize,
+    o: usize,
+}
+
+impl<'a, 'o, const R: usize, T: Arith> Backward<'a, 'o, R, T>
 where
     Keys: RowKey<R>,
 {
-    let (na, nb) = (ai.len(), bi.len());
-    let cap = na + nb;
-    assert!(av.len() == na && bv.len() == nb && oi.len() == cap && ov.len() == cap);
-    let (pa, pav, pb, pbv) = (ai.as_ptr(), av.as_ptr(), bi.as_ptr(), bv.as_ptr());
-    let (poi, pov) = (
-        oi.as_mut_ptr().cast::<[i64; R]>(),
-        ov.as_mut_ptr().cast::<T>(),
-    );
-    // `i`, `j`: entries of each input left; `o`: the first slot written so far.
-    let (mut i, mut j, mut o) = (na, nb, cap);
-    while i > 0 && j > 0 {
-        // SAFETY: `i - 1 < na`, `j - 1 < nb`; `o >= i + j >= 2` (each step writes one entry
-        // at most and consumes one at least), so the slots `o - 1` and `o - 2` are inside the
-        // outputs.
+    fn new(
+        a: (&'a [[i64; R]], &'a [T]),
+        b: (&'a [[i64; R]], &'a [T]),
+        threshold: f64,
+        out: Out<'o, R, T>,
+    ) -> Self {
+        let (na, nb) = (a.0.len(), b.0.len());
+        // The bounds every step relies on.
+        assert!(a.1.len() == na && b.1.len() == nb);
+        assert!(out.idx.len() == na + nb && out.vals.len() == na + nb);
+        Backward {
+            a,
+            b,
+            threshold,
+            out,
+            i: na,
+            j: nb,
+            o: na + nb,
+        }
+    }
+
+    /// Whether both inputs have entries left (the steps' condition).
+    #[inline(always)]
+    fn live(&self) -> bool {
+        self.i > 0 && self.j > 0
+    }
+
+    /// One step of the merge; only while [`live`](Self::live).
+    #[inline(always)]
+    fn step(&mut self) {
+        let (i, j, o) = (self.i, self.j, self.o);
+        debug_assert!(self.live());
+        let (poi, pov) = (
+            self.out.idx.as_mut_ptr().cast::<[i64; R]>(),
+            self.out.vals.as_mut_ptr().cast::<T>(),
+        );
+        // SAFETY: while live, `i - 1 < na` and `j - 1 < nb` index the inputs (whose lengths
+        // `new` checked); `o >= i + j >= 2` (each step writes one entry at most and consumes
+        // one at least), so the slots `o - 1` and `o - 2` are inside the outputs.
         unsafe {
-            let (x, y) = (*pa.add(i - 1), *pb.add(j - 1));
+            let (x, y) = (
+                *self.a.0.get_unchecked(i - 1),
+                *self.b.0.get_unchecked(j - 1),
+            );
             let (kx, ky) = (Keys::key(&x), Keys::key(&y));
             let (lt, gt) = (kx < ky, kx > ky);
-            let (va, vb) = (*pav.add(i - 1), *pbv.add(j - 1));
+            let (va, vb) = (
+                *self.a.1.get_unchecked(i - 1),
+                *self.b.1.get_unchecked(j - 1),
+            );
             let s = va.plus(vb);
             // The larger key is taken: `b`'s when `lt`, else `a`'s (a sum when equal).
             poi.add(o - 1).write(y);
@@ -274,23 +443,35 @@ where
             pov.add(o - 1).write(vb);
             pov.add(o - 1 - usize::from(lt)).write(va);
             pov.add(o - 1 - usize::from(lt | gt)).write(s);
-            let keep = lt | gt | keep_sum(s, threshold);
-            o -= usize::from(keep);
-            i -= usize::from(!lt);
-            j -= usize::from(!gt);
+            let keep = lt | gt | keep_sum(s, self.threshold);
+            self.o = o - usize::from(keep);
+            self.i = i - usize::from(!lt);
+            self.j = j - usize::from(!gt);
         }
     }
-    // SAFETY: the rest of one input (the other is done) ends at `o`, which has room: `o >= i
-    // + j`; inputs and outputs are distinct allocations.
-    unsafe {
-        o -= i;
-        std::ptr::copy_nonoverlapping(pa, poi.add(o), i);
-        std::ptr::copy_nonoverlapping(pav, pov.add(o), i);
-        o -= j;
-        std::ptr::copy_nonoverlapping(pb, poi.add(o), j);
-        std::ptr::copy_nonoverlapping(pbv, pov.add(o), j);
+
+    /// Runs the merge to its end: the steps left, then the rest of one input (the other is
+    /// done) copied; returns the number of slots written (the last ones of the output).
+    fn run(mut self) -> usize {
+        while self.live() {
+            self.step();
+        }
+        let (i, j, o) = (self.i, self.j, self.o);
+        // `o >= i + j`: the rest fits below `o`.
+        let out = &mut self.out;
+        copy_in(&mut out.idx[o - i..o], &self.a.0[..i]);
+        copy_in(&mut out.vals[o - i..o], &self.a.1[..i]);
+        copy_in(&mut out.idx[o - i - j..o - i], &self.b.0[..j]);
+        copy_in(&mut out.vals[o - i - j..o - i], &self.b.1[..j]);
+        out.idx.len() - (o - i - j)
     }
-    cap - o
+}
+
+/// Copies `src` into the uninitialised `dst` (of the same length).
+fn copy_in<E: Copy>(dst: &mut [MaybeUninit<E>], src: &[E]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        d.write(*s);
+    }
 }
 
 #[cfg(test)]
@@ -385,25 +566,30 @@ mod tests {
     {
         for threshold in [0.0, 0.5, 2.5, f64::NAN] {
             let (want_i, want_v) = reference(a, b, threshold);
-            // Sequential, and in halves from any size (a 2-thread pool, so that the halves
-            // may run on two threads).
-            for par_min in [usize::MAX, 0] {
+            // The forward merge, and canonical inputs in chains on one core and on two (a
+            // 2-thread pool, so that the halves may run on two threads).
+            let ways = if canonical {
+                &[(false, 1), (true, 1), (true, 2)][..]
+            } else {
+                &[(false, 1)][..]
+            };
+            for &(chains, cores) in ways {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(2)
                     .build()
                     .unwrap();
                 let (gi, gv) = pool.install(|| {
-                    merge_with::<R, f64>((&a.0, &a.1), (&b.0, &b.1), threshold, canonical, par_min)
+                    merge_with::<R, f64>((&a.0, &a.1), (&b.0, &b.1), threshold, chains, cores)
                 });
                 let gi = gi.as_standard_layout().iter().copied().collect::<Vec<_>>();
                 let gv = gv.to_vec();
                 assert_eq!(
                     gi, want_i,
-                    "{what}: indices, threshold {threshold}, par_min {par_min}"
+                    "{what}: indices, threshold {threshold}, chains {chains}, cores {cores}"
                 );
                 assert!(
                     same(&gv, &want_v),
-                    "{what}: values, threshold {threshold}, par_min {par_min}: {gv:?} vs {want_v:?}"
+                    "{what}: values, threshold {threshold}, chains {chains}, cores {cores}: {gv:?} vs {want_v:?}"
                 );
             }
         }
@@ -458,20 +644,26 @@ mod tests {
                 let mut ov = vec![MaybeUninit::new(0.0f64); cap];
                 let (oi1, oi2) = oi.split_at_mut(i + j);
                 let (ov1, ov2) = ov.split_at_mut(i + j);
-                let n1 = backward::<2, f64>(
+                let n1 = Backward::new(
                     (&a.0[..i], &a.1[..i]),
                     (&b.0[..j], &b.1[..j]),
                     0.0,
-                    oi1,
-                    ov1,
-                );
-                let n2 = forward::<2, f64>(
+                    Out {
+                        idx: oi1,
+                        vals: ov1,
+                    },
+                )
+                .run();
+                let n2 = Forward::new(
                     (&a.0[i..], &a.1[i..]),
                     (&b.0[j..], &b.1[j..]),
                     0.0,
-                    oi2,
-                    ov2,
-                );
+                    Out {
+                        idx: oi2,
+                        vals: ov2,
+                    },
+                )
+                .run();
                 let range = i + j - n1..i + j + n2;
                 // SAFETY: every slot was initialised by the `vec!` fill.
                 let got_i: Vec<i64> = oi[range.clone()]
@@ -486,6 +678,39 @@ mod tests {
                 assert_eq!(got_i, want_i, "round {round}, t {t}");
                 assert!(same(&got_v, &want_v), "round {round}, t {t}");
             }
+        }
+    }
+
+    /// The smaller block moves, either way, and the joined block holds both in order.
+    #[test]
+    fn close_gap_moves_the_smaller_block() {
+        for (left, right, want) in [
+            ((1, 3), (6, 10), (4, 10)),
+            ((0, 5), (7, 9), (0, 7)),
+            ((2, 4), (4, 8), (2, 8)),
+        ] {
+            let mut oi: Vec<MaybeUninit<[i64; 1]>> =
+                (0..10).map(|k| MaybeUninit::new([k])).collect();
+            let mut ov: Vec<MaybeUninit<f32>> =
+                (0..10).map(|k| MaybeUninit::new(k as f32)).collect();
+            let got = close_gap(&mut oi, &mut ov, left, right);
+            assert_eq!(got, want);
+            let expect: Vec<i64> = (left.0..left.1)
+                .chain(right.0..right.1)
+                .map(|k| k as i64)
+                .collect();
+            // SAFETY: every slot was initialised above.
+            let idx: Vec<i64> = oi[got.0..got.1]
+                .iter()
+                .map(|r| unsafe { r.assume_init() }[0])
+                .collect();
+            // SAFETY: as above.
+            let vals: Vec<f32> = ov[got.0..got.1]
+                .iter()
+                .map(|v| unsafe { v.assume_init() })
+                .collect();
+            assert_eq!(idx, expect);
+            assert_eq!(vals, expect.iter().map(|&k| k as f32).collect::<Vec<_>>());
         }
     }
 }
