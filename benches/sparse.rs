@@ -10,6 +10,12 @@
 //! - `to_dense`: a `[4096, 4096]` f32 SparseTensor of 1 Mi entries, against a zero fill plus a
 //!   scatter written by hand (target: ≥ 80% of its speed).
 //!
+//! Memory: the add's 32 MiB index array is above glibc's largest adaptive `mmap` threshold, so
+//! under glibc's defaults every call takes fresh pages from the kernel (SciPy's smaller arrays
+//! are recycled by the heap). To time both sides with recycled memory, run with
+//! `GLIBC_TUNABLES=glibc.malloc.mmap_threshold=67108864:glibc.malloc.trim_threshold=268435456`;
+//! the summary prints the setting it ran under.
+//!
 //! The data: entry `k` of a tensor sits at row-major offset `(k * P + 12345) mod N` (`N` the dense
 //! size, `P` odd and prime to it, so offsets are distinct), value `k % 997 + 1`; sorted by offset.
 
@@ -175,6 +181,10 @@ fn benches(c: &mut Criterion) {
 
 fn summary() {
     println!("\nsummary (medians of interleaved rounds, this run)");
+    println!(
+        "  GLIBC_TUNABLES: {}",
+        std::env::var("GLIBC_TUNABLES").unwrap_or_else(|_| "unset (glibc's defaults)".into())
+    );
     let d = data();
     // The results agree with their yardsticks.
     let (idx, val) = hand_merge(&d.ea, &d.eb);

@@ -2,6 +2,10 @@
 
     python benches/sparse_ref.py
 
+Under glibc's defaults SciPy's add recycles its output memory (its arrays are below glibc's
+largest adaptive mmap threshold); `GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072` makes every
+call take fresh pages, as extype's 32 MiB index array does by default (see benches/sparse.rs).
+
 Prints the median of 11 runs of each case, for whichever of scipy and tensorflow is installed.
 The data is generated as benches/sparse.rs does: entry k of a tensor sits at row-major offset
 (k * P + 12345) mod N (N the dense size), value k % 997 + 1, sorted by offset.
