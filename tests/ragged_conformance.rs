@@ -1444,3 +1444,83 @@ fn keepdims_over_outer_ragged_axes_as_tf() {
         }
     }
 }
+
+#[test]
+fn max_and_min_over_outer_axes_of_ragged_rank_2_fold_in_tf_order() {
+    // TF 2.21: `ragged_reduce_aggregate` over axis 0 or 1 of ragged rank 2 recurses down to
+    // `unsorted_segment_max`/`_min` on the flat values, in flat order, from the lowest /
+    // highest finite value: so `[1, nan, -inf]` at one position gives -inf (NaN is replaced by
+    // a later value), a position holding only -inf gives the lowest finite value, and a NaN
+    // last stays. x = [[[1, nan], [2]], [[nan, 5, -inf], []], [[-inf], [3, 4], [nan]]].
+    let (nan, inf, lo) = (f32::NAN, f32::INFINITY, f32::MIN);
+    let x = RaggedTensor::from_nested_row_splits(
+        array![1.0f32, nan, 2.0, nan, 5.0, -inf, -inf, 3.0, 4.0, nan],
+        vec![
+            t(array![0i64, 2, 4, 7]),
+            t(array![0i64, 2, 3, 6, 6, 7, 9, 10]),
+        ],
+    )
+    .unwrap();
+    // (op, axes, values in row-major order, outer row lengths of a ragged result).
+    let cases: [(&'static extype::Op, &[isize], Vec<f32>, Option<Vec<i64>>); 10] = [
+        (
+            &catalog::REDUCE_MAX,
+            &[0],
+            vec![-inf, 5.0, lo, 3.0, 4.0, nan],
+            Some(vec![0, 3, 5, 6]),
+        ),
+        (
+            &catalog::REDUCE_MAX,
+            &[1],
+            vec![2.0, nan, nan, 5.0, lo, nan, 4.0],
+            Some(vec![0, 2, 5, 7]),
+        ),
+        (&catalog::REDUCE_MAX, &[0, 1], vec![nan, 5.0, lo], None),
+        (&catalog::REDUCE_MAX, &[1, 2], vec![2.0, 5.0, nan], None),
+        (&catalog::REDUCE_MAX, &[0, 2], vec![5.0, 4.0, nan], None),
+        (
+            &catalog::REDUCE_MIN,
+            &[0],
+            vec![-inf, 5.0, -inf, 2.0, 4.0, nan],
+            Some(vec![0, 3, 5, 6]),
+        ),
+        (
+            &catalog::REDUCE_MIN,
+            &[1],
+            vec![1.0, nan, nan, 5.0, -inf, nan, 4.0],
+            Some(vec![0, 2, 5, 7]),
+        ),
+        (&catalog::REDUCE_MIN, &[0, 1], vec![nan, 4.0, -inf], None),
+        (&catalog::REDUCE_MIN, &[1, 2], vec![2.0, -inf, nan], None),
+        (&catalog::REDUCE_MIN, &[0, 2], vec![-inf, 2.0, nan], None),
+    ];
+    for (op, axes, want, splits) in cases {
+        let got = ops::call(
+            op,
+            &[extype::ops::AsOperand::as_operand(&x)],
+            &OpArgs::axes(axes),
+        )
+        .unwrap();
+        let (values, got_splits) = match got {
+            Value::Tensor(t) => (f32s(&t), None),
+            ext => {
+                let r = ext.downcast::<RaggedTensor>().unwrap();
+                assert_eq!(r.ragged_rank(), 1, "{} {axes:?}", op.name());
+                let s = r
+                    .row_splits()
+                    .as_array::<i64, ndarray::IxDyn>()
+                    .unwrap()
+                    .iter()
+                    .copied()
+                    .collect();
+                (f32s(r.flat_values()), Some(s))
+            }
+        };
+        assert!(
+            same(&values, &want),
+            "{} {axes:?}: {values:?} vs TF's {want:?}",
+            op.name()
+        );
+        assert_eq!(got_splits, splits, "{} {axes:?}", op.name());
+    }
+}

@@ -381,3 +381,83 @@ proptest! {
         }
     }
 }
+
+/// TF's fold of one position's values (`unsorted_segment_max`/`_min`): from the lowest /
+/// highest finite value, `acc = if v < acc { acc } else { v }` (max; mirrored for min).
+fn tf_fold(max: bool, values: impl Iterator<Item = f64>) -> f64 {
+    let start = if max { f64::MIN } else { f64::MAX };
+    values.fold(start, |acc, v| {
+        let keep = if max { v < acc } else { v > acc };
+        if keep { acc } else { v }
+    })
+}
+
+/// Rows of rows of values combined position by position (`out[k][m]` folds `rows[j][k][m]`
+/// over `j` in order), as TF's ragged reduction over the outer of two ragged axes.
+fn fold_positions(max: bool, rows: &[&Vec<Vec<f64>>]) -> Vec<Vec<f64>> {
+    let longest = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+    (0..longest)
+        .map(|k| {
+            let cells: Vec<&Vec<f64>> = rows.iter().filter_map(|r| r.get(k)).collect();
+            let width = cells.iter().map(|c| c.len()).max().unwrap_or(0);
+            (0..width)
+                .map(|m| tf_fold(max, cells.iter().filter_map(|c| c.get(m).copied())))
+                .collect()
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Ragged rank 2, max and min over axis 0 and axis 1: TF's fold at each position, rows in
+    /// order (NaN kept only when no later value replaces it, −inf alone giving the lowest
+    /// finite value).
+    #[test]
+    fn ragged_rank_2_max_and_min_over_outer_axes_fold_as_tf(x in ragged2(), axis in 0isize..2) {
+        let flat = f64s(x.flat_values());
+        let splits: Vec<Vec<usize>> = x
+            .nested_row_splits()
+            .iter()
+            .map(|s| f64s(&ops::cast_as(s, extype::DType::F64).unwrap()).iter().map(|&v| v as usize).collect())
+            .collect();
+        let nested: Vec<Vec<Vec<f64>>> = splits[0]
+            .windows(2)
+            .map(|o| {
+                (o[0]..o[1])
+                    .map(|r| flat[splits[1][r]..splits[1][r + 1]].to_vec())
+                    .collect()
+            })
+            .collect();
+        for (op, max) in [(&catalog::REDUCE_MAX, true), (&catalog::REDUCE_MIN, false)] {
+            let want: Vec<Vec<f64>> = if axis == 0 {
+                fold_positions(max, &nested.iter().collect::<Vec<_>>())
+            } else {
+                nested.iter().map(|row| {
+                    let cells: Vec<&Vec<f64>> = row.iter().collect();
+                    let width = cells.iter().map(|c| c.len()).max().unwrap_or(0);
+                    (0..width)
+                        .map(|m| tf_fold(max, cells.iter().filter_map(|c| c.get(m).copied())))
+                        .collect()
+                }).collect()
+            };
+            let got = ops::call(op, &[x.as_operand()], &OpArgs::axes(&[axis])).unwrap();
+            let r = got.downcast::<RaggedTensor>().unwrap();
+            let got_splits: Vec<usize> = f64s(&ops::cast_as(r.row_splits(), extype::DType::F64).unwrap())
+                .iter()
+                .map(|&v| v as usize)
+                .collect();
+            let got_rows: Vec<Vec<f64>> = got_splits
+                .windows(2)
+                .map(|w| f64s(r.flat_values())[w[0]..w[1]].to_vec())
+                .collect();
+            prop_assert_eq!(got_rows.len(), want.len(), "{} {} of {}", op.name(), axis, x);
+            for (g, w) in got_rows.iter().zip(&want) {
+                prop_assert!(
+                    g.len() == w.len() && g.iter().zip(w).all(|(a, b)| close(*a, *b)),
+                    "{} {} of {}: {:?} vs {:?}", op.name(), axis, x, got_rows, want
+                );
+            }
+        }
+    }
+}

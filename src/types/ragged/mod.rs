@@ -45,7 +45,10 @@
 //! its highest, any `false`, all `true`. Over axis 0 (ragged rank 1): each column over the rows
 //! that have it. Over inner (uniform) axes only: the flat values reduced, partitions kept. For
 //! ragged rank ≥ 2, axis 0 and outer ragged axes reduce one axis at a time, highest first (as
-//! TF): each entry's rows combine element by element, as long as the longest.
+//! TF): each entry's rows combine element by element, as long as the longest. Float max and
+//! min over a ragged axis or axis 0 follow TF's segment fold exactly, at any ragged rank
+//! (`[nan, 1]` → 1, `[1, nan]` → NaN, `[-inf]` → the lowest finite value: see
+//! `segment_extreme`); over a uniform (dense) axis they propagate NaN, as TF's dense ones.
 //! Negative axes count from the end; `keepdims` keeps size-1 axes. Integer means are `f64`
 //! (as TF: `reduce_mean` of a ragged `int32` is `float64`).
 //!
@@ -53,10 +56,6 @@
 //! - `reduce_sum` of integers widens (`i32` → `i64`), as extype's dense `reduce_sum` does;
 //!   `reduce_max`/`reduce_min` take the dtypes extype's dense ones take (not `i8`, `i16`,
 //!   `u16`, `u32`, `bool`).
-//! - `reduce_max`/`reduce_min` of floats reducing an outer axis of ragged rank ≥ 2 propagate
-//!   NaN and keep ±inf (extype's dense rule); over the innermost ragged axis and over axis 0 of
-//!   ragged rank 1 they follow TF's segment fold exactly (`[nan, 1]` → 1, `[1, nan]` → NaN,
-//!   `[-inf]` → the lowest finite value: see `segment_extreme`).
 //! - A dense operand of higher rank than the ragged tensor is refused (TF broadcasts to a
 //!   new outer axis).
 //! - Reductions of a tensor of ragged rank ≥ 2 over axis 0 with `keepdims` keep axis 0 as a

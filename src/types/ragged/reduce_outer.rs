@@ -2,10 +2,12 @@
 //! one axis at a time, highest first). Reducing ragged axis `a` combines, for each entry of the
 //! level above it, its rows element by element: the result has as many rows as the longest
 //! of them, and entry `k` of result row `j` reduces entry `k` of every row `j` that has one
-//! (TF's `ragged_reduce_aggregate` over the transposed rows). Mean is the sum over the count.
+//! (TF's `ragged_reduce_aggregate` over the transposed rows). Mean is the sum over the count;
+//! float max and min fold each entry's values in row order from the dtype's finite bound, as
+//! TF's `unsorted_segment_max` / `_min` at the bottom of that recursion (`segment_extreme`).
 
 use super::{RaggedTensor, arg_error, i64_tensor, splits_of};
-use crate::ops::{self, OpArgs};
+use crate::ops::{self, OpArgs, catalog};
 use crate::{Op, Result, Tensor, Value};
 
 /// A list of rows: a dense tensor (rows on axis 0) or a ragged tensor.
@@ -95,6 +97,12 @@ fn merge0(op: &'static Op, identity: &Tensor, x: &RaggedTensor) -> Result<Rows> 
         if longest == 0 {
             return Ok(Rows::Dense(super::take_rows(&x.flat_values, &[])?));
         }
+        // Float max and min fold each position's values in row order, as TF's segment max.
+        if let Some(max) = extreme(op)
+            && let Some(t) = super::segment_extreme::by_position(max, &x.flat_values, &s)?
+        {
+            return Ok(Rows::Dense(t));
+        }
         return Ok(Rows::Dense(padded.dense_op(op, &OpArgs::axes(&[0]))?));
     }
     let values = values_of(x);
@@ -117,6 +125,17 @@ fn merge0(op: &'static Op, identity: &Tensor, x: &RaggedTensor) -> Result<Rows> 
         Rows::Dense(_) => unreachable_rows()?,
     };
     Ok(Rows::Ragged(assemble(parts, &like)?))
+}
+
+/// `Some(true)` for `reduce_max`, `Some(false)` for `reduce_min`, else `None`.
+fn extreme(op: &Op) -> Option<bool> {
+    if op == &catalog::REDUCE_MAX {
+        Some(true)
+    } else if op == &catalog::REDUCE_MIN {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 /// Ragged rank ≥ 2 always has ragged values: this is never reached (an error, not a panic).
