@@ -1461,8 +1461,14 @@ fn max_and_min_over_outer_axes_of_ragged_rank_2_fold_in_tf_order() {
         ],
     )
     .unwrap();
-    // (op, axes, values in row-major order, outer row lengths of a ragged result).
-    let cases: [(&'static extype::Op, &[isize], Vec<f32>, Option<Vec<i64>>); 10] = [
+    // (op, axes, values in row-major order, row splits of a ragged result).
+    type Case = (
+        &'static extype::Op,
+        &'static [isize],
+        Vec<f32>,
+        Option<Vec<i64>>,
+    );
+    let cases: [Case; 10] = [
         (
             &catalog::REDUCE_MAX,
             &[0],
