@@ -277,12 +277,37 @@ where
     (i, j)
 }
 
-/// A merge from the front into the start of its output (at least `a.len() + b.len()` slots).
-struct Forward<'a, 'o, const R: usize, T> {
+/// The inputs and output of one merge, their lengths checked: the bounds every step of
+/// [`Forward`] and [`Backward`] relies on.
+struct Chain<'a, 'o, const R: usize, T> {
     a: (&'a [[i64; R]], &'a [T]),
     b: (&'a [[i64; R]], &'a [T]),
     threshold: f64,
     out: Out<'o, R, T>,
+}
+
+impl<'a, 'o, const R: usize, T> Chain<'a, 'o, R, T> {
+    fn new(
+        a: (&'a [[i64; R]], &'a [T]),
+        b: (&'a [[i64; R]], &'a [T]),
+        threshold: f64,
+        out: Out<'o, R, T>,
+    ) -> Self {
+        let (na, nb) = (a.0.len(), b.0.len());
+        assert!(a.1.len() == na && b.1.len() == nb);
+        assert!(out.idx.len() >= na + nb && out.vals.len() == out.idx.len());
+        Chain {
+            a,
+            b,
+            threshold,
+            out,
+        }
+    }
+}
+
+/// A merge from the front into the start of its output (at least `a.len() + b.len()` slots).
+struct Forward<'a, 'o, const R: usize, T> {
+    c: Chain<'a, 'o, R, T>,
     /// Entries of `a` and `b` consumed, and slots written.
     i: usize,
     j: usize,
@@ -299,15 +324,8 @@ where
         threshold: f64,
         out: Out<'o, R, T>,
     ) -> Self {
-        let (na, nb) = (a.0.len(), b.0.len());
-        // The bounds every step relies on.
-        assert!(a.1.len() == na && b.1.len() == nb);
-        assert!(out.idx.len() >= na + nb && out.vals.len() >= na + nb);
         Forward {
-            a,
-            b,
-            threshold,
-            out,
+            c: Chain::new(a, b, threshold, out),
             i: 0,
             j: 0,
             o: 0,
@@ -317,7 +335,7 @@ where
     /// Whether both inputs have entries left (the steps' condition).
     #[inline(always)]
     fn live(&self) -> bool {
-        self.i < self.a.0.len() && self.j < self.b.0.len()
+        self.i < self.c.a.0.len() && self.j < self.c.b.0.len()
     }
 
     /// One step of the merge; only while [`live`](Self::live).
@@ -326,17 +344,17 @@ where
         let (i, j, o) = (self.i, self.j, self.o);
         debug_assert!(self.live());
         let (poi, pov) = (
-            self.out.idx.as_mut_ptr().cast::<[i64; R]>(),
-            self.out.vals.as_mut_ptr().cast::<T>(),
+            self.c.out.idx.as_mut_ptr().cast::<[i64; R]>(),
+            self.c.out.vals.as_mut_ptr().cast::<T>(),
         );
         // SAFETY: while live, `i < na` and `j < nb` index the inputs (whose lengths `new`
         // checked); `o <= i + j` (each step writes one entry at most and consumes one at
         // least), so the slots `o` and `o + 1` are below `na + nb`, inside both outputs.
         unsafe {
-            let (x, y) = (*self.a.0.get_unchecked(i), *self.b.0.get_unchecked(j));
+            let (x, y) = (*self.c.a.0.get_unchecked(i), *self.c.b.0.get_unchecked(j));
             let (kx, ky) = (Keys::key(&x), Keys::key(&y));
             let (lt, gt) = (kx < ky, kx > ky);
-            let (va, vb) = (*self.a.1.get_unchecked(i), *self.b.1.get_unchecked(j));
+            let (va, vb) = (*self.c.a.1.get_unchecked(i), *self.c.b.1.get_unchecked(j));
             let s = va.plus(vb);
             // No selects (they compile to branches): later stores to a slot win.
             poi.add(o).write(x);
@@ -344,7 +362,7 @@ where
             pov.add(o).write(va);
             pov.add(o + usize::from(!gt)).write(vb);
             pov.add(o + usize::from(lt | gt)).write(s);
-            let keep = lt | gt | keep_sum(s, self.threshold);
+            let keep = lt | gt | keep_sum(s, self.c.threshold);
             self.o = o + usize::from(keep);
             self.i = i + usize::from(!gt);
             self.j = j + usize::from(!lt);
@@ -358,24 +376,21 @@ where
             self.step();
         }
         let (i, j, o) = (self.i, self.j, self.o);
-        let (ra, rb) = (self.a.0.len() - i, self.b.0.len() - j);
+        let (ra, rb) = (self.c.a.0.len() - i, self.c.b.0.len() - j);
         // `o + ra + rb <= na + nb`: the rest fits.
-        let out = &mut self.out;
-        copy_in(&mut out.idx[o..o + ra], &self.a.0[i..]);
-        copy_in(&mut out.vals[o..o + ra], &self.a.1[i..]);
-        copy_in(&mut out.idx[o + ra..o + ra + rb], &self.b.0[j..]);
-        copy_in(&mut out.vals[o + ra..o + ra + rb], &self.b.1[j..]);
+        let out = &mut self.c.out;
+        copy_in(&mut out.idx[o..o + ra], &self.c.a.0[i..]);
+        copy_in(&mut out.vals[o..o + ra], &self.c.a.1[i..]);
+        copy_in(&mut out.idx[o + ra..o + ra + rb], &self.c.b.0[j..]);
+        copy_in(&mut out.vals[o + ra..o + ra + rb], &self.c.b.1[j..]);
         o + ra + rb
     }
 }
 
-/// A merge from the back into the end of its output (exactly `a.len() + b.len()` slots): the
+/// A merge from the back into the end of its output (at least `a.len() + b.len()` slots): the
 /// same result as [`Forward`] for canonical inputs.
 struct Backward<'a, 'o, const R: usize, T> {
-    a: (&'a [[i64; R]], &'a [T]),
-    b: (&'a [[i64; R]], &'a [T]),
-    threshold: f64,
-    out: Out<'o, R, T>,
+    c: Chain<'a, 'o, R, T>,
     /// Entries of `a` and `b` left, and the first slot written so far.
     i: usize,
     j: usize,
@@ -392,19 +407,9 @@ where
         threshold: f64,
         out: Out<'o, R, T>,
     ) -> Self {
-        let (na, nb) = (a.0.len(), b.0.len());
-        // The bounds every step relies on.
-        assert!(a.1.len() == na && b.1.len() == nb);
-        assert!(out.idx.len() == na + nb && out.vals.len() == na + nb);
-        Backward {
-            a,
-            b,
-            threshold,
-            out,
-            i: na,
-            j: nb,
-            o: na + nb,
-        }
+        let c = Chain::new(a, b, threshold, out);
+        let (i, j, o) = (c.a.0.len(), c.b.0.len(), c.out.idx.len());
+        Backward { c, i, j, o }
     }
 
     /// Whether both inputs have entries left (the steps' condition).
@@ -419,22 +424,22 @@ where
         let (i, j, o) = (self.i, self.j, self.o);
         debug_assert!(self.live());
         let (poi, pov) = (
-            self.out.idx.as_mut_ptr().cast::<[i64; R]>(),
-            self.out.vals.as_mut_ptr().cast::<T>(),
+            self.c.out.idx.as_mut_ptr().cast::<[i64; R]>(),
+            self.c.out.vals.as_mut_ptr().cast::<T>(),
         );
         // SAFETY: while live, `i - 1 < na` and `j - 1 < nb` index the inputs (whose lengths
         // `new` checked); `o >= i + j >= 2` (each step writes one entry at most and consumes
         // one at least), so the slots `o - 1` and `o - 2` are inside the outputs.
         unsafe {
             let (x, y) = (
-                *self.a.0.get_unchecked(i - 1),
-                *self.b.0.get_unchecked(j - 1),
+                *self.c.a.0.get_unchecked(i - 1),
+                *self.c.b.0.get_unchecked(j - 1),
             );
             let (kx, ky) = (Keys::key(&x), Keys::key(&y));
             let (lt, gt) = (kx < ky, kx > ky);
             let (va, vb) = (
-                *self.a.1.get_unchecked(i - 1),
-                *self.b.1.get_unchecked(j - 1),
+                *self.c.a.1.get_unchecked(i - 1),
+                *self.c.b.1.get_unchecked(j - 1),
             );
             let s = va.plus(vb);
             // The larger key is taken: `b`'s when `lt`, else `a`'s (a sum when equal).
@@ -443,7 +448,7 @@ where
             pov.add(o - 1).write(vb);
             pov.add(o - 1 - usize::from(lt)).write(va);
             pov.add(o - 1 - usize::from(lt | gt)).write(s);
-            let keep = lt | gt | keep_sum(s, self.threshold);
+            let keep = lt | gt | keep_sum(s, self.c.threshold);
             self.o = o - usize::from(keep);
             self.i = i - usize::from(!lt);
             self.j = j - usize::from(!gt);
@@ -458,11 +463,11 @@ where
         }
         let (i, j, o) = (self.i, self.j, self.o);
         // `o >= i + j`: the rest fits below `o`.
-        let out = &mut self.out;
-        copy_in(&mut out.idx[o - i..o], &self.a.0[..i]);
-        copy_in(&mut out.vals[o - i..o], &self.a.1[..i]);
-        copy_in(&mut out.idx[o - i - j..o - i], &self.b.0[..j]);
-        copy_in(&mut out.vals[o - i - j..o - i], &self.b.1[..j]);
+        let out = &mut self.c.out;
+        copy_in(&mut out.idx[o - i..o], &self.c.a.0[..i]);
+        copy_in(&mut out.vals[o - i..o], &self.c.a.1[..i]);
+        copy_in(&mut out.idx[o - i - j..o - i], &self.c.b.0[..j]);
+        copy_in(&mut out.vals[o - i - j..o - i], &self.c.b.1[..j]);
         out.idx.len() - (o - i - j)
     }
 }
