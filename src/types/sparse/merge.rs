@@ -25,8 +25,9 @@
 //! views past them).
 //!
 //! **Memory.** The output is not asked for huge pages (as the kernels' large outputs are):
-//! with `madvise(MADV_HUGEPAGE)` the add ran 2.5× slower on a quiet machine whose memory was
-//! fragmented (faults waiting on compaction), 41 ms against 17 ms (BENCHMARKS.md).
+//! with `madvise(MADV_HUGEPAGE)` the add ran anywhere from 1.6× faster to 3× slower from one
+//! process to the next (faults waiting on compaction of fragmented memory, or on the host),
+//! against a steady time on 4 KiB pages (BENCHMARKS.md).
 
 use std::mem::MaybeUninit;
 
