@@ -5,6 +5,7 @@
 //! any `false`, all `true`.
 
 use super::infer::{ragged, value};
+use super::reduce_outer::Reduction;
 use super::{RaggedTensor, RaggedTensorSpec, arg_error, broadcast_to, shared_splits, splits_of};
 use crate::dispatch::Call;
 use crate::ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, arr0};
@@ -467,20 +468,26 @@ fn sequential(
         x.clone()
     };
     if kind != Kind::Mean {
-        return super::reduce_outer::sequential(
-            op.op(),
-            &identity(kind, work)?,
-            &values,
-            axes,
-            keep,
-        );
+        let extreme = match kind {
+            Kind::Max => Some(true),
+            Kind::Min => Some(false),
+            _ => None,
+        };
+        let red = Reduction {
+            op: op.op(),
+            identity: &identity(kind, work)?,
+            extreme,
+        };
+        return super::reduce_outer::sequential(&red, &values, axes, keep);
     }
-    let sum = &catalog::REDUCE_SUM;
-    let total =
-        super::reduce_outer::sequential(sum, &identity(Kind::Sum, work)?, &values, axes, keep)?;
+    let sum = Reduction {
+        op: &catalog::REDUCE_SUM,
+        identity: &identity(Kind::Sum, work)?,
+        extreme: None,
+    };
+    let total = super::reduce_outer::sequential(&sum, &values, axes, keep)?;
     let ones: RaggedTensor = ops::ones_like_as(&values)?;
-    let count =
-        super::reduce_outer::sequential(sum, &identity(Kind::Sum, work)?, &ones, axes, keep)?;
+    let count = super::reduce_outer::sequential(&sum, &ones, axes, keep)?;
     match (total, count) {
         (Value::Tensor(t), Value::Tensor(c)) => Ok(Value::from(ops::div_as::<Tensor>(&t, &c)?)),
         (t, c) => {

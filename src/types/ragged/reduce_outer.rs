@@ -7,8 +7,18 @@
 //! TF's `unsorted_segment_max` / `_min` at the bottom of that recursion (`segment_extreme`).
 
 use super::{RaggedTensor, arg_error, i64_tensor, splits_of};
-use crate::ops::{self, OpArgs, catalog};
+use crate::ops::{self, OpArgs};
 use crate::{Op, Result, Tensor, Value};
+
+/// One reduction, as each axis step needs it.
+pub(super) struct Reduction<'a> {
+    /// The dense op of one axis.
+    pub(super) op: &'static Op,
+    /// Its padding value in the working dtype.
+    pub(super) identity: &'a Tensor,
+    /// `Some(true)` for max, `Some(false)` for min: floats then fold in TF's segment order.
+    pub(super) extreme: Option<bool>,
+}
 
 /// A list of rows: a dense tensor (rows on axis 0) or a ragged tensor.
 enum Rows {
@@ -87,23 +97,23 @@ fn assemble(parts: Vec<Rows>, like: &Rows) -> Result<RaggedTensor> {
 }
 
 /// The reduction of `x` over its axis 0 (rows combined element by element, longest-first).
-fn merge0(op: &'static Op, identity: &Tensor, x: &RaggedTensor) -> Result<Rows> {
+fn merge0(red: &Reduction<'_>, x: &RaggedTensor) -> Result<Rows> {
     let s = splits_of(&x.nested_row_splits[0]).into_owned();
     let lengths: Vec<i64> = s.windows(2).map(|w| w[1] - w[0]).collect();
     let longest = lengths.iter().copied().max().unwrap_or(0);
     if x.ragged_rank() == 1 {
-        // Columns of the padded form (every column has at least one value).
-        let padded = x.to_tensor(Some(identity), None)?;
         if longest == 0 {
             return Ok(Rows::Dense(super::take_rows(&x.flat_values, &[])?));
         }
         // Float max and min fold each position's values in row order, as TF's segment max.
-        if let Some(max) = extreme(op)
+        if let Some(max) = red.extreme
             && let Some(t) = super::segment_extreme::by_position(max, &x.flat_values, &s)?
         {
             return Ok(Rows::Dense(t));
         }
-        return Ok(Rows::Dense(padded.dense_op(op, &OpArgs::axes(&[0]))?));
+        // Columns of the padded form (every column has at least one value).
+        let padded = x.to_tensor(Some(red.identity), None)?;
+        return Ok(Rows::Dense(padded.dense_op(red.op, &OpArgs::axes(&[0]))?));
     }
     let values = values_of(x);
     let mut parts = Vec::with_capacity(longest as usize);
@@ -117,25 +127,14 @@ fn merge0(op: &'static Op, identity: &Tensor, x: &RaggedTensor) -> Result<Rows> 
         let Rows::Ragged(column) = take(&values, &ids)? else {
             return Err(arg_error("reduce", "rows", "ragged rows", "dense rows"));
         };
-        parts.push(merge0(op, identity, &column)?);
+        parts.push(merge0(red, &column)?);
     }
     // An empty part list still needs the row type: the reduction of no rows.
     let like = match &values {
-        Rows::Ragged(r) => merge0(op, identity, &r.gather(&[])?)?,
+        Rows::Ragged(r) => merge0(red, &r.gather(&[])?)?,
         Rows::Dense(_) => unreachable_rows()?,
     };
     Ok(Rows::Ragged(assemble(parts, &like)?))
-}
-
-/// `Some(true)` for `reduce_max`, `Some(false)` for `reduce_min`, else `None`.
-fn extreme(op: &Op) -> Option<bool> {
-    if op == &catalog::REDUCE_MAX {
-        Some(true)
-    } else if op == &catalog::REDUCE_MIN {
-        Some(false)
-    } else {
-        None
-    }
 }
 
 /// Ragged rank ≥ 2 always has ragged values: this is never reached (an error, not a panic).
@@ -144,14 +143,9 @@ fn unreachable_rows() -> Result<Rows> {
 }
 
 /// `x` reduced over ragged axis `a` (`0 ≤ a < ragged_rank`).
-fn reduce_outer_axis(
-    op: &'static Op,
-    identity: &Tensor,
-    x: &RaggedTensor,
-    a: usize,
-) -> Result<Value> {
+fn reduce_outer_axis(red: &Reduction<'_>, x: &RaggedTensor, a: usize) -> Result<Value> {
     if a == 0 {
-        return Ok(match merge0(op, identity, x)? {
+        return Ok(match merge0(red, x)? {
             Rows::Dense(t) => Value::from(t),
             Rows::Ragged(r) => Value::from_extension(r),
         });
@@ -178,10 +172,10 @@ fn reduce_outer_axis(
                 ));
             }
         };
-        parts.push(merge0(op, identity, &row)?);
+        parts.push(merge0(red, &row)?);
     }
     let empty = match cells.values() {
-        Ok(r) => merge0(op, identity, &r.gather(&[])?)?,
+        Ok(r) => merge0(red, &r.gather(&[])?)?,
         Err(_) => {
             return Err(arg_error(
                 "reduce",
@@ -204,15 +198,15 @@ fn reduce_outer_axis(
     )))
 }
 
-/// `x` reduced over `axes` (normalized, distinct), one axis at a time from the highest, as TF
-/// does; `identity` is the reduction's padding value in the working dtype.
+/// `x` reduced by `red` over `axes` (normalized, distinct), one axis at a time from the
+/// highest, as TF does.
 pub(super) fn sequential(
-    op: &'static Op,
-    identity: &Tensor,
+    red: &Reduction<'_>,
     x: &RaggedTensor,
     axes: &[usize],
     keepdims: bool,
 ) -> Result<Value> {
+    let op = red.op;
     let mut sorted = axes.to_vec();
     sorted.sort_unstable_by(|a, b| b.cmp(a));
     let mut current = Value::from_extension(x.clone());
@@ -231,7 +225,7 @@ pub(super) fn sequential(
                 } else if a == rr {
                     ops::call(op, &[crate::ops::AsOperand::as_operand(&r)], &args)?
                 } else {
-                    let reduced = reduce_outer_axis(op, identity, &r, a)?;
+                    let reduced = reduce_outer_axis(red, &r, a)?;
                     if keepdims {
                         keep_axis(reduced, a)?
                     } else {
