@@ -380,10 +380,10 @@ where
         let (ra, rb) = (self.c.a.0.len() - i, self.c.b.0.len() - j);
         // `o + ra + rb <= na + nb`: the rest fits.
         let out = &mut self.c.out;
-        copy_in(&mut out.idx[o..o + ra], &self.c.a.0[i..]);
-        copy_in(&mut out.vals[o..o + ra], &self.c.a.1[i..]);
-        copy_in(&mut out.idx[o + ra..o + ra + rb], &self.c.b.0[j..]);
-        copy_in(&mut out.vals[o + ra..o + ra + rb], &self.c.b.1[j..]);
+        out.idx[o..o + ra].write_copy_of_slice(&self.c.a.0[i..]);
+        out.vals[o..o + ra].write_copy_of_slice(&self.c.a.1[i..]);
+        out.idx[o + ra..o + ra + rb].write_copy_of_slice(&self.c.b.0[j..]);
+        out.vals[o + ra..o + ra + rb].write_copy_of_slice(&self.c.b.1[j..]);
         o + ra + rb
     }
 }
@@ -465,18 +465,11 @@ where
         let (i, j, o) = (self.i, self.j, self.o);
         // `o >= i + j`: the rest fits below `o`.
         let out = &mut self.c.out;
-        copy_in(&mut out.idx[o - i..o], &self.c.a.0[..i]);
-        copy_in(&mut out.vals[o - i..o], &self.c.a.1[..i]);
-        copy_in(&mut out.idx[o - i - j..o - i], &self.c.b.0[..j]);
-        copy_in(&mut out.vals[o - i - j..o - i], &self.c.b.1[..j]);
+        out.idx[o - i..o].write_copy_of_slice(&self.c.a.0[..i]);
+        out.vals[o - i..o].write_copy_of_slice(&self.c.a.1[..i]);
+        out.idx[o - i - j..o - i].write_copy_of_slice(&self.c.b.0[..j]);
+        out.vals[o - i - j..o - i].write_copy_of_slice(&self.c.b.1[..j]);
         out.idx.len() - (o - i - j)
-    }
-}
-
-/// Copies `src` into the uninitialised `dst` (of the same length).
-fn copy_in<E: Copy>(dst: &mut [MaybeUninit<E>], src: &[E]) {
-    for (d, s) in dst.iter_mut().zip(src) {
-        d.write(*s);
     }
 }
 
