@@ -4,7 +4,9 @@
 //! report prints both medians and their ratio (`benches/sparse_ref.py` runs the same work on the
 //! same data in SciPy and TensorFlow, for the columns of BENCHMARKS.md):
 //! - `add`: `sparse + sparse` of two `[65536, 65536]` f32 tensors of 1 Mi canonical entries each,
-//!   against a merge of the two sorted `(row, col)` lists written by hand (target: ≥ 1×);
+//!   against a merge of the two sorted `(row, col)` lists written by hand (target: ≥ 1×), and
+//!   beside its floor: the bytes it must move copied on two threads, into touched memory and
+//!   into a fresh allocation;
 //! - `sparse_dense_matmul`: a `[100000, 100000]` f32 SparseTensor of 1 Mi entries times a dense
 //!   `[100000, 64]`, against the same loop on one core written by hand;
 //! - `to_dense`: a `[4096, 4096]` f32 SparseTensor of 1 Mi entries, against a zero fill plus a
@@ -25,7 +27,7 @@ mod timing;
 use std::hint::black_box;
 
 use criterion::Criterion;
-use extype::ndarray::{Array1, Array2, ArrayD, IxDyn};
+use extype::ndarray::{Array1, Array2, ArrayD, ArrayView1, IxDyn};
 use extype::types::{SparseTensor, sparse::sparse_dense_matmul};
 use extype::{ExtensionType, Tensor};
 use timing::medians;
@@ -90,11 +92,49 @@ fn hand_merge(
     (idx, val)
 }
 
+/// The floor under `add`: the bytes it must move (both inputs' indices and values read, as many
+/// written), copied on two threads (one input each) into `idx` and `vals`, which have room for
+/// both inputs. Into touched memory this is the add at copy bandwidth; into a fresh allocation,
+/// that plus the page faults.
+fn copy_floor(d: &Data, idx: &mut Vec<i64>, vals: &mut Vec<f32>) {
+    let (ia, ib) = (d.a.indices_array(), d.b.indices_array());
+    let (va, vb): (ArrayView1<f32>, ArrayView1<f32>) = (
+        d.a.values().as_array().unwrap(),
+        d.b.values().as_array().unwrap(),
+    );
+    let (ia, ib, va, vb) = (
+        ia.as_slice().unwrap(),
+        ib.as_slice().unwrap(),
+        va.as_slice().unwrap(),
+        vb.as_slice().unwrap(),
+    );
+    idx.clear();
+    vals.clear();
+    let (oia, oib) = idx.spare_capacity_mut().split_at_mut(ia.len());
+    let (ova, ovb) = vals.spare_capacity_mut().split_at_mut(va.len());
+    rayon::join(
+        || {
+            oia.write_copy_of_slice(ia);
+            ova.write_copy_of_slice(va);
+        },
+        || {
+            oib[..ib.len()].write_copy_of_slice(ib);
+            ovb[..vb.len()].write_copy_of_slice(vb);
+        },
+    );
+    // SAFETY: both halves of each buffer were written above, `ia.len() + ib.len()` and
+    // `va.len() + vb.len()` elements from the start.
+    unsafe {
+        idx.set_len(ia.len() + ib.len());
+        vals.set_len(va.len() + vb.len());
+    }
+}
+
 /// The yardstick of `sparse_dense_matmul`: the same product on one core, entries in order.
 fn hand_matmul(a: &SparseTensor, b: &[f32], m: usize) -> Vec<f32> {
     let n = a.dense_shape()[0];
     let idx = a.indices_array();
-    let v: extype::ndarray::ArrayView1<f32> = a.values().as_array().unwrap();
+    let v: ArrayView1<f32> = a.values().as_array().unwrap();
     let mut out = vec![0.0f32; n * m];
     for (row, &x) in idx.outer_iter().zip(v.iter()) {
         let (r, c) = (row[0] as usize, row[1] as usize);
@@ -111,7 +151,7 @@ fn hand_to_dense(a: &SparseTensor) -> Vec<f32> {
     let cols = a.dense_shape()[1];
     let mut out = vec![0.0f32; a.dense_shape()[0] * cols];
     let idx = a.indices_array();
-    let v: extype::ndarray::ArrayView1<f32> = a.values().as_array().unwrap();
+    let v: ArrayView1<f32> = a.values().as_array().unwrap();
     for (row, &x) in idx.outer_iter().zip(v.iter()) {
         out[row[0] as usize * cols + row[1] as usize] = x;
     }
@@ -216,6 +256,29 @@ fn summary() {
         t[0] / 1e6,
         t[1] / 1e6,
         t[1] / t[0]
+    );
+    // The floor: the same bytes copied on two threads, into memory touched before (recycled)
+    // and into a fresh allocation each call (the add's own regime under glibc's defaults).
+    let (mut idx, mut vals) = (vec![0i64; 4 * NNZ], vec![0f32; 2 * NNZ]);
+    let t = medians(
+        rounds,
+        &mut [
+            &mut || drop(black_box(add(&d))),
+            &mut || copy_floor(&d, black_box(&mut idx), black_box(&mut vals)),
+            &mut || {
+                let (mut i, mut v) = (Vec::with_capacity(4 * NNZ), Vec::with_capacity(2 * NNZ));
+                copy_floor(&d, &mut i, &mut v);
+                drop(black_box((i, v)));
+            },
+        ],
+    );
+    println!(
+        "  the add's bytes (80 MiB read and written) copied on 2 threads: into touched memory {:.2} ms, into a fresh allocation {:.2} ms; the add {:.2} ms is {:.2}x and {:.2}x of them",
+        t[1] / 1e6,
+        t[2] / 1e6,
+        t[0] / 1e6,
+        t[0] / t[1],
+        t[0] / t[2]
     );
     let t = medians(
         rounds,

@@ -26,8 +26,9 @@
 //!
 //! **Memory.** The output is not asked for huge pages (as the kernels' large outputs are):
 //! with `madvise(MADV_HUGEPAGE)` the add ran anywhere from 1.6× faster to 3× slower from one
-//! process to the next (faults waiting on compaction of fragmented memory, or on the host),
-//! against a steady time on 4 KiB pages (BENCHMARKS.md).
+//! process to the next, against a steady time on 4 KiB pages (BENCHMARKS.md). The slow faults
+//! wait on compaction of fragmented memory, or, in a VM whose balloon reports free 2 MiB blocks
+//! to the host, on the host backing a reported block again.
 
 use std::mem::MaybeUninit;
 
