@@ -95,7 +95,8 @@ fn sparse_plus_dense_follows_tf() {
 /// TF: `sparse * dense` keeps the sparse entries: a NaN and an inf of the dense operand at
 /// implicit zeros never appear (`[nan, 6]` at `[[0,0],[1,1]]`); the dense operand broadcasts to
 /// the sparse one (`* [10, 20, 30]` → `[10, 40]`) and not the other way ("broadcasts dense to
-/// sparse only"); `* 2.0` scales the values.
+/// sparse only", which also refuses a dense axis of 1 against an empty sparse one); `* 2.0`
+/// scales the values.
 #[test]
 fn sparse_times_dense_and_scalar_follow_tf() {
     let a = st(array![[0, 0], [1, 1]], array![1.0f32, 2.0], &[2, 3]);
@@ -110,6 +111,21 @@ fn sparse_times_dense_and_scalar_follow_tf() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("broadcasts to the sparse operand only"), "{e}");
+    // TF also refuses a dense axis of 1 against an empty sparse axis ("SparseDenseBinaryOpShared
+    // broadcasts dense to sparse only; got incompatible shapes: [0,2] vs. [1,1]").
+    let empty = SparseTensor::empty(extype::DType::F32, &[0, 2]).unwrap();
+    let e = ops::mul(&empty, &ArrayD::<f32>::ones(IxDyn(&[1, 1])))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("broadcasts to the sparse operand only"), "{e}");
+    let e = ops::mul(
+        &SparseTensor::empty(extype::DType::F32, &[2, 0]).unwrap(),
+        &ArrayD::<f32>::ones(IxDyn(&[1])),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("got incompatible shapes: [2, 0] vs. [1]"), "{e}");
+    assert!(ops::mul(&empty, &ArrayD::<f32>::ones(IxDyn(&[2]))).is_ok());
     let s = (&a * 2.0).unwrap();
     assert_eq!(s.values(), &Tensor::from(array![2.0f32, 4.0]));
     assert_eq!((2.0 * &a).unwrap(), s);
@@ -246,6 +262,14 @@ fn spec_inference() {
         mul.spec.to_string(),
         "extype.SparseTensor { indices: i64[?, 2], values: f64[?], dense_shape: [?, 3] }"
     );
+    let e = ops::infer_spec(
+        cat("mul"),
+        &[&s("[?, 0]", DType::F64), &t("[1]", DType::F64)],
+        &none,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("broadcasts to the sparse operand only"), "{e}");
     let e = ops::infer_spec(cat("exp"), &[&s("[5]", DType::F32)], &none)
         .unwrap_err()
         .to_string();
@@ -524,6 +548,52 @@ fn reduce_max_follows_tf() {
         ops::reduce_max_as::<Tensor>(&n, Some(&[1]), false).unwrap(),
         Tensor::from(array![-1.0f32, -2.0, 0.0])
     );
+}
+
+/// TF 2.21 reduces each output element's values with Eigen's vectorised maximum, in its order
+/// of the entries (by output element, then the reduced axes): whole packets (4 `f64`, 8 `f32`)
+/// skip a NaN, the values after them keep one. Over all axes of a `[4]` f64 tensor storing
+/// `[1, 2, 3, nan]` it is 3, `[1, 2, 3, 4, nan]` in `[5]` is NaN, f32 `[1, 2, 3, nan]` is NaN;
+/// the unordered `[[2],[0],[1],[3]]: [3, 1, nan, 2]` is reordered to `[1, nan, 3, 2]` → 3; of
+/// two zeros the later in that order wins (`[[1],[0]]: [-0.0, 0.0]` → `-0.0`).
+#[test]
+fn reduce_max_follows_tf_with_nan_in_packets() {
+    let all = |x: &SparseTensor| {
+        x.reduce_max(None, false, false)
+            .unwrap()
+            .into_tensor()
+            .unwrap()
+    };
+    let nan = f64::NAN;
+    let x = st(array![[0], [1], [2], [3]], array![1.0, 2.0, 3.0, nan], &[4]);
+    assert_eq!(all(&x), Tensor::from(ndarray::arr0(3.0f64).into_dyn()));
+    let x = st(
+        array![[0], [1], [2], [3], [4]],
+        array![1.0, 2.0, 3.0, 4.0, nan],
+        &[5],
+    );
+    let v: f64 = all(&x).into_array::<f64, ndarray::IxDyn>().unwrap()[[]];
+    assert!(v.is_nan());
+    let x = st(
+        array![[0], [1], [2], [3]],
+        array![1.0f32, 2.0, 3.0, f32::NAN],
+        &[4],
+    );
+    let v: f32 = all(&x).into_array::<f32, ndarray::IxDyn>().unwrap()[[]];
+    assert!(v.is_nan());
+    let un = st(array![[2], [0], [1], [3]], array![3.0, 1.0, nan, 2.0], &[4]);
+    assert_eq!(all(&un), Tensor::from(ndarray::arr0(3.0f64).into_dyn()));
+    let zeros = st(array![[1], [0]], array![-0.0f64, 0.0], &[2]);
+    let v: f64 = all(&zeros).into_array::<f64, ndarray::IxDyn>().unwrap()[[]];
+    assert!(v == 0.0 && v.is_sign_negative());
+    // The sparse output reduces the same groups.
+    let s = x
+        .reduce_max(Some(&[0]), true, true)
+        .unwrap()
+        .downcast::<SparseTensor>()
+        .unwrap();
+    let v: ndarray::Array1<f32> = s.values().clone().into_array().unwrap();
+    assert!(v[0].is_nan());
 }
 
 /// The mean is the sum over the number of dense elements reduced (NumPy's and TF's dense rule,

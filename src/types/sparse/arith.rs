@@ -28,7 +28,7 @@ use crate::ops::infer;
 use crate::ops::infer::Inferred;
 use crate::with_element;
 use crate::{
-    BinaryOp, DType, Element, Error, OrDense, Result, Shape, Tensor, TensorLike, TensorView,
+    BinaryOp, DType, Dim, Element, Error, OrDense, Result, Shape, Tensor, TensorLike, TensorView,
     UnaryOp, ValueSpec, dispatch,
 };
 
@@ -390,6 +390,18 @@ pub(crate) fn add_dense(st: &SparseTensor, dense: &TensorView<'_>) -> Result<Ten
     })
 }
 
+/// TensorFlow's condition besides broadcasting for `sparse * dense`: the dense operand has no
+/// more axes than the sparse one and none longer than the sparse axis it aligns with (from the
+/// right), so a dense axis of 1 does not stretch onto an empty sparse axis.
+fn dense_fits(dense: &[usize], sparse: &[usize]) -> bool {
+    dense.len() <= sparse.len()
+        && dense
+            .iter()
+            .rev()
+            .zip(sparse.iter().rev())
+            .all(|(d, s)| d <= s)
+}
+
 /// `sparse * dense` (TensorFlow's `SparseDenseCwiseMul`): the dense operand broadcast to the
 /// dense shape, read at each stored index only.
 pub(crate) fn mul_dense(st: &SparseTensor, dense: &TensorView<'_>) -> Result<SparseTensor> {
@@ -398,7 +410,7 @@ pub(crate) fn mul_dense(st: &SparseTensor, dense: &TensorView<'_>) -> Result<Spa
     let shape = st.dense_shape();
     with_arith!(OP, dtype, T => {
         let d: ArrayViewD<'_, T> = T::from_view(dense.clone()).expect("checked dtype");
-        let Some(b) = d.broadcast(IxDyn(shape)) else {
+        let Some(b) = d.broadcast(IxDyn(shape)).filter(|_| dense_fits(dense.shape(), shape)) else {
             return Err(Error::unsupported(
                 OP,
                 format!(
@@ -593,8 +605,16 @@ fn sparse_mul_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
         .tensor_spec()
         .map(|s| s.shape.clone())
         .unwrap_or(Shape::unknown_rank());
-    if let (Some(a), Some(b)) = (shape.rank(), l[sparse_at].shape.rank())
-        && a != b
+    // A dense axis known longer than the sparse axis it aligns with (a 1 onto a 0).
+    let too_long = match (l[sparse_at].shape.dims(), l[1 - sparse_at].shape.dims()) {
+        (Some(sparse), Some(dense)) => dense
+            .iter()
+            .rev()
+            .zip(sparse.iter().rev())
+            .any(|pair| matches!(pair, (Dim::Known(d), Dim::Known(s)) if d > s)),
+        _ => false,
+    };
+    if too_long || matches!((shape.rank(), l[sparse_at].shape.rank()), (Some(a), Some(b)) if a != b)
     {
         return Err(Error::unsupported(
             call.op.name(),

@@ -43,6 +43,7 @@ use crate::{
 #[macro_use]
 mod arith;
 mod batch;
+mod group_max;
 mod matmul;
 mod merge;
 mod reduce;

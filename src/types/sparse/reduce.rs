@@ -8,10 +8,17 @@
 //!   elements that at least one stored entry reached (a zero sum included), in canonical order.
 //! - `reduce_sum` adds the stored values (repeated indices add up); the dtype is kept, as in
 //!   TensorFlow (integers are not widened, unlike the dense `reduce_sum` of the catalog; they wrap).
+//!   Deliberate difference: float sums add in stored order, where TensorFlow adds each output
+//!   element's values in Eigen's vectorised order, so a sum that rounds can differ from
+//!   TensorFlow's in its last bits (integer sums, and float sums that do not round, are equal).
 //! - `reduce_max` looks at the stored values only, so a slice whose stored values are all
-//!   negative has a negative maximum; a slice with no stored value is 0. NaN is TensorFlow's
-//!   rule too: a running `acc = if v < acc { acc } else { v }` from the lowest value, so a NaN is
-//!   kept unless a later value replaces it (`[nan, 1] → 1`, `[1, nan] → nan`).
+//!   negative has a negative maximum; a slice with no stored value is 0. NaN and signed zeros
+//!   come out as TensorFlow's, bit for bit: its order of the entries and its vectorised
+//!   reduction are reproduced (`group_max`; `[nan, 1] → 1`, `[1, nan] → nan`, and a NaN among
+//!   whole packets of 4 `f64` or 8 `f32` values is skipped: `[1, 2, 3, nan]` in `f64` → 3).
+//!   Known difference: when one output element's `f64` values mix `0.0` and `-0.0` and more
+//!   than four of them are reduced, the sign of a zero maximum can differ from TensorFlow's (9
+//!   of 400 such random groups; `f32` and the half floats matched in every case tried).
 //! - `reduce_mean` is the sum divided by the number of dense elements reduced, implicit zeros
 //!   included: NumPy's and TensorFlow's dense rule, so `mean(x) == mean(to_dense(x))`. PyTorch has
 //!   no sparse mean and its issue 109194 debates dividing by the number of stored entries instead;
@@ -26,7 +33,7 @@
 use super::SparseTensor;
 use super::arith::{Arith, like};
 use crate::dispatch::Call;
-use crate::ndarray::{Array1, Array2, ArrayD, Ix1, IxDyn};
+use crate::ndarray::{Array1, Array2, ArrayD, ArrayView1, Ix1, IxDyn};
 use crate::ops::catalog;
 use crate::ops::infer::{self, Inferred};
 use crate::{DType, Error, ReductionOp, Result, Tensor, TensorSpec, Value, ValueSpec, dispatch};
@@ -169,20 +176,30 @@ impl SparseTensor {
     }
 }
 
-/// The lowest value of `T` (where a running maximum starts).
-trait Lowest {
-    /// The lowest value.
+/// Where a running maximum starts, and how TensorFlow reduces a maximum of `T` (see
+/// [`group_max`](super::group_max)).
+trait Extreme: Copy + PartialOrd {
+    /// The lowest value (−inf for floats).
     fn lowest() -> Self;
+    /// The lanes of the packets Eigen reduces a float maximum in; 0 for integers, whose maximum
+    /// does not depend on the order of the values.
+    const TF_LANES: usize;
 }
-macro_rules! lowest {
-    ($($t:ty => $v:expr),*) => {$(impl Lowest for $t { fn lowest() -> $t { $v } })*};
+macro_rules! extreme {
+    ($($t:ty => $v:expr, $lanes:expr);*) => {$(
+        impl Extreme for $t {
+            fn lowest() -> $t { $v }
+            const TF_LANES: usize = $lanes;
+        }
+    )*};
 }
-lowest!(i8 => i8::MIN, i16 => i16::MIN, i32 => i32::MIN, i64 => i64::MIN, u8 => 0, u16 => 0,
-    u32 => 0, u64 => 0, f32 => f32::NEG_INFINITY, f64 => f64::NEG_INFINITY,
-    crate::half::f16 => crate::half::f16::NEG_INFINITY,
-    crate::half::bf16 => crate::half::bf16::NEG_INFINITY);
+extreme!(i8 => i8::MIN, 0; i16 => i16::MIN, 0; i32 => i32::MIN, 0; i64 => i64::MIN, 0;
+    u8 => 0, 0; u16 => 0, 0; u32 => 0, 0; u64 => 0, 0;
+    f32 => f32::NEG_INFINITY, 8; f64 => f64::NEG_INFINITY, 4;
+    crate::half::f16 => crate::half::f16::NEG_INFINITY, 8;
+    crate::half::bf16 => crate::half::bf16::NEG_INFINITY, 8);
 
-fn reduce_typed<T: Arith + PartialOrd + Lowest>(
+fn reduce_typed<T: Arith + Extreme>(
     x: &SparseTensor,
     kind: Kind,
     reduced: &[bool],
@@ -213,24 +230,41 @@ fn reduce_typed<T: Arith + PartialOrd + Lowest>(
     }
     acc.resize(n, init);
     seen.resize(n, false);
-    for (row, &v) in idx.outer_iter().zip(vals.iter()) {
-        let o: usize = kept
-            .iter()
+    let offsets = idx.outer_iter().map(|row| {
+        kept.iter()
             .zip(&strides)
             .map(|(&a, &s)| row[a] as usize * s)
-            .sum();
-        seen[o] = true;
-        acc[o] = match kind {
-            Kind::Sum => acc[o].plus(v),
-            // TensorFlow's rule: NaN is kept unless a later value replaces it.
-            Kind::Max => {
-                if v < acc[o] {
-                    acc[o]
-                } else {
-                    v
+            .sum::<usize>()
+    });
+    match kind {
+        Kind::Sum => {
+            for (o, &v) in offsets.zip(vals.iter()) {
+                seen[o] = true;
+                acc[o] = acc[o].plus(v);
+            }
+        }
+        Kind::Max => {
+            let offsets: Vec<usize> = offsets.collect();
+            // Values without NaN and zeros have one maximum, bits included, in any order; an
+            // element that holds a NaN or a zero is reduced again in TensorFlow's order.
+            let mut exact: Vec<bool> = Vec::new();
+            for (&o, &v) in offsets.iter().zip(vals.iter()) {
+                seen[o] = true;
+                if acc[o] < v {
+                    acc[o] = v;
+                }
+                #[allow(clippy::eq_op)] // `v != v`: NaN
+                if T::TF_LANES > 0 && (v != v || v == T::default()) {
+                    if exact.is_empty() {
+                        exact.resize(n, false);
+                    }
+                    exact[o] = true;
                 }
             }
-        };
+            if !exact.is_empty() {
+                max_in_tf_order(x, &offsets, &exact, reduced, &vals, &mut acc);
+            }
+        }
     }
     let out = out_shape(shape, reduced, keepdims);
     if !output_is_sparse {
@@ -264,6 +298,43 @@ fn reduce_typed<T: Arith + PartialOrd + Lowest>(
         &out,
         Some(true),
     )))
+}
+
+/// TensorFlow's maximum of each output element marked `exact`, into `acc` (`offsets`: each
+/// entry's output element). TensorFlow orders the entries by output element, then by the
+/// reduced axes (ties, the repeats of one index, keep their stored order: its sort is an
+/// insertion sort up to 16 entries), and reduces each element's values as
+/// [`group_max`](super::group_max) reproduces.
+fn max_in_tf_order<T: Extreme>(
+    x: &SparseTensor,
+    offsets: &[usize],
+    exact: &[bool],
+    reduced: &[bool],
+    vals: &ArrayView1<'_, T>,
+    acc: &mut [T],
+) {
+    let mut order: Vec<usize> = (0..offsets.len()).filter(|&k| exact[offsets[k]]).collect();
+    order.sort_unstable_by_key(|&k| (offsets[k], k));
+    if !x.is_canonical() {
+        // Within an element, by the reduced axes (canonical input is in that order already).
+        let idx = x.indices_array();
+        let axes: Vec<usize> = (0..reduced.len()).filter(|&a| reduced[a]).collect();
+        for run in order.chunk_by_mut(|&i, &j| offsets[i] == offsets[j]) {
+            run.sort_by(|&i, &j| {
+                let (ri, rj) = (idx.row(i), idx.row(j));
+                axes.iter()
+                    .map(|&a| ri[a].cmp(&rj[a]))
+                    .find(|c| c.is_ne())
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+        }
+    }
+    let mut values = Vec::new();
+    for run in order.chunk_by(|&i, &j| offsets[i] == offsets[j]) {
+        values.clear();
+        values.extend(run.iter().map(|&k| vals[k]));
+        acc[offsets[run[0]]] = super::group_max::eigen_max(&values, T::TF_LANES, T::lowest());
+    }
 }
 
 /// `ops::reduce_sum` / `reduce_max` / `reduce_mean` of a SparseTensor: the dense result; the
