@@ -596,6 +596,74 @@ fn reduce_max_follows_tf_with_nan_in_packets() {
     assert!(v[0].is_nan());
 }
 
+/// TF 2.21 sorts entries with `std::sort`, which is not stable from 17 entries on: 20 entries at
+/// `[k % 2]` valued `k` reorder (`tf.sparse.reorder`, and `tf.sparse.transpose` of the same at
+/// `[0, k % 2]`) to the values `[0, 2, 18, 4, 6, 16, 8, 10, 14, 12, 19, 17, ..., 3, 1]`;
+/// `tf.sparse.concat(1, ...)` of the `[2, 1]` version with `{[0, 0]: 100}` gives `[2, 18, 4, 6,
+/// 16, 8, 10, 14, 12, 0, 100, 17, 15, ..., 3, 1, 19]` (each input sorted with the concat axis
+/// first, then the whole).
+#[test]
+fn repeated_indices_come_out_in_tf_s_order() {
+    let vals = |x: &SparseTensor| -> Vec<i32> {
+        let v: ndarray::Array1<f32> = x.values().clone().into_array().unwrap();
+        v.iter().map(|&f| f as i32).collect()
+    };
+    let values = ndarray::Array1::from_iter((0..20).map(|k| k as f32));
+    let idx = Array2::from_shape_fn((20, 1), |(k, _)| (k % 2) as i64);
+    let x = st(idx, values.clone(), &[2]);
+    let want = [
+        0, 2, 18, 4, 6, 16, 8, 10, 14, 12, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1,
+    ];
+    assert_eq!(vals(&x.reorder().unwrap()), want);
+    let idx = Array2::from_shape_fn((20, 2), |(k, c)| if c == 0 { 0 } else { (k % 2) as i64 });
+    let t = st(idx, values.clone(), &[1, 2]);
+    assert_eq!(vals(&t.transpose(None).unwrap()), want);
+    let idx = Array2::from_shape_fn((20, 2), |(k, c)| if c == 0 { (k % 2) as i64 } else { 0 });
+    let a = st(idx, values, &[2, 1]);
+    let b = st(array![[0, 0]], array![100.0f32], &[2, 1]);
+    let c = SparseTensor::concat(&[&a, &b], 1, false).unwrap();
+    assert_eq!(
+        vals(&c),
+        [
+            2, 18, 4, 6, 16, 8, 10, 14, 12, 0, 100, 17, 15, 13, 11, 9, 7, 5, 3, 1, 19
+        ]
+    );
+}
+
+/// TF 2.21 sums each output element's values in Eigen's vectorised order, so rounding is
+/// TensorFlow's: f32 `[1e8, 1, 1, 1, -1e8, 1, 1, 1]` sums to 6 (one packet of 8 lanes: lane
+/// `l` and `l + 4` first), not 3 as in order; f16 `[2048, 1, 1]` to 2048 (each addition
+/// rounded to half); 20 repeated indices, values `1e8` at every fifth, `-3e8` at the eighth,
+/// else 1, to `1e8`.
+#[test]
+fn reduce_sum_rounds_as_tf() {
+    let all = |x: &SparseTensor| {
+        x.reduce_sum(None, false, false)
+            .unwrap()
+            .into_tensor()
+            .unwrap()
+    };
+    let x = st(
+        Array2::from_shape_fn((8, 1), |(k, _)| k as i64),
+        array![1e8f32, 1.0, 1.0, 1.0, -1e8, 1.0, 1.0, 1.0],
+        &[8],
+    );
+    assert_eq!(all(&x), Tensor::from(ndarray::arr0(6.0f32).into_dyn()));
+    let h = |v: f32| extype::half::f16::from_f32(v);
+    let x = st(
+        array![[0], [1], [2]],
+        array![h(2048.0), h(1.0), h(1.0)],
+        &[3],
+    );
+    assert_eq!(all(&x), Tensor::from(ndarray::arr0(h(2048.0)).into_dyn()));
+    let mut v: Vec<f32> = (0..20)
+        .map(|k| if k % 5 == 0 { 1e8 } else { 1.0 })
+        .collect();
+    v[7] = -3e8;
+    let x = st(Array2::zeros((20, 1)), ndarray::Array1::from(v), &[1]);
+    assert_eq!(all(&x), Tensor::from(ndarray::arr0(1e8f32).into_dyn()));
+}
+
 /// The mean is the sum over the number of dense elements reduced (NumPy's and TF's dense rule,
 /// not PyTorch's open question of dividing by the stored count): `mean(x) == mean(to_dense(x))`.
 #[test]

@@ -437,6 +437,19 @@ fn half_precision_values_follow_tf() {
     }
 }
 
+/// TF 2.21: integer sums wrap, and `abs` of the wrapped minimum is the minimum itself, so
+/// `tf.sparse.add` of int32 `{0: 2147483647, 1: 5}` and `{0: 1, 1: -5}` at threshold 0 gives
+/// `[[1]]: [0]` (the wrapped sum dropped, the zero sum kept); at threshold 1, nothing.
+#[test]
+fn a_sum_that_wraps_to_the_minimum_is_dropped_as_tf() {
+    let a = st(array![[0], [1]], array![i32::MAX, 5], &[2]);
+    let b = st(array![[0], [1]], array![1i32, -5], &[2]);
+    let c = a.add(&b, 0.0).unwrap();
+    assert_eq!(c.indices_array(), array![[1i64]]);
+    assert_eq!(c.values(), &Tensor::from(array![0i32]));
+    assert_eq!(a.add(&b, 1.0).unwrap().nnz(), 0);
+}
+
 /// TF 2.21: `tf.sparse.add(a, b, threshold)` keeps a sum when `threshold <= abs(sum)`, which is
 /// false for NaN: with a = {0: nan, 1: 1, 2: inf} and b = {0: 1, 1: -1, 2: -inf, 3: nan} of
 /// shape [4], threshold 0 gives indices [[1], [3]], values [0, nan] (the sums nan + 1 and

@@ -39,24 +39,28 @@ pub(crate) trait Arith: Element + PartialEq + Default + Send + Sync {
     fn plus(self, other: Self) -> Self;
     /// `a * b` (wrapping for integers).
     fn times(self, other: Self) -> Self;
-    /// `|a|` as `f64`.
+    /// `|a|` as `f64` (for signed integers wrapping, as TensorFlow's: `|MIN|` is `MIN`).
     fn magnitude(self) -> f64;
 }
 
 macro_rules! arith_int {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $abs:expr),*) => {$(
         impl Arith for $t {
             #[inline]
             fn plus(self, o: $t) -> $t { self.wrapping_add(o) }
             #[inline]
             fn times(self, o: $t) -> $t { self.wrapping_mul(o) }
             #[inline]
-            #[allow(clippy::cast_lossless, unused_comparisons)]
-            fn magnitude(self) -> f64 { if self < 0 as $t { -(self as f64) } else { self as f64 } }
+            #[allow(clippy::cast_lossless)]
+            fn magnitude(self) -> f64 { $abs(self) as f64 }
         }
     )*};
 }
-arith_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+// A signed magnitude wraps, as TensorFlow's `std::abs` on x86 does: |MIN| is MIN, negative, so
+// a sum that wraps to MIN is below every threshold from MIN + 1 up (0 included) and is dropped.
+arith_int!(i8 => i8::wrapping_abs, i16 => i16::wrapping_abs, i32 => i32::wrapping_abs,
+    i64 => i64::wrapping_abs, u8 => std::convert::identity, u16 => std::convert::identity,
+    u32 => std::convert::identity, u64 => std::convert::identity);
 
 macro_rules! arith_float {
     ($($t:ty),*) => {$(

@@ -20,8 +20,9 @@ use crate::{
 const OP: &str = "sparse_dense_matmul";
 
 /// `op(a) @ op(b)`, `op` the adjoint (transpose) where asked: `a` a rank-2 SparseTensor, `b` a
-/// dense matrix of the same dtype (f32, f64, i32, i64; integers wrap). The inner dimensions
-/// must agree (TensorFlow's "Cannot multiply A and B because inner dimension does not match").
+/// dense matrix of the same dtype (f32, f64, i32, and i64, which TensorFlow's CPU kernel does
+/// not register; integers wrap). The inner dimensions must agree (TensorFlow's "Cannot
+/// multiply A and B because inner dimension does not match").
 ///
 /// ```
 /// use extype::types::{SparseTensor, sparse::sparse_dense_matmul};

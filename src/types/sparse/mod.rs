@@ -17,8 +17,9 @@
 //! **Canonical order.** An entry order is canonical when the indices are in row-major order with
 //! no duplicates (TensorFlow's requirement for most sparse ops). Each value knows whether it is
 //! ([`SparseTensor::is_canonical`], computed once and kept; ops that build canonical results
-//! record it). [`SparseTensor::reorder`] sorts the entries (stably, keeping duplicates, as
-//! `tf.sparse.reorder`). Each op documents whether it needs canonical input and what it returns.
+//! record it). [`SparseTensor::reorder`] sorts the entries (keeping duplicates, in the order
+//! `tf.sparse.reorder` leaves them). Each op documents whether it needs canonical input and what
+//! it returns.
 //!
 //! **Constructor checks** (TensorFlow's, as errors): `indices` and `values` of different lengths,
 //! an index row of the wrong length, a negative dense size, an index out of bounds or negative
@@ -43,11 +44,12 @@ use crate::{
 #[macro_use]
 mod arith;
 mod batch;
-mod group_max;
+mod eigen_fold;
 mod matmul;
 mod merge;
 mod reduce;
 mod reshape;
+mod std_sort;
 
 pub use batch::SparseBatch;
 
@@ -286,7 +288,7 @@ impl SparseTensor {
     /// use ndarray::array;
     /// let st = SparseTensor::new(array![[1i64, 0], [0, 1], [0, 1]], array![1.0f32, 2.0, 3.0], &[2, 2])?;
     /// assert!(!st.is_canonical());
-    /// let sorted = st.reorder()?; // stable, duplicates kept (tf.sparse.reorder)
+    /// let sorted = st.reorder()?; // duplicates kept (tf.sparse.reorder)
     /// assert_eq!(sorted.indices_array(), array![[0i64, 1], [0, 1], [1, 0]]);
     /// assert!(!sorted.is_canonical()); // [0, 1] is repeated
     /// # Ok::<(), extype::Error>(())
@@ -299,27 +301,48 @@ impl SparseTensor {
     }
 
     /// The same entries sorted in row-major order of their indices (TensorFlow's
-    /// `tf.sparse.reorder`: stable, duplicates kept, in their original order). Shares the data
-    /// when already canonical.
+    /// `tf.sparse.reorder`, duplicates kept). Repeated indices keep their stored order up to 16
+    /// entries; beyond, they come out in the order TensorFlow's `std::sort` leaves them (not
+    /// stable), reproduced step for step. Shares the data when already canonical.
     pub fn reorder(&self) -> Result<SparseTensor> {
         if self.is_canonical() {
             return Ok(self.clone());
         }
-        let idx = self.indices_array();
-        let mut order: Vec<usize> = (0..self.nnz()).collect();
-        order.sort_by(|&a, &b| idx.row(a).iter().cmp(idx.row(b).iter()));
-        let strict = order
-            .windows(2)
-            .all(|w| idx.row(w[0]).iter().lt(idx.row(w[1]).iter()));
-        let perm: Vec<i64> = order.iter().map(|&k| k as i64).collect();
-        let indices = Array2::from_shape_fn(idx.raw_dim(), |(r, c)| idx[[order[r], c]]);
-        let values: Tensor = crate::ops::gather_as(&self.values.0, &perm, 0)?;
+        let dims: Vec<usize> = (0..self.rank()).collect();
+        let (indices, values) = self.permuted(&self.tf_order(&dims))?;
+        let strict = indices
+            .rows()
+            .into_iter()
+            .zip(indices.rows().into_iter().skip(1))
+            .all(|(a, b)| a.iter().lt(b.iter()));
         Ok(SparseTensor::from_parts_unchecked(
             indices,
             values,
             self.dense_shape(),
             Some(strict),
         ))
+    }
+
+    /// The entry positions in the order TensorFlow's `SparseTensor::Reorder(dims)` leaves them:
+    /// sorted by the index columns `dims` in turn, with its `std::sort` (see
+    /// [`std_sort`](self::std_sort)).
+    pub(crate) fn tf_order(&self, dims: &[usize]) -> Vec<usize> {
+        let idx = self.indices_array();
+        let mut order: Vec<usize> = (0..self.nnz()).collect();
+        std_sort::std_sort(&mut order, |&i, &j| {
+            let (ri, rj) = (idx.row(i), idx.row(j));
+            dims.iter().map(|&d| ri[d]).lt(dims.iter().map(|&d| rj[d]))
+        });
+        order
+    }
+
+    /// The indices and values of the entries at `order` (positions), in that order.
+    pub(crate) fn permuted(&self, order: &[usize]) -> Result<(Array2<i64>, Tensor)> {
+        let idx = self.indices_array();
+        let perm: Vec<i64> = order.iter().map(|&k| k as i64).collect();
+        let indices =
+            Array2::from_shape_fn((order.len(), idx.ncols()), |(r, c)| idx[[order[r], c]]);
+        Ok((indices, crate::ops::gather_as(&self.values.0, &perm, 0)?))
     }
 
     /// A sparse tensor of the non-zero elements of `dense` (TensorFlow's `tf.sparse.from_dense`:

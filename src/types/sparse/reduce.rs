@@ -7,18 +7,18 @@
 //! - `output_is_sparse = false` gives the dense result; `true` a SparseTensor holding the output
 //!   elements that at least one stored entry reached (a zero sum included), in canonical order.
 //! - `reduce_sum` adds the stored values (repeated indices add up); the dtype is kept, as in
-//!   TensorFlow (integers are not widened, unlike the dense `reduce_sum` of the catalog; they wrap).
-//!   Deliberate difference: float sums add in stored order, where TensorFlow adds each output
-//!   element's values in Eigen's vectorised order, so a sum that rounds can differ from
-//!   TensorFlow's in its last bits (integer sums, and float sums that do not round, are equal).
+//!   TensorFlow (integers are not widened, unlike the dense `reduce_sum` of the catalog; they wrap;
+//!   half floats add in `f32` rounded back after each addition, as TensorFlow's).
 //! - `reduce_max` looks at the stored values only, so a slice whose stored values are all
-//!   negative has a negative maximum; a slice with no stored value is 0. NaN and signed zeros
-//!   come out as TensorFlow's, bit for bit: its order of the entries and its vectorised
-//!   reduction are reproduced (`group_max`; `[nan, 1] → 1`, `[1, nan] → nan`, and a NaN among
-//!   whole packets of 4 `f64` or 8 `f32` values is skipped: `[1, 2, 3, nan]` in `f64` → 3).
-//!   Known difference: when one output element's `f64` values mix `0.0` and `-0.0` and more
-//!   than four of them are reduced, the sign of a zero maximum can differ from TensorFlow's (9
-//!   of 400 such random groups; `f32` and the half floats matched in every case tried).
+//!   negative has a negative maximum; a slice with no stored value is 0.
+//! - Float results are TensorFlow's bit for bit: rounding, NaN and signed zeros. TensorFlow orders
+//!   the entries by output element, then by the reduced axes, and reduces each element's values in
+//!   Eigen's vectorised order, which [`eigen_fold`](super::eigen_fold) reproduces. So a sum of
+//!   four `f64` or eight `f32` values or more associates in packets (`[1e16, 1, -1e16, 1]` in
+//!   `f64` sums to 2), and a NaN among whole packets is skipped by the maximum while one after
+//!   them is kept (`[nan, 1] → 1`, `[1, nan] → nan`, `[1, 2, 3, nan]` in `f64` → 3). Elements
+//!   whose result cannot depend on the order (fewer values than a packet, already in
+//!   TensorFlow's order; a maximum without NaN or zero) keep the one-pass result.
 //! - `reduce_mean` is the sum divided by the number of dense elements reduced, implicit zeros
 //!   included: NumPy's and TensorFlow's dense rule, so `mean(x) == mean(to_dense(x))`. PyTorch has
 //!   no sparse mean and its issue 109194 debates dividing by the number of stored entries instead;
@@ -32,6 +32,7 @@
 
 use super::SparseTensor;
 use super::arith::{Arith, like};
+use super::eigen_fold;
 use crate::dispatch::Call;
 use crate::ndarray::{Array1, Array2, ArrayD, ArrayView1, Ix1, IxDyn};
 use crate::ops::catalog;
@@ -164,42 +165,57 @@ impl SparseTensor {
         keepdims: bool,
         output_is_sparse: bool,
     ) -> Result<Value> {
-        let dtype = self.dtype();
-        if dtype.is_half() {
-            // As the dense reductions of half floats: accumulated in f32, rounded back once.
-            let wide: SparseTensor = crate::ops::cast_as(self, DType::F32)?;
-            let r = wide.reduce(op, kind, axes, keepdims, output_is_sparse)?;
-            return crate::ops::cast(&r, dtype);
-        }
         let reduced = reduced_axes(op, axes, self.rank())?;
         with_arith!(op, self.dtype(), T => reduce_typed::<T>(self, kind, &reduced, keepdims, output_is_sparse))
     }
 }
 
-/// Where a running maximum starts, and how TensorFlow reduces a maximum of `T` (see
-/// [`group_max`](super::group_max)).
-trait Extreme: Copy + PartialOrd {
-    /// The lowest value (−inf for floats).
+/// How TensorFlow reduces `T`: integers in any order (a wrapping sum and a maximum do not depend
+/// on it); floats in TensorFlow's order, as Eigen does ([`eigen_fold`](super::eigen_fold)).
+trait Reduce: Arith + PartialOrd {
+    /// The lowest value (where a maximum starts).
     fn lowest() -> Self;
-    /// The lanes of the packets Eigen reduces a float maximum in; 0 for integers, whose maximum
-    /// does not depend on the order of the values.
-    const TF_LANES: usize;
+    /// Whether the result depends on the order of the values (floats).
+    const ORDERED: bool;
+    /// The values an element needs before Eigen's packets change a sum's order.
+    const LANES: usize;
+    /// TensorFlow's sum (or maximum) of one element's values, in its order.
+    fn tf_reduce(values: &[Self], kind: Kind) -> Self;
 }
-macro_rules! extreme {
-    ($($t:ty => $v:expr, $lanes:expr);*) => {$(
-        impl Extreme for $t {
-            fn lowest() -> $t { $v }
-            const TF_LANES: usize = $lanes;
+macro_rules! reduce_int {
+    ($($t:ty),*) => {$(
+        impl Reduce for $t {
+            fn lowest() -> $t { <$t>::MIN }
+            const ORDERED: bool = false;
+            const LANES: usize = 1;
+            fn tf_reduce(values: &[$t], kind: Kind) -> $t {
+                match kind {
+                    Kind::Sum => values.iter().fold(0, |a, &v| a.wrapping_add(v)),
+                    Kind::Max => values.iter().copied().max().unwrap_or(<$t>::MIN),
+                }
+            }
         }
     )*};
 }
-extreme!(i8 => i8::MIN, 0; i16 => i16::MIN, 0; i32 => i32::MIN, 0; i64 => i64::MIN, 0;
-    u8 => 0, 0; u16 => 0, 0; u32 => 0, 0; u64 => 0, 0;
-    f32 => f32::NEG_INFINITY, 8; f64 => f64::NEG_INFINITY, 4;
-    crate::half::f16 => crate::half::f16::NEG_INFINITY, 8;
-    crate::half::bf16 => crate::half::bf16::NEG_INFINITY, 8);
+reduce_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+macro_rules! reduce_float {
+    ($($t:ty),*) => {$(
+        impl Reduce for $t {
+            fn lowest() -> $t { <$t as eigen_fold::Lane>::LOWEST }
+            const ORDERED: bool = true;
+            const LANES: usize = <$t as eigen_fold::Lane>::LANES;
+            fn tf_reduce(values: &[$t], kind: Kind) -> $t {
+                match kind {
+                    Kind::Sum => eigen_fold::eigen_sum(values),
+                    Kind::Max => eigen_fold::eigen_max(values),
+                }
+            }
+        }
+    )*};
+}
+reduce_float!(f32, f64, crate::half::f16, crate::half::bf16);
 
-fn reduce_typed<T: Arith + Extreme>(
+fn reduce_typed<T: Reduce>(
     x: &SparseTensor,
     kind: Kind,
     reduced: &[bool],
@@ -220,64 +236,68 @@ fn reduce_typed<T: Arith + Extreme>(
         Kind::Sum => T::default(),
         Kind::Max => T::lowest(),
     };
+    // Each element's running result in stored order, and its number of values (saturating:
+    // only small counts are compared).
     let mut acc = Vec::new();
-    let mut seen = Vec::new();
-    if acc.try_reserve_exact(n).is_err() || seen.try_reserve_exact(n).is_err() {
+    let mut count: Vec<u8> = Vec::new();
+    if acc.try_reserve_exact(n).is_err() || count.try_reserve_exact(n).is_err() {
         return Err(Error::unsupported(
             "reduce",
             format!("cannot allocate the {n} output elements of {kept_shape:?}"),
         ));
     }
     acc.resize(n, init);
-    seen.resize(n, false);
-    let offsets = idx.outer_iter().map(|row| {
-        kept.iter()
-            .zip(&strides)
-            .map(|(&a, &s)| row[a] as usize * s)
-            .sum::<usize>()
-    });
-    match kind {
-        Kind::Sum => {
-            for (o, &v) in offsets.zip(vals.iter()) {
-                seen[o] = true;
-                acc[o] = acc[o].plus(v);
-            }
-        }
-        Kind::Max => {
-            let offsets: Vec<usize> = offsets.collect();
-            // Values without NaN and zeros have one maximum, bits included, in any order; an
-            // element that holds a NaN or a zero is reduced again in TensorFlow's order.
-            let mut exact: Vec<bool> = Vec::new();
-            for (&o, &v) in offsets.iter().zip(vals.iter()) {
-                seen[o] = true;
-                if acc[o] < v {
-                    acc[o] = v;
-                }
+    count.resize(n, 0);
+    let offsets: Vec<usize> = idx
+        .outer_iter()
+        .map(|row| {
+            kept.iter()
+                .zip(&strides)
+                .map(|(&a, &s)| row[a] as usize * s)
+                .sum::<usize>()
+        })
+        .collect();
+    // Max: values without NaN and zeros have one maximum, bits included, in any order; an
+    // element that holds a NaN or a zero is reduced again in TensorFlow's order.
+    let mut special: Vec<bool> = Vec::new();
+    for (&o, &v) in offsets.iter().zip(vals.iter()) {
+        count[o] = count[o].saturating_add(1);
+        acc[o] = match kind {
+            Kind::Sum => acc[o].plus(v),
+            Kind::Max => {
                 #[allow(clippy::eq_op)] // `v != v`: NaN
-                if T::TF_LANES > 0 && (v != v || v == T::default()) {
-                    if exact.is_empty() {
-                        exact.resize(n, false);
+                if T::ORDERED && (v != v || v == T::default()) {
+                    if special.is_empty() {
+                        special.resize(n, false);
                     }
-                    exact[o] = true;
+                    special[o] = true;
                 }
+                if acc[o] < v { v } else { acc[o] }
             }
-            if !exact.is_empty() {
-                max_in_tf_order(x, &offsets, &exact, reduced, &vals, &mut acc);
-            }
-        }
+        };
+    }
+    if T::ORDERED {
+        // A float sum is TensorFlow's when the stored order is its order and no packet forms
+        // (fewer values than a packet's lanes); other elements are reduced again.
+        let canonical = x.is_canonical();
+        let redo = |o: usize| match kind {
+            Kind::Sum => usize::from(count[o]) >= T::LANES || (!canonical && count[o] >= 2),
+            Kind::Max => !special.is_empty() && special[o],
+        };
+        in_tf_order(x, &offsets, redo, reduced, kind, &vals, &mut acc);
     }
     let out = out_shape(shape, reduced, keepdims);
     if !output_is_sparse {
         let dense: Vec<T> = acc
             .into_iter()
-            .zip(&seen)
-            .map(|(a, &s)| if s { a } else { T::default() })
+            .zip(&count)
+            .map(|(a, &c)| if c > 0 { a } else { T::default() })
             .collect();
         let t = ArrayD::from_shape_vec(IxDyn(&out), dense).expect("the kept elements");
         return Ok(Value::Tensor(Tensor::from(t)));
     }
     // The output elements some entry reached, in row-major (canonical) order.
-    let hits: Vec<usize> = (0..n).filter(|&o| seen[o]).collect();
+    let hits: Vec<usize> = (0..n).filter(|&o| count[o] > 0).collect();
     let mut indices = Array2::<i64>::zeros((hits.len(), out.len()));
     let positions: Vec<usize> = if keepdims {
         kept.clone()
@@ -300,41 +320,82 @@ fn reduce_typed<T: Arith + Extreme>(
     )))
 }
 
-/// TensorFlow's maximum of each output element marked `exact`, into `acc` (`offsets`: each
-/// entry's output element). TensorFlow orders the entries by output element, then by the
-/// reduced axes (ties, the repeats of one index, keep their stored order: its sort is an
-/// insertion sort up to 16 entries), and reduces each element's values as
-/// [`group_max`](super::group_max) reproduces.
-fn max_in_tf_order<T: Extreme>(
+/// TensorFlow's sum or maximum of each output element that `redo` names, into `acc`
+/// (`offsets`: each entry's output element). TensorFlow orders the entries by output element,
+/// then by the reduced axes (with `std::sort`, reproduced), and reduces each element's values
+/// as [`eigen_fold`](super::eigen_fold) reproduces.
+fn in_tf_order<T: Reduce>(
     x: &SparseTensor,
     offsets: &[usize],
-    exact: &[bool],
+    redo: impl Fn(usize) -> bool,
     reduced: &[bool],
+    kind: Kind,
     vals: &ArrayView1<'_, T>,
     acc: &mut [T],
 ) {
-    let mut order: Vec<usize> = (0..offsets.len()).filter(|&k| exact[offsets[k]]).collect();
-    order.sort_unstable_by_key(|&k| (offsets[k], k));
-    if !x.is_canonical() {
-        // Within an element, by the reduced axes (canonical input is in that order already).
-        let idx = x.indices_array();
-        let axes: Vec<usize> = (0..reduced.len()).filter(|&a| reduced[a]).collect();
-        for run in order.chunk_by_mut(|&i, &j| offsets[i] == offsets[j]) {
-            run.sort_by(|&i, &j| {
-                let (ri, rj) = (idx.row(i), idx.row(j));
-                axes.iter()
-                    .map(|&a| ri[a].cmp(&rj[a]))
-                    .find(|c| c.is_ne())
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            });
+    let canonical = x.is_canonical();
+    if canonical
+        && let Some(values) = vals.as_slice()
+        && offsets.is_sorted()
+    {
+        // Each element's values are one run of the stored values, in TensorFlow's order.
+        let mut start = 0;
+        for run in offsets.chunk_by(|a, b| a == b) {
+            let o = run[0];
+            if redo(o) {
+                acc[o] = T::tf_reduce(&values[start..start + run.len()], kind);
+            }
+            start += run.len();
         }
+        return;
     }
+    let order = if canonical {
+        by_element(offsets, acc.len(), &redo)
+    } else {
+        // TensorFlow's `Reorder`: all entries by the kept axes, then the reduced ones, with its
+        // `std::sort` (whose order of repeated indices shows in how their values round).
+        let axes: Vec<usize> = (0..reduced.len())
+            .filter(|&a| !reduced[a])
+            .chain((0..reduced.len()).filter(|&a| reduced[a]))
+            .collect();
+        let mut order = x.tf_order(&axes);
+        order.retain(|&k| redo(offsets[k]));
+        order
+    };
     let mut values = Vec::new();
     for run in order.chunk_by(|&i, &j| offsets[i] == offsets[j]) {
         values.clear();
         values.extend(run.iter().map(|&k| vals[k]));
-        acc[offsets[run[0]]] = super::group_max::eigen_max(&values, T::TF_LANES, T::lowest());
+        acc[offsets[run[0]]] = T::tf_reduce(&values, kind);
     }
+}
+
+/// The entries (positions) of the elements `redo` names, ordered by element (`offsets`, each
+/// below `elements`) and in stored order within one: a counting sort when the elements are few
+/// beside the entries, else a comparison sort.
+fn by_element(offsets: &[usize], elements: usize, redo: impl Fn(usize) -> bool) -> Vec<usize> {
+    if elements > offsets.len().saturating_mul(4).saturating_add(4096) {
+        let mut order: Vec<usize> = (0..offsets.len()).filter(|&k| redo(offsets[k])).collect();
+        order.sort_unstable_by_key(|&k| (offsets[k], k));
+        return order;
+    }
+    let mut next = vec![0usize; elements + 1];
+    for &o in offsets {
+        if redo(o) {
+            next[o + 1] += 1;
+        }
+    }
+    for e in 0..elements {
+        next[e + 1] += next[e];
+    }
+    let mut order = vec![0usize; next[elements]];
+    for (k, &o) in offsets.iter().enumerate() {
+        if redo(o) {
+            order[next[o]] = k;
+            next[o] += 1;
+        }
+    }
+    order
 }
 
 /// `ops::reduce_sum` / `reduce_max` / `reduce_mean` of a SparseTensor: the dense result; the

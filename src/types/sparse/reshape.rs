@@ -2,9 +2,11 @@
 //!
 //! - [`concat`](SparseTensor::concat) along any axis (negative counts from the end), with
 //!   `expand_nonconcat_dims` (the other axes take the largest size instead of having to match);
-//!   the result is in canonical order (TensorFlow reorders it). TensorFlow's errors: "Ranks of all
-//!   input tensors must match", "Input shapes must match: expected 2 for dimension 0 but got 3 at
-//!   position 1", "Concat dimension must be in range [-2, 2), got 2". `ops::concat` of two
+//!   the result is sorted as TensorFlow sorts it (each input with the concat axis first, then the
+//!   whole in row-major order, with its `std::sort`, so repeated indices come out in its order).
+//!   TensorFlow's errors: "Ranks of all input tensors must match", "Input shapes must match:
+//!   expected 2 for dimension 0 but got 3 at position 1", "Concat dimension must be in range
+//!   [-2, 2), got 2". `ops::concat` of two
 //!   SparseTensors dispatches here (any axis, without expansion); of more than two, along axis 0,
 //!   the catalog's fallback joins them with the batch encoder (the same entries; trailing dense
 //!   shapes that differ are padded to the largest instead of refused), and along another axis it
@@ -14,8 +16,9 @@
 //!   size`, shifted by `start`; the result's dense shape is `size` clipped to the input's bounds
 //!   (TensorFlow's `tf.sparse.slice`, also for starts past the end or negative: an empty slice).
 //! - [`transpose`](SparseTensor::transpose)`(perm)` (`ops::transpose`): the indices' columns
-//!   permuted, the result reordered to canonical order, as TensorFlow. A `perm` that is not a
-//!   permutation is an error (TensorFlow returns a malformed value for `[0, 0]`).
+//!   permuted, the result reordered as [`reorder`](SparseTensor::reorder), as TensorFlow. A
+//!   `perm` that is not a permutation is an error (TensorFlow returns a malformed value for
+//!   `[0, 0]`).
 //! - [`reshape`](SparseTensor::reshape) (`ops::reshape`): same row-major offsets, new shape, one
 //!   `-1` allowed, entry order kept (so a canonical input stays canonical); TensorFlow's "Input to
 //!   reshape is a tensor with 6 dense values, but the requested shape has 8".
@@ -101,19 +104,32 @@ impl SparseTensor {
                 }
             }
         }
+        // TensorFlow reorders each input with the concat axis first, appends them, and reorders
+        // the whole; an input's repeated indices keep the order those two sorts leave them in.
+        let concat_order: Vec<usize> = std::iter::once(ax)
+            .chain((0..rank).filter(|&d| d != ax))
+            .collect();
         let nnz: usize = xs.iter().map(|x| x.nnz()).sum();
         let mut indices = Array2::<i64>::zeros((nnz, rank));
+        let mut values: Vec<Tensor> = Vec::with_capacity(xs.len());
         let mut row = 0;
         for x in xs {
-            let idx = x.indices_array();
             let n = x.nnz();
             let mut block = indices.slice_mut(crate::ndarray::s![row..row + n, ..]);
-            block.assign(&idx);
+            if x.is_canonical() {
+                // No ties: the first sort leaves nothing the second does not decide.
+                block.assign(&x.indices_array());
+                values.push(x.values().clone());
+            } else {
+                let (idx, vals) = x.permuted(&x.tf_order(&concat_order))?;
+                block.assign(&idx);
+                values.push(vals);
+            }
             block.column_mut(ax).mapv_inplace(|i| i + shape[ax] as i64);
             shape[ax] += x.dense_shape()[ax];
             row += n;
         }
-        let values: Vec<crate::Operand<'_>> = xs.iter().map(|x| x.values().as_operand()).collect();
+        let values: Vec<crate::Operand<'_>> = values.iter().map(|v| v.as_operand()).collect();
         let values: Tensor = ops::concat_as(&values, 0)?;
         SparseTensor::from_parts_unchecked(indices, values, &shape, None).reorder()
     }
