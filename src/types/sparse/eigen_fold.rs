@@ -267,11 +267,13 @@ mod tests {
     }
 
     /// Of two equal zeros the later wins in a scalar fold (TensorFlow 2.21: `[-0.0, 0.0]` →
-    /// `0.0`, `[0.0, -0.0]` → `-0.0`, in `f64` and `f32`).
+    /// `0.0`, `[0.0, -0.0]` → `-0.0`, in `f64` and `f32`); across a packet's lanes the upper
+    /// half is compared against the lower (`[-inf, 0.0, -0.0, nan]` in `f64` → `-0.0`).
     #[test]
     fn max_keeps_tf_s_signed_zeros() {
         assert!(same(eigen_max(&[-0.0, 0.0]), 0.0));
         assert!(same(eigen_max(&[0.0, -0.0]), -0.0));
+        assert!(same(eigen_max(&[-INF, 0.0, -0.0, NAN]), -0.0));
         assert!(eigen_max(&[0.0f32, -0.0]).is_sign_negative());
         let mut state = 0x2545_f491_4f6c_dd1du64;
         for n in 1..200 {
