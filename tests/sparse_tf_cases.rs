@@ -78,7 +78,7 @@ impl Case<'_> {
 
 /// What an op returned.
 enum Out {
-    Sparse(SparseTensor),
+    Sparse(Box<SparseTensor>),
     Dense(Tensor),
 }
 
@@ -91,12 +91,12 @@ fn run(c: &Case<'_>) -> extype::Result<Out> {
             .collect()
     });
     Ok(match c.arg("op").as_str().expect("an op") {
-        "add" => Out::Sparse(a()?.add(
+        "add" => Out::Sparse(Box::new(a()?.add(
             &c.sparse(c.arg("b"))?,
             c.arg("threshold").as_f64().expect("a threshold"),
-        )?),
+        )?)),
         "add_dense" => Out::Dense(ops::add_as(&a()?, &c.dense(c.arg("d")))?),
-        "mul_dense" => Out::Sparse(ops::mul_as(&a()?, &c.dense(c.arg("d")))?),
+        "mul_dense" => Out::Sparse(Box::new(ops::mul_as(&a()?, &c.dense(c.arg("d")))?)),
         op @ ("reduce_sum" | "reduce_max") => {
             let x = a()?;
             let (keepdims, sparse) = (bool_arg("keepdims"), bool_arg("sparse_out"));
@@ -106,7 +106,7 @@ fn run(c: &Case<'_>) -> extype::Result<Out> {
                 x.reduce_max(axes.as_deref(), keepdims, sparse)?
             };
             if sparse {
-                Out::Sparse(v.downcast::<SparseTensor>()?)
+                Out::Sparse(Box::new(v.downcast::<SparseTensor>()?))
             } else {
                 Out::Dense(v.into_tensor()?)
             }
@@ -121,15 +121,21 @@ fn run(c: &Case<'_>) -> extype::Result<Out> {
                 .collect::<extype::Result<Vec<_>>>()?;
             let refs: Vec<&SparseTensor> = xs.iter().collect();
             let axis = c.arg("axis").as_i64().expect("an axis") as isize;
-            Out::Sparse(SparseTensor::concat(&refs, axis, bool_arg("expand"))?)
+            Out::Sparse(Box::new(SparseTensor::concat(
+                &refs,
+                axis,
+                bool_arg("expand"),
+            )?))
         }
-        "slice" => Out::Sparse(a()?.slice(&ints(c.arg("start")), &ints(c.arg("size")))?),
+        "slice" => Out::Sparse(Box::new(
+            a()?.slice(&ints(c.arg("start")), &ints(c.arg("size")))?,
+        )),
         "transpose" => {
             let perm: Vec<usize> = ints(c.arg("perm")).iter().map(|&p| p as usize).collect();
-            Out::Sparse(a()?.transpose(Some(&perm))?)
+            Out::Sparse(Box::new(a()?.transpose(Some(&perm))?))
         }
-        "reshape" => Out::Sparse(a()?.reshape(&ints(c.arg("shape")))?),
-        "reorder" => Out::Sparse(a()?.reorder()?),
+        "reshape" => Out::Sparse(Box::new(a()?.reshape(&ints(c.arg("shape")))?)),
+        "reorder" => Out::Sparse(Box::new(a()?.reorder()?)),
         "matmul" => Out::Dense(sparse_dense_matmul(
             &a()?,
             &c.dense(c.arg("d")),
