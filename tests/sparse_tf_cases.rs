@@ -1,4 +1,4 @@
-//! `SparseTensor` against TensorFlow's own answers: `tests/python/sparse_tf_cases.py` ran 1310
+//! `SparseTensor` against TensorFlow's own answers: `tests/python/sparse_tf_cases.py` ran 1430
 //! random `tf.sparse` cases through TensorFlow 2.21 (see its docstring for what they cover) and
 //! recorded what it returned; this test runs each through extype and compares, bits included
 //! (NaN equal to NaN, `0.0` not equal to `-0.0`). Where TensorFlow raised, extype must return
@@ -210,7 +210,7 @@ fn sparse_ops_give_tensorflow_s_answers() {
     let text = std::fs::read_to_string(path).expect("the recorded cases");
     let doc: Json = serde_json::from_str(&text).expect("JSON");
     let cases = doc["cases"].as_array().expect("cases");
-    assert_eq!(cases.len(), 1310, "the recorded cases, all of them");
+    assert_eq!(cases.len(), 1430, "the recorded cases, all of them");
     let mut failures: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for json in cases {
         let dtype = match json["dtype"].as_str().expect("a dtype") {
@@ -218,6 +218,8 @@ fn sparse_ops_give_tensorflow_s_answers() {
             "float32" => DType::F32,
             "int32" => DType::I32,
             "int64" => DType::I64,
+            "float16" => DType::F16,
+            "bfloat16" => DType::BF16,
             other => panic!("dtype {other}"),
         };
         let case = Case { json, dtype };

@@ -11,8 +11,9 @@ The cases: ranks 1 to 3, dims 0 to 4, up to 14 entries (canonical, or in any ord
 indices), values with NaN, ±inf and both zeros, in f64, f32, i32 and i64 (`add`, `add_dense`,
 `mul_dense`, `reduce_sum`, `reduce_max`, `concat`, `slice`, `transpose`, `reshape`,
 `sparse_dense_matmul`); sums and products of random floats whose rounding depends on the order
-(`reduce_sum`, `sparse_dense_matmul`); and up to 60 entries with many repeated indices, where
-TensorFlow's unstable sort decides their order (`reorder`, `transpose`, reductions, `concat`).
+(`reduce_sum`, `sparse_dense_matmul`); up to 48 entries with many repeated indices, where
+TensorFlow's unstable sort decides their order (`reorder`, `transpose`, reductions, `concat`);
+and f16 / bf16 products and reductions, whose rounding TensorFlow does its own way.
 """
 
 import json
@@ -206,6 +207,27 @@ def repeated():
            lambda: tf.sparse.concat(ax, [m.tf_sparse(a), m.tf_sparse(b)]))
 
 
+def halves():
+    dt = R.choice([np.float16, tf.bfloat16.as_numpy_dtype])
+    m = Maker(dt, [])
+    rows, inner, cols = R.randint(1, 4), R.randint(1, 12), R.choice([1, 3, 33])
+    aa, ab = R.random() < 0.5, R.random() < 0.5
+    sa = [inner, rows] if aa else [rows, inner]
+    offs = [R.randrange(sa[0] * sa[1]) for _ in range(R.randint(1, sa[0] * sa[1]))]
+    vals = [R.uniform(-4, 4) * 10 ** R.randint(-1, 2) for _ in offs]
+    if R.random() < 0.3:
+        vals[R.randrange(len(vals))] = R.choice([math.nan, -0.0, 0.0])
+    a = ([[o // sa[1], o % sa[1]] for o in offs], [float(v) for v in np.array(vals, dt)], sa)
+    bd = np.array([[R.uniform(-4, 4) for _ in range(inner if ab else cols)]
+                   for _ in range(cols if ab else inner)], dt)
+    record(m.case("matmul", a=a, d=bd, adj_a=aa, adj_b=ab),
+           lambda: tf.sparse.sparse_dense_matmul(m.tf_sparse(a), bd, adjoint_a=aa, adjoint_b=ab))
+    for op, f in [("reduce_sum", tf.sparse.reduce_sum), ("reduce_max", tf.sparse.reduce_max)]:
+        axes = R.choice([[0], [1], None])
+        record(m.case(op, a=a, axes=axes, keepdims=False, sparse_out=False),
+               lambda: f(m.tf_sparse(a), axis=axes))
+
+
 def main():
     for _ in range(100):
         dt = R.choice([np.float64, np.float32, np.int32, np.int64])
@@ -214,6 +236,8 @@ def main():
         rounding()
     for _ in range(48):
         repeated()
+    for _ in range(40):
+        halves()
     print(json.dumps({"tensorflow": tf.__version__, "cases": CASES}, separators=(",", ":")))
 
 

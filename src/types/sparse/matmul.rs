@@ -11,6 +11,7 @@
 use super::SparseTensor;
 use super::arith::{Arith, like};
 use crate::dispatch::Call;
+use crate::half::bf16;
 use crate::ndarray::{Array2, ArrayView2, Ix1, Ix2};
 use crate::ops::infer::Inferred;
 use crate::{
@@ -20,8 +21,9 @@ use crate::{
 const OP: &str = "sparse_dense_matmul";
 
 /// `op(a) @ op(b)`, `op` the adjoint (transpose) where asked: `a` a rank-2 SparseTensor, `b` a
-/// dense matrix of the same dtype (f32, f64, i32, and i64, which TensorFlow's CPU kernel does
-/// not register; integers wrap). The inner dimensions must agree (TensorFlow's "Cannot
+/// dense matrix of the same dtype (f32, f64, f16, bf16, i32, and i64, which TensorFlow's CPU
+/// kernel does not register; integers wrap). As TensorFlow, f16 products are summed in f32 and
+/// rounded once, bf16 products and sums are rounded to bf16 at each step. The inner dimensions must agree (TensorFlow's "Cannot
 /// multiply A and B because inner dimension does not match").
 ///
 /// ```
@@ -106,11 +108,50 @@ fn matmul_view(
         DType::F64 => run!(f64),
         DType::I32 => run!(i32),
         DType::I64 => run!(i64),
+        DType::F16 => {
+            // TensorFlow accumulates f16 products in f32 and rounds each output once.
+            let wide_a: SparseTensor = crate::ops::cast_as(a, DType::F32)?;
+            let wide_b: Tensor = crate::ops::cast_as(b, DType::F32)?;
+            let out = matmul_view(&wide_a, &wide_b.view(), adjoint_a, adjoint_b)?;
+            crate::ops::cast_as(&out, DType::F16)
+        }
+        DType::BF16 => {
+            let bv: ArrayView2<'_, bf16> = <bf16 as crate::Element>::from_view(b.clone())
+                .expect("checked dtype")
+                .into_dimensionality::<Ix2>()
+                .expect("checked rank");
+            let bt = if adjoint_b { bv.reversed_axes() } else { bv };
+            Ok(Tensor::from(rounded_each_step(a, &bt, adjoint_a, n)?))
+        }
         other => Err(Error::unsupported(
             OP,
-            format!("expected a numeric dtype (f32, f64, i32, i64), found dtype {other}"),
+            format!(
+                "expected a numeric dtype (f32, f64, f16, bf16, i32, i64), found dtype {other}"
+            ),
         )),
     }
+}
+
+/// The product as TensorFlow computes it for `bf16`: entry by entry in stored order, each product
+/// and each sum rounded to `bf16` (`b` is `op(b)`, `[k, m]`).
+fn rounded_each_step<T: Arith>(
+    a: &SparseTensor,
+    b: &ArrayView2<'_, T>,
+    adjoint_a: bool,
+    n: usize,
+) -> Result<Array2<T>> {
+    let mut out = Array2::<T>::default((n, b.ncols()));
+    let vals = a.values().as_array::<T, Ix1>()?;
+    for (row, &v) in a.indices_array().outer_iter().zip(vals.iter()) {
+        let (r, c) = if adjoint_a {
+            (row[1], row[0])
+        } else {
+            (row[0], row[1])
+        };
+        let (mut dst, src) = (out.row_mut(r as usize), b.row(c as usize));
+        dst.zip_mut_with(&src, |o, &x| *o = o.plus(v.times(x)));
+    }
+    Ok(out)
 }
 
 /// The product for one element type: `b` is `op(b)` (`[k, m]`), on the kernels'
