@@ -634,7 +634,7 @@ fn repeated_indices_come_out_in_tf_s_order() {
 /// TensorFlow's: f32 `[1e8, 1, 1, 1, -1e8, 1, 1, 1]` sums to 6 (one packet of 8 lanes: lane
 /// `l` and `l + 4` first), not 3 as in order; f16 `[2048, 1, 1]` to 2048 (each addition
 /// rounded to half); 20 repeated indices, values `1e8` at every fifth, `-3e8` at the eighth,
-/// else 1, to `1e8`.
+/// else 1, to `1e8`; the f32 column of eight values inside an `[8, 100000]` matrix, to 6.
 #[test]
 fn reduce_sum_rounds_as_tf() {
     let all = |x: &SparseTensor| {
@@ -656,6 +656,27 @@ fn reduce_sum_rounds_as_tf() {
         &[3],
     );
     assert_eq!(all(&x), Tensor::from(ndarray::arr0(h(2048.0)).into_dyn()));
+    // The same eight values down a column of a wide matrix, interleaved with another column's
+    // (so an element's values are not one run of the stored values, and the output is too wide
+    // for a counting sort): the column sums to 6 as well.
+    let col = [1e8f32, 1.0, 1.0, 1.0, -1e8, 1.0, 1.0, 1.0];
+    let idx = Array2::from_shape_fn((16, 2), |(k, c)| {
+        if c == 0 {
+            (k / 2) as i64
+        } else {
+            [7, 9][k % 2]
+        }
+    });
+    let v = ndarray::Array1::from_iter((0..16).map(|k| if k % 2 == 0 { col[k / 2] } else { 2.0 }));
+    let x = st(idx, v, &[8, 100_000]);
+    let sums: ndarray::Array1<f32> = x
+        .reduce_sum(Some(&[0]), false, false)
+        .unwrap()
+        .into_tensor()
+        .unwrap()
+        .into_array()
+        .unwrap();
+    assert_eq!((sums[7], sums[9], sums[8]), (6.0, 16.0, 0.0));
     let mut v: Vec<f32> = (0..20)
         .map(|k| if k % 5 == 0 { 1e8 } else { 1.0 })
         .collect();
