@@ -826,7 +826,9 @@ fn concat_follows_tf() {
 }
 
 /// TF: `tf.sparse.slice(A, [0,1], [2,1])` is `[[0,0]]: [1]` in `[2,1]`; `[1,1], [5,5]` clips to
-/// `[1,2]`; a start past the end gives an empty `[0,1]`; a negative start an empty `[1,1]`.
+/// `[1,2]`; a start past the end gives an empty `[0,1]`; a negative start an empty `[1,1]`; a
+/// negative size raises "Expected a non-negative size, got -1", a start of the wrong length
+/// "Expected start to be a vector of length 2 but got length 1".
 /// `tf.sparse.transpose` reorders (`[[1,0],[2,1]]` in `[3,2]`; perm `[2,0,1]` of
 /// `[[0,1,2],[1,0,0]]` is `[[0,1,0],[2,0,1]]: [2,1]`). `tf.sparse.reshape` keeps the order
 /// (`[-1]`: `[[1],[5]]`; unordered `[[1,0],[0,1]]` → `[[2],[1]]`) and raises "Input to reshape is
@@ -845,6 +847,13 @@ fn slice_transpose_reshape_cast_follow_tf() {
     assert_eq!(a.slice(&[3, 0], &[1, 1]).unwrap().dense_shape(), &[0, 1]);
     let neg = a.slice(&[-1, 0], &[1, 1]).unwrap();
     assert_eq!((neg.nnz(), neg.dense_shape()), (0, &[1usize, 1][..]));
+    let e = a.slice(&[0, 0], &[-1, 2]).unwrap_err().to_string();
+    assert!(e.contains("Expected a non-negative size, got -1"), "{e}");
+    let e = a.slice(&[0], &[1, 1]).unwrap_err().to_string();
+    assert!(
+        e.contains("Expected start to be a vector of length 2 but got length 1"),
+        "{e}"
+    );
     let t: SparseTensor = ops::transpose_as(&a, None).unwrap();
     assert_eq!(
         sh(&t),

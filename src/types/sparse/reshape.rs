@@ -14,7 +14,9 @@
 //!   `SparseTensor::concat`.
 //! - [`slice`](SparseTensor::slice)`(start, size)`: the entries with `start <= index < start +
 //!   size`, shifted by `start`; the result's dense shape is `size` clipped to the input's bounds
-//!   (TensorFlow's `tf.sparse.slice`, also for starts past the end or negative: an empty slice).
+//!   (TensorFlow's `tf.sparse.slice`: a start past the end gives an empty slice, a negative
+//!   start a slice that begins before index 0, and a negative size is its error "Expected a
+//!   non-negative size, got -1").
 //! - [`transpose`](SparseTensor::transpose)`(perm)` (`ops::transpose`): the indices' columns
 //!   permuted, the result reordered as [`reorder`](SparseTensor::reorder), as TensorFlow. A
 //!   `perm` that is not a permutation is an error (TensorFlow returns a malformed value for
@@ -148,14 +150,21 @@ impl SparseTensor {
     pub fn slice(&self, start: &[i64], size: &[i64]) -> Result<SparseTensor> {
         const OP: &str = "sparse slice";
         let rank = self.rank();
-        if start.len() != rank || size.len() != rank {
+        for (name, v) in [("start", start), ("size", size)] {
+            if v.len() != rank {
+                return Err(Error::unsupported(
+                    OP,
+                    format!(
+                        "Expected {name} to be a vector of length {rank} but got length {}",
+                        v.len()
+                    ),
+                ));
+            }
+        }
+        if let Some(&bad) = size.iter().find(|&&n| n < 0) {
             return Err(Error::unsupported(
                 OP,
-                format!(
-                    "start and size need {rank} entries (the rank), found {} and {}",
-                    start.len(),
-                    size.len()
-                ),
+                format!("Expected a non-negative size, got {bad}"),
             ));
         }
         let shape: Vec<usize> = (0..rank)
