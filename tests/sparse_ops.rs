@@ -832,7 +832,9 @@ fn concat_follows_tf() {
 /// `tf.sparse.transpose` reorders (`[[1,0],[2,1]]` in `[3,2]`; perm `[2,0,1]` of
 /// `[[0,1,2],[1,0,0]]` is `[[0,1,0],[2,0,1]]: [2,1]`). `tf.sparse.reshape` keeps the order
 /// (`[-1]`: `[[1],[5]]`; unordered `[[1,0],[0,1]]` → `[[2],[1]]`) and raises "Input to reshape is
-/// a tensor with 6 dense values, but the requested shape has 8". `tf.cast` casts the values.
+/// a tensor with 6 dense values, but the requested shape has 8" (and, word for word, its errors
+/// for two `-1`, a size below `-1`, a `-1` beside a 0, and a size that does not divide).
+/// `tf.cast` casts the values.
 #[test]
 fn slice_transpose_reshape_cast_follow_tf() {
     let a = st(array![[0, 1], [1, 2]], array![1.0f32, 2.0], &[2, 3]);
@@ -908,6 +910,26 @@ fn slice_transpose_reshape_cast_follow_tf() {
         ),
         "{e}"
     );
+    // TF 2.21's other reshape errors, word for word.
+    for (shape, words) in [
+        (
+            &[-1i64, -1][..],
+            "only one output dimension may be -1, not both 0 and 1",
+        ),
+        (&[-2, 3][..], "size 0 must be non-negative, not -2"),
+        (
+            &[0, -1][..],
+            "reshape cannot infer the missing input size for an empty tensor",
+        ),
+        (
+            &[7, -1][..],
+            "Input to reshape is a SparseTensor with 6 dense values, but the requested shape \
+             requires a multiple of 7",
+        ),
+    ] {
+        let e = a.reshape(shape).unwrap_err().to_string();
+        assert!(e.contains(words), "{shape:?}: {e}");
+    }
     let c: SparseTensor = ops::cast_as(&a, DType::I32).unwrap();
     assert_eq!(c.values(), &Tensor::from(array![1i32, 2]));
     // Spec inference of the moves.

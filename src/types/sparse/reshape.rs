@@ -235,11 +235,18 @@ impl SparseTensor {
         const OP: &str = "sparse reshape";
         // Offsets are computed in `usize`: the input's element count must fit (not its bytes).
         let total = super::dense_len(OP, self.dense_shape(), 1)?;
+        // TensorFlow's checks and words, in its order.
         let unknown: Vec<usize> = (0..shape.len()).filter(|&i| shape[i] == -1).collect();
-        if unknown.len() > 1 || shape.iter().any(|&d| d < -1) {
+        if let [first, second, ..] = unknown[..] {
             return Err(Error::unsupported(
                 OP,
-                format!("shape may hold one -1 and sizes >= 0, found {shape:?}"),
+                format!("only one output dimension may be -1, not both {first} and {second}"),
+            ));
+        }
+        if let Some(d) = (0..shape.len()).find(|&d| shape[d] < -1) {
+            return Err(Error::unsupported(
+                OP,
+                format!("size {d} must be non-negative, not {}", shape[d]),
             ));
         }
         let known: u128 = shape
@@ -249,11 +256,19 @@ impl SparseTensor {
             .product();
         let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
         if let Some(&u) = unknown.first() {
-            if known == 0 || !(total as u128).is_multiple_of(known) {
+            if known == 0 {
+                return Err(Error::unsupported(
+                    OP,
+                    "reshape cannot infer the missing input size for an empty tensor unless all \
+                     specified input sizes are non-zero",
+                ));
+            }
+            if !(total as u128).is_multiple_of(known) {
                 return Err(Error::unsupported(
                     OP,
                     format!(
-                        "Input to reshape is a tensor with {total} dense values, but the requested shape requires a multiple of {known}"
+                        "Input to reshape is a SparseTensor with {total} dense values, but the requested shape requires a multiple of {known}. input_shape={:?} output_shape={shape:?}",
+                        self.dense_shape()
                     ),
                 ));
             }
