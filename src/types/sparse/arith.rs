@@ -19,7 +19,11 @@
 //!   any other binary op on a sparse operand (TensorFlow raises a `TypeError` for them).
 //!
 //! Dtypes: both operands of one dtype (TensorFlow's rule; cast first); the threshold compares
-//! magnitudes as `f64`; integer sums and products wrap, as TensorFlow's do.
+//! magnitudes as `f64` (a signed integer sum that wraps to its minimum has a negative magnitude,
+//! as TensorFlow's `std::abs` gives it, and is dropped); integer sums and products wrap, as
+//! TensorFlow's do. Half floats add and multiply in `f32`, rounded after each step, as Eigen's;
+//! `sparse + sparse` on them is an extension (TensorFlow registers no `SparseAdd` kernel for
+//! `f16` or `bf16`).
 
 use super::{SparseTensor, SparseTensorSpec};
 use crate::dispatch::Call;
