@@ -398,16 +398,15 @@ pub(crate) fn add_dense(st: &SparseTensor, dense: &TensorView<'_>) -> Result<Ten
     })
 }
 
-/// TensorFlow's condition besides broadcasting for `sparse * dense`: the dense operand has no
-/// more axes than the sparse one and none longer than the sparse axis it aligns with (from the
-/// right), so a dense axis of 1 does not stretch onto an empty sparse axis.
-fn dense_fits(dense: &[usize], sparse: &[usize]) -> bool {
-    dense.len() <= sparse.len()
-        && dense
-            .iter()
-            .rev()
-            .zip(sparse.iter().rev())
-            .all(|(d, s)| d <= s)
+/// TensorFlow's refusal besides broadcasting for `sparse * dense`: a dense axis longer than the
+/// sparse axis it aligns with (from the right), so a dense axis of 1 does not stretch onto an
+/// empty sparse axis. `longer` compares one pair (sizes, or dims of partial shapes).
+fn dense_axis_longer<D>(dense: &[D], sparse: &[D], longer: impl Fn(&D, &D) -> bool) -> bool {
+    dense
+        .iter()
+        .rev()
+        .zip(sparse.iter().rev())
+        .any(|(d, s)| longer(d, s))
 }
 
 /// `sparse * dense` (TensorFlow's `SparseDenseCwiseMul`): the dense operand broadcast to the
@@ -418,7 +417,8 @@ pub(crate) fn mul_dense(st: &SparseTensor, dense: &TensorView<'_>) -> Result<Spa
     let shape = st.dense_shape();
     with_arith!(OP, dtype, T => {
         let d: ArrayViewD<'_, T> = T::from_view(dense.clone()).expect("checked dtype");
-        let Some(b) = d.broadcast(IxDyn(shape)).filter(|_| dense_fits(dense.shape(), shape)) else {
+        let longer = dense_axis_longer(dense.shape(), shape, |d, s| d > s);
+        let Some(b) = d.broadcast(IxDyn(shape)).filter(|_| !longer) else {
             return Err(Error::unsupported(
                 OP,
                 format!(
@@ -613,13 +613,12 @@ fn sparse_mul_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
         .tensor_spec()
         .map(|s| s.shape.clone())
         .unwrap_or(Shape::unknown_rank());
-    // A dense axis known longer than the sparse axis it aligns with (a 1 onto a 0).
     let too_long = match (l[sparse_at].shape.dims(), l[1 - sparse_at].shape.dims()) {
-        (Some(sparse), Some(dense)) => dense
-            .iter()
-            .rev()
-            .zip(sparse.iter().rev())
-            .any(|pair| matches!(pair, (Dim::Known(d), Dim::Known(s)) if d > s)),
+        (Some(sparse), Some(dense)) => dense_axis_longer(
+            dense,
+            sparse,
+            |d, s| matches!((d, s), (Dim::Known(d), Dim::Known(s)) if d > s),
+        ),
         _ => false,
     };
     if too_long || matches!((shape.rank(), l[sparse_at].shape.rank()), (Some(a), Some(b)) if a != b)

@@ -11,7 +11,6 @@
 use super::SparseTensor;
 use super::arith::{Arith, like};
 use crate::dispatch::Call;
-use crate::half::bf16;
 use crate::ndarray::{Array2, ArrayView2, Ix1, Ix2};
 use crate::ops::infer::Inferred;
 use crate::{
@@ -23,8 +22,8 @@ const OP: &str = "sparse_dense_matmul";
 /// `op(a) @ op(b)`, `op` the adjoint (transpose) where asked: `a` a rank-2 SparseTensor, `b` a
 /// dense matrix of the same dtype (f32, f64, f16, bf16, i32, and i64, which TensorFlow's CPU
 /// kernel does not register; integers wrap). As TensorFlow, f16 products are summed in f32 and
-/// rounded once, bf16 products and sums are rounded to bf16 at each step. The inner dimensions must agree (TensorFlow's "Cannot
-/// multiply A and B because inner dimension does not match").
+/// rounded once, bf16 products and sums are rounded to bf16 at each step. The inner dimensions
+/// must agree (TensorFlow's "Cannot multiply A and B because inner dimension does not match").
 ///
 /// ```
 /// use extype::types::{SparseTensor, sparse::sparse_dense_matmul};
@@ -93,21 +92,22 @@ fn matmul_view(
             ),
         ));
     }
+    // `product(a, op(b), adjoint_a, n)` for one element type.
     macro_rules! run {
-        ($t:ty) => {{
+        ($t:ty, $product:ident) => {{
             let bv: ArrayView2<'_, $t> = <$t as crate::Element>::from_view(b.clone())
                 .expect("checked dtype")
                 .into_dimensionality::<Ix2>()
                 .expect("checked rank");
             let bt = if adjoint_b { bv.reversed_axes() } else { bv };
-            Ok(Tensor::from(typed::<$t>(a, &bt, adjoint_a, n)?))
+            Ok(Tensor::from($product::<$t>(a, &bt, adjoint_a, n)?))
         }};
     }
     match a.dtype() {
-        DType::F32 => run!(f32),
-        DType::F64 => run!(f64),
-        DType::I32 => run!(i32),
-        DType::I64 => run!(i64),
+        DType::F32 => run!(f32, typed),
+        DType::F64 => run!(f64, typed),
+        DType::I32 => run!(i32, typed),
+        DType::I64 => run!(i64, typed),
         DType::F16 => {
             // TensorFlow accumulates f16 products in f32 and rounds each output once.
             let wide_a: SparseTensor = crate::ops::cast_as(a, DType::F32)?;
@@ -115,14 +115,7 @@ fn matmul_view(
             let out = matmul_view(&wide_a, &wide_b.view(), adjoint_a, adjoint_b)?;
             crate::ops::cast_as(&out, DType::F16)
         }
-        DType::BF16 => {
-            let bv: ArrayView2<'_, bf16> = <bf16 as crate::Element>::from_view(b.clone())
-                .expect("checked dtype")
-                .into_dimensionality::<Ix2>()
-                .expect("checked rank");
-            let bt = if adjoint_b { bv.reversed_axes() } else { bv };
-            Ok(Tensor::from(rounded_each_step(a, &bt, adjoint_a, n)?))
-        }
+        DType::BF16 => run!(crate::half::bf16, rounded_each_step),
         other => Err(Error::unsupported(
             OP,
             format!(
