@@ -164,23 +164,15 @@ fn typed<T: Arith + extype_kernels::Num>(
     let (row_col, col_col) = if adjoint_a { (1, 0) } else { (0, 1) };
     // Bucket the entries by output row: `start[r]..start[r + 1]` in `order` (canonical entries
     // without adjoint are already bucketed: `order` is then the identity, and not built).
-    let mut start = vec![0usize; n + 1];
-    for r in flat.iter().skip(row_col).step_by(2) {
-        start[*r as usize + 1] += 1;
-    }
-    for r in 0..n {
-        start[r + 1] += start[r];
-    }
-    let order: Option<Vec<usize>> = (adjoint_a || !a.is_canonical()).then(|| {
-        let mut fill = start.clone();
-        let mut order = vec![0usize; a.nnz()];
-        for (e, r) in flat.iter().skip(row_col).step_by(2).enumerate() {
-            let r = *r as usize;
-            order[fill[r]] = e;
-            fill[r] += 1;
-        }
-        order
-    });
+    let rows_of = || {
+        flat.iter()
+            .skip(row_col)
+            .step_by(2)
+            .map(|&r| Some(r as usize))
+    };
+    let start = super::bucket_starts(rows_of(), n);
+    let order: Option<Vec<usize>> =
+        (adjoint_a || !a.is_canonical()).then(|| super::bucket_order(rows_of(), &start));
     let rows = extype_kernels::spmm::SparseRows {
         starts: &start,
         order: order.as_deref(),

@@ -490,6 +490,39 @@ pub(crate) fn row_major_strides(shape: &[usize]) -> Vec<usize> {
     strides
 }
 
+/// Where each bucket's entries go in a counting sort: `starts[b]..starts[b + 1]` (`keys`: each
+/// entry's bucket, below `buckets`, or `None` for an entry left out).
+pub(crate) fn bucket_starts(
+    keys: impl Iterator<Item = Option<usize>>,
+    buckets: usize,
+) -> Vec<usize> {
+    let mut starts = vec![0usize; buckets + 1];
+    for b in keys.flatten() {
+        starts[b + 1] += 1;
+    }
+    for b in 0..buckets {
+        starts[b + 1] += starts[b];
+    }
+    starts
+}
+
+/// The entry positions grouped by bucket, in stored order within one (the counting sort's
+/// placement; `keys` as given to [`bucket_starts`], which made `starts`).
+pub(crate) fn bucket_order(
+    keys: impl Iterator<Item = Option<usize>>,
+    starts: &[usize],
+) -> Vec<usize> {
+    let mut next = starts.to_vec();
+    let mut order = vec![0usize; starts[starts.len() - 1]];
+    for (k, b) in keys.enumerate() {
+        if let Some(b) = b {
+            order[next[b]] = k;
+            next[b] += 1;
+        }
+    }
+    order
+}
+
 /// The first entry that is not strictly after the previous one, and whether it is equal to it
 /// (repeated) rather than before it (out of order).
 fn first_disorder(idx: &ArrayView2<'_, i64>) -> Option<(usize, bool)> {

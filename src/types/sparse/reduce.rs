@@ -379,23 +379,8 @@ fn by_element(offsets: &[usize], elements: usize, redo: impl Fn(usize) -> bool) 
         order.sort_unstable_by_key(|&k| (offsets[k], k));
         return order;
     }
-    let mut next = vec![0usize; elements + 1];
-    for &o in offsets {
-        if redo(o) {
-            next[o + 1] += 1;
-        }
-    }
-    for e in 0..elements {
-        next[e + 1] += next[e];
-    }
-    let mut order = vec![0usize; next[elements]];
-    for (k, &o) in offsets.iter().enumerate() {
-        if redo(o) {
-            order[next[o]] = k;
-            next[o] += 1;
-        }
-    }
-    order
+    let keys = || offsets.iter().map(|&o| redo(o).then_some(o));
+    super::bucket_order(keys(), &super::bucket_starts(keys(), elements))
 }
 
 /// `ops::reduce_sum` / `reduce_max` / `reduce_mean` of a SparseTensor: the dense result; the
