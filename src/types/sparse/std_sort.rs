@@ -4,9 +4,10 @@
 //! behind `tf.sparse.reorder`, `tf.sparse.transpose` and the sparse reductions). `std::sort` is
 //! not stable: from 17 entries on, repeated indices come out in an order its partitioning
 //! decides, and that order is visible (which value of a repeated index comes first, how a sum of
-//! their values rounds). A stable sort gives other results for 141 of 150 random inputs with
-//! repeated indices; this one gives TensorFlow 2.21's for all of them (libstdc++, the C++
-//! library of its Linux builds).
+//! their values rounds). On random inputs with repeated indices (17 to 200 entries), a stable
+//! sort gave other results than TensorFlow 2.21 for 99 of 100 `tf.sparse.reorder`s and 141 of
+//! 150 `reduce_sum`s; this one gave TensorFlow's for all of them (libstdc++, the C++ library of
+//! its Linux builds).
 //!
 //! The steps: while a range holds more than 16 elements, the median of its second, middle and
 //! last elements moves to its front and the rest is partitioned around it (Hoare, unguarded),
