@@ -703,6 +703,22 @@ pub enum BatchError {
         /// What it has instead (`shape [] (rank 0)`, `unknown rank`).
         found: String,
     },
+    /// The items of an unbatched value cannot be allocated (a batch size far beyond memory:
+    /// a zero-size batch of `2^40` items holds no data, yet its items would).
+    #[error(
+        "{op}: cannot allocate {n} items of {item_bytes} bytes each for {}",
+        show_path(path)
+    )]
+    TooManyItems {
+        /// The operation (`unstack`).
+        op: &'static str,
+        /// The field path (empty for the value).
+        path: String,
+        /// The batch size.
+        n: usize,
+        /// The size of one item.
+        item_bytes: usize,
+    },
     /// A component's leading axis differs from the batch size.
     #[error(
         "{op}: {} has {found} items on its leading axis, expected {expected} (the batch size)",

@@ -9,6 +9,12 @@ use smallvec::SmallVec;
 /// so every shape the library writes it also reads.
 pub const MAX_DIM: usize = isize::MAX as usize;
 
+/// The largest rank a shape may have where it is parsed (shape text and spec JSON) or written
+/// into a spec document: TensorFlow's `TensorShape::MaxDimensions()`. One bound for every
+/// reader and writer, so a shape one accepts the others accept, and a hostile text of many
+/// dims is refused by its count, before any budget.
+pub const MAX_RANK: usize = 254;
+
 /// Dims stored inline up to this rank, so specs of common tensors do not allocate.
 pub(crate) type DimVec = SmallVec<[Dim; 4]>;
 

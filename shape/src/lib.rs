@@ -122,7 +122,7 @@ pub mod signature;
 
 pub use broadcast::{Sizes, broadcast_shapes};
 pub use calc::{DimExpr, DimValue, InferredOutput, OutputDim, OutputShape, ShapeCalculator};
-pub use dim::{Dim, MAX_DIM, Merged, Symbol, SymbolBinding};
+pub use dim::{Dim, MAX_DIM, MAX_RANK, Merged, Symbol, SymbolBinding};
 pub use error::{ArgRef, ShapeError};
 pub use partial::Shape;
 pub use pattern::{

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::dim::{Dim, DimVec, MAX_DIM, Symbol};
+use crate::dim::{Dim, DimVec, MAX_DIM, MAX_RANK, Symbol};
 use crate::error::{EXCERPT_CHARS, ShapeError};
 use crate::partial::Shape;
 
@@ -56,6 +56,13 @@ impl FromStr for Shape {
             if !p.eat(']') {
                 loop {
                     p.skip_ws();
+                    if dims.len() == MAX_RANK {
+                        return Err(p.error_at(
+                            p.pos,
+                            format!("at most {MAX_RANK} dims (the largest rank)"),
+                            format!("dim {}", MAX_RANK + 1),
+                        ));
+                    }
                     dims.push(p.dim()?);
                     p.skip_ws();
                     if p.eat(']') {

@@ -11,6 +11,7 @@
 
 pub mod masked;
 pub mod ragged;
+mod size;
 pub mod sparse;
 
 pub use masked::{MaskedTensor, MaskedTensorSpec};

@@ -190,10 +190,10 @@ pub fn unstack<T: DerivedBatch + ExtensionType>(
     path: &FieldPath<'_>,
 ) -> Result<Vec<T>> {
     let desc = T::DESC;
+    let mut items: Vec<MaybeUninit<T>> = super::field::item_vec(n, path)?;
     let batch = std::mem::ManuallyDrop::new(batch);
     let src = &*batch as *const T as *mut u8;
-    let mut items: Vec<MaybeUninit<T>> = Vec::with_capacity(n);
-    // SAFETY: `MaybeUninit` needs no initialisation.
+    // SAFETY: `MaybeUninit` needs no initialisation (`n` items are reserved).
     unsafe { items.set_len(n) };
     let base = items.as_mut_ptr() as *mut u8;
     let stride = std::mem::size_of::<T>();

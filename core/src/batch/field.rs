@@ -263,6 +263,21 @@ fn check_len(shape: &[usize], n: usize, path: &FieldPath<'_>) -> Result<()> {
     }
 }
 
+/// An empty vector with room for the `n` items of a batch, reserved fallibly: `n` comes from a
+/// value (a leading axis), which may claim far more items than memory holds.
+pub(crate) fn item_vec<T>(n: usize, path: &FieldPath<'_>) -> Result<Vec<T>> {
+    let mut items = Vec::new();
+    items
+        .try_reserve_exact(n)
+        .map_err(|_| BatchError::TooManyItems {
+            op: "unstack",
+            path: path.to_string(),
+            n,
+            item_bytes: size_of::<T>(),
+        })?;
+    Ok(items)
+}
+
 /// Item `i` of a shared batch: a view of the batch's buffer (the `Arc` is cloned, no element is
 /// copied).
 #[inline]
@@ -276,7 +291,9 @@ fn unstack_shared<T>(
     path: &FieldPath<'_>,
 ) -> Result<Vec<ArcArray<T, IxDyn>>> {
     check_len(batch.shape(), n, path)?;
-    Ok((0..n).map(|i| shared_item(&batch, i)).collect())
+    let mut items = item_vec(n, path)?;
+    items.extend((0..n).map(|i| shared_item(&batch, i)));
+    Ok(items)
 }
 
 fn tensor_batched_spec(spec: &TensorSpec, n: Option<usize>) -> TensorSpec {
@@ -326,12 +343,16 @@ impl BatchField for Tensor {
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<Tensor>> {
         if let Tensor::External(e) = &self {
             check_len(e.shape(), n, path)?;
-            return Ok((0..n).map(|i| Tensor::External(e.item(i))).collect());
+            let mut items = item_vec(n, path)?;
+            items.extend((0..n).map(|i| Tensor::External(e.item(i))));
+            return Ok(items);
         }
-        each_array!(self, a => Ok(unstack_shared(a, n, path)?
-            .into_iter()
-            .map(Element::into_tensor)
-            .collect()))
+        each_array!(self, a => {
+            check_len(a.shape(), n, path)?;
+            let mut items = item_vec(n, path)?;
+            items.extend((0..n).map(|i| Element::into_tensor(shared_item(&a, i))));
+            Ok(items)
+        })
     }
 }
 
@@ -352,7 +373,9 @@ impl<T: Element> BatchField for ArrayD<T> {
     }
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<ArrayD<T>>> {
         check_len(self.shape(), n, path)?;
-        Ok(self.outer_iter().map(|item| item.to_owned()).collect())
+        let mut items = item_vec(n, path)?;
+        items.extend(self.outer_iter().map(|item| item.to_owned()));
+        Ok(items)
     }
 }
 

@@ -267,8 +267,45 @@ pub(crate) fn target(file: &str, record: &Record<'_>) -> Result<(Target, Option<
             ),
         ));
     }
+    check_names(file, &record.type_name, &record.components, &paths)?;
     let specs = spec.dyn_component_specs();
     Ok((Target::Registered(spec), Some(specs)))
+}
+
+/// The tensors a file lists for a registered type must be named by its field paths, in
+/// component order (or by position, `0`, `1`, …, as an anonymous value of the type is saved):
+/// tensor `i` is read as component `i`, so a file whose names are swapped (and its list
+/// reordered to match) would otherwise load each tensor as another field, while readers by
+/// name (Python's `safetensors`) see the swap.
+fn check_names(
+    file: &str,
+    type_name: &str,
+    listed: &[impl AsRef<str>],
+    paths: &[String],
+) -> Result<()> {
+    let by_path = listed.iter().zip(paths).all(|(l, p)| l.as_ref() == p);
+    let by_position = listed
+        .iter()
+        .enumerate()
+        .all(|(i, l)| l.as_ref() == i.to_string());
+    if by_path || by_position {
+        return Ok(());
+    }
+    let (i, (found, expected)) = listed
+        .iter()
+        .zip(paths)
+        .enumerate()
+        .find(|(_, (l, p))| l.as_ref() != p.as_str())
+        .expect("some name differs");
+    Err(IoError::at(
+        file,
+        found.as_ref(),
+        format!(
+            "component {i} of {type_name} is the field {expected:?}, but the file names it \
+             {:?} (components must be named by their field paths, in order)",
+            found.as_ref()
+        ),
+    ))
 }
 
 /// Rebuilds a value from its target and components (in component order): `from_components`
@@ -410,6 +447,12 @@ pub(crate) fn type_from<T: ExtensionType>(
             ),
         ));
     }
+    check_names(
+        file,
+        &record.type_name,
+        &record.components,
+        &spec.component_paths(),
+    )?;
     let paths: Vec<&str> = record.components.iter().map(|c| &**c).collect();
     components_named(file, header, body, &spec, paths)
 }

@@ -120,12 +120,16 @@ fn nested<T: Show>(
     let n = values.len_of(Axis(0));
     let elided = n > 2 * EDGE;
     f.write_str("[")?;
-    for i in 0..n {
-        if elided && i == EDGE {
+    // Only the entries shown are visited: an axis may be far longer than what prints (a
+    // zero-size tensor of shape `[2^40, 0]` holds no data at all).
+    let shown = if elided {
+        (0..EDGE).chain(n - EDGE..n)
+    } else {
+        (0..n).chain(n..n)
+    };
+    for i in shown {
+        if elided && i == n - EDGE {
             f.write_str(", …")?;
-        }
-        if elided && (EDGE..n - EDGE).contains(&i) {
-            continue;
         }
         if i > 0 {
             f.write_str(", ")?;
@@ -204,6 +208,12 @@ mod tests {
         assert_eq!(
             tall.to_string(),
             "u32[8, 2] [[0, 0], [1, 1], [2, 2], …, [5, 5], [6, 6], [7, 7]]"
+        );
+        // An axis of 2^40 entries that hold nothing prints at once (only shown rows visited).
+        let empty = Tensor::from(ArrayD::<f32>::zeros(IxDyn(&[1 << 40, 0])));
+        assert_eq!(
+            empty.to_string(),
+            "f32[1099511627776, 0] [[], [], [], …, [], [], []]"
         );
     }
 

@@ -492,6 +492,27 @@ impl RaggedTensor {
         let default_row = default_row(OP, self.dtype(), inner, default)?;
         let bounding = self.bounding_shape();
         let want = |axis: usize| shape.and_then(|s| s[axis]).unwrap_or(bounding[axis]);
+        // The result's size first, before anything is allocated; an empty result is made
+        // directly (its padded levels could be far larger than it).
+        let out_shape: Vec<usize> = (0..=self.ragged_rank())
+            .map(want)
+            .chain(inner.iter().copied())
+            .collect();
+        let len = crate::types::size::dense_len(OP, &out_shape, self.dtype().size_of()).map_err(
+            |_| {
+                arg_error(
+                    OP,
+                    "shape",
+                    "a dense shape whose size fits in memory (at most isize::MAX bytes)",
+                    format!("{out_shape:?}"),
+                )
+            },
+        )?;
+        if len == 0 {
+            return Ok(crate::with_element!(self.dtype(), T => {
+                Tensor::from(crate::ndarray::ArrayD::<T>::default(crate::ndarray::IxDyn(&out_shape)))
+            }));
+        }
         let mut current = self.flat_values.clone();
         for level in (0..self.ragged_rank()).rev() {
             let splits = splits_of(&self.nested_row_splits[level]);

@@ -694,10 +694,31 @@ pub(crate) fn take_rows(t: &Tensor, ids: &[i64]) -> Result<Tensor> {
             bad.to_string(),
         ));
     }
-    let ids: Vec<usize> = ids.iter().map(|&i| i as usize).collect();
+    // The result's size is checked and allocated fallibly: `ids` may repeat rows far beyond
+    // the input (padding).
+    let mut shape = t.shape().to_vec();
+    let row: usize = shape.iter().skip(1).product();
+    if shape.is_empty() {
+        shape.push(0);
+    }
+    shape[0] = ids.len();
+    let len = crate::types::size::dense_len("take_rows", &shape, t.dtype().size_of())?;
     with_element!(t.dtype(), T => {
         let a = t.as_array::<T, crate::ndarray::IxDyn>()?;
-        Ok(Tensor::from(a.select(crate::ndarray::Axis(0), &ids)))
+        let a = a.as_standard_layout();
+        let flat = a.as_slice().expect("standard layout");
+        let mut out: Vec<T> = Vec::new();
+        out.try_reserve_exact(len).map_err(|_| {
+            arg_error("take_rows", "indices", "a result that fits in memory", format!("{shape:?}"))
+        })?;
+        for &i in ids {
+            // In range: `i < n` (checked above), so the row lies inside `flat`.
+            out.extend_from_slice(&flat[i as usize * row..(i as usize + 1) * row]);
+        }
+        Ok(Tensor::from(
+            crate::ndarray::ArrayD::from_shape_vec(crate::ndarray::IxDyn(&shape), out)
+                .expect("ids.len() rows of the row's size"),
+        ))
     })
 }
 
@@ -731,7 +752,19 @@ pub(crate) fn broadcast_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
     with_element!(t.dtype(), T => {
         let a = t.as_array::<T, crate::ndarray::IxDyn>()?;
         match a.broadcast(crate::ndarray::IxDyn(shape)) {
-            Some(b) => Ok(Tensor::from(b.to_owned())),
+            Some(b) => {
+                // A shape from an op's arguments: its size is checked and allocated fallibly.
+                let len = crate::types::size::dense_len("broadcast_to", shape, t.dtype().size_of())?;
+                let mut out: Vec<T> = Vec::new();
+                out.try_reserve_exact(len).map_err(|_| {
+                    arg_error("broadcast_to", "shape", "a result that fits in memory", format!("{shape:?}"))
+                })?;
+                out.extend(b.iter().copied());
+                Ok(Tensor::from(
+                    crate::ndarray::ArrayD::from_shape_vec(crate::ndarray::IxDyn(shape), out)
+                        .expect("the shape's elements"),
+                ))
+            }
             None => Err(arg_error(
                 "broadcast_to",
                 "tensor",

@@ -436,7 +436,35 @@ fn rows(op: &ReductionOp, kind: Kind, x: &RaggedTensor, out: DType) -> Result<Te
         x.clone()
     };
     let fill_kind = if kind == Kind::Mean { Kind::Sum } else { kind };
-    let padded = values.to_tensor(Some(&identity(fill_kind, work)?), None)?;
+    let fill = identity(fill_kind, work)?;
+    let rank = x.rank() as isize;
+    let only_axis0 = op
+        .axes()
+        .is_some_and(|a| !a.is_empty() && a.iter().all(|&a| a == 0 || a == -rank));
+    if only_axis0 && padding_dominates(&values) {
+        // Far more padding than values (a few long rows among many short ones): block by block,
+        // never the whole padded form.
+        let sum_op = if kind == Kind::Mean {
+            &catalog::REDUCE_SUM
+        } else {
+            op.op()
+        };
+        let total = axis0_in_blocks(fill_kind, sum_op, &values, &fill, out)?;
+        let result = if kind == Kind::Mean {
+            let ones: RaggedTensor = ops::ones_like_as(&values)?;
+            let count = axis0_in_blocks(Kind::Sum, &catalog::REDUCE_SUM, &ones, &fill, out)?;
+            ops::div_as(&total, &ops::cast_as::<Tensor>(&count, work)?)?
+        } else {
+            total
+        };
+        if !op.keepdims() {
+            return Ok(result);
+        }
+        let mut shape = vec![1];
+        shape.extend_from_slice(result.shape());
+        return ops::reshape_as(&result, &shape);
+    }
+    let padded = values.to_tensor(Some(&fill), None)?;
     if kind != Kind::Mean {
         let args = OpArgs::maybe_axes(op.axes()).keepdims(op.keepdims());
         return dense_reduce(kind, op.op(), &padded, &args, out, true);
@@ -445,6 +473,119 @@ fn rows(op: &ReductionOp, kind: Kind, x: &RaggedTensor, out: DType) -> Result<Te
     let ones: RaggedTensor = ops::ones_like_as(&values)?;
     let count: Tensor = op.apply_other_as(&catalog::REDUCE_SUM, &ones.to_tensor(None, None)?)?;
     ops::div_as(&total, &ops::cast_as::<Tensor>(&count, work)?)
+}
+
+/// Rows per block of [`axis0_in_blocks`]: the dense kernel's row block (rows it folds
+/// sequentially before its pairwise tree), so that block results combine as the kernel's do.
+const ROW_BLOCK: usize = 64;
+
+/// Whether the padded form of a ragged-rank-1 `x` would hold far more cells than `x` has rows
+/// and values (the padding then costs more than the reduction).
+fn padding_dominates(x: &RaggedTensor) -> bool {
+    let bounding = x.bounding_shape();
+    let cells = bounding[0].saturating_mul(bounding[1]);
+    let data = x.flat_values.shape()[0].saturating_add(x.nrows());
+    cells > data.saturating_mul(4).saturating_add(1 << 16)
+}
+
+/// The reduction over axis 0 of a ragged-rank-1 `x` (position `k` of the result reduces entry
+/// `k` of every row that has one), in work proportional to `x`: rows in blocks of
+/// [`ROW_BLOCK`], each block's padded form (as long as its longest row) reduced by the dense op,
+/// the block results combined by the binary-counter pairwise tree the dense kernel uses over
+/// its row blocks (a block with no value is the identity). Floats accumulate in `f64` (the
+/// kernel's accumulator for `f32`; half floats run in `f32`) and are rounded once at the end.
+fn axis0_in_blocks(
+    kind: Kind,
+    op: &'static Op,
+    x: &RaggedTensor,
+    fill: &Tensor,
+    out: DType,
+) -> Result<Tensor> {
+    let work = x.dtype();
+    let wide_dtype = match work {
+        DType::F32 | DType::F16 | DType::BF16 if matches!(kind, Kind::Sum | Kind::Prod) => {
+            DType::F64
+        }
+        other => other,
+    };
+    let x: RaggedTensor = if wide_dtype != work {
+        ops::cast_as(x, wide_dtype)?
+    } else {
+        x.clone()
+    };
+    let fill: Tensor = ops::cast_as(fill, wide_dtype)?;
+    let splits = splits_of(&x.nested_row_splits[0]).into_owned();
+    let nrows = x.nrows();
+    // `l` then `r`, position by position; a position only one of them has keeps its value
+    // (the other's is the identity there).
+    let combine = |l: Tensor, r: Tensor| -> Result<Tensor> {
+        let (la, lb) = (l.shape()[0], r.shape()[0]);
+        let m = la.min(lb);
+        let head_ids: Vec<i64> = (0..m as i64).collect();
+        let mut row_shape = vec![1usize];
+        row_shape.extend_from_slice(&l.shape()[..]);
+        row_shape[1] = m;
+        let (lh, rh) = (
+            super::take_rows(&l, &head_ids)?,
+            super::take_rows(&r, &head_ids)?,
+        );
+        let pair = super::append_rows(
+            &ops::reshape_as(&lh, &row_shape)?,
+            &ops::reshape_as(&rh, &row_shape)?,
+        )?;
+        let head = dense_reduce(kind, op, &pair, &OpArgs::axes(&[0]), wide_dtype, true)?;
+        let (longer, n) = if la >= lb { (&l, la) } else { (&r, lb) };
+        let tail_ids: Vec<i64> = (m as i64..n as i64).collect();
+        super::append_rows(&head, &super::take_rows(longer, &tail_ids)?)
+    };
+    let mut stack: Vec<(u32, Option<Tensor>)> = Vec::new();
+    for start in (0..nrows).step_by(ROW_BLOCK) {
+        let end = (start + ROW_BLOCK).min(nrows);
+        let block = if splits[end] > splits[start] {
+            let ids: Vec<i64> = (start as i64..end as i64).collect();
+            let padded = x.gather(&ids)?.to_tensor(Some(&fill), None)?;
+            Some(dense_reduce(
+                kind,
+                op,
+                &padded,
+                &OpArgs::axes(&[0]),
+                wide_dtype,
+                true,
+            )?)
+        } else {
+            None
+        };
+        let mut node = (0u32, block);
+        while stack.last().is_some_and(|top| top.0 == node.0) {
+            let (level, left) = stack.pop().expect("checked non-empty");
+            let joined = match (left, node.1) {
+                (Some(l), Some(r)) => Some(combine(l, r)?),
+                (l, r) => l.or(r),
+            };
+            node = (level + 1, joined);
+        }
+        stack.push(node);
+    }
+    let mut acc = stack.pop().and_then(|(_, t)| t);
+    while let Some((_, left)) = stack.pop() {
+        acc = match (left, acc) {
+            (Some(l), Some(r)) => Some(combine(l, r)?),
+            (l, r) => l.or(r),
+        };
+    }
+    // Rows exist with values (the padding dominates), so some block holds a value.
+    let acc = acc.ok_or_else(|| arg_error(op.name(), "argument 0", "values", "none"))?;
+    let acc = if wide_dtype != work {
+        let single: Tensor = ops::cast_as(&acc, DType::F32)?;
+        ops::cast_as(&single, work)?
+    } else {
+        acc
+    };
+    if acc.dtype() == out {
+        Ok(acc)
+    } else {
+        ops::cast_as(&acc, out)
+    }
 }
 
 /// Ragged rank ≥ 2 over axis 0 or outer ragged axes (see `reduce_outer`), `keepdims` applied

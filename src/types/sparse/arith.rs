@@ -432,16 +432,24 @@ pub(crate) fn mul_dense(st: &SparseTensor, dense: &TensorView<'_>) -> Result<Spa
         let v = st.values().as_array::<T, Ix1>()?;
         let strides: Vec<isize> = b.strides().to_vec();
         let base = b.as_ptr();
-        let out: Vec<T> = idx
-            .outer_iter()
-            .zip(v.iter())
-            .map(|(row, &x)| {
-                let off: isize = row.iter().zip(&strides).map(|(&i, &s)| i as isize * s).sum();
-                // SAFETY: `row` is in bounds of `shape` (checked for every value), and `b` is a
-                // view of that shape whose element at `row` is `base + Σ row[a] * strides[a]`.
-                x.times(unsafe { *base.offset(off) })
-            })
-            .collect();
+        let mut out: Vec<T> = Vec::with_capacity(v.len());
+        for (e, (row, &x)) in idx.outer_iter().zip(v.iter()).enumerate() {
+            let mut off = 0isize;
+            for ((&i, &s), &d) in row.iter().zip(&strides).zip(shape) {
+                // Every value's indices are in bounds (checked on construction, kept by every
+                // op); checked here again, since the read below must not trust them.
+                if i < 0 || i as u64 >= d as u64 {
+                    return Err(Error::invalid(format!(
+                        "mul: indices[{e}] = {} is out of bounds of the dense shape {shape:?}",
+                        super::fmt_index(row.iter().copied())
+                    )));
+                }
+                off += i as isize * s;
+            }
+            // SAFETY: `0 <= row[a] < shape[a]` for every axis (checked just above), and `b` is a
+            // view of `shape` whose element at `row` is `base + Σ row[a] * strides[a]`.
+            out.push(x.times(unsafe { *base.offset(off) }));
+        }
         Ok(SparseTensor::from_parts_unchecked(
             idx.to_owned(),
             Tensor::from(Array1::from(out)),

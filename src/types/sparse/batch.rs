@@ -94,6 +94,7 @@ impl BatchEncoder<SparseTensor> for SparseBatch {
         let values: Tensor = crate::ops::concat_as(&values, 0)?;
         let mut dense_shape = vec![items.len()];
         dense_shape.extend(shape);
+        super::check_dims("stack: the batch's dense_shape", &dense_shape)?;
         let canonical = items.iter().all(|x| x.is_canonical()).then_some(true);
         Ok(SparseTensor::from_parts_unchecked(
             indices,
@@ -107,25 +108,32 @@ impl BatchEncoder<SparseTensor> for SparseBatch {
         let n = Self::batch_len(&batch)?;
         let idx = batch.indices_array();
         let item_shape = &batch.dense_shape()[1..];
-        // The entries of each item, in stored order (a bucket per item).
-        let mut rows: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for (e, &i) in idx.column(0).iter().enumerate() {
-            rows[i as usize].push(e);
-        }
+        // The entries of each item, in stored order (a counting sort by item: every first index
+        // is below `n`, checked for every value).
+        let items_of = || idx.column(0).into_iter().map(|&i| Some(i as usize));
+        let starts = super::bucket_starts("unstack", items_of(), n)?;
+        let order = super::bucket_order(items_of(), &starts);
+        let mut items = Vec::new();
+        items.try_reserve_exact(n).map_err(|_| {
+            Error::invalid(format!(
+                "unstack: cannot allocate {n} SparseTensor items (dense shape {:?})",
+                batch.dense_shape()
+            ))
+        })?;
         let canonical = batch.is_canonical().then_some(true);
-        rows.into_iter()
-            .map(|entries| {
-                let indices = Array2::from_shape_fn((entries.len(), item_shape.len()), |(r, c)| {
-                    idx[[entries[r], c + 1]]
-                });
-                let values = with_element!(batch.dtype(), T => {
-                    let v = batch.values().as_array::<T, Ix1>()?;
-                    Tensor::from(entries.iter().map(|&e| v[e]).collect::<Array1<T>>())
-                });
-                Ok(SparseTensor::from_parts_unchecked(
-                    indices, values, item_shape, canonical,
-                ))
-            })
-            .collect()
+        for item in 0..n {
+            let entries = &order[starts[item]..starts[item + 1]];
+            let indices = Array2::from_shape_fn((entries.len(), item_shape.len()), |(r, c)| {
+                idx[[entries[r], c + 1]]
+            });
+            let values = with_element!(batch.dtype(), T => {
+                let v = batch.values().as_array::<T, Ix1>()?;
+                Tensor::from(entries.iter().map(|&e| v[e]).collect::<Array1<T>>())
+            });
+            items.push(SparseTensor::from_parts_unchecked(
+                indices, values, item_shape, canonical,
+            ));
+        }
+        Ok(items)
     }
 }

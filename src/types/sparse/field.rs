@@ -88,9 +88,41 @@ pub struct DenseShape {
     dims: Vec<usize>,
 }
 
+/// Checks `dims` as the dense shape of a sparse tensor (`what` names it in the error): the
+/// product of its non-zero sizes is at most `i64::MAX` (2^63 - 1), so the element count, every
+/// row-major offset and stride, and the dense form's shape are representable (`i64` indices,
+/// an ndarray of that shape). TensorFlow's `TensorShape` has the same bound (it multiplies left
+/// to right and refuses on overflow, "Encountered overflow when multiplying"), except that it
+/// accepts a zero size before the sizes whose product overflows (`[0, 2^62, 4]`); extype
+/// refuses those too, since no ndarray has that shape and every permutation or sub-shape of an
+/// accepted shape must be accepted.
+pub(crate) fn check_dims(what: &str, dims: &[usize]) -> Result<()> {
+    let mut product: u64 = 1;
+    for (axis, &d) in dims.iter().enumerate() {
+        if d == 0 {
+            continue;
+        }
+        product = match product
+            .checked_mul(d as u64)
+            .filter(|&p| p <= i64::MAX as u64)
+        {
+            Some(p) => p,
+            None => {
+                return Err(Error::invalid(format!(
+                    "{what} {dims:?} is too large: the product of its non-zero sizes exceeds \
+                     2^63 - 1 (9223372036854775807) at axis {axis} (Encountered overflow when \
+                     multiplying {product} with {d})"
+                )));
+            }
+        };
+    }
+    Ok(())
+}
+
 impl DenseShape {
-    /// The dense shape `dims`.
+    /// The dense shape `dims` (checked by the caller with [`check_dims`]).
     pub(super) fn new(dims: &[usize]) -> DenseShape {
+        debug_assert!(check_dims("dense_shape", dims).is_ok(), "{dims:?}");
         let data: Array1<i64> = dims.iter().map(|&d| d as i64).collect();
         DenseShape {
             tensor: Tensor::from(data),
@@ -118,6 +150,7 @@ impl DenseShape {
             }
             dims.push(d as usize);
         }
+        check_dims(path, &dims)?;
         Ok(DenseShape { tensor, dims })
     }
 

@@ -133,7 +133,9 @@ fn rounded_each_step<T: Arith>(
     adjoint_a: bool,
     n: usize,
 ) -> Result<Array2<T>> {
-    let mut out = Array2::<T>::default((n, b.ncols()));
+    let len = super::dense_len(OP, &[n, b.ncols()], size_of::<T>())?;
+    let out = super::try_filled(OP, "the output", len, T::default())?;
+    let mut out = Array2::from_shape_vec((n, b.ncols()), out).expect("n * m elements");
     let vals = a.values().as_array::<T, Ix1>()?;
     for (row, &v) in a.indices_array().outer_iter().zip(vals.iter()) {
         let (r, c) = if adjoint_a {
@@ -170,7 +172,7 @@ fn typed<T: Arith + extype_kernels::Num>(
             .step_by(2)
             .map(|&r| Some(r as usize))
     };
-    let start = super::bucket_starts(rows_of(), n);
+    let start = super::bucket_starts(OP, rows_of(), n)?;
     let order: Option<Vec<usize>> =
         (adjoint_a || !a.is_canonical()).then(|| super::bucket_order(rows_of(), &start));
     let rows = extype_kernels::spmm::SparseRows {

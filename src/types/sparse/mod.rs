@@ -22,7 +22,10 @@
 //! it returns.
 //!
 //! **Constructor checks** (TensorFlow's, as errors): `indices` and `values` of different lengths,
-//! an index row of the wrong length, a negative dense size, an index out of bounds or negative
+//! an index row of the wrong length, a negative dense size, a dense shape whose non-zero sizes
+//! multiply past `i64::MAX` (TensorFlow's `TensorShape` bound, "Encountered overflow when
+//! multiplying", which TensorFlow reports when the value is used; see [`DenseShape`] for the one
+//! difference), an index out of bounds or negative
 //! (`indices[0] = [0,5] is out of bounds: need 0 <= index < [2,2]`, which TensorFlow reports when
 //! the value is used, extype at construction). Unordered and duplicate indices are legal values;
 //! `to_dense(…, validate = true)` rejects them as TensorFlow does
@@ -31,6 +34,8 @@
 mod display;
 mod field;
 
+pub(crate) use super::size::{dense_len, try_filled};
+pub(crate) use field::check_dims;
 pub use field::{DenseShape, Entries};
 
 use std::sync::OnceLock;
@@ -147,8 +152,9 @@ fn check_parts(st: &SparseTensor) -> Result<()> {
             "indices rows have {cols} entries but dense_shape has {rank} axes: dimensions {cols} and {rank} are not compatible"
         )));
     }
-    let view = indices.as_array::<i64, Ix2>()?;
     let dims = st.dense_shape.dims();
+    check_dims("dense_shape", dims)?;
+    let view = indices.as_array::<i64, Ix2>()?;
     for (k, row) in view.outer_iter().enumerate() {
         if row
             .iter()
@@ -219,8 +225,10 @@ impl SparseTensor {
     }
 
     /// An empty sparse tensor (no stored entry) of `dtype` and `dense_shape`; an error for a
-    /// dtype this type has no element type for.
+    /// dtype this type has no element type for, or a dense shape too large (as in
+    /// [`new`](Self::new)).
     pub fn empty(dtype: DType, dense_shape: &[usize]) -> Result<SparseTensor> {
+        check_dims("dense_shape", dense_shape)?;
         let values = with_element!(dtype, T => Tensor::from(Array1::<T>::default(0)));
         Ok(SparseTensor::from_parts_unchecked(
             Array2::zeros((0, dense_shape.len())),
@@ -466,21 +474,6 @@ impl SparseTensor {
     }
 }
 
-/// The number of elements of a dense tensor of `shape` with elements of `elem_bytes` bytes, when
-/// it can exist (its bytes fit `isize::MAX`); otherwise an error of `op` naming the shape.
-pub(crate) fn dense_len(op: &str, shape: &[usize], elem_bytes: usize) -> Result<usize> {
-    shape
-        .iter()
-        .try_fold(1usize, |n, &d| n.checked_mul(d))
-        .filter(|n| n.checked_mul(elem_bytes.max(1)).is_some_and(|b| b <= isize::MAX as usize))
-        .ok_or_else(|| {
-            Error::unsupported(
-                op,
-                format!("a dense tensor of shape {shape:?} is too large to exist (its bytes exceed isize::MAX)"),
-            )
-        })
-}
-
 /// Row-major strides of `shape`.
 pub(crate) fn row_major_strides(shape: &[usize]) -> Vec<usize> {
     let mut strides = vec![1; shape.len()];
@@ -491,19 +484,21 @@ pub(crate) fn row_major_strides(shape: &[usize]) -> Vec<usize> {
 }
 
 /// Where each bucket's entries go in a counting sort: `starts[b]..starts[b + 1]` (`keys`: each
-/// entry's bucket, below `buckets`, or `None` for an entry left out).
+/// entry's bucket, below `buckets`, or `None` for an entry left out); an error of `op` when the
+/// `buckets + 1` starts cannot be allocated.
 pub(crate) fn bucket_starts(
+    op: &str,
     keys: impl Iterator<Item = Option<usize>>,
     buckets: usize,
-) -> Vec<usize> {
-    let mut starts = vec![0usize; buckets + 1];
+) -> Result<Vec<usize>> {
+    let mut starts = try_filled(op, "the bucket starts", buckets.saturating_add(1), 0usize)?;
     for b in keys.flatten() {
         starts[b + 1] += 1;
     }
     for b in 0..buckets {
         starts[b + 1] += starts[b];
     }
-    starts
+    Ok(starts)
 }
 
 /// The entry positions grouped by bucket, in stored order within one (the counting sort's

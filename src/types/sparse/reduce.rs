@@ -142,6 +142,7 @@ impl SparseTensor {
             .reduce("reduce_mean", Kind::Sum, axes, keepdims, false)?
             .into_tensor()?;
         let reduced = reduced_axes("reduce_mean", axes, self.rank())?;
+        // A product of some of the dense sizes: at most 2^63 - 1 (the dense shape's bound).
         let count: usize = self
             .dense_shape()
             .iter()
@@ -374,13 +375,16 @@ fn in_tf_order<T: Reduce>(
 /// below `elements`) and in stored order within one: a counting sort when the elements are few
 /// beside the entries, else a comparison sort.
 fn by_element(offsets: &[usize], elements: usize, redo: impl Fn(usize) -> bool) -> Vec<usize> {
-    if elements > offsets.len().saturating_mul(4).saturating_add(4096) {
-        let mut order: Vec<usize> = (0..offsets.len()).filter(|&k| redo(offsets[k])).collect();
-        order.sort_unstable_by_key(|&k| (offsets[k], k));
-        return order;
-    }
     let keys = || offsets.iter().map(|&o| redo(o).then_some(o));
-    super::bucket_order(keys(), &super::bucket_starts(keys(), elements))
+    // Few elements beside the entries (so the starts are small): a counting sort.
+    if elements <= offsets.len().saturating_mul(4).saturating_add(4096)
+        && let Ok(starts) = super::bucket_starts("reduce", keys(), elements)
+    {
+        return super::bucket_order(keys(), &starts);
+    }
+    let mut order: Vec<usize> = (0..offsets.len()).filter(|&k| redo(offsets[k])).collect();
+    order.sort_unstable_by_key(|&k| (offsets[k], k));
+    order
 }
 
 /// `ops::reduce_sum` / `reduce_max` / `reduce_mean` of a SparseTensor: the dense result; the

@@ -106,6 +106,26 @@ impl SparseTensor {
                 }
             }
         }
+        // The concat axis is the sum of the inputs' (checked: it may exceed `i64::MAX`).
+        let mut offsets = Vec::with_capacity(xs.len());
+        for (pos, x) in xs.iter().enumerate() {
+            offsets.push(shape[ax]);
+            shape[ax] = shape[ax]
+                .checked_add(x.dense_shape()[ax])
+                .filter(|&n| n <= i64::MAX as usize)
+                .ok_or_else(|| {
+                    Error::unsupported(
+                        OP,
+                        format!(
+                            "the concatenated dimension {ax} exceeds 2^63 - 1 at position {pos} \
+                             (adding {} to {})",
+                            x.dense_shape()[ax],
+                            shape[ax]
+                        ),
+                    )
+                })?;
+        }
+        super::check_dims(OP, &shape)?;
         // TensorFlow reorders each input with the concat axis first, appends them, and reorders
         // the whole; an input's repeated indices keep the order those two sorts leave them in.
         let concat_order: Vec<usize> = std::iter::once(ax)
@@ -115,7 +135,7 @@ impl SparseTensor {
         let mut indices = Array2::<i64>::zeros((nnz, rank));
         let mut values: Vec<Tensor> = Vec::with_capacity(xs.len());
         let mut row = 0;
-        for x in xs {
+        for (x, &offset) in xs.iter().zip(&offsets) {
             let n = x.nnz();
             let mut block = indices.slice_mut(crate::ndarray::s![row..row + n, ..]);
             if x.is_canonical() {
@@ -127,8 +147,8 @@ impl SparseTensor {
                 block.assign(&idx);
                 values.push(vals);
             }
-            block.column_mut(ax).mapv_inplace(|i| i + shape[ax] as i64);
-            shape[ax] += x.dense_shape()[ax];
+            // In range: an index is below its input's size, and offset + size <= the checked sum.
+            block.column_mut(ax).mapv_inplace(|i| i + offset as i64);
             row += n;
         }
         let values: Vec<crate::Operand<'_>> = values.iter().map(|v| v.as_operand()).collect();
@@ -137,7 +157,11 @@ impl SparseTensor {
     }
 
     /// The entries with `start <= index < start + size`, shifted by `start`
-    /// (TensorFlow's `tf.sparse.slice`; the result's size is clipped to the bounds).
+    /// (TensorFlow's `tf.sparse.slice`; the result's size is clipped to the bounds). As in
+    /// TensorFlow, a negative start counts from before the first index (`start = [-1]`,
+    /// `size = [3]` keeps indices 0 and 1 as 1 and 2 of a dense size 3); `start + size` is
+    /// exact where TensorFlow's overflows, and a result whose dense size cannot exist is an
+    /// error.
     ///
     /// ```
     /// use extype::types::SparseTensor;
@@ -167,12 +191,22 @@ impl SparseTensor {
                 format!("Expected a non-negative size, got {bad}"),
             ));
         }
+        // TensorFlow's output size: the overlap of `start..start + size` with `..input` (a
+        // negative start counts from before the first index, as TensorFlow's does), in exact
+        // arithmetic: `start + size` may pass either `i64` limit, where TensorFlow's overflows.
         let shape: Vec<usize> = (0..rank)
             .map(|d| {
-                let avail = self.dense_shape()[d] as i64 - start[d];
-                size[d].min(avail).max(0) as usize
+                let (input, start, size) = (
+                    self.dense_shape()[d] as i128,
+                    start[d] as i128,
+                    size[d] as i128,
+                );
+                (input.min(start + size) - start).max(0) as usize
             })
             .collect();
+        // Each size is at most `size[d]`, but a negative start can make it exceed the input's,
+        // and their product overflow (TensorFlow: "Encountered overflow when multiplying").
+        super::check_dims(OP, &shape)?;
         let idx = self.indices_array();
         let keep: Vec<usize> = idx
             .outer_iter()
@@ -180,10 +214,12 @@ impl SparseTensor {
             .filter(|(_, row)| {
                 row.iter()
                     .zip(start.iter().zip(&shape))
-                    .all(|(&i, (&s, &n))| i >= s && i - s < n as i64)
+                    .all(|(&i, (&s, &n))| i >= s && ((i as i128 - s as i128) as u128) < n as u128)
             })
             .map(|(e, _)| e)
             .collect();
+        // Kept entries have `start <= index < start + n`: the shifted index is in `0..n`, so
+        // it fits (`n <= i64::MAX`).
         let indices =
             Array2::from_shape_fn((keep.len(), rank), |(r, c)| idx[[keep[r], c]] - start[c]);
         let perm: Vec<i64> = keep.iter().map(|&e| e as i64).collect();
@@ -249,11 +285,23 @@ impl SparseTensor {
                 format!("size {d} must be non-negative, not {}", shape[d]),
             ));
         }
-        let known: u128 = shape
+        // The product of the given sizes, exact (it may pass any integer width: an error then,
+        // since the input's count is below 2^63).
+        let known = shape
             .iter()
             .filter(|&&d| d >= 0)
-            .map(|&d| d as u128)
-            .product();
+            .try_fold(1u128, |p, &d| p.checked_mul(d as u128))
+            .filter(|&p| p <= i64::MAX as u128)
+            .ok_or_else(|| {
+                Error::unsupported(
+                    OP,
+                    format!(
+                        "the requested shape {shape:?} has more than 2^63 - 1 elements; the input \
+                         has {total} (input_shape={:?})",
+                        self.dense_shape()
+                    ),
+                )
+            })?;
         let mut out: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
         if let Some(&u) = unknown.first() {
             if known == 0 {
@@ -282,6 +330,7 @@ impl SparseTensor {
                 ),
             ));
         }
+        super::check_dims(OP, &out)?;
         let strides = row_major_strides(&out);
         let offsets = self.linear_offsets();
         let indices = Array2::from_shape_fn((self.nnz(), out.len()), |(r, c)| {
