@@ -188,3 +188,51 @@ fn ragged_axis0_reduction_of_many_short_rows_matches_the_padded_form() {
     // Position 0 holds row 5's first value and row 9000's first value.
     assert_eq!(m[[0, 0]], (-3.0 + (200.0 * 0.25 - 3.0)) / 2.0);
 }
+
+/// Two fields of one dtype and shape: a file that swaps their tensors' names would load each
+/// tensor as the other field if names were not checked.
+#[derive(Clone, Debug, PartialEq, extype::ExtensionType)]
+#[extype(name = "test.hostile.Pair")]
+struct Pair {
+    a: ndarray::ArrayD<f32>,
+    b: ndarray::ArrayD<f32>,
+}
+
+#[test]
+fn loads_read_each_component_from_the_tensor_named_by_its_field_path() {
+    let dir = std::env::temp_dir().join(format!("extype-hostile-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (good, swapped) = (
+        dir.join("good.safetensors"),
+        dir.join("swapped.safetensors"),
+    );
+    let pair = Pair {
+        a: array![1.0f32, 2.0].into_dyn(),
+        b: array![3.0f32, 4.0].into_dyn(),
+    };
+    io::save(&good, &pair).unwrap();
+    // The same bytes under swapped names, the component list reordered to match: a reader by
+    // name (Python's safetensors) sees a = [3, 4], b = [1, 2].
+    let bytes = std::fs::read(&good).unwrap();
+    let (_, meta) = safetensors::SafeTensors::read_metadata(&bytes).unwrap();
+    let mut meta = meta.metadata().clone().unwrap();
+    meta.insert("components".into(), r#"["b","a"]"#.into());
+    let file = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    let (a, b) = (file.tensor("a").unwrap(), file.tensor("b").unwrap());
+    let views = [("a", b), ("b", a)];
+    safetensors::serialize_to_file(views, Some(meta), &swapped).unwrap();
+    for e in [
+        io::load(&swapped).map(drop).unwrap_err().to_string(),
+        io::load_as::<Pair>(&swapped)
+            .map(drop)
+            .unwrap_err()
+            .to_string(),
+    ] {
+        assert!(
+            e.contains("component 0 of test.hostile.Pair is the field \"a\""),
+            "{e}"
+        );
+    }
+    assert_eq!(io::load_as::<Pair>(&good).unwrap(), pair);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

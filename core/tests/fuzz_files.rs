@@ -493,7 +493,13 @@ fn large_specs_are_bounded() {
         assert_eq!(loaded.is_ok(), loads, "{what}: {loaded:?}");
         if let Err(e) = loaded {
             let text = e.to_string();
-            assert!(text.contains("too large"), "{what}: {text}");
+            // A shape's dims are bounded by the largest rank before any budget.
+            let why = if what.contains("shape") {
+                "at most 254 dims"
+            } else {
+                "too large"
+            };
+            assert!(text.contains(why), "{what}: {text}");
         }
         eprintln!(
             "{what}: load's peak heap {peak} = {:.2}x the file",
@@ -556,6 +562,50 @@ fn an_80_mb_spec_is_refused_within_the_file() {
     );
 }
 
+/// Small files bound their reads by a small constant too: a type name of 0.72 MB (inspect once
+/// took 5 MB: the spec's tree and text beside the metadata) and a spec of 16 kB (map once took
+/// 1.07 MB: the spec reader's slack was 1 MiB).
+fn small_files_cost_a_small_constant() {
+    const SMALL_SLACK: usize = 512 << 10;
+    let dir = TempDir::new("small");
+    let path = dir.0.join("small.safetensors");
+    let tensor = r#"{"map":{"a":{"tensor_spec":{"dtype":"u8","shape":"[1]"}}}}"#;
+    let long_name = "x".repeat(720_000);
+    let spec = format!(r#"{{"extype_spec":1,"spec":{{"spec":"{long_name}","value":{tensor}}}}}"#);
+    let metadata = serde_json::json!({
+        "format": "extype",
+        "format_version": "1",
+        "type": long_name,
+        "spec": spec,
+        "components": "[\"a\"]",
+    });
+    let header = format!(
+        r#"{{"__metadata__":{metadata},"a":{{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}}}"#
+    );
+    let named = file_bytes(&header, &[1]);
+    let keys: String = (0..1000).map(|i| format!(r#""k{i:05}":null,"#)).collect();
+    let sixteen_kb = big_spec(&format!(r#"{{"map":{{{keys}"a":{tensor}}}}}"#));
+    for (what, bytes) in [("a 0.72 MB type name", named), ("a 16 kB spec", sixteen_kb)] {
+        put(&path, &bytes);
+        // The registry is built once per process: not part of a read.
+        let _ = io::load(&path);
+        let limit = 2 * bytes.len() + SMALL_SLACK;
+        let peaks = [
+            ("inspect", peak_heap(|| io::inspect(&path).map(drop)).1),
+            // SAFETY: the file is this test's own, replaced only by renames.
+            ("map", peak_heap(|| unsafe { io::map(&path) }.map(drop)).1),
+            ("load", peak_heap(|| io::load(&path).map(drop)).1),
+        ];
+        for (read, peak) in peaks {
+            assert!(
+                peak <= limit,
+                "{what}: {read}'s peak heap {peak} for a file of {} bytes",
+                bytes.len()
+            );
+        }
+    }
+}
+
 #[test]
 fn hostile_files_never_panic_and_stay_linear_and_bounded() {
     let iters = env_or("EXTYPE_FUZZ_ITERS", 1000) as usize;
@@ -565,4 +615,5 @@ fn hostile_files_never_panic_and_stay_linear_and_bounded() {
     high_rank_tensors_are_bounded();
     large_specs_are_bounded();
     an_80_mb_spec_is_refused_within_the_file();
+    small_files_cost_a_small_constant();
 }

@@ -115,8 +115,9 @@ pub struct FileInfo {
 }
 
 /// The longest spec JSON [`inspect`] prints compactly (a longer one is summarized, so a report
-/// costs no more memory than the file's metadata).
-const SHOWN_SPEC: usize = 1 << 20;
+/// costs no more memory than the file's metadata: printing a spec builds its tree and its text,
+/// each about its size).
+const SHOWN_SPEC: usize = 64 << 10;
 
 /// Reads and checks the header of `path` and reports what it holds (no tensor byte is read).
 pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {

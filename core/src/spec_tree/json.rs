@@ -69,7 +69,17 @@ pub const MAX_NESTING: usize = 127;
 impl SpecTree {
     /// The JSON document for this value (compact).
     pub fn to_json(&self) -> Result<String> {
-        Ok(document(self)?.to_string())
+        let text = document(self)?.to_string();
+        // Whatever is written reads back: a tree whose reading the budget would refuse (many
+        // tiny values) is refused here, before a file holds it.
+        if let Err(e) = Self::from_json(&text) {
+            return Err(JsonError {
+                path: "$".into(),
+                message: format!("this spec would not read back: {e}"),
+            }
+            .into());
+        }
+        Ok(text)
     }
 
     /// The JSON document for this value, indented.
@@ -346,9 +356,12 @@ fn shape(text: &str, path: &JsonPath<'_>) -> std::result::Result<Shape, JsonErro
 
 // ---- Reading: one pass from any self-describing deserializer straight into the tree ----
 
-/// What a tree read from text may take beyond the text's length, in bytes of memory (specs are
-/// small: this is generous, and bounds the amplification of tiny tokens like `0,`).
-pub const READ_SLACK: usize = 1 << 20;
+/// What a tree read from text may take beyond the text's length, in bytes of memory. Specs are
+/// small (static metadata; data belongs in tensors), so this is some thousands of nodes: it
+/// bounds what tiny tokens like `0,` (2 bytes of text, a node of tens of bytes) can amplify, so
+/// that reading a file's spec costs at most about twice the file plus this constant. The
+/// writer refuses a tree the reader would refuse ([`SpecTree::to_json`]).
+pub const READ_SLACK: usize = 256 << 10;
 
 /// The memory charged per node: the node, and as much again for the slack of the list it sits
 /// in (a list grows by doubling) or the entry of the map it is a value of.
@@ -1373,6 +1386,13 @@ mod tests {
         let text = format!("[{}1]", "1,".repeat(extype_shape::MAX_RANK - 1));
         let doc = format!(r#"{{"extype_spec":1,"spec":{{"shape":"{text}"}}}}"#);
         assert!(SpecTree::from_json(&doc).is_ok());
+        // A tree of many tiny values that the reader's budget would refuse is not written.
+        let zeros = SpecTree::List(vec![SpecTree::Int(0); 100_000]);
+        let e = zeros.to_json().unwrap_err().to_string();
+        assert!(
+            e.contains("would not read back") && e.contains("too large"),
+            "{e}"
+        );
         // Writing a longer shape is refused too: every document written reads back.
         let long = Shape::known(&[1; extype_shape::MAX_RANK + 1]);
         let e = SpecTree::Shape(long).to_json().unwrap_err().to_string();
