@@ -170,7 +170,8 @@ impl RaggedTensor {
                 format!("{} row ids", ids.len()),
             ));
         }
-        let mut splits = zeroed_splits(OP, nrows)?;
+        // The ids are checked before the `nrows + 1` splits are allocated (a bad call with a
+        // huge `nrows` must not take that memory first).
         let mut prev = 0i64;
         for (j, &id) in ids.iter().enumerate() {
             if id < 0 {
@@ -198,6 +199,9 @@ impl RaggedTensor {
                 ));
             }
             prev = id;
+        }
+        let mut splits = zeroed_splits(OP, nrows)?;
+        for &id in ids.iter() {
             splits[id as usize + 1] += 1;
         }
         for i in 1..splits.len() {
@@ -518,32 +522,14 @@ impl RaggedTensor {
             let splits = splits_of(&self.nested_row_splits[level]);
             current = pad_rows(&current, &splits, want(level + 1), &default_row)?;
         }
-        // Axis 0: truncate or pad whole rows.
+        // Axis 0: truncate or pad whole rows (one row of rows, padded to `want(0)`).
         let nrows = want(0);
         let have = current.shape()[0];
         if nrows != have {
-            let keep = nrows.min(have);
-            let mut ids = Vec::new();
-            ids.try_reserve_exact(nrows).map_err(|_| {
-                arg_error(
-                    OP,
-                    "shape",
-                    "a dense shape whose size fits in memory",
-                    format!("{nrows} rows"),
-                )
-            })?;
-            ids.extend(0..keep as i64);
-            // Padding rows: gather the default row.
-            let mut ext = current.clone();
-            if nrows > have {
-                let row_shape = &current.shape()[1..];
-                let mut one = vec![1usize];
-                one.extend_from_slice(row_shape);
-                let pad_row = broadcast_to(&default_row, &one)?;
-                ext = super::append_rows(&current, &pad_row)?;
-                ids.extend(std::iter::repeat_n(have as i64, nrows - have));
-            }
-            current = super::take_rows(&ext, &ids)?;
+            let mut shape = vec![nrows];
+            shape.extend_from_slice(&current.shape()[1..]);
+            let one = pad_rows(&current, &[0, have as i64], nrows, &default_row)?;
+            current = ops::reshape_as(&one, &shape)?;
         }
         Ok(current)
     }
@@ -677,38 +663,45 @@ fn default_row(
 /// with `default_row` (`[1, …]`, the values' inner shape).
 fn pad_rows(values: &Tensor, splits: &[i64], width: usize, default_row: &Tensor) -> Result<Tensor> {
     let nrows = splits.len() - 1;
-    let nvals = values.shape()[0] as i64;
-    let row = broadcast_to(default_row, &{
-        let mut s = vec![1usize];
-        s.extend_from_slice(&values.shape()[1..]);
-        s
-    })?;
-    let ext = super::append_rows(values, &row)?;
-    let cells = nrows.checked_mul(width).filter(|&c| c <= i64::MAX as usize);
-    let Some(cells) = cells else {
-        return Err(arg_error(
-            "to_tensor",
-            "shape",
-            "a dense shape whose size fits in memory",
-            format!("{nrows} rows of {width} entries"),
-        ));
-    };
-    let mut ids = Vec::new();
-    ids.try_reserve_exact(cells).map_err(|_| {
+    let cell: Vec<usize> = values.shape()[1..].to_vec();
+    let mut shape = vec![nrows, width];
+    shape.extend_from_slice(&cell);
+    // The result's size first, then its memory, fallibly, before anything else is built: the
+    // width comes from the caller's shape and may be far beyond the values.
+    let too_large = || {
         arg_error(
             "to_tensor",
             "shape",
             "a dense shape whose size fits in memory",
-            format!("{nrows} rows of {width} entries"),
+            format!("{nrows} rows of {width} entries of shape {cell:?}"),
         )
-    })?;
-    for w in splits.windows(2) {
-        let len = ((w[1] - w[0]) as usize).min(width);
-        ids.extend(w[0]..w[0] + len as i64);
-        ids.extend(std::iter::repeat_n(nvals, width - len));
-    }
-    let gathered = super::take_rows(&ext, &ids)?;
-    let mut shape = vec![nrows, width];
-    shape.extend_from_slice(&values.shape()[1..]);
-    ops::reshape_as(&gathered, &shape)
+    };
+    let len = crate::types::size::dense_len("to_tensor", &shape, values.dtype().size_of())
+        .map_err(|_| too_large())?;
+    let mut one_cell = vec![1usize];
+    one_cell.extend_from_slice(&cell);
+    let fill = broadcast_to(default_row, &one_cell)?;
+    crate::with_element!(values.dtype(), T => {
+        let v = values.as_array::<T, IxDyn>()?;
+        let v = v.as_standard_layout();
+        let v = v.as_slice().expect("standard layout");
+        let fill = fill.as_array::<T, IxDyn>()?;
+        let fill = fill.as_standard_layout();
+        let fill = fill.as_slice().expect("standard layout");
+        let step = fill.len();
+        let mut out: Vec<T> = Vec::new();
+        out.try_reserve_exact(len).map_err(|_| too_large())?;
+        for w in splits.windows(2).filter(|_| step > 0) {
+            // Checked splits: `0 <= w[0] <= w[1] <= the number of cells`.
+            let (start, end) = (w[0] as usize, w[1] as usize);
+            let kept = (end - start).min(width);
+            out.extend_from_slice(&v[start * step..(start + kept) * step]);
+            for _ in kept..width {
+                out.extend_from_slice(fill);
+            }
+        }
+        Ok(Tensor::from(
+            crate::ndarray::ArrayD::from_shape_vec(IxDyn(&shape), out).expect("len cells"),
+        ))
+    })
 }
