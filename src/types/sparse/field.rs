@@ -82,6 +82,12 @@ impl Field for Entries {
 /// `[?, 3]`, a batch of items of different shapes and a file), while the spec holds the partial
 /// [`Shape`] itself (`[?, 3]`), so that spec inference and compatibility see the dense shape.
 /// Rebuilding from components checks the vector against the spec's shape.
+///
+/// Every size is `>= 0` and the product of the non-zero sizes is at most `i64::MAX`
+/// (TensorFlow's `TensorShape` bound). TensorFlow multiplies left to right, so it also accepts a
+/// zero before sizes whose product overflows (`[0, 2^62, 4]`); extype refuses those, because no
+/// ndarray has that shape and a permutation or sub-shape of an accepted shape (transpose, a
+/// reduction, an unstacked item) must be accepted too.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DenseShape {
     tensor: Tensor,
