@@ -1545,3 +1545,51 @@ fn half_precision_files_inspect_load_map_and_round_trip() {
 pub struct HalfB32 {
     pub half_b: ArrayD<f32>,
 }
+
+/// A load never reinterprets a component's shape: a sparse file whose `indices` tensor holds the
+/// right bytes under another shape (`[2, 3]` for the `[3, 2]` the spec's rank-2 dense shape
+/// requires, or `[6]`) is refused by every reader, whether the spec comes from the file's
+/// metadata, from the caller or from the file's tensors.
+#[test]
+fn sparse_indices_of_another_shape_are_refused() {
+    use extype::types::{SparseTensor, SparseTensorSpec};
+    let dir = TempDir::new("sparse-indices");
+    let good = dir.0.join("good.safetensors");
+    let st = SparseTensor::new(
+        array![[0i64, 1], [1, 2], [2, 0]],
+        array![1.0f32, 2.0, 3.0],
+        &[3, 3],
+    )
+    .unwrap();
+    io::save(&good, &st).unwrap();
+    let (meta, tensors) = read_back(&good);
+    for shape in [vec![2usize, 3], vec![6]] {
+        let bad = dir.0.join(format!("bad-{}.safetensors", shape.len()));
+        let reshaped: Vec<_> = tensors
+            .iter()
+            .map(|(n, d, s, b)| {
+                let s = if n == "indices" {
+                    shape.clone()
+                } else {
+                    s.clone()
+                };
+                (n.as_str(), *d, s, b.clone())
+            })
+            .collect();
+        write_raw(&bad, reshaped.clone(), Some(meta.clone()));
+        for e in [
+            err_text(io::load(&bad)),
+            err_text(io::load_as::<SparseTensor>(&bad)),
+            err_text(map(&bad).and_then(|m| m.to_value())),
+        ] {
+            assert!(e.contains("indices"), "{shape:?}: {e}");
+        }
+        let spec = SparseTensorSpec::new(extype::Shape::unknown(2), DType::F32);
+        let e = err_text(io::load_components_as::<SparseTensor>(&bad, &spec));
+        assert!(e.contains("indices"), "{shape:?}: {e}");
+        write_raw(&bad, reshaped, None);
+        let e = err_text(io::load_components_inferred::<SparseTensor>(&bad));
+        assert!(e.contains("indices"), "{shape:?}: {e}");
+    }
+    assert_eq!(io::load_as::<SparseTensor>(&good).unwrap(), st);
+}
