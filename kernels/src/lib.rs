@@ -123,7 +123,7 @@
 //! so results never depend on the thread count (tested bit-identical with 1 and 4 threads, with
 //! the threshold lowered so a 4 MiB input splits). The threshold
 //! ([`parallel::PAR_MIN_BYTES`], 4 MiB per task, so reductions split from 8 MiB) is where one
-//! split started to pay in the benchmark's "parallel crossover" table; kernels that build an
+//! split started to pay in the benchmarks' "parallel crossover" measurement; kernels that build an
 //! output split from twice that. Outputs of 8 MiB or more get `madvise(MADV_HUGEPAGE)` before
 //! first touch (Linux), with parallel chunks ending on 2 MiB boundaries, and streams that do
 //! little per cache line (masked and segment reductions) prefetch ahead in software. For the
