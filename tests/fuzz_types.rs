@@ -1,6 +1,7 @@
 //! A bounded, seeded fuzz test of the library types' constructors and ops on hostile arguments:
-//! `SparseTensor` indices, dense shapes, starts, sizes and axes near the `i64` limits, and
-//! `RaggedTensor` row splits, row ids, row counts, `to_tensor` shapes, gather ids and axes.
+//! `SparseTensor` indices, dense shapes, starts, sizes and axes near the `i64` limits;
+//! `RaggedTensor` row splits, row ids, row counts, `to_tensor` shapes, gather ids and axes; and
+//! `MaskedTensor` shapes, axes, reshape and tile sizes, permutations and gather ids.
 //! Every call must return a value or an error — never panic (caught and reported with the
 //! case), never abort — with a peak heap of at most twice its input, plus its output, plus a
 //! constant (measured by the counting allocator of this test binary, which therefore holds one
@@ -17,9 +18,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use extype::batch;
 use extype::ops;
-use extype::types::{RaggedTensor, SparseTensor};
+use extype::types::{MaskedTensor, RaggedTensor, SparseTensor};
 use extype::{ExtensionType, Tensor, TypeSpec, Value};
-use ndarray::{Array1, Array2, ArrayD, IxDyn};
+use ndarray::{Array1, Array2, ArrayD, Dimension, IxDyn};
 
 #[path = "../shape/tests/support/fuzz.rs"]
 mod fuzz;
@@ -100,6 +101,8 @@ fn revalidate_value(case: &str, v: &Value) {
             revalidate(case, &s);
         } else if let Ok(r) = v.clone().downcast::<RaggedTensor>() {
             revalidate(case, &r);
+        } else if let Ok(m) = v.clone().downcast::<MaskedTensor>() {
+            revalidate(case, &m);
         }
     }
 }
@@ -350,6 +353,102 @@ fn ragged_case(rng: &mut Rng) {
     });
 }
 
+/// Sizes for shape and tile arguments (`usize`): small ones and ones far beyond memory.
+const USIZES: [usize; 8] = [0, 1, 2, 3, 6, 1 << 40, 1 << 62, usize::MAX];
+
+fn masked_case(rng: &mut Rng) {
+    let shape: Vec<usize> = (0..rng.below(4)).map(|_| rng.below(4)).collect();
+    let n: usize = shape.iter().product();
+    let values = ArrayD::from_shape_fn(IxDyn(&shape), |i| i.slice().iter().sum::<usize>() as f32);
+    let mask_shape = if rng.chance(6) {
+        vec![n + 1]
+    } else {
+        shape.clone()
+    };
+    let mask = ArrayD::from_shape_fn(IxDyn(&mask_shape), |i| {
+        i.slice().iter().sum::<usize>() % 3 != 0
+    });
+    let case = format!("MaskedTensor {shape:?} (mask {mask_shape:?})");
+    let input = n * 5 + 64;
+    check(&case, input, || {
+        ext(MaskedTensor::new(values.clone(), mask.clone()))
+    });
+    let Ok(m) = MaskedTensor::new(values, mask) else {
+        return;
+    };
+    let axes: Vec<isize> = (0..rng.below(3)).map(|_| rng.pick(&AXES)).collect();
+    let keep = rng.chance(2);
+    check(&format!("reduce_sum({case}, {axes:?})"), input, || {
+        ops::reduce_sum(&m, Some(&axes), keep)
+    });
+    check(&format!("reduce_max({case}, {axes:?})"), input, || {
+        ops::reduce_max(&m, Some(&axes), keep)
+    });
+    check(&format!("reduce_mean({case}, None)"), input, || {
+        ops::reduce_mean(&m, None, keep)
+    });
+    let new_shape: Vec<usize> = (0..rng.below(4)).map(|_| rng.pick(&USIZES)).collect();
+    check(&format!("reshape({case}, {new_shape:?})"), input, || {
+        ops::reshape(&m, &new_shape)
+    });
+    let perm: Vec<usize> = (0..rng.below(4)).map(|_| rng.pick(&USIZES)).collect();
+    check(&format!("transpose({case}, {perm:?})"), input, || {
+        ops::transpose(&m, Some(&perm))
+    });
+    let multiples: Vec<usize> = shape.iter().map(|_| rng.pick(&USIZES)).collect();
+    check(&format!("tile({case}, {multiples:?})"), input, || {
+        ops::tile(&m, &multiples)
+    });
+    let ids: Vec<i64> = (0..rng.below(4)).map(|_| rng.pick(&EDGES)).collect();
+    let axis = rng.pick(&AXES);
+    check(&format!("gather({case}, {ids:?}, {axis})"), input, || {
+        ops::gather(&m, &ids, axis)
+    });
+    check(&format!("concat({case}, axis {axis})"), 2 * input, || {
+        use extype::ops::AsOperand;
+        ops::concat(&[m.as_operand(), m.as_operand()], axis)
+    });
+    check(&format!("{case} + itself"), 2 * input, || ops::add(&m, &m));
+    if !shape.is_empty() {
+        check(&format!("unstack({case})"), input, || {
+            batch::unstack(m.clone()).map(|items| {
+                items.iter().for_each(|i| revalidate("unstack item", i));
+                Value::from(Tensor::from(Array1::<u8>::zeros(0)))
+            })
+        });
+    }
+}
+
+/// `tile` and `gather` of the sparse and ragged types (handled, or declined with an error).
+fn tile_and_gather_case(rng: &mut Rng) {
+    let r = RaggedTensor::from_row_splits(
+        Array1::from(vec![1.0f32, 2.0, 3.0]),
+        Array1::from(vec![0i64, 2, 3]),
+    )
+    .expect("a valid ragged tensor");
+    let s = SparseTensor::new(
+        Array2::from_shape_vec((1, 2), vec![0i64, 1]).unwrap(),
+        Array1::from(vec![1.0f32]),
+        &[2, 2],
+    )
+    .expect("a valid sparse tensor");
+    let multiples: Vec<usize> = (0..rng.below(3)).map(|_| rng.pick(&USIZES)).collect();
+    let ids: Vec<i64> = (0..rng.below(4)).map(|_| rng.pick(&EDGES)).collect();
+    let axis = rng.pick(&AXES);
+    check(&format!("tile(ragged, {multiples:?})"), 64, || {
+        ops::tile(&r, &multiples)
+    });
+    check(&format!("tile(sparse, {multiples:?})"), 64, || {
+        ops::tile(&s, &multiples)
+    });
+    check(&format!("gather(ragged, {ids:?}, {axis})"), 64, || {
+        ops::gather(&r, &ids, axis)
+    });
+    check(&format!("gather(sparse, {ids:?}, {axis})"), 64, || {
+        ops::gather(&s, &ids, axis)
+    });
+}
+
 #[test]
 fn hostile_arguments_never_panic_and_results_stay_valid() {
     let iters = env_or("EXTYPE_FUZZ_ITERS", 3000) as usize;
@@ -357,5 +456,7 @@ fn hostile_arguments_never_panic_and_results_stay_valid() {
     for _ in 0..iters {
         sparse_case(&mut rng);
         ragged_case(&mut rng);
+        masked_case(&mut rng);
+        tile_and_gather_case(&mut rng);
     }
 }
