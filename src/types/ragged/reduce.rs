@@ -523,7 +523,7 @@ fn axis0_in_blocks(
         let m = la.min(lb);
         let head_ids: Vec<i64> = (0..m as i64).collect();
         let mut row_shape = vec![1usize];
-        row_shape.extend_from_slice(&l.shape()[..]);
+        row_shape.extend_from_slice(l.shape());
         row_shape[1] = m;
         let (lh, rh) = (
             super::take_rows(&l, &head_ids)?,
