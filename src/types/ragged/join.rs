@@ -66,6 +66,18 @@ fn gather_rows(op: &str, x: &RaggedTensor, ids: &[i64]) -> Result<RaggedTensor> 
         nested.push(i64_tensor(splits));
         ranges = next;
     }
+    if x.flat_values.is_empty() {
+        // No elements (an empty inner axis): such values hold any number of rows in no memory,
+        // so the result's rows are counted, not listed. Their number is the last split above
+        // (checked to fit `i64`).
+        let mut shape = x.flat_values.shape().to_vec();
+        shape[0] = ranges.iter().map(|&(a, b)| (b - a) as usize).sum();
+        return Ok(RaggedTensor::from_parts_unchecked(
+            super::empty_tensor(x.dtype(), &shape),
+            nested,
+            x.uniform_row_lengths.clone(),
+        ));
+    }
     let flat_ids: Vec<i64> = ranges.iter().flat_map(|&(a, b)| a..b).collect();
     let flat: Tensor = if flat_ids.len() == x.flat_values.shape()[0]
         && flat_ids.iter().enumerate().all(|(i, &v)| i as i64 == v)

@@ -250,6 +250,14 @@ pub(crate) fn small_scalar(dtype: DType, one: bool) -> Tensor {
     }
 }
 
+/// A tensor of `dtype` and `shape` with no elements (some size is 0; nothing is allocated).
+pub(crate) fn empty_tensor(dtype: DType, shape: &[usize]) -> Tensor {
+    debug_assert!(shape.contains(&0), "{shape:?}");
+    with_element!(dtype, T => {
+        Tensor::from(crate::ndarray::ArrayD::<T>::default(crate::ndarray::IxDyn(shape)))
+    })
+}
+
 /// An `i64` vector as a tensor (moved, no copy).
 pub(crate) fn i64_tensor(v: Vec<i64>) -> Tensor {
     Tensor::from(ArcArray::from_vec(v).into_dyn())
