@@ -118,15 +118,19 @@ fn full(shape: &[usize], scalar: &Tensor) -> Result<Tensor> {
     ops::where_as(&ArrayD::from_elem(IxDyn(shape), true), scalar, scalar)
 }
 
-/// The number of elements each output element reduces, when the axes are valid (`None`
-/// otherwise: the dense op reports the bad axis).
-fn reduced_extent(shape: &[usize], axes: Option<&[isize]>) -> Option<usize> {
+/// Whether each output element reduces no element (a reduced axis of size 0), when the axes are
+/// valid (`None` otherwise: the dense op reports the bad axis). Not a product of the sizes:
+/// repeated axes would multiply past `usize::MAX`.
+fn reduces_nothing(shape: &[usize], axes: Option<&[isize]>) -> Option<bool> {
     let rank = shape.len() as isize;
     match axes {
-        None => Some(shape.iter().product()),
-        Some(axes) => axes.iter().try_fold(1usize, |n, &axis| {
+        None => Some(shape.contains(&0)),
+        Some(axes) => axes.iter().try_fold(false, |empty, &axis| {
+            // No overflow: `axis < 0 <= rank`.
             let axis = if axis < 0 { axis + rank } else { axis };
-            (0..rank).contains(&axis).then(|| n * shape[axis as usize])
+            (0..rank)
+                .contains(&axis)
+                .then(|| empty || shape[axis as usize] == 0)
         }),
     }
 }
@@ -138,7 +142,7 @@ fn masked_reduction(op: &ReductionOp, x: &MaskedTensor) -> Result<Option<MaskedT
         return Ok(None);
     };
     let valid: Tensor = op.apply_other_as(&catalog::REDUCE_ANY, &x.mask)?;
-    let values = if reduced_extent(x.shape(), op.axes()) == Some(0) {
+    let values = if reduces_nothing(x.shape(), op.axes()) == Some(true) {
         empty(op, rule, x, valid.shape())?
     } else {
         match rule {

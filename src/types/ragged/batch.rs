@@ -6,6 +6,7 @@
 
 use super::{RaggedTensor, RaggedTensorSpec, arg_error, i64_tensor, splits_of};
 use crate::batch::{BatchEncoder, concat_rows_counted, slice_rows};
+use crate::types::size::running_splits;
 use crate::{Dim, Result, Shape, Tensor, TensorSpec};
 
 /// The batch encoder of [`RaggedTensor`] (named by its `#[extype(batchable = RaggedBatch)]`).
@@ -92,19 +93,13 @@ impl BatchEncoder<RaggedTensor> for RaggedBatch {
                 ));
             }
         }
-        let flats: Vec<&Tensor> = items.iter().map(|r| &r.flat_values).collect();
-        let nvals = items.iter().map(|r| r.flat_values.shape()[0]).sum();
-        let flat_values = concat_rows_counted(&flats, nvals, "flat_values")?;
-        let mut nested = Vec::with_capacity(rr + 1);
-        let mut outer = Vec::with_capacity(items.len() + 1);
-        outer.push(0i64);
-        for item in items {
-            outer.push(outer[outer.len() - 1] + item.nrows() as i64);
-        }
+        let outer = running_splits("stack", "items", items.iter().map(|r| r.nrows()))?;
+        let mut nested = Vec::with_capacity(rr.saturating_add(1));
         nested.push(i64_tensor(outer));
         for level in 0..rr {
-            nested.push(joined_splits(items.iter().copied(), level));
+            nested.push(joined_splits("stack", items.iter().copied(), level)?);
         }
+        let flat_values = joined_flat_values("stack", items)?;
         let mut uniform = vec![None];
         uniform.extend(first.uniform_row_lengths.iter().cloned());
         Ok(RaggedTensor::from_parts_unchecked(
@@ -173,8 +168,6 @@ impl RaggedTensor {
         let Some(first) = items.first() else {
             return Err(arg_error(OP, "items", "at least one dense tensor", "none"));
         };
-        let mut splits = Vec::with_capacity(items.len() + 1);
-        splits.push(0i64);
         for (i, t) in items.iter().enumerate() {
             if t.ndim() == 0 || t.dtype() != first.dtype() || t.shape()[1..] != first.shape()[1..] {
                 return Err(arg_error(
@@ -188,9 +181,11 @@ impl RaggedTensor {
                     format!("dtype {} shape {:?}", t.dtype(), t.shape()),
                 ));
             }
-            splits.push(splits[splits.len() - 1] + t.shape()[0] as i64);
         }
-        let flat = concat_rows_counted(&items, splits[splits.len() - 1] as usize, "items")?;
+        let splits = running_splits(OP, "items", items.iter().map(|t| t.shape()[0]))?;
+        // The total is below `i64::MAX` (checked above).
+        let nvals = splits[splits.len() - 1] as usize;
+        let flat = concat_rows_counted(&items, nvals, "items")?;
         Ok(RaggedTensor::from_parts_unchecked(
             flat,
             vec![i64_tensor(splits)],
@@ -199,24 +194,49 @@ impl RaggedTensor {
     }
 }
 
+/// The flat values of `items` appended (axis 0), their row count checked to fit `i64` (the
+/// splits' type) first: an error of `op` otherwise.
+pub(super) fn joined_flat_values(op: &str, items: &[&RaggedTensor]) -> Result<Tensor> {
+    let counts = running_splits(
+        op,
+        "flat_values",
+        items.iter().map(|r| r.flat_values.shape()[0]),
+    )?;
+    let flats: Vec<&Tensor> = items.iter().map(|r| &r.flat_values).collect();
+    // The total is below `i64::MAX` (checked above).
+    concat_rows_counted(&flats, counts[counts.len() - 1] as usize, "flat_values")
+}
+
 /// The row splits of partition `level` of `items` joined end to end (each item's splits
 /// rebased on the rows before it): the partition of their concatenation along axis 0, shared
-/// by `stack` (below the new outer level) and `concat`.
+/// by `stack` (below the new outer level) and `concat`; an error of `op` when the rows below
+/// total more than `i64::MAX`.
 pub(super) fn joined_splits<'a>(
+    op: &str,
     items: impl Iterator<Item = &'a RaggedTensor> + Clone,
     level: usize,
-) -> Tensor {
+) -> Result<Tensor> {
+    // Each item's rows below start at the total of the items before it (checked to fit `i64`).
+    let offsets = running_splits(
+        op,
+        "values",
+        items.clone().map(|r| {
+            let s = splits_of(&r.nested_row_splits[level]);
+            // Checked splits: the last is non-negative.
+            s[s.len() - 1] as usize
+        }),
+    )?;
+    // Each item's splits are non-empty: at most `len` entries each (a length of a buffer).
     let total: usize = items
         .clone()
         .map(|r| r.nested_row_splits[level].len() - 1)
-        .sum();
-    let mut splits = Vec::with_capacity(total + 1);
+        .fold(0usize, usize::saturating_add);
+    let mut splits = Vec::with_capacity(total.saturating_add(1));
     splits.push(0i64);
-    let mut offset = 0i64;
-    for item in items {
+    for (item, &offset) in items.zip(&offsets) {
         let s = splits_of(&item.nested_row_splits[level]);
+        // No overflow: `v <= s[last]`, and `offset + s[last]` is the next (checked) offset.
         splits.extend(s[1..].iter().map(|&v| v + offset));
-        offset += s[s.len() - 1];
     }
-    i64_tensor(splits)
+    Ok(i64_tensor(splits))
 }

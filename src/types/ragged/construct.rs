@@ -513,9 +513,7 @@ impl RaggedTensor {
             },
         )?;
         if len == 0 {
-            return Ok(crate::with_element!(self.dtype(), T => {
-                Tensor::from(crate::ndarray::ArrayD::<T>::default(crate::ndarray::IxDyn(&out_shape)))
-            }));
+            return Ok(super::empty_tensor(self.dtype(), &out_shape));
         }
         let mut current = self.flat_values.clone();
         for level in (0..self.ragged_rank()).rev() {

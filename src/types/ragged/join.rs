@@ -10,7 +10,7 @@
 //! [`RaggedTensor::concat`] and [`RaggedTensor::stack`] (a dispatch handler has a fixed number
 //! of arguments, `concat` takes any number).
 
-use super::batch::{RaggedBatch, joined_splits};
+use super::batch::{RaggedBatch, joined_flat_values, joined_splits};
 use super::infer::{ragged, value};
 use super::{RaggedTensor, RaggedTensorSpec, arg_error, describe, i64_tensor, splits_of};
 use crate::batch::{BatchEncoder, concat_rows_counted};
@@ -18,6 +18,7 @@ use crate::dispatch::Call;
 use crate::ndarray::{Ix1, IxDyn};
 use crate::ops::{self, OpArgs};
 use crate::types::MaskedTensor;
+use crate::types::size::running_splits;
 use crate::{
     DType, Dim, OrDense, Result, Shape, Tensor, TensorSpec, TensorView, ValueSpec, dispatch,
 };
@@ -44,13 +45,38 @@ fn gather_rows(op: &str, x: &RaggedTensor, ids: &[i64]) -> Result<RaggedTensor> 
         let mut next = Vec::with_capacity(ranges.len());
         for &(a, b) in &ranges {
             for row in a..b {
+                // Checked splits: `0 <= start <= end`, and `row < nrows` at this level.
                 let (start, end) = (s[row as usize], s[row as usize + 1]);
-                splits.push(splits[splits.len() - 1] + end - start);
+                // Repeated ids may take more rows than the tensor has, past `i64::MAX`.
+                let total = splits[splits.len() - 1];
+                splits.push(total.checked_add(end - start).ok_or_else(|| {
+                    arg_error(
+                        op,
+                        "indices",
+                        format!(
+                            "rows holding at most i64::MAX (2^63 - 1) rows of level {} in all",
+                            level + 1
+                        ),
+                        format!("{total} rows and {} more", end - start),
+                    )
+                })?);
                 next.push((start, end));
             }
         }
         nested.push(i64_tensor(splits));
         ranges = next;
+    }
+    if x.flat_values.is_empty() {
+        // No elements (an empty inner axis): such values hold any number of rows in no memory,
+        // so the result's rows are counted, not listed. Their number is the last split above
+        // (checked to fit `i64`).
+        let mut shape = x.flat_values.shape().to_vec();
+        shape[0] = ranges.iter().map(|&(a, b)| (b - a) as usize).sum();
+        return Ok(RaggedTensor::from_parts_unchecked(
+            super::empty_tensor(x.dtype(), &shape),
+            nested,
+            x.uniform_row_lengths.clone(),
+        ));
     }
     let flat_ids: Vec<i64> = ranges.iter().flat_map(|&(a, b)| a..b).collect();
     let flat: Tensor = if flat_ids.len() == x.flat_values.shape()[0]
@@ -216,13 +242,11 @@ impl RaggedTensor {
 /// Rows of several items appended (the splits of every level rebased).
 fn concat_rows(items: &[&RaggedTensor]) -> Result<RaggedTensor> {
     let rr = items[0].ragged_rank();
-    let flats: Vec<&Tensor> = items.iter().map(|r| &r.flat_values).collect();
-    let nvals = items.iter().map(|r| r.flat_values.shape()[0]).sum();
-    let flat = concat_rows_counted(&flats, nvals, "flat_values")?;
     let mut nested = Vec::with_capacity(rr);
     for level in 0..rr {
-        nested.push(joined_splits(items.iter().copied(), level));
+        nested.push(joined_splits("concat", items.iter().copied(), level)?);
     }
+    let flat = joined_flat_values("concat", items)?;
     Ok(RaggedTensor::from_parts_unchecked(
         flat,
         nested,
@@ -247,17 +271,30 @@ fn concat_ragged(items: &[&RaggedTensor]) -> Result<RaggedTensor> {
         .iter()
         .map(|r| splits_of(&r.nested_row_splits[0]).into_owned())
         .collect();
-    let mut offsets = Vec::with_capacity(items.len());
-    let mut total = 0i64;
-    for s in &outer {
-        offsets.push(total);
-        total += s[s.len() - 1];
-    }
+    // Checked to fit `i64`: every value-row index below is under the total.
+    let offsets = running_splits(
+        "concat",
+        "values",
+        // Checked splits: the last is non-negative.
+        outer.iter().map(|s| s[s.len() - 1] as usize),
+    )?;
+    let total = offsets[offsets.len() - 1];
     let mut splits = Vec::with_capacity(nrows + 1);
     splits.push(0i64);
-    let mut order = Vec::with_capacity(total as usize);
+    // One entry per value-row of the result (allocated fallibly: empty inner axes let many
+    // rows take no memory).
+    let mut order = Vec::new();
+    order.try_reserve_exact(total as usize).map_err(|_| {
+        arg_error(
+            "concat",
+            "values",
+            "value rows whose order fits in memory",
+            format!("{total} value rows"),
+        )
+    })?;
     for i in 0..nrows {
         for (s, &off) in outer.iter().zip(&offsets) {
+            // `s[i] <= s[i + 1] <= s[last]`, and `off + s[last]` is the next (checked) offset.
             order.extend(s[i] + off..s[i + 1] + off);
         }
         splits.push(order.len() as i64);

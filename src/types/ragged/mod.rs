@@ -250,6 +250,14 @@ pub(crate) fn small_scalar(dtype: DType, one: bool) -> Tensor {
     }
 }
 
+/// A tensor of `dtype` and `shape` with no elements (some size is 0; nothing is allocated).
+pub(crate) fn empty_tensor(dtype: DType, shape: &[usize]) -> Tensor {
+    debug_assert!(shape.contains(&0), "{shape:?}");
+    with_element!(dtype, T => {
+        Tensor::from(crate::ndarray::ArrayD::<T>::default(crate::ndarray::IxDyn(shape)))
+    })
+}
+
 /// An `i64` vector as a tensor (moved, no copy).
 pub(crate) fn i64_tensor(v: Vec<i64>) -> Tensor {
     Tensor::from(ArcArray::from_vec(v).into_dyn())
@@ -615,9 +623,11 @@ fn ragged_shape(flat: &Shape, outer_splits: Option<&Shape>, uniform: &[Option<i6
         return Shape::unknown_rank();
     };
     let mut dims = vec![nrows];
-    dims.extend(uniform.iter().map(|u| match u {
-        Some(len) => Dim::Known(*len as usize),
-        None => Dim::Unknown,
+    // A spec's lengths are data of a file or a caller, not checked as a value's are: a negative
+    // one is no known size.
+    dims.extend(uniform.iter().map(|u| match u.map(usize::try_from) {
+        Some(Ok(len)) => Dim::Known(len),
+        _ => Dim::Unknown,
     }));
     dims.extend(flat_dims.iter().skip(1).cloned());
     Shape::from_dims(dims)
@@ -630,6 +640,7 @@ impl TensorLike for RaggedTensor {
     fn shape(&self) -> Shape {
         let mut dims = vec![Dim::Known(self.nrows())];
         dims.extend(self.uniform_row_lengths.iter().map(|u| match u {
+            // Checked non-negative on construction.
             Some(len) => Dim::Known(*len as usize),
             None => Dim::Unknown,
         }));

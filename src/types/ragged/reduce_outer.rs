@@ -8,6 +8,7 @@
 
 use super::{RaggedTensor, arg_error, i64_tensor, splits_of};
 use crate::ops::{self, OpArgs};
+use crate::types::size::running_splits;
 use crate::{Op, Result, Tensor, Value};
 
 /// One reduction, as each axis step needs it.
@@ -54,12 +55,11 @@ fn take(rows: &Rows, ids: &[i64]) -> Result<Rows> {
 /// Lists of rows joined as the rows of one tensor with one more (outer) partition: row `j`
 /// holds the rows of `parts[j]`. `like` gives the dtype and shape of an empty part.
 fn assemble(parts: Vec<Rows>, like: &Rows) -> Result<RaggedTensor> {
-    let mut splits = Vec::with_capacity(parts.len() + 1);
-    splits.push(0i64);
-    for p in &parts {
-        splits.push(splits[splits.len() - 1] + p.nrows() as i64);
-    }
-    let splits = i64_tensor(splits);
+    let splits = i64_tensor(running_splits(
+        "reduce",
+        "rows",
+        parts.iter().map(Rows::nrows),
+    )?);
     match like {
         Rows::Dense(t) => {
             let mut flat = super::take_rows(t, &[])?;

@@ -76,16 +76,14 @@ impl BatchEncoder<SparseTensor> for SparseBatch {
                 *s = (*s).max(d);
             }
         }
-        let nnz: usize = items.iter().map(|x| x.nnz()).sum();
-        let mut indices = Array2::<i64>::zeros((nnz, rank + 1));
-        let mut row = 0;
-        for (i, x) in items.iter().enumerate() {
+        // Each item's first entry (the entries in all checked to fit `i64`: an item may repeat).
+        let rows = super::running_splits("stack", "items", items.iter().map(|x| x.nnz()))?;
+        let mut indices = Array2::<i64>::zeros((rows[items.len()] as usize, rank + 1));
+        for (i, (x, w)) in items.iter().zip(rows.windows(2)).enumerate() {
             let idx = x.indices_array();
-            let n = x.nnz();
-            let mut block = indices.slice_mut(crate::ndarray::s![row..row + n, ..]);
+            let mut block = indices.slice_mut(crate::ndarray::s![w[0] as usize..w[1] as usize, ..]);
             block.column_mut(0).fill(i as i64);
             block.slice_mut(crate::ndarray::s![.., 1..]).assign(&idx);
-            row += n;
         }
         let values: Vec<crate::Operand<'_>> = items
             .iter()

@@ -34,7 +34,7 @@
 mod display;
 mod field;
 
-pub(crate) use super::size::{dense_len, try_filled};
+pub(crate) use super::size::{dense_len, running_splits, try_filled};
 pub(crate) use field::check_dims;
 pub use field::{DenseShape, Entries};
 

@@ -27,7 +27,7 @@
 //! - `ops::cast`: the values cast, the indices kept.
 
 use super::arith::{like, sparse_of};
-use super::{SparseTensor, row_major_strides};
+use super::{SparseTensor, row_major_strides, running_splits};
 use crate::dispatch::Call;
 use crate::ndarray::Array2;
 use crate::ops::infer::{self, Inferred};
@@ -131,13 +131,12 @@ impl SparseTensor {
         let concat_order: Vec<usize> = std::iter::once(ax)
             .chain((0..rank).filter(|&d| d != ax))
             .collect();
-        let nnz: usize = xs.iter().map(|x| x.nnz()).sum();
-        let mut indices = Array2::<i64>::zeros((nnz, rank));
+        // Each input's first entry (the entries in all checked to fit `i64`: an input may repeat).
+        let rows = running_splits(OP, "xs", xs.iter().map(|x| x.nnz()))?;
+        let mut indices = Array2::<i64>::zeros((rows[xs.len()] as usize, rank));
         let mut values: Vec<Tensor> = Vec::with_capacity(xs.len());
-        let mut row = 0;
-        for (x, &offset) in xs.iter().zip(&offsets) {
-            let n = x.nnz();
-            let mut block = indices.slice_mut(crate::ndarray::s![row..row + n, ..]);
+        for ((x, &offset), w) in xs.iter().zip(&offsets).zip(rows.windows(2)) {
+            let mut block = indices.slice_mut(crate::ndarray::s![w[0] as usize..w[1] as usize, ..]);
             if x.is_canonical() {
                 // No ties: the first sort leaves nothing the second does not decide.
                 block.assign(&x.indices_array());
@@ -149,7 +148,6 @@ impl SparseTensor {
             }
             // In range: an index is below its input's size, and offset + size <= the checked sum.
             block.column_mut(ax).mapv_inplace(|i| i + offset as i64);
-            row += n;
         }
         let values: Vec<crate::Operand<'_>> = values.iter().map(|v| v.as_operand()).collect();
         let values: Tensor = ops::concat_as(&values, 0)?;
