@@ -18,7 +18,7 @@ pub fn main() -> extype::Result<()> {
     )?;
     println!("r                       = {r}");
     println!("row_splits              = {}", r.row_splits());
-    println!("value_rowids            = {}", r.value_rowids());
+    println!("value_rowids            = {}", r.value_rowids()?);
     println!("bounding_shape          = {:?}", r.bounding_shape());
     println!(
         "to_tensor(-1)           = {}",

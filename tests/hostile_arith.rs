@@ -120,3 +120,20 @@ fn ragged_gather_of_rows_of_empty_values_counts_them() {
         Tensor::from(array![0i64, (BIG / 2 - 1) as i64, (BIG - 2) as i64])
     );
 }
+
+/// Flat values of zero width hold any number of rows in no memory: what an op lists per value
+/// or per row (row ids, row lengths) is allocated fallibly, an error when it cannot be.
+#[test]
+fn zero_width_values_claiming_more_rows_than_memory_holds_are_errors() {
+    let flat = Tensor::from(ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[1 << 62, 0])));
+    let r = RaggedTensor::from_row_splits(flat, ndarray::array![0i64, 1 << 62]).unwrap();
+    let e = r.value_rowids().unwrap_err().to_string();
+    assert!(e.contains("value_rowids"), "{e}");
+    let dense = Tensor::from(ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[
+        1 << 62,
+        1,
+        0,
+    ])));
+    let e = RaggedTensor::from_tensor(dense).unwrap_err().to_string();
+    assert!(e.contains("from_tensor"), "{e}");
+}

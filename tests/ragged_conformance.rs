@@ -158,7 +158,7 @@ fn accessors_as_tf() {
     let x = r();
     assert_eq!(x.nrows(), 4);
     assert_eq!(x.row_lengths(), t(array![3i64, 0, 2, 1]));
-    assert_eq!(x.value_rowids(), t(array![0i64, 0, 0, 2, 2, 3]));
+    assert_eq!(x.value_rowids().unwrap(), t(array![0i64, 0, 0, 2, 2, 3]));
     assert_eq!(x.row_starts(), t(array![0i64, 3, 3, 5]));
     assert_eq!(x.row_limits(), t(array![3i64, 3, 5, 6]));
     assert_eq!(x.bounding_shape(), vec![4, 3]);
@@ -175,8 +175,8 @@ fn accessors_as_tf() {
 #[test]
 fn derived_encodings_are_computed_once_and_shared() {
     let x = r();
-    let a = x.value_rowids();
-    let b = x.value_rowids();
+    let a = x.value_rowids().unwrap();
+    let b = x.value_rowids().unwrap();
     // The same buffer: computed once.
     assert_eq!(
         a.as_array::<i64, ndarray::Ix1>().unwrap().as_ptr(),
@@ -185,7 +185,7 @@ fn derived_encodings_are_computed_once_and_shared() {
     // Shared by values built on the same partition (ops that keep it, with_flat_values).
     let y: RaggedTensor = ops::neg_as(&x).unwrap();
     assert!(y.shares_partitions_with(&x));
-    let c = y.value_rowids();
+    let c = y.value_rowids().unwrap();
     assert_eq!(
         a.as_array::<i64, ndarray::Ix1>().unwrap().as_ptr(),
         c.as_array::<i64, ndarray::Ix1>().unwrap().as_ptr()

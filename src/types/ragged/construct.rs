@@ -339,7 +339,10 @@ impl RaggedTensor {
     pub fn from_tensor(dense: impl Into<Tensor>) -> Result<RaggedTensor> {
         let dense = dense_of("from_tensor", dense.into())?;
         let (nrows, ncols) = (dense.shape()[0], dense.shape()[1]);
-        let lengths = vec![ncols as i64; nrows];
+        // One length per row, allocated fallibly: a dense tensor of zero-width rows holds no
+        // data, yet may have far more rows than memory holds lengths.
+        let lengths =
+            crate::types::size::try_filled("from_tensor", "the row lengths", nrows, ncols as i64)?;
         from_dense_rows(&dense, &lengths)
     }
 

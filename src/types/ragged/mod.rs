@@ -521,27 +521,35 @@ impl RaggedTensor {
     }
 
     /// The row of each value of the outermost partition (`i64`, sorted; TF's `value_rowids()`),
-    /// computed once and shared.
-    pub fn value_rowids(&self) -> Tensor {
+    /// computed once and shared. One id per value: an error when they cannot be allocated
+    /// (values of zero width can number far more than memory holds).
+    pub fn value_rowids(&self) -> Result<Tensor> {
         self.nested_value_rowids(0)
-            .unwrap_or_else(|_| i64_tensor(Vec::new()))
     }
 
     /// [`value_rowids`](Self::value_rowids) of partition `level`.
     pub fn nested_value_rowids(&self, level: usize) -> Result<Tensor> {
         let splits = self.level_splits("value_rowids", level)?;
-        Ok(self
-            .encodings(level)
-            .value_rowids
-            .get_or_init(|| {
-                let s = splits_of(splits);
-                let mut ids = Vec::with_capacity(s[s.len() - 1] as usize);
-                for (row, w) in s.windows(2).enumerate() {
-                    ids.resize(ids.len() + (w[1] - w[0]) as usize, row as i64);
-                }
-                i64_tensor(ids)
-            })
-            .clone())
+        let cell = &self.encodings(level).value_rowids;
+        if let Some(ids) = cell.get() {
+            return Ok(ids.clone());
+        }
+        let s = splits_of(splits);
+        // Checked splits: the last is the number of values, each step non-negative.
+        let n = s[s.len() - 1] as usize;
+        let mut ids: Vec<i64> = Vec::new();
+        ids.try_reserve_exact(n).map_err(|_| {
+            arg_error(
+                "value_rowids",
+                "the partition",
+                "a number of values whose row ids fit in memory",
+                format!("{n} values"),
+            )
+        })?;
+        for (row, w) in s.windows(2).enumerate() {
+            ids.resize(ids.len() + (w[1] - w[0]) as usize, row as i64);
+        }
+        Ok(cell.get_or_init(|| i64_tensor(ids)).clone())
     }
 
     /// The start of each outermost row in the values (`row_splits[..nrows]`; TF's

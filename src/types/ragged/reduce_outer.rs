@@ -116,7 +116,15 @@ fn merge0(red: &Reduction<'_>, x: &RaggedTensor) -> Result<Rows> {
         return Ok(Rows::Dense(padded.dense_op(red.op, &OpArgs::axes(&[0]))?));
     }
     let values = values_of(x);
-    let mut parts = Vec::with_capacity(longest as usize);
+    let mut parts = Vec::new();
+    parts.try_reserve_exact(longest as usize).map_err(|_| {
+        arg_error(
+            "reduce",
+            "rows",
+            "rows whose positions fit in memory",
+            format!("a row of {longest}"),
+        )
+    })?;
     for j in 0..longest {
         let ids: Vec<i64> = s[..s.len() - 1]
             .iter()
@@ -268,7 +276,18 @@ fn keep_axis(value: Value, axis: usize) -> Result<Value> {
                 .copied()
                 .unwrap_or(0),
         };
-        (axis - 1, (0..=n).collect())
+        // One split per entry of the level (fallibly: zero-width entries can outnumber memory).
+        let mut splits: Vec<i64> = Vec::new();
+        splits.try_reserve_exact(n as usize + 1).map_err(|_| {
+            arg_error(
+                "reduce",
+                "keepdims",
+                "a kept axis whose row splits fit in memory",
+                format!("{n} rows"),
+            )
+        })?;
+        splits.extend(0..=n);
+        (axis - 1, splits)
     };
     let mut nested = r.nested_row_splits.clone();
     nested.insert(index, i64_tensor(splits));
