@@ -438,9 +438,12 @@ fn dependencies(manifest: &str) -> BTreeSet<String> {
     names
 }
 
-/// The crate graph of ARCHITECTURE.md: the leaf crate depends on no other crate of the
-/// workspace, the macros only on the leaf (never on the runtime, so the derive builds beside it),
-/// the kernels on none, core on the leaf and the kernels.
+/// The crate graph of ARCHITECTURE.md, every crate of the workspace placed: the leaf crate
+/// depends on no other crate of the workspace, the macros only on the leaf (never on the
+/// runtime, so the derive builds beside it), the kernels on none, core on the leaf and the
+/// kernels, the facade on core, the macros and the kernels (never on Arrow), the command line
+/// and the Arrow crate on core, the DataFusion crate on core and the Arrow crate; nothing
+/// depends on the DataFusion crate.
 #[test]
 fn crate_graph_points_one_way() {
     let root = root();
@@ -452,13 +455,23 @@ fn crate_graph_points_one_way() {
         "extype-macros",
         "extype-kernels",
         "extype-shape",
+        "extype-cli",
+        "extype-arrow",
+        "extype-datafusion",
     ]
     .into();
-    let allowed: [(&str, &[&str]); 4] = [
+    let allowed: [(&str, &[&str]); 8] = [
         ("shape/Cargo.toml", &[]),
         ("macros/Cargo.toml", &["extype-shape"]),
         ("kernels/Cargo.toml", &[]),
         ("core/Cargo.toml", &["extype-shape", "extype-kernels"]),
+        (
+            "Cargo.toml",
+            &["extype-core", "extype-macros", "extype-kernels"],
+        ),
+        ("cli/Cargo.toml", &["extype-core"]),
+        ("arrow/Cargo.toml", &["extype-core"]),
+        ("datafusion/Cargo.toml", &["extype-core", "extype-arrow"]),
     ];
     let mut problems = String::new();
     for (manifest, ok) in allowed {
@@ -469,6 +482,14 @@ fn crate_graph_points_one_way() {
                     "{manifest} depends on {dep}; ARCHITECTURE.md allows only {ok:?}"
                 )
                 .unwrap();
+            }
+        }
+    }
+    // Arrow's crates stay out of the facade, core and the command line.
+    for manifest in ["Cargo.toml", "core/Cargo.toml", "cli/Cargo.toml"] {
+        for dep in dependencies(&read(manifest)) {
+            if dep.starts_with("arrow") || dep == "parquet" || dep == "datafusion" {
+                writeln!(problems, "{manifest} depends on {dep}").unwrap();
             }
         }
     }
@@ -1047,6 +1068,10 @@ fn no_two_files_of_a_module_import_each_other() {
         ("core/src", true),
         ("shape/src", false),
         ("kernels/src", false),
+        ("src", true),
+        ("macros/src", true),
+        ("cli/src", false),
+        ("datafusion/src", false),
     ] {
         for cycle in file_cycles(&sources(dir), per_module) {
             let files: Vec<String> = cycle.files.iter().map(|f| format!("{dir}/{f}")).collect();
@@ -1066,6 +1091,24 @@ fn no_two_files_of_a_module_import_each_other() {
         problems.is_empty(),
         "files of one module import each other (each module's files must form a one-way \
          order; move the shared item down, or import it from the file that defines it):\n{problems}"
+    );
+}
+
+/// The check covers the facade's library types: an import planted in `src/types/` that closes a
+/// circle is reported.
+#[test]
+fn a_circle_planted_in_the_library_types_is_caught() {
+    let mut files = sources("src");
+    let planted = "types/ragged/segment_extreme.rs";
+    let (_, code) = files
+        .iter_mut()
+        .find(|(f, _)| f == planted)
+        .expect("the ragged segment folds");
+    code.push_str("\nuse super::reduce_outer::Reduction;\n");
+    let cycles = file_cycles(&files, true);
+    assert!(
+        cycles.iter().any(|c| c.files.iter().any(|f| f == planted)),
+        "no circle reported through {planted}: {cycles:?}"
     );
 }
 
@@ -1202,6 +1245,8 @@ fn every_crate_denies_undocumented_unsafe_blocks() {
         "kernels/src/lib.rs",
         "macros/src/lib.rs",
         "cli/src/main.rs",
+        "arrow/src/lib.rs",
+        "datafusion/src/lib.rs",
     ];
     let missing: Vec<&str> = roots
         .into_iter()

@@ -47,6 +47,7 @@
 //! ```
 
 #![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 use std::fmt;
 use std::hash::{Hash, Hasher};

@@ -92,12 +92,12 @@ pub(crate) fn running_splits(
             .ok()
             .and_then(|n| total.checked_add(n))
             .ok_or_else(|| {
-                crate::types::ragged::arg_error(
-                    op,
-                    arg,
-                    "a total of at most i64::MAX (2^63 - 1)",
-                    format!("{total} before {arg}[{k}], which adds {n}"),
-                )
+                crate::Error::from(crate::DispatchError::Argument {
+                    op: op.into(),
+                    arg: arg.into(),
+                    expected: "a total of at most i64::MAX (2^63 - 1)".into(),
+                    found: format!("{total} before {arg}[{k}], which adds {n}"),
+                })
             })?;
         splits.push(total);
     }

@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::Gen;
+use super::context::Gen;
 use crate::attr::Batchable;
 
 /// The batching impls, or nothing when the struct is not batchable.
@@ -124,7 +124,7 @@ fn batch_where_clause(g: &Gen) -> Option<syn::WhereClause> {
     let mut where_clause = g.where_clause.clone();
     if let Some(Batchable::Default) = &g.cont.attrs.batchable {
         for field in g.spec_fields() {
-            if super::mentions_generic_param(g.cont, field.ty) {
+            if super::context::mentions_generic_param(g.cont, field.ty) {
                 let ty = field.field_ty();
                 where_clause
                     .get_or_insert_with(|| syn::parse_quote!(where))

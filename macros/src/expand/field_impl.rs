@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::{Gen, key};
+use super::context::{Gen, key};
 use crate::ast::Style;
 
 /// `unsafe impl Derived for Foo { const DESC = &StructDesc { .. } }`.

@@ -7,7 +7,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{Gen, erased, spec_of};
+use super::context::{Gen, erased, spec_of};
 use crate::ast::Style;
 
 pub fn definition(g: &Gen) -> TokenStream {

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::Gen;
+use super::context::Gen;
 
 pub fn stub(g: &Gen) -> TokenStream {
     let vis = g.cont.vis;

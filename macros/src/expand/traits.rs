@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use super::Gen;
+use super::context::Gen;
 use crate::ast::Style;
 use crate::attr::TensorLikeAttr;
 

@@ -279,8 +279,8 @@ fn dense_reduce(
     // (`unsorted_segment_max`); one of uniform axes only, the dense identity (−inf).
     let fill = match kind {
         Kind::Mean => ops::cast_as(&Tensor::from(arr0(f64::NAN).into_dyn()), out)?,
-        Kind::Max if ragged_axis => finite_extreme(t.dtype(), false),
-        Kind::Min if ragged_axis => finite_extreme(t.dtype(), true),
+        Kind::Max if ragged_axis => super::segment_extreme::finite_extreme(t.dtype(), false),
+        Kind::Min if ragged_axis => super::segment_extreme::finite_extreme(t.dtype(), true),
         other => ops::cast_as(&identity(other, t.dtype())?, out)?,
     };
     broadcast_to(&fill, &shape)
@@ -355,7 +355,10 @@ fn kernel_extreme(kind: Kind, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
     }
     let mut row = vec![1usize];
     row.extend_from_slice(&flat.shape()[1..]);
-    let fill = broadcast_to(&finite_extreme(flat.dtype(), kind == Kind::Min), &row)?;
+    let fill = broadcast_to(
+        &super::segment_extreme::finite_extreme(flat.dtype(), kind == Kind::Min),
+        &row,
+    )?;
     let ext = super::append_rows(&reduced, &fill)?;
     let mut k = 0i64;
     let ids: Vec<i64> = splits
@@ -370,30 +373,6 @@ fn kernel_extreme(kind: Kind, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
         })
         .collect();
     super::take_rows(&ext, &ids)
-}
-
-/// The dtype's lowest (`highest = false`) or highest finite value, as a scalar.
-pub(super) fn finite_extreme(dtype: DType, highest: bool) -> Tensor {
-    macro_rules! pick {
-        ($t:ty) => {
-            Tensor::from(arr0(if highest { <$t>::MAX } else { <$t>::MIN }).into_dyn())
-        };
-    }
-    match dtype {
-        DType::Bool => Tensor::from(arr0(highest).into_dyn()),
-        DType::I8 => pick!(i8),
-        DType::I16 => pick!(i16),
-        DType::I32 => pick!(i32),
-        DType::I64 => pick!(i64),
-        DType::U8 => pick!(u8),
-        DType::U16 => pick!(u16),
-        DType::U32 => pick!(u32),
-        DType::U64 => pick!(u64),
-        DType::F32 => pick!(f32),
-        DType::F64 => pick!(f64),
-        DType::F16 => pick!(crate::half::f16),
-        DType::BF16 => pick!(crate::half::bf16),
-    }
 }
 
 /// The identity of a reduction on the padded form (float max: −inf, so a real −inf wins).
@@ -414,8 +393,8 @@ fn identity(kind: Kind, dtype: DType) -> Result<Tensor> {
     Ok(match (kind, dtype) {
         (_, DType::F32) => float!(f32),
         (_, DType::F64) => float!(f64),
-        (Kind::Max, d) => finite_extreme(d, false),
-        (Kind::Min, d) => finite_extreme(d, true),
+        (Kind::Max, d) => super::segment_extreme::finite_extreme(d, false),
+        (Kind::Min, d) => super::segment_extreme::finite_extreme(d, true),
         (Kind::Prod | Kind::All, d) => super::small_scalar(d, true),
         (_, d) => super::small_scalar(d, false),
     })

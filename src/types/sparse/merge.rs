@@ -32,7 +32,7 @@
 
 use std::mem::MaybeUninit;
 
-use super::arith::Arith;
+use super::element::Arith;
 use crate::ndarray::{Array1, Array2, s};
 
 /// Both lists together from this many entries merge in halves on two cores (when a second is
@@ -474,9 +474,54 @@ where
     }
 }
 
+/// The plain merge of two entry lists for any rank (the arithmetic's path for rank 0 and ranks
+/// above 4, and the reference of the tests), summing equal indices and keeping a sum whose
+/// magnitude reaches `threshold`.
+pub(super) fn merge_dyn<T: Arith>(
+    rank: usize,
+    af: &[i64],
+    av: &[T],
+    bf: &[i64],
+    bv: &[T],
+    threshold: f64,
+) -> (Vec<i64>, Vec<T>) {
+    let (na, nb) = (av.len(), bv.len());
+    let row = |k: usize| -> std::ops::Range<usize> { k * rank..(k + 1) * rank };
+    let mut idx: Vec<i64> = Vec::with_capacity((na + nb) * rank);
+    let mut vals: Vec<T> = Vec::with_capacity(na + nb);
+    let (mut i, mut j) = (0, 0);
+    while i < na && j < nb {
+        match af[row(i)].cmp(&bf[row(j)]) {
+            std::cmp::Ordering::Less => {
+                idx.extend_from_slice(&af[row(i)]);
+                vals.push(av[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                idx.extend_from_slice(&bf[row(j)]);
+                vals.push(bv[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                let s = av[i].plus(bv[j]);
+                if s.magnitude() >= threshold {
+                    idx.extend_from_slice(&af[row(i)]);
+                    vals.push(s);
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    idx.extend_from_slice(&af[i * rank..]);
+    vals.extend_from_slice(&av[i..]);
+    idx.extend_from_slice(&bf[j * rank..]);
+    vals.extend_from_slice(&bv[j..]);
+    (idx, vals)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::arith::merge_dyn;
     use super::*;
 
     /// A small pseudo-random generator (tests only).

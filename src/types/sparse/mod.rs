@@ -47,6 +47,7 @@ use crate::{
 };
 
 #[macro_use]
+mod element;
 mod arith;
 mod batch;
 mod eigen_fold;

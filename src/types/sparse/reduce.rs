@@ -31,8 +31,9 @@
 //! error that says to densify first (TensorFlow has no sparse form of them).
 
 use super::SparseTensor;
-use super::arith::{Arith, like};
+use super::arith::like;
 use super::eigen_fold;
+use super::element::Arith;
 use crate::dispatch::Call;
 use crate::ndarray::{Array1, Array2, ArrayD, ArrayView1, Ix1, IxDyn};
 use crate::ops::catalog;

@@ -1,0 +1,128 @@
+//! The numeric element types of sparse arithmetic ([`Arith`]: wrapping integer arithmetic, half
+//! floats in `f32` rounded after each step, a magnitude for the add's threshold) and
+//! `with_arith!`, which runs a body with the element type of a dtype known at run time. The
+//! lowest file of the sparse module: the merge, the arithmetic, the reductions and the product
+//! all build on it.
+
+use crate::Element;
+
+/// The numeric element types of sparse arithmetic: wrapping integer arithmetic, a magnitude
+/// for the threshold.
+pub(crate) trait Arith: Element + PartialEq + Default + Send + Sync {
+    /// `a + b` (wrapping for integers).
+    fn plus(self, other: Self) -> Self;
+    /// `a * b` (wrapping for integers).
+    fn times(self, other: Self) -> Self;
+    /// `|a|` as `f64` (for signed integers wrapping, as TensorFlow's: `|MIN|` is `MIN`).
+    fn magnitude(self) -> f64;
+}
+
+macro_rules! arith_int {
+    ($($t:ty => $abs:expr),*) => {$(
+        impl Arith for $t {
+            #[inline]
+            fn plus(self, o: $t) -> $t { self.wrapping_add(o) }
+            #[inline]
+            fn times(self, o: $t) -> $t { self.wrapping_mul(o) }
+            #[inline]
+            #[allow(clippy::cast_lossless)]
+            fn magnitude(self) -> f64 { $abs(self) as f64 }
+        }
+    )*};
+}
+// A signed magnitude wraps, as TensorFlow's `std::abs` on x86 does: |MIN| is MIN, negative, so
+// a sum that wraps to MIN is below every threshold from MIN + 1 up (0 included) and is dropped.
+arith_int!(i8 => i8::wrapping_abs, i16 => i16::wrapping_abs, i32 => i32::wrapping_abs,
+    i64 => i64::wrapping_abs, u8 => std::convert::identity, u16 => std::convert::identity,
+    u32 => std::convert::identity, u64 => std::convert::identity);
+
+macro_rules! arith_float {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline]
+            fn plus(self, o: $t) -> $t { self + o }
+            #[inline]
+            fn times(self, o: $t) -> $t { self * o }
+            #[inline]
+            fn magnitude(self) -> f64 { (self as f64).abs() }
+        }
+    )*};
+}
+arith_float!(f32, f64);
+
+// Half floats: each operation in f32, rounded back once (as the dense ops on them).
+macro_rules! arith_half {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline]
+            fn plus(self, o: $t) -> $t { <$t>::from_f32(self.to_f32() + o.to_f32()) }
+            #[inline]
+            fn times(self, o: $t) -> $t { <$t>::from_f32(self.to_f32() * o.to_f32()) }
+            #[inline]
+            fn magnitude(self) -> f64 { self.to_f64().abs() }
+        }
+    )*};
+}
+arith_half!(crate::half::f16, crate::half::bf16);
+
+/// Runs `$body` with `$T` the numeric element type of `$dtype`, or returns the error of `$op`
+/// refusing the dtype.
+macro_rules! with_arith {
+    ($op:expr, $dtype:expr, $T:ident => $body:expr) => {{
+        #[allow(unreachable_patterns)]
+        match $dtype {
+            $crate::DType::I8 => {
+                type $T = i8;
+                $body
+            }
+            $crate::DType::I16 => {
+                type $T = i16;
+                $body
+            }
+            $crate::DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            $crate::DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            $crate::DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            $crate::DType::U64 => {
+                type $T = u64;
+                $body
+            }
+            $crate::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            $crate::DType::F16 => {
+                type $T = $crate::half::f16;
+                $body
+            }
+            $crate::DType::BF16 => {
+                type $T = $crate::half::bf16;
+                $body
+            }
+            other => Err($crate::Error::unsupported(
+                $op,
+                format!("a numeric dtype, found dtype {other}"),
+            )),
+        }
+    }};
+}
