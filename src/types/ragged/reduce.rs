@@ -236,19 +236,11 @@ fn kept_shape(outer: &[usize], flat: &[usize], inner: &[isize]) -> Vec<usize> {
     outer.iter().copied().chain(dims).collect()
 }
 
-/// The dtype of `op` over all axes of `flat` (the op's dtype check: e.g. `reduce_sum` of bool
-/// is refused as for a dense tensor).
+/// The dtype of `op` over the values of `flat` (the op's dtype check: e.g. `reduce_sum` of
+/// bool is refused as for a dense tensor), read from the op's own data: no dispatch.
 fn out_dtype(op: &'static Op, flat: &TensorSpec) -> Result<DType> {
-    let out = ops::infer_spec(op, &[&ValueSpec::Tensor(flat.clone())], &OpArgs::none())?;
-    match out.spec {
-        ValueSpec::Tensor(t) => Ok(t.dtype),
-        other => Err(arg_error(
-            op.name(),
-            "result",
-            "a dense spec",
-            other.to_string(),
-        )),
-    }
+    let d = op.check_dtypes(1, |_| flat.dtype)?;
+    op.result_dtype(d, &OpArgs::none())
 }
 
 /// The dense reduction `op` of `t`; an empty `t` gives TF's identities (max −inf or the
