@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! extype inspect [--json] FILE...
+//! extype --version
 //! ```
 //!
 //! prints each file's registered type, its spec compactly (`f32[2, 3]`) and each component's
@@ -16,7 +17,7 @@ use std::process::ExitCode;
 
 use extype_core::io::{self, FileInfo};
 
-const USAGE: &str = "usage: extype inspect [--json] FILE...\n\n\
+const USAGE: &str = "usage: extype inspect [--json] FILE...\n       extype --version\n\n\
     Prints what a safetensors file holds: its registered type, its spec and each component's\n\
     path, dtype, shape and size in bytes (--json: the same as JSON).";
 
@@ -55,6 +56,10 @@ fn run(args: &[String]) -> Result<(), String> {
                     print!("{}", text(file, &info));
                 }
             }
+            Ok(())
+        }
+        "-V" | "--version" | "version" => {
+            println!("extype {}", env!("CARGO_PKG_VERSION"));
             Ok(())
         }
         "-h" | "--help" | "help" => {

@@ -53,6 +53,19 @@ fn inspect_prints_type_spec_and_components() {
     );
     let (ok, _, err) = extype(&["frobnicate"]);
     assert!(!ok && err.contains("unknown command"), "{err}");
+    // A Parquet file is named as one (its magic bytes), not reported as a huge header length.
+    let parquet = dir.join("t.parquet");
+    std::fs::write(&parquet, b"PAR1\x15\x04\x15\x10\x15\x14L\x15\x02PAR1").unwrap();
+    let (ok, _, err) = extype(&["inspect", parquet.to_str().unwrap()]);
+    assert!(
+        !ok && err.contains("is a Parquet file") && err.contains("not a safetensors file"),
+        "{err}"
+    );
+    let (ok, out, _) = extype(&["--version"]);
+    assert!(
+        ok && out.trim() == format!("extype {}", env!("CARGO_PKG_VERSION")),
+        "{out}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -462,11 +462,12 @@ pub(crate) fn header_len(file: &str, first: &[u8], file_len: u64) -> Result<usiz
     };
     let n = u64::from_le_bytes(prefix);
     if n > MAX_HEADER_LEN {
-        return Err(IoError::at(
-            file,
-            "",
-            format!("header length {n} is over the limit of {MAX_HEADER_LEN} bytes"),
-        ));
+        // Another format's magic bytes read as a huge length: say what the file is instead.
+        let message = match other_format(&prefix) {
+            Some(what) => format!("is {what}, not a safetensors file"),
+            None => format!("header length {n} is over the limit of {MAX_HEADER_LEN} bytes"),
+        };
+        return Err(IoError::at(file, "", message));
     }
     if n > file_len - 8 {
         return Err(IoError::at(
@@ -480,6 +481,35 @@ pub(crate) fn header_len(file: &str, first: &[u8], file_len: u64) -> Result<usiz
     }
     // `n <= MAX_HEADER_LEN`, which fits any usize of 32 bits or more.
     Ok(n as usize)
+}
+
+/// The format a file starting with `prefix` is, when its magic bytes name one that is not
+/// safetensors (a safetensors file starts with its header's length, a small integer).
+fn other_format(prefix: &[u8; 8]) -> Option<&'static str> {
+    // An IPC stream: the continuation marker, then its first message's positive length.
+    if prefix[..4] == [0xff; 4] && prefix[7] < 0x80 {
+        return Some("an Arrow IPC stream (read it with extype_arrow::read_ipc_stream)");
+    }
+    const FORMATS: [(&[u8], &str); 5] = [
+        (
+            b"PAR1",
+            "a Parquet file (read it with extype_arrow::read_parquet)",
+        ),
+        (
+            b"ARROW1",
+            "an Arrow IPC file (read it with extype_arrow::read_ipc_file)",
+        ),
+        (b"\x93NUMPY", "a NumPy .npy file"),
+        (
+            b"PK\x03\x04",
+            "a zip archive (a NumPy .npz or a PyTorch checkpoint?)",
+        ),
+        (b"\x89HDF", "an HDF5 file"),
+    ];
+    FORMATS
+        .iter()
+        .find(|(magic, _)| prefix.starts_with(magic))
+        .map(|&(_, what)| what)
 }
 
 #[derive(Deserialize)]
@@ -801,6 +831,34 @@ pub(crate) fn parse_bytes(file: &str, bytes: &[u8]) -> Result<Header> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn other_formats_are_named_by_their_magic_bytes() {
+        for (bytes, what) in [
+            (&b"PAR1\x15\x04\x15\x10"[..], "is a Parquet file"),
+            (&b"ARROW1\0\0"[..], "is an Arrow IPC file"),
+            (
+                &b"\xff\xff\xff\xff\x10\x01\0\0"[..],
+                "is an Arrow IPC stream",
+            ),
+            (&b"\x93NUMPY\x01\0"[..], "is a NumPy .npy file"),
+        ] {
+            let e = header_len("f", bytes, 1 << 20).unwrap_err().to_string();
+            assert!(
+                e.contains(what) && e.contains("not a safetensors file"),
+                "{e}"
+            );
+        }
+        // A length whose bytes happen to spell a magic, within the limit, is a length.
+        let small = 100u64.to_le_bytes();
+        assert_eq!(header_len("f", &small, 1 << 20).unwrap(), 100);
+        for huge in [1u64 << 40, u64::MAX] {
+            let e = header_len("f", &huge.to_le_bytes(), 1 << 20)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("over the limit"), "{e}");
+        }
+    }
 
     #[test]
     fn metadata_strings_unescape_as_serde_json_does() {
