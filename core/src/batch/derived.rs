@@ -236,8 +236,13 @@ pub fn unstack<T: DerivedBatch + ExtensionType>(
         let mut items = std::mem::ManuallyDrop::new(items);
         Vec::from_raw_parts(items.as_mut_ptr() as *mut T, n, items.capacity())
     };
+    // Each item is validated as `validate` does, the shape contract once per run of equal
+    // shapes (items of a batch share them).
+    let mut passed = Vec::new();
     for (j, item) in items.iter().enumerate() {
-        if let Err(e) = item.validate() {
+        // SAFETY: `item` is a live `T`, which `desc` (`T::DESC`) describes.
+        let checked = unsafe { desc.check_all_reusing(item as *const T as *const u8, &mut passed) };
+        if let Err(e) = checked {
             return Err(BatchError::Item {
                 op: "unstack",
                 index: j,

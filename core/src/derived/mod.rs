@@ -226,6 +226,46 @@ impl StructDesc {
         }
     }
 
+    /// [`check_all`](Self::check_all) for one of many values in a row (the items of an
+    /// unstacked batch): the shape contract, a pure function of the shapes of the fields it
+    /// names, is not run again when those shapes equal the ones that passed for the value before
+    /// (`passed`, kept up to date). Items of a batch share their shapes, so a batch of many
+    /// small items costs one contract check, not one each.
+    ///
+    /// # Safety
+    /// `value` points to a live value described by `self`.
+    pub(crate) unsafe fn check_all_reusing(
+        &self,
+        value: *const u8,
+        passed: &mut Vec<Vec<usize>>,
+    ) -> Result<()> {
+        // SAFETY: the caller's contract.
+        unsafe { validate_fields(self, value) }?;
+        if let Some(contract) = self.contract {
+            // SAFETY: as for `write_field_spec` (each shape is read from a live field).
+            let shape_of = |f: &FieldDesc| unsafe {
+                f.shape
+                    .map(|shape| &*(shape.concrete_shape)(value.add(f.value_offset)))
+            };
+            let mut shaped = self.fields.iter().filter_map(shape_of);
+            let same = !passed.is_empty()
+                && passed
+                    .iter()
+                    .all(|p| shaped.next().is_some_and(|s| s == p.as_slice()))
+                && shaped.next().is_none();
+            if !same {
+                let shapes: Vec<&[usize]> = self.fields.iter().filter_map(shape_of).collect();
+                contract.check(&FieldPath::Root, &shapes)?;
+                *passed = shapes.iter().map(|s| s.to_vec()).collect();
+            }
+        }
+        match self.validate {
+            // SAFETY: the function is the type's own, given a pointer to a value of the type.
+            Some(validate) => unsafe { validate(value) },
+            None => Ok(()),
+        }
+    }
+
     /// The whole validation of the value at `value`: its nested values, then its own checks.
     ///
     /// # Safety
