@@ -84,9 +84,12 @@
 
 mod error;
 mod files;
+mod ipc_read;
 mod metadata;
+mod parquet_check;
 mod parquet_columns;
 mod tensor;
+mod validate;
 mod value;
 
 pub use arrow_array;
