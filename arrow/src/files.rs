@@ -15,9 +15,7 @@ use std::path::Path;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_ipc::writer::{FileWriter, StreamEncoder};
 use extype_core::io::write_atomically;
-use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
-};
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use crate::error::{Error, Result, arrow, parquet};
@@ -226,10 +224,7 @@ pub fn read_parquet(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
             source,
         })?
         .len();
-    let meta = contain(&at, "parquet's footer decoder", || {
-        ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).map_err(parquet(at.clone()))
-    })?;
-    crate::parquet_check::check(&meta, file_len, &at)?;
+    let meta = crate::parquet_check::load(&file, file_len, &at)?;
     let batches = contain(&at, "parquet's column decoders", || {
         read_checked(file, meta, path, &at)
     })?;

@@ -252,18 +252,26 @@ fn stream_layout(b: &[u8], at: &str) -> Result<(SchemaRef, Vec<Located>)> {
 /// The Arrow schema of a flatbuffer schema, its fields checked first ([`check_field`]) so that
 /// arrow-ipc's conversion, which panics on what it does not know, never sees one it would.
 fn schema_of(fb: arrow_ipc::Schema<'_>, at: &str) -> Result<SchemaRef> {
-    if fb.endianness() == Endianness::Big {
-        return Err(malformed(at, "big-endian IPC data is not read"));
-    }
-    for field in fb.fields().iter().flatten() {
-        check_field(field, "", at)?;
-    }
-    if fb.fields().is_none() {
-        return Err(malformed(at, "a schema without its list of fields"));
-    }
+    check_schema(fb, at)?;
     contain(at, "arrow-ipc's schema conversion", || {
         Ok(Arc::new(arrow_ipc::convert::fb_to_schema(fb)))
     })
+}
+
+/// Checks that arrow-ipc converts the flatbuffer schema `fb` (of the input `at`) without
+/// panicking, and that this reader takes its types ([`check_field`]); also for the Arrow
+/// schema a Parquet file stores.
+pub(crate) fn check_schema(fb: arrow_ipc::Schema<'_>, at: &str) -> Result<()> {
+    if fb.endianness() == Endianness::Big {
+        return Err(malformed(at, "big-endian IPC data is not read"));
+    }
+    let fields = fb
+        .fields()
+        .ok_or_else(|| malformed(at, "a schema without its list of fields"))?;
+    for field in fields {
+        check_field(field, "", at)?;
+    }
+    Ok(())
 }
 
 /// Checks that arrow-ipc converts the flatbuffer field `f` (under `parent`) without panicking

@@ -1,5 +1,8 @@
 //! The metadata of a Parquet file checked before the readers decode it.
 //!
+//! The Arrow schema the file stores (base64 of an IPC schema message) is checked as an IPC
+//! file's is before parquet converts it (its conversion panics on a type it does not know).
+//!
 //! parquet-rs checks each page against the bytes its column chunk claims, but takes the chunk's
 //! own offset and size from the footer as given (a negative one panics), and the row counts as
 //! given. So before any reader is built: the footer's row count is the sum of its row groups'
@@ -8,13 +11,67 @@
 //! [`decode_bound`](crate::validate::decode_bound) for each column (rows of zero width
 //! included: they still cost a level each to decode).
 
-use parquet::arrow::arrow_reader::ArrowReaderMetadata;
+use std::fs::File;
+use std::sync::Arc;
 
-use crate::error::Result;
-use crate::validate::{check_rows, malformed};
+use base64::Engine;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+use parquet::file::metadata::ParquetMetaDataReader;
+
+use crate::error::{Result, parquet};
+use crate::validate::{check_rows, contain, malformed};
+
+/// The key of the Arrow schema in a Parquet file's key-value metadata.
+const ARROW_SCHEMA: &str = "ARROW:schema";
+
+/// The metadata of the Parquet `file` (at `at`, of `file_len` bytes), its stored Arrow schema
+/// checked before parquet converts it, and all of it checked ([`check`]).
+pub(crate) fn load(file: &File, file_len: u64, at: &str) -> Result<ArrowReaderMetadata> {
+    let metadata = contain(at, "parquet's footer decoder", || {
+        ParquetMetaDataReader::new()
+            .parse_and_finish(file)
+            .map_err(parquet(at))
+    })?;
+    let stored = metadata
+        .file_metadata()
+        .key_value_metadata()
+        .into_iter()
+        .flatten()
+        .filter(|kv| kv.key == ARROW_SCHEMA)
+        .filter_map(|kv| kv.value.as_deref());
+    for encoded in stored {
+        check_arrow_schema(encoded, at)?;
+    }
+    let meta = contain(at, "parquet's schema conversion", || {
+        ArrowReaderMetadata::try_new(Arc::new(metadata), ArrowReaderOptions::default())
+            .map_err(parquet(at))
+    })?;
+    check(&meta, file_len, at)?;
+    Ok(meta)
+}
+
+/// Checks the stored Arrow schema `encoded` as parquet will decode it (base64, an optional
+/// continuation marker and length, an IPC message). What does not decode is left to parquet,
+/// which reports it as an error.
+fn check_arrow_schema(encoded: &str, at: &str) -> Result<()> {
+    let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(encoded) else {
+        return Ok(());
+    };
+    let slice = if bytes.len() > 8 && bytes[..4] == [0xff; 4] {
+        &bytes[8..]
+    } else {
+        &bytes[..]
+    };
+    match arrow_ipc::root_as_message(slice).map(|m| m.header_as_schema()) {
+        Ok(Some(schema)) => {
+            crate::ipc_read::check_schema(schema, &format!("{at}: the stored Arrow schema"))
+        }
+        _ => Ok(()),
+    }
+}
 
 /// Checks the metadata `meta` of the Parquet file at `at` of `file_len` bytes.
-pub(crate) fn check(meta: &ArrowReaderMetadata, file_len: u64, at: &str) -> Result<()> {
+fn check(meta: &ArrowReaderMetadata, file_len: u64, at: &str) -> Result<()> {
     let md = meta.metadata();
     let claimed = md.file_metadata().num_rows();
     let mut total = 0u64;
