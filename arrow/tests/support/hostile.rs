@@ -12,10 +12,12 @@ use extype::{Tensor, Value, batch};
 use extype_arrow::arrow_array::RecordBatch;
 use extype_arrow::*;
 
-/// A fresh directory of its own under the system temp dir (left behind when a test fails, with
+/// A fresh directory of its own under the system temp dir (one per call) (left behind when a test fails, with
 /// the files to replay; [`done`] removes it).
 pub fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("extype-arrow-{name}-{}", std::process::id()));
+    static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("extype-arrow-{name}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
