@@ -12,6 +12,9 @@
 //! then does arrow-ipc decode the batch, zero-copy over the input, under
 //! [`contain`](crate::validate::contain), and the result is validated in full.
 //!
+//! The body of each message and every buffer in it must be 8-byte aligned, as the format
+//! requires (the input is read into memory aligned for any element type).
+//!
 //! Not read: dictionary-encoded fields, compressed bodies (this build has no IPC codec),
 //! big-endian data, and the types extype never writes and arrow-ipc cannot check without
 //! trusting the file (unions, maps, run-end encoded, list and string views).
@@ -38,6 +41,9 @@ pub(crate) enum Format {
 }
 
 const MAGIC: &[u8; 6] = b"ARROW1";
+/// The alignment the IPC format requires of message bodies and of the buffers in them (8 bytes;
+/// arrow-rs writes 64). arrow-data's validation panics on a misaligned offsets buffer.
+const ALIGN: usize = 8;
 const CONTINUATION: [u8; 4] = [0xff; 4];
 
 /// One record batch message located in the input: its flatbuffer metadata and its body.
@@ -68,6 +74,15 @@ pub(crate) fn read(bytes: Vec<u8>, format: Format, at: &str) -> Result<Vec<Recor
                 ),
             )
         })?;
+        if !loc.body.start.is_multiple_of(ALIGN) {
+            return Err(malformed(
+                at,
+                format!(
+                    "{what}: a body at byte {}, not {ALIGN}-byte aligned as the IPC format requires",
+                    loc.body.start
+                ),
+            ));
+        }
         check_batch(&schema, batch, loc.body.len(), file_len, at, &what)?;
         let body = data.slice_with_length(loc.body.start, loc.body.len());
         let decoded = contain(at, "arrow-ipc's record batch decoder", || {
@@ -463,6 +478,12 @@ impl Walk<'_> {
         };
         self.next_buffer += 1;
         match (usize::try_from(offset), usize::try_from(len)) {
+            (Ok(o), Ok(_)) if !o.is_multiple_of(ALIGN) => Err(self.bad(
+                path,
+                format!(
+                    "a buffer at {offset}, not {ALIGN}-byte aligned as the IPC format requires"
+                ),
+            )),
             (Ok(o), Ok(l)) if span(o, l, self.body_len).is_some() => Ok(l),
             _ => Err(self.bad(
                 path,
@@ -474,15 +495,17 @@ impl Walk<'_> {
         }
     }
 
-    /// The next buffer, which must hold at least `need` bytes (`None`: more than memory).
-    fn sized(&mut self, path: &str, need: Option<usize>, what: &str) -> Result<()> {
+    /// The next buffer, which must hold at least `need` bytes (`None`: more than memory) in
+    /// whole elements of `unit` bytes (arrow-data's validation panics on a partial one).
+    fn sized(&mut self, path: &str, need: Option<usize>, unit: usize, what: &str) -> Result<()> {
         let have = self.buffer(path)?;
         match need {
-            Some(need) if have >= need => Ok(()),
+            Some(need) if have >= need && have.is_multiple_of(unit) => Ok(()),
             _ => Err(self.bad(
                 path,
                 format!(
-                    "a {what} buffer of {have} bytes, {} needed",
+                    "its {what} buffer holds {have} bytes where {} are needed, in elements of \
+                     {unit}",
                     need.map_or("more than memory holds".into(), |n| n.to_string())
                 ),
             )),
@@ -492,7 +515,7 @@ impl Walk<'_> {
     /// The validity buffer of a node of `len` rows with `nulls` nulls.
     fn validity(&mut self, path: &str, len: usize, nulls: usize) -> Result<()> {
         let need = if nulls > 0 { len.div_ceil(8) } else { 0 };
-        self.sized(path, Some(need), "validity")
+        self.sized(path, Some(need), 1, "validity")
     }
 
     /// The offsets buffer of `len` rows of `width`-byte offsets (none needed for no rows).
@@ -502,7 +525,7 @@ impl Walk<'_> {
         } else {
             len.checked_add(1).and_then(|n| n.checked_mul(width))
         };
-        self.sized(path, need, "offsets")
+        self.sized(path, need, width, "offsets")
     }
 
     /// The nodes and buffers of a field of `data_type` at `path`, which must hold at least
@@ -522,7 +545,7 @@ impl Walk<'_> {
             }
             DataType::Boolean => {
                 self.validity(path, len, nulls)?;
-                self.sized(path, Some(len.div_ceil(8)), "values")?;
+                self.sized(path, Some(len.div_ceil(8)), 1, "values")?;
             }
             DataType::Utf8 | DataType::Binary | DataType::LargeUtf8 | DataType::LargeBinary => {
                 self.validity(path, len, nulls)?;
@@ -539,7 +562,7 @@ impl Walk<'_> {
                 let need = usize::try_from(*width)
                     .ok()
                     .and_then(|w| w.checked_mul(len));
-                self.sized(path, need, "values")?;
+                self.sized(path, need, 1, "values")?;
             }
             DataType::List(child) | DataType::LargeList(child) => {
                 self.validity(path, len, nulls)?;
@@ -570,7 +593,7 @@ impl Walk<'_> {
             other => match other.primitive_width() {
                 Some(width) => {
                     self.validity(path, len, nulls)?;
-                    self.sized(path, len.checked_mul(width), "values")?;
+                    self.sized(path, len.checked_mul(width), width, "values")?;
                 }
                 None => return Err(self.bad(path, format!("type {other} is not read"))),
             },

@@ -236,6 +236,38 @@ fn a_buffer_past_the_body_is_an_error() {
 }
 
 #[test]
+fn a_buffer_of_a_partial_element_is_an_error_not_a_panic() {
+    // arrow-buffer: "assertion failed: prefix.is_empty() && suffix.is_empty()"
+    // (`Buffer::typed_data`, through arrow-data's validation of a list's offsets buffer of 17
+    // bytes). Every buffer of the ragged batch one byte longer: no panic, and some errors.
+    let dir = scratch_dir("hostile-partial");
+    let ragged = seed_batches()
+        .into_iter()
+        .find(|(n, _)| *n == "ragged")
+        .unwrap()
+        .1;
+    let bytes = bytes_of(Format::IpcFile, &[ragged], &dir);
+    let path = dir.join("crafted.arrow");
+    let (_, _, buffers, _) = batch_layout(&bytes, Format::IpcFile);
+    let mut errors = 0;
+    for at in buffers {
+        let mut crafted = bytes.clone();
+        let len = i64::from_le_bytes(crafted[at + 8..at + 16].try_into().unwrap());
+        if len == 0 {
+            continue;
+        }
+        put_at(&mut crafted, at + 8, &(len + 1).to_le_bytes());
+        std::fs::write(&path, &crafted).unwrap();
+        if let Err(e) = read_ipc_file(&path) {
+            assert!(e.to_string().contains(&path.display().to_string()), "{e}");
+            errors += 1;
+        }
+    }
+    assert!(errors > 0);
+    done(&dir);
+}
+
+#[test]
 fn a_validity_bitmap_shorter_than_its_rows_is_an_error() {
     for format in [Format::IpcFile, Format::IpcStream] {
         // arrow-buffer: "buffer not large enough (bit_offset: 0, bit_len: 4, buffer_len: 0)",
@@ -417,7 +449,7 @@ fn a_page_that_panics_parquet_s_decoder_is_an_error() {
 #[test]
 fn zero_width_rows_claiming_2_40_are_refused_naming_the_column_and_the_bound() {
     let dir = scratch_dir("hostile-zero");
-    let rows = 777_777usize;
+    let rows = 70_001usize;
     let rb =
         to_record_batch(&[("col_zero", &Value::from_extension(masked(rows, &[3, 0])))]).unwrap();
     let path = dir.join("zero.bin");
