@@ -98,6 +98,7 @@ mod ipc_read;
 mod metadata;
 mod parquet_check;
 mod parquet_columns;
+mod parquet_pages;
 mod tensor;
 mod validate;
 mod value;

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use base64::Engine;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
-use parquet::file::metadata::ParquetMetaDataReader;
+use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaDataReader};
 
 use crate::error::{Result, parquet};
 use crate::validate::{check_rows, contain, malformed};
@@ -25,7 +25,8 @@ use crate::validate::{check_rows, contain, malformed};
 const ARROW_SCHEMA: &str = "ARROW:schema";
 
 /// The metadata of the Parquet `file` (at `at`, of `file_len` bytes), its stored Arrow schema
-/// checked before parquet converts it, and all of it checked ([`check`]).
+/// checked before parquet converts it, all of it checked ([`check`]), and then every page
+/// header ([`parquet_pages`](crate::parquet_pages)).
 pub(crate) fn load(file: &File, file_len: u64, at: &str) -> Result<ArrowReaderMetadata> {
     let metadata = contain(at, "parquet's footer decoder", || {
         ParquetMetaDataReader::new()
@@ -47,6 +48,7 @@ pub(crate) fn load(file: &File, file_len: u64, at: &str) -> Result<ArrowReaderMe
             .map_err(parquet(at))
     })?;
     check(&meta, file_len, at)?;
+    crate::parquet_pages::check(file, meta.metadata(), file_len, at)?;
     Ok(meta)
 }
 
@@ -70,6 +72,22 @@ fn check_arrow_schema(encoded: &str, at: &str) -> Result<()> {
     }
 }
 
+/// The error of the column chunk `column` of row group `group` of the file at `at`.
+pub(crate) fn chunk_error(
+    at: &str,
+    group: usize,
+    column: &ColumnChunkMetaData,
+    message: String,
+) -> crate::Error {
+    malformed(
+        at,
+        format!(
+            "row group {group}, column chunk `{}`: {message}",
+            column.column_path().string()
+        ),
+    )
+}
+
 /// Checks the metadata `meta` of the Parquet file at `at` of `file_len` bytes.
 fn check(meta: &ArrowReaderMetadata, file_len: u64, at: &str) -> Result<()> {
     let md = meta.metadata();
@@ -82,13 +100,7 @@ fn check(meta: &ArrowReaderMetadata, file_len: u64, at: &str) -> Result<()> {
             .checked_add(rows)
             .ok_or_else(|| malformed(at, format!("row group {g}: the row count overflows")))?;
         for column in group.columns() {
-            let name = column.column_path().string();
-            let bad = |message: String| {
-                malformed(
-                    at,
-                    format!("row group {g}, column chunk `{name}`: {message}"),
-                )
-            };
+            let bad = |message: String| chunk_error(at, g, column, message);
             let start = column
                 .dictionary_page_offset()
                 .unwrap_or(column.data_page_offset());

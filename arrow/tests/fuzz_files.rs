@@ -304,6 +304,44 @@ fn huge_lengths() {
     done(&dir);
 }
 
+/// A Snappy page whose header claims 2^31 - 1 uncompressed bytes (parquet allocated them
+/// before decompressing): refused, within the heap bound.
+fn claimed_page_sizes() {
+    use extype_arrow::parquet::basic::Compression;
+    use extype_arrow::parquet::file::properties::WriterProperties;
+    let dir = scratch_dir("fuzz-pages");
+    let path = dir.join("p.parquet");
+    let ints = Value::Tensor(extype::Tensor::from(extype::ndarray::Array1::from_iter(
+        0..1000i32,
+    )));
+    let rb = to_record_batch(&[("col_ints", &ints)]).unwrap();
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    write_parquet_with(&path, &[rb], props).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    // The first page header at byte 4 (a dictionary page): field 1 (the page type, one byte),
+    // then field 2 (the uncompressed size).
+    assert_eq!((bytes[4], bytes[6]), (0x15, 0x15));
+    let old_len = bytes[7..].iter().position(|b| b & 0x80 == 0).unwrap() + 1;
+    let claimed = hostile::varint(i64::from(i32::MAX));
+    let mut crafted = bytes[..7].to_vec();
+    crafted.extend_from_slice(&claimed);
+    crafted.extend_from_slice(&bytes[7 + old_len..]);
+    // The column chunk grew by as many bytes: its compressed size in the footer too.
+    let grown = (claimed.len() - old_len) as i64;
+    let meta = extype_arrow::parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&std::fs::File::open(&path).unwrap())
+        .unwrap();
+    let size = meta.row_group(0).column(0).compressed_size();
+    let (crafted, n) = parquet_footer_replace(&crafted, size, size + grown);
+    assert!(n > 0);
+    read_bounded("a page claiming 2 GiB", &path, &crafted);
+    let err = read_parquet(&path).unwrap_err().to_string();
+    assert!(err.contains("uncompressed bytes"), "{err}");
+    done(&dir);
+}
+
 #[test]
 fn hostile_files_are_errors_within_bounds() {
     // Panics (the readers contain upstream ones; this test's own failures) print their message
@@ -314,4 +352,5 @@ fn hostile_files_are_errors_within_bounds() {
     mutated_files(iters, seed);
     zero_width_rows();
     huge_lengths();
+    claimed_page_sizes();
 }
