@@ -9,7 +9,8 @@
 //! (none negative), every column chunk's offsets and sizes are non-negative and its bytes lie
 //! within the file, and the rows decode to no more than
 //! [`decode_bound`](crate::validate::decode_bound) for each column (rows of zero width
-//! included: they still cost a level each to decode).
+//! included: they still cost a level each to decode). Then the pages themselves
+//! ([`parquet_pages`](crate::parquet_pages)).
 
 use std::fs::File;
 use std::sync::Arc;

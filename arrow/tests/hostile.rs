@@ -648,6 +648,56 @@ fn writing_a_value_that_fails_its_validation_is_an_error_and_keeps_the_old_file(
     );
 }
 
+/// `array` with the leaf at `path` (struct children by name) replaced by `edit` of it.
+fn edit_leaf(array: &ArrayRef, path: &[&str], edit: &dyn Fn(&ArrayRef) -> ArrayRef) -> ArrayRef {
+    let Some((first, rest)) = path.split_first() else {
+        return edit(array);
+    };
+    let st = array.as_any().downcast_ref::<StructArray>().unwrap();
+    let (fields, mut columns, nulls) = st.clone().into_parts();
+    let i = fields.iter().position(|f| f.name() == first).unwrap();
+    columns[i] = edit_leaf(&columns[i], rest, edit);
+    Arc::new(StructArray::new(fields, columns, nulls))
+}
+
+#[test]
+fn writing_a_ragged_batch_whose_row_splits_fail_validation_is_an_error() {
+    use extype_arrow::arrow_array::{Int64Array, ListArray};
+    // The row layout of a ragged batch: item 0's row splits made to start at 1.
+    let good = seed_batches()
+        .into_iter()
+        .find(|(n, _)| *n == "ragged")
+        .unwrap()
+        .1;
+    let bump = |a: &ArrayRef| -> ArrayRef {
+        let (field, offsets, values, nulls) = a
+            .as_any()
+            .downcast_ref::<ListArray>()
+            .unwrap()
+            .clone()
+            .into_parts();
+        let mut splits = values
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .unwrap()
+            .values()
+            .to_vec();
+        splits[0] += 1;
+        Arc::new(ListArray::new(
+            field,
+            offsets,
+            Arc::new(Int64Array::from(splits)),
+            nulls,
+        ))
+    };
+    let column = edit_leaf(good.column(0), &["nested_row_splits", "[0]", "data"], &bump);
+    let bad = RecordBatch::try_new(good.schema(), vec![column]).unwrap();
+    let schema = bad.schema();
+    let read = from_array(schema.field(0), bad.column(0).as_ref());
+    assert!(read.is_err(), "the crafted column reads as a valid value");
+    every_writer_refuses(&[bad], &["column `col_ragged` does not read back"]);
+}
+
 // 5. Overflowing shapes: the same error in debug and release builds.
 
 #[test]
