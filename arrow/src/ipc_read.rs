@@ -267,16 +267,25 @@ fn stream_layout(b: &[u8], at: &str) -> Result<(SchemaRef, Vec<Located>)> {
 /// The Arrow schema of a flatbuffer schema, its fields checked first ([`check_field`]) so that
 /// arrow-ipc's conversion, which panics on what it does not know, never sees one it would.
 fn schema_of(fb: arrow_ipc::Schema<'_>, at: &str) -> Result<SchemaRef> {
-    check_schema(fb, at)?;
+    check_schema(fb, Takes::Read, at)?;
     contain(at, "arrow-ipc's schema conversion", || {
         Ok(Arc::new(arrow_ipc::convert::fb_to_schema(fb)))
     })
 }
 
+/// What a schema's types are checked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Takes {
+    /// Reading IPC batches: the types [`Walk`] checks, not dictionary-encoded.
+    Read,
+    /// arrow-ipc's conversion only (the Arrow schema a Parquet file stores, whose data parquet
+    /// decodes): every type whose parameters it converts without panicking.
+    Conversion,
+}
+
 /// Checks that arrow-ipc converts the flatbuffer schema `fb` (of the input `at`) without
-/// panicking, and that this reader takes its types ([`check_field`]); also for the Arrow
-/// schema a Parquet file stores.
-pub(crate) fn check_schema(fb: arrow_ipc::Schema<'_>, at: &str) -> Result<()> {
+/// panicking, and that its types are ones `takes` ([`check_field`]).
+pub(crate) fn check_schema(fb: arrow_ipc::Schema<'_>, takes: Takes, at: &str) -> Result<()> {
     if fb.endianness() == Endianness::Big {
         return Err(malformed(at, "big-endian IPC data is not read"));
     }
@@ -284,15 +293,15 @@ pub(crate) fn check_schema(fb: arrow_ipc::Schema<'_>, at: &str) -> Result<()> {
         .fields()
         .ok_or_else(|| malformed(at, "a schema without its list of fields"))?;
     for field in fields {
-        check_field(field, "", at)?;
+        check_field(field, "", takes, at)?;
     }
     Ok(())
 }
 
 /// Checks that arrow-ipc converts the flatbuffer field `f` (under `parent`) without panicking
-/// and that this reader takes its type: its type's parameters are ones the format defines, and
-/// a list has its one child.
-fn check_field(f: arrow_ipc::Field<'_>, parent: &str, at: &str) -> Result<()> {
+/// and that its type is one `takes`: its type's parameters are ones the format defines, and a
+/// list has its one child.
+fn check_field(f: arrow_ipc::Field<'_>, parent: &str, takes: Takes, at: &str) -> Result<()> {
     let name = f.name().unwrap_or_default();
     let path = if parent.is_empty() {
         name.to_string()
@@ -301,8 +310,15 @@ fn check_field(f: arrow_ipc::Field<'_>, parent: &str, at: &str) -> Result<()> {
     };
     let bad = |what: String| malformed(at, format!("field `{path}`: {what}"));
     let missing = || bad(format!("a {:?} type without its parameters", f.type_type()));
-    if f.dictionary().is_some() {
-        return Err(bad("dictionary-encoded fields are not read".into()));
+    if let Some(dictionary) = f.dictionary() {
+        let index = dictionary.indexType();
+        if takes == Takes::Read {
+            return Err(bad("dictionary-encoded fields are not read".into()));
+        } else if !index.is_some_and(|i| matches!(i.bitWidth(), 8 | 16 | 32 | 64)) {
+            return Err(bad(
+                "a dictionary without an index type of 8 to 64 bits".into()
+            ));
+        }
     }
     let children = f.children();
     let child_count = children.map_or(0, |c| c.len());
@@ -367,6 +383,28 @@ fn check_field(f: arrow_ipc::Field<'_>, parent: &str, at: &str) -> Result<()> {
             f.type_as_fixed_size_list().ok_or_else(missing)?.listSize() >= 0 && child_count == 1
         }
         Type::Struct_ => true,
+        Type::Utf8View | Type::BinaryView if takes == Takes::Conversion => true,
+        Type::ListView | Type::LargeListView if takes == Takes::Conversion => child_count == 1,
+        Type::RunEndEncoded if takes == Takes::Conversion => child_count == 2,
+        Type::Map if takes == Takes::Conversion => f.type_as_map().is_some() && child_count == 1,
+        Type::Union if takes == Takes::Conversion => {
+            let union = f.type_as_union().ok_or_else(missing)?;
+            let ids: Option<Vec<i32>> = union.typeIds().map(|ids| ids.iter().collect());
+            let mut seen = [false; 128];
+            matches!(
+                union.mode(),
+                arrow_ipc::UnionMode::Sparse | arrow_ipc::UnionMode::Dense
+            ) && child_count <= 128
+                && ids.is_none_or(|ids| {
+                    ids.len() == child_count
+                        && ids.iter().all(|&id| {
+                            usize::try_from(id)
+                                .ok()
+                                .and_then(|i| seen.get_mut(i))
+                                .is_some_and(|s| !std::mem::replace(s, true))
+                        })
+                })
+        }
         other => {
             return Err(bad(format!("IPC type {other:?} is not read")));
         }
@@ -379,7 +417,7 @@ fn check_field(f: arrow_ipc::Field<'_>, parent: &str, at: &str) -> Result<()> {
         )));
     }
     for child in children.iter().flatten() {
-        check_field(child, &path, at)?;
+        check_field(child, &path, takes, at)?;
     }
     Ok(())
 }

@@ -66,9 +66,11 @@ fn check_arrow_schema(encoded: &str, at: &str) -> Result<()> {
         &bytes[..]
     };
     match arrow_ipc::root_as_message(slice).map(|m| m.header_as_schema()) {
-        Ok(Some(schema)) => {
-            crate::ipc_read::check_schema(schema, &format!("{at}: the stored Arrow schema"))
-        }
+        Ok(Some(schema)) => crate::ipc_read::check_schema(
+            schema,
+            crate::ipc_read::Takes::Conversion,
+            &format!("{at}: the stored Arrow schema"),
+        ),
         _ => Ok(()),
     }
 }

@@ -444,6 +444,42 @@ fn a_page_that_panics_parquet_s_decoder_is_an_error() {
     done(&dir);
 }
 
+#[test]
+fn parquet_files_of_types_the_ipc_reader_does_not_take_still_read() {
+    // The stored Arrow schema is checked for what its conversion takes: maps and dictionaries
+    // (which the IPC reader refuses) read from Parquet as before.
+    use extype_arrow::arrow_array::DictionaryArray;
+    use extype_arrow::arrow_array::builder::{Int32Builder, MapBuilder, StringBuilder};
+    use extype_arrow::arrow_array::types::Int32Type;
+    let mut maps = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
+    for i in 0..3 {
+        maps.keys().append_value(format!("k{i}"));
+        maps.values().append_value(i);
+        maps.append(true).unwrap();
+    }
+    let maps = maps.finish();
+    let words: DictionaryArray<Int32Type> = ["a", "b", "a"].into_iter().collect();
+    let schema = Schema::new(vec![
+        Field::new("col_map", maps.data_type().clone(), true),
+        Field::new("col_dict", words.data_type().clone(), true),
+    ]);
+    let rb = RecordBatch::try_new(Arc::new(schema), vec![Arc::new(maps), Arc::new(words)]).unwrap();
+    let dir = scratch_dir("hostile-types");
+    let path = dir.join("types.parquet");
+    write_parquet(&path, std::slice::from_ref(&rb)).unwrap();
+    assert_eq!(read_parquet(&path).unwrap(), vec![rb.clone()]);
+    // The IPC reader refuses them, naming the first.
+    write_ipc_file(dir.join("types.arrow"), &[rb]).unwrap();
+    let err = read_ipc_file(dir.join("types.arrow"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("field `col_map`: IPC type Map is not read"),
+        "{err}"
+    );
+    done(&dir);
+}
+
 // 2. Zero-width rows.
 
 #[test]
