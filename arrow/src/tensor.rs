@@ -402,9 +402,34 @@ fn flat(array: &dyn Array, dtype: DType, shape: &[usize], path: &str) -> Result<
     }
     let data = array.to_data();
     let size = dtype.size_of();
-    let buffer = data.buffers()[0].clone();
-    let offset = data.offset() * size;
-    let len = array.len() * size;
+    let Some(buffer) = data.buffers().first().cloned() else {
+        return Err(Error::Storage {
+            field: path.to_string(),
+            expected: format!("a {dtype:?} array with its values buffer"),
+            found: format!("{} without buffers", array.data_type()),
+        });
+    };
+    // Checked (a validated array's elements lie in its buffer, so this only refuses others).
+    let span = data
+        .offset()
+        .checked_mul(size)
+        .zip(array.len().checked_mul(size))
+        .filter(|&(offset, len)| {
+            offset
+                .checked_add(len)
+                .is_some_and(|end| end <= buffer.len())
+        });
+    let Some((offset, len)) = span else {
+        return Err(Error::Metadata {
+            field: path.to_string(),
+            message: format!(
+                "{} elements at {} do not lie in the buffer's {} bytes",
+                array.len(),
+                data.offset(),
+                buffer.len()
+            ),
+        });
+    };
     let bytes = buffer.slice_with_length(offset, len);
     if (bytes.as_ptr() as usize).is_multiple_of(size) && cfg!(target_endian = "little") {
         Tensor::from_external(Arc::new(ArrowBytes(bytes)), 0, dtype, shape)
