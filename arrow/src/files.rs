@@ -108,9 +108,10 @@ pub fn write_ipc_file(path: impl AsRef<Path>, batches: &[RecordBatch]) -> Result
 /// Reads every record batch of an Arrow IPC file.
 ///
 /// The file is read into memory and checked before it is decoded (its footer, every message's
-/// metadata, buffers and lengths), and the decoded arrays are
-/// validated in full: a malformed file is an error naming it, never a panic, and nothing is
-/// allocated for a length the file claims but does not hold.
+/// metadata, buffers and lengths), and the decoded arrays are validated in full: a malformed
+/// file is an error naming it, never a panic, and nothing is allocated for a length the file
+/// claims but does not hold. Not read: dictionary-encoded fields, compressed bodies,
+/// big-endian data, and unions, maps, run-end encoded and view types.
 pub fn read_ipc_file(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
     let path = path.as_ref();
     let at = path.display().to_string();
@@ -210,9 +211,9 @@ pub fn write_parquet_with(
 /// most) and the structs rebuilt from them.
 ///
 /// The metadata is checked before anything is decoded (row counts, every column chunk within
-/// the file, the rows within the reading bound), the
-/// decoders' panics are contained, and the decoded arrays validated in full: a malformed file
-/// is an error naming it.
+/// the file, every page header, the stored Arrow schema, the rows and pages within the reading
+/// bound), the decoders' panics are contained, and the decoded arrays validated in full: a
+/// malformed file is an error naming it.
 pub fn read_parquet(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
     let path = path.as_ref();
     let at = path.display().to_string();
