@@ -60,6 +60,16 @@ pub enum Error {
         #[source]
         source: Box<parquet::errors::ParquetError>,
     },
+    /// A file (or stream) that is not a well-formed Arrow IPC or Parquet file, or that claims
+    /// more than it holds: a length past its end, a row count beyond the reading bound, a type
+    /// the reader does not take, a decoder that panicked on it.
+    #[error("{path}: {message}")]
+    Malformed {
+        /// The file (or `IPC stream`), and the column or message where known.
+        path: String,
+        /// What is wrong: expected and found.
+        message: String,
+    },
     /// A file could not be opened or created.
     #[error("{path}: {source}")]
     File {

@@ -9,17 +9,19 @@
 //! crate's features `zstd`, `lz4`, `flate2`, `brotli`.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::Path;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
-use arrow_ipc::reader::{FileReader, StreamReader};
 use arrow_ipc::writer::{FileWriter, StreamEncoder};
 use extype_core::io::write_atomically;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use crate::error::{Error, Result, arrow, parquet};
+use crate::ipc_read::{self, Format};
+use crate::metadata::EXTENSION_NAME;
+use crate::validate::{contain, validate_batch};
 
 fn create(path: &Path) -> Result<BufWriter<File>> {
     File::create(path)
@@ -37,23 +39,56 @@ fn open(path: &Path) -> Result<File> {
     })
 }
 
-fn schema_of(batches: &[RecordBatch], what: &str) -> Result<arrow_schema::SchemaRef> {
-    batches
+/// The schema of `batches` for a file or stream (`what`), checked before anything is written:
+/// at least one batch, every batch of the first one's schema (fields and metadata), and every
+/// column of an extype extension read back through the registry ([`crate::from_array`]: the
+/// spec's checks, the shape contract, the type's validation), so that a value which fails its
+/// own validation is never written.
+fn checked_schema(batches: &[RecordBatch], what: &str) -> Result<arrow_schema::SchemaRef> {
+    let schema = batches
         .first()
         .map(RecordBatch::schema)
         .ok_or_else(|| Error::Value {
             op: "write",
             message: format!("{what}: no record batch to write (the schema comes from the first)"),
-        })
+        })?;
+    for (i, b) in batches.iter().enumerate() {
+        if b.schema() != schema {
+            return Err(Error::Value {
+                op: "write",
+                message: format!(
+                    "{what}: record batch {i} has the schema {}, the first batch's (the \
+                     file's) is {schema}",
+                    b.schema()
+                ),
+            });
+        }
+        for (field, column) in schema.fields().iter().zip(b.columns()) {
+            let extension = field.metadata().get(EXTENSION_NAME);
+            if extension.is_some_and(|name| !name.starts_with("arrow.")) {
+                crate::from_array(field, column.as_ref()).map_err(|e| Error::Value {
+                    op: "write",
+                    message: format!(
+                        "{what}: record batch {i}, column `{}` does not read back as its \
+                         type: {e}",
+                        field.name()
+                    ),
+                })?;
+            }
+        }
+    }
+    Ok(schema)
 }
 
 /// Writes `batches` (at least one; all of the first one's schema) as an Arrow IPC file,
 /// atomically: a failed write leaves a file already at `path` as it was
-/// ([`extype_core::io::write_atomically`]).
+/// ([`extype_core::io::write_atomically`]). Checked first: a batch of another schema, or a
+/// column of an extype extension that does not read back as its type (a value that fails its
+/// validation), is an error naming the batch and the column, and nothing is written.
 pub fn write_ipc_file(path: impl AsRef<Path>, batches: &[RecordBatch]) -> Result<()> {
     let path = path.as_ref();
     let at = path.display().to_string();
-    let schema = schema_of(batches, &at)?;
+    let schema = checked_schema(batches, &at)?;
     write_atomically(path, |temp| {
         let mut w = FileWriter::try_new(create(temp)?, &schema).map_err(arrow(at.clone()))?;
         for b in batches {
@@ -71,19 +106,37 @@ pub fn write_ipc_file(path: impl AsRef<Path>, batches: &[RecordBatch]) -> Result
 }
 
 /// Reads every record batch of an Arrow IPC file.
+///
+/// The file is read into memory and checked before it is decoded (its footer, every message's
+/// metadata, buffers and lengths), and the decoded arrays are validated in full: a malformed
+/// file is an error naming it, never a panic, and nothing is allocated for a length the file
+/// claims but does not hold. Not read: dictionary-encoded fields, compressed bodies,
+/// big-endian data, and unions, maps, run-end encoded and view types.
 pub fn read_ipc_file(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
     let path = path.as_ref();
     let at = path.display().to_string();
-    let reader =
-        FileReader::try_new(BufReader::new(open(path)?), None).map_err(arrow(at.clone()))?;
-    reader.map(|b| b.map_err(arrow(at.clone()))).collect()
+    let bytes = read_all(open(path)?, &at)?;
+    ipc_read::read(bytes, Format::File, &at)
+}
+
+/// The whole of `input` (named `at` in errors).
+fn read_all(mut input: impl Read, at: &str) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    input
+        .read_to_end(&mut bytes)
+        .map_err(|source| Error::File {
+            path: at.to_string(),
+            source,
+        })?;
+    Ok(bytes)
 }
 
 /// Writes `batches` (at least one) to `out` as an Arrow IPC stream. The tensor data is written
 /// from the Arrow buffers themselves (arrow-ipc's `StreamEncoder`), not gathered into a message
-/// buffer first: for an exported batch, straight from extype's tensors.
+/// buffer first: for an exported batch, straight from extype's tensors. Checked first as
+/// [`write_ipc_file`] does: nothing is written when a batch fails.
 pub fn write_ipc_stream(mut out: impl Write, batches: &[RecordBatch]) -> Result<()> {
-    let schema = schema_of(batches, "IPC stream")?;
+    let schema = checked_schema(batches, "IPC stream")?;
     let io = |source| Error::File {
         path: "IPC stream".into(),
         source,
@@ -100,10 +153,11 @@ pub fn write_ipc_stream(mut out: impl Write, batches: &[RecordBatch]) -> Result<
     out.flush().map_err(io)
 }
 
-/// Reads every record batch of an Arrow IPC stream.
+/// Reads every record batch of an Arrow IPC stream: the whole of `input`, checked and
+/// validated as [`read_ipc_file`] does (errors name the `IPC stream`).
 pub fn read_ipc_stream(input: impl Read) -> Result<Vec<RecordBatch>> {
-    let reader = StreamReader::try_new(input, None).map_err(arrow("IPC stream"))?;
-    reader.map(|b| b.map_err(arrow("IPC stream"))).collect()
+    let at = "IPC stream";
+    ipc_read::read(read_all(input, at)?, Format::Stream, at)
 }
 
 /// Writes `batches` (at least one) as a Parquet file, the Arrow schema (with the extension
@@ -133,7 +187,7 @@ pub fn write_parquet_with(
 ) -> Result<()> {
     let path = path.as_ref();
     let at = path.display().to_string();
-    let schema = schema_of(batches, &at)?;
+    let schema = checked_schema(batches, &at)?;
     write_atomically(path, |temp| {
         crate::parquet_columns::write(
             crate::parquet_columns::cores(),
@@ -155,29 +209,56 @@ pub fn write_parquet_with(
 /// extension metadata comes back): one record batch of all its rows (none without rows). The children of struct
 /// columns are decoded in parallel (a reader per child's leaf columns, one thread per core at
 /// most) and the structs rebuilt from them.
+///
+/// The metadata is checked before anything is decoded (row counts, every column chunk within
+/// the file, every page header, the stored Arrow schema, the rows and pages within the reading
+/// bound), the decoders' panics are contained, and the decoded arrays validated in full: a
+/// malformed file is an error naming it.
 pub fn read_parquet(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
     let path = path.as_ref();
     let at = path.display().to_string();
     let file = open(path)?;
+    let file_len = file
+        .metadata()
+        .map_err(|source| Error::File {
+            path: at.clone(),
+            source,
+        })?
+        .len();
+    let meta = crate::parquet_check::load(&file, file_len, &at)?;
+    let batches = contain(&at, "parquet's column decoders", || {
+        read_checked(file, meta, path, &at)
+    })?;
+    for b in &batches {
+        validate_batch(&at, b)?;
+    }
+    Ok(batches)
+}
+
+/// [`read_parquet`] of a file whose metadata `meta` is checked.
+fn read_checked(
+    file: File,
+    meta: ArrowReaderMetadata,
+    path: &Path,
+    at: &str,
+) -> Result<Vec<RecordBatch>> {
     // Each struct child's leaf columns decoded on a thread of their own (one projection each),
     // the struct rebuilt from the pieces: the batch a single reader would return.
-    if let Some(batch) = crate::parquet_columns::read(crate::parquet_columns::cores(), &file, path)
-        .map_err(parquet(at.clone()))?
+    if let Some(batch) = crate::parquet_columns::read(crate::parquet_columns::cores(), &meta, path)
+        .map_err(parquet(at))?
     {
         return Ok(vec![batch]);
     }
     // One record batch for the whole file (the reader's default is 1024 rows): a batch of
     // extension values comes back as written, not in pieces. Decoded in pieces and concatenated,
     // which is faster than one huge batch (`parquet_columns::CHUNK_ROWS`).
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-        .and_then(|b| {
-            b.with_batch_size(crate::parquet_columns::CHUNK_ROWS)
-                .build()
-        })
-        .map_err(parquet(at.clone()))?;
+    let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta)
+        .with_batch_size(crate::parquet_columns::CHUNK_ROWS)
+        .build()
+        .map_err(parquet(at))?;
     let schema = reader.schema();
     let batches = reader
-        .map(|b| b.map_err(arrow(at.clone())))
+        .map(|b| b.map_err(arrow(at)))
         .collect::<Result<Vec<_>>>()?;
     if batches.len() <= 1 {
         return Ok(batches);

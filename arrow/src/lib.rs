@@ -74,6 +74,16 @@
 //! [`write_parquet`], [`write_parquet_with`], [`read_parquet`]: record batches with their extension metadata, through
 //! the Arrow project's `arrow-ipc` and `parquet` crates.
 //!
+//! Files may be hostile: the readers check what arrow-rs takes on trust before it decodes
+//! anything (an IPC file's footer and every message's lengths, buffers and types; a Parquet
+//! file's row counts, column chunks, page headers and stored Arrow schema), contain the panics
+//! left, and validate the decoded arrays in full. A malformed file is an [`Error::Malformed`]
+//! (or an Arrow or Parquet error) naming it; rows decoding to more than 64 times the file's
+//! size (at least 4 MiB) are refused, so a count the file claims but does not hold is never
+//! allocated. The writers check first: batches of one schema, extension columns that read back
+//! as their types (so a value failing its validation is never written); a refused write leaves
+//! the file as it was.
+//!
 //! # Arrow version
 //!
 //! Arrow 59, the version DataFusion's current release (55) builds on, so that a program using
@@ -84,9 +94,13 @@
 
 mod error;
 mod files;
+mod ipc_read;
 mod metadata;
+mod parquet_check;
 mod parquet_columns;
+mod parquet_pages;
 mod tensor;
+mod validate;
 mod value;
 
 pub use arrow_array;

@@ -18,9 +18,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field, FieldRef, Fields, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
-};
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 use parquet::arrow::arrow_writer::{ArrowColumnChunk, ArrowColumnWriter, compute_leaves};
 use parquet::errors::{ParquetError, Result as PResult};
 use parquet::file::properties::WriterProperties;
@@ -135,7 +133,7 @@ fn parallel<T: Send, R: Send>(
             .map(|h| {
                 h.join().unwrap_or_else(|_| {
                     Err(ParquetError::General(
-                        "a Parquet column encoding thread panicked".into(),
+                        "a Parquet column encoding or decoding thread panicked".into(),
                     ))
                 })
             })
@@ -286,15 +284,19 @@ fn close_row_group<W: Write + Send>(
     Ok(())
 }
 
-/// Reads the whole of `file` (opened at `path`) as one record batch per unit projection, in parallel, and rebuilds
-/// the columns: `None` when the file does not split (one unit, no rows, or a projection of a
-/// shape not foreseen), for the caller to read it in one go. `threads` threads at most.
+/// Reads the whole of the file at `path`, whose metadata is `meta`, as one record batch per
+/// unit projection, in parallel, and rebuilds the columns: `None` when the file does not split
+/// (one unit, no rows, or a projection of a shape not foreseen), for the caller to read it in
+/// one go. `threads` threads at most.
 ///
 /// Each thread opens `path` for itself: a cloned `File` would share one file offset, which the
 /// readers' seeks would race on.
-pub(crate) fn read(threads: usize, file: &File, path: &Path) -> PResult<Option<RecordBatch>> {
+pub(crate) fn read(
+    threads: usize,
+    meta: &ArrowReaderMetadata,
+    path: &Path,
+) -> PResult<Option<RecordBatch>> {
     let open = || File::open(path).map_err(|e| ParquetError::External(Box::new(e)));
-    let meta = ArrowReaderMetadata::load(file, ArrowReaderOptions::default())?;
     let schema = meta.schema().clone();
     let rows = usize::try_from(meta.metadata().file_metadata().num_rows()).unwrap_or(0);
     let units = units(&schema);
@@ -386,6 +388,13 @@ mod tests {
     use arrow_array::{BooleanArray, FixedSizeListArray, Float32Array, Int64Array};
     use arrow_buffer::NullBuffer;
     use arrow_schema::Schema;
+    use parquet::arrow::arrow_reader::ArrowReaderOptions;
+
+    /// The metadata of the Parquet file at `path`.
+    fn meta(path: &Path) -> ArrowReaderMetadata {
+        ArrowReaderMetadata::load(&File::open(path).unwrap(), ArrowReaderOptions::default())
+            .unwrap()
+    }
 
     /// A column of a test batch.
     type Column = (FieldRef, ArrayRef);
@@ -576,15 +585,13 @@ mod tests {
                 .unwrap();
             assert_eq!(single, batches, "case {i}: the single reader");
             for threads in [2, 3] {
-                let got = read(threads, &File::open(&path).unwrap(), &path)
+                let got = read(threads, &meta(&path), &path)
                     .unwrap()
                     .expect("the file splits");
                 assert_eq!(got, batches[0], "case {i}, {threads} threads");
             }
             assert!(
-                read(1, &File::open(&path).unwrap(), &path)
-                    .unwrap()
-                    .is_none(),
+                read(1, &meta(&path), &path).unwrap().is_none(),
                 "one thread: not split"
             );
         }
@@ -607,9 +614,7 @@ mod tests {
             )
             .unwrap();
             assert!(
-                read(2, &File::open(&path).unwrap(), &path)
-                    .unwrap()
-                    .is_none(),
+                read(2, &meta(&path), &path).unwrap().is_none(),
                 "case none{i}"
             );
         }

@@ -248,7 +248,7 @@ pub(crate) fn expected_text(dtype: Option<DType>, item: Option<&[usize]>) -> Str
         Some([]) => format!("a {elem} array"),
         Some(item) => format!(
             "an {FIXED_SHAPE_TENSOR} (a FixedSizeList of {elem}, {} per row, shape {item:?})",
-            item.iter().product::<usize>()
+            element_count(item).map_or("too many".to_string(), |n| n.to_string())
         ),
         None => format!("a {elem} array or an {FIXED_SHAPE_TENSOR} of {elem}"),
     }
@@ -299,9 +299,13 @@ pub(crate) fn import(
             let start = if n == 0 {
                 0
             } else {
-                list.value_offset(0) as usize
+                usize::try_from(list.value_offset(0)).map_err(|_| storage_error())?
             };
-            let values = list.values().slice(start, n * size);
+            let count = n.checked_mul(size).ok_or_else(|| Error::Metadata {
+                field: path.to_string(),
+                message: format!("{n} rows of {size} elements overflow a length"),
+            })?;
+            let values = list.values().slice(start, count);
             if values.null_count() > 0 {
                 return Err(Error::Metadata {
                     field: path.to_string(),
@@ -319,18 +323,31 @@ pub(crate) fn import(
                     None,
                 ),
             };
-            if physical.iter().product::<usize>() != size {
+            let Some(elements) = element_count(&physical) else {
+                return Err(Error::Metadata {
+                    field: path.to_string(),
+                    message: format!("tensor shape {physical:?} has more elements than an index"),
+                });
+            };
+            if elements != size {
                 return Err(Error::Metadata {
                     field: path.to_string(),
                     message: format!(
-                        "tensor shape {physical:?} has {} elements, the lists hold {size}",
-                        physical.iter().product::<usize>()
+                        "tensor shape {physical:?} has {elements} elements, the lists hold {size}"
                     ),
                 });
             }
             let mut shape = Vec::with_capacity(physical.len() + 1);
             shape.push(n);
             shape.extend_from_slice(&physical);
+            if element_count(&shape).is_none() {
+                return Err(Error::Metadata {
+                    field: path.to_string(),
+                    message: format!(
+                        "{n} rows of shape {physical:?} have more elements than an index"
+                    ),
+                });
+            }
             let t = flat(values.as_ref(), dtype, &shape, path)?;
             match permutation {
                 Some(p) if p.iter().enumerate().any(|(i, &a)| i != a) => permute(&t, &p),
@@ -349,6 +366,18 @@ pub(crate) fn import(
             flat(array, dtype, &[n], path)
         }
     }
+}
+
+/// The number of elements of an array of `shape`, when one can exist: the product of its
+/// non-zero axes fits an `isize` (as ndarray requires). Checked, never wrapped, so that debug
+/// and release builds agree on shapes read from files.
+pub(crate) fn element_count(shape: &[usize]) -> Option<usize> {
+    let nonzero = shape
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(1usize, |a, &d| a.checked_mul(d))?;
+    isize::try_from(nonzero).ok()?;
+    Some(if shape.contains(&0) { 0 } else { nonzero })
 }
 
 /// The elements of a flat (non-null) Arrow array as a tensor of `shape`: in place when the
@@ -373,9 +402,34 @@ fn flat(array: &dyn Array, dtype: DType, shape: &[usize], path: &str) -> Result<
     }
     let data = array.to_data();
     let size = dtype.size_of();
-    let buffer = data.buffers()[0].clone();
-    let offset = data.offset() * size;
-    let len = array.len() * size;
+    let Some(buffer) = data.buffers().first().cloned() else {
+        return Err(Error::Storage {
+            field: path.to_string(),
+            expected: format!("a {dtype:?} array with its values buffer"),
+            found: format!("{} without buffers", array.data_type()),
+        });
+    };
+    // Checked (a validated array's elements lie in its buffer, so this only refuses others).
+    let span = data
+        .offset()
+        .checked_mul(size)
+        .zip(array.len().checked_mul(size))
+        .filter(|&(offset, len)| {
+            offset
+                .checked_add(len)
+                .is_some_and(|end| end <= buffer.len())
+        });
+    let Some((offset, len)) = span else {
+        return Err(Error::Metadata {
+            field: path.to_string(),
+            message: format!(
+                "{} elements at {} do not lie in the buffer's {} bytes",
+                array.len(),
+                data.offset(),
+                buffer.len()
+            ),
+        });
+    };
     let bytes = buffer.slice_with_length(offset, len);
     if (bytes.as_ptr() as usize).is_multiple_of(size) && cfg!(target_endian = "little") {
         Tensor::from_external(Arc::new(ArrowBytes(bytes)), 0, dtype, shape)
@@ -651,13 +705,21 @@ pub(crate) fn import_rows(
     let offsets = data.value_offsets();
     let mut rows = Vec::with_capacity(st.len());
     for i in 0..st.len() {
-        let start = offsets[i] as usize;
-        let len = (offsets[i + 1] - offsets[i]) as usize;
-        let base = shape.value_offset(i) as usize;
+        let (start, end) = (offsets[i], offsets[i + 1]);
+        let (Ok(start), Ok(end), Ok(base)) = (
+            usize::try_from(start),
+            usize::try_from(end),
+            usize::try_from(shape.value_offset(i)),
+        ) else {
+            return Err(storage_error());
+        };
+        let Some(len) = end.checked_sub(start) else {
+            return Err(storage_error());
+        };
         let dims: Vec<usize> = (0..ndim)
             .map(|k| usize::try_from(shape_values.value(base + k)).unwrap_or(usize::MAX))
             .collect();
-        if dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)) != Some(len) {
+        if element_count(&dims) != Some(len) {
             return Err(Error::Metadata {
                 field: path.to_string(),
                 message: format!("row {i}: shape {dims:?} does not hold its {len} elements"),
