@@ -21,7 +21,7 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use crate::error::{Error, Result, arrow, parquet};
 use crate::ipc_read::{self, Format};
 use crate::metadata::EXTENSION_NAME;
-use crate::validate::{contain, validate_batch};
+use crate::validate::{ReadLimit, contain, validate_batch};
 
 fn create(path: &Path) -> Result<BufWriter<File>> {
     File::create(path)
@@ -215,6 +215,22 @@ pub fn write_parquet_with(
 /// bound), the decoders' panics are contained, and the decoded arrays validated in full: a
 /// malformed file is an error naming it.
 pub fn read_parquet(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
+    read_parquet_with_limit(path, ReadLimit::default())
+}
+
+/// [`read_parquet`] with a reading bound of its own: a file of highly repetitive data (a
+/// constant column, dictionary and run-length encoded) decodes to far more than the default
+/// [`ReadLimit`] allows for its size, and reads with a larger one.
+///
+/// ```no_run
+/// use extype_arrow::{ReadLimit, read_parquet_with_limit};
+/// let batches = read_parquet_with_limit("constant.parquet", ReadLimit::bytes(8 << 30))?;
+/// # Ok::<(), extype_arrow::Error>(())
+/// ```
+pub fn read_parquet_with_limit(
+    path: impl AsRef<Path>,
+    limit: ReadLimit,
+) -> Result<Vec<RecordBatch>> {
     let path = path.as_ref();
     let at = path.display().to_string();
     let file = open(path)?;
@@ -225,7 +241,7 @@ pub fn read_parquet(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
             source,
         })?
         .len();
-    let meta = crate::parquet_check::load(&file, file_len, &at)?;
+    let meta = crate::parquet_check::load(&file, file_len, &at, &limit)?;
     let batches = contain(&at, "parquet's column decoders", || {
         read_checked(file, meta, path, &at)
     })?;

@@ -29,7 +29,7 @@ use arrow_ipc::{Endianness, MessageHeader, Precision, TimeUnit, Type};
 use arrow_schema::{DataType, SchemaRef};
 
 use crate::error::Result;
-use crate::validate::{check_rows, contain, malformed, validate_batch};
+use crate::validate::{ReadLimit, check_rows, contain, malformed, validate_batch};
 
 /// The two IPC formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -445,7 +445,16 @@ fn check_batch(
     let rows = u64::try_from(batch.length())
         .map_err(|_| bad(format!("a row count of {}", batch.length())))?;
     for field in schema.fields() {
-        check_rows(at, field.name(), field.data_type(), rows, file_len)?;
+        // IPC bodies are read as they are (no compression): only rows of zero width can claim
+        // more than the file holds, and the default limit bounds them.
+        check_rows(
+            at,
+            field.name(),
+            field.data_type(),
+            rows,
+            file_len,
+            &ReadLimit::default(),
+        )?;
     }
     let mut walk = Walk {
         nodes: batch

@@ -110,14 +110,15 @@ pub use arrow_ipc;
 pub use arrow_schema;
 pub use error::{Error, Result};
 pub use files::{
-    read_ipc_file, read_ipc_stream, read_parquet, write_ipc_file, write_ipc_stream, write_parquet,
-    write_parquet_with,
+    read_ipc_file, read_ipc_stream, read_parquet, read_parquet_with_limit, write_ipc_file,
+    write_ipc_stream, write_parquet, write_parquet_with,
 };
 pub use metadata::{
     EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VARIABLE_SHAPE_TENSOR,
 };
 pub use parquet;
 pub use tensor::{arrow_type, dtype_of};
+pub use validate::{EXPANSION, FLOOR, ReadLimit};
 pub use value::{
     ITEM_SPEC, column, column_as, from_array, from_array_as, from_columns_as, from_record_batch,
     tensor_to_array, to_array, to_record_batch, value_to_array,

@@ -8,7 +8,7 @@
 //! given. So before any reader is built: the footer's row count is the sum of its row groups'
 //! (none negative), every column chunk's offsets and sizes are non-negative and its bytes lie
 //! within the file, and the rows decode to no more than
-//! [`decode_bound`](crate::validate::decode_bound) for each column (rows of zero width
+//! the [`ReadLimit`] for each column (rows of zero width
 //! included: they still cost a level each to decode). Then the pages themselves
 //! ([`parquet_pages`](crate::parquet_pages)).
 
@@ -17,10 +17,11 @@ use std::sync::Arc;
 
 use base64::Engine;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
-use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaDataReader};
+use parquet::file::metadata::ParquetMetaDataReader;
 
 use crate::error::{Result, parquet};
-use crate::validate::{check_rows, contain, malformed};
+use crate::parquet_pages::chunk_error;
+use crate::validate::{ReadLimit, check_rows, contain, malformed};
 
 /// The key of the Arrow schema in a Parquet file's key-value metadata.
 const ARROW_SCHEMA: &str = "ARROW:schema";
@@ -28,7 +29,12 @@ const ARROW_SCHEMA: &str = "ARROW:schema";
 /// The metadata of the Parquet `file` (at `at`, of `file_len` bytes), its stored Arrow schema
 /// checked before parquet converts it, all of it checked ([`check`]), and then every page
 /// header ([`parquet_pages`](crate::parquet_pages)).
-pub(crate) fn load(file: &File, file_len: u64, at: &str) -> Result<ArrowReaderMetadata> {
+pub(crate) fn load(
+    file: &File,
+    file_len: u64,
+    at: &str,
+    limit: &ReadLimit,
+) -> Result<ArrowReaderMetadata> {
     let metadata = contain(at, "parquet's footer decoder", || {
         ParquetMetaDataReader::new()
             .parse_and_finish(file)
@@ -48,8 +54,8 @@ pub(crate) fn load(file: &File, file_len: u64, at: &str) -> Result<ArrowReaderMe
         ArrowReaderMetadata::try_new(Arc::new(metadata), ArrowReaderOptions::default())
             .map_err(parquet(at))
     })?;
-    check(&meta, file_len, at)?;
-    crate::parquet_pages::check(file, meta.metadata(), file_len, at)?;
+    check(&meta, file_len, at, limit)?;
+    crate::parquet_pages::check(file, meta.metadata(), file_len, at, limit)?;
     Ok(meta)
 }
 
@@ -75,24 +81,8 @@ fn check_arrow_schema(encoded: &str, at: &str) -> Result<()> {
     }
 }
 
-/// The error of the column chunk `column` of row group `group` of the file at `at`.
-pub(crate) fn chunk_error(
-    at: &str,
-    group: usize,
-    column: &ColumnChunkMetaData,
-    message: String,
-) -> crate::Error {
-    malformed(
-        at,
-        format!(
-            "row group {group}, column chunk `{}`: {message}",
-            column.column_path().string()
-        ),
-    )
-}
-
 /// Checks the metadata `meta` of the Parquet file at `at` of `file_len` bytes.
-fn check(meta: &ArrowReaderMetadata, file_len: u64, at: &str) -> Result<()> {
+fn check(meta: &ArrowReaderMetadata, file_len: u64, at: &str, limit: &ReadLimit) -> Result<()> {
     let md = meta.metadata();
     let claimed = md.file_metadata().num_rows();
     let mut total = 0u64;
@@ -134,7 +124,7 @@ fn check(meta: &ArrowReaderMetadata, file_len: u64, at: &str) -> Result<()> {
         ));
     }
     for field in meta.schema().fields() {
-        check_rows(at, field.name(), field.data_type(), total, file_len)?;
+        check_rows(at, field.name(), field.data_type(), total, file_len, limit)?;
     }
     Ok(())
 }

@@ -618,17 +618,6 @@ mod tests {
                 "case none{i}"
             );
         }
-        // The single reader's path of `read_parquet`, in pieces above CHUNK_ROWS: one batch.
-        let column: Column = (
-            Arc::new(Field::new("x", DataType::Int64, true)),
-            Arc::new(Int64Array::from_iter(
-                (0..70_000i64).map(|i| (i % 3 != 0).then_some(i)),
-            )),
-        );
-        let expected = batches(&[column], &[70_000]);
-        let path = dir.join("single.parquet");
-        std::fs::write(&path, with_arrow_writer(&expected, props(Some(20_000)))).unwrap();
-        assert_eq!(crate::read_parquet(&path).unwrap(), expected);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

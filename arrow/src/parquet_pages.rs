@@ -6,17 +6,16 @@
 //! decodes as many values as a header claims, which runs of levels encode in a few bytes (a
 //! run of nulls, of empty lists). So every page header is read first: its sizes non-negative
 //! and its page within the chunk, and the file's uncompressed pages and decoded values (each
-//! leaf's value count times its width) within [`decode_bound`].
+//! leaf's value count times its width) within the [`ReadLimit`].
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 
 use parquet::basic::Type as Physical;
-use parquet::file::metadata::ParquetMetaData;
+use parquet::file::metadata::{ColumnChunkMetaData, ParquetMetaData};
 
 use crate::error::{Error, Result};
-use crate::parquet_check::chunk_error;
-use crate::validate::{EXPANSION, FLOOR, decode_bound, malformed};
+use crate::validate::{ReadLimit, malformed};
 
 /// Nesting deeper than this in a page header is refused (parquet's headers nest three deep).
 const MAX_DEPTH: usize = 16;
@@ -184,18 +183,40 @@ fn value_width(physical: Physical, type_length: i32) -> u64 {
     }
 }
 
+/// The error of the column chunk `column` of row group `group` of the file at `at`.
+pub(crate) fn chunk_error(
+    at: &str,
+    group: usize,
+    column: &ColumnChunkMetaData,
+    message: String,
+) -> crate::Error {
+    malformed(
+        at,
+        format!(
+            "row group {group}, column chunk `{}`: {message}",
+            column.column_path().string()
+        ),
+    )
+}
+
 /// Walks every page of every column chunk of the Parquet file `file` (at `at`, of `file_len`
 /// bytes, whose metadata `md` is checked: the chunks lie within the file): each header parses,
 /// its sizes are non-negative and its page lies within its chunk, and the file's uncompressed
 /// page bytes and decoded values stay within the reading bound.
-pub(crate) fn check(file: &File, md: &ParquetMetaData, file_len: u64, at: &str) -> Result<()> {
-    let bound = decode_bound(file_len);
+pub(crate) fn check(
+    file: &File,
+    md: &ParquetMetaData,
+    file_len: u64,
+    at: &str,
+    limit: &ReadLimit,
+) -> Result<()> {
+    let bound = limit.bound(file_len);
     let over = |what: &str| {
         malformed(
             at,
             format!(
-                "its pages claim more {what} than the reading bound of {bound} bytes \
-                 ({EXPANSION}x the file's {file_len} bytes, at least {FLOOR})"
+                "its pages claim more {what} than {}",
+                limit.describe(file_len)
             ),
         )
     };

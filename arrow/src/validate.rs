@@ -11,13 +11,13 @@ use arrow_schema::DataType;
 
 use crate::error::{Error, Result};
 
-/// How many times its own size a file may decode to: plain data decodes to about its size,
-/// Snappy-compressed tensors to a few times it. A file claiming more (a row count of 2^40, a
-/// run of levels expanding to terabytes) is refused as hostile.
-pub(crate) const EXPANSION: u64 = 64;
+/// How many times its own size a file may decode to by default: plain data decodes to about its
+/// size, Snappy-compressed tensors to a few times it. A file claiming more (a row count of
+/// 2^40, a run of levels expanding to terabytes) is refused as hostile.
+pub const EXPANSION: u64 = 64;
 
-/// The decoded bytes any file may have, however small it is.
-pub(crate) const FLOOR: u64 = 4 << 20;
+/// The decoded bytes any file may have by default, however small it is.
+pub const FLOOR: u64 = 4 << 20;
 
 /// The error of a malformed file at `path`.
 pub(crate) fn malformed(path: &str, message: impl Into<String>) -> Error {
@@ -65,24 +65,71 @@ pub(crate) fn row_bytes(data_type: &DataType) -> u64 {
     }
 }
 
-/// The bytes a file of `file_len` bytes may decode to: [`EXPANSION`] times its size, at least
-/// [`FLOOR`].
-pub(crate) fn decode_bound(file_len: u64) -> u64 {
-    file_len.saturating_mul(EXPANSION).max(FLOOR)
+/// How many bytes a file may decode to, so that a small file cannot claim terabytes (a row count
+/// of 2^40, pages that decompress to gigabytes): by default [`EXPANSION`] times its size, at
+/// least [`FLOOR`]. Plain and Snappy-compressed tensor data stays far below; a Parquet file of
+/// highly repetitive data (a constant column, dictionary and run-length encoded) can decode to
+/// more, and is read with a larger limit ([`read_parquet_with_limit`](crate::read_parquet_with_limit)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadLimit {
+    /// How many times its own size a file may decode to.
+    pub expansion: u64,
+    /// The decoded bytes any file may have, however small it is.
+    pub floor: u64,
+}
+
+impl Default for ReadLimit {
+    fn default() -> ReadLimit {
+        ReadLimit {
+            expansion: EXPANSION,
+            floor: FLOOR,
+        }
+    }
+}
+
+impl ReadLimit {
+    /// A limit of `bytes` decoded bytes, whatever the file's size.
+    ///
+    /// ```
+    /// let limit = extype_arrow::ReadLimit::bytes(1 << 30);
+    /// assert_eq!((limit.expansion, limit.floor), (0, 1 << 30));
+    /// ```
+    pub fn bytes(bytes: u64) -> ReadLimit {
+        ReadLimit {
+            expansion: 0,
+            floor: bytes,
+        }
+    }
+
+    /// The bytes a file of `file_len` bytes may decode to.
+    pub(crate) fn bound(&self, file_len: u64) -> u64 {
+        file_len.saturating_mul(self.expansion).max(self.floor)
+    }
+
+    /// The bound for a file of `file_len` bytes, in words, for errors.
+    pub(crate) fn describe(&self, file_len: u64) -> String {
+        format!(
+            "the reading bound of {} bytes ({}x the file's {file_len} bytes, at least {}; \
+             read_parquet_with_limit takes a larger ReadLimit)",
+            self.bound(file_len),
+            self.expansion,
+            self.floor
+        )
+    }
 }
 
 /// Checks that `rows` rows of the column `column` (of `data_type`) of the file at `path` (of
-/// `file_len` bytes) decode to no more than [`decode_bound`]: each row counts its
-/// [`row_bytes`] and at least one bit, so rows of zero width (an item shape `[0]`) are bounded
-/// too.
+/// `file_len` bytes) decode to no more than `limit` allows: each row counts its [`row_bytes`]
+/// and at least one bit, so rows of zero width (an item shape `[0]`) are bounded too.
 pub(crate) fn check_rows(
     path: &str,
     column: &str,
     data_type: &DataType,
     rows: u64,
     file_len: u64,
+    limit: &ReadLimit,
 ) -> Result<()> {
-    let bound = decode_bound(file_len);
+    let bound = limit.bound(file_len);
     let width = row_bytes(data_type);
     let decoded = rows
         .checked_mul(width)
@@ -92,9 +139,8 @@ pub(crate) fn check_rows(
         _ => Err(malformed(
             path,
             format!(
-                "column `{column}`: {rows} rows of {width} bytes (and a bit) each exceed the \
-                 reading bound of {bound} bytes ({EXPANSION}x the file's {file_len} bytes, at \
-                 least {FLOOR})"
+                "column `{column}`: {rows} rows of {width} bytes (and a bit) each exceed {}",
+                limit.describe(file_len)
             ),
         )),
     }

@@ -583,3 +583,28 @@ fn a_failed_write_leaves_the_previous_file_intact() {
     assert_eq!(read_ipc_file(&ipc).unwrap()[0], good);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `read_parquet`'s single reader path (plain columns, no struct to split), over a file of
+/// several row groups larger than its chunk of rows: one batch, equal to what was written.
+#[test]
+fn plain_columns_of_several_row_groups_read_as_one_batch() {
+    use extype_arrow::arrow_array::Int64Array;
+    use extype_arrow::parquet::arrow::ArrowWriter;
+    use extype_arrow::parquet::file::properties::WriterProperties;
+    let column = Int64Array::from_iter((0..70_000i64).map(|i| (i % 3 != 0).then_some(i)));
+    let schema = Arc::new(Schema::new(vec![Field::new("x", DataType::Int64, true)]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(column)]).unwrap();
+    let props = WriterProperties::builder()
+        .set_dictionary_enabled(false)
+        .set_max_row_group_row_count(Some(20_000))
+        .build();
+    let mut writer = ArrowWriter::try_new(Vec::new(), schema, Some(props)).unwrap();
+    writer.write(&batch).unwrap();
+    let bytes = writer.into_inner().unwrap();
+    let dir = std::env::temp_dir().join(format!("extype-arrow-single-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("single.parquet");
+    std::fs::write(&path, bytes).unwrap();
+    assert_eq!(read_parquet(&path).unwrap(), vec![batch]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

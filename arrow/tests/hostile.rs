@@ -772,3 +772,30 @@ fn a_tensor_shape_whose_element_count_overflows_is_an_error() {
     }
     done(&dir);
 }
+
+/// A legitimate file of highly repetitive data decodes to far more than the default bound
+/// allows for its size: refused by default with a message that names the way out, read in full
+/// with a larger [`ReadLimit`].
+#[test]
+fn highly_repetitive_parquet_reads_with_a_larger_limit() {
+    let dir = std::env::temp_dir().join(format!("extype-arrow-limit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("constant.parquet");
+    let zeros = extype::Tensor::from(ndarray::Array2::<f32>::zeros((1 << 22, 1)));
+    let rb = to_record_batch(&[("x", &Value::Tensor(zeros))]).unwrap();
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_dictionary_enabled(true)
+        .build();
+    write_parquet_with(&path, std::slice::from_ref(&rb), props).unwrap();
+    let file_len = std::fs::metadata(&path).unwrap().len();
+    assert!(file_len * EXPANSION < 16 << 20, "{file_len} bytes");
+    let e = read_parquet(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("reading bound") && e.contains("read_parquet_with_limit"),
+        "{e}"
+    );
+    let back = read_parquet_with_limit(&path, ReadLimit::bytes(1 << 30)).unwrap();
+    assert_eq!(back.iter().map(|b| b.num_rows()).sum::<usize>(), 1 << 22);
+    assert_eq!(back[0].column(0).as_ref(), rb.column(0).as_ref());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
