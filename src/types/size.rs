@@ -58,6 +58,14 @@ pub(crate) fn dense_len(op: &str, shape: &[usize], elem_bytes: usize) -> Result<
 /// `n` copies of `fill`, or an error of `op` naming `what` when the allocator refuses the block
 /// (a size taken from a value, such as a dense axis, must not abort the process).
 pub(crate) fn try_filled<T: Clone>(op: &str, what: &str, n: usize, fill: T) -> Result<Vec<T>> {
+    let mut out = try_reserved(op, what, n)?;
+    out.resize(n, fill);
+    Ok(out)
+}
+
+/// An empty vector with room for `n` elements, reserved fallibly: an error of `op` naming
+/// `what` when the allocator refuses the block.
+pub(crate) fn try_reserved<T>(op: &str, what: &str, n: usize) -> Result<Vec<T>> {
     let mut out = Vec::new();
     out.try_reserve_exact(n).map_err(|_| {
         Error::unsupported(
@@ -68,7 +76,6 @@ pub(crate) fn try_filled<T: Clone>(op: &str, what: &str, n: usize, fill: T) -> R
             ),
         )
     })?;
-    out.resize(n, fill);
     Ok(out)
 }
 

@@ -283,15 +283,8 @@ fn concat_ragged(items: &[&RaggedTensor]) -> Result<RaggedTensor> {
     splits.push(0i64);
     // One entry per value-row of the result (allocated fallibly: empty inner axes let many
     // rows take no memory).
-    let mut order = Vec::new();
-    order.try_reserve_exact(total as usize).map_err(|_| {
-        arg_error(
-            "concat",
-            "values",
-            "value rows whose order fits in memory",
-            format!("{total} value rows"),
-        )
-    })?;
+    let mut order =
+        crate::types::size::try_reserved("concat", "the value rows' order", total as usize)?;
     for i in 0..nrows {
         for (s, &off) in outer.iter().zip(&offsets) {
             // `s[i] <= s[i + 1] <= s[last]`, and `off + s[last]` is the next (checked) offset.

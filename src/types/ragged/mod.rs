@@ -537,15 +537,7 @@ impl RaggedTensor {
         let s = splits_of(splits);
         // Checked splits: the last is the number of values, each step non-negative.
         let n = s[s.len() - 1] as usize;
-        let mut ids: Vec<i64> = Vec::new();
-        ids.try_reserve_exact(n).map_err(|_| {
-            arg_error(
-                "value_rowids",
-                "the partition",
-                "a number of values whose row ids fit in memory",
-                format!("{n} values"),
-            )
-        })?;
+        let mut ids = crate::types::size::try_reserved("value_rowids", "the value row ids", n)?;
         for (row, w) in s.windows(2).enumerate() {
             ids.resize(ids.len() + (w[1] - w[0]) as usize, row as i64);
         }

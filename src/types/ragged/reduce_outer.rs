@@ -116,15 +116,8 @@ fn merge0(red: &Reduction<'_>, x: &RaggedTensor) -> Result<Rows> {
         return Ok(Rows::Dense(padded.dense_op(red.op, &OpArgs::axes(&[0]))?));
     }
     let values = values_of(x);
-    let mut parts = Vec::new();
-    parts.try_reserve_exact(longest as usize).map_err(|_| {
-        arg_error(
-            "reduce",
-            "rows",
-            "rows whose positions fit in memory",
-            format!("a row of {longest}"),
-        )
-    })?;
+    let mut parts =
+        crate::types::size::try_reserved("reduce", "a part per position", longest as usize)?;
     for j in 0..longest {
         let ids: Vec<i64> = s[..s.len() - 1]
             .iter()
@@ -277,15 +270,11 @@ fn keep_axis(value: Value, axis: usize) -> Result<Value> {
                 .unwrap_or(0),
         };
         // One split per entry of the level (fallibly: zero-width entries can outnumber memory).
-        let mut splits: Vec<i64> = Vec::new();
-        splits.try_reserve_exact(n as usize + 1).map_err(|_| {
-            arg_error(
-                "reduce",
-                "keepdims",
-                "a kept axis whose row splits fit in memory",
-                format!("{n} rows"),
-            )
-        })?;
+        let mut splits = crate::types::size::try_reserved(
+            "reduce",
+            "the kept axis's row splits",
+            n as usize + 1,
+        )?;
         splits.extend(0..=n);
         (axis - 1, splits)
     };

@@ -111,13 +111,7 @@ impl BatchEncoder<SparseTensor> for SparseBatch {
         let items_of = || idx.column(0).into_iter().map(|&i| Some(i as usize));
         let starts = super::bucket_starts("unstack", items_of(), n)?;
         let order = super::bucket_order(items_of(), &starts);
-        let mut items = Vec::new();
-        items.try_reserve_exact(n).map_err(|_| {
-            Error::invalid(format!(
-                "unstack: cannot allocate {n} SparseTensor items (dense shape {:?})",
-                batch.dense_shape()
-            ))
-        })?;
+        let mut items = super::super::size::try_reserved("unstack", "the SparseTensor items", n)?;
         let canonical = batch.is_canonical().then_some(true);
         for item in 0..n {
             let entries = &order[starts[item]..starts[item + 1]];
