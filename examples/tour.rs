@@ -181,5 +181,28 @@ fn library_types() -> extype::Result<()> {
         names.len(),
         names[..8].join(", ")
     );
+
+    use extype::types::{RaggedTensor, SparseTensor};
+    println!("\n== Rows of different lengths: extype::types::RaggedTensor (tf.RaggedTensor)");
+    let r = RaggedTensor::from_row_lengths(
+        array![3.0f32, 1.0, 4.0, 1.0, 5.0, 9.0],
+        array![3i64, 0, 2, 1],
+    )?;
+    println!("r                      = {r}");
+    let row_sums: extype::Tensor = ops::reduce_sum_as(&r, Some(&[1]), false)?;
+    println!("reduce_sum(r, axis 1)  = {row_sums} (an empty row sums to 0, as in TF)");
+    let squared: RaggedTensor = ops::mul_as(&r, &r)?;
+    println!("r * r                  = {squared} (the same row splits, shared)");
+    println!("to_tensor(r)           = {}", r.to_tensor(None, None)?);
+
+    println!("\n== Mostly zeros: extype::types::SparseTensor (tf.sparse)");
+    let s = SparseTensor::new(array![[0i64, 1], [2, 0]], array![7.0f64, -2.0], &[3, 3])?;
+    println!("s                      = {s}");
+    println!("to_dense(s)            = {}", s.to_dense(&0.0f64, false)?);
+    let cols = s.reduce_sum(Some(&[0]), false, false)?;
+    println!("reduce_sum(s, axis 0)  = {cols} (bit for bit TF's)");
+    let b = extype::Tensor::from(array![[1.0f64], [2.0], [3.0]]);
+    let product = extype::types::sparse::sparse_dense_matmul(&s, &b, false, false)?;
+    println!("s @ [[1], [2], [3]]    = {product}");
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! follows (checked with TF 2.21 on CPU).
 
 use extype::half::{bf16, f16};
-use extype::ops::{self, OpArgs, catalog};
+use extype::ops::{self, AsOperand, OpArgs, catalog};
 use extype::types::{RaggedTensor, RaggedTensorSpec};
 use extype::{DType, Tensor, TensorLike, Value, ValueSpec, batch};
 use ndarray::{ArrayD, IxDyn, arr0, array};
@@ -578,12 +578,51 @@ fn reductions_over_axis_0_and_all_axes_as_tf() {
             .shape(),
         &[0]
     );
-    // A bad axis names it.
-    let e = ops::reduce_sum(&x, Some(&[2]), false)
-        .unwrap_err()
-        .without_context()
-        .to_string();
-    assert!(e.contains("axis 2") && e.contains("rank is 2"), "{e}");
+    // A bad axis names it, and the op the user called (TF: "Invalid reduction dimension 2 for
+    // input with 2 dimensions" from `reduce_sum`).
+    for (op, name) in [
+        (&catalog::REDUCE_SUM, "reduce_sum"),
+        (&catalog::REDUCE_MAX, "reduce_max"),
+        (&catalog::REDUCE_MEAN, "reduce_mean"),
+    ] {
+        let e = ops::call(op, &[x.as_operand()], &OpArgs::axes(&[2]))
+            .unwrap_err()
+            .without_context()
+            .to_string();
+        assert!(
+            e.starts_with(name) && e.contains("(rank 2), found 2") && !e.contains("reduce_any"),
+            "{e}"
+        );
+    }
+}
+
+/// One `ops::reduce_sum` (or mean, max) of a ragged value consults the dispatch table once: the
+/// handler takes the op's dtype rule and identity from the op's data and runs the segment and
+/// dense reductions on the op model directly, never through the table again.
+#[test]
+fn a_ragged_reduction_consults_the_dispatch_table_once() {
+    let x = r();
+    for op in [
+        &catalog::REDUCE_SUM,
+        &catalog::REDUCE_MAX,
+        &catalog::REDUCE_MEAN,
+    ] {
+        for axes in [
+            Some(&[1isize][..]),
+            Some(&[-1]),
+            Some(&[0]),
+            Some(&[0, 1]),
+            None,
+        ] {
+            for keepdims in [false, true] {
+                let args = OpArgs::maybe_axes(axes).keepdims(keepdims);
+                let before = extype::dispatch::consultations();
+                ops::call(op, &[x.as_operand()], &args).unwrap();
+                let consulted = extype::dispatch::consultations() - before;
+                assert_eq!(consulted, 1, "{op} over {axes:?}, keepdims {keepdims}");
+            }
+        }
+    }
 }
 
 #[test]

@@ -81,7 +81,7 @@ fn list_ops_name_the_arrays_as_arguments() {
     );
     assert_eq!(
         err(ops::stack(&[a.as_operand()], 3)),
-        "stack: axis 3 is out of range for an array of rank 3"
+        "stack: axis: expected an axis in -3..3 (rank 3), found 3"
     );
 }
 

@@ -3,6 +3,7 @@
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, ShapeBuilder};
 
+use crate::axis::{self, AxisError, Repeats};
 use crate::error::{KernelError, Result};
 
 /// Checks that an output of shape `dims` with elements of `T` can exist: its nonzero dims
@@ -179,29 +180,30 @@ pub(crate) fn broadcast_to<'a, T>(
     Ok(out)
 }
 
-/// Normalises an axis that may be negative.
+/// Normalises an axis that may be negative ([`axis::checked`]).
 pub(crate) fn normalize_axis(op: &'static str, axis: isize, ndim: usize) -> Result<usize> {
-    let a = if axis < 0 { axis + ndim as isize } else { axis };
-    if a < 0 || a as usize >= ndim {
-        return Err(KernelError::AxisOutOfRange { op, axis, ndim });
-    }
-    Ok(a as usize)
+    axis::checked(axis, ndim).map_err(|e| axis_error(op, e))
 }
 
-/// Validates a set of (possibly negative) axes: in range and distinct. Returns them sorted.
+/// Validates a set of (possibly negative) axes: in range and distinct ([`axis::selected`]).
+/// Returns them sorted.
 pub(crate) fn normalize_axes(op: &'static str, axes: &[isize], ndim: usize) -> Result<Vec<usize>> {
-    let mut seen = vec![false; ndim];
-    let mut out = Vec::with_capacity(axes.len());
-    for &axis in axes {
-        let a = normalize_axis(op, axis, ndim)?;
-        if seen[a] {
-            return Err(KernelError::DuplicateAxis { op, axis: a });
-        }
-        seen[a] = true;
-        out.push(a);
+    let flags =
+        axis::selected(Some(axes), ndim, Repeats::Refused).map_err(|e| axis_error(op, e))?;
+    Ok((0..ndim).filter(|&a| flags[a]).collect())
+}
+
+/// The kernels' words for an [`AxisError`].
+#[cold]
+fn axis_error(op: &'static str, e: AxisError) -> KernelError {
+    match e {
+        AxisError::OutOfRange { axis, rank } => KernelError::AxisOutOfRange {
+            op,
+            axis,
+            ndim: rank,
+        },
+        AxisError::Repeated { index, .. } => KernelError::DuplicateAxis { op, axis: index },
     }
-    out.sort_unstable();
-    Ok(out)
 }
 
 /// How a view was rearranged by [`normalize`]: undo it on a result of the same shape.

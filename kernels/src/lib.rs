@@ -21,6 +21,7 @@
 //! | [`cast`] | `cast::<T, U>(a)` between any two of bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 |
 //! | [`spmm`] | `sparse_dense_matmul(a, b)`: a sparse matrix (entries grouped by output row) times a dense one, rows in registers, prefetched, rows split across threads |
 //! | [`matmul`] | `matmul(a, b)` over the last two axes, leading axes broadcast (f32 f64: ndarray / matrixmultiply; i32 i64: wrapping) |
+//! | [`axis`] | `normalize`, `selected`, `reduced_shape`: the one rule for (negative) axes, reduced axes and keepdims shapes, shared with core's op model |
 //!
 //! Dtypes: f32, f64, i32, i64, u8, u64 and bool wherever meaningful ([`Scalar`] all of them,
 //! [`Num`] the numeric ones, [`Float`] f32/f64). The half-precision floats `half::f16` and
@@ -143,6 +144,7 @@
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+pub mod axis;
 pub mod cast;
 pub mod compact;
 pub mod elementwise;

@@ -4,6 +4,8 @@
 //! an extension value goes through the dispatch table ([`table()`]), so a handler can apply the
 //! op to a field that is itself an extension value.
 
+use extype_kernels::axis::Repeats;
+
 use super::entry::Call;
 use super::table::{no_dense_default, table};
 use crate::dtype::DType;
@@ -11,6 +13,7 @@ use crate::error::Result;
 use crate::op_model::args::OpArgs;
 use crate::op_model::op::Op;
 use crate::op_model::operand::{AsOperand, FromValue, Operand, bad_argument};
+use crate::op_model::rules::Fold;
 use crate::op_model::{dense, infer};
 use crate::spec::TensorSpec;
 use crate::spec::value::{Value, ValueSpec};
@@ -164,6 +167,27 @@ impl ReductionOp<'_> {
     /// Whether reduced axes are kept with size 1.
     pub fn keepdims(&self) -> bool {
         self.call.args.keepdims
+    }
+
+    /// What the reduction folds an extent into ([`Op::fold`]; `None` for a user-declared
+    /// reduction, whose identity is unknown).
+    pub fn fold(&self) -> Option<Fold> {
+        self.call.op.fold()
+    }
+
+    /// Which of the `rank` axes the call reduces, one flag per axis ([`Op::reduced_axes`], a
+    /// repeated axis refused as the dense op refuses it): an error naming the op the user called.
+    pub fn reduced_axes(&self, rank: usize) -> Result<Vec<bool>> {
+        self.call
+            .op
+            .reduced_axes(self.axes(), rank, Repeats::Refused)
+    }
+
+    /// The output shape for an input of `shape` ([`Op::reduced_shape`]).
+    pub fn reduced_shape(&self, shape: &[usize]) -> Result<Vec<usize>> {
+        self.call
+            .op
+            .reduced_shape(shape, self.axes(), self.keepdims())
     }
 
     /// Runs an arbitrary reduction op with the same axes and keepdims (e.g. `reduce_any` of a

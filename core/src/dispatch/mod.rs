@@ -243,4 +243,4 @@ pub use entry::{
 };
 pub use group::{BinaryOp, ReductionOp, UnaryOp};
 pub use param::{GroupParam, HandlerParam, OrDense};
-pub use table::{DispatchTable, MAX_KEY, table};
+pub use table::{DispatchTable, MAX_KEY, consultations, table};

@@ -2,6 +2,7 @@
 //! by catalog slot and compares argument types with the few exact handlers (hashed past eight).
 
 use std::any::TypeId;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::OnceLock;
@@ -379,6 +380,36 @@ fn bad_handler(entry: &DispatchEntry, message: String) -> Error {
 
 static TABLE: OnceLock<Result<DispatchTable>> = OnceLock::new();
 
+thread_local! {
+    /// How many times this thread has consulted a dispatch table (calls and inferences).
+    static CONSULTED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many times this thread has consulted a dispatch table: each [`DispatchTable::call`]
+/// and [`DispatchTable::infer`] (so each `ops::…` call and each [`ops::infer_spec`]) counts
+/// once. A diagnostic: a handler that runs its dense parts on the op model directly (the group
+/// ops' `apply` on dense operands, [`Tensor::dense_op`]) adds nothing to it, so a test can check
+/// that one call of an op on an extension value consults the table once.
+///
+/// ```
+/// use extype_core::{dispatch, ops};
+/// let x = ndarray::array![1.0f32, 2.0];
+/// let before = dispatch::consultations();
+/// ops::add(&x, &x).unwrap();
+/// assert_eq!(dispatch::consultations() - before, 1);
+/// ```
+///
+/// [`ops::infer_spec`]: crate::ops::infer_spec
+/// [`Tensor::dense_op`]: crate::tensor::Tensor::dense_op
+pub fn consultations() -> u64 {
+    CONSULTED.with(Cell::get)
+}
+
+#[inline(always)]
+fn consulted() {
+    CONSULTED.with(|c| c.set(c.get().wrapping_add(1)));
+}
+
 /// The global dispatch table: built on first use from every `#[dispatch]` handler linked into the
 /// program. A key given to two handlers is an error naming both, returned by the calls that
 /// reach that key only ([`DispatchTable::check`] lists every such conflict); a handler whose
@@ -665,6 +696,7 @@ impl DispatchTable {
     /// parameter count was checked against the arity when the table was built.
     #[inline]
     pub fn call(&self, op: &'static Op, operands: &[Operand<'_>], args: &OpArgs) -> Result<Value> {
+        consulted();
         let (handlers, group) = self.handlers(op);
         let takes_dense =
             handlers.is_some_and(|h| h.takes_dense) || group.is_some_and(|g| g.takes_dense);
@@ -736,6 +768,7 @@ impl DispatchTable {
     /// call precedence) that registered an inference runs it; for dense inputs without one, the
     /// op's own inference ([`infer::dense`]).
     pub fn infer(&self, op: &'static Op, specs: &[&ValueSpec], args: &OpArgs) -> Result<Inferred> {
+        consulted();
         op.check_arity(specs.len())?;
         let ids: SmallVec<[TypeId; 8]> = specs.iter().map(|s| spec_type_id(s)).collect();
         let (handlers, group) = self.handlers(op);

@@ -116,17 +116,19 @@ pub(crate) fn join<const STACK: bool>(
     Ok(typed_join!(Bool, F32, F64, I32, I64, U8, U64, F16, BF16))
 }
 
-/// Checks the output of `concat` / `stack` (unchecked when the arguments do not join: the
-/// kernel says why).
+/// Checks the axis of `concat` / `stack` (the op's words, as spec inference gives them) and
+/// their output (unchecked when the arguments do not join: the kernel says why).
 fn check_join<const STACK: bool>(op: &Op, xs: &[TensorView<'_>], axis: isize) -> Result<()> {
     let Some(first) = xs.first() else {
         return Ok(());
     };
     let mut out = first.shape().to_vec();
     let rank = out.len() + usize::from(STACK);
-    let Some(axis) = size::normalize_axis(axis, rank) else {
+    if rank == 0 {
+        // A rank-0 array to concatenate: the kernel names the argument.
         return Ok(());
-    };
+    }
+    let axis = op.axis(axis, rank)?;
     let joined = if STACK {
         Some(xs.len())
     } else {
@@ -241,7 +243,9 @@ pub(crate) fn gather(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result
         .as_deref()
         .ok_or_else(|| missing(op, "indices"))?;
     let x = &xs[0];
-    if let Some(axis) = size::normalize_axis(args.axis, x.shape().len()) {
+    // A rank-0 array to gather from: the kernel names the argument.
+    if !x.shape().is_empty() {
+        let axis = op.axis(args.axis, x.shape().len())?;
         let mut out = x.shape().to_vec();
         out[axis] = indices.len();
         check_output(op, &out, x.dtype())?;

@@ -56,7 +56,7 @@ use super::fallback;
 use super::glue::{binary, custom, masked, reduce, segment, unary};
 use super::infer;
 use super::op::InferRule;
-use super::rules::{Operands, ResultDType};
+use super::rules::{Fold, Operands, ResultDType};
 
 pub use super::op::{DenseFn, Op};
 pub use extype_shape::signature::{Arity, OpKind, Signature, to_snake};
@@ -82,6 +82,7 @@ macro_rules! catalog {
     };
 }
 
+use Fold::{All, Any, ArgMax, ArgMin, CountNonzero, Max, Mean, Min, Prod, Sum};
 use InferRule::Custom;
 use Operands::BoolAt;
 use ResultDType::{Bool, FloatOfInts, FromArgs, I64, Widen};
@@ -152,27 +153,28 @@ catalog! {
     LOGICAL_XOR => binary!(KERNEL, kb::logical_xor).result(Bool);
 
     /// Sum over axes (integers widen to 64 bits).
-    REDUCE_SUM => reduce!(NUMERIC, ka::sum_axes).result(Widen).masked(masked!(km::masked_sum_axes));
+    REDUCE_SUM => reduce!(NUMERIC, ka::sum_axes).fold(Sum).result(Widen).masked(masked!(km::masked_sum_axes));
     /// Mean over axes (`f64` for integers).
     REDUCE_MEAN => reduce!(NUMERIC, ka::mean_axes)
+            .fold(Mean)
             .result(FloatOfInts)
             .masked(masked!(km::masked_mean_axes));
     /// Product over axes (integers widen to 64 bits).
-    REDUCE_PROD => reduce!(NUMERIC, ka::prod_axes).result(Widen);
+    REDUCE_PROD => reduce!(NUMERIC, ka::prod_axes).fold(Prod).result(Widen);
     /// Maximum over axes (an error over an empty extent).
-    REDUCE_MAX => reduce!(NUMERIC, ka::max_axes).masked(masked!(km::masked_max_axes));
+    REDUCE_MAX => reduce!(NUMERIC, ka::max_axes).fold(Max).masked(masked!(km::masked_max_axes));
     /// Minimum over axes (an error over an empty extent).
-    REDUCE_MIN => reduce!(NUMERIC, ka::min_axes).masked(masked!(km::masked_min_axes));
+    REDUCE_MIN => reduce!(NUMERIC, ka::min_axes).fold(Min).masked(masked!(km::masked_min_axes));
     /// Whether any element is non-zero (→ bool).
-    REDUCE_ANY => reduce!(KERNEL, ka::any_axes).result(Bool);
+    REDUCE_ANY => reduce!(KERNEL, ka::any_axes).fold(Any).result(Bool);
     /// Whether every element is non-zero (→ bool).
-    REDUCE_ALL => reduce!(KERNEL, ka::all_axes).result(Bool);
+    REDUCE_ALL => reduce!(KERNEL, ka::all_axes).fold(All).result(Bool);
     /// Number of non-zero elements (→ i64).
-    COUNT_NONZERO => reduce!(KERNEL, ka::count_nonzero_axes).result(I64);
+    COUNT_NONZERO => reduce!(KERNEL, ka::count_nonzero_axes).fold(CountNonzero).result(I64);
     /// Index of the first maximum over the reduced axes (→ i64, flat over those axes).
-    ARGMAX => reduce!(NUMERIC, ka::argmax_axes).result(I64);
+    ARGMAX => reduce!(NUMERIC, ka::argmax_axes).fold(ArgMax).result(I64);
     /// Index of the first minimum over the reduced axes (→ i64, flat over those axes).
-    ARGMIN => reduce!(NUMERIC, ka::argmin_axes).result(I64);
+    ARGMIN => reduce!(NUMERIC, ka::argmin_axes).fold(ArgMin).result(I64);
 
     /// The shape as an `i64` vector.
     SHAPE => custom!(ALL, bodies::shape_of)
@@ -211,13 +213,13 @@ catalog! {
             .operands(BoolAt(1, "the mask"))
             .infer(Custom(infer::boolean_mask));
     /// Sum of each ragged row (segments of axis 0 given by `row_splits`).
-    SEGMENT_SUM => segment!(NUMERIC, ks::segment_sum).result(Widen);
+    SEGMENT_SUM => segment!(NUMERIC, ks::segment_sum).fold(Sum).result(Widen);
     /// Mean of each ragged row.
-    SEGMENT_MEAN => segment!(NUMERIC, ks::segment_mean).result(FloatOfInts);
+    SEGMENT_MEAN => segment!(NUMERIC, ks::segment_mean).fold(Mean).result(FloatOfInts);
     /// Maximum of each ragged row (an error for an empty row).
-    SEGMENT_MAX => segment!(NUMERIC, ks::segment_max);
+    SEGMENT_MAX => segment!(NUMERIC, ks::segment_max).fold(Max);
     /// Minimum of each ragged row (an error for an empty row).
-    SEGMENT_MIN => segment!(NUMERIC, ks::segment_min);
+    SEGMENT_MIN => segment!(NUMERIC, ks::segment_min).fold(Min);
     /// Matrix product of the last two axes (`[.., n, k] @ [.., k, m] → [.., n, m]`), leading
     /// axes broadcast; f32, f64 (ndarray's `general_mat_mul`), i32, i64 (wrapping).
     MATMUL => custom!(LINALG, bodies::matmul).infer(Custom(infer::matmul));

@@ -28,7 +28,7 @@ use super::args::OpArgs;
 use super::dense_args::DenseArgs;
 use super::op::{Op, missing};
 use super::operand::bad_argument;
-use super::size::{self, check_named, too_large};
+use super::size::{check_named, too_large};
 use crate::dtype::DType;
 use crate::error::{DispatchError, Error, Result};
 use crate::tensor::{Element, Tensor};
@@ -437,13 +437,12 @@ pub(crate) fn sized_error(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs, e: Kern
     }
 }
 
-/// Checks a reduction's output (its widened dtype: `i32` sums are `i64`).
+/// Checks a reduction's axes ([`Op::reduced_shape`]: the words spec inference gives) and its
+/// output (its widened dtype: `i32` sums are `i64`).
 #[inline]
 pub(crate) fn check_reduced(op: &Op, shape: &[usize], d: DType, args: &OpArgs) -> Result<()> {
-    match size::reduced(shape, args.axes.as_deref(), args.keepdims) {
-        Some(out) => check_output(op, &out, out_dtype(op, d, args)),
-        None => Ok(()),
-    }
+    let out = op.reduced_shape(shape, args.axes.as_deref(), args.keepdims)?;
+    check_output(op, &out, out_dtype(op, d, args))
 }
 
 /// Checks a segment reduction's output: one row per segment.

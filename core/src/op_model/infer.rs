@@ -34,6 +34,7 @@ use crate::error::{Result, ShapeError};
 use crate::spec::value::{AnySpec, ValueSpec};
 use crate::spec::{ExtensionType, TensorSpec};
 use crate::tensor::{Tensor, TensorLike};
+use extype_kernels::axis::Repeats;
 use extype_shape::{
     BroadcastChecks, Dim, MAX_DIM, Shape, ShapeCalculator, Unifier, broadcast_static,
 };
@@ -207,20 +208,6 @@ impl Inferred {
     }
 }
 
-fn normalize_axis(op: &Op, axis: isize, rank: usize) -> Result<usize> {
-    let r = rank as isize;
-    let a = if axis < 0 { axis + r } else { axis };
-    if a < 0 || a >= r {
-        return Err(bad_argument(
-            op.name(),
-            "axis",
-            format!("an axis in -{r}..{r} (rank {rank})"),
-            axis.to_string(),
-        ));
-    }
-    Ok(a as usize)
-}
-
 fn reduce_shape(op: &Op, shape: &Shape, args: &OpArgs) -> Result<Shape> {
     let Some(dims) = shape.dims() else {
         return Ok(match (&args.axes, args.keepdims) {
@@ -228,24 +215,7 @@ fn reduce_shape(op: &Op, shape: &Shape, args: &OpArgs) -> Result<Shape> {
             _ => Shape::unknown_rank(),
         });
     };
-    let rank = dims.len();
-    let mut reduced = vec![false; rank];
-    match &args.axes {
-        None => reduced.iter_mut().for_each(|r| *r = true),
-        Some(axes) => {
-            for &a in axes {
-                let i = normalize_axis(op, a, rank)?;
-                if std::mem::replace(&mut reduced[i], true) {
-                    return Err(bad_argument(
-                        op.name(),
-                        "axes",
-                        "distinct axes",
-                        format!("axis {a} twice"),
-                    ));
-                }
-            }
-        }
-    }
+    let reduced = op.reduced_axes(args.axes.as_deref(), dims.len(), Repeats::Refused)?;
     Ok(Shape::from_dims(dims.iter().zip(&reduced).filter_map(
         |(&d, &r)| match (r, args.keepdims) {
             (false, _) => Some(d),
@@ -315,7 +285,7 @@ pub(crate) fn join<const STACK: bool>(
     let Some(rank) = specs.iter().find_map(|s| s.shape.rank()) else {
         return Ok(Shape::unknown_rank());
     };
-    let axis = normalize_axis(op, args.axis, rank + usize::from(STACK))?;
+    let axis = op.axis(args.axis, rank + usize::from(STACK))?;
     let mut total = Some(0usize);
     for s in specs {
         let Some(dims) = s.shape.dims() else { continue };
@@ -410,7 +380,7 @@ pub(crate) fn gather(op: &Op, specs: &[&TensorSpec], args: &OpArgs) -> Result<Sh
     let Some(dims) = specs[0].shape.dims() else {
         return Ok(Shape::unknown_rank());
     };
-    let axis = normalize_axis(op, args.axis, dims.len())?;
+    let axis = op.axis(args.axis, dims.len())?;
     let mut dims = dims.to_vec();
     dims[axis] = Dim::Known(indices.len());
     Ok(Shape::from_dims(dims))

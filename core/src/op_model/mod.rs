@@ -45,4 +45,4 @@ pub use catalog::{Arity, OpKind, Signature};
 pub use infer::Inferred;
 pub use op::{DenseFn, InferRule, Op, ShapeFn};
 pub use operand::{AsOperand, FromValue, IntoValue, Operand};
-pub use rules::{DTypeSet, Operands, ResultDType};
+pub use rules::{DTypeSet, Fold, Operands, ResultDType};

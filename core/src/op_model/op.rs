@@ -18,12 +18,13 @@ use std::fmt;
 
 use ndarray::ArrayViewD;
 
+use extype_kernels::axis::{self, AxisError, Repeats};
 use extype_shape::signature::{self, Arity, OpKind, Signature};
 
 use super::args::OpArgs;
 use super::dense_args::DenseArgs;
 use super::operand::{Operand, bad_argument};
-use super::rules::{DTypeSet, Operands, ResultDType};
+use super::rules::{DTypeSet, Fold, Operands, ResultDType};
 use crate::dtype::DType;
 use crate::error::{DispatchError, Result};
 use crate::spec::TensorSpec;
@@ -101,6 +102,7 @@ pub(crate) struct Builtin {
     pub(crate) masked: Option<MaskedFn>,
     pub(crate) operands: Operands,
     pub(crate) result: ResultDType,
+    pub(crate) fold: Option<Fold>,
     pub(crate) infer: Option<InferRule>,
     pub(crate) fallback: Option<(FallbackFn, FallbackAppliesFn)>,
     pub(crate) fallback_infer: Option<FallbackInferFn>,
@@ -115,6 +117,7 @@ impl Builtin {
             masked: None,
             operands: Operands::Same,
             result: ResultDType::Same,
+            fold: None,
             infer: None,
             fallback: None,
             fallback_infer: None,
@@ -124,6 +127,12 @@ impl Builtin {
     /// Sets the result-dtype rule.
     pub(crate) const fn result(mut self, result: ResultDType) -> Builtin {
         self.result = result;
+        self
+    }
+
+    /// Sets what the reduction folds an extent into.
+    pub(crate) const fn fold(mut self, fold: Fold) -> Builtin {
+        self.fold = Some(fold);
         self
     }
 
@@ -179,6 +188,7 @@ pub struct Op {
     dtypes: DTypeSet,
     operands: Operands,
     result: ResultDType,
+    fold: Option<Fold>,
     infer: InferRule,
     fallback: Option<(FallbackFn, FallbackAppliesFn)>,
     fallback_infer: Option<FallbackInferFn>,
@@ -241,6 +251,7 @@ impl Op {
             dtypes: DTypeSet::ALL,
             operands: Operands::Same,
             result: ResultDType::Same,
+            fold: None,
             infer: InferRule::of_kind(kind),
             fallback: None,
             fallback_infer: None,
@@ -265,6 +276,7 @@ impl Op {
             dtypes: data.dtypes,
             operands: data.operands,
             result: data.result,
+            fold: data.fold,
             infer: match data.infer {
                 Some(rule) => rule,
                 None => InferRule::of_kind(sig.kind),
@@ -354,6 +366,13 @@ impl Op {
     #[inline]
     pub const fn result_rule(&self) -> ResultDType {
         self.result
+    }
+
+    /// What the op folds an extent into, for the catalog's reductions and segment reductions
+    /// (`None` for other ops and for user-declared reductions, whose identity is unknown).
+    #[inline]
+    pub const fn fold(&self) -> Option<Fold> {
+        self.fold
     }
 
     /// How the op's output shape is inferred from its input specs.
@@ -489,6 +508,78 @@ impl Op {
                 to
             }
         })
+    }
+}
+
+impl Op {
+    /// `axis` (negative counts from the end) of an argument of rank `rank`, as an index: the one
+    /// axis rule of every op and type ([`extype_kernels::axis`]); out of range is an error
+    /// naming this op.
+    ///
+    /// ```
+    /// use extype_core::ops::catalog;
+    /// assert_eq!(catalog::CONCAT.axis(-1, 3).unwrap(), 2);
+    /// assert_eq!(
+    ///     catalog::CONCAT.axis(3, 3).unwrap_err().to_string(),
+    ///     "concat: axis: expected an axis in -3..3 (rank 3), found 3"
+    /// );
+    /// ```
+    pub fn axis(&self, axis: isize, rank: usize) -> Result<usize> {
+        axis::checked(axis, rank).map_err(|e| self.axis_error("axis", e))
+    }
+
+    /// Which of the `rank` axes a reduction over `axes` (`None`: all) reduces, one flag per
+    /// axis; an axis out of range, or (with [`Repeats::Refused`]) named twice, is an error
+    /// naming this op.
+    ///
+    /// ```
+    /// use extype_core::ops::catalog;
+    /// use extype_core::ops::rules::Repeats;
+    /// let sum = &catalog::REDUCE_SUM;
+    /// assert_eq!(sum.reduced_axes(Some(&[-1]), 2, Repeats::Refused).unwrap(), [false, true]);
+    /// assert_eq!(
+    ///     sum.reduced_axes(Some(&[2]), 2, Repeats::Refused).unwrap_err().to_string(),
+    ///     "reduce_sum: axes: expected an axis in -2..2 (rank 2), found 2"
+    /// );
+    /// ```
+    pub fn reduced_axes(
+        &self,
+        axes: Option<&[isize]>,
+        rank: usize,
+        repeats: Repeats,
+    ) -> Result<Vec<bool>> {
+        axis::selected(axes, rank, repeats).map_err(|e| self.axis_error("axes", e))
+    }
+
+    /// The output shape of this reduction of `shape` over `axes` (`None`: all), with
+    /// `keepdims`: [`Op::reduced_axes`] (repeats refused), then the reduced dims dropped or
+    /// kept with size 1.
+    pub fn reduced_shape(
+        &self,
+        shape: &[usize],
+        axes: Option<&[isize]>,
+        keepdims: bool,
+    ) -> Result<Vec<usize>> {
+        let reduced = self.reduced_axes(axes, shape.len(), Repeats::Refused)?;
+        Ok(axis::reduced_shape(shape, &reduced, keepdims))
+    }
+
+    #[cold]
+    fn axis_error(&self, what: &str, e: AxisError) -> crate::error::Error {
+        match e {
+            AxisError::OutOfRange { axis, rank } => bad_argument(
+                self.name(),
+                what,
+                format!("an axis in -{rank}..{rank} (rank {rank})"),
+                axis.to_string(),
+            ),
+            AxisError::Repeated { axis, .. } => bad_argument(
+                self.name(),
+                what,
+                "distinct axes",
+                format!("axis {axis} twice"),
+            ),
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! The dtype rules an [`Op`](super::op::Op) carries: which dtypes it takes ([`DTypeSet`]), how
-//! its arguments' dtypes relate ([`Operands`]) and the dtype it returns ([`ResultDType`]). Plain
-//! data, below the op; the checks they drive are the op's methods
+//! its arguments' dtypes relate ([`Operands`]), the dtype it returns ([`ResultDType`]) and, for a
+//! reduction, what it folds an extent into ([`Fold`], with its identity). Plain data, below the op; the checks they drive are the op's methods
 //! ([`Op::check_dtypes`](super::op::Op::check_dtypes),
 //! [`Op::result_dtype`](super::op::Op::result_dtype)), run for calls and spec inference alike.
 //! (The shape rule, [`InferRule`](super::op::InferRule), names the op in its custom form, so it
@@ -9,6 +9,7 @@
 use std::fmt;
 
 use crate::dtype::DType;
+use crate::tensor::Fill;
 
 /// A set of dtypes: a bitset over [`DType`], usable in `const` items.
 ///
@@ -163,6 +164,57 @@ pub enum ResultDType {
     I64,
     /// The dtype asked for in [`OpArgs::dtype`](super::args::OpArgs::dtype) (`cast`): any dtype.
     FromArgs,
+}
+
+/// What a reduction folds an extent into: the op's meaning as data, read by the dense path's
+/// callers and by every library type (a masked value's masked-out elements, a ragged value's
+/// padding and empty rows), instead of each re-identifying the op by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fold {
+    /// The sum (`reduce_sum`, `segment_sum`).
+    Sum,
+    /// The mean (`reduce_mean`, `segment_mean`).
+    Mean,
+    /// The product (`reduce_prod`).
+    Prod,
+    /// The maximum (`reduce_max`, `segment_max`).
+    Max,
+    /// The minimum (`reduce_min`, `segment_min`).
+    Min,
+    /// Whether any element is non-zero (`reduce_any`).
+    Any,
+    /// Whether every element is non-zero (`reduce_all`).
+    All,
+    /// The number of non-zero elements (`count_nonzero`).
+    CountNonzero,
+    /// The index of the first maximum (`argmax`).
+    ArgMax,
+    /// The index of the first minimum (`argmin`).
+    ArgMin,
+}
+
+impl Fold {
+    /// The element value that leaves the fold as it is, in the input's dtype: what masked-out
+    /// and padding elements hold (sum, any and count: 0; product and all: 1; max and argmax: the
+    /// lowest value, −∞ for floats; min and argmin: the highest). `None` for the mean, which
+    /// counts every element it sees (pad its sum with [`Fold::Sum`]'s identity instead).
+    ///
+    /// ```
+    /// use extype_core::ops::{catalog, rules::Fold};
+    /// use extype_core::tensor::Fill;
+    /// assert_eq!(catalog::REDUCE_MAX.fold(), Some(Fold::Max));
+    /// assert_eq!(Fold::Max.identity(), Some(Fill::Lowest));
+    /// assert_eq!(Fold::Mean.identity(), None);
+    /// ```
+    pub const fn identity(self) -> Option<Fill> {
+        Some(match self {
+            Fold::Sum | Fold::Any | Fold::CountNonzero => Fill::Zero,
+            Fold::Prod | Fold::All => Fill::One,
+            Fold::Max | Fold::ArgMax => Fill::Lowest,
+            Fold::Min | Fold::ArgMin => Fill::Highest,
+            Fold::Mean => return None,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -164,37 +164,6 @@ fn can_allocate(bytes: usize) -> bool {
     probe.try_reserve_exact(bytes).is_ok()
 }
 
-/// Normalises `axis` (negative counts from the end) for rank `ndim` (`None`: out of range).
-pub(crate) fn normalize_axis(axis: isize, ndim: usize) -> Option<usize> {
-    let n = ndim as isize;
-    let a = if axis < 0 { axis + n } else { axis };
-    (0..n).contains(&a).then_some(a as usize)
-}
-
-/// The output shape of a reduction of `shape` over `axes` (`None`: all) with `keepdims`, or
-/// `None` when an axis is out of range (the kernel reports it).
-pub(crate) fn reduced(
-    shape: &[usize],
-    axes: Option<&[isize]>,
-    keepdims: bool,
-) -> Option<Vec<usize>> {
-    let mut reduce = vec![axes.is_none(); shape.len()];
-    for &a in axes.unwrap_or(&[]) {
-        reduce[normalize_axis(a, shape.len())?] = true;
-    }
-    Some(
-        shape
-            .iter()
-            .zip(&reduce)
-            .filter_map(|(&d, &r)| match (r, keepdims) {
-                (false, _) => Some(d),
-                (true, true) => Some(1),
-                (true, false) => None,
-            })
-            .collect(),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,9 +173,6 @@ mod tests {
         assert_eq!(element_count(&[]), Some(1));
         assert_eq!(element_count(&[usize::MAX, usize::MAX, 0]), Some(0));
         assert_eq!(element_count(&[1 << 40, 1 << 40]), None);
-        assert_eq!(reduced(&[2, 3, 4], Some(&[-1, 0]), false), Some(vec![3]));
-        assert_eq!(reduced(&[2, 3], None, true), Some(vec![1, 1]));
-        assert_eq!(reduced(&[2, 3], Some(&[2]), true), None);
         assert_eq!(shape_text([1u128 << 70]), "[1180591620717411303424]");
     }
 }

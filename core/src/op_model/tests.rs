@@ -77,7 +77,11 @@ mod dense {
         let a = run1(&ARGMAX, &x, &OpArgs::axes(&[1])).unwrap();
         assert_eq!(a, t(array![2i64, 2].into_dyn()));
         let err = run1(&REDUCE_SUM, &x, &OpArgs::axes(&[2])).unwrap_err();
-        assert!(err.to_string().contains("axis 2 is out of range"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("axes: expected an axis in -2..2 (rank 2), found 2"),
+            "{err}"
+        );
         let mask = t(array![[true, false, true], [false, false, true]]);
         let ms = run_masked(&REDUCE_SUM, &x.view(), &mask.view(), &OpArgs::axes(&[1])).unwrap();
         assert_eq!(ms, t(array![4i64, 6].into_dyn()));
@@ -394,7 +398,11 @@ mod infer {
             "f64[2, ?, 1]"
         );
         assert_eq!(one(&ARGMAX, &x, &OpArgs::axes(&[1])), "i64[2, 5]");
-        assert!(one(&REDUCE_MAX, &x, &OpArgs::axes(&[3])).starts_with("error: reduce_max: axis"));
+        assert!(
+            one(&REDUCE_MAX, &x, &OpArgs::axes(&[3])).starts_with(
+                "error: reduce_max: axes: expected an axis in -3..3 (rank 3), found 3"
+            )
+        );
         assert_eq!(one(&SHAPE, &x, &OpArgs::none()), "i64[3]");
         assert_eq!(one(&TRANSPOSE, &x, &OpArgs::none()), "i32[5, ?, 2]");
         assert_eq!(

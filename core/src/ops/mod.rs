@@ -114,15 +114,18 @@ pub use scalar::{Scalar, scalar_like};
 pub use supported::{SupportedSpec, supported, supported_for_spec};
 
 /// The rules an op carries as data: its dtype rules ([`DTypeSet`], [`Operands`],
-/// [`ResultDType`]) and its shape rule ([`InferRule`], [`ShapeFn`]).
+/// [`ResultDType`]), a reduction's [`Fold`], its shape rule ([`InferRule`], [`ShapeFn`]), and
+/// whether a set of axes may repeat one
+/// ([`Repeats`](extype_kernels::axis::Repeats), for [`Op::reduced_axes`]).
 pub mod rules {
     pub use crate::op_model::op::{InferRule, ShapeFn};
-    pub use crate::op_model::rules::{DTypeSet, Operands, ResultDType};
+    pub use crate::op_model::rules::{DTypeSet, Fold, Operands, ResultDType};
+    pub use extype_kernels::axis::Repeats;
 }
 
 pub use crate::op_model::{
-    Arity, AsOperand, DTypeSet, DenseFn, FromValue, Indices, InferRule, Inferred, IntoValue, Op,
-    OpArgs, OpKind, Operand, Operands, ResultDType, ShapeFn, Signature,
+    Arity, AsOperand, DTypeSet, DenseFn, Fold, FromValue, Indices, InferRule, Inferred, IntoValue,
+    Op, OpArgs, OpKind, Operand, Operands, ResultDType, ShapeFn, Signature,
 };
 
 use crate::dispatch::table;
@@ -132,7 +135,7 @@ use crate::op_model::{dense, operand::bad_argument};
 #[cfg(doc)]
 use crate::spec::ExtensionType;
 use crate::spec::value::{Value, ValueSpec};
-use crate::tensor::Tensor;
+use crate::tensor::{Tensor, TensorView};
 
 /// No extra arguments, as a `static` (the fixed-argument front functions borrow it).
 static NO_ARGS: OpArgs = OpArgs {
@@ -569,6 +572,24 @@ pub fn masked_reduce(
     let vv = v.as_view().ok_or_else(|| err(&v, "values"))?;
     let mv = m.as_view().ok_or_else(|| err(&m, "mask"))?;
     dense::run_masked(op, &vv, &mv, args)
+}
+
+/// Runs `op`'s dense default on dense tensors, without consulting the dispatch table: what a
+/// call with these arguments runs when no handler takes it. Handlers use it (and
+/// [`Tensor::dense_op`] for one argument) for their dense parts, so that the user's one call is
+/// the one consultation ([`dispatch::consultations`](crate::dispatch::consultations)).
+///
+/// ```
+/// use extype_core::ops::{self, OpArgs, catalog};
+/// use extype_core::Tensor;
+/// let x = Tensor::from(ndarray::array![6.0f32, 8.0].into_dyn());
+/// let y = Tensor::from(ndarray::array![2.0f32, 4.0].into_dyn());
+/// let q = ops::call_dense(&catalog::DIV, &[&x, &y], &OpArgs::none()).unwrap();
+/// assert_eq!(q, Tensor::from(ndarray::array![3.0f32, 2.0].into_dyn()));
+/// ```
+pub fn call_dense(op: &'static Op, xs: &[&Tensor], args: &OpArgs) -> Result<Tensor> {
+    let views: smallvec::SmallVec<[TensorView<'_>; 4]> = xs.iter().map(|t| t.view()).collect();
+    dense::run(op, &views, args)
 }
 
 /// Tensor conveniences used by handlers.

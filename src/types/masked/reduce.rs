@@ -3,57 +3,35 @@
 //! one reduced element was (`count > 0`).
 
 use super::MaskedTensor;
-use crate::ndarray::{ArrayD, IxDyn, arr0};
+use crate::ndarray::{ArrayD, IxDyn};
+use crate::ops::Fold;
 use crate::ops::{self, catalog};
-use crate::{DType, Op, ReductionOp, Result, Tensor, TensorSpec, dispatch};
+use crate::tensor::Fill;
+use crate::{DType, ReductionOp, Result, Tensor, dispatch};
 
-/// A reduction's identity, in the values' dtype.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fill {
-    Zero,
-    One,
-    /// `-inf` for floats, the dtype's minimum for integers, `false` for bools.
-    Lowest,
-    /// `+inf` for floats, the dtype's maximum for integers, `true` for bools.
-    Highest,
-}
-
-/// How a catalog reduction treats masked-out elements.
+/// How a catalog reduction treats masked-out elements, from what it folds ([`Fold`]).
 #[derive(Clone, Copy, Debug)]
 enum Rule {
     /// The kernels' masked sum (masked-out elements are skipped).
     Sum,
     /// Masked sum over the count of valid elements (NaN where it is 0).
     Mean,
-    /// The dense reduction of `where(mask, values, fill)`.
+    /// The dense reduction of `where(mask, values, fill)`, the fold's identity.
     Filled(Fill),
-    /// `argmax` / `argmin`: the first extreme among the valid elements.
+    /// `argmax` / `argmin`: the first extreme among the valid elements (masked-out ones hold
+    /// the identity of the extreme).
     Arg(Fill),
 }
 
 impl Rule {
     /// The rule of a catalog reduction; `None` for a user-declared reduction (its identity is
     /// unknown, so the handler declines).
-    fn of(op: &Op) -> Option<Rule> {
-        let is = |other: &Op| op == other;
-        Some(if is(&catalog::REDUCE_SUM) {
-            Rule::Sum
-        } else if is(&catalog::REDUCE_MEAN) {
-            Rule::Mean
-        } else if is(&catalog::REDUCE_MAX) {
-            Rule::Filled(Fill::Lowest)
-        } else if is(&catalog::REDUCE_MIN) {
-            Rule::Filled(Fill::Highest)
-        } else if is(&catalog::REDUCE_PROD) || is(&catalog::REDUCE_ALL) {
-            Rule::Filled(Fill::One)
-        } else if is(&catalog::REDUCE_ANY) || is(&catalog::COUNT_NONZERO) {
-            Rule::Filled(Fill::Zero)
-        } else if is(&catalog::ARGMAX) {
-            Rule::Arg(Fill::Lowest)
-        } else if is(&catalog::ARGMIN) {
-            Rule::Arg(Fill::Highest)
-        } else {
-            return None;
+    fn of(fold: Fold) -> Option<Rule> {
+        Some(match fold {
+            Fold::Sum => Rule::Sum,
+            Fold::Mean => Rule::Mean,
+            Fold::ArgMax | Fold::ArgMin => Rule::Arg(fold.identity()?),
+            other => Rule::Filled(other.identity()?),
         })
     }
 
@@ -68,81 +46,28 @@ impl Rule {
     }
 }
 
-/// A rank-0 tensor of `dtype` holding `fill`.
-fn fill_scalar(dtype: DType, fill: Fill) -> Tensor {
-    macro_rules! number {
-        ($t:ty, $lowest:expr, $highest:expr) => {
-            Tensor::from(
-                arr0::<$t>(match fill {
-                    Fill::Zero => 0 as $t,
-                    Fill::One => 1 as $t,
-                    Fill::Lowest => $lowest,
-                    Fill::Highest => $highest,
-                })
-                .into_dyn(),
-            )
-        };
-    }
-    macro_rules! half_number {
-        ($t:ident) => {
-            Tensor::from(
-                arr0(match fill {
-                    Fill::Zero => crate::half::$t::ZERO,
-                    Fill::One => crate::half::$t::ONE,
-                    Fill::Lowest => crate::half::$t::NEG_INFINITY,
-                    Fill::Highest => crate::half::$t::INFINITY,
-                })
-                .into_dyn(),
-            )
-        };
-    }
-    match dtype {
-        DType::Bool => Tensor::from(arr0(matches!(fill, Fill::One | Fill::Highest)).into_dyn()),
-        DType::I8 => number!(i8, i8::MIN, i8::MAX),
-        DType::I16 => number!(i16, i16::MIN, i16::MAX),
-        DType::I32 => number!(i32, i32::MIN, i32::MAX),
-        DType::I64 => number!(i64, i64::MIN, i64::MAX),
-        DType::U8 => number!(u8, u8::MIN, u8::MAX),
-        DType::U16 => number!(u16, u16::MIN, u16::MAX),
-        DType::U32 => number!(u32, u32::MIN, u32::MAX),
-        DType::U64 => number!(u64, u64::MIN, u64::MAX),
-        DType::F32 => number!(f32, f32::NEG_INFINITY, f32::INFINITY),
-        DType::F64 => number!(f64, f64::NEG_INFINITY, f64::INFINITY),
-        DType::F16 => half_number!(f16),
-        DType::BF16 => half_number!(bf16),
-    }
-}
-
 /// `scalar` broadcast to `shape`.
 fn full(shape: &[usize], scalar: &Tensor) -> Result<Tensor> {
-    ops::where_as(&ArrayD::from_elem(IxDyn(shape), true), scalar, scalar)
+    let everywhere = Tensor::from(ArrayD::from_elem(IxDyn(shape), true));
+    dense(&catalog::WHERE, &[&everywhere, scalar, scalar])
 }
 
-/// Whether each output element reduces no element (a reduced axis of size 0), when the axes are
-/// valid (`None` otherwise: the dense op reports the bad axis). Not a product of the sizes:
-/// repeated axes would multiply past `usize::MAX`.
-fn reduces_nothing(shape: &[usize], axes: Option<&[isize]>) -> Option<bool> {
-    let rank = shape.len() as isize;
-    match axes {
-        None => Some(shape.contains(&0)),
-        Some(axes) => axes.iter().try_fold(false, |empty, &axis| {
-            // No overflow: `axis < 0 <= rank`.
-            let axis = if axis < 0 { axis + rank } else { axis };
-            (0..rank)
-                .contains(&axis)
-                .then(|| empty || shape[axis as usize] == 0)
-        }),
-    }
+/// Whether each output element reduces no element (a reduced axis of size 0); the axes are
+/// checked (an error naming the op). Not a product of the sizes: that could overflow.
+fn reduces_nothing(op: &ReductionOp, shape: &[usize]) -> Result<bool> {
+    let reduced = op.reduced_axes(shape.len())?;
+    Ok(shape.iter().zip(&reduced).any(|(&d, &r)| r && d == 0))
 }
 
 /// Every reduction of the catalog (user-declared reductions decline: their identity is unknown).
 #[dispatch(reduction)]
 fn masked_reduction(op: &ReductionOp, x: &MaskedTensor) -> Result<Option<MaskedTensor>> {
-    let Some(rule) = Rule::of(op.op()) else {
+    let Some(rule) = op.fold().and_then(Rule::of) else {
         return Ok(None);
     };
+    let empty_extent = reduces_nothing(op, x.shape())?;
     let valid: Tensor = op.apply_other_as(&catalog::REDUCE_ANY, &x.mask)?;
-    let values = if reduces_nothing(x.shape(), op.axes()) == Some(true) {
+    let values = if empty_extent {
         empty(op, rule, x, valid.shape())?
     } else {
         match rule {
@@ -155,17 +80,28 @@ fn masked_reduction(op: &ReductionOp, x: &MaskedTensor) -> Result<Option<MaskedT
     Ok(Some(MaskedTensor::from_parts_unchecked(values, valid)))
 }
 
+/// The dtype the reduction returns for the values' dtype (the op's own rule: no inference).
+fn result_dtype(op: &ReductionOp, x: &MaskedTensor) -> Result<DType> {
+    op.result_dtype(x.dtype())
+}
+
 /// `where(mask, values, fill)`.
 fn filled(x: &MaskedTensor, fill: Fill) -> Result<Tensor> {
-    ops::where_as(&x.mask, &x.values, &fill_scalar(x.dtype(), fill))
+    dense(
+        &catalog::WHERE,
+        &[&x.mask, &x.values, &fill.scalar(x.dtype())],
+    )
 }
 
 /// The result over an empty extent (no element reduced): the identity, in the op's result dtype.
 fn empty(op: &ReductionOp, rule: Rule, x: &MaskedTensor, shape: &[usize]) -> Result<Tensor> {
-    let out = op.infer(&TensorSpec::from_tensor(&x.values))?.dtype;
+    let out = result_dtype(op, x)?;
     let scalar = match rule {
-        Rule::Mean => ops::div_as(&fill_scalar(out, Fill::Zero), &fill_scalar(out, Fill::Zero))?,
-        other => fill_scalar(out, other.empty_fill()),
+        Rule::Mean => dense(
+            &catalog::DIV,
+            &[&Fill::Zero.scalar(out), &Fill::Zero.scalar(out)],
+        )?,
+        other => other.empty_fill().scalar(out),
     };
     full(shape, &scalar)
 }
@@ -182,11 +118,11 @@ fn sum(op: &ReductionOp, x: &MaskedTensor) -> Result<Tensor> {
 
 /// The sum of the valid values over their count, in the mean's dtype (`f64` for integers).
 fn mean(op: &ReductionOp, x: &MaskedTensor) -> Result<Tensor> {
-    let out = op.infer(&TensorSpec::from_tensor(&x.values))?.dtype;
-    let total: Tensor = ops::cast_as(&sum(op, x)?, out)?;
+    let out = result_dtype(op, x)?;
+    let total = cast(&sum(op, x)?, out)?;
     let count: Tensor = op.apply_other_as(&catalog::COUNT_NONZERO, &x.mask)?;
-    let count: Tensor = ops::cast_as(&count, out)?;
-    ops::div_as(&total, &count)
+    let count = cast(&count, out)?;
+    dense(&catalog::DIV, &[&total, &count])
 }
 
 /// `argmax` / `argmin` among the valid elements: the dense op on the filled values, except
@@ -202,10 +138,27 @@ fn arg(op: &ReductionOp, x: &MaskedTensor, fill: Fill) -> Result<Tensor> {
         &catalog::REDUCE_MIN
     };
     let extreme: Tensor = op.apply_other_as(extreme_op, &values)?;
-    let at_fill: Tensor = ops::equal_as(&extreme, &fill_scalar(x.dtype(), fill))?;
-    let first_valid: Tensor = op.apply_other_as(
-        &catalog::ARGMAX,
-        &ops::cast_as::<Tensor>(&x.mask, DType::U8)?,
-    )?;
-    ops::where_as(&at_fill, &first_valid, &index)
+    let at_fill = dense(&catalog::EQUAL, &[&extreme, &fill.scalar(x.dtype())])?;
+    let first_valid: Tensor = op.apply_other_as(&catalog::ARGMAX, &cast(&x.mask, DType::U8)?)?;
+    dense(&catalog::WHERE, &[&at_fill, &first_valid, &index])
+}
+
+// The dense parts run on the op model directly, never through the dispatch table: the user's
+// call is the one consultation.
+
+/// `op`'s dense default on these tensors.
+fn dense(op: &'static crate::Op, xs: &[&Tensor]) -> Result<Tensor> {
+    ops::call_dense(op, xs, &crate::ops::OpArgs::none())
+}
+
+/// `t` in dtype `to`.
+fn cast(t: &Tensor, to: DType) -> Result<Tensor> {
+    if t.dtype() == to {
+        return Ok(t.clone());
+    }
+    ops::call_dense(
+        &catalog::CAST,
+        &[t],
+        &crate::ops::OpArgs::none().with_dtype(to),
+    )
 }

@@ -648,7 +648,7 @@ fn default_row(
             }
             d.clone()
         }
-        None => super::small_scalar(dtype, false),
+        None => crate::tensor::Fill::Zero.scalar(dtype),
     };
     broadcast_to(&scalar, &shape).map_err(|_| {
         arg_error(

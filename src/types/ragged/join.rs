@@ -16,7 +16,7 @@ use super::{RaggedTensor, RaggedTensorSpec, arg_error, describe, i64_tensor, spl
 use crate::batch::{BatchEncoder, concat_rows_counted};
 use crate::dispatch::Call;
 use crate::ndarray::{Ix1, IxDyn};
-use crate::ops::{self, OpArgs};
+use crate::ops::{self, OpArgs, catalog};
 use crate::types::MaskedTensor;
 use crate::types::size::running_splits;
 use crate::{
@@ -155,15 +155,17 @@ impl RaggedTensor {
     pub fn concat(items: &[&RaggedTensor], axis: isize) -> Result<RaggedTensor> {
         const OP: &str = "concat";
         check_alike(OP, items)?;
-        let rank = items[0].rank() as isize;
-        let axis_n = if axis < 0 { axis + rank } else { axis };
-        match axis_n {
+        let rank = items[0].rank();
+        match catalog::CONCAT.axis(axis, rank)? {
             0 => Ok(concat_rows(items)?),
             1 => concat_ragged(items),
             _ => Err(arg_error(
                 OP,
                 "axis",
-                format!("axis 0 or the ragged axis 1 (or {} / {})", -rank, 1 - rank),
+                format!(
+                    "axis 0 or the ragged axis 1 (or -{rank} / {})",
+                    1 - rank as isize
+                ),
                 format!("axis {axis}"),
             )),
         }
@@ -184,9 +186,8 @@ impl RaggedTensor {
     pub fn stack(items: &[&RaggedTensor], axis: isize) -> Result<RaggedTensor> {
         const OP: &str = "stack";
         check_alike(OP, items)?;
-        let rank = items[0].rank() as isize + 1;
-        let axis_n = if axis < 0 { axis + rank } else { axis };
-        match axis_n {
+        let rank = items[0].rank() + 1;
+        match catalog::STACK.axis(axis, rank)? {
             0 => RaggedBatch::stack(items),
             1 => {
                 // Each item as [nrows, 1, …] (its rows become sub-rows), then joined on axis 1.
@@ -207,7 +208,7 @@ impl RaggedTensor {
             _ => Err(arg_error(
                 OP,
                 "axis",
-                format!("axis 0 or 1 (or {} / {})", -rank, 1 - rank),
+                format!("axis 0 or 1 (or -{rank} / {})", 1 - rank as isize),
                 format!("axis {axis}"),
             )),
         }

@@ -220,36 +220,6 @@ pub(crate) fn shared_splits(t: &Tensor) -> crate::ops::Indices {
     crate::ops::Indices::from(splits_of(t).into_owned())
 }
 
-/// A rank-0 tensor of `dtype` holding 0 or 1 (`false` / `true` for bool), for every dtype
-/// (extype's `cast` takes fewer).
-pub(crate) fn small_scalar(dtype: DType, one: bool) -> Tensor {
-    use crate::ndarray::arr0;
-    macro_rules! num {
-        ($t:ty) => {
-            Tensor::from(arr0(if one { 1 as $t } else { 0 as $t }).into_dyn())
-        };
-    }
-    match dtype {
-        DType::Bool => Tensor::from(arr0(one).into_dyn()),
-        DType::I8 => num!(i8),
-        DType::I16 => num!(i16),
-        DType::I32 => num!(i32),
-        DType::I64 => num!(i64),
-        DType::U8 => num!(u8),
-        DType::U16 => num!(u16),
-        DType::U32 => num!(u32),
-        DType::U64 => num!(u64),
-        DType::F32 => num!(f32),
-        DType::F64 => num!(f64),
-        DType::F16 => {
-            Tensor::from(arr0(crate::half::f16::from_f32(if one { 1.0 } else { 0.0 })).into_dyn())
-        }
-        DType::BF16 => {
-            Tensor::from(arr0(crate::half::bf16::from_f32(if one { 1.0 } else { 0.0 })).into_dyn())
-        }
-    }
-}
-
 /// A tensor of `dtype` and `shape` with no elements (some size is 0; nothing is allocated).
 pub(crate) fn empty_tensor(dtype: DType, shape: &[usize]) -> Tensor {
     debug_assert!(shape.contains(&0), "{shape:?}");

@@ -9,37 +9,23 @@ use super::reduce_outer::Reduction;
 use super::{RaggedTensor, RaggedTensorSpec, arg_error, broadcast_to, shared_splits, splits_of};
 use crate::dispatch::Call;
 use crate::ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, arr0};
-use crate::ops::{self, OpArgs, catalog};
+use crate::ops::rules::Repeats;
+use crate::ops::{self, Fold, OpArgs, catalog, infer};
+use crate::tensor::Fill;
 use crate::{
     DType, Dim, Element, Op, ReductionOp, Result, Shape, Tensor, TensorSpec, Value, ValueSpec,
     dispatch,
 };
 
-/// The reductions a ragged tensor serves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Sum,
-    Mean,
-    Max,
-    Min,
-    Prod,
-    Any,
-    All,
-}
-
-impl Kind {
-    fn of(op: &Op) -> Option<Kind> {
-        const KINDS: [(&Op, Kind); 7] = [
-            (&catalog::REDUCE_SUM, Kind::Sum),
-            (&catalog::REDUCE_MEAN, Kind::Mean),
-            (&catalog::REDUCE_MAX, Kind::Max),
-            (&catalog::REDUCE_MIN, Kind::Min),
-            (&catalog::REDUCE_PROD, Kind::Prod),
-            (&catalog::REDUCE_ANY, Kind::Any),
-            (&catalog::REDUCE_ALL, Kind::All),
-        ];
-        KINDS.iter().find(|(o, _)| *o == op).map(|&(_, k)| k)
-    }
+/// What a catalog reduction folds, when a ragged tensor serves it (the seven reductions TF
+/// defines on ragged tensors; `None`: the handler declines).
+fn served(op: &Op) -> Option<Fold> {
+    op.fold().filter(|fold| {
+        matches!(
+            fold,
+            Fold::Sum | Fold::Mean | Fold::Max | Fold::Min | Fold::Prod | Fold::Any | Fold::All
+        )
+    })
 }
 
 /// Which axes a reduction reduces, relative to the ragged layout.
@@ -60,26 +46,12 @@ enum Plan {
     Sequential(Vec<usize>),
 }
 
-/// The plan of a reduction over `axes` of a tensor of `rank` and ragged rank `rr`.
-fn plan(op: &str, axes: Option<&[isize]>, rank: usize, rr: usize) -> Result<Plan> {
-    let Some(axes) = axes else {
-        return Ok(Plan::All);
-    };
-    let mut set = vec![false; rank];
-    for &a in axes {
-        let n = if a < 0 { a + rank as isize } else { a };
-        if !(0..rank as isize).contains(&n) {
-            return Err(arg_error(
-                op,
-                "axes",
-                format!("axes within -{rank}..{rank} (the ragged tensor's rank is {rank})"),
-                format!("axis {a}"),
-            ));
-        }
-        set[n as usize] = true;
-    }
+/// The plan of a reduction over the axes flagged in `set` (one flag per axis, from
+/// [`ReductionOp::reduced_axes`]) of a tensor of ragged rank `rr`.
+fn plan(set: &[bool], rr: usize) -> Plan {
+    let rank = set.len();
     if set.iter().all(|&s| s) {
-        return Ok(Plan::All);
+        return Plan::All;
     }
     let inner: Vec<isize> = (1 + rr..rank)
         .filter(|&a| set[a])
@@ -87,31 +59,31 @@ fn plan(op: &str, axes: Option<&[isize]>, rank: usize, rr: usize) -> Result<Plan
         .collect();
     let outer = &set[..=rr];
     if outer.iter().all(|&s| !s) {
-        return Ok(Plan::Inner(inner));
+        return Plan::Inner(inner);
     }
     if outer[..rr].iter().all(|&s| !s) {
         // Only the innermost ragged axis among the outer ones.
-        return Ok(Plan::Ragged(inner));
+        return Plan::Ragged(inner);
     }
     if rr == 1 {
-        return Ok(if set[1] {
+        return if set[1] {
             Plan::RowsAndRagged(inner)
         } else {
             Plan::Rows
-        });
+        };
     }
-    Ok(Plan::Sequential((0..rank).filter(|&a| set[a]).collect()))
+    Plan::Sequential((0..rank).filter(|&a| set[a]).collect())
 }
 
 /// Every catalog reduction TF defines on ragged tensors; others decline.
 #[dispatch(reduction, infer = infer_reduce)]
 fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
-    let Some(kind) = Kind::of(op.op()) else {
+    let Some(kind) = served(op.op()) else {
         return Ok(None);
     };
     let name = op.name();
     // The op's dtype check (e.g. `reduce_sum` of bool), on the flat values' spec.
-    let out_dtype = out_dtype(op.op(), &TensorSpec::from_tensor(&x.flat_values))?;
+    let out_dtype = out_dtype(op.op(), x.flat_values.dtype())?;
     let rank = x.rank();
     let rr = x.ragged_rank();
     let keep = op.keepdims();
@@ -119,14 +91,15 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
     // TF reduces one axis at a time, the highest first; for float max and min the order shows
     // (a ragged axis folds in TF's order, a dense one propagates NaN), so the inner axes of the
     // flat values go first there, as in TF.
-    let tf_order = matches!(kind, Kind::Max | Kind::Min) && flat.dtype().is_float();
+    let tf_order = matches!(kind, Fold::Max | Fold::Min) && flat.dtype().is_float();
     let inner_first = |inner: &[isize]| -> Result<Tensor> {
         if inner.is_empty() {
             return Ok(flat.clone());
         }
         dense_reduce(kind, op.op(), flat, &OpArgs::axes(inner), out_dtype, false)
     };
-    let mut plan = plan(name, op.axes(), rank, rr)?;
+    let reduced = op.reduced_axes(rank)?;
+    let mut plan = plan(&reduced, rr);
     if tf_order && rr == 1 && plan == Plan::All && op.axes().is_some() {
         // Every axis named: TF still reduces them one by one (`axis=None` reduces the flat
         // values at once).
@@ -136,7 +109,7 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
         Plan::All => {
             let out = dense_reduce(kind, op.op(), flat, &OpArgs::none(), out_dtype, false)?;
             if keep {
-                Value::from(ops::reshape_as::<Tensor>(&out, &vec![1; rank])?)
+                Value::from(reshape(&out, &vec![1; rank])?)
             } else {
                 Value::from(out)
             }
@@ -150,9 +123,16 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
             let splits_t = &x.nested_row_splits[rr - 1];
             let splits = splits_of(splits_t);
             let mut out = if tf_order {
-                segment(kind, &inner_first(&inner)?, &splits, splits_t, out_dtype)?
+                segment(
+                    op.op(),
+                    kind,
+                    &inner_first(&inner)?,
+                    &splits,
+                    splits_t,
+                    out_dtype,
+                )?
             } else {
-                segment(kind, flat, &splits, splits_t, out_dtype)?
+                segment(op.op(), kind, flat, &splits, splits_t, out_dtype)?
             };
             if !inner.is_empty() && !tf_order {
                 let args = OpArgs::axes(&inner);
@@ -165,7 +145,7 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
                 for &a in &inner {
                     shape.insert(a as usize + 1, 1);
                 }
-                out = ops::reshape_as(&out, &shape)?;
+                out = reshape(&out, &shape)?;
             }
             if rr == 1 {
                 Value::from(out)
@@ -182,7 +162,14 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
                 // The rows' TF fold, then the dense reduction over axis 0.
                 let splits_t = &x.nested_row_splits[0];
                 let splits = splits_of(splits_t);
-                let rows = segment(kind, &inner_first(&inner)?, &splits, splits_t, out_dtype)?;
+                let rows = segment(
+                    op.op(),
+                    kind,
+                    &inner_first(&inner)?,
+                    &splits,
+                    splits_t,
+                    out_dtype,
+                )?;
                 dense_reduce(kind, op.op(), &rows, &OpArgs::axes(&[0]), out_dtype, false)?
             } else {
                 let mut axes = vec![0isize];
@@ -191,29 +178,23 @@ fn ragged_reduce(op: &ReductionOp, x: &RaggedTensor) -> Result<Option<Value>> {
             };
             if keep {
                 let shape = kept_shape(&[1, 1], flat.shape(), &inner);
-                Value::from(ops::reshape_as::<Tensor>(&out, &shape)?)
+                Value::from(reshape(&out, &shape)?)
             } else {
                 Value::from(out)
             }
         }
         Plan::Rows if tf_order => {
-            let mut inner: Vec<isize> = op
-                .axes()
-                .unwrap_or_default()
-                .iter()
-                .map(|&a| if a < 0 { a + rank as isize } else { a })
-                .filter(|&a| a > 1)
-                .map(|a| a - 1)
+            let inner: Vec<isize> = (2..rank)
+                .filter(|&a| reduced[a])
+                .map(|a| a as isize - 1)
                 .collect();
-            inner.sort_unstable();
-            inner.dedup();
             let values = inner_first(&inner)?;
             let splits = splits_of(&x.nested_row_splits[0]);
-            let out = super::segment_extreme::by_position(kind == Kind::Max, &values, &splits)?
+            let out = super::segment_extreme::by_position(kind == Fold::Max, &values, &splits)?
                 .ok_or_else(|| arg_error(name, "argument 0", "a float dtype", "another dtype"))?;
             if keep {
                 let shape = kept_shape(&[1, out.shape()[0]], flat.shape(), &inner);
-                Value::from(ops::reshape_as::<Tensor>(&out, &shape)?)
+                Value::from(reshape(&out, &shape)?)
             } else {
                 Value::from(out)
             }
@@ -236,17 +217,17 @@ fn kept_shape(outer: &[usize], flat: &[usize], inner: &[isize]) -> Vec<usize> {
     outer.iter().copied().chain(dims).collect()
 }
 
-/// The dtype of `op` over the values of `flat` (the op's dtype check: e.g. `reduce_sum` of
+/// The dtype of `op` over flat values of dtype `d` (the op's dtype check: e.g. `reduce_sum` of
 /// bool is refused as for a dense tensor), read from the op's own data: no dispatch.
-fn out_dtype(op: &'static Op, flat: &TensorSpec) -> Result<DType> {
-    let d = op.check_dtypes(1, |_| flat.dtype)?;
+fn out_dtype(op: &'static Op, d: DType) -> Result<DType> {
+    let d = op.check_dtypes(1, |_| d)?;
     op.result_dtype(d, &OpArgs::none())
 }
 
 /// The dense reduction `op` of `t`; an empty `t` gives TF's identities (max −inf or the
 /// integer minimum, min +inf or the maximum, mean NaN) where extype's dense max/min raise.
 fn dense_reduce(
-    kind: Kind,
+    kind: Fold,
     op: &'static Op,
     t: &Tensor,
     args: &OpArgs,
@@ -262,7 +243,7 @@ fn dense_reduce(
     let shape = match shape {
         Ok(s) => s,
         // bool conversion refused: the sum gives the shape.
-        Err(_) => ops::cast_as::<Tensor>(t, DType::F64)?
+        Err(_) => cast(t, DType::F64)?
             .dense_op(&catalog::REDUCE_SUM, args)?
             .shape()
             .to_vec(),
@@ -270,10 +251,10 @@ fn dense_reduce(
     // TF: an empty extent that includes a ragged axis gives the finite extremes
     // (`unsorted_segment_max`); one of uniform axes only, the dense identity (−inf).
     let fill = match kind {
-        Kind::Mean => ops::cast_as(&Tensor::from(arr0(f64::NAN).into_dyn()), out)?,
-        Kind::Max if ragged_axis => super::segment_extreme::finite_extreme(t.dtype(), false),
-        Kind::Min if ragged_axis => super::segment_extreme::finite_extreme(t.dtype(), true),
-        other => ops::cast_as(&identity(other, t.dtype())?, out)?,
+        Fold::Mean => cast(&Tensor::from(arr0(f64::NAN).into_dyn()), out)?,
+        Fold::Max if ragged_axis => Fill::LowestFinite.scalar(t.dtype()),
+        Fold::Min if ragged_axis => Fill::HighestFinite.scalar(t.dtype()),
+        other => cast(&identity(other, t.dtype()), out)?,
     };
     broadcast_to(&fill, &shape)
 }
@@ -281,7 +262,8 @@ fn dense_reduce(
 /// The reduction over the ragged axis: one output row per row of `splits` (the contents of
 /// `splits_t`, which sum and mean hand to the op shared, not copied).
 fn segment(
-    kind: Kind,
+    op: &Op,
+    kind: Fold,
     flat: &Tensor,
     splits: &[i64],
     splits_t: &Tensor,
@@ -289,49 +271,56 @@ fn segment(
 ) -> Result<Tensor> {
     let dtype = flat.dtype();
     let result: Tensor = match kind {
-        Kind::Sum if dtype != DType::Bool => {
-            ops::segment_reduce_shared_as(&catalog::SEGMENT_SUM, flat, &shared_splits(splits_t))?
+        Fold::Sum if dtype != DType::Bool => {
+            flat.dense_op(&catalog::SEGMENT_SUM, &shared(splits_t))?
         }
-        Kind::Mean if dtype != DType::Bool => {
-            ops::segment_reduce_shared_as(&catalog::SEGMENT_MEAN, flat, &shared_splits(splits_t))?
+        Fold::Mean if dtype != DType::Bool => {
+            flat.dense_op(&catalog::SEGMENT_MEAN, &shared(splits_t))?
         }
-        Kind::Max | Kind::Min if dtype != DType::Bool => extreme(kind, flat, splits)?,
-        Kind::Max | Kind::Any => fold(flat, splits, Fold::Any)?,
-        Kind::Min | Kind::All => fold(flat, splits, Fold::All)?,
-        Kind::Prod => {
+        Fold::Max | Fold::Min if dtype != DType::Bool => extreme(kind, flat, splits)?,
+        Fold::Max | Fold::Any => fold(flat, splits, RowFold::Any)?,
+        Fold::Min | Fold::All => fold(flat, splits, RowFold::All)?,
+        Fold::Prod => {
             let widened: Tensor = if out != dtype {
-                ops::cast_as(flat, out)?
+                cast(flat, out)?
             } else {
                 flat.clone()
             };
-            fold(&widened, splits, Fold::Prod)?
+            fold(&widened, splits, RowFold::Prod)?
         }
-        // bool sum / mean: the dtype check above already refused them.
-        Kind::Sum | Kind::Mean => {
+        // bool sum / mean: the dtype check above already refused them (and `served`, the
+        // other folds).
+        Fold::Sum | Fold::Mean | Fold::CountNonzero | Fold::ArgMax | Fold::ArgMin => {
             return Err(arg_error(
-                "reduce",
+                op.name(),
                 "argument 0",
                 "a numeric dtype",
-                "dtype bool",
+                format!("dtype {dtype}"),
             ));
         }
     };
     if result.dtype() != out {
-        return ops::cast_as(&result, out);
+        return cast(&result, out);
     }
     Ok(result)
 }
 
+/// The op arguments of a segment reduction over the splits held by `splits_t` (shared with
+/// the op, not copied).
+fn shared(splits_t: &Tensor) -> OpArgs {
+    OpArgs::none().with_shared_indices(shared_splits(splits_t))
+}
+
 /// TF's max or min of each row (see [`segment_extreme`](super::segment_extreme)).
-fn extreme(kind: Kind, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
+fn extreme(kind: Fold, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
     let reduced = kernel_extreme(kind, flat, splits)?;
-    super::segment_extreme::repair_rows(kind == Kind::Max, flat, splits, reduced)
+    super::segment_extreme::repair_rows(kind == Fold::Max, flat, splits, reduced)
 }
 
 /// `segment_max`/`segment_min` on the non-empty rows, and the dtype's lowest / highest finite
 /// value in the empty ones (TF's `unsorted_segment_max` identity).
-fn kernel_extreme(kind: Kind, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
-    let seg = if kind == Kind::Max {
+fn kernel_extreme(kind: Fold, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
+    let seg = if kind == Fold::Max {
         &catalog::SEGMENT_MAX
     } else {
         &catalog::SEGMENT_MIN
@@ -341,14 +330,19 @@ fn kernel_extreme(kind: Kind, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
     dense_splits.push(0i64);
     dense_splits.extend(splits.windows(2).filter(|w| w[1] > w[0]).map(|w| w[1]));
     let non_empty = dense_splits.len() - 1;
-    let reduced: Tensor = ops::segment_reduce_as(seg, flat, &dense_splits)?;
+    let reduced = flat.dense_op(seg, &OpArgs::none().with_indices(&dense_splits))?;
     if non_empty == nrows {
         return Ok(reduced);
     }
     let mut row = vec![1usize];
     row.extend_from_slice(&flat.shape()[1..]);
     let fill = broadcast_to(
-        &super::segment_extreme::finite_extreme(flat.dtype(), kind == Kind::Min),
+        &if kind == Fold::Min {
+            Fill::HighestFinite
+        } else {
+            Fill::LowestFinite
+        }
+        .scalar(flat.dtype()),
         &row,
     )?;
     let ext = super::append_rows(&reduced, &fill)?;
@@ -367,47 +361,28 @@ fn kernel_extreme(kind: Kind, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
     super::take_rows(&ext, &ids)
 }
 
-/// The identity of a reduction on the padded form (float max: −inf, so a real −inf wins).
-fn identity(kind: Kind, dtype: DType) -> Result<Tensor> {
-    macro_rules! float {
-        ($t:ty) => {
-            Tensor::from(
-                arr0(match kind {
-                    Kind::Max => <$t>::NEG_INFINITY,
-                    Kind::Min => <$t>::INFINITY,
-                    Kind::Prod => 1.0,
-                    _ => 0.0,
-                })
-                .into_dyn(),
-            )
-        };
-    }
-    Ok(match (kind, dtype) {
-        (_, DType::F32) => float!(f32),
-        (_, DType::F64) => float!(f64),
-        (Kind::Max, d) => super::segment_extreme::finite_extreme(d, false),
-        (Kind::Min, d) => super::segment_extreme::finite_extreme(d, true),
-        (Kind::Prod | Kind::All, d) => super::small_scalar(d, true),
-        (_, d) => super::small_scalar(d, false),
-    })
+/// The identity of a reduction on the padded form, in `dtype` (the fold's own: float max
+/// −inf, so a real −inf wins; the mean pads its sum with 0).
+fn identity(kind: Fold, dtype: DType) -> Tensor {
+    kind.identity().unwrap_or(Fill::Zero).scalar(dtype)
 }
 
 /// Ragged rank 1, axis 0 (and maybe inner axes): the dense reduction of the padded form,
 /// padded with the reduction's identity (every column has at least one row, so the identity
 /// never shows); the mean is the padded sum over the padded count.
-fn rows(op: &ReductionOp, kind: Kind, x: &RaggedTensor, out: DType) -> Result<Tensor> {
-    let work = if kind == Kind::Mean || kind == Kind::Sum || kind == Kind::Prod {
+fn rows(op: &ReductionOp, kind: Fold, x: &RaggedTensor, out: DType) -> Result<Tensor> {
+    let work = if kind == Fold::Mean || kind == Fold::Sum || kind == Fold::Prod {
         out
     } else {
         x.dtype()
     };
     let values: RaggedTensor = if work != x.dtype() {
-        ops::cast_as(x, work)?
+        cast_values(x, work)?
     } else {
         x.clone()
     };
-    let fill_kind = if kind == Kind::Mean { Kind::Sum } else { kind };
-    let fill = identity(fill_kind, work)?;
+    let fill_kind = if kind == Fold::Mean { Fold::Sum } else { kind };
+    let fill = identity(fill_kind, work);
     let rank = x.rank() as isize;
     let only_axis0 = op
         .axes()
@@ -415,16 +390,16 @@ fn rows(op: &ReductionOp, kind: Kind, x: &RaggedTensor, out: DType) -> Result<Te
     if only_axis0 && padding_dominates(&values) {
         // Far more padding than values (a few long rows among many short ones): block by block,
         // never the whole padded form.
-        let sum_op = if kind == Kind::Mean {
+        let sum_op = if kind == Fold::Mean {
             &catalog::REDUCE_SUM
         } else {
             op.op()
         };
         let total = axis0_in_blocks(fill_kind, sum_op, &values, &fill, out)?;
-        let result = if kind == Kind::Mean {
-            let ones: RaggedTensor = ops::ones_like_as(&values)?;
-            let count = axis0_in_blocks(Kind::Sum, &catalog::REDUCE_SUM, &ones, &fill, out)?;
-            ops::div_as(&total, &ops::cast_as::<Tensor>(&count, work)?)?
+        let result = if kind == Fold::Mean {
+            let ones = ones_like(&values)?;
+            let count = axis0_in_blocks(Fold::Sum, &catalog::REDUCE_SUM, &ones, &fill, out)?;
+            div(&total, &cast(&count, work)?)?
         } else {
             total
         };
@@ -433,17 +408,17 @@ fn rows(op: &ReductionOp, kind: Kind, x: &RaggedTensor, out: DType) -> Result<Te
         }
         let mut shape = vec![1];
         shape.extend_from_slice(result.shape());
-        return ops::reshape_as(&result, &shape);
+        return reshape(&result, &shape);
     }
     let padded = values.to_tensor(Some(&fill), None)?;
-    if kind != Kind::Mean {
+    if kind != Fold::Mean {
         let args = OpArgs::maybe_axes(op.axes()).keepdims(op.keepdims());
         return dense_reduce(kind, op.op(), &padded, &args, out, true);
     }
     let total: Tensor = op.apply_other_as(&catalog::REDUCE_SUM, &padded)?;
-    let ones: RaggedTensor = ops::ones_like_as(&values)?;
+    let ones = ones_like(&values)?;
     let count: Tensor = op.apply_other_as(&catalog::REDUCE_SUM, &ones.to_tensor(None, None)?)?;
-    ops::div_as(&total, &ops::cast_as::<Tensor>(&count, work)?)
+    div(&total, &cast(&count, work)?)
 }
 
 /// Rows per block of [`axis0_in_blocks`]: the dense kernel's row block (rows it folds
@@ -466,7 +441,7 @@ fn padding_dominates(x: &RaggedTensor) -> bool {
 /// its row blocks (a block with no value is the identity). Floats accumulate in `f64` (the
 /// kernel's accumulator for `f32`; half floats run in `f32`) and are rounded once at the end.
 fn axis0_in_blocks(
-    kind: Kind,
+    kind: Fold,
     op: &'static Op,
     x: &RaggedTensor,
     fill: &Tensor,
@@ -474,17 +449,17 @@ fn axis0_in_blocks(
 ) -> Result<Tensor> {
     let work = x.dtype();
     let wide_dtype = match work {
-        DType::F32 | DType::F16 | DType::BF16 if matches!(kind, Kind::Sum | Kind::Prod) => {
+        DType::F32 | DType::F16 | DType::BF16 if matches!(kind, Fold::Sum | Fold::Prod) => {
             DType::F64
         }
         other => other,
     };
     let x: RaggedTensor = if wide_dtype != work {
-        ops::cast_as(x, wide_dtype)?
+        cast_values(x, wide_dtype)?
     } else {
         x.clone()
     };
-    let fill: Tensor = ops::cast_as(fill, wide_dtype)?;
+    let fill = cast(fill, wide_dtype)?;
     let splits = splits_of(&x.nested_row_splits[0]).into_owned();
     let nrows = x.nrows();
     // `l` then `r`, position by position; a position only one of them has keeps its value
@@ -500,10 +475,7 @@ fn axis0_in_blocks(
             super::take_rows(&l, &head_ids)?,
             super::take_rows(&r, &head_ids)?,
         );
-        let pair = super::append_rows(
-            &ops::reshape_as(&lh, &row_shape)?,
-            &ops::reshape_as(&rh, &row_shape)?,
-        )?;
+        let pair = super::append_rows(&reshape(&lh, &row_shape)?, &reshape(&rh, &row_shape)?)?;
         let head = dense_reduce(kind, op, &pair, &OpArgs::axes(&[0]), wide_dtype, true)?;
         let (longer, n) = if la >= lb { (&l, la) } else { (&r, lb) };
         let tail_ids: Vec<i64> = (m as i64..n as i64).collect();
@@ -547,15 +519,15 @@ fn axis0_in_blocks(
     // Rows exist with values (the padding dominates), so some block holds a value.
     let acc = acc.ok_or_else(|| arg_error(op.name(), "argument 0", "values", "none"))?;
     let acc = if wide_dtype != work {
-        let single: Tensor = ops::cast_as(&acc, DType::F32)?;
-        ops::cast_as(&single, work)?
+        let single = cast(&acc, DType::F32)?;
+        cast(&single, work)?
     } else {
         acc
     };
     if acc.dtype() == out {
         Ok(acc)
     } else {
-        ops::cast_as(&acc, out)
+        cast(&acc, out)
     }
 }
 
@@ -563,48 +535,48 @@ fn axis0_in_blocks(
 /// at each axis as TF does.
 fn sequential(
     op: &ReductionOp,
-    kind: Kind,
+    kind: Fold,
     x: &RaggedTensor,
     axes: &[usize],
     out: DType,
 ) -> Result<Value> {
     let keep = op.keepdims();
-    let work = if matches!(kind, Kind::Mean | Kind::Sum | Kind::Prod) {
+    let work = if matches!(kind, Fold::Mean | Fold::Sum | Fold::Prod) {
         out
     } else {
         x.dtype()
     };
     let values: RaggedTensor = if work != x.dtype() {
-        ops::cast_as(x, work)?
+        cast_values(x, work)?
     } else {
         x.clone()
     };
-    if kind != Kind::Mean {
+    if kind != Fold::Mean {
         let extreme = match kind {
-            Kind::Max => Some(true),
-            Kind::Min => Some(false),
+            Fold::Max => Some(true),
+            Fold::Min => Some(false),
             _ => None,
         };
         let red = Reduction {
             op: op.op(),
-            identity: &identity(kind, work)?,
+            identity: &identity(kind, work),
             extreme,
         };
         return super::reduce_outer::sequential(&red, &values, axes, keep);
     }
     let sum = Reduction {
         op: &catalog::REDUCE_SUM,
-        identity: &identity(Kind::Sum, work)?,
+        identity: &identity(Fold::Sum, work),
         extreme: None,
     };
     let total = super::reduce_outer::sequential(&sum, &values, axes, keep)?;
-    let ones: RaggedTensor = ops::ones_like_as(&values)?;
+    let ones = ones_like(&values)?;
     let count = super::reduce_outer::sequential(&sum, &ones, axes, keep)?;
     match (total, count) {
-        (Value::Tensor(t), Value::Tensor(c)) => Ok(Value::from(ops::div_as::<Tensor>(&t, &c)?)),
+        (Value::Tensor(t), Value::Tensor(c)) => Ok(Value::from(div(&t, &c)?)),
         (t, c) => {
             let (t, c) = (t.downcast::<RaggedTensor>()?, c.downcast::<RaggedTensor>()?);
-            let mean: Tensor = ops::div_as(&t.flat_values, &c.flat_values)?;
+            let mean = div(&t.flat_values, &c.flat_values)?;
             Ok(Value::from_extension(t.with_values_unchecked(mean)))
         }
     }
@@ -612,7 +584,7 @@ fn sequential(
 
 /// A fold over each row of `splits` (prod, any, all), for any dtype.
 #[derive(Clone, Copy)]
-enum Fold {
+enum RowFold {
     Prod,
     Any,
     All,
@@ -678,38 +650,44 @@ fn bool_rows(v: ArrayViewD<'_, bool>, splits: &[i64], all: bool) -> Tensor {
     Tensor::from(out)
 }
 
-fn fold(flat: &Tensor, splits: &[i64], how: Fold) -> Result<Tensor> {
+fn fold(flat: &Tensor, splits: &[i64], how: RowFold) -> Result<Tensor> {
     macro_rules! prod {
         ($t:ty) => {
             Ok(prod_rows(flat.as_array::<$t, IxDyn>()?, splits))
         };
     }
     match (how, flat.dtype()) {
-        (Fold::Any, DType::Bool) => Ok(bool_rows(flat.as_array::<bool, IxDyn>()?, splits, false)),
-        (Fold::All, DType::Bool) => Ok(bool_rows(flat.as_array::<bool, IxDyn>()?, splits, true)),
-        (Fold::Any | Fold::All, d) => {
+        (RowFold::Any, DType::Bool) => {
+            Ok(bool_rows(flat.as_array::<bool, IxDyn>()?, splits, false))
+        }
+        (RowFold::All, DType::Bool) => Ok(bool_rows(flat.as_array::<bool, IxDyn>()?, splits, true)),
+        (RowFold::Any | RowFold::All, d) => {
             // Numbers: nonzero is true (TF's any/all take bool only; the dense op's dtype
             // check runs first, so this is reached only for what it accepts).
-            let b: Tensor = ops::not_equal_as(flat, &super::small_scalar(d, false))?;
+            let b = ops::call_dense(
+                &catalog::NOT_EQUAL,
+                &[flat, &Fill::Zero.scalar(d)],
+                &OpArgs::none(),
+            )?;
             fold(&b, splits, how)
         }
-        (Fold::Prod, DType::I8) => prod!(i8),
-        (Fold::Prod, DType::I16) => prod!(i16),
-        (Fold::Prod, DType::I32) => prod!(i32),
-        (Fold::Prod, DType::I64) => prod!(i64),
-        (Fold::Prod, DType::U8) => prod!(u8),
-        (Fold::Prod, DType::U16) => prod!(u16),
-        (Fold::Prod, DType::U32) => prod!(u32),
-        (Fold::Prod, DType::U64) => prod!(u64),
-        (Fold::Prod, DType::F32) => prod!(f32),
-        (Fold::Prod, DType::F64) => prod!(f64),
-        (Fold::Prod, d @ (DType::F16 | DType::BF16)) => {
+        (RowFold::Prod, DType::I8) => prod!(i8),
+        (RowFold::Prod, DType::I16) => prod!(i16),
+        (RowFold::Prod, DType::I32) => prod!(i32),
+        (RowFold::Prod, DType::I64) => prod!(i64),
+        (RowFold::Prod, DType::U8) => prod!(u8),
+        (RowFold::Prod, DType::U16) => prod!(u16),
+        (RowFold::Prod, DType::U32) => prod!(u32),
+        (RowFold::Prod, DType::U64) => prod!(u64),
+        (RowFold::Prod, DType::F32) => prod!(f32),
+        (RowFold::Prod, DType::F64) => prod!(f64),
+        (RowFold::Prod, d @ (DType::F16 | DType::BF16)) => {
             // As the dense ops on half floats: computed in f32, rounded back once.
-            let wide: Tensor = ops::cast_as(flat, DType::F32)?;
+            let wide = cast(flat, DType::F32)?;
             let product = fold(&wide, splits, how)?;
-            ops::cast_as(&product, d)
+            cast(&product, d)
         }
-        (Fold::Prod, DType::Bool) => Err(arg_error(
+        (RowFold::Prod, DType::Bool) => Err(arg_error(
             "reduce_prod",
             "argument 0",
             "a numeric dtype",
@@ -723,7 +701,7 @@ fn infer_reduce(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpe
     let Some(x) = specs.first().and_then(|s| ragged(s)) else {
         return Ok(None);
     };
-    if Kind::of(call.op).is_none() {
+    if served(call.op).is_none() {
         return Ok(None);
     }
     let name = call.op.name();
@@ -735,18 +713,15 @@ fn infer_reduce(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpe
     let keep = call.args.keepdims;
     let full = crate::TensorLike::shape(x);
     let full = full.dims().unwrap_or(&[]).to_vec();
+    // The op's own rules on the flat values' spec: no dispatch.
     let dense = |spec: &TensorSpec, axes: Option<&[isize]>, keepdims: bool| -> Result<TensorSpec> {
-        let args = match axes {
-            Some(a) => OpArgs::axes(a).keepdims(keepdims),
-            None => OpArgs::none().keepdims(keepdims),
-        };
-        let out = ops::infer_spec(call.op, &[&ValueSpec::Tensor(spec.clone())], &args)?;
-        match out.spec {
+        let args = OpArgs::maybe_axes(axes).keepdims(keepdims);
+        match infer::dense(call.op, &[spec], &args)?.spec {
             ValueSpec::Tensor(t) => Ok(t),
             other => Err(arg_error(name, "result", "a dense spec", other.to_string())),
         }
     };
-    let out_dtype = dense(&x.flat_values, None, false)?.dtype;
+    let out_dtype = out_dtype(call.op, x.flat_values.dtype)?;
     let reduced_shape = |axes: &[bool]| -> Shape {
         Shape::from_dims(full.iter().enumerate().filter_map(|(i, d)| {
             if axes[i] {
@@ -756,57 +731,49 @@ fn infer_reduce(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpe
             }
         }))
     };
-    let mut set = vec![false; rank];
-    if let Some(axes) = call.args.axes.as_deref() {
-        for &a in axes {
-            let n = if a < 0 { a + rank as isize } else { a };
-            if (0..rank as isize).contains(&n) {
-                set[n as usize] = true;
-            }
+    let set = call
+        .op
+        .reduced_axes(call.args.axes.as_deref(), rank, Repeats::Refused)?;
+    Ok(Some(match plan(&set, rr) {
+        Plan::All => ValueSpec::Tensor(TensorSpec::new(
+            if keep {
+                Shape::known(&vec![1; rank])
+            } else {
+                Shape::scalar()
+            },
+            out_dtype,
+        )),
+        Plan::Inner(axes) => {
+            let flat = dense(&x.flat_values, Some(&axes), keep)?;
+            value(x.with_flat_values(flat))
         }
-    }
-    Ok(Some(
-        match plan(name, call.args.axes.as_deref(), rank, rr)? {
-            Plan::All => ValueSpec::Tensor(TensorSpec::new(
-                if keep {
-                    Shape::known(&vec![1; rank])
-                } else {
-                    Shape::scalar()
-                },
-                out_dtype,
-            )),
-            Plan::Inner(axes) => {
-                let flat = dense(&x.flat_values, Some(&axes), keep)?;
-                value(x.with_flat_values(flat))
+        Plan::Ragged(_) | Plan::RowsAndRagged(_) | Plan::Rows if rr == 1 => {
+            ValueSpec::Tensor(TensorSpec::new(reduced_shape(&set), out_dtype))
+        }
+        Plan::Ragged(_) => {
+            // The segment result: the level above's rows, the inner axes as reduced.
+            let rows = match x.nested_row_splits[rr - 1].shape.dims() {
+                Some([Dim::Known(n)]) => Dim::Known(n.saturating_sub(1)),
+                _ => Dim::Unknown,
+            };
+            let mut dims = vec![rows];
+            if keep {
+                dims.push(Dim::Known(1));
             }
-            Plan::Ragged(_) | Plan::RowsAndRagged(_) | Plan::Rows if rr == 1 => {
-                ValueSpec::Tensor(TensorSpec::new(reduced_shape(&set), out_dtype))
-            }
-            Plan::Ragged(_) => {
-                // The segment result: the level above's rows, the inner axes as reduced.
-                let rows = match x.nested_row_splits[rr - 1].shape.dims() {
-                    Some([Dim::Known(n)]) => Dim::Known(n.saturating_sub(1)),
-                    _ => Dim::Unknown,
-                };
-                let mut dims = vec![rows];
-                if keep {
-                    dims.push(Dim::Known(1));
-                }
-                let tail = reduced_shape(&set);
-                let tail_dims = tail.dims().unwrap_or(&[]);
-                let skip = if keep { rr + 1 } else { rr };
-                dims.extend(tail_dims.iter().skip(skip).cloned());
-                let spec = RaggedTensorSpec {
-                    flat_values: TensorSpec::new(Shape::from_dims(dims), out_dtype),
-                    nested_row_splits: x.nested_row_splits[..rr - 1].to_vec(),
-                    uniform_row_lengths: x.uniform_row_lengths[..rr - 1].to_vec(),
-                };
-                value(spec)
-            }
-            Plan::RowsAndRagged(_) | Plan::Rows => return Ok(None),
-            Plan::Sequential(axes) => sequential_spec(x, &full, &axes, keep, out_dtype),
-        },
-    ))
+            let tail = reduced_shape(&set);
+            let tail_dims = tail.dims().unwrap_or(&[]);
+            let skip = if keep { rr + 1 } else { rr };
+            dims.extend(tail_dims.iter().skip(skip).cloned());
+            let spec = RaggedTensorSpec {
+                flat_values: TensorSpec::new(Shape::from_dims(dims), out_dtype),
+                nested_row_splits: x.nested_row_splits[..rr - 1].to_vec(),
+                uniform_row_lengths: x.uniform_row_lengths[..rr - 1].to_vec(),
+            };
+            value(spec)
+        }
+        Plan::RowsAndRagged(_) | Plan::Rows => return Ok(None),
+        Plan::Sequential(axes) => sequential_spec(x, &full, &axes, keep, out_dtype),
+    }))
 }
 
 /// The spec of [`sequential`]: the handler's steps, one axis at a time from the highest, on
@@ -893,4 +860,38 @@ fn sequential_spec(
             })
         }
     }
+}
+
+// The dense parts of a reduction run on the op model directly (`Tensor::dense_op`), never
+// through the dispatch table: the user's call is the one consultation.
+
+/// `t` in dtype `to`.
+fn cast(t: &Tensor, to: DType) -> Result<Tensor> {
+    if t.dtype() == to {
+        return Ok(t.clone());
+    }
+    t.dense_op(&catalog::CAST, &OpArgs::none().with_dtype(to))
+}
+
+/// `x` with its flat values in dtype `to` (the same partitions, shared).
+fn cast_values(x: &RaggedTensor, to: DType) -> Result<RaggedTensor> {
+    Ok(x.with_values_unchecked(cast(&x.flat_values, to)?))
+}
+
+/// `x` with every value 1 (the same partitions, shared): what a mean counts.
+fn ones_like(x: &RaggedTensor) -> Result<RaggedTensor> {
+    let ones = x
+        .flat_values
+        .dense_op(&catalog::ONES_LIKE, &OpArgs::none())?;
+    Ok(x.with_values_unchecked(ones))
+}
+
+/// `t` with the same elements in `shape`.
+fn reshape(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
+    t.dense_op(&catalog::RESHAPE, &OpArgs::none().with_shape(shape))
+}
+
+/// `a / b`, broadcast.
+fn div(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    ops::call_dense(&catalog::DIV, &[a, b], &OpArgs::none())
 }

@@ -11,6 +11,7 @@
 //! TF's order (only rows holding a NaN pay for it).
 
 use crate::ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
+use crate::tensor::Fill;
 use crate::{DType, Result, Tensor};
 
 /// One step of TF's fold.
@@ -47,7 +48,12 @@ macro_rules! with_float {
 
 /// The finite bound a fold starts from: the lowest finite value for max, the highest for min.
 fn bound<T: crate::Element>(max: bool) -> Result<T> {
-    let t = finite_extreme(T::DTYPE, !max);
+    let fill = if max {
+        Fill::LowestFinite
+    } else {
+        Fill::HighestFinite
+    };
+    let t = fill.scalar(T::DTYPE);
     Ok(t.as_array::<T, IxDyn>()?[[]])
 }
 
@@ -121,30 +127,4 @@ pub(super) fn by_position(max: bool, flat: &Tensor, splits: &[i64]) -> Result<Op
         }
         Ok(Some(Tensor::from(out)))
     }, _ => Ok(None))
-}
-
-/// The dtype's lowest (`highest = false`) or highest finite value, as a scalar.
-pub(super) fn finite_extreme(dtype: crate::DType, highest: bool) -> Tensor {
-    macro_rules! pick {
-        ($t:ty) => {
-            Tensor::from(
-                crate::ndarray::arr0(if highest { <$t>::MAX } else { <$t>::MIN }).into_dyn(),
-            )
-        };
-    }
-    match dtype {
-        crate::DType::Bool => Tensor::from(crate::ndarray::arr0(highest).into_dyn()),
-        crate::DType::I8 => pick!(i8),
-        crate::DType::I16 => pick!(i16),
-        crate::DType::I32 => pick!(i32),
-        crate::DType::I64 => pick!(i64),
-        crate::DType::U8 => pick!(u8),
-        crate::DType::U16 => pick!(u16),
-        crate::DType::U32 => pick!(u32),
-        crate::DType::U64 => pick!(u64),
-        crate::DType::F32 => pick!(f32),
-        crate::DType::F64 => pick!(f64),
-        crate::DType::F16 => pick!(crate::half::f16),
-        crate::DType::BF16 => pick!(crate::half::bf16),
-    }
 }

@@ -9,8 +9,8 @@
 //! accumulates each output row in registers and splits the rows across cores.
 
 use super::SparseTensor;
-use super::arith::like;
 use super::element::Arith;
+use super::elementwise::like;
 use crate::dispatch::Call;
 use crate::ndarray::{Array2, ArrayView2, Ix1, Ix2};
 use crate::ops::infer::Inferred;

@@ -48,9 +48,9 @@ use crate::{
 
 #[macro_use]
 mod element;
-mod arith;
 mod batch;
 mod eigen_fold;
+mod elementwise;
 mod matmul;
 mod merge;
 mod reduce;

@@ -2,8 +2,8 @@
 //! `tf.sparse.reduce_max`, and a mean.
 //!
 //! - Over all axes (`None`) or any set of axes (negative ones count from the end, repeats are
-//!   one axis, as TensorFlow; an axis out of range is TensorFlow's "Invalid reduction dimension 2,
-//!   for input with 2 dimensions"), with `keepdims`.
+//!   one axis, as TensorFlow; an axis out of range is the error every op gives, naming the op
+//!   and the rank: [`Op::reduced_axes`](crate::Op::reduced_axes)), with `keepdims`.
 //! - `output_is_sparse = false` gives the dense result; `true` a SparseTensor holding the output
 //!   elements that at least one stored entry reached (a zero sum included), in canonical order.
 //! - `reduce_sum` adds the stored values (repeated indices add up); the dtype is kept, as in
@@ -30,14 +30,18 @@
 //! `ops::reduce_mean` give the dense result (TensorFlow's default); the other reductions are an
 //! error that says to densify first (TensorFlow has no sparse form of them).
 
+use extype_kernels::axis;
+
 use super::SparseTensor;
-use super::arith::like;
 use super::eigen_fold;
 use super::element::Arith;
+use super::elementwise::like;
 use crate::dispatch::Call;
 use crate::ndarray::{Array1, Array2, ArrayD, ArrayView1, Ix1, IxDyn};
 use crate::ops::catalog;
 use crate::ops::infer::{self, Inferred};
+use crate::ops::rules::Repeats;
+use crate::ops::{Fold, Op};
 use crate::{DType, Error, ReductionOp, Result, Tensor, TensorSpec, Value, ValueSpec, dispatch};
 
 /// What a reduction computes.
@@ -45,35 +49,6 @@ use crate::{DType, Error, ReductionOp, Result, Tensor, TensorSpec, Value, ValueS
 enum Kind {
     Sum,
     Max,
-}
-
-/// The reduced axes (sorted, without repeats) of a value of rank `rank`.
-fn reduced_axes(op: &str, axes: Option<&[isize]>, rank: usize) -> Result<Vec<bool>> {
-    let mut reduced = vec![axes.is_none(); rank];
-    for &axis in axes.unwrap_or(&[]) {
-        let a = if axis < 0 { axis + rank as isize } else { axis };
-        if a < 0 || a >= rank as isize {
-            return Err(Error::unsupported(
-                op,
-                format!("Invalid reduction dimension {axis}, for input with {rank} dimensions."),
-            ));
-        }
-        reduced[a as usize] = true;
-    }
-    Ok(reduced)
-}
-
-/// The output shape.
-fn out_shape(shape: &[usize], reduced: &[bool], keepdims: bool) -> Vec<usize> {
-    shape
-        .iter()
-        .zip(reduced)
-        .filter_map(|(&d, &r)| match (r, keepdims) {
-            (false, _) => Some(d),
-            (true, true) => Some(1),
-            (true, false) => None,
-        })
-        .collect()
 }
 
 impl SparseTensor {
@@ -97,7 +72,13 @@ impl SparseTensor {
         keepdims: bool,
         output_is_sparse: bool,
     ) -> Result<Value> {
-        self.reduce("reduce_sum", Kind::Sum, axes, keepdims, output_is_sparse)
+        self.reduce(
+            &catalog::REDUCE_SUM,
+            Kind::Sum,
+            axes,
+            keepdims,
+            output_is_sparse,
+        )
     }
 
     /// The maximum of the stored values over `axes` (`None`: all), 0 where a slice stores none:
@@ -118,7 +99,13 @@ impl SparseTensor {
         keepdims: bool,
         output_is_sparse: bool,
     ) -> Result<Value> {
-        self.reduce("reduce_max", Kind::Max, axes, keepdims, output_is_sparse)
+        self.reduce(
+            &catalog::REDUCE_MAX,
+            Kind::Max,
+            axes,
+            keepdims,
+            output_is_sparse,
+        )
     }
 
     /// The mean over `axes` (`None`: all): the sum divided by the number of dense elements
@@ -140,9 +127,9 @@ impl SparseTensor {
             return crate::ops::cast_as(&wide.reduce_mean(axes, keepdims)?, self.dtype());
         }
         let sum = self
-            .reduce("reduce_mean", Kind::Sum, axes, keepdims, false)?
+            .reduce(&catalog::REDUCE_MEAN, Kind::Sum, axes, keepdims, false)?
             .into_tensor()?;
-        let reduced = reduced_axes("reduce_mean", axes, self.rank())?;
+        let reduced = catalog::REDUCE_MEAN.reduced_axes(axes, self.rank(), Repeats::Merged)?;
         // A product of some of the dense sizes: at most 2^63 - 1 (the dense shape's bound).
         let count: usize = self
             .dense_shape()
@@ -161,14 +148,14 @@ impl SparseTensor {
 
     fn reduce(
         &self,
-        op: &'static str,
+        op: &'static Op,
         kind: Kind,
         axes: Option<&[isize]>,
         keepdims: bool,
         output_is_sparse: bool,
     ) -> Result<Value> {
-        let reduced = reduced_axes(op, axes, self.rank())?;
-        with_arith!(op, self.dtype(), T => reduce_typed::<T>(self, kind, &reduced, keepdims, output_is_sparse))
+        let reduced = op.reduced_axes(axes, self.rank(), Repeats::Merged)?;
+        with_arith!(op.name(), self.dtype(), T => reduce_typed::<T>(self, kind, &reduced, keepdims, output_is_sparse))
     }
 }
 
@@ -288,7 +275,7 @@ fn reduce_typed<T: Reduce>(
         };
         in_tf_order(x, &offsets, redo, reduced, kind, &vals, &mut acc);
     }
-    let out = out_shape(shape, reduced, keepdims);
+    let out = axis::reduced_shape(shape, reduced, keepdims);
     if !output_is_sparse {
         let dense: Vec<T> = acc
             .into_iter()
@@ -392,16 +379,22 @@ fn by_element(offsets: &[usize], elements: usize, redo: impl Fn(usize) -> bool) 
 /// other reductions are an error that says to densify first.
 #[dispatch(reduction, infer = reduce_spec)]
 fn sparse_reduction(op: &ReductionOp, x: &SparseTensor) -> Result<Tensor> {
-    let o = op.op();
-    if o == &catalog::REDUCE_SUM {
-        x.reduce_sum(op.axes(), op.keepdims(), false)?.into_tensor()
-    } else if o == &catalog::REDUCE_MAX {
-        x.reduce_max(op.axes(), op.keepdims(), false)?.into_tensor()
-    } else if o == &catalog::REDUCE_MEAN {
-        x.reduce_mean(op.axes(), op.keepdims())
-    } else {
-        Err(not_sparse(op.name()))
+    if !serves(op.op()) {
+        return Err(not_sparse(op.name()));
     }
+    match op.fold() {
+        Some(Fold::Sum) => x.reduce_sum(op.axes(), op.keepdims(), false)?.into_tensor(),
+        Some(Fold::Max) => x.reduce_max(op.axes(), op.keepdims(), false)?.into_tensor(),
+        Some(Fold::Mean) => x.reduce_mean(op.axes(), op.keepdims()),
+        _ => Err(not_sparse(op.name())),
+    }
+}
+
+/// Whether the sparse form serves `op`: the catalog's `reduce_sum`, `reduce_max` and
+/// `reduce_mean` (a segment reduction folds as they do, but takes row splits, not axes).
+fn serves(op: &Op) -> bool {
+    op.kind() == crate::ops::OpKind::Reduction
+        && matches!(op.fold(), Some(Fold::Sum | Fold::Max | Fold::Mean))
 }
 
 fn not_sparse(op: &str) -> Error {
@@ -416,14 +409,14 @@ fn not_sparse(op: &str) -> Error {
 fn reduce_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
     let l = like(specs)?;
     let o = call.op;
-    if o != &catalog::REDUCE_SUM && o != &catalog::REDUCE_MAX && o != &catalog::REDUCE_MEAN {
+    if !serves(o) {
         return Err(not_sparse(o.name()));
     }
     // Repeated axes are one axis (TensorFlow's sparse reductions), unlike the dense kernels'.
     let rank = l[0].shape.rank();
     let args = match (&call.args.axes, rank) {
         (Some(axes), Some(rank)) => {
-            let reduced = reduced_axes(o.name(), Some(axes), rank)?;
+            let reduced = o.reduced_axes(Some(axes), rank, Repeats::Merged)?;
             let axes: Vec<isize> = (0..rank)
                 .filter(|&a| reduced[a])
                 .map(|a| a as isize)
@@ -437,7 +430,7 @@ fn reduce_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
         .tensor_spec()
         .map(|s| s.shape.clone())
         .unwrap_or(crate::Shape::unknown_rank());
-    let dtype = match (o == &catalog::REDUCE_MEAN, l[0].dtype) {
+    let dtype = match (o.fold() == Some(Fold::Mean), l[0].dtype) {
         (true, d @ (DType::F32 | DType::F64)) => d,
         (true, _) => DType::F64,
         (false, d) => d,

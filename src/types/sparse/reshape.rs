@@ -26,7 +26,7 @@
 //!   reshape is a tensor with 6 dense values, but the requested shape has 8".
 //! - `ops::cast`: the values cast, the indices kept.
 
-use super::arith::{like, sparse_of};
+use super::elementwise::{like, sparse_of};
 use super::{SparseTensor, row_major_strides, running_splits};
 use crate::dispatch::Call;
 use crate::ndarray::Array2;
@@ -57,17 +57,12 @@ impl SparseTensor {
             return Err(Error::unsupported(OP, "needs at least one SparseTensor"));
         };
         let rank = first.rank();
-        let r = rank as isize;
-        if axis < -r || axis >= r {
+        let Some(ax) = extype_kernels::axis::normalize(axis, rank) else {
             return Err(Error::unsupported(
                 OP,
-                format!(
-                    "Concat dimension must be in range [{}, {r}), got {axis}",
-                    -r
-                ),
+                format!("Concat dimension must be in range [-{rank}, {rank}), got {axis}"),
             ));
-        }
-        let ax = if axis < 0 { axis + r } else { axis } as usize;
+        };
         let mut shape = first.dense_shape().to_vec();
         shape[ax] = 0;
         for (pos, x) in xs.iter().enumerate() {
