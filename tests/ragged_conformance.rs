@@ -251,7 +251,8 @@ fn from_tensor_as_tf() {
     assert_eq!(all.row_lengths(), t(array![5i64, 5, 5]));
     let cut = RaggedTensor::from_tensor_with_lengths(d.clone(), array![1i64, 0, 5]).unwrap();
     assert_eq!(cut.to_string(), "i32[3, ?] [[1], [], [7, 8, 9, 10, 11]]");
-    assert!(RaggedTensor::from_tensor_with_lengths(d.clone(), array![6i64, 0, 5]).is_err());
+    // One length per row (TF raises for [3] lengths of 2 rows).
+    assert!(RaggedTensor::from_tensor_with_lengths(d.clone(), array![1i64, 0]).is_err());
     let pad = RaggedTensor::from_tensor_with_padding(d, arr0(0)).unwrap();
     assert_eq!(
         pad.to_string(),
@@ -1529,4 +1530,20 @@ fn max_and_min_over_outer_axes_of_ragged_rank_2_fold_in_tf_order() {
         );
         assert_eq!(got_splits, splits, "{} {axes:?}", op.name());
     }
+}
+
+// ---- from_tensor's lengths and padding (TF: RaggedTensor.from_tensor(t, lengths / padding)) ----
+
+#[test]
+fn from_tensor_clamps_lengths_as_tf() {
+    // TF 2.21: from_tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]], lengths=[5, -1, 2]) is
+    // [[1, 2, 3], [], [7, 8]]: lengths are clamped to the row (minimum(lengths, ncols), then
+    // maximum(lengths, 0)).
+    let d = array![[1, 2, 3], [4, 5, 6], [7, 8, 9]];
+    let r = RaggedTensor::from_tensor_with_lengths(d.clone(), array![5i64, -1, 2]).unwrap();
+    assert_eq!(r.to_string(), "i32[3, ?] [[1, 2, 3], [], [7, 8]]");
+    assert_eq!(r.row_lengths(), t(array![3i64, 0, 2]));
+    // i32 lengths too, far beyond the row.
+    let r = RaggedTensor::from_tensor_with_lengths(d, array![i32::MAX, i32::MIN, 0]).unwrap();
+    assert_eq!(r.to_string(), "i32[3, ?] [[1, 2, 3], [], []]");
 }

@@ -347,13 +347,18 @@ impl RaggedTensor {
     }
 
     /// The rows of a dense tensor, row `i` cut to its first `lengths[i]` entries (TF's
-    /// `from_tensor(tensor, lengths=…)`); a length above the row's size is an error.
+    /// `from_tensor(tensor, lengths=…)`). As TF, a length is clamped to `0..=ncols`: one
+    /// longer than the row keeps the whole row, a negative one keeps nothing. One length per
+    /// row, else an error.
     ///
     /// ```
     /// use extype::types::RaggedTensor;
     /// use ndarray::array;
     /// let r = RaggedTensor::from_tensor_with_lengths(array![[1, 2, 3], [4, 5, 6]], array![1i64, 3])?;
     /// assert_eq!(r.to_string(), "i32[2, ?] [[1], [4, 5, 6]]");
+    /// // Clamped to the row, as TF: 9 keeps all 3 entries, -1 keeps none.
+    /// let r = RaggedTensor::from_tensor_with_lengths(array![[1, 2, 3], [4, 5, 6]], array![9i64, -1])?;
+    /// assert_eq!(r.to_string(), "i32[2, ?] [[1, 2, 3], []]");
     /// # Ok::<(), extype::Error>(())
     /// ```
     pub fn from_tensor_with_lengths(
@@ -373,17 +378,9 @@ impl RaggedTensor {
                 format!("{} lengths", lengths.len()),
             ));
         }
-        if let Some(i) = lengths
-            .iter()
-            .position(|&l| l < 0 || l as u64 > ncols as u64)
-        {
-            return Err(arg_error(
-                OP,
-                "lengths",
-                format!("lengths within 0..={ncols} (the row size)"),
-                format!("lengths[{i}] = {}", lengths[i]),
-            ));
-        }
+        // TF clamps: `minimum(lengths, ncols)`, then `maximum(lengths, 0)`.
+        let ncols = i64::try_from(ncols).unwrap_or(i64::MAX);
+        let lengths: Vec<i64> = lengths.iter().map(|&l| l.clamp(0, ncols)).collect();
         from_dense_rows(&dense, &lengths)
     }
 
