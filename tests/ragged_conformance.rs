@@ -1547,3 +1547,72 @@ fn from_tensor_clamps_lengths_as_tf() {
     let r = RaggedTensor::from_tensor_with_lengths(d, array![i32::MAX, i32::MIN, 0]).unwrap();
     assert_eq!(r.to_string(), "i32[3, ?] [[1, 2, 3], [], []]");
 }
+
+#[test]
+fn from_tensor_padding_takes_a_scalar_as_tf() {
+    // TF 2.21: from_tensor(x, padding=0) takes a Python scalar, converted to x's dtype:
+    // [[1, 0, 3, 0], [0, 0, 0, 0]] -> [[1, 0, 3], []], and padding=0 pads a float32 tensor.
+    let d = array![[1, 0, 3, 0], [0, 0, 0, 0]];
+    let want = "i32[2, ?] [[1, 0, 3], []]";
+    // By reference too (`from_tensor_with_padding(x, &0)`).
+    let (zero, zero_f32, zero_t): (&i32, &f32, &Tensor) = (&0, &0.0, &t(arr0(0)));
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(d.clone(), zero)
+            .unwrap()
+            .to_string(),
+        want
+    );
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(d.clone(), 0)
+            .unwrap()
+            .to_string(),
+        want
+    );
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(d.clone(), 0i64)
+            .unwrap()
+            .to_string(),
+        want
+    );
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(d.clone(), t(arr0(0)))
+            .unwrap()
+            .to_string(),
+        want
+    );
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(d.clone(), zero_t)
+            .unwrap()
+            .to_string(),
+        want
+    );
+    let f = array![[1.5f32, 0.0], [0.0, 0.0]];
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(f.clone(), 0)
+            .unwrap()
+            .to_string(),
+        "f32[2, ?] [[1.5], []]"
+    );
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(f, zero_f32)
+            .unwrap()
+            .to_string(),
+        "f32[2, ?] [[1.5], []]"
+    );
+    // TF raises for a padding its dtype cannot hold (padding=1.5 for int32); so do we.
+    let e = RaggedTensor::from_tensor_with_padding(d, 1.5)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("from_tensor: padding: expected a padding value of the tensor's dtype i32"),
+        "{e}"
+    );
+    // A padding of the inner shape: an entry is padding when all of it equals it.
+    let d3 = array![[[1, 0], [0, 9]], [[0, 9], [0, 9]]];
+    let r = RaggedTensor::from_tensor_with_padding(d3, array![0, 9]).unwrap();
+    assert_eq!(r.row_lengths(), t(array![1i64, 0]));
+    // bool tensors take a bool padding.
+    let b = array![[true, false], [false, false]];
+    let r = RaggedTensor::from_tensor_with_padding(b, false).unwrap();
+    assert_eq!(r.row_lengths(), t(array![1i64, 0]));
+}

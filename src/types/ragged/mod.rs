@@ -76,6 +76,7 @@ mod reduce_outer;
 mod segment_extreme;
 
 pub use batch::RaggedBatch;
+pub use construct::Padding;
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
