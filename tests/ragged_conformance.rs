@@ -1616,3 +1616,81 @@ fn from_tensor_padding_takes_a_scalar_as_tf() {
     let r = RaggedTensor::from_tensor_with_padding(b, false).unwrap();
     assert_eq!(r.row_lengths(), t(array![1i64, 0]));
 }
+
+// ---- rows (TF: rt[i], rt[a:b], iteration, to_list, tf.ragged.constant) ----
+
+#[test]
+fn ragged_constant_and_to_list_as_tf() {
+    use extype::types::Nested::{self, Leaf, List};
+    // TF 2.21: tf.ragged.constant([[1.0, 2.0], [], [3.0]]) has shape [3, None], ragged_rank 1;
+    // to_list() gives the nested lists back.
+    let x = extype::ragged![[1.0f32, 2.0], [], [3.0]].unwrap();
+    assert_eq!(x.to_string(), "f32[3, ?] [[1.0, 2.0], [], [3.0]]");
+    assert_eq!(x.ragged_rank(), 1);
+    assert_eq!(x.row_splits(), &t(array![0i64, 2, 2, 3]));
+    let list = x.to_list::<f32>().unwrap();
+    assert_eq!(
+        list,
+        List(vec![
+            List(vec![Leaf(1.0), Leaf(2.0)]),
+            List(vec![]),
+            List(vec![Leaf(3.0)])
+        ])
+    );
+    assert_eq!(RaggedTensor::from_nested(&list).unwrap(), x);
+    // The ragged rank is the nesting depth - 1 (TF's default ragged_rank): depth 4 -> 3.
+    let x3 = extype::ragged![[[[1i64]], [[2, 3], []]], [], [[[-4, 5]]],].unwrap();
+    assert_eq!(x3.ragged_rank(), 3);
+    assert_eq!(
+        x3.to_string(),
+        "i64[3, ?, ?, ?] [[[[1]], [[2, 3], []]], [], [[[-4, 5]]]]"
+    );
+    assert_eq!(
+        RaggedTensor::from_nested(&x3.to_list::<i64>().unwrap()).unwrap(),
+        x3
+    );
+    // Empty lists only: TF gives ragged rank depth - 1 as well ([[], []] -> [2, None]).
+    let e = RaggedTensor::from_nested::<f32>(&List(vec![List(vec![]), List(vec![])])).unwrap();
+    assert_eq!(e.to_string(), "f32[2, ?] [[], []]");
+    let e3 = RaggedTensor::from_nested::<f32>(&List(vec![List(vec![List(vec![])]), List(vec![])]))
+        .unwrap();
+    assert_eq!(e3.ragged_rank(), 2);
+    // TF raises "all scalar values must have the same nesting depth" for [[1, 2], [[3]]].
+    let err = extype::ragged![[1, 2], [[3]]].unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "from_nested: list: expected every scalar at the same nesting depth (2, as the first at \
+         [0, 0]), found a list at [1, 0] (depth 2)"
+    );
+    let deeper = List(vec![List(vec![Leaf(1)]), List(vec![List(vec![Leaf(3)])])]);
+    let err = RaggedTensor::from_nested(&deeper).unwrap_err().to_string();
+    assert!(err.contains("found a list at [1, 0]"), "{err}");
+    let mixed: Nested<i32> = List(vec![List(vec![List(vec![])]), List(vec![Leaf(1)])]);
+    let err = RaggedTensor::from_nested(&mixed).unwrap_err().to_string();
+    assert!(err.contains("a scalar at [1, 0] (depth 2)"), "{err}");
+    // Depth 1 is a dense vector, not a ragged tensor; a bare scalar is no list.
+    let err = extype::ragged![1, 2].unwrap_err().to_string();
+    assert!(
+        err.contains("at least 2 deep") && err.contains("depth 1"),
+        "{err}"
+    );
+    assert!(RaggedTensor::from_nested(&Leaf(1)).is_err());
+    assert!(RaggedTensor::from_nested::<u8>(&List(vec![])).is_err());
+    // to_list of inner uniform axes nests them too (TF: to_list gives Python lists to the
+    // scalars); the dtype must match.
+    let inner = RaggedTensor::from_row_lengths(array![[1, 2], [3, 4]], array![0i64, 2]).unwrap();
+    assert_eq!(
+        inner.to_list::<i32>().unwrap(),
+        List(vec![
+            List(vec![]),
+            List(vec![
+                List(vec![Leaf(1), Leaf(2)]),
+                List(vec![Leaf(3), Leaf(4)])
+            ]),
+        ])
+    );
+    assert_eq!(
+        inner.to_list::<f32>().unwrap_err().to_string(),
+        "to_list: T: expected the tensor's dtype i32, found f32"
+    );
+}

@@ -71,12 +71,16 @@ mod display;
 mod elementwise;
 mod infer;
 mod join;
+mod nested;
 mod reduce;
 mod reduce_outer;
 mod segment_extreme;
 
 pub use batch::RaggedBatch;
 pub use construct::Padding;
+pub use nested::Nested;
+#[doc(hidden)]
+pub use nested::RaggedLeaf;
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
