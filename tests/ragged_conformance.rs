@@ -3,7 +3,7 @@
 
 use extype::half::{bf16, f16};
 use extype::ops::{self, OpArgs, catalog};
-use extype::types::{RaggedTensor, RaggedTensorSpec};
+use extype::types::{RaggedRow, RaggedTensor, RaggedTensorSpec};
 use extype::{DType, Tensor, TensorLike, Value, ValueSpec, batch};
 use ndarray::{ArrayD, IxDyn, arr0, array};
 
@@ -675,8 +675,41 @@ fn ragged_batch_adds_a_ragged_dimension_and_unbatches_without_copying() {
     let c = RaggedTensor::from_row_lengths(array![1, 2], array![2i64]).unwrap();
     let e = batch::stack(&[r(), c]).unwrap_err().to_string();
     assert!(e.contains("item 1") && e.contains("i32"), "{e}");
-    // Unstacking a ragged rank-1 tensor is an error (TF: unbatch of a non-batch).
-    assert!(batch::unstack(r()).is_err());
+    // TF 2.21's unbatch / unstack of a ragged-rank-1 tensor gives its rows as dense tensors.
+    // `batch::unstack` yields the batch's item type (`RaggedTensor`), so it refuses and points
+    // to `unstack_rows`, which gives them (a deliberate difference, see `RaggedTensor::unstack_rows`).
+    let e = batch::unstack(r()).unwrap_err().to_string();
+    assert!(e.contains("RaggedTensor::unstack_rows"), "{e}");
+}
+
+#[test]
+fn unstack_of_ragged_rank_1_gives_dense_rows_as_tf() {
+    // TF 2.21: tf.unstack(rt) and Dataset.from_tensors(rt).unbatch() of a ragged-rank-1
+    // [[1, 2, 3], [], [4, 5], [6]] give the dense rows [1, 2, 3], [], [4, 5], [6].
+    let x = r();
+    let rows = x.unstack_rows().unwrap();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[0], t(array![1.0f32, 2.0, 3.0]));
+    assert_eq!(rows[1].shape(), [0]);
+    assert_eq!(rows[1].dtype(), DType::F32);
+    assert_eq!(rows[3], t(array![6.0f32]));
+    // The rows view the flat values: no copy.
+    let base = x.flat_values().as_array::<f32, IxDyn>().unwrap().as_ptr();
+    let third = rows[2].as_array::<f32, IxDyn>().unwrap().as_ptr();
+    assert_eq!(third, base.wrapping_add(3));
+    // Ragged rank 2: the rows are ragged (TF gives RaggedTensors); unstack_rows points to
+    // batch::unstack, which gives them.
+    let x2 = batch::stack(&[r(), r()]).unwrap();
+    let e = x2.unstack_rows().unwrap_err().to_string();
+    assert!(e.contains("batch::unstack"), "{e}");
+    assert_eq!(batch::unstack(x2).unwrap(), vec![r(), r()]);
+    // The spec of a ragged-rank-1 tensor does not unbatch either; the error says why.
+    use extype::batch::BatchableSpec;
+    let e = extype::ExtensionType::spec(&r())
+        .unbatched()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unstack_rows"), "{e}");
 }
 
 #[test]
@@ -1620,6 +1653,129 @@ fn from_tensor_padding_takes_a_scalar_as_tf() {
 // ---- rows (TF: rt[i], rt[a:b], iteration, to_list, tf.ragged.constant) ----
 
 #[test]
+fn row_indexing_as_tf() {
+    // TF 2.21: rt = [[1, 2, 3], [], [4, 5], [6]]; rt[0] is the tf.Tensor [1, 2, 3], rt[1]
+    // the empty tf.Tensor, rt[-1] is [6] (negative counts from the end); rt[4] and rt[-5]
+    // raise (out of range).
+    let x = r();
+    assert_eq!(
+        x.row(0).unwrap(),
+        RaggedRow::Dense(t(array![1.0f32, 2.0, 3.0]))
+    );
+    assert_eq!(x.row(1).unwrap().as_dense().unwrap().shape(), [0]);
+    assert_eq!(x.row(-1).unwrap().into_dense().unwrap(), t(array![6.0f32]));
+    assert_eq!(x.row(-4).unwrap(), x.row(0).unwrap());
+    assert_eq!(
+        x.row(4).unwrap_err().to_string(),
+        "row: i: expected a row index within -4..4 (the tensor has 4 rows; a negative index \
+         counts from the end), found 4"
+    );
+    assert!(x.row(-5).unwrap_err().to_string().ends_with("found -5"));
+    assert!(x.row(i64::MIN).is_err());
+    // Zero-copy: the row views the flat values.
+    let base = x.flat_values().as_array::<f32, IxDyn>().unwrap().as_ptr();
+    let row2 = x.row(2).unwrap().into_dense().unwrap();
+    assert_eq!(
+        row2.as_array::<f32, IxDyn>().unwrap().as_ptr(),
+        base.wrapping_add(3)
+    );
+    // Inner uniform axes stay on the dense row: [[[1, 2]], [[3, 4], [5, 6]]][1] is [[3, 4],
+    // [5, 6]] of shape [2, 2].
+    let inner =
+        RaggedTensor::from_row_lengths(array![[1, 2], [3, 4], [5, 6]], array![1i64, 2]).unwrap();
+    assert_eq!(
+        inner.row(1).unwrap(),
+        RaggedRow::Dense(t(array![[3, 4], [5, 6]]))
+    );
+    // TF: a row of a ragged-rank-2 tensor is a RaggedTensor of ragged rank 1:
+    // [[[1, 2], [3]], [], [[4], [], [5, 6]]][2] is [[4], [], [5, 6]].
+    let x2 = extype::ragged![[[1, 2], [3]], [], [[4], [], [5, 6]]].unwrap();
+    let row = x2.row(2).unwrap().into_ragged().unwrap();
+    assert_eq!(row.to_string(), "i32[3, ?] [[4], [], [5, 6]]");
+    assert_eq!(row.ragged_rank(), 1);
+    assert_eq!(row.row_splits(), &t(array![0i64, 1, 1, 3]));
+    assert_eq!(x2.row(1).unwrap().to_string(), "i32[0, ?] []");
+    assert!(x2.row(0).unwrap().into_dense().is_err());
+    assert!(x.row(0).unwrap().into_ragged().is_err());
+    // As values: a dense tensor, or the ragged extension value.
+    assert!(matches!(x.row(0).unwrap().into_value(), Value::Tensor(_)));
+    let v = x2.row(0).unwrap().into_value();
+    assert_eq!(
+        v.downcast::<RaggedTensor>().unwrap().to_string(),
+        "i32[2, ?] [[1, 2], [3]]"
+    );
+}
+
+#[test]
+fn iteration_over_rows_as_tf() {
+    // TF 2.21: `for row in rt` yields rt[0], rt[1], …: [1, 2, 3], [], [4, 5], [6].
+    let x = r();
+    let rows: Vec<Vec<f32>> = x.rows().map(|row| f32s(row.as_dense().unwrap())).collect();
+    assert_eq!(
+        rows,
+        vec![vec![1.0, 2.0, 3.0], vec![], vec![4.0, 5.0], vec![6.0]]
+    );
+    assert_eq!(x.rows().len(), 4);
+    let back: Vec<RaggedRow> = x.rows().rev().collect();
+    assert_eq!(back[0], x.row(3).unwrap());
+    let mut n = 0;
+    for row in &x {
+        assert_eq!(row, x.row(n).unwrap());
+        n += 1;
+    }
+    assert_eq!(n, 4);
+    // Rows of a ragged-rank-2 tensor are ragged tensors.
+    let x2 = batch::stack(&[r(), r().slice_rows(1, None)]).unwrap();
+    let items: Vec<RaggedTensor> = x2.rows().map(|row| row.into_ragged().unwrap()).collect();
+    assert_eq!(items, vec![r(), r().slice_rows(1, None)]);
+}
+
+#[test]
+fn slicing_rows_as_tf() {
+    // TF 2.21, rt = [[1, 2, 3], [], [4, 5], [6]]: rt[1:3] is [[], [4, 5]], rt[-2:] is
+    // [[4, 5], [6]], rt[:-3] is [[1, 2, 3]], rt[3:1] is [] (shape [0, None]), rt[-100:100] is
+    // rt (Python clamps slice bounds).
+    let x = r();
+    assert_eq!(x.slice_rows(1, 3).to_string(), "f32[2, ?] [[], [4.0, 5.0]]");
+    assert_eq!(
+        x.slice_rows(-2, None).to_string(),
+        "f32[2, ?] [[4.0, 5.0], [6.0]]"
+    );
+    assert_eq!(
+        x.slice_rows(None, -3).to_string(),
+        "f32[1, ?] [[1.0, 2.0, 3.0]]"
+    );
+    let empty = x.slice_rows(3, 1);
+    assert_eq!(empty.nrows(), 0);
+    assert_eq!(TensorLike::shape(&empty).to_string(), "[0, ?]");
+    assert_eq!(empty.row_splits(), &t(array![0i64]));
+    assert_eq!(x.slice_rows(-100, 100), x);
+    assert_eq!(x.slice_rows(None, None), x);
+    assert_eq!(x.slice_rows(i64::MIN, i64::MAX), x);
+    // The slice's splits are rebased; its flat values view the tensor's (no copy).
+    let s = x.slice_rows(2, None);
+    assert_eq!(s.row_splits(), &t(array![0i64, 2, 3]));
+    let base = x.flat_values().as_array::<f32, IxDyn>().unwrap().as_ptr();
+    assert_eq!(
+        s.flat_values().as_array::<f32, IxDyn>().unwrap().as_ptr(),
+        base.wrapping_add(3)
+    );
+    // The slice holds only its own values.
+    assert_eq!(s.flat_values().shape(), [3]);
+    // Ragged rank 2: rt2[1:] of [[[1, 2], [3]], [], [[4], [], [5, 6]]] is [[], [[4], [], [5, 6]]].
+    let x2 = extype::ragged![[[1, 2], [3]], [], [[4], [], [5, 6]]].unwrap();
+    let s2 = x2.slice_rows(1, None);
+    assert_eq!(s2.to_string(), "i32[2, ?, ?] [[], [[4], [], [5, 6]]]");
+    assert_eq!(s2.nested_row_splits()[1], t(array![0i64, 1, 1, 3]));
+    assert_eq!(s2.flat_values(), &t(array![4, 5, 6]));
+    // A uniform partition stays uniform.
+    let u = RaggedTensor::from_uniform_row_length(array![1, 2, 3, 4, 5, 6], 2, None).unwrap();
+    let us = u.slice_rows(1, None);
+    assert_eq!(us.uniform_row_lengths(), &[Some(2)]);
+    assert_eq!(TensorLike::shape(&us).to_string(), "[2, 2]");
+}
+
+#[test]
 fn ragged_constant_and_to_list_as_tf() {
     use extype::types::Nested::{self, Leaf, List};
     // TF 2.21: tf.ragged.constant([[1.0, 2.0], [], [3.0]]) has shape [3, None], ragged_rank 1;
@@ -1693,4 +1849,7 @@ fn ragged_constant_and_to_list_as_tf() {
         inner.to_list::<f32>().unwrap_err().to_string(),
         "to_list: T: expected the tensor's dtype i32, found f32"
     );
+    // Rows and the list agree.
+    let row1 = inner.row(1).unwrap().into_dense().unwrap();
+    assert_eq!(row1, t(array![[1, 2], [3, 4]]));
 }

@@ -74,6 +74,7 @@ mod join;
 mod nested;
 mod reduce;
 mod reduce_outer;
+mod rows;
 mod segment_extreme;
 
 pub use batch::RaggedBatch;
@@ -81,6 +82,7 @@ pub use construct::Padding;
 pub use nested::Nested;
 #[doc(hidden)]
 pub use nested::RaggedLeaf;
+pub use rows::{RaggedRow, Rows};
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
