@@ -1853,3 +1853,45 @@ fn ragged_constant_and_to_list_as_tf() {
     let row1 = inner.row(1).unwrap().into_dense().unwrap();
     assert_eq!(row1, t(array![[1, 2], [3, 4]]));
 }
+
+// ---- shape (TF: tf.shape(rt) is a DynamicRaggedShape; rt.shape is [nrows, None, …]) ----
+
+#[test]
+fn shape_of_a_ragged_tensor_as_tf() {
+    use extype::types::{RaggedShape, RaggedShapeSpec};
+    // TF 2.21: rt.shape of [[1, 2, 3], [], [4, 5], [6]] is [4, None]; tf.shape(rt) is a
+    // DynamicRaggedShape with row lengths [3, 0, 2, 1] and inner_shape [6].
+    let x = r();
+    let shape: RaggedShape = ops::shape_as(&x).unwrap();
+    assert_eq!(shape.static_shape().to_string(), "[4, ?]");
+    assert_eq!(shape.static_lengths(), [Some(4), None]);
+    assert_eq!(shape.nrows(), 4);
+    assert_eq!(shape.rank(), 2);
+    assert_eq!(shape.nested_row_lengths(), &[t(array![3i64, 0, 2, 1])]);
+    assert_eq!(shape.inner_shape(), [6]);
+    assert_eq!(shape.to_string(), "[4, (3, 0, 2, 1)]");
+    assert_eq!(shape.static_shape(), TensorLike::shape(&x));
+    // Through a Value too.
+    let v = ops::shape(&Value::from_extension(x.clone())).unwrap();
+    assert_eq!(v.downcast::<RaggedShape>().unwrap(), shape);
+    // Uniform and inner dimensions are known: TF's [2, 2, None, 3] for a uniform second axis.
+    let flat = ndarray::Array2::<f32>::zeros((5, 3));
+    let inner = RaggedTensor::from_row_lengths(flat, array![2i64, 0, 3, 0]).unwrap();
+    let outer = inner.with_uniform_outer(2).unwrap();
+    let s: RaggedShape = ops::shape_as(&outer).unwrap();
+    assert_eq!(s.static_shape().to_string(), "[2, 2, ?, 3]");
+    assert_eq!(s.static_lengths(), [Some(2), Some(2), None, Some(3)]);
+    assert_eq!(s.to_string(), "[2, 2, (2, 0, 3, 0), 3]");
+    // Spec inference: a RaggedShape spec whose row lengths count nrows.
+    let spec = extype::ExtensionType::spec(&x);
+    let vs = ValueSpec::Extension(Box::new(spec));
+    let out = ops::infer_spec(&catalog::SHAPE, &[&vs], &OpArgs::none()).unwrap();
+    let ValueSpec::Extension(e) = &out.spec else {
+        panic!("{}", out.spec)
+    };
+    assert!(e.as_any().downcast_ref::<RaggedShapeSpec>().is_some());
+    assert!(extype::TypeSpec::is_compatible_with(
+        &extype::ExtensionType::spec(&shape),
+        e.as_any().downcast_ref::<RaggedShapeSpec>().unwrap()
+    ));
+}

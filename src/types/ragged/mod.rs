@@ -76,6 +76,7 @@ mod reduce;
 mod reduce_outer;
 mod rows;
 mod segment_extreme;
+mod shape;
 
 pub use batch::RaggedBatch;
 pub use construct::Padding;
@@ -83,6 +84,7 @@ pub use nested::Nested;
 #[doc(hidden)]
 pub use nested::RaggedLeaf;
 pub use rows::{RaggedRow, Rows};
+pub use shape::{RaggedShape, RaggedShapeSpec};
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
