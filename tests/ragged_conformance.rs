@@ -677,7 +677,8 @@ fn ragged_batch_adds_a_ragged_dimension_and_unbatches_without_copying() {
     assert!(e.contains("item 1") && e.contains("i32"), "{e}");
     // TF 2.21's unbatch / unstack of a ragged-rank-1 tensor gives its rows as dense tensors.
     // `batch::unstack` yields the batch's item type (`RaggedTensor`), so it refuses and points
-    // to `unstack_rows`, which gives them (a deliberate difference, see `RaggedTensor::unstack_rows`).
+    // to `unstack_rows`, which gives them (a deliberate difference, see
+    // `RaggedTensor::unstack_rows`).
     let e = batch::unstack(r()).unwrap_err().to_string();
     assert!(e.contains("RaggedTensor::unstack_rows"), "{e}");
 }
