@@ -1832,7 +1832,9 @@ fn ragged_constant_and_to_list_as_tf() {
         "{err}"
     );
     assert!(RaggedTensor::from_nested(&Leaf(1)).is_err());
-    assert!(RaggedTensor::from_nested::<u8>(&List(vec![])).is_err());
+    // No rows: ragged rank 1 (TF's constant([]) is a dense [0]; a RaggedTensor has rank 2).
+    let none = RaggedTensor::from_nested::<u8>(&List(vec![])).unwrap();
+    assert_eq!(none.to_string(), "u8[0, ?] []");
     // to_list of inner uniform axes nests them too (TF: to_list gives Python lists to the
     // scalars); the dtype must match.
     let inner = RaggedTensor::from_row_lengths(array![[1, 2], [3, 4]], array![0i64, 2]).unwrap();

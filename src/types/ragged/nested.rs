@@ -184,10 +184,10 @@ impl RaggedTensor {
     /// A ragged tensor from nested lists (TF's `tf.ragged.constant(pylist)`): `list` is a list
     /// of rows; the ragged rank is the depth of its scalars − 1 (every dimension but the
     /// outermost is ragged; with no scalar at all, the depth of the deepest list), the values
-    /// are the scalars in order. Errors (as TF raises): scalars at different depths, a list as
-    /// deep as a scalar, a scalar at depth 1 or a list of depth 1 (a ragged tensor has rank at
-    /// least 2; build a dense tensor instead). [`ragged!`](crate::ragged!) writes the lists
-    /// for you.
+    /// are the scalars in order; an empty list is a tensor of no rows and ragged rank 1.
+    /// Errors (as TF raises): scalars at different depths, a list as deep as a scalar, scalars
+    /// at depth 1 (a ragged tensor has rank at least 2; build a dense tensor instead).
+    /// [`ragged!`](crate::ragged!) writes the lists for you.
     ///
     /// ```
     /// use extype::types::{Nested, RaggedTensor};
@@ -203,10 +203,11 @@ impl RaggedTensor {
         };
         let (mut first, mut deepest) = (None, 0);
         check_depth(list, 0, &mut Vec::new(), &mut first, &mut deepest)?;
-        // Lists are `depth` deep from the root's rows to the scalars.
+        // Lists are `depth` deep from the root's rows to the scalars; with no scalar, one level
+        // below the deepest list, and at least 2 (an empty list is a tensor of no rows).
         let depth = match &first {
             Some((d, _)) => *d,
-            None => deepest + 1,
+            None => (deepest + 1).max(2),
         };
         if depth < 2 {
             return Err(arg_error(
@@ -214,10 +215,7 @@ impl RaggedTensor {
                 "list",
                 "nested lists at least 2 deep (rows of scalars: a ragged tensor has rank at least \
                  2)",
-                match &first {
-                    Some(_) => "scalars at depth 1 (a dense vector)".to_string(),
-                    None => "a list of depth 1".to_string(),
-                },
+                "scalars at depth 1 (a dense vector)",
             ));
         }
         let mut nested = Vec::with_capacity(depth - 1);
