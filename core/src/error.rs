@@ -513,15 +513,17 @@ pub enum DispatchError {
     /// the same handler failing again on a nested call is named once. The handler's error is
     /// [`source`](std::error::Error::source); [`Error::without_context`] strips every such layer.
     #[error(
-        "{op}{} via {handler} ({file}:{line}): {source}",
-        if *inference { " spec inference" } else { "" }
+        "{op}{} via {handler} ({}): {source}",
+        if *inference { " spec inference" } else { "" },
+        source_location(file, *line)
     )]
     Handler {
         /// The op called (or whose spec was inferred).
         op: &'static str,
         /// The handler's function name.
         handler: &'static str,
-        /// The source file of its registration.
+        /// The source file of its registration (as `file!()` gave it; the message shows it
+        /// relative to its crate).
         file: &'static str,
         /// The line of its registration.
         line: u32,
@@ -697,6 +699,16 @@ mod tests {
             "tests\\ops.rs"
         );
         assert_eq!(crate_relative_path("../extype/src/lib.rs"), "src/lib.rs");
+        // In a handler's error.
+        let e = DispatchError::Handler {
+            op: "neg",
+            handler: "h",
+            file: "/home/me/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/lib-0.1.0/src/h.rs",
+            line: 3,
+            inference: false,
+            source: Box::new(Error::unsupported("neg", "no")),
+        };
+        assert_eq!(e.to_string(), "neg via h (src/h.rs:3): neg: no");
         // No crate directory: the file name.
         assert_eq!(crate_relative_path("/tmp/gen.rs"), "gen.rs");
         assert_eq!(crate_relative_path("/"), "/");
