@@ -291,6 +291,36 @@ mod table {
         line!(),
     );
 
+    static FROM_A_DEPENDENCY: DispatchEntry = DispatchEntry::new(
+        Target::Op(&catalog::ABS),
+        &[PLAIN],
+        declines,
+        None,
+        "abs_elsewhere",
+        // What `file!()` gives in a crate built from cargo's registry: an absolute path.
+        "/home/me/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/mylib-0.2.0/src/ops/abs.rs",
+        7,
+    );
+
+    #[test]
+    fn locations_in_messages_are_crate_relative() {
+        // Errors and conflict reports name a handler by `location()` / `describe()`: the file
+        // relative to its crate, not the user's home directory and cargo's cache layout.
+        assert_eq!(FROM_A_DEPENDENCY.location(), "src/ops/abs.rs:7");
+        let described = FROM_A_DEPENDENCY.describe();
+        assert!(described.ends_with(" at src/ops/abs.rs:7"), "{described}");
+        assert!(!described.contains("/home/"), "{described}");
+        let table = DispatchTable::build([&ABS_PLAIN, &FROM_A_DEPENDENCY]).unwrap();
+        let text: Vec<String> = table.conflicts().iter().map(|e| e.to_string()).collect();
+        let text = text.join("\n");
+        assert!(
+            text.contains("src/ops/abs.rs:7") && !text.contains("/home/"),
+            "{text}"
+        );
+        // A workspace's own files are given relative already, and kept.
+        assert!(ABS_PLAIN.location().starts_with("tests/ops_supported.rs:"));
+    }
+
     #[test]
     fn positions_groups_conflicts_and_fallbacks() {
         let table = DispatchTable::build([

@@ -3,7 +3,7 @@
 
 use extype::half::{bf16, f16};
 use extype::ops::{self, AsOperand, OpArgs, catalog};
-use extype::types::{RaggedTensor, RaggedTensorSpec};
+use extype::types::{RaggedRow, RaggedTensor, RaggedTensorSpec};
 use extype::{DType, Tensor, TensorLike, Value, ValueSpec, batch};
 use ndarray::{ArrayD, IxDyn, arr0, array};
 
@@ -251,7 +251,8 @@ fn from_tensor_as_tf() {
     assert_eq!(all.row_lengths(), t(array![5i64, 5, 5]));
     let cut = RaggedTensor::from_tensor_with_lengths(d.clone(), array![1i64, 0, 5]).unwrap();
     assert_eq!(cut.to_string(), "i32[3, ?] [[1], [], [7, 8, 9, 10, 11]]");
-    assert!(RaggedTensor::from_tensor_with_lengths(d.clone(), array![6i64, 0, 5]).is_err());
+    // One length per row (TF raises for [3] lengths of 2 rows).
+    assert!(RaggedTensor::from_tensor_with_lengths(d.clone(), array![1i64, 0]).is_err());
     let pad = RaggedTensor::from_tensor_with_padding(d, arr0(0)).unwrap();
     assert_eq!(
         pad.to_string(),
@@ -713,8 +714,42 @@ fn ragged_batch_adds_a_ragged_dimension_and_unbatches_without_copying() {
     let c = RaggedTensor::from_row_lengths(array![1, 2], array![2i64]).unwrap();
     let e = batch::stack(&[r(), c]).unwrap_err().to_string();
     assert!(e.contains("item 1") && e.contains("i32"), "{e}");
-    // Unstacking a ragged rank-1 tensor is an error (TF: unbatch of a non-batch).
-    assert!(batch::unstack(r()).is_err());
+    // TF 2.21's unbatch / unstack of a ragged-rank-1 tensor gives its rows as dense tensors.
+    // `batch::unstack` yields the batch's item type (`RaggedTensor`), so it refuses and points
+    // to `unstack_rows`, which gives them (a deliberate difference, see
+    // `RaggedTensor::unstack_rows`).
+    let e = batch::unstack(r()).unwrap_err().to_string();
+    assert!(e.contains("RaggedTensor::unstack_rows"), "{e}");
+}
+
+#[test]
+fn unstack_of_ragged_rank_1_gives_dense_rows_as_tf() {
+    // TF 2.21: tf.unstack(rt) and Dataset.from_tensors(rt).unbatch() of a ragged-rank-1
+    // [[1, 2, 3], [], [4, 5], [6]] give the dense rows [1, 2, 3], [], [4, 5], [6].
+    let x = r();
+    let rows = x.unstack_rows().unwrap();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[0], t(array![1.0f32, 2.0, 3.0]));
+    assert_eq!(rows[1].shape(), [0]);
+    assert_eq!(rows[1].dtype(), DType::F32);
+    assert_eq!(rows[3], t(array![6.0f32]));
+    // The rows view the flat values: no copy.
+    let base = x.flat_values().as_array::<f32, IxDyn>().unwrap().as_ptr();
+    let third = rows[2].as_array::<f32, IxDyn>().unwrap().as_ptr();
+    assert_eq!(third, base.wrapping_add(3));
+    // Ragged rank 2: the rows are ragged (TF gives RaggedTensors); unstack_rows points to
+    // batch::unstack, which gives them.
+    let x2 = batch::stack(&[r(), r()]).unwrap();
+    let e = x2.unstack_rows().unwrap_err().to_string();
+    assert!(e.contains("batch::unstack"), "{e}");
+    assert_eq!(batch::unstack(x2).unwrap(), vec![r(), r()]);
+    // The spec of a ragged-rank-1 tensor does not unbatch either; the error says why.
+    use extype::batch::BatchableSpec;
+    let e = extype::ExtensionType::spec(&r())
+        .unbatched()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unstack_rows"), "{e}");
 }
 
 #[test]
@@ -1568,4 +1603,337 @@ fn max_and_min_over_outer_axes_of_ragged_rank_2_fold_in_tf_order() {
         );
         assert_eq!(got_splits, splits, "{} {axes:?}", op.name());
     }
+}
+
+// ---- from_tensor's lengths and padding (TF: RaggedTensor.from_tensor(t, lengths / padding)) ----
+
+#[test]
+fn from_tensor_clamps_lengths_as_tf() {
+    // TF 2.21: from_tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]], lengths=[5, -1, 2]) is
+    // [[1, 2, 3], [], [7, 8]]: lengths are clamped to the row (minimum(lengths, ncols), then
+    // maximum(lengths, 0)).
+    let d = array![[1, 2, 3], [4, 5, 6], [7, 8, 9]];
+    let r = RaggedTensor::from_tensor_with_lengths(d.clone(), array![5i64, -1, 2]).unwrap();
+    assert_eq!(r.to_string(), "i32[3, ?] [[1, 2, 3], [], [7, 8]]");
+    assert_eq!(r.row_lengths(), t(array![3i64, 0, 2]));
+    // i32 lengths too, far beyond the row.
+    let r = RaggedTensor::from_tensor_with_lengths(d, array![i32::MAX, i32::MIN, 0]).unwrap();
+    assert_eq!(r.to_string(), "i32[3, ?] [[1, 2, 3], [], []]");
+}
+
+#[test]
+fn from_tensor_padding_takes_a_scalar_as_tf() {
+    // TF 2.21: from_tensor(x, padding=0) takes a Python scalar, converted to x's dtype:
+    // [[1, 0, 3, 0], [0, 0, 0, 0]] -> [[1, 0, 3], []], and padding=0 pads a float32 tensor.
+    let d = array![[1, 0, 3, 0], [0, 0, 0, 0]];
+    let want = "i32[2, ?] [[1, 0, 3], []]";
+    // By reference too (`from_tensor_with_padding(x, &0)`).
+    let (zero, zero_f32, zero_t): (&i32, &f32, &Tensor) = (&0, &0.0, &t(arr0(0)));
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(d.clone(), zero)
+            .unwrap()
+            .to_string(),
+        want
+    );
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(d.clone(), 0)
+            .unwrap()
+            .to_string(),
+        want
+    );
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(d.clone(), 0i64)
+            .unwrap()
+            .to_string(),
+        want
+    );
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(d.clone(), t(arr0(0)))
+            .unwrap()
+            .to_string(),
+        want
+    );
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(d.clone(), zero_t)
+            .unwrap()
+            .to_string(),
+        want
+    );
+    let f = array![[1.5f32, 0.0], [0.0, 0.0]];
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(f.clone(), 0)
+            .unwrap()
+            .to_string(),
+        "f32[2, ?] [[1.5], []]"
+    );
+    assert_eq!(
+        RaggedTensor::from_tensor_with_padding(f, zero_f32)
+            .unwrap()
+            .to_string(),
+        "f32[2, ?] [[1.5], []]"
+    );
+    // TF raises for a padding its dtype cannot hold (padding=1.5 for int32); so do we.
+    let e = RaggedTensor::from_tensor_with_padding(d, 1.5)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("from_tensor: padding: expected a padding value of the tensor's dtype i32"),
+        "{e}"
+    );
+    // A padding of the inner shape: an entry is padding when all of it equals it.
+    let d3 = array![[[1, 0], [0, 9]], [[0, 9], [0, 9]]];
+    let r = RaggedTensor::from_tensor_with_padding(d3, array![0, 9]).unwrap();
+    assert_eq!(r.row_lengths(), t(array![1i64, 0]));
+    // bool tensors take a bool padding.
+    let b = array![[true, false], [false, false]];
+    let r = RaggedTensor::from_tensor_with_padding(b, false).unwrap();
+    assert_eq!(r.row_lengths(), t(array![1i64, 0]));
+}
+
+// ---- rows (TF: rt[i], rt[a:b], iteration, to_list, tf.ragged.constant) ----
+
+#[test]
+fn row_indexing_as_tf() {
+    // TF 2.21: rt = [[1, 2, 3], [], [4, 5], [6]]; rt[0] is the tf.Tensor [1, 2, 3], rt[1]
+    // the empty tf.Tensor, rt[-1] is [6] (negative counts from the end); rt[4] and rt[-5]
+    // raise (out of range).
+    let x = r();
+    assert_eq!(
+        x.row(0).unwrap(),
+        RaggedRow::Dense(t(array![1.0f32, 2.0, 3.0]))
+    );
+    assert_eq!(x.row(1).unwrap().as_dense().unwrap().shape(), [0]);
+    assert_eq!(x.row(-1).unwrap().into_dense().unwrap(), t(array![6.0f32]));
+    assert_eq!(x.row(-4).unwrap(), x.row(0).unwrap());
+    assert_eq!(
+        x.row(4).unwrap_err().to_string(),
+        "row: i: expected a row index within -4..4 (the tensor has 4 rows; a negative index \
+         counts from the end), found 4"
+    );
+    assert!(x.row(-5).unwrap_err().to_string().ends_with("found -5"));
+    assert!(x.row(i64::MIN).is_err());
+    // Zero-copy: the row views the flat values.
+    let base = x.flat_values().as_array::<f32, IxDyn>().unwrap().as_ptr();
+    let row2 = x.row(2).unwrap().into_dense().unwrap();
+    assert_eq!(
+        row2.as_array::<f32, IxDyn>().unwrap().as_ptr(),
+        base.wrapping_add(3)
+    );
+    // Inner uniform axes stay on the dense row: [[[1, 2]], [[3, 4], [5, 6]]][1] is [[3, 4],
+    // [5, 6]] of shape [2, 2].
+    let inner =
+        RaggedTensor::from_row_lengths(array![[1, 2], [3, 4], [5, 6]], array![1i64, 2]).unwrap();
+    assert_eq!(
+        inner.row(1).unwrap(),
+        RaggedRow::Dense(t(array![[3, 4], [5, 6]]))
+    );
+    // TF: a row of a ragged-rank-2 tensor is a RaggedTensor of ragged rank 1:
+    // [[[1, 2], [3]], [], [[4], [], [5, 6]]][2] is [[4], [], [5, 6]].
+    let x2 = extype::ragged![[[1, 2], [3]], [], [[4], [], [5, 6]]].unwrap();
+    let row = x2.row(2).unwrap().into_ragged().unwrap();
+    assert_eq!(row.to_string(), "i32[3, ?] [[4], [], [5, 6]]");
+    assert_eq!(row.ragged_rank(), 1);
+    assert_eq!(row.row_splits(), &t(array![0i64, 1, 1, 3]));
+    assert_eq!(x2.row(1).unwrap().to_string(), "i32[0, ?] []");
+    assert!(x2.row(0).unwrap().into_dense().is_err());
+    assert!(x.row(0).unwrap().into_ragged().is_err());
+    // As values: a dense tensor, or the ragged extension value.
+    assert!(matches!(x.row(0).unwrap().into_value(), Value::Tensor(_)));
+    let v = x2.row(0).unwrap().into_value();
+    assert_eq!(
+        v.downcast::<RaggedTensor>().unwrap().to_string(),
+        "i32[2, ?] [[1, 2], [3]]"
+    );
+}
+
+#[test]
+fn iteration_over_rows_as_tf() {
+    // TF 2.21: `for row in rt` yields rt[0], rt[1], …: [1, 2, 3], [], [4, 5], [6].
+    let x = r();
+    let rows: Vec<Vec<f32>> = x.rows().map(|row| f32s(row.as_dense().unwrap())).collect();
+    assert_eq!(
+        rows,
+        vec![vec![1.0, 2.0, 3.0], vec![], vec![4.0, 5.0], vec![6.0]]
+    );
+    assert_eq!(x.rows().len(), 4);
+    let back: Vec<RaggedRow> = x.rows().rev().collect();
+    assert_eq!(back[0], x.row(3).unwrap());
+    let mut n = 0;
+    for row in &x {
+        assert_eq!(row, x.row(n).unwrap());
+        n += 1;
+    }
+    assert_eq!(n, 4);
+    // Rows of a ragged-rank-2 tensor are ragged tensors.
+    let x2 = batch::stack(&[r(), r().slice_rows(1, None)]).unwrap();
+    let items: Vec<RaggedTensor> = x2.rows().map(|row| row.into_ragged().unwrap()).collect();
+    assert_eq!(items, vec![r(), r().slice_rows(1, None)]);
+}
+
+#[test]
+fn slicing_rows_as_tf() {
+    // TF 2.21, rt = [[1, 2, 3], [], [4, 5], [6]]: rt[1:3] is [[], [4, 5]], rt[-2:] is
+    // [[4, 5], [6]], rt[:-3] is [[1, 2, 3]], rt[3:1] is [] (shape [0, None]), rt[-100:100] is
+    // rt (Python clamps slice bounds).
+    let x = r();
+    assert_eq!(x.slice_rows(1, 3).to_string(), "f32[2, ?] [[], [4.0, 5.0]]");
+    assert_eq!(
+        x.slice_rows(-2, None).to_string(),
+        "f32[2, ?] [[4.0, 5.0], [6.0]]"
+    );
+    assert_eq!(
+        x.slice_rows(None, -3).to_string(),
+        "f32[1, ?] [[1.0, 2.0, 3.0]]"
+    );
+    let empty = x.slice_rows(3, 1);
+    assert_eq!(empty.nrows(), 0);
+    assert_eq!(TensorLike::shape(&empty).to_string(), "[0, ?]");
+    assert_eq!(empty.row_splits(), &t(array![0i64]));
+    assert_eq!(x.slice_rows(-100, 100), x);
+    assert_eq!(x.slice_rows(None, None), x);
+    assert_eq!(x.slice_rows(i64::MIN, i64::MAX), x);
+    // The slice's splits are rebased; its flat values view the tensor's (no copy).
+    let s = x.slice_rows(2, None);
+    assert_eq!(s.row_splits(), &t(array![0i64, 2, 3]));
+    let base = x.flat_values().as_array::<f32, IxDyn>().unwrap().as_ptr();
+    assert_eq!(
+        s.flat_values().as_array::<f32, IxDyn>().unwrap().as_ptr(),
+        base.wrapping_add(3)
+    );
+    // The slice holds only its own values.
+    assert_eq!(s.flat_values().shape(), [3]);
+    // Ragged rank 2: rt2[1:] of [[[1, 2], [3]], [], [[4], [], [5, 6]]] is [[], [[4], [], [5, 6]]].
+    let x2 = extype::ragged![[[1, 2], [3]], [], [[4], [], [5, 6]]].unwrap();
+    let s2 = x2.slice_rows(1, None);
+    assert_eq!(s2.to_string(), "i32[2, ?, ?] [[], [[4], [], [5, 6]]]");
+    assert_eq!(s2.nested_row_splits()[1], t(array![0i64, 1, 1, 3]));
+    assert_eq!(s2.flat_values(), &t(array![4, 5, 6]));
+    // A uniform partition stays uniform.
+    let u = RaggedTensor::from_uniform_row_length(array![1, 2, 3, 4, 5, 6], 2, None).unwrap();
+    let us = u.slice_rows(1, None);
+    assert_eq!(us.uniform_row_lengths(), &[Some(2)]);
+    assert_eq!(TensorLike::shape(&us).to_string(), "[2, 2]");
+}
+
+#[test]
+fn ragged_constant_and_to_list_as_tf() {
+    use extype::types::Nested::{self, Leaf, List};
+    // TF 2.21: tf.ragged.constant([[1.0, 2.0], [], [3.0]]) has shape [3, None], ragged_rank 1;
+    // to_list() gives the nested lists back.
+    let x = extype::ragged![[1.0f32, 2.0], [], [3.0]].unwrap();
+    assert_eq!(x.to_string(), "f32[3, ?] [[1.0, 2.0], [], [3.0]]");
+    assert_eq!(x.ragged_rank(), 1);
+    assert_eq!(x.row_splits(), &t(array![0i64, 2, 2, 3]));
+    let list = x.to_list::<f32>().unwrap();
+    assert_eq!(
+        list,
+        List(vec![
+            List(vec![Leaf(1.0), Leaf(2.0)]),
+            List(vec![]),
+            List(vec![Leaf(3.0)])
+        ])
+    );
+    assert_eq!(RaggedTensor::from_nested(&list).unwrap(), x);
+    // The ragged rank is the nesting depth - 1 (TF's default ragged_rank): depth 4 -> 3.
+    let x3 = extype::ragged![[[[1i64]], [[2, 3], []]], [], [[[-4, 5]]],].unwrap();
+    assert_eq!(x3.ragged_rank(), 3);
+    assert_eq!(
+        x3.to_string(),
+        "i64[3, ?, ?, ?] [[[[1]], [[2, 3], []]], [], [[[-4, 5]]]]"
+    );
+    assert_eq!(
+        RaggedTensor::from_nested(&x3.to_list::<i64>().unwrap()).unwrap(),
+        x3
+    );
+    // Empty lists only: TF gives ragged rank depth - 1 as well ([[], []] -> [2, None]).
+    let e = RaggedTensor::from_nested::<f32>(&List(vec![List(vec![]), List(vec![])])).unwrap();
+    assert_eq!(e.to_string(), "f32[2, ?] [[], []]");
+    let e3 = RaggedTensor::from_nested::<f32>(&List(vec![List(vec![List(vec![])]), List(vec![])]))
+        .unwrap();
+    assert_eq!(e3.ragged_rank(), 2);
+    // TF raises "all scalar values must have the same nesting depth" for [[1, 2], [[3]]].
+    let err = extype::ragged![[1, 2], [[3]]].unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "from_nested: list: expected every scalar at the same nesting depth (2, as the first at \
+         [0, 0]), found a list at [1, 0] (depth 2)"
+    );
+    let deeper = List(vec![List(vec![Leaf(1)]), List(vec![List(vec![Leaf(3)])])]);
+    let err = RaggedTensor::from_nested(&deeper).unwrap_err().to_string();
+    assert!(err.contains("found a list at [1, 0]"), "{err}");
+    let mixed: Nested<i32> = List(vec![List(vec![List(vec![])]), List(vec![Leaf(1)])]);
+    let err = RaggedTensor::from_nested(&mixed).unwrap_err().to_string();
+    assert!(err.contains("a scalar at [1, 0] (depth 2)"), "{err}");
+    // Depth 1 is a dense vector, not a ragged tensor; a bare scalar is no list.
+    let err = extype::ragged![1, 2].unwrap_err().to_string();
+    assert!(
+        err.contains("at least 2 deep") && err.contains("depth 1"),
+        "{err}"
+    );
+    assert!(RaggedTensor::from_nested(&Leaf(1)).is_err());
+    // No rows: ragged rank 1 (TF's constant([]) is a dense [0]; a RaggedTensor has rank 2).
+    let none = RaggedTensor::from_nested::<u8>(&List(vec![])).unwrap();
+    assert_eq!(none.to_string(), "u8[0, ?] []");
+    // to_list of inner uniform axes nests them too (TF: to_list gives Python lists to the
+    // scalars); the dtype must match.
+    let inner = RaggedTensor::from_row_lengths(array![[1, 2], [3, 4]], array![0i64, 2]).unwrap();
+    assert_eq!(
+        inner.to_list::<i32>().unwrap(),
+        List(vec![
+            List(vec![]),
+            List(vec![
+                List(vec![Leaf(1), Leaf(2)]),
+                List(vec![Leaf(3), Leaf(4)])
+            ]),
+        ])
+    );
+    assert_eq!(
+        inner.to_list::<f32>().unwrap_err().to_string(),
+        "to_list: T: expected the tensor's dtype i32, found f32"
+    );
+    // Rows and the list agree.
+    let row1 = inner.row(1).unwrap().into_dense().unwrap();
+    assert_eq!(row1, t(array![[1, 2], [3, 4]]));
+}
+
+// ---- shape (TF: tf.shape(rt) is a DynamicRaggedShape; rt.shape is [nrows, None, …]) ----
+
+#[test]
+fn shape_of_a_ragged_tensor_as_tf() {
+    use extype::types::{RaggedShape, RaggedShapeSpec};
+    // TF 2.21: rt.shape of [[1, 2, 3], [], [4, 5], [6]] is [4, None]; tf.shape(rt) is a
+    // DynamicRaggedShape with row lengths [3, 0, 2, 1] and inner_shape [6].
+    let x = r();
+    let shape: RaggedShape = ops::shape_as(&x).unwrap();
+    assert_eq!(shape.static_shape().to_string(), "[4, ?]");
+    assert_eq!(shape.static_lengths(), [Some(4), None]);
+    assert_eq!(shape.nrows(), 4);
+    assert_eq!(shape.rank(), 2);
+    assert_eq!(shape.nested_row_lengths(), &[t(array![3i64, 0, 2, 1])]);
+    assert_eq!(shape.inner_shape(), [6]);
+    assert_eq!(shape.to_string(), "[4, (3, 0, 2, 1)]");
+    assert_eq!(shape.static_shape(), TensorLike::shape(&x));
+    // Through a Value too.
+    let v = ops::shape(&Value::from_extension(x.clone())).unwrap();
+    assert_eq!(v.downcast::<RaggedShape>().unwrap(), shape);
+    // Uniform and inner dimensions are known: TF's [2, 2, None, 3] for a uniform second axis.
+    let flat = ndarray::Array2::<f32>::zeros((5, 3));
+    let inner = RaggedTensor::from_row_lengths(flat, array![2i64, 0, 3, 0]).unwrap();
+    let outer = inner.with_uniform_outer(2).unwrap();
+    let s: RaggedShape = ops::shape_as(&outer).unwrap();
+    assert_eq!(s.static_shape().to_string(), "[2, 2, ?, 3]");
+    assert_eq!(s.static_lengths(), [Some(2), Some(2), None, Some(3)]);
+    assert_eq!(s.to_string(), "[2, 2, (2, 0, 3, 0), 3]");
+    // Spec inference: a RaggedShape spec whose row lengths count nrows.
+    let spec = extype::ExtensionType::spec(&x);
+    let vs = ValueSpec::Extension(Box::new(spec));
+    let out = ops::infer_spec(&catalog::SHAPE, &[&vs], &OpArgs::none()).unwrap();
+    let ValueSpec::Extension(e) = &out.spec else {
+        panic!("{}", out.spec)
+    };
+    assert!(e.as_any().downcast_ref::<RaggedShapeSpec>().is_some());
+    assert!(extype::TypeSpec::is_compatible_with(
+        &extype::ExtensionType::spec(&shape),
+        e.as_any().downcast_ref::<RaggedShapeSpec>().unwrap()
+    ));
 }

@@ -42,6 +42,7 @@ fn entries_are_collected() {
         [
             "extype.Anonymous",
             "extype.MaskedTensor",
+            "extype.RaggedShape",
             "extype.RaggedTensor",
             "extype.SparseTensor",
             "test.Batch",
@@ -67,7 +68,7 @@ fn unknown_names_list_the_known_ones() {
     assert_eq!(
         err.to_string(),
         "no extension type is registered as \"test.Nope\"; registered: [extype.Anonymous, \
-         extype.MaskedTensor, extype.RaggedTensor, extype.SparseTensor, test.Batch, test.MaskedTensor, test.RaggedTensor, test.RaggedTensor2, test.SharedPair]"
+         extype.MaskedTensor, extype.RaggedShape, extype.RaggedTensor, extype.SparseTensor, test.Batch, test.MaskedTensor, test.RaggedTensor, test.RaggedTensor2, test.SharedPair]"
     );
     let json = SpecTree::spec("test.Nope", SpecTree::None)
         .to_json()

@@ -1102,3 +1102,22 @@ fn large_sparse_dense_matmul_matches_dense() {
     let got_b = sparse_dense_matmul(&finite, &b_t, false, true).unwrap();
     assert_eq!(got_b, Tensor::from(want_b));
 }
+
+#[test]
+fn shape_of_sparse_and_masked_tensors_as_tf() {
+    // TF 2.21: tf.shape(sp) of a SparseTensor is its dense_shape (int64); a MaskedTensor (TF's
+    // guide) has its values' shape. Both are fully known, so `ops::shape` gives the dense
+    // `i64` vector through the tensor-like fallback (no handler needed, unlike RaggedTensor).
+    let x = st(array![[0, 1], [2, 0]], array![1.0f32, 2.0], &[3, 4]);
+    let s: Tensor = ops::shape_as(&x).unwrap();
+    assert_eq!(s, Tensor::from(array![3i64, 4].into_dyn()));
+    let m =
+        extype::types::MaskedTensor::new(array![[1.0f32, 2.0, 3.0]], array![[true, false, true]])
+            .unwrap();
+    let s: Tensor = ops::shape_as(&m).unwrap();
+    assert_eq!(s, Tensor::from(array![1i64, 3].into_dyn()));
+    // On specs: `i64[rank]`.
+    let spec = ValueSpec::Extension(Box::new(x.spec()));
+    let out = ops::infer_spec(&extype::ops::catalog::SHAPE, &[&spec], &OpArgs::none()).unwrap();
+    assert_eq!(out.spec.to_string(), "i64[2]");
+}

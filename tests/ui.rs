@@ -9,7 +9,8 @@
 //! the runtime's tables at another type, or to override what its `unsafe` code trusts; each must
 //! be a compile error; `door` is a macro crate and a runtime from different releases
 //! (a version mismatch at `extype::__private`);
-//! `io` is about the file API (`io::map` is `unsafe`); `tensor_like` about `#[extype(tensor_like …)]`.
+//! `io` is about the file API (`io::map` is `unsafe`); `tensor_like` about `#[extype(tensor_like …)]`;
+//! `ragged` about the `ragged!` macro (scalars at different nesting depths).
 
 #[test]
 fn ui() {

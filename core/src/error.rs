@@ -513,15 +513,17 @@ pub enum DispatchError {
     /// the same handler failing again on a nested call is named once. The handler's error is
     /// [`source`](std::error::Error::source); [`Error::without_context`] strips every such layer.
     #[error(
-        "{op}{} via {handler} ({file}:{line}): {source}",
-        if *inference { " spec inference" } else { "" }
+        "{op}{} via {handler} ({}): {source}",
+        if *inference { " spec inference" } else { "" },
+        source_location(file, *line)
     )]
     Handler {
         /// The op called (or whose spec was inferred).
         op: &'static str,
         /// The handler's function name.
         handler: &'static str,
-        /// The source file of its registration.
+        /// The source file of its registration (as `file!()` gave it; the message shows it
+        /// relative to its crate).
         file: &'static str,
         /// The line of its registration.
         line: u32,
@@ -611,9 +613,106 @@ impl Error {
     }
 }
 
+/// `file:line` of a registration (a `#[dispatch]` handler, a registered type) for messages,
+/// with `file` made crate-relative ([`crate_relative_path`]).
+pub(crate) fn source_location(file: &str, line: u32) -> String {
+    format!("{}:{line}", crate_relative_path(file))
+}
+
+/// `file` (what `file!()` gave) relative to its crate, for messages: `src/types/ragged/mod.rs`.
+/// Cargo passes the files of a workspace's own crates relative to the workspace (kept as they
+/// are), but those of every other crate (a registry or git dependency, a path dependency
+/// outside the workspace) as absolute paths, which would print the user's home directory and
+/// cargo's cache layout in every error naming a library's handler. An absolute path is cut
+/// after the crate's directory: in cargo's registry (`…/registry/src/<index>/<crate>-<version>/`)
+/// and git checkouts (`…/git/checkouts/<repo>/<rev>/`) by their layout, otherwise at the last
+/// `src`, `tests`, `examples` or `benches` directory; with none, the file name alone.
+pub(crate) fn crate_relative_path(file: &str) -> &str {
+    let bytes = file.as_bytes();
+    let absolute = file.starts_with(['/', '\\'])
+        || (bytes.len() > 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':')
+        || file.starts_with("..");
+    if !absolute {
+        return file;
+    }
+    // The same indices with one separator (both are one byte).
+    let norm = file.replace('\\', "/");
+    // After `skip` more components following `marker`, when the path has them.
+    let after = |marker: &str, skip: usize| -> Option<usize> {
+        let mut at = norm.rfind(marker)? + marker.len();
+        for _ in 0..skip {
+            at += norm[at..].find('/')? + 1;
+        }
+        Some(at)
+    };
+    let start = after("/registry/src/", 2)
+        .or_else(|| after("/git/checkouts/", 2))
+        .or_else(|| {
+            ["/src/", "/tests/", "/examples/", "/benches/"]
+                .iter()
+                .filter_map(|dir| norm.rfind(dir).map(|i| i + 1))
+                .max()
+        })
+        .or_else(|| norm.rfind('/').map(|i| i + 1));
+    match start {
+        Some(i) if i < file.len() => &file[i..],
+        _ => file,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn source_locations_are_crate_relative() {
+        // A workspace's own files: as cargo gives them.
+        assert_eq!(
+            source_location("src/types/ragged/mod.rs", 12),
+            "src/types/ragged/mod.rs:12"
+        );
+        assert_eq!(
+            crate_relative_path("core/src/ops/mod.rs"),
+            "core/src/ops/mod.rs"
+        );
+        // A registry dependency.
+        assert_eq!(
+            crate_relative_path(
+                "/home/me/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/extype-0.1.0/src/types/ragged/elementwise.rs"
+            ),
+            "src/types/ragged/elementwise.rs"
+        );
+        // A git dependency (a workspace: the path inside the repository).
+        assert_eq!(
+            crate_relative_path(
+                "/root/.cargo/git/checkouts/extype-1a2b3c/0f1e2d3/core/src/nest.rs"
+            ),
+            "core/src/nest.rs"
+        );
+        // A path dependency outside the workspace, on Unix and Windows.
+        assert_eq!(
+            crate_relative_path("/home/me/src/extype/src/types/sparse/mod.rs"),
+            "src/types/sparse/mod.rs"
+        );
+        assert_eq!(
+            crate_relative_path("C:\\Users\\me\\extype\\tests\\ops.rs"),
+            "tests\\ops.rs"
+        );
+        assert_eq!(crate_relative_path("../extype/src/lib.rs"), "src/lib.rs");
+        // In a handler's error.
+        let e = DispatchError::Handler {
+            op: "neg",
+            handler: "h",
+            file: "/home/me/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/lib-0.1.0/src/h.rs",
+            line: 3,
+            inference: false,
+            source: Box::new(Error::unsupported("neg", "no")),
+        };
+        assert_eq!(e.to_string(), "neg via h (src/h.rs:3): neg: no");
+        // No crate directory: the file name.
+        assert_eq!(crate_relative_path("/tmp/gen.rs"), "gen.rs");
+        assert_eq!(crate_relative_path("/"), "/");
+    }
 
     #[test]
     fn dtype_parse_errors_keep_their_message() {

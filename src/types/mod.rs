@@ -15,5 +15,5 @@ mod size;
 pub mod sparse;
 
 pub use masked::{MaskedTensor, MaskedTensorSpec};
-pub use ragged::{RaggedTensor, RaggedTensorSpec};
+pub use ragged::{Nested, RaggedRow, RaggedShape, RaggedShapeSpec, RaggedTensor, RaggedTensorSpec};
 pub use sparse::{SparseTensor, SparseTensorSpec};

@@ -221,9 +221,10 @@ impl DispatchEntry {
         self
     }
 
-    /// `file:line`.
+    /// `file:line`, the file relative to its crate (`src/handlers.rs:12`, never the absolute
+    /// path cargo gives a dependency's files).
     pub fn location(&self) -> String {
-        format!("{}:{}", self.file, self.line)
+        crate::error::source_location(self.file, self.line)
     }
 
     /// `name(&A, &B) at file:line`.

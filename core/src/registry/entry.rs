@@ -99,7 +99,7 @@ impl RegistryEntry {
     }
 
     pub(super) fn location(&self) -> String {
-        format!("{}:{}", self.file, self.line)
+        crate::error::source_location(self.file, self.line)
     }
 }
 

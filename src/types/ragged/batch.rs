@@ -3,6 +3,10 @@
 //! concatenates the flat values once and rebases each level's splits; unstacking slices: each
 //! item's flat values view the batch's buffer (no value is copied; only the splits, rebased to
 //! start at 0, are new). [`RaggedTensor::from_dense_batch`] is TF's `dense_to_ragged_batch`.
+//!
+//! The items of a batch are `RaggedTensor`s, so a tensor of ragged rank 1, whose rows are
+//! dense, does not unbatch here (TF's unbatch gives its rows as dense tensors): the error
+//! points to [`RaggedTensor::unstack_rows`] and [`RaggedTensor::rows`], which do.
 
 use super::{RaggedTensor, RaggedTensorSpec, arg_error, i64_tensor, splits_of};
 use crate::batch::{BatchEncoder, concat_rows_counted, slice_rows};
@@ -51,7 +55,8 @@ impl BatchEncoder<RaggedTensor> for RaggedBatch {
             return Err(arg_error(
                 "unbatch",
                 "spec",
-                "a ragged spec of ragged rank at least 2 (a batch of ragged tensors)",
+                "a ragged spec of ragged rank at least 2 (a batch of ragged tensors; the rows \
+                 of ragged rank 1 are dense: `RaggedTensor::unstack_rows` gives them)",
                 format!("ragged rank {}", spec.nested_row_splits.len()),
             ));
         }
@@ -115,7 +120,9 @@ impl BatchEncoder<RaggedTensor> for RaggedBatch {
             return Err(arg_error(
                 "unstack",
                 "batch",
-                "a ragged tensor of ragged rank at least 2 (a batch of ragged tensors)",
+                "a ragged tensor of ragged rank at least 2 (a batch of ragged tensors; the \
+                 rows of ragged rank 1 are dense tensors: `RaggedTensor::unstack_rows` or \
+                 `RaggedTensor::rows` gives them)",
                 super::describe(&batch),
             ));
         }

@@ -347,13 +347,18 @@ impl RaggedTensor {
     }
 
     /// The rows of a dense tensor, row `i` cut to its first `lengths[i]` entries (TF's
-    /// `from_tensor(tensor, lengths=…)`); a length above the row's size is an error.
+    /// `from_tensor(tensor, lengths=…)`). As TF, a length is clamped to `0..=ncols`: one
+    /// longer than the row keeps the whole row, a negative one keeps nothing. One length per
+    /// row, else an error.
     ///
     /// ```
     /// use extype::types::RaggedTensor;
     /// use ndarray::array;
     /// let r = RaggedTensor::from_tensor_with_lengths(array![[1, 2, 3], [4, 5, 6]], array![1i64, 3])?;
     /// assert_eq!(r.to_string(), "i32[2, ?] [[1], [4, 5, 6]]");
+    /// // Clamped to the row, as TF: 9 keeps all 3 entries, -1 keeps none.
+    /// let r = RaggedTensor::from_tensor_with_lengths(array![[1, 2, 3], [4, 5, 6]], array![9i64, -1])?;
+    /// assert_eq!(r.to_string(), "i32[2, ?] [[1, 2, 3], []]");
     /// # Ok::<(), extype::Error>(())
     /// ```
     pub fn from_tensor_with_lengths(
@@ -373,38 +378,44 @@ impl RaggedTensor {
                 format!("{} lengths", lengths.len()),
             ));
         }
-        if let Some(i) = lengths
-            .iter()
-            .position(|&l| l < 0 || l as u64 > ncols as u64)
-        {
-            return Err(arg_error(
-                OP,
-                "lengths",
-                format!("lengths within 0..={ncols} (the row size)"),
-                format!("lengths[{i}] = {}", lengths[i]),
-            ));
-        }
+        // TF clamps: `minimum(lengths, ncols)`, then `maximum(lengths, 0)`.
+        let ncols = i64::try_from(ncols).unwrap_or(i64::MAX);
+        let lengths: Vec<i64> = lengths.iter().map(|&l| l.clamp(0, ncols)).collect();
         from_dense_rows(&dense, &lengths)
     }
 
     /// The rows of a dense tensor with their trailing `padding` entries removed (TF's
-    /// `from_tensor(tensor, padding=…)`): an entry is padding when it equals `padding` (a
-    /// scalar, or a tensor of the inner shape) everywhere.
+    /// `from_tensor(tensor, padding=…)`): an entry is padding when it equals `padding`
+    /// everywhere. The padding is a Rust scalar (`0`, `&0`, `0.0f32`: it takes the tensor's
+    /// dtype exactly, as a Python scalar does in TF, see [`Padding`]), a rank-0 tensor or array,
+    /// or a tensor of the inner shape (of the tensor's dtype).
     ///
     /// ```
     /// use extype::types::RaggedTensor;
     /// use ndarray::{array, arr0};
-    /// let r = RaggedTensor::from_tensor_with_padding(array![[1, 0, 3, 0, 0], [0, 0, 0, 0, 0]], arr0(0))?;
+    /// let r = RaggedTensor::from_tensor_with_padding(array![[1, 0, 3, 0, 0], [0, 0, 0, 0, 0]], &0)?;
     /// assert_eq!(r.to_string(), "i32[2, ?] [[1, 0, 3], []]");
+    /// // A rank-0 array works too, and an integer scalar pads a float tensor (taking its dtype).
+    /// let r = RaggedTensor::from_tensor_with_padding(array![[1, 0], [0, 0]], arr0(0))?;
+    /// assert_eq!(r.to_string(), "i32[2, ?] [[1], []]");
+    /// let r = RaggedTensor::from_tensor_with_padding(array![[1.5f32, 0.0], [0.0, 0.0]], 0)?;
+    /// assert_eq!(r.to_string(), "f32[2, ?] [[1.5], []]");
     /// # Ok::<(), extype::Error>(())
     /// ```
     pub fn from_tensor_with_padding(
         dense: impl Into<Tensor>,
-        padding: impl Into<Tensor>,
+        padding: impl Padding,
     ) -> Result<RaggedTensor> {
         const OP: &str = "from_tensor";
         let dense = dense_of(OP, dense.into())?;
-        let padding = padding.into();
+        let padding = padding.padding_for(&dense).map_err(|e| {
+            arg_error(
+                OP,
+                "padding",
+                format!("a padding value of the tensor's dtype {}", dense.dtype()),
+                e.to_string(),
+            )
+        })?;
         let (nrows, ncols) = (dense.shape()[0], dense.shape()[1]);
         let is_pad: Tensor = ops::equal_as(&dense, &padding).map_err(|e| {
             arg_error(
@@ -533,6 +544,69 @@ impl RaggedTensor {
             current = ops::reshape_as(&one, &shape)?;
         }
         Ok(current)
+    }
+}
+
+/// The padding of [`RaggedTensor::from_tensor_with_padding`]: a Rust scalar (by value or by
+/// reference), which takes the padded tensor's dtype exactly (the rules of
+/// [`ops::Scalar`](crate::ops::Scalar): `0` pads an `f32` tensor, `1.5` cannot pad an `i32`
+/// one), or a tensor or array (rank 0 or the inner shape), taken as it is. Implemented for
+/// the numeric scalars, `bool`, [`Tensor`], ndarray arrays and references to any of them.
+pub trait Padding {
+    /// The padding as a tensor to compare with the entries of `dense`.
+    fn padding_for(&self, dense: &Tensor) -> Result<Tensor>;
+}
+
+impl<P: Padding + ?Sized> Padding for &P {
+    fn padding_for(&self, dense: &Tensor) -> Result<Tensor> {
+        (**self).padding_for(dense)
+    }
+}
+
+impl Padding for Tensor {
+    fn padding_for(&self, _: &Tensor) -> Result<Tensor> {
+        Ok(self.clone())
+    }
+}
+
+impl<A: crate::Element, S: crate::ndarray::Data<Elem = A>, D: crate::ndarray::Dimension> Padding
+    for crate::ndarray::ArrayBase<S, D>
+{
+    fn padding_for(&self, _: &Tensor) -> Result<Tensor> {
+        Ok(Tensor::from(self.to_owned().into_dyn()))
+    }
+}
+
+macro_rules! scalar_paddings {
+    ($($t:ty),*) => {$(
+        /// A scalar: converted exactly to the padded tensor's dtype.
+        impl Padding for $t {
+            fn padding_for(&self, dense: &Tensor) -> Result<Tensor> {
+                ops::scalar_like(&ops::catalog::EQUAL, dense, *self)
+            }
+        }
+    )*};
+}
+
+scalar_paddings!(
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    f32,
+    f64,
+    crate::half::f16,
+    crate::half::bf16
+);
+
+/// `bool`: pads a `bool` tensor (taken as a rank-0 `bool` tensor).
+impl Padding for bool {
+    fn padding_for(&self, _: &Tensor) -> Result<Tensor> {
+        Ok(Tensor::from(crate::ndarray::arr0(*self).into_dyn()))
     }
 }
 

@@ -14,6 +14,20 @@
 //! splits; two with equal splits held in different buffers combine after one comparison
 //! (pointer equality first).
 //!
+//! Building and taking apart (TF's `tf.ragged.constant`, `rt[i]`, `rt[a:b]`, `to_list`):
+//! - [`ragged!`](crate::ragged!) and [`RaggedTensor::from_nested`] build a ragged tensor from
+//!   nested lists ([`Nested`]; ragged rank = nesting depth − 1), [`RaggedTensor::to_list`] gives
+//!   them back.
+//! - [`RaggedTensor::row`] is TF's `rt[i]` (negative `i` counts from the end): a
+//!   [`RaggedRow`], dense for ragged rank 1, ragged of one less ragged rank otherwise;
+//!   [`RaggedTensor::rows`] (and `for row in &rt`) iterates them; [`RaggedTensor::slice_rows`] is
+//!   `rt[a:b]` with Python's clamping; [`RaggedTensor::unstack_rows`] gives the dense rows of a
+//!   ragged-rank-1 tensor (TF's `unstack` / `unbatch` of one). Rows and slices view the flat
+//!   values (no value is copied).
+//! - [`RaggedTensor::from_tensor_with_lengths`] clamps each length to `0..=ncols` (TF);
+//!   [`RaggedTensor::from_tensor_with_padding`] takes a Rust scalar (`&0`, `0.0f32`, in the
+//!   tensor's dtype), a rank-0 tensor, or a tensor of the inner shape ([`Padding`]).
+//!
 //! Ops (through `#[dispatch]`, each with spec inference):
 //! - **Unary elementwise** ops and `cast` map the flat values and keep the partitions.
 //! - **Binary elementwise** ops and comparisons: two ragged tensors with equal partitions
@@ -32,6 +46,11 @@
 //!   `MaskedTensor`'s valid values.
 //! - **Batching** ([`RaggedBatch`]) is TF's `ragged_batch`: one more ragged dimension;
 //!   unbatching gives items whose flat values view the batch's buffer.
+//! - `shape` gives a [`RaggedShape`] (TF's `tf.shape(rt)`, a `DynamicRaggedShape`): the row
+//!   lengths of each ragged dimension and the flat values' shape; its
+//!   [`static_shape`](RaggedShape::static_shape) is TF's `rt.shape`, `[nrows, ?, …, inner…]`
+//!   (a uniform dimension known). A dense `i64` shape vector cannot hold a ragged dimension (the
+//!   bounding shape would claim sizes most rows do not have).
 //!
 //! Its spec ([`RaggedTensorSpec`]: the flat values' spec, one splits spec per partition, the
 //! uniform lengths) shows the partial shape `[nrows, ?, …, inner…]` (a uniform dimension is
@@ -64,6 +83,15 @@
 //! - `gather` takes axis 0 only.
 //! - `to_tensor(default, shape)` does not resize the inner (uniform) axes of the flat values.
 //! - A dense `[k]` against a uniform ragged dimension of length `k` is refused, as TF refuses it.
+//! - `batch::unstack` (and unbatching a spec) of a ragged-rank-1 tensor is an error pointing to
+//!   [`RaggedTensor::unstack_rows`], where TF's `unstack` / `unbatch` gives the dense rows: a
+//!   batch's items have the batch's type (`RaggedTensor`), and dense rows are not one.
+//! - [`ragged!`](crate::ragged!) / `from_nested` make every dimension but the outermost ragged
+//!   (TF's default); TF's `ragged_rank` and `inner_shape` arguments are not taken (build with
+//!   `from_row_lengths` and friends for uniform inner axes). A scalar of depth 1 (`ragged![1, 2]`)
+//!   is an error (TF returns a dense tensor).
+//! - `ops::shape` returns a [`RaggedShape`] value, not a `DynamicRaggedShape`'s full API (no
+//!   broadcasting of shapes).
 
 mod batch;
 mod construct;
@@ -71,11 +99,20 @@ mod display;
 mod elementwise;
 mod infer;
 mod join;
+mod nested;
 mod reduce;
 mod reduce_outer;
+mod rows;
 mod segment_extreme;
+mod shape;
 
 pub use batch::RaggedBatch;
+pub use construct::Padding;
+pub use nested::Nested;
+#[doc(hidden)]
+pub use nested::RaggedLeaf;
+pub use rows::{RaggedRow, Rows};
+pub use shape::{RaggedShape, RaggedShapeSpec};
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
