@@ -92,6 +92,7 @@
 #![warn(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod columns;
 mod error;
 mod files;
 mod ipc_read;
@@ -99,15 +100,18 @@ mod metadata;
 mod parquet_check;
 mod parquet_columns;
 mod parquet_pages;
+mod paths;
+mod read;
 mod tensor;
 mod validate;
-mod value;
+mod write;
 
 pub use arrow_array;
 pub use arrow_buffer;
 pub use arrow_data;
 pub use arrow_ipc;
 pub use arrow_schema;
+pub use columns::from_columns_as;
 pub use error::{Error, Result};
 pub use files::{
     read_ipc_file, read_ipc_stream, read_parquet, read_parquet_with_limit, write_ipc_file,
@@ -117,9 +121,7 @@ pub use metadata::{
     EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VARIABLE_SHAPE_TENSOR,
 };
 pub use parquet;
+pub use read::{column, column_as, from_array, from_array_as, from_record_batch};
 pub use tensor::{arrow_type, dtype_of};
 pub use validate::{EXPANSION, FLOOR, ReadLimit};
-pub use value::{
-    ITEM_SPEC, column, column_as, from_array, from_array_as, from_columns_as, from_record_batch,
-    tensor_to_array, to_array, to_record_batch, value_to_array,
-};
+pub use write::{ITEM_SPEC, tensor_to_array, to_array, to_record_batch, value_to_array};

@@ -520,7 +520,8 @@ fn zero_width_rows_claiming_2_40_are_refused_naming_the_column_and_the_bound() {
     let (field, array) = zero_width_column(1 << 40);
     let start = std::time::Instant::now();
     let value = from_array(&field, array.as_ref()).unwrap();
-    assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    // A guard against work per row (2^40 rows: hours), generous under load.
+    assert!(start.elapsed() < std::time::Duration::from_secs(60));
     let Value::Extension(e) = value else { panic!() };
     assert_eq!(e.clone_components()[0].shape(), &[1 << 40, 3, 0]);
 }

@@ -312,8 +312,12 @@ fn many_tensors(n: usize, extype: bool) -> Vec<u8> {
 }
 
 /// The best of two timings of `f`.
+/// The time bound of a guard against quadratic work (a linear pass takes well under a second
+/// here, a quadratic one minutes): generous, so that a loaded machine never fails it.
+const GUARD: Duration = Duration::from_secs(60);
+
 fn timed(mut f: impl FnMut()) -> Duration {
-    (0..2)
+    (0..3)
         .map(|_| {
             let t = Instant::now();
             f();
@@ -352,13 +356,17 @@ fn many_tensors_are_linear() {
     let t_small = timed(|| parse(&small));
     let t_large = timed(|| parse(&large));
     eprintln!("header parse (map): 40k tensors {t_small:?}, 160k tensors {t_large:?}");
+    // Guards against a quadratic or per-tensor-allocation parse, not speed claims (those are in
+    // the benches): bounds far above a linear parse's time even on a loaded machine, far below
+    // a quadratic one's (160k² steps: minutes).
     assert!(
-        t_large < Duration::from_secs(5),
+        t_large < GUARD,
         "160k tensors: {t_large:?} (40k: {t_small:?})"
     );
-    // Linear: 4× the tensors, about 4× the time (a quadratic check gives 16×).
+    // Linear: 4× the tensors, about 4× the time (a quadratic check gives 16×); the best of
+    // three runs each, with slack for a machine whose load changes between them.
     assert!(
-        t_large < t_small * 10 + Duration::from_millis(200),
+        t_large < t_small * 10 + Duration::from_secs(1),
         "160k tensors: {t_large:?}, 40k: {t_small:?}: not linear"
     );
     // Every read of the header of 160k tiny tensors stays within twice the file: the parsed
@@ -396,7 +404,7 @@ fn many_tensors_are_linear() {
     ] {
         assert!(text.contains("extra: not a component of Tensor"), "{text}");
     }
-    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    assert!(t.elapsed() < GUARD, "{:?}", t.elapsed());
 }
 
 /// A header of 40k one-byte tensors of rank 64 (`[1, 1, …]`): two bytes of JSON per dimension,
@@ -536,11 +544,7 @@ fn large_specs_are_bounded() {
             "{what}: inspect's peak heap {peak} for {} bytes",
             bytes.len()
         );
-        assert!(
-            t.elapsed() < Duration::from_secs(10),
-            "{what}: {:?}",
-            t.elapsed()
-        );
+        assert!(t.elapsed() < GUARD, "{what}: {:?}", t.elapsed());
     }
 }
 

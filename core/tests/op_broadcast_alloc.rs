@@ -107,7 +107,8 @@ fn huge_views_are_refused_before_anything_is_allocated() {
             "{op}: {} bytes live at the peak of a refused call",
             m.peak
         );
-        assert!(m.took < Duration::from_secs(5), "{op}: took {:?}", m.took);
+        // A guard against touching the refused output, not a speed claim: generous under load.
+        assert!(m.took < Duration::from_secs(60), "{op}: took {:?}", m.took);
     }
 }
 

@@ -86,7 +86,7 @@
 mod as_static;
 mod components;
 mod container;
-mod path;
+pub mod path;
 mod static_data;
 mod struct_table;
 mod table;

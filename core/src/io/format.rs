@@ -9,6 +9,7 @@ use crate::error::{IoError, Result};
 use crate::field::FieldPath;
 use crate::registry::AnonymousExtension;
 use crate::spec::{AnyExtension, ExtensionType, TypeSpec, Value};
+use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
 
 /// `__metadata__["format"]` of a file holding one value.
@@ -236,11 +237,11 @@ impl<T: ExtensionType> Save for T {
             return anonymous_record(anon);
         }
         let spec = self.spec();
-        let record = Record {
-            type_name: AnyExtension::name(self).to_string().into(),
-            spec: spec.serialize().to_json()?.into(),
-            components: owned(spec.component_paths()),
-        };
+        let record = extension_record(
+            AnyExtension::name(self),
+            &spec.serialize(),
+            spec.component_paths(),
+        )?;
         Ok((record, spec.to_components(self)))
     }
 
@@ -269,16 +270,19 @@ impl Save for Tensor {
 /// An anonymous value saves under its original name and spec; its components are named by its
 /// own paths (the original field paths are not known), matched by position when loaded.
 fn anonymous_record(anon: &AnonymousExtension) -> Result<(Record<'static>, Vec<TensorView<'_>>)> {
-    let record = Record {
-        type_name: anon.name.clone().into(),
-        spec: anon.spec.to_json()?.into(),
-        components: owned(anon.spec().component_paths()),
-    };
+    let record = extension_record(&anon.name, &anon.spec, anon.spec().component_paths())?;
     Ok((record, anon.components.iter().map(Tensor::view).collect()))
 }
 
-fn owned(paths: Vec<String>) -> Vec<Cow<'static, str>> {
-    paths.into_iter().map(Cow::Owned).collect()
+/// The record of an extension value: its registered name, its spec's JSON and its component
+/// paths (the one place a value's record is built, for typed values, `Value`s and anonymous
+/// values alike).
+fn extension_record(name: &str, spec: &SpecTree, paths: Vec<String>) -> Result<Record<'static>> {
+    Ok(Record {
+        type_name: name.to_string().into(),
+        spec: spec.to_json()?.into(),
+        components: paths.into_iter().map(Cow::Owned).collect(),
+    })
 }
 
 fn tensor_record(t: &Tensor) -> Record<'static> {
@@ -302,11 +306,8 @@ impl Save for Value {
                     return anonymous_record(anon);
                 }
                 let spec = e.any_spec();
-                let record = Record {
-                    type_name: e.name().to_string().into(),
-                    spec: spec.dyn_serialize().to_json()?.into(),
-                    components: owned(spec.dyn_component_paths()),
-                };
+                let record =
+                    extension_record(e.name(), &spec.dyn_serialize(), spec.dyn_component_paths())?;
                 Ok((record, e.component_views()))
             }
         }

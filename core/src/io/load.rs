@@ -12,8 +12,8 @@ use super::format::{Record, Records, TENSOR_NAME, TENSOR_TYPE, records};
 use super::header::{self, Header};
 use super::source::{FileSource, Statics};
 use crate::error::{IoError, Result};
-use crate::registry::{AnonymousExtension, registry};
-use crate::spec::{AnySpec, ExtensionType, TypeSpec, Value, registered_name};
+use crate::registry::{StoredSpec, registry};
+use crate::spec::{ExtensionType, TypeSpec, Value, registered_name};
 use crate::spec_tree::SpecTree;
 use crate::tensor::{ExternalBytes, Tensor, TensorSpec};
 
@@ -60,20 +60,11 @@ pub(crate) fn open_file(path: &Path, file: &str) -> Result<(File, u64)> {
 }
 
 /// How a record becomes a value.
+#[derive(Clone)]
 pub(crate) enum Target {
     Tensor,
-    Registered(Box<dyn AnySpec>),
-    Anonymous(SpecTree),
-}
-
-impl Clone for Target {
-    fn clone(&self) -> Target {
-        match self {
-            Target::Tensor => Target::Tensor,
-            Target::Registered(spec) => Target::Registered(spec.clone_box()),
-            Target::Anonymous(tree) => Target::Anonymous(tree.clone()),
-        }
-    }
+    /// A registered type's spec, or an anonymous value's tree ([`Registry::stored_spec`]).
+    Stored(StoredSpec),
 }
 
 /// One value to find in a file: its tensors are named `prefix + path`, in component order, and
@@ -231,27 +222,14 @@ pub(crate) fn target(file: &str, record: &Record<'_>) -> Result<(Target, Option<
         return Ok((Target::Tensor, Some(vec![spec])));
     }
     let tree = spec_tree(file, &record.spec)?;
-    match &tree {
-        SpecTree::Spec(named) if named.name == record.type_name => {}
-        other => {
-            return Err(IoError::at(
-                file,
-                "",
-                format!(
-                    "metadata: type {:?} but the spec is a {}",
-                    record.type_name,
-                    other.describe()
-                ),
-            ));
-        }
-    }
-    let reg = registry();
     // A name registered twice is the conflict's error, not an unknown name.
-    if reg.resolve(&record.type_name).map_err(wrap)?.is_none() {
-        return Ok((Target::Anonymous(tree), None));
-    }
-    let spec = reg.deserialize_spec(&tree).map_err(wrap)?;
-    drop(tree);
+    let spec = match registry()
+        .stored_spec(&record.type_name, tree)
+        .map_err(wrap)?
+    {
+        StoredSpec::Registered(spec) => spec,
+        anonymous => return Ok((Target::Stored(anonymous), None)),
+    };
     // The tensors are found by the names the file gives (the field paths, or an anonymous
     // value's own paths when it was saved anonymous) and checked by position.
     let paths = spec.dyn_component_paths();
@@ -269,7 +247,7 @@ pub(crate) fn target(file: &str, record: &Record<'_>) -> Result<(Target, Option<
     }
     check_names(file, &record.type_name, &record.components, &paths)?;
     let specs = spec.dyn_component_specs();
-    Ok((Target::Registered(spec), Some(specs)))
+    Ok((Target::Stored(StoredSpec::Registered(spec)), Some(specs)))
 }
 
 /// The tensors a file lists for a registered type must be named by its field paths, in
@@ -319,10 +297,7 @@ pub(crate) fn rebuild(file: &str, target: Target, components: Vec<Tensor>) -> Re
                 .next()
                 .ok_or_else(|| IoError::at(file, "", "no tensor"))?,
         )),
-        Target::Registered(spec) => spec.dyn_from_components(components).map_err(wrap),
-        Target::Anonymous(tree) => AnonymousExtension::new(tree, components)
-            .map(Value::from_extension)
-            .map_err(wrap),
+        Target::Stored(stored) => stored.rebuild(components).map_err(wrap),
     }
 }
 

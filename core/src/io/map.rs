@@ -11,6 +11,7 @@ use super::format::{Records, records};
 use super::header::{self, Entry, Header};
 use super::load::{self, Body, Plan, Target};
 use crate::error::{IoError, Result};
+use crate::registry::StoredSpec;
 use crate::spec::{ExtensionType, Value};
 use crate::tensor::{ExternalBytes, Tensor, TensorView, view_in_place};
 
@@ -118,7 +119,7 @@ pub unsafe fn map(path: impl AsRef<Path>) -> Result<Mapped> {
             let keep = !plan
                 .values
                 .iter()
-                .any(|t| matches!(t, Target::Anonymous(_)));
+                .any(|t| matches!(t, Target::Stored(StoredSpec::Anonymous(_))));
             (Some(paths), keep.then_some(plan))
         }
         _ => (None, None),

@@ -223,6 +223,43 @@ impl Registry {
         self.get(&named.name)?.deserialize_spec(value)
     }
 
+    /// Resolves a stored spec (a file's metadata, an Arrow column's extension metadata) that
+    /// must name the type `name`: the one place a name read from outside becomes a type, shared
+    /// by every reader. A tree that is not a spec named `name` is an error saying what it is; a
+    /// name two types are registered under is the conflict's error; a name this program does not
+    /// link is [`StoredSpec::Anonymous`].
+    ///
+    /// ```
+    /// use extype_core::registry::{StoredSpec, registry};
+    /// use extype_core::SpecTree;
+    /// let text = r#"{"extype_spec": 1, "spec": {"spec": "no.such.Type", "value": null}}"#;
+    /// let tree = SpecTree::from_json(text).unwrap();
+    /// let stored = registry().stored_spec("no.such.Type", tree.clone()).unwrap();
+    /// assert!(matches!(stored, StoredSpec::Anonymous(_)));
+    /// let err = registry().stored_spec("other.Type", tree).unwrap_err();
+    /// assert!(err.to_string().contains("names the type \"other.Type\""), "{err}");
+    /// ```
+    pub fn stored_spec(&self, name: &str, tree: SpecTree) -> Result<StoredSpec> {
+        match &tree {
+            SpecTree::Spec(named) if named.name == name => {}
+            other => {
+                return Err(SpecError::Data {
+                    path: String::new(),
+                    expected: format!("the spec of the type the metadata names, {name:?}"),
+                    found: format!(
+                        "{} (the metadata names the type {name:?})",
+                        other.describe()
+                    ),
+                }
+                .into());
+            }
+        }
+        if self.resolve(name)?.is_none() {
+            return Ok(StoredSpec::Anonymous(tree));
+        }
+        self.deserialize_spec(&tree).map(StoredSpec::Registered)
+    }
+
     /// Rebuilds a value from a serialized spec and its components. A name that is not linked into
     /// this program gives an [`AnonymousExtension`] (reinterpret it later with
     /// [`AnonymousExtension::reinterpret`]).
@@ -234,6 +271,43 @@ impl Registry {
             _ => {
                 let spec = self.deserialize_spec(spec)?;
                 spec.dyn_from_components(components)
+            }
+        }
+    }
+}
+
+/// A stored spec resolved by the registry ([`Registry::stored_spec`]).
+#[derive(Clone, Debug)]
+pub enum StoredSpec {
+    /// A type linked into this program: its spec, which checks the components and validates
+    /// the value when it is rebuilt.
+    Registered(Box<dyn AnySpec>),
+    /// A name this program does not link: the value loads as an [`AnonymousExtension`] of this
+    /// tree, whatever its components hold.
+    Anonymous(SpecTree),
+}
+
+impl StoredSpec {
+    /// The component paths and specs a registered type expects (`None` for an anonymous one).
+    pub fn components(&self) -> Option<Vec<(String, crate::spec::TensorSpec)>> {
+        match self {
+            StoredSpec::Registered(spec) => Some(
+                spec.dyn_component_paths()
+                    .into_iter()
+                    .zip(spec.dyn_component_specs())
+                    .collect(),
+            ),
+            StoredSpec::Anonymous(_) => None,
+        }
+    }
+
+    /// The value of these components (in component order): `from_components` of the
+    /// registered type (its checks and validation, once), or an anonymous value.
+    pub fn rebuild(self, components: Vec<Tensor>) -> Result<Value> {
+        match self {
+            StoredSpec::Registered(spec) => spec.dyn_from_components(components),
+            StoredSpec::Anonymous(tree) => {
+                AnonymousExtension::new(tree, components).map(Value::from_extension)
             }
         }
     }

@@ -1,0 +1,302 @@
+//! Arrow columns read back into values: an extype extension column by the registry (core's
+//! resolution of stored names), a tensor column as a dense tensor, a record batch column by
+//! column.
+
+use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
+use arrow_schema::{DataType, Field, Fields};
+use extype_core::field::path::join_segments;
+use extype_core::registry::StoredSpec;
+use extype_core::{ExtensionType, SpecTree, Tensor, TensorSpec, Value, registry};
+
+use crate::error::{Error, Result};
+use crate::metadata::{
+    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, VARIABLE_SHAPE_TENSOR,
+};
+use crate::tensor;
+use crate::write::ITEM_SPEC;
+
+/// The leaves of a struct array in depth-first order, each with its component path (from the
+/// nested field names) and its field.
+fn leaves<'a>(
+    prefix: &mut Vec<&'a str>,
+    fields: &'a Fields,
+    array: &'a StructArray,
+    out: &mut Vec<(String, &'a Field, &'a ArrayRef)>,
+) {
+    for (f, a) in fields.iter().zip(array.columns()) {
+        prefix.push(f.name());
+        match (f.data_type(), a.as_any().downcast_ref::<StructArray>()) {
+            (DataType::Struct(children), Some(s)) if !is_tensor(f) => {
+                leaves(prefix, children, s, out)
+            }
+            _ => out.push((join_segments(prefix), f, a)),
+        }
+        prefix.pop();
+    }
+}
+
+fn is_tensor(field: &Field) -> bool {
+    matches!(
+        field.metadata().get(EXTENSION_NAME).map(String::as_str),
+        Some(FIXED_SHAPE_TENSOR | VARIABLE_SHAPE_TENSOR)
+    )
+}
+
+fn is_variable(field: &Field) -> bool {
+    field.metadata().get(EXTENSION_NAME).map(String::as_str) == Some(VARIABLE_SHAPE_TENSOR)
+}
+
+/// A batch in the row layout ([`rows_to_array`]): each row rebuilt as an item from the first
+/// item's spec (its component specs replaced by the row's), then the items stacked by the
+/// type's encoder.
+fn rows_from_array(
+    field: &Field,
+    array: &StructArray,
+    found: &[(String, &Field, &ArrayRef)],
+    ext: &str,
+    linked: bool,
+) -> Result<Value> {
+    let name = field.name();
+    if !linked {
+        return Err(Error::Metadata {
+            field: name.clone(),
+            message: format!(
+                "{ext} is not linked into this program: a batch in the row layout is rebuilt by \
+                 stacking its items, which needs the type"
+            ),
+        });
+    }
+    let text = field
+        .metadata()
+        .get(ITEM_SPEC)
+        .ok_or_else(|| Error::Metadata {
+            field: name.clone(),
+            message: format!("a row layout (variable-shape tensors) without {ITEM_SPEC}"),
+        })?;
+    let tree = SpecTree::from_json(text)
+        .map_err(crate::error::extype(format!("field `{name}`: {ITEM_SPEC}")))?;
+    let item_spec = registry()
+        .deserialize_spec(&tree)
+        .map_err(crate::error::extype(format!("field `{name}`: {ITEM_SPEC}")))?;
+    let expected = item_spec.dyn_component_paths();
+    let found_paths: Vec<&str> = found.iter().map(|(p, _, _)| p.as_str()).collect();
+    if found_paths != expected.iter().map(String::as_str).collect::<Vec<_>>() {
+        return Err(Error::Storage {
+            field: name.clone(),
+            expected: format!(
+                "a struct of the item components of {ext} ({})",
+                expected.join(", ")
+            ),
+            found: format!("a struct of {}", found_paths.join(", ")),
+        });
+    }
+    let item_specs = item_spec.dyn_component_specs();
+    let mut columns = Vec::with_capacity(found.len());
+    for ((path, f, a), spec) in found.iter().zip(&item_specs) {
+        columns.push(tensor::import_rows(
+            f,
+            a.as_ref(),
+            &format!("{name}.{path}"),
+            spec.dtype,
+        )?);
+    }
+    let mut items = Vec::with_capacity(array.len());
+    for i in 0..array.len() {
+        let comps: Vec<Tensor> = columns.iter().map(|c| c[i].clone()).collect();
+        let specs = comps.iter().map(TensorSpec::from_tensor).collect();
+        let context = || format!("field `{name}` ({ext}), row {i}");
+        let spec = item_spec
+            .dyn_with_component_specs(specs)
+            .map_err(crate::error::extype(context()))?;
+        items.push(
+            spec.dyn_from_components(comps)
+                .map_err(crate::error::extype(context()))?,
+        );
+    }
+    extype_core::batch::stack_values(&items).map_err(crate::error::extype(format!(
+        "field `{name}` ({ext}): stacking its rows"
+    )))
+}
+
+/// The value of an Arrow column that [`to_array`] (or another writer following the same
+/// layout) made: `field` describes `array`. By the field's extension metadata:
+/// - an extype extension (a struct array whose `ARROW:extension:metadata` is a spec's JSON):
+///   the batch rebuilt by the registry, with the spec's checks, the shape contract and the
+///   type's validation; a type not linked into this program loads as an
+///   [`AnonymousExtension`](extype_core::AnonymousExtension) value;
+/// - `arrow.fixed_shape_tensor`, a fixed-size list or a plain numeric or boolean array: a
+///   dense tensor with the leading batch axis.
+///
+/// A storage type that does not fit is an error naming the field and both types.
+pub fn from_array(field: &Field, array: &dyn Array) -> Result<Value> {
+    let name = field.name();
+    let ext = field.metadata().get(EXTENSION_NAME).map(String::as_str);
+    if ext.is_none() || ext == Some(FIXED_SHAPE_TENSOR) {
+        if let DataType::Struct(_) = array.data_type() {
+            return Err(Error::Metadata {
+                field: name.clone(),
+                message: format!(
+                    "a struct column without {EXTENSION_NAME}: read it with from_columns_as::<T>, \
+                     or give it extype's metadata"
+                ),
+            });
+        }
+        return tensor::import(field, array, name, None, None).map(Value::Tensor);
+    }
+    let ext = ext.unwrap_or_default();
+    let text = field
+        .metadata()
+        .get(EXTENSION_METADATA)
+        .ok_or_else(|| Error::Metadata {
+            field: name.clone(),
+            message: format!("extension {ext:?} without {EXTENSION_METADATA}"),
+        })?;
+    let tree = SpecTree::from_json(text).map_err(crate::error::extype(format!(
+        "field `{name}`: the spec in {EXTENSION_METADATA}"
+    )))?;
+    // The one resolution of a stored name (core's, as loads of files use): the spec of a
+    // linked type says what each component must be; an unlinked one loads as anonymous values,
+    // whatever the leaves hold.
+    let stored = registry()
+        .stored_spec(ext, tree)
+        .map_err(crate::error::extype(format!(
+            "field `{name}`: {EXTENSION_METADATA}"
+        )))?;
+    let expected = stored.components();
+    let Some(st) = array.as_any().downcast_ref::<StructArray>() else {
+        return Err(Error::Storage {
+            field: name.clone(),
+            expected: struct_text(ext, expected.as_deref()),
+            found: array.data_type().to_string(),
+        });
+    };
+    if st.null_count() > 0 {
+        return Err(Error::Metadata {
+            field: name.clone(),
+            message: format!(
+                "{} null rows: a batch has no missing items",
+                st.null_count()
+            ),
+        });
+    }
+    let mut found = Vec::new();
+    leaves(&mut Vec::new(), st.fields(), st, &mut found);
+    if found.iter().any(|(_, f, _)| is_variable(f)) {
+        return rows_from_array(field, st, &found, ext, expected.is_some());
+    }
+    if let Some(expected) = &expected {
+        let found_paths: Vec<&str> = found.iter().map(|(p, _, _)| p.as_str()).collect();
+        let expected_paths: Vec<&str> = expected.iter().map(|(p, _)| p.as_str()).collect();
+        if found_paths != expected_paths {
+            return Err(Error::Storage {
+                field: name.clone(),
+                expected: struct_text(ext, Some(expected)),
+                found: format!("a struct of {}", found_paths.join(", ")),
+            });
+        }
+    }
+    let mut components = Vec::with_capacity(found.len());
+    for (i, (path, f, a)) in found.iter().enumerate() {
+        let (dtype, item) = match &expected {
+            Some(e) => {
+                let spec = &e[i].1;
+                let item: Option<Vec<usize>> = spec
+                    .shape
+                    .dims()
+                    .and_then(|d| d.iter().skip(1).map(|d| d.value()).collect());
+                (Some(spec.dtype), item)
+            }
+            None => (None, None),
+        };
+        let t = tensor::import(
+            f,
+            a.as_ref(),
+            &format!("{name}.{path}"),
+            dtype,
+            item.as_deref(),
+        )?;
+        components.push(t);
+    }
+    let context = || format!("field `{name}` ({ext})");
+    match (stored, &expected) {
+        (StoredSpec::Registered(spec), Some(expected)) => {
+            // A column holding part of the batch the spec describes (a file read in chunks, an
+            // engine's partitions): the spec of a batch of this many rows.
+            let rows = array.len();
+            let batch_dim = |s: &TensorSpec| s.shape.dims().and_then(|d| d.first()?.value());
+            let spec = if expected.iter().all(|(_, s)| batch_dim(s) == Some(rows)) {
+                spec
+            } else {
+                extype_core::batch::rebatched_spec(&*spec, Some(rows)).map_err(
+                    crate::error::extype(format!("{}: the spec of {rows} rows", context())),
+                )?
+            };
+            spec.dyn_from_components(components)
+                .map_err(crate::error::extype(context()))
+        }
+        (stored, _) => stored
+            .rebuild(components)
+            .map_err(crate::error::extype(context())),
+    }
+}
+
+fn struct_text(ext: &str, expected: Option<&[(String, TensorSpec)]>) -> String {
+    match expected {
+        Some(e) => format!(
+            "a struct of the components of {ext} ({})",
+            e.iter()
+                .map(|(p, s)| format!("{p}: {s}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => format!("a struct of the components of {ext}"),
+    }
+}
+
+/// [`from_array`] as a `T`: an error names the field and both types when the column holds
+/// another type.
+pub fn from_array_as<T: ExtensionType>(field: &Field, array: &dyn Array) -> Result<T> {
+    let value = from_array(field, array)?;
+    value
+        .reinterpret::<T>()
+        .map_err(crate::error::extype(format!("field `{}`", field.name())))
+}
+
+/// Every column of a record batch as a value ([`from_array`]), with its name.
+pub fn from_record_batch(batch: &RecordBatch) -> Result<Vec<(String, Value)>> {
+    batch
+        .schema()
+        .fields()
+        .iter()
+        .zip(batch.columns())
+        .map(|(f, a)| Ok((f.name().clone(), from_array(f, a.as_ref())?)))
+        .collect()
+}
+
+/// The column `name` of a record batch as a value ([`from_array`]).
+pub fn column(batch: &RecordBatch, name: &str) -> Result<Value> {
+    let schema = batch.schema();
+    let (i, f) = schema
+        .column_with_name(name)
+        .ok_or_else(|| Error::Metadata {
+            field: name.to_string(),
+            message: format!(
+                "no such column; the batch has {}",
+                schema
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        })?;
+    from_array(f, batch.column(i).as_ref())
+}
+
+/// The column `name` of a record batch as a `T` ([`from_array_as`]).
+pub fn column_as<T: ExtensionType>(batch: &RecordBatch, name: &str) -> Result<T> {
+    let value = column(batch, name)?;
+    value
+        .reinterpret::<T>()
+        .map_err(crate::error::extype(format!("field `{name}`")))
+}
