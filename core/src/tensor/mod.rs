@@ -15,6 +15,7 @@ mod element;
 mod external;
 mod fill;
 mod like;
+mod rows;
 mod spec;
 mod view;
 

@@ -1,9 +1,7 @@
 //! Constructors of a [`RaggedTensor`], each checking its input as TensorFlow's does (and
 //! raising where TF raises), and the conversions to and from dense tensors.
 
-use super::{
-    RaggedTensor, arg_error, broadcast_to, check_parts, check_splits, i64_tensor, splits_of,
-};
+use super::{RaggedTensor, arg_error, check_parts, check_splits, i64_tensor, splits_of};
 use crate::ndarray::{Ix1, IxDyn};
 use crate::ops;
 use crate::{DType, Result, Tensor};
@@ -655,7 +653,7 @@ fn from_dense_rows(dense: &Tensor, lengths: &[i64]) -> Result<RaggedTensor> {
             let start = (i * ncols) as i64;
             ids.extend(start..start + len);
         }
-        super::take_rows(&flat, &ids)?
+        Tensor::take_rows(&flat, &ids)?
     };
     let splits = splits_from_lengths("from_tensor", lengths)?;
     Ok(RaggedTensor::from_parts_unchecked(
@@ -724,7 +722,7 @@ fn default_row(
         }
         None => crate::tensor::Fill::Zero.scalar(dtype),
     };
-    broadcast_to(&scalar, &shape).map_err(|_| {
+    Tensor::broadcast_to(&scalar, &shape).map_err(|_| {
         arg_error(
             op,
             "default_value",
@@ -755,7 +753,7 @@ fn pad_rows(values: &Tensor, splits: &[i64], width: usize, default_row: &Tensor)
         .map_err(|_| too_large())?;
     let mut one_cell = vec![1usize];
     one_cell.extend_from_slice(&cell);
-    let fill = broadcast_to(default_row, &one_cell)?;
+    let fill = Tensor::broadcast_to(default_row, &one_cell)?;
     crate::with_element!(values.dtype(), T => {
         let v = values.as_array::<T, IxDyn>()?;
         let v = v.as_standard_layout();

@@ -193,5 +193,5 @@ pub(crate) fn dense_per_row(
             *id = up[*id as usize];
         }
     }
-    super::take_rows(&dense, &ids)
+    Tensor::take_rows(&dense, &ids)
 }

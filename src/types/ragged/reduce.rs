@@ -6,7 +6,7 @@
 
 use super::infer::{ragged, value};
 use super::reduce_outer::Reduction;
-use super::{RaggedTensor, RaggedTensorSpec, arg_error, broadcast_to, shared_splits, splits_of};
+use super::{RaggedTensor, RaggedTensorSpec, arg_error, shared_splits, splits_of};
 use crate::dispatch::Call;
 use crate::ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, arr0};
 use crate::ops::rules::Repeats;
@@ -256,7 +256,7 @@ fn dense_reduce(
         Fold::Min if ragged_axis => Fill::HighestFinite.scalar(t.dtype()),
         other => cast(&identity(other, t.dtype()), out)?,
     };
-    broadcast_to(&fill, &shape)
+    Tensor::broadcast_to(&fill, &shape)
 }
 
 /// The reduction over the ragged axis: one output row per row of `splits` (the contents of
@@ -336,7 +336,7 @@ fn kernel_extreme(kind: Fold, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
     }
     let mut row = vec![1usize];
     row.extend_from_slice(&flat.shape()[1..]);
-    let fill = broadcast_to(
+    let fill = Tensor::broadcast_to(
         &if kind == Fold::Min {
             Fill::HighestFinite
         } else {
@@ -345,7 +345,7 @@ fn kernel_extreme(kind: Fold, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
         .scalar(flat.dtype()),
         &row,
     )?;
-    let ext = super::append_rows(&reduced, &fill)?;
+    let ext = Tensor::append_rows(&reduced, &fill)?;
     let mut k = 0i64;
     let ids: Vec<i64> = splits
         .windows(2)
@@ -358,7 +358,7 @@ fn kernel_extreme(kind: Fold, flat: &Tensor, splits: &[i64]) -> Result<Tensor> {
             }
         })
         .collect();
-    super::take_rows(&ext, &ids)
+    Tensor::take_rows(&ext, &ids)
 }
 
 /// The identity of a reduction on the padded form, in `dtype` (the fold's own: float max
@@ -472,14 +472,14 @@ fn axis0_in_blocks(
         row_shape.extend_from_slice(l.shape());
         row_shape[1] = m;
         let (lh, rh) = (
-            super::take_rows(&l, &head_ids)?,
-            super::take_rows(&r, &head_ids)?,
+            Tensor::take_rows(&l, &head_ids)?,
+            Tensor::take_rows(&r, &head_ids)?,
         );
-        let pair = super::append_rows(&reshape(&lh, &row_shape)?, &reshape(&rh, &row_shape)?)?;
+        let pair = Tensor::append_rows(&reshape(&lh, &row_shape)?, &reshape(&rh, &row_shape)?)?;
         let head = dense_reduce(kind, op, &pair, &OpArgs::axes(&[0]), wide_dtype, true)?;
         let (longer, n) = if la >= lb { (&l, la) } else { (&r, lb) };
         let tail_ids: Vec<i64> = (m as i64..n as i64).collect();
-        super::append_rows(&head, &super::take_rows(longer, &tail_ids)?)
+        Tensor::append_rows(&head, &Tensor::take_rows(longer, &tail_ids)?)
     };
     let mut stack: Vec<(u32, Option<Tensor>)> = Vec::new();
     for start in (0..nrows).step_by(ROW_BLOCK) {

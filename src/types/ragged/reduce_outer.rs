@@ -47,7 +47,7 @@ fn values_of(x: &RaggedTensor) -> Rows {
 /// Rows `ids` of `rows`.
 fn take(rows: &Rows, ids: &[i64]) -> Result<Rows> {
     Ok(match rows {
-        Rows::Dense(t) => Rows::Dense(super::take_rows(t, ids)?),
+        Rows::Dense(t) => Rows::Dense(Tensor::take_rows(t, ids)?),
         Rows::Ragged(r) => Rows::Ragged(r.gather(ids)?),
     })
 }
@@ -62,12 +62,12 @@ fn assemble(parts: Vec<Rows>, like: &Rows) -> Result<RaggedTensor> {
     )?);
     match like {
         Rows::Dense(t) => {
-            let mut flat = super::take_rows(t, &[])?;
+            let mut flat = Tensor::take_rows(t, &[])?;
             for p in parts {
                 let Rows::Dense(d) = p else {
                     return Err(arg_error("reduce", "rows", "dense rows", "ragged rows"));
                 };
-                flat = super::append_rows(&flat, &d)?;
+                flat = Tensor::append_rows(&flat, &d)?;
             }
             Ok(RaggedTensor::from_parts_unchecked(
                 flat,
@@ -103,7 +103,7 @@ fn merge0(red: &Reduction<'_>, x: &RaggedTensor) -> Result<Rows> {
     let longest = lengths.iter().copied().max().unwrap_or(0);
     if x.ragged_rank() == 1 {
         if longest == 0 {
-            return Ok(Rows::Dense(super::take_rows(&x.flat_values, &[])?));
+            return Ok(Rows::Dense(Tensor::take_rows(&x.flat_values, &[])?));
         }
         // Float max and min fold each position's values in row order, as TF's segment max.
         if let Some(max) = red.extreme

@@ -84,7 +84,7 @@ fn gather_rows(op: &str, x: &RaggedTensor, ids: &[i64]) -> Result<RaggedTensor> 
     {
         x.flat_values.clone()
     } else {
-        super::take_rows(&x.flat_values, &flat_ids)?
+        Tensor::take_rows(&x.flat_values, &flat_ids)?
     };
     Ok(RaggedTensor::from_parts_unchecked(
         flat,
@@ -297,7 +297,7 @@ fn concat_ragged(items: &[&RaggedTensor]) -> Result<RaggedTensor> {
     if items[0].ragged_rank() == 1 {
         let flats: Vec<&Tensor> = items.iter().map(|r| &r.flat_values).collect();
         let flat = concat_rows_counted(&flats, total as usize, "flat_values")?;
-        let flat = super::take_rows(&flat, &order)?;
+        let flat = Tensor::take_rows(&flat, &order)?;
         return Ok(RaggedTensor::from_parts_unchecked(
             flat,
             vec![i64_tensor(splits)],
@@ -380,7 +380,7 @@ fn dense_boolean_mask(
     let mut flat_shape = vec![shape.iter().product::<usize>()];
     flat_shape.extend_from_slice(&data.shape()[d..]);
     let flat: Tensor = ops::reshape_as(&data.to_tensor(), &flat_shape)?;
-    let flat = super::take_rows(&flat, &ids)?;
+    let flat = Tensor::take_rows(&flat, &ids)?;
     let uniform = vec![None; nested.len()];
     Ok(RaggedTensor::from_parts_unchecked(flat, nested, uniform))
 }
@@ -489,7 +489,7 @@ fn ragged_boolean_mask(
                     .count() as i64;
                 splits.push(count);
             }
-            let flat = super::take_rows(&x.flat_values, &ids)?;
+            let flat = Tensor::take_rows(&x.flat_values, &ids)?;
             let mut nested = x.nested_row_splits[..rr - 1].to_vec();
             nested.push(i64_tensor(splits));
             let mut uniform = x.uniform_row_lengths.clone();
