@@ -611,6 +611,29 @@ impl Error {
         }
         .into()
     }
+
+    /// The error for an argument of an op that is not what the op takes: `op: arg: expected
+    /// …, found …` (what every op and library type says of a bad argument).
+    ///
+    /// ```
+    /// use extype_core::Error;
+    /// let e = Error::argument("take_rows", "indices", "row indices within 0..3", "7");
+    /// assert_eq!(e.to_string(), "take_rows: indices: expected row indices within 0..3, found 7");
+    /// ```
+    pub fn argument(
+        op: impl Into<String>,
+        arg: impl Into<String>,
+        expected: impl Into<String>,
+        found: impl Into<String>,
+    ) -> Error {
+        DispatchError::Argument {
+            op: op.into(),
+            arg: arg.into(),
+            expected: expected.into(),
+            found: found.into(),
+        }
+        .into()
+    }
 }
 
 /// `file:line` of a registration (a `#[dispatch]` handler, a registered type) for messages,

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use ndarray::{ArcArray, Array, ArrayBase, Data, Dimension};
 
 use super::size::check_named;
-use crate::error::{DispatchError, Error, Result};
+use crate::error::{Error, Result};
 use crate::registry::AnonymousExtension;
 use crate::spec::value::{SharedExtension, Value, ValueSpec};
 use crate::spec::{AnyExtension, ExtensionType, TensorSpec};
@@ -414,11 +414,5 @@ pub(crate) fn bad_argument(
     expected: impl Into<String>,
     found: impl Into<String>,
 ) -> Error {
-    DispatchError::Argument {
-        op: op.to_string(),
-        arg: arg.into(),
-        expected: expected.into(),
-        found: found.into(),
-    }
-    .into()
+    Error::argument(op, arg, expected, found)
 }

@@ -7,23 +7,13 @@ use ndarray::{ArrayD, Axis, IxDyn};
 
 use super::Tensor;
 use super::external::checked_sizes;
-use crate::error::{DispatchError, Error, Result};
-
-fn argument(op: &str, arg: &str, expected: impl Into<String>, found: impl Into<String>) -> Error {
-    DispatchError::Argument {
-        op: op.into(),
-        arg: arg.into(),
-        expected: expected.into(),
-        found: found.into(),
-    }
-    .into()
-}
+use crate::error::{Error, Result};
 
 /// A vector with room for `len` elements, or the error of `op` naming `arg` and `shape`.
 fn reserved<T>(op: &str, arg: &str, shape: &[usize], len: usize) -> Result<Vec<T>> {
     let mut out = Vec::new();
     out.try_reserve_exact(len).map_err(|_| {
-        argument(
+        Error::argument(
             op,
             arg,
             "a result that fits in memory",
@@ -48,7 +38,7 @@ impl Tensor {
         const OP: &str = "take_rows";
         let n = self.shape().first().copied().unwrap_or(0);
         if let Some(bad) = ids.iter().find(|&&i| i < 0 || i as u64 >= n as u64) {
-            return Err(argument(
+            return Err(Error::argument(
                 OP,
                 "indices",
                 format!("row indices within 0..{n}"),
@@ -63,7 +53,7 @@ impl Tensor {
         shape[0] = ids.len();
         // `ids` may repeat rows far beyond the input (padding): the size is checked first.
         let (len, _) = checked_sizes(self.dtype(), &shape)
-            .map_err(|e| argument(OP, "indices", "a result that can exist", e))?;
+            .map_err(|e| Error::argument(OP, "indices", "a result that can exist", e))?;
         crate::with_element!(self.dtype(), T => {
             let a = self.as_array::<T, IxDyn>()?;
             let a = a.as_standard_layout();
@@ -90,7 +80,7 @@ impl Tensor {
     pub fn append_rows(&self, more: &Tensor) -> Result<Tensor> {
         const OP: &str = "append_rows";
         if self.dtype() != more.dtype() || self.shape().get(1..) != more.shape().get(1..) {
-            return Err(argument(
+            return Err(Error::argument(
                 OP,
                 "rows",
                 format!(
@@ -104,7 +94,7 @@ impl Tensor {
         crate::with_element!(self.dtype(), T => {
             let (a, b) = (self.as_array::<T, IxDyn>()?, more.as_array::<T, IxDyn>()?);
             let joined = ndarray::concatenate(Axis(0), &[a, b])
-                .map_err(|e| argument(OP, "rows", "rows that join", e.to_string()))?;
+                .map_err(|e| Error::argument(OP, "rows", "rows that join", e.to_string()))?;
             Ok(Tensor::from(joined))
         })
     }
@@ -126,7 +116,7 @@ impl Tensor {
         crate::with_element!(self.dtype(), T => {
             let a = self.as_array::<T, IxDyn>()?;
             let Some(b) = a.broadcast(IxDyn(shape)) else {
-                return Err(argument(
+                return Err(Error::argument(
                     OP,
                     "tensor",
                     format!("a tensor that broadcasts to {shape:?}"),
@@ -135,7 +125,7 @@ impl Tensor {
             };
             // A shape from an op's arguments: its size is checked, then allocated fallibly.
             let (len, _) = checked_sizes(self.dtype(), shape)
-                .map_err(|e| argument(OP, "shape", "a result that can exist", e))?;
+                .map_err(|e| Error::argument(OP, "shape", "a result that can exist", e))?;
             let mut out: Vec<T> = reserved(OP, "shape", shape, len)?;
             out.extend(b.iter().copied());
             Ok(Tensor::from(

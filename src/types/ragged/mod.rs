@@ -117,7 +117,6 @@ pub use shape::{RaggedShape, RaggedShapeSpec};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use crate::error::DispatchError;
 use crate::ndarray::{ArcArray, Ix1};
 use crate::{DType, Dim, Error, Result, Shape, Tensor, TensorLike, with_element};
 
@@ -219,13 +218,7 @@ pub(crate) fn arg_error(
     expected: impl Into<String>,
     found: impl Into<String>,
 ) -> Error {
-    DispatchError::Argument {
-        op: op.into(),
-        arg: arg.into(),
-        expected: expected.into(),
-        found: found.into(),
-    }
-    .into()
+    Error::argument(op, arg, expected, found)
 }
 
 /// The splits of a checked partition as a slice (they are `i64` of rank 1; contiguous unless
