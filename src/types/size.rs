@@ -20,7 +20,7 @@
 //! - the shape of an existing tensor (its non-zero sizes multiply to at most `isize::MAX`):
 //!   products of its sizes and offsets within it; ranks and axes (a rank is at most a `Vec`'s
 //!   length; a negative axis plus the rank cannot overflow);
-//! - lengths of slices being merged, sorted or folded (`merge`, `std_sort`, `eigen_fold`).
+//! - lengths of slices being merged, sorted or folded (`merge`; the kernels' `std_sort` and `eigen_fold` take them as slices).
 //!
 //! What no single value bounds is checked: sums over several values (row counts of items
 //! stacked, concatenated or gathered, with repeats, see [`running_splits`], and entries of

@@ -49,13 +49,11 @@ use crate::{
 #[macro_use]
 mod element;
 mod batch;
-mod eigen_fold;
 mod elementwise;
 mod matmul;
 mod merge;
 mod reduce;
 mod reshape;
-mod std_sort;
 
 pub use batch::SparseBatch;
 
@@ -334,11 +332,11 @@ impl SparseTensor {
 
     /// The entry positions in the order TensorFlow's `SparseTensor::Reorder(dims)` leaves them:
     /// sorted by the index columns `dims` in turn, with its `std::sort` (see
-    /// [`std_sort`](self::std_sort)).
+    /// [`std_sort`](extype_kernels::tf_order::std_sort)).
     pub(crate) fn tf_order(&self, dims: &[usize]) -> Vec<usize> {
         let idx = self.indices_array();
         let mut order: Vec<usize> = (0..self.nnz()).collect();
-        std_sort::std_sort(&mut order, |&i, &j| {
+        extype_kernels::tf_order::std_sort::std_sort(&mut order, |&i, &j| {
             let (ri, rj) = (idx.row(i), idx.row(j));
             dims.iter().map(|&d| ri[d]).lt(dims.iter().map(|&d| rj[d]))
         });

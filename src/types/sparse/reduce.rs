@@ -13,7 +13,8 @@
 //!   negative has a negative maximum; a slice with no stored value is 0.
 //! - Float results are TensorFlow's bit for bit: rounding, NaN and signed zeros. TensorFlow orders
 //!   the entries by output element, then by the reduced axes, and reduces each element's values in
-//!   Eigen's vectorised order, which [`eigen_fold`](super::eigen_fold) reproduces. So a sum of
+//!   Eigen's vectorised order, which the kernels'
+//!   [`eigen_fold`](extype_kernels::tf_order::eigen_fold) reproduces. So a sum of
 //!   four `f64` or eight `f32` values or more associates in packets (`[1e16, 1, -1e16, 1]` in
 //!   `f64` sums to 2), and a NaN among whole packets is skipped by the maximum while one after
 //!   them is kept (`[nan, 1] → 1`, `[1, nan] → nan`, `[1, 2, 3, nan]` in `f64` → 3). Elements
@@ -31,9 +32,9 @@
 //! error that says to densify first (TensorFlow has no sparse form of them).
 
 use extype_kernels::axis;
+use extype_kernels::tf_order::eigen_fold;
 
 use super::SparseTensor;
-use super::eigen_fold;
 use super::element::Arith;
 use super::elementwise::like;
 use crate::dispatch::Call;
@@ -160,7 +161,8 @@ impl SparseTensor {
 }
 
 /// How TensorFlow reduces `T`: integers in any order (a wrapping sum and a maximum do not depend
-/// on it); floats in TensorFlow's order, as Eigen does ([`eigen_fold`](super::eigen_fold)).
+/// on it); floats in TensorFlow's order, as Eigen does
+/// ([`eigen_fold`](extype_kernels::tf_order::eigen_fold)).
 trait Reduce: Arith + PartialOrd {
     /// The lowest value (where a maximum starts).
     fn lowest() -> Self;
@@ -312,7 +314,7 @@ fn reduce_typed<T: Reduce>(
 /// TensorFlow's sum or maximum of each output element that `redo` names, into `acc`
 /// (`offsets`: each entry's output element). TensorFlow orders the entries by output element,
 /// then by the reduced axes (with `std::sort`, reproduced), and reduces each element's values
-/// as [`eigen_fold`](super::eigen_fold) reproduces.
+/// as [`eigen_fold`](extype_kernels::tf_order::eigen_fold) reproduces.
 fn in_tf_order<T: Reduce>(
     x: &SparseTensor,
     offsets: &[usize],

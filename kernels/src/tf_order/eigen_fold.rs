@@ -24,7 +24,7 @@
 //! NaN, −inf and both zeros: every result equal, bits included. Integers are not here: their
 //! wrapping sum and their maximum do not depend on the order.
 
-use crate::half::{bf16, f16};
+use half::{bf16, f16};
 
 /// Above `lanes × LEAF` values, Eigen's full reduction halves the range (its tree reduction).
 const LEAF: usize = 1024;
@@ -33,7 +33,7 @@ const LEAF: usize = 1024;
 const MAX_LANES: usize = 8;
 
 /// A float element as Eigen reduces it in TensorFlow's x86 build.
-pub(super) trait Lane: Copy + PartialOrd {
+pub trait Lane: Copy + PartialOrd {
     /// The lanes of a packet.
     const LANES: usize;
     /// Where a maximum starts (−inf).
@@ -144,12 +144,12 @@ impl<const MAX: bool> Steps<MAX> {
 }
 
 /// TensorFlow's (Eigen's) sum of `values`, in their order.
-pub(super) fn eigen_sum<T: Lane>(values: &[T]) -> T {
+pub fn eigen_sum<T: Lane>(values: &[T]) -> T {
     range::<T, false>(values, 0, values.len())
 }
 
 /// TensorFlow's (Eigen's) maximum of `values`, in their order.
-pub(super) fn eigen_max<T: Lane>(values: &[T]) -> T {
+pub fn eigen_max<T: Lane>(values: &[T]) -> T {
     range::<T, true>(values, 0, values.len())
 }
 
@@ -207,7 +207,7 @@ fn leaf<T: Lane, const MAX: bool>(v: &[T]) -> T {
 #[cfg(test)]
 mod tests {
     use super::{eigen_max, eigen_sum};
-    use crate::half::f16;
+    use half::f16;
 
     const NAN: f64 = f64::NAN;
     const INF: f64 = f64::INFINITY;

@@ -20,7 +20,7 @@
 const THRESHOLD: usize = 16;
 
 /// Sorts `a` by `less` exactly as libstdc++'s `std::sort` does.
-pub(super) fn std_sort<T: Copy>(a: &mut [T], less: impl Fn(&T, &T) -> bool) {
+pub fn std_sort<T: Copy>(a: &mut [T], less: impl Fn(&T, &T) -> bool) {
     let n = a.len();
     if n < 2 {
         return;
