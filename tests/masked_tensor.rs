@@ -51,13 +51,19 @@ fn construction_checks_dtype_and_shape() {
 }
 
 #[test]
-fn display_shows_masked_elements_and_elides_long_axes() {
+fn display_shows_masked_elements_and_summarises_over_a_thousand_elements() {
     assert_eq!(x().to_string(), "f32[2, 3] [[1.0, _, 3.0], [4.0, 5.0, _]]");
     let long = m(
         ArrayD::from_shape_fn(IxDyn(&[9]), |i| i[0] as i32),
         ArrayD::from_shape_fn(IxDyn(&[9]), |i| i[0] % 2 == 0),
     );
-    assert_eq!(long.to_string(), "i32[9] [0, _, 2, …, 6, _, 8]");
+    assert_eq!(long.to_string(), "i32[9] [0, _, 2, _, 4, _, 6, _, 8]");
+    // NumPy summarises above 1000 elements: three edge items per axis around `...`.
+    let longer = m(
+        ArrayD::from_shape_fn(IxDyn(&[1001]), |i| i[0] as i32),
+        ArrayD::from_shape_fn(IxDyn(&[1001]), |i| i[0] % 2 == 0),
+    );
+    assert_eq!(longer.to_string(), "i32[1001] [0, _, 2, ..., 998, _, 1000]");
     // Through `Value`, a tensor-like value starts with its dtype and shape.
     let v = Value::from_extension(x());
     assert!(

@@ -495,3 +495,24 @@ fn a_nan_sum_is_dropped_at_any_threshold_as_tf() {
         array![[0i64, 0, 1]]
     );
 }
+
+/// Indices and values print whole up to 1000 elements each, summarised above (NumPy's rules).
+#[test]
+fn display_summarises_only_over_a_thousand_elements() {
+    let n = 600usize;
+    let indices =
+        ndarray::Array2::from_shape_fn((n, 2), |(i, j)| if j == 0 { 0 } else { i as i64 });
+    let values = ndarray::Array1::from_iter((0..n).map(|i| i as f32));
+    let x = SparseTensor::new(indices, values, &[1, n as i64]).unwrap();
+    let text = x.to_string();
+    // 1200 indices: summarised; 600 values: whole.
+    assert!(
+        text.starts_with("f32[1, 600] nnz=600 indices [[0, 0], [0, 1], [0, 2], ..., [0, 597], [0, 598], [0, 599]] values [0.0, 1.0, 2.0, 3.0,"),
+        "{text}"
+    );
+    assert!(text.ends_with("598.0, 599.0]"), "{text}");
+    assert!(
+        !text[text.find("values").unwrap()..].contains("..."),
+        "{text}"
+    );
+}
