@@ -671,3 +671,28 @@ fn operators_chain_with_scalars() -> Result<()> {
     assert!(err.contains("0.5") && err.contains("i32"), "{err}");
     Ok(())
 }
+
+/// TF (the extension-type guide's MaskedTensor, whose unary dispatcher covers `tf.ones_like`):
+/// `ones_like` and `zeros_like` map the values and keep the mask; spec inference agrees.
+#[test]
+fn ones_like_and_zeros_like_keep_the_mask() {
+    let ones: MaskedTensor = ops::ones_like_as(&x()).unwrap();
+    assert_eq!(ones.to_string(), "f32[2, 3] [[1.0, _, 1.0], [1.0, 1.0, _]]");
+    assert_eq!(ones.mask(), x().mask());
+    let zeros: MaskedTensor = ops::zeros_like_as(&x()).unwrap();
+    assert_eq!(
+        zeros.to_string(),
+        "f32[2, 3] [[0.0, _, 0.0], [0.0, 0.0, _]]"
+    );
+    assert_eq!(zeros.values(), &t(ArrayD::<f32>::zeros(IxDyn(&[2, 3]))));
+    let spec = extype::ValueSpec::Extension(Box::new(x().spec()));
+    for op in ["ones_like", "zeros_like"] {
+        let inferred = ops::infer_spec(
+            ops::catalog::lookup(op).unwrap(),
+            &[&spec],
+            &extype::OpArgs::none(),
+        )
+        .unwrap();
+        assert_eq!(inferred.spec, spec, "{op}");
+    }
+}

@@ -162,7 +162,11 @@ fn sparse_divided_by_dense_and_scalar_follows_tf() {
     assert_eq!(s.values(), &Tensor::from(array![0.25f32, 0.5]));
     // Half floats divide in f32, rounded once.
     let h = st(array![[1]], array![extype::half::bf16::from_f32(1.0)], &[3]);
-    let q: SparseTensor = ops::div_as(&h, &ndarray::Array1::from_elem(3, extype::half::bf16::from_f32(3.0))).unwrap();
+    let q: SparseTensor = ops::div_as(
+        &h,
+        &ndarray::Array1::from_elem(3, extype::half::bf16::from_f32(3.0)),
+    )
+    .unwrap();
     assert_eq!(
         q.values(),
         &Tensor::from(array![extype::half::bf16::from_f32(1.0 / 3.0)])
@@ -1207,4 +1211,28 @@ fn shape_of_sparse_and_masked_tensors_as_tf() {
     let spec = ValueSpec::Extension(Box::new(x.spec()));
     let out = ops::infer_spec(&extype::ops::catalog::SHAPE, &[&spec], &OpArgs::none()).unwrap();
     assert_eq!(out.spec.to_string(), "i64[2]");
+}
+
+/// `zeros_like` of a SparseTensor keeps its entries with value 0 (TF:
+/// `tf.sparse.map_values(tf.zeros_like, st)`; densified, all zeros, as `zeros_like` of the
+/// dense form); `ones_like` would be dense, so it is refused as every unary op with f(0) != 0,
+/// naming what to write instead.
+#[test]
+fn zeros_like_keeps_entries_and_ones_like_says_what_to_write() {
+    let a = st(array![[0, 1], [1, 2]], array![3i32, -4], &[2, 3]);
+    let z: SparseTensor = ops::zeros_like_as(&a).unwrap();
+    assert_eq!(z.indices_array(), a.indices_array());
+    assert_eq!(z.dense_shape(), &[2, 3]);
+    assert_eq!(z.values(), &Tensor::from(array![0i32, 0]));
+    let e = ops::ones_like(&a).unwrap_err().to_string();
+    assert!(
+        e.contains("ones_like(0) is not 0, so the result would be dense")
+            && e.contains("tf.sparse.map_values"),
+        "{e}"
+    );
+    let spec = ValueSpec::Extension(Box::new(a.spec()));
+    let cat = |name| ops::catalog::lookup(name).unwrap();
+    let inferred = ops::infer_spec(cat("zeros_like"), &[&spec], &OpArgs::none()).unwrap();
+    assert_eq!(inferred.spec, spec);
+    assert!(ops::infer_spec(cat("ones_like"), &[&spec], &OpArgs::none()).is_err());
 }

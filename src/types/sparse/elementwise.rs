@@ -20,6 +20,10 @@
 //!   to `float32` (8- and 16-bit) or `float64` (32- and 64-bit) first, extype asks for that cast
 //!   (`ops::cast`). `dense / sparse` is refused, as in TensorFlow (it would be dense, with
 //!   ±inf or NaN at every implicit zero).
+//! - `zeros_like` keeps the indices, each stored value 0 (TensorFlow's
+//!   `tf.sparse.map_values(tf.zeros_like, st)`; densified, all zeros); `ones_like` is refused
+//!   like every unary op with `f(0) != 0` (its result is dense: `ones_like(to_dense(x))`, or
+//!   ones at the stored entries only: `ones_like` of `values()`, rebuilt with `SparseTensor::new`).
 //! - Unary elementwise ops with `f(0) = 0` (`neg`, `abs`, `sqrt`, `sin`, `tanh`, `floor`,
 //!   `ceil`, `round`, `is_nan`, …) map the stored values and keep the indices; the others
 //!   (`exp`, `cos`, `log`, `logical_not`, …) are an error that says to densify first, and so is
@@ -40,6 +44,7 @@ use crate::dispatch::Call;
 use crate::ndarray::{Array1, Array2, ArrayD, ArrayViewD, Ix1, IxDyn};
 use crate::ops::infer;
 use crate::ops::infer::Inferred;
+use crate::ops::{OpArgs, catalog};
 use crate::with_element;
 use crate::{
     BinaryOp, DType, Dim, Element, Error, OrDense, Result, Shape, Tensor, TensorLike, TensorView,
@@ -435,6 +440,51 @@ fn sparse_unary(op: &UnaryOp, x: &SparseTensor) -> Result<SparseTensor> {
         x.dense_shape(),
         x.canonical.0.get().copied(),
     ))
+}
+
+/// `zeros_like`: the same entries, each value 0 (`f(0) = 0`: sparsity kept).
+#[dispatch(ZerosLike, infer = same_spec)]
+fn sparse_zeros_like(args: &OpArgs, x: &SparseTensor) -> Result<SparseTensor> {
+    let values = x.values().dense_op(&catalog::ZEROS_LIKE, args)?;
+    Ok(SparseTensor::from_parts_unchecked(
+        x.indices_array().to_owned(),
+        values,
+        x.dense_shape(),
+        x.canonical.0.get().copied(),
+    ))
+}
+
+/// `ones_like`: refused (the result would be dense), saying what to write instead.
+#[dispatch(OnesLike, infer = ones_like_spec)]
+fn sparse_ones_like(x: &SparseTensor) -> Result<SparseTensor> {
+    Err(ones_like_refused(x.dtype()))
+}
+
+/// The refusal of `ones_like` on a SparseTensor.
+fn ones_like_refused(dtype: DType) -> Error {
+    Error::unsupported(
+        "ones_like",
+        format!(
+            "ones_like(0) is not 0, so the result would be dense: write \
+             `ops::ones_like(&x.to_dense(..))` for dense ones, or rebuild the sparse tensor \
+             from `ops::ones_like(x.values())` for ones at the stored entries only ({dtype} \
+             values; TensorFlow: tf.sparse.map_values(tf.ones_like, x))"
+        ),
+    )
+}
+
+/// `zeros_like`: the spec of its operand.
+fn same_spec(_: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
+    Ok(Inferred {
+        spec: specs[0].clone(),
+        checks: None,
+    })
+}
+
+/// `ones_like`: the same refusal as the call.
+fn ones_like_spec(_: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
+    let l = like(specs)?;
+    Err(ones_like_refused(l[0].dtype))
 }
 
 /// Whether `op` maps 0 of `dtype` to 0 (of its result dtype): then it keeps sparsity.
