@@ -696,3 +696,17 @@ fn ones_like_and_zeros_like_keep_the_mask() {
         assert_eq!(inferred.spec, spec, "{op}");
     }
 }
+
+/// `Value::item`: an op's dense one-element result as a Rust scalar; an extension value is
+/// named in the error.
+#[test]
+fn value_item_reads_dense_results_and_names_extension_values() {
+    let sum = ops::add(&arr0(1.5f32), &arr0(2.0f32)).unwrap();
+    assert_eq!(sum.item::<f32>().unwrap(), 3.5);
+    assert_eq!(sum.as_tensor().unwrap().to_vec::<f32>().unwrap(), vec![3.5]);
+    let e = Value::from_extension(x())
+        .item::<f32>()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("item") && e.contains("MaskedTensor"), "{e}");
+}

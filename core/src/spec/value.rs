@@ -32,7 +32,7 @@ use super::TypeSpec;
 use super::spare;
 use crate::error::{Error, Result, ValueError};
 use crate::spec_tree::SpecTree;
-use crate::tensor::{Tensor, TensorLike, TensorSpec, TensorView};
+use crate::tensor::{Element, Tensor, TensorLike, TensorSpec, TensorView};
 
 /// A tensor or an extension value (of any type, possibly anonymous). Clone is O(1).
 ///
@@ -149,6 +149,23 @@ impl Value {
         match self {
             Value::Tensor(t) => Ok(t),
             other => Err(other.mismatch("as_tensor", "Tensor")),
+        }
+    }
+
+    /// The one element of a dense result of one element ([`Tensor::item`]): an op's rank-0
+    /// result read as a Rust scalar. Errors naming the value's type for an extension value,
+    /// and the dtype and shape for a tensor of another dtype or size.
+    ///
+    /// ```
+    /// use extype_core::{Tensor, Value};
+    /// let v = Value::from(Tensor::from(ndarray::arr0(3.5f64)));
+    /// assert_eq!(v.item::<f64>()?, 3.5);
+    /// # Ok::<(), extype_core::Error>(())
+    /// ```
+    pub fn item<T: Element>(&self) -> Result<T> {
+        match self {
+            Value::Tensor(t) => t.item(),
+            other => Err(other.mismatch("item", "Tensor")),
         }
     }
 
