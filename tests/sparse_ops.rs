@@ -7,7 +7,7 @@ use extype::{DType, ExtensionType, OpArgs, Tensor, ValueSpec};
 use ndarray::{Array2, ArrayD, IxDyn, array};
 use proptest::prelude::*;
 
-fn st(indices: Array2<i64>, values: impl Into<Tensor>, shape: &[i64]) -> SparseTensor {
+fn st(indices: Array2<i64>, values: impl Into<Tensor>, shape: &[usize]) -> SparseTensor {
     SparseTensor::new(indices, values, shape).unwrap()
 }
 
@@ -1111,7 +1111,7 @@ fn big_canonical(seed: u64, n: usize, rows: u64, cols: u64) -> SparseTensor {
     st(
         idx,
         ndarray::Array1::from(vals),
-        &[rows as i64, cols as i64],
+        &[rows as usize, cols as usize],
     )
 }
 
