@@ -50,7 +50,7 @@ fn entries(rows: u64, cols: u64, p: u64) -> (Vec<i64>, Vec<i64>, Vec<f32>) {
 fn sparse(rows: u64, cols: u64, p: u64) -> SparseTensor {
     let (r, c, v) = entries(rows, cols, p);
     let idx = Array2::from_shape_fn((NNZ, 2), |(k, j)| if j == 0 { r[k] } else { c[k] });
-    let x = SparseTensor::new(idx, Array1::from(v), &[rows as i64, cols as i64]).unwrap();
+    let x = SparseTensor::new(idx, Array1::from(v), &[rows as usize, cols as usize]).unwrap();
     assert!(x.is_canonical());
     x
 }

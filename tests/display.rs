@@ -68,7 +68,7 @@ pub struct Point {
 }
 
 #[test]
-fn scalar_components_print_bare_and_long_axes_elide_their_middle() {
+fn scalar_components_print_bare_and_long_components_are_summarised() {
     let p = Point {
         weight: ArrayD::from_elem(IxDyn(&[]), 4.0),
         path: ArrayD::from_shape_fn(IxDyn(&[10]), |i| i[0] as i64),
@@ -76,7 +76,17 @@ fn scalar_components_print_bare_and_long_axes_elide_their_middle() {
     assert_eq!(
         extype::display(&p).to_string(),
         "tests.display.Point { weight: f64[], path: i64[10] } \
-         {weight: 4.0, path: [0, 1, 2, …, 7, 8, 9]}"
+         {weight: 4.0, path: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}"
+    );
+    // A component of over 1000 elements prints summarised (NumPy's threshold and edge items).
+    let long = Point {
+        weight: ArrayD::from_elem(IxDyn(&[]), 4.0),
+        path: ArrayD::from_shape_fn(IxDyn(&[1500]), |i| i[0] as i64),
+    };
+    assert_eq!(
+        extype::display(&long).to_string(),
+        "tests.display.Point { weight: f64[], path: i64[1500] } \
+         {weight: 4.0, path: [0, 1, 2, ..., 1497, 1498, 1499]}"
     );
     let scalar = Tensor::from(ArrayD::from_elem(IxDyn(&[]), 4.0f64));
     assert_eq!(scalar.to_string(), "f64[] 4.0");
@@ -119,4 +129,25 @@ fn fields_keep_declaration_order_through_json_and_anonymous_values() {
     let anonymous = AnonymousExtension::new(tree, value.into_components()).unwrap();
     let text = Value::from_extension(anonymous).to_string();
     assert!(text.contains(&format!("spec: {spec}")), "{text}");
+}
+
+/// `Debug` of a tensor, and of an op's untyped result (`Value`), is the text above: no
+/// ndarray internals (`F32(1.0, shape=[], strides=[], layout=…)`), no wrapper around it.
+#[test]
+fn debug_of_tensors_and_values_is_their_text() {
+    let t = Tensor::from(ndarray::arr0(1.0f32).into_dyn());
+    assert_eq!(format!("{t:?}"), "f32[] 1.0");
+    let sum = extype::ops::add(&array![1.0f32, 2.0], &array![0.5f32, 0.5]).unwrap();
+    assert_eq!(format!("{sum:?}"), "f32[2] [1.5, 2.5]");
+    assert_eq!(format!("{sum:?}"), sum.to_string());
+    let value = Value::from_extension(inner());
+    assert_eq!(format!("{value:?}"), value.to_string());
+    assert!(format!("{value:?}").starts_with("tests.display.Inner { zeta: f32[2, 4]"));
+    let masked = extype::types::MaskedTensor::new(
+        array![1.0f32, 2.0].into_dyn(),
+        array![true, false].into_dyn(),
+    )
+    .unwrap();
+    let doubled = extype::ops::add(&masked, &masked).unwrap();
+    assert_eq!(format!("{doubled:?}"), doubled.to_string());
 }

@@ -13,10 +13,11 @@ use ndarray::{Array1, Array2, array};
 const BIG: i64 = 1 << 62;
 
 fn empty_sparse(dense_shape: &[i64]) -> extype::Result<SparseTensor> {
+    let dims: Vec<usize> = dense_shape.iter().map(|&d| d as usize).collect();
     SparseTensor::new(
         Array2::<i64>::zeros((0, dense_shape.len())),
         Array1::<f32>::zeros(0),
-        dense_shape,
+        &dims,
     )
 }
 
@@ -92,7 +93,7 @@ fn sparse_ops_check_the_shapes_they_build() {
     let e = err_text(batch::stack(&[wide.clone(), wide.clone()]));
     assert!(e.contains("2^63 - 1"), "{e}");
     // The mean of a large but valid shape is finite.
-    let x = SparseTensor::new(array![[0i64, 0]], array![4.0f64], &[BIG, 1]).unwrap();
+    let x = SparseTensor::new(array![[0i64, 0]], array![4.0f64], &[BIG as usize, 1]).unwrap();
     let m = x.reduce_mean(None, false).unwrap();
     let v = m.as_array::<f64, ndarray::IxDyn>().unwrap()[[]];
     assert!(v.is_finite() && v > 0.0, "{v}");

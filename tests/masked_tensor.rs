@@ -51,13 +51,19 @@ fn construction_checks_dtype_and_shape() {
 }
 
 #[test]
-fn display_shows_masked_elements_and_elides_long_axes() {
+fn display_shows_masked_elements_and_summarises_over_a_thousand_elements() {
     assert_eq!(x().to_string(), "f32[2, 3] [[1.0, _, 3.0], [4.0, 5.0, _]]");
     let long = m(
         ArrayD::from_shape_fn(IxDyn(&[9]), |i| i[0] as i32),
         ArrayD::from_shape_fn(IxDyn(&[9]), |i| i[0] % 2 == 0),
     );
-    assert_eq!(long.to_string(), "i32[9] [0, _, 2, …, 6, _, 8]");
+    assert_eq!(long.to_string(), "i32[9] [0, _, 2, _, 4, _, 6, _, 8]");
+    // NumPy summarises above 1000 elements: three edge items per axis around `...`.
+    let longer = m(
+        ArrayD::from_shape_fn(IxDyn(&[1001]), |i| i[0] as i32),
+        ArrayD::from_shape_fn(IxDyn(&[1001]), |i| i[0] % 2 == 0),
+    );
+    assert_eq!(longer.to_string(), "i32[1001] [0, _, 2, ..., 998, _, 1000]");
     // Through `Value`, a tensor-like value starts with its dtype and shape.
     let v = Value::from_extension(x());
     assert!(
@@ -664,4 +670,43 @@ fn operators_chain_with_scalars() -> Result<()> {
     let err = (&ints + 0.5).unwrap_err().to_string();
     assert!(err.contains("0.5") && err.contains("i32"), "{err}");
     Ok(())
+}
+
+/// TF (the extension-type guide's MaskedTensor, whose unary dispatcher covers `tf.ones_like`):
+/// `ones_like` and `zeros_like` map the values and keep the mask; spec inference agrees.
+#[test]
+fn ones_like_and_zeros_like_keep_the_mask() {
+    let ones: MaskedTensor = ops::ones_like_as(&x()).unwrap();
+    assert_eq!(ones.to_string(), "f32[2, 3] [[1.0, _, 1.0], [1.0, 1.0, _]]");
+    assert_eq!(ones.mask(), x().mask());
+    let zeros: MaskedTensor = ops::zeros_like_as(&x()).unwrap();
+    assert_eq!(
+        zeros.to_string(),
+        "f32[2, 3] [[0.0, _, 0.0], [0.0, 0.0, _]]"
+    );
+    assert_eq!(zeros.values(), &t(ArrayD::<f32>::zeros(IxDyn(&[2, 3]))));
+    let spec = extype::ValueSpec::Extension(Box::new(x().spec()));
+    for op in ["ones_like", "zeros_like"] {
+        let inferred = ops::infer_spec(
+            ops::catalog::lookup(op).unwrap(),
+            &[&spec],
+            &extype::OpArgs::none(),
+        )
+        .unwrap();
+        assert_eq!(inferred.spec, spec, "{op}");
+    }
+}
+
+/// `Value::item`: an op's dense one-element result as a Rust scalar; an extension value is
+/// named in the error.
+#[test]
+fn value_item_reads_dense_results_and_names_extension_values() {
+    let sum = ops::add(&arr0(1.5f32), &arr0(2.0f32)).unwrap();
+    assert_eq!(sum.item::<f32>().unwrap(), 3.5);
+    assert_eq!(sum.as_tensor().unwrap().to_vec::<f32>().unwrap(), vec![3.5]);
+    let e = Value::from_extension(x())
+        .item::<f32>()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("item") && e.contains("MaskedTensor"), "{e}");
 }

@@ -1937,3 +1937,29 @@ fn shape_of_a_ragged_tensor_as_tf() {
         e.as_any().downcast_ref::<RaggedShapeSpec>().unwrap()
     ));
 }
+
+// ---- printing (NumPy's rules, as TF prints a ragged tensor's values) ----
+
+/// Up to 1000 values a ragged tensor prints whole (seven rows, all shown); above, as NumPy
+/// summarises: three rows at each end around `...`, and a long row likewise.
+#[test]
+fn display_summarises_only_over_a_thousand_values() {
+    let seven = RaggedTensor::from_row_lengths(
+        ndarray::Array1::from_iter(0..7i64),
+        array![1i64, 1, 1, 1, 1, 1, 1],
+    )
+    .unwrap();
+    assert_eq!(
+        seven.to_string(),
+        "i64[7, ?] [[0], [1], [2], [3], [4], [5], [6]]"
+    );
+    let long = RaggedTensor::from_row_lengths(
+        ndarray::Array1::from_iter(0..1001i64),
+        array![1i64, 2, 995, 1, 1, 1, 0],
+    )
+    .unwrap();
+    assert_eq!(
+        long.to_string(),
+        "i64[7, ?] [[0], [1, 2], [3, 4, 5, ..., 995, 996, 997], ..., [999], [1000], []]"
+    );
+}

@@ -7,7 +7,7 @@ use extype::{DType, ExtensionType, OpArgs, Tensor, ValueSpec};
 use ndarray::{Array2, ArrayD, IxDyn, array};
 use proptest::prelude::*;
 
-fn st(indices: Array2<i64>, values: impl Into<Tensor>, shape: &[i64]) -> SparseTensor {
+fn st(indices: Array2<i64>, values: impl Into<Tensor>, shape: &[usize]) -> SparseTensor {
     SparseTensor::new(indices, values, shape).unwrap()
 }
 
@@ -129,6 +129,97 @@ fn sparse_times_dense_and_scalar_follow_tf() {
     let s = (&a * 2.0).unwrap();
     assert_eq!(s.values(), &Tensor::from(array![2.0f32, 4.0]));
     assert_eq!((2.0 * &a).unwrap(), s);
+}
+
+/// TF: `sparse / dense` and `sparse / scalar` are `SparseDenseCwiseDiv`
+/// (`tf.sparse.SparseTensor.__truediv__`): the result keeps the sparse entries, each value
+/// divided by the dense element at its index (`[1, 2] / [[1, 0, 4], [2, 4, 0]]` → `[1, 0.5]`;
+/// the zeros of the dense operand at implicit entries never divide anything; a stored entry
+/// over 0 is inf); the dense operand broadcasts to the sparse one only (`/ [10, 20, 30]` →
+/// `[0.1, 0.1]`); `/ 2.0` scales the values. Integer values: TF's `/` casts them to float64
+/// (int32) first; extype's `div` is of floats only, as on dense tensors, and asks for the cast.
+/// `dense / sparse` raises a TypeError in TF (extype: an error that says to densify).
+#[test]
+fn sparse_divided_by_dense_and_scalar_follows_tf() {
+    let a = st(array![[0, 0], [1, 1]], array![1.0f32, 2.0], &[2, 3]);
+    let d = array![[1.0f32, 0.0, 4.0], [2.0, 4.0, 0.0]];
+    let c: SparseTensor = ops::div_as(&a, &d).unwrap();
+    assert_eq!(c.indices_array(), a.indices_array());
+    assert_eq!(c.dense_shape(), &[2, 3]);
+    assert_eq!(c.values(), &Tensor::from(array![1.0f32, 0.5]));
+    let zero = array![[0.0f32, 1.0, 1.0], [1.0, 0.0, 1.0]];
+    let c: SparseTensor = ops::div_as(&a, &zero).unwrap();
+    assert_eq!(
+        c.values(),
+        &Tensor::from(array![f32::INFINITY, f32::INFINITY])
+    );
+    let c: SparseTensor = ops::div_as(&a, &array![10.0f32, 20.0, 30.0]).unwrap();
+    assert_eq!(c.values(), &Tensor::from(array![0.1f32, 0.1]));
+    let s = (&a / 2.0).unwrap();
+    assert_eq!(s.values(), &Tensor::from(array![0.5f32, 1.0]));
+    assert_eq!(s.indices_array(), a.indices_array());
+    let s: SparseTensor = ops::div_as(&a, &ndarray::arr0(4.0f32)).unwrap();
+    assert_eq!(s.values(), &Tensor::from(array![0.25f32, 0.5]));
+    // Half floats divide in f32, rounded once.
+    let h = st(array![[1]], array![extype::half::bf16::from_f32(1.0)], &[3]);
+    let q: SparseTensor = ops::div_as(
+        &h,
+        &ndarray::Array1::from_elem(3, extype::half::bf16::from_f32(3.0)),
+    )
+    .unwrap();
+    assert_eq!(
+        q.values(),
+        &Tensor::from(array![extype::half::bf16::from_f32(1.0 / 3.0)])
+    );
+    // The same broadcast refusal as mul.
+    let e = ops::div(&a, &ArrayD::<f32>::ones(IxDyn(&[4, 2, 3])))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("broadcasts to the sparse operand only (TensorFlow's SparseDenseCwiseDiv)"),
+        "{e}"
+    );
+    // Integers: cast first.
+    let i = st(array![[0, 0]], array![3i32], &[1, 1]);
+    let e = ops::div(&i, &array![[2i32]]).unwrap_err().to_string();
+    assert!(
+        e.contains("divides as floats only") && e.contains("ops::cast"),
+        "{e}"
+    );
+    // One dtype.
+    let e = ops::div(&a, &array![2.0f64]).unwrap_err().to_string();
+    assert!(e.contains("cast first"), "{e}");
+    // dense / sparse: not defined (TF: TypeError).
+    let e = ops::div(&d, &a).unwrap_err().to_string();
+    assert!(
+        e.contains("(dense, SparseTensor)") && e.contains("densify first"),
+        "{e}"
+    );
+    // Spec inference agrees.
+    let spec = |shape: &str, d| {
+        ValueSpec::Extension(Box::new(SparseTensorSpec::new(shape.parse().unwrap(), d)))
+    };
+    let dense_spec =
+        |shape: &str, d| ValueSpec::Tensor(extype::TensorSpec::new(shape.parse().unwrap(), d));
+    let div = ops::catalog::lookup("div").unwrap();
+    let inferred = ops::infer_spec(
+        div,
+        &[&spec("[?, 3]", DType::F32), &dense_spec("[3]", DType::F32)],
+        &OpArgs::none(),
+    )
+    .unwrap();
+    assert_eq!(
+        inferred.spec.to_string(),
+        "extype.SparseTensor { indices: i64[?, 2], values: f32[?], dense_shape: [?, 3] }"
+    );
+    let e = ops::infer_spec(
+        div,
+        &[&spec("[?, 3]", DType::I64), &dense_spec("[3]", DType::I64)],
+        &OpArgs::none(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("divides as floats only"), "{e}");
 }
 
 /// TF: `neg` and `abs` map the stored values; `exp` of a SparseTensor raises (extype: an error
@@ -1020,7 +1111,7 @@ fn big_canonical(seed: u64, n: usize, rows: u64, cols: u64) -> SparseTensor {
     st(
         idx,
         ndarray::Array1::from(vals),
-        &[rows as i64, cols as i64],
+        &[rows as usize, cols as usize],
     )
 }
 
@@ -1120,4 +1211,28 @@ fn shape_of_sparse_and_masked_tensors_as_tf() {
     let spec = ValueSpec::Extension(Box::new(x.spec()));
     let out = ops::infer_spec(&extype::ops::catalog::SHAPE, &[&spec], &OpArgs::none()).unwrap();
     assert_eq!(out.spec.to_string(), "i64[2]");
+}
+
+/// `zeros_like` of a SparseTensor keeps its entries with value 0 (TF:
+/// `tf.sparse.map_values(tf.zeros_like, st)`; densified, all zeros, as `zeros_like` of the
+/// dense form); `ones_like` would be dense, so it is refused as every unary op with f(0) != 0,
+/// naming what to write instead.
+#[test]
+fn zeros_like_keeps_entries_and_ones_like_says_what_to_write() {
+    let a = st(array![[0, 1], [1, 2]], array![3i32, -4], &[2, 3]);
+    let z: SparseTensor = ops::zeros_like_as(&a).unwrap();
+    assert_eq!(z.indices_array(), a.indices_array());
+    assert_eq!(z.dense_shape(), &[2, 3]);
+    assert_eq!(z.values(), &Tensor::from(array![0i32, 0]));
+    let e = ops::ones_like(&a).unwrap_err().to_string();
+    assert!(
+        e.contains("ones_like(0) is not 0, so the result would be dense")
+            && e.contains("tf.sparse.map_values"),
+        "{e}"
+    );
+    let spec = ValueSpec::Extension(Box::new(a.spec()));
+    let cat = |name| ops::catalog::lookup(name).unwrap();
+    let inferred = ops::infer_spec(cat("zeros_like"), &[&spec], &OpArgs::none()).unwrap();
+    assert_eq!(inferred.spec, spec);
+    assert!(ops::infer_spec(cat("ones_like"), &[&spec], &OpArgs::none()).is_err());
 }

@@ -5,7 +5,7 @@ use extype::types::{SparseTensor, SparseTensorSpec};
 use extype::{DType, ExtensionType, Tensor, TensorLike, TypeSpec};
 use ndarray::{Array2, ArrayD, IxDyn, array};
 
-fn st(indices: Array2<i64>, values: impl Into<Tensor>, shape: &[i64]) -> SparseTensor {
+fn st(indices: Array2<i64>, values: impl Into<Tensor>, shape: &[usize]) -> SparseTensor {
     SparseTensor::new(indices, values, shape).unwrap()
 }
 
@@ -33,11 +33,15 @@ fn constructor_checks_follow_tf() {
         &[2, 2],
     ));
     assert!(e.contains("dimensions 3 and 2 are not compatible"), "{e}");
-    let e = err(SparseTensor::new(
-        array![[0i64, 0]],
-        array![1.0f32],
-        &[-2, 2],
-    ));
+    // A negative size (TF's int64 dense shape): refused where an i64 dense shape is read,
+    // from the components (`SparseTensor::new` takes sizes as usize).
+    let e = err(
+        SparseTensorSpec::new("[?, ?]".parse().unwrap(), DType::F32).from_components(vec![
+            Tensor::from(array![[0i64, 0]]),
+            Tensor::from(array![1.0f32]),
+            Tensor::from(array![-2i64, 2]),
+        ]),
+    );
     assert!(
         e.contains("dense_shape[0]: dimension -2 must be >= 0"),
         "{e}"
@@ -374,7 +378,7 @@ fn io_round_trip() {
 /// refused on construction: see `tests/hostile_types.rs`.)
 #[test]
 fn huge_dense_shapes_are_errors_not_panics() {
-    let (rows, cols) = (1i64 << 40, 1i64 << 22);
+    let (rows, cols) = (1usize << 40, 1usize << 22);
     let x = SparseTensor::new(array![[1i64 << 39, 5]], array![1.0f32], &[rows, cols]).unwrap();
     let e = err(x.to_dense(&0.0f32, true));
     assert!(e.contains("too large to exist"), "{e}");
@@ -493,5 +497,26 @@ fn a_nan_sum_is_dropped_at_any_threshold_as_tf() {
     assert_eq!(
         a3.add(&b3, 0.0).unwrap().indices_array(),
         array![[0i64, 0, 1]]
+    );
+}
+
+/// Indices and values print whole up to 1000 elements each, summarised above (NumPy's rules).
+#[test]
+fn display_summarises_only_over_a_thousand_elements() {
+    let n = 600usize;
+    let indices =
+        ndarray::Array2::from_shape_fn((n, 2), |(i, j)| if j == 0 { 0 } else { i as i64 });
+    let values = ndarray::Array1::from_iter((0..n).map(|i| i as f32));
+    let x = SparseTensor::new(indices, values, &[1, n]).unwrap();
+    let text = x.to_string();
+    // 1200 indices: summarised; 600 values: whole.
+    assert!(
+        text.starts_with("f32[1, 600] nnz=600 indices [[0, 0], [0, 1], [0, 2], ..., [0, 597], [0, 598], [0, 599]] values [0.0, 1.0, 2.0, 3.0,"),
+        "{text}"
+    );
+    assert!(text.ends_with("598.0, 599.0]"), "{text}");
+    assert!(
+        !text[text.find("values").unwrap()..].contains("..."),
+        "{text}"
     );
 }

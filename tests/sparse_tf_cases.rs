@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use extype::ndarray::{Array1, Array2, ArrayD, IxDyn};
 use extype::ops;
-use extype::types::{SparseTensor, sparse::sparse_dense_matmul};
-use extype::{DType, Tensor};
+use extype::types::{SparseTensor, SparseTensorSpec, sparse::sparse_dense_matmul};
+use extype::{DType, Tensor, TypeSpec};
 use serde_json::Value as Json;
 
 /// A JSON number, or one of "nan", "inf", "-inf", "-0".
@@ -38,6 +38,29 @@ fn numbers(v: &Json) -> Vec<f64> {
     v.as_array().expect("an array").iter().map(number).collect()
 }
 
+/// A SparseTensor of TensorFlow's parts, the dense shape `int64` as TF gives it: through
+/// `SparseTensor::new` (sizes as `usize`) when every size is `>= 0`, else through the
+/// components, which refuse a negative size as TF does.
+fn sparse_of_tf_parts(
+    indices: Array2<i64>,
+    values: Tensor,
+    shape: &[i64],
+) -> extype::Result<SparseTensor> {
+    match shape
+        .iter()
+        .map(|&d| usize::try_from(d))
+        .collect::<Result<Vec<usize>, _>>()
+    {
+        Ok(dims) => SparseTensor::new(indices, values, &dims),
+        Err(_) => SparseTensorSpec::new(extype::Shape::unknown_rank(), values.dtype())
+            .from_components(vec![
+                Tensor::from(indices),
+                values,
+                Tensor::from(Array1::from(shape.to_vec())),
+            ]),
+    }
+}
+
 /// One case's inputs and outputs, in its dtype.
 struct Case<'a> {
     json: &'a Json,
@@ -60,7 +83,7 @@ impl Case<'_> {
         let n = rows.len() / shape.len().max(1);
         let indices = Array2::from_shape_vec((n, shape.len()), rows).expect("rows of the rank");
         let values = self.cast(Tensor::from(Array1::from(numbers(&v["values"]))));
-        SparseTensor::new(indices, values, &shape)
+        sparse_of_tf_parts(indices, values, &shape)
     }
 
     fn dense(&self, v: &Json) -> Tensor {

@@ -148,6 +148,22 @@ pub enum TensorError {
         /// What is wrong.
         message: String,
     },
+    /// A tensor of one element was asked for ([`Tensor::item`](crate::Tensor::item)), and the
+    /// tensor has another number.
+    #[error(
+        "{op}: expected a tensor of one element (rank 0, or every axis of size 1), found \
+         {dtype}{shape:?} ({elements} elements)"
+    )]
+    NotOneElement {
+        /// The operation.
+        op: &'static str,
+        /// The tensor's dtype.
+        dtype: DType,
+        /// The tensor's concrete shape.
+        shape: Vec<usize>,
+        /// The number of elements it holds.
+        elements: usize,
+    },
     /// ndarray refused a shape (e.g. the data length does not match).
     #[error("{op}: {message}")]
     Layout {

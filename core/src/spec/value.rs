@@ -32,7 +32,7 @@ use super::TypeSpec;
 use super::spare;
 use crate::error::{Error, Result, ValueError};
 use crate::spec_tree::SpecTree;
-use crate::tensor::{Tensor, TensorLike, TensorSpec, TensorView};
+use crate::tensor::{Element, Tensor, TensorLike, TensorSpec, TensorView};
 
 /// A tensor or an extension value (of any type, possibly anonymous). Clone is O(1).
 ///
@@ -42,7 +42,7 @@ use crate::tensor::{Tensor, TensorLike, TensorSpec, TensorView};
 /// assert!(v.as_tensor().is_ok());
 /// assert_eq!(v.type_name(), "Tensor");
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum Value {
     /// A dense tensor.
     Tensor(Tensor),
@@ -55,14 +55,27 @@ pub enum Value {
 /// by shape, by field path
 /// (`pkg.Masked { values: f32[3], mask: bool[3] } {values: [1.0, 2.0, 3.0], mask: [true, false, true]}`);
 /// a tensor-like extension value starts with its dtype and shape
-/// (`f32[3] pkg.Masked { … } {…}`). Both elide the middle of axes longer than six entries
-/// ([`write_nested`](crate::tensor::write_nested)).
+/// (`f32[3] pkg.Masked { … } {…}`). A component of more than 1000 elements prints summarised,
+/// as NumPy does ([`write_nested`](crate::tensor::write_nested)).
 impl std::fmt::Display for Value {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Value::Tensor(t) => std::fmt::Display::fmt(t, f),
             Value::Extension(e) => std::fmt::Display::fmt(&**e, f),
         }
+    }
+}
+
+/// As `Display`: the tensor's or extension value's text, not the internals that hold it.
+///
+/// ```
+/// use extype_core::{Tensor, Value};
+/// let v = Value::from(Tensor::from(ndarray::array![1i32, 2]));
+/// assert_eq!(format!("{v:?}"), "i32[2] [1, 2]");
+/// ```
+impl std::fmt::Debug for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
     }
 }
 
@@ -136,6 +149,23 @@ impl Value {
         match self {
             Value::Tensor(t) => Ok(t),
             other => Err(other.mismatch("as_tensor", "Tensor")),
+        }
+    }
+
+    /// The one element of a dense result of one element ([`Tensor::item`]): an op's rank-0
+    /// result read as a Rust scalar. Errors naming the value's type for an extension value,
+    /// and the dtype and shape for a tensor of another dtype or size.
+    ///
+    /// ```
+    /// use extype_core::{Tensor, Value};
+    /// let v = Value::from(Tensor::from(ndarray::arr0(3.5f64)));
+    /// assert_eq!(v.item::<f64>()?, 3.5);
+    /// # Ok::<(), extype_core::Error>(())
+    /// ```
+    pub fn item<T: Element>(&self) -> Result<T> {
+        match self {
+            Value::Tensor(t) => t.item(),
+            other => Err(other.mismatch("item", "Tensor")),
         }
     }
 

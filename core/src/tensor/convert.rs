@@ -87,6 +87,68 @@ impl Tensor {
         self.view().into_array::<T, D>()
     }
 
+    /// The one element of a rank-0 tensor, or of a tensor whose every axis has size 1
+    /// (NumPy's and PyTorch's `item()`). Errors, naming the dtype and shape, when the dtype is
+    /// not `T` or the tensor holds another number of elements.
+    ///
+    /// ```
+    /// use extype_core::Tensor;
+    /// use ndarray::{arr0, array};
+    /// let sum = Tensor::from(arr0(6.5f32));
+    /// assert_eq!(sum.item::<f32>()?, 6.5);
+    /// assert_eq!(Tensor::from(array![[7i64]]).item::<i64>()?, 7);
+    /// let err = Tensor::from(array![1i32, 2]).item::<i32>().unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "item: expected a tensor of one element (rank 0, or every axis of size 1), found i32[2] (2 elements)"
+    /// );
+    /// assert!(sum.item::<f64>().is_err()); // dtype f32, not f64
+    /// # Ok::<(), extype_core::Error>(())
+    /// ```
+    pub fn item<T: Element>(&self) -> Result<T> {
+        const OP: &str = "item";
+        if self.dtype() != T::DTYPE {
+            return Err(dtype_error::<T>(OP, self).into());
+        }
+        let view = self.as_array::<T, IxDyn>()?;
+        match view.first() {
+            Some(x) if view.len() == 1 => Ok(*x),
+            _ => Err(TensorError::NotOneElement {
+                op: OP,
+                dtype: self.dtype(),
+                shape: self.shape().to_vec(),
+                elements: view.len(),
+            }
+            .into()),
+        }
+    }
+
+    /// The elements in row-major (C) order, whatever the tensor's layout (a transposed or
+    /// sliced array, an external buffer): a new `Vec`, one copy. Errors when the dtype is not
+    /// `T`.
+    ///
+    /// ```
+    /// use extype_core::Tensor;
+    /// use ndarray::array;
+    /// let t = Tensor::from(array![[1u8, 2, 3], [4, 5, 6]]);
+    /// assert_eq!(t.to_vec::<u8>()?, vec![1, 2, 3, 4, 5, 6]);
+    /// // A transposed layout still reads in row-major order of its own shape [3, 2].
+    /// let tt = Tensor::from(array![[1u8, 2, 3], [4, 5, 6]].reversed_axes());
+    /// assert_eq!(tt.to_vec::<u8>()?, vec![1, 4, 2, 5, 3, 6]);
+    /// assert!(t.to_vec::<i32>().is_err()); // dtype u8
+    /// # Ok::<(), extype_core::Error>(())
+    /// ```
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        if self.dtype() != T::DTYPE {
+            return Err(dtype_error::<T>("to_vec", self).into());
+        }
+        let view = self.as_array::<T, IxDyn>()?;
+        Ok(match view.as_slice() {
+            Some(slice) => slice.to_vec(),
+            None => view.iter().copied().collect(),
+        })
+    }
+
     /// The shared array inside, if the dtype is `T`. Errors for a [`Tensor::External`], which
     /// holds no array (use [`Tensor::as_array`] for a view, or [`Tensor::into_arc_array`]).
     #[inline]
@@ -173,6 +235,52 @@ mod tests {
     use super::*;
     use crate::dtype::DType;
     use crate::error::Error;
+
+    #[test]
+    fn item_reads_the_one_element_and_names_the_dtype_and_shape_otherwise() {
+        assert!(Tensor::from(ndarray::arr0(true)).item::<bool>().unwrap());
+        let half = half::bf16::from_f32(1.5);
+        assert_eq!(
+            Tensor::from(array![[[half]]]).item::<half::bf16>().unwrap(),
+            half
+        );
+        let err = Tensor::from(ArrayD::<f32>::zeros(IxDyn(&[0, 3])))
+            .item::<f32>()
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "item: expected a tensor of one element (rank 0, or every axis of size 1), found \
+             f32[0, 3] (0 elements)"
+        );
+        assert!(matches!(
+            &err,
+            Error::Tensor(e) if matches!(**e, TensorError::NotOneElement { elements: 0, .. })
+        ));
+        let err = Tensor::from(ndarray::arr0(1u16)).item::<i16>().unwrap_err();
+        assert_eq!(err.to_string(), "item: expected dtype i16, found u16");
+    }
+
+    #[test]
+    fn to_vec_reads_row_major_whatever_the_layout() {
+        let t = Tensor::from(ArrayD::from_shape_fn(IxDyn(&[2, 3, 2]), |i| {
+            (i[0] * 6 + i[1] * 2 + i[2]) as i32
+        }));
+        assert_eq!(t.to_vec::<i32>().unwrap(), (0..12).collect::<Vec<_>>());
+        // A sliced, strided view: the elements it shows, in its own row-major order.
+        let a = Array2::from_shape_fn((4, 4), |(r, c)| (r * 4 + c) as u64);
+        let sliced = Tensor::from(a.slice(ndarray::s![1..;2, ..;3]).to_shared());
+        assert_eq!(sliced.to_vec::<u64>().unwrap(), vec![4, 7, 12, 15]);
+        let stepped = Tensor::from(a.into_shared().slice_move(ndarray::s![..;-1, 1]));
+        assert_eq!(stepped.to_vec::<u64>().unwrap(), vec![13, 9, 5, 1]);
+        assert_eq!(
+            Tensor::from(ndarray::arr0(2.5f64)).to_vec::<f64>().unwrap(),
+            vec![2.5]
+        );
+        let empty = Tensor::from(ArrayD::<i8>::zeros(IxDyn(&[3, 0])));
+        assert!(empty.to_vec::<i8>().unwrap().is_empty());
+        let err = t.to_vec::<i64>().unwrap_err();
+        assert_eq!(err.to_string(), "to_vec: expected dtype i64, found i32");
+    }
 
     #[test]
     fn round_trip_moves_the_buffer() {

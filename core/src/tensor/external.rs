@@ -380,9 +380,18 @@ mod tests {
             t.as_arc_array::<f64>().unwrap_err().to_string(),
             "as_arc_array: expected dtype f64, found f32"
         );
-        assert!(format!("{t:?}").contains("ExternalTensor"));
+        // Read out in row-major order, and one element of a one-element external tensor.
+        assert_eq!(
+            t.to_vec::<f32>().unwrap(),
+            vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+        );
+        let one = Tensor::from_external(Arc::clone(&owner), 12, DType::F32, &[1, 1]).unwrap();
+        assert_eq!(one.item::<f32>().unwrap(), 2.0);
+        // A tensor's Debug is its text; the external part's own Debug names what it views.
+        assert_eq!(format!("{t:?}"), t.to_string());
         // Clones share the owner.
         let Tensor::External(e) = &t else { panic!() };
+        assert!(format!("{e:?}").contains("ExternalTensor"));
         let Tensor::External(c) = t.clone() else {
             panic!()
         };

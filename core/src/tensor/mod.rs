@@ -23,7 +23,7 @@ use ndarray::{ArcArray, IxDyn};
 
 use crate::dtype::DType;
 
-pub use display::write_nested;
+pub use display::{EDGE_ITEMS, PRINT_THRESHOLD, summarises, write_nested, write_nested_summarised};
 pub use element::Element;
 pub use external::{ExternalBytes, ExternalTensor};
 pub(crate) use external::{bad_bool, checked_sizes, try_external, view_in_place};
@@ -94,7 +94,7 @@ pub(crate) use each_array;
 /// let back: ndarray::Array2<f32> = t.into_array().unwrap(); // moved back, no copy
 /// assert_eq!(back[[1, 0]], 3.0);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[allow(missing_docs)] // one variant per DType, named like it
 pub enum Tensor {
     Bool(ArcArray<bool, IxDyn>),

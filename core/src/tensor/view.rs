@@ -7,7 +7,7 @@ use super::each_variant;
 use crate::dtype::DType;
 
 /// A dtype-erased borrowed n-d array view. `to_components` hands these out: no data is copied.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 #[allow(missing_docs)] // one variant per DType, named like it
 pub enum TensorView<'a> {
     Bool(ArrayViewD<'a, bool>),

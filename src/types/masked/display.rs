@@ -1,7 +1,8 @@
 //! `Display` of a [`MaskedTensor`]: its dtype and shape, then the values nested by axis with `_`
-//! where masked out (`f32[2, 3] [[1.0, _, 3.0], [4.0, 5.0, _]]`); past six entries on an axis,
-//! the first and last three around `…`. The nesting is core's, shared with every tensor's
-//! `Display` ([`write_nested`]).
+//! where masked out (`f32[2, 3] [[1.0, _, 3.0], [4.0, 5.0, _]]`); as NumPy prints arrays, whole
+//! up to 1000 elements, summarised above (on each axis longer than six entries, the first and
+//! last three around `...`). The nesting is core's, shared with every tensor's `Display`
+//! ([`write_nested`]).
 
 use std::fmt;
 

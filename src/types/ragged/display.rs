@@ -1,14 +1,15 @@
 //! `Display` of a [`RaggedTensor`]: its dtype and partial shape, then its rows nested by axis
-//! (`f32[4, ?] [[1.0, 2.0, 3.0], [], [4.0, 5.0], [6.0]]`); past six rows on an axis, the first
-//! and last three around `…`. The rows of the flat values are written by core's
-//! [`write_nested`], shared with every tensor's `Display`.
+//! (`f32[4, ?] [[1.0, 2.0, 3.0], [], [4.0, 5.0], [6.0]]`). As NumPy prints arrays: whole up to
+//! 1000 elements in all; above that, summarised, each axis longer than six entries (rows, or
+//! entries of a row) as its first and last three around `...`. The rows of the flat values are
+//! written by core's [`write_nested_summarised`], shared with every tensor's `Display`.
 
 use std::fmt;
 
 use super::{RaggedTensor, splits_of};
 use crate::TensorLike;
 use crate::batch::slice_rows;
-use crate::tensor::write_nested;
+use crate::tensor::{EDGE_ITEMS, summarises, write_nested_summarised};
 
 impl fmt::Display for RaggedTensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -19,14 +20,16 @@ impl fmt::Display for RaggedTensor {
             .map(|s| splits_of(s).into_owned())
             .collect();
         let nrows = self.nrows();
-        write_rows(self, &levels, 0, 0, nrows, f)
+        let summarise = summarises(self.flat_values.len());
+        write_rows(self, &levels, summarise, 0, 0, nrows, f)
     }
 }
 
-/// Rows `start..end` of partition `level`, as a list.
+/// Rows `start..end` of partition `level`, as a list (summarised or whole, as `summarise`).
 fn write_rows(
     r: &RaggedTensor,
     levels: &[Vec<i64>],
+    summarise: bool,
     level: usize,
     start: usize,
     end: usize,
@@ -37,14 +40,14 @@ fn write_rows(
         let Ok(rows) = slice_rows(&r.flat_values, start, end) else {
             return f.write_str("<invalid rows>");
         };
-        return write_nested(&rows.view(), None, f);
+        return write_nested_summarised(&rows.view(), None, summarise, f);
     };
     f.write_str("[")?;
     let n = end - start;
     for (k, i) in (start..end).enumerate() {
-        if n > 6 && (3..n - 3).contains(&k) {
-            if k == 3 {
-                f.write_str(", …")?;
+        if summarise && n > 2 * EDGE_ITEMS && (EDGE_ITEMS..n - EDGE_ITEMS).contains(&k) {
+            if k == EDGE_ITEMS {
+                f.write_str(", ...")?;
             }
             continue;
         }
@@ -52,7 +55,7 @@ fn write_rows(
             f.write_str(", ")?;
         }
         let (s, e) = (splits[i] as usize, splits[i + 1] as usize);
-        write_rows(r, levels, level + 1, s, e, f)?;
+        write_rows(r, levels, summarise, level + 1, s, e, f)?;
     }
     f.write_str("]")
 }

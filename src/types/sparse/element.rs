@@ -13,6 +13,10 @@ pub(crate) trait Arith: Element + PartialEq + Default + Send + Sync {
     fn plus(self, other: Self) -> Self;
     /// `a * b` (wrapping for integers).
     fn times(self, other: Self) -> Self;
+    /// `a / b`, for floats (IEEE: `x / 0` is ±inf or NaN). Sparse division refuses integer
+    /// dtypes before it runs, as the dense `div` does; for them this is the wrapping quotient,
+    /// 0 for a zero divisor, never a panic.
+    fn over(self, other: Self) -> Self;
     /// `|a|` as `f64` (for signed integers wrapping, as TensorFlow's: `|MIN|` is `MIN`).
     fn magnitude(self) -> f64;
 }
@@ -24,6 +28,8 @@ macro_rules! arith_int {
             fn plus(self, o: $t) -> $t { self.wrapping_add(o) }
             #[inline]
             fn times(self, o: $t) -> $t { self.wrapping_mul(o) }
+            #[inline]
+            fn over(self, o: $t) -> $t { if o == 0 { 0 } else { self.wrapping_div(o) } }
             #[inline]
             #[allow(clippy::cast_lossless)]
             fn magnitude(self) -> f64 { $abs(self) as f64 }
@@ -44,6 +50,8 @@ macro_rules! arith_float {
             #[inline]
             fn times(self, o: $t) -> $t { self * o }
             #[inline]
+            fn over(self, o: $t) -> $t { self / o }
+            #[inline]
             fn magnitude(self) -> f64 { (self as f64).abs() }
         }
     )*};
@@ -58,6 +66,8 @@ macro_rules! arith_half {
             fn plus(self, o: $t) -> $t { <$t>::from_f32(self.to_f32() + o.to_f32()) }
             #[inline]
             fn times(self, o: $t) -> $t { <$t>::from_f32(self.to_f32() * o.to_f32()) }
+            #[inline]
+            fn over(self, o: $t) -> $t { <$t>::from_f32(self.to_f32() / o.to_f32()) }
             #[inline]
             fn magnitude(self) -> f64 { self.to_f64().abs() }
         }

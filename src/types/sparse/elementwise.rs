@@ -13,15 +13,27 @@
 //!   the dense operand broadcasts to the sparse dense shape (never the other way), and the result
 //!   has exactly the sparse operand's entries, so a NaN or infinity of the dense operand at an
 //!   implicit zero never appears.
+//! - `sparse / dense`, `sparse / scalar`: TensorFlow's `SparseDenseCwiseDiv`
+//!   (`tf.sparse.SparseTensor.__truediv__`), the same broadcast and the same entries: each stored
+//!   value divided by the dense element at its index (an implicit zero stays an implicit zero,
+//!   never `0 / 0`). Floats only, as extype's dense `div`: TensorFlow's `/` casts integer values
+//!   to `float32` (8- and 16-bit) or `float64` (32- and 64-bit) first, extype asks for that cast
+//!   (`ops::cast`). `dense / sparse` is refused, as in TensorFlow (it would be dense, with
+//!   ±inf or NaN at every implicit zero).
+//! - `zeros_like` keeps the indices, each stored value 0 (TensorFlow's
+//!   `tf.sparse.map_values(tf.zeros_like, st)`; densified, all zeros); `ones_like` is refused
+//!   like every unary op with `f(0) != 0` (its result is dense: `ones_like(to_dense(x))`, or
+//!   ones at the stored entries only: `ones_like` of `values()`, rebuilt with `SparseTensor::new`).
 //! - Unary elementwise ops with `f(0) = 0` (`neg`, `abs`, `sqrt`, `sin`, `tanh`, `floor`,
 //!   `ceil`, `round`, `is_nan`, …) map the stored values and keep the indices; the others
 //!   (`exp`, `cos`, `log`, `logical_not`, …) are an error that says to densify first, and so is
-//!   any other binary op on a sparse operand (TensorFlow raises a `TypeError` for them).
+//!   any other binary op on a sparse operand (TensorFlow raises a `TypeError` for them: it has
+//!   no `sub`, `maximum`, `pow`, comparisons, … between a `SparseTensor` and another operand).
 //!
 //! Dtypes: both operands of one dtype (TensorFlow's rule; cast first); the threshold compares
 //! magnitudes as `f64` (a signed integer sum that wraps to its minimum has a negative magnitude,
 //! as TensorFlow's `std::abs` gives it, and is dropped); integer sums and products wrap, as
-//! TensorFlow's do. Half floats add and multiply in `f32`, rounded after each step, as Eigen's;
+//! TensorFlow's do. Half floats add, multiply and divide in `f32`, rounded after each step, as Eigen's;
 //! `sparse + sparse` on them is an extension (TensorFlow registers no `SparseAdd` kernel for
 //! `f16` or `bf16`).
 
@@ -32,6 +44,7 @@ use crate::dispatch::Call;
 use crate::ndarray::{Array1, Array2, ArrayD, ArrayViewD, Ix1, IxDyn};
 use crate::ops::infer;
 use crate::ops::infer::Inferred;
+use crate::ops::{OpArgs, catalog};
 use crate::with_element;
 use crate::{
     BinaryOp, DType, Dim, Element, Error, OrDense, Result, Shape, Tensor, TensorLike, TensorView,
@@ -246,21 +259,80 @@ fn dense_axis_longer<D>(dense: &[D], sparse: &[D], longer: impl Fn(&D, &D) -> bo
         .any(|(d, s)| longer(d, s))
 }
 
+/// An elementwise op of a sparse and a dense operand whose result has the sparse operand's
+/// entries: TensorFlow's `SparseDenseCwise*` kernels.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cwise {
+    /// `SparseDenseCwiseMul`.
+    Mul,
+    /// `SparseDenseCwiseDiv` (floats only).
+    Div,
+}
+
+impl Cwise {
+    /// The op's name, as the user calls it.
+    fn name(self) -> &'static str {
+        match self {
+            Cwise::Mul => "mul",
+            Cwise::Div => "div",
+        }
+    }
+
+    /// TensorFlow's kernel, for error messages.
+    fn kernel(self) -> &'static str {
+        match self {
+            Cwise::Mul => "SparseDenseCwiseMul",
+            Cwise::Div => "SparseDenseCwiseDiv",
+        }
+    }
+}
+
 /// `sparse * dense` (TensorFlow's `SparseDenseCwiseMul`): the dense operand broadcast to the
 /// dense shape, read at each stored index only.
 pub(crate) fn mul_dense(st: &SparseTensor, dense: &TensorView<'_>) -> Result<SparseTensor> {
-    const OP: &str = "mul";
-    let dtype = same_dtype(OP, st.dtype(), dense.dtype())?;
+    cwise_dense(Cwise::Mul, st, dense)
+}
+
+/// `sparse / dense` (TensorFlow's `SparseDenseCwiseDiv`): as [`mul_dense`], each stored value
+/// divided by the dense element at its index; floats only (integers: cast first).
+pub(crate) fn div_dense(st: &SparseTensor, dense: &TensorView<'_>) -> Result<SparseTensor> {
+    cwise_dense(Cwise::Div, st, dense)
+}
+
+/// The refusal of integer (and bool) dtypes by sparse division: the dense `div`'s dtypes.
+fn check_div_dtype(dtype: DType) -> Result<()> {
+    if dtype.is_float() {
+        return Ok(());
+    }
+    Err(Error::unsupported(
+        "div",
+        format!(
+            "a SparseTensor of dtype {dtype} divides as floats only, as the dense `div` \
+             (TensorFlow's `/` casts integer values to float32 or float64 first): cast both \
+             operands to a float dtype first with `ops::cast`"
+        ),
+    ))
+}
+
+/// The `SparseDenseCwise*` kernels: the dense operand broadcast to the dense shape, read at
+/// each stored index only.
+fn cwise_dense(op: Cwise, st: &SparseTensor, dense: &TensorView<'_>) -> Result<SparseTensor> {
+    let name = op.name();
+    let dtype = same_dtype(name, st.dtype(), dense.dtype())?;
+    if op == Cwise::Div {
+        check_div_dtype(dtype)?;
+    }
     let shape = st.dense_shape();
-    with_arith!(OP, dtype, T => {
+    with_arith!(name, dtype, T => {
         let d: ArrayViewD<'_, T> = T::from_view(dense.clone()).expect("checked dtype");
         let longer = dense_axis_longer(dense.shape(), shape, |d, s| d > s);
         let Some(b) = d.broadcast(IxDyn(shape)).filter(|_| !longer) else {
             return Err(Error::unsupported(
-                OP,
+                name,
                 format!(
                     "the dense operand broadcasts to the sparse operand only (TensorFlow's \
-                     SparseDenseCwiseMul); got incompatible shapes: {shape:?} vs. {:?}",
+                     {}); got incompatible shapes: {shape:?} vs. {:?}",
+                    op.kernel(),
                     dense.shape()
                 ),
             ));
@@ -277,7 +349,7 @@ pub(crate) fn mul_dense(st: &SparseTensor, dense: &TensorView<'_>) -> Result<Spa
                 // op); checked here again, since the read below must not trust them.
                 if i < 0 || i as u64 >= d as u64 {
                     return Err(Error::invalid(format!(
-                        "mul: indices[{e}] = {} is out of bounds of the dense shape {shape:?}",
+                        "{name}: indices[{e}] = {} is out of bounds of the dense shape {shape:?}",
                         super::fmt_index(row.iter().copied())
                     )));
                 }
@@ -285,7 +357,11 @@ pub(crate) fn mul_dense(st: &SparseTensor, dense: &TensorView<'_>) -> Result<Spa
             }
             // SAFETY: `0 <= row[a] < shape[a]` for every axis (checked just above), and `b` is a
             // view of `shape` whose element at `row` is `base + Σ row[a] * strides[a]`.
-            out.push(x.times(unsafe { *base.offset(off) }));
+            let y = unsafe { *base.offset(off) };
+            out.push(match op {
+                Cwise::Mul => x.times(y),
+                Cwise::Div => x.over(y),
+            });
         }
         Ok(SparseTensor::from_parts_unchecked(
             idx.to_owned(),
@@ -315,18 +391,25 @@ fn dense_add_sparse(x: &TensorView, y: &SparseTensor) -> Result<Tensor> {
 }
 
 /// `sparse * dense` (and `sparse * scalar`) → sparse.
-#[dispatch(Mul, infer = sparse_mul_spec)]
+#[dispatch(Mul, infer = sparse_cwise_spec)]
 fn sparse_mul_dense(x: &SparseTensor, y: &TensorView) -> Result<SparseTensor> {
     mul_dense(x, y)
 }
 
 /// `dense * sparse` (and `scalar * sparse`) → sparse.
-#[dispatch(Mul, infer = sparse_mul_spec)]
+#[dispatch(Mul, infer = sparse_cwise_spec)]
 fn dense_mul_sparse(x: &TensorView, y: &SparseTensor) -> Result<SparseTensor> {
     mul_dense(y, x)
 }
 
-/// Every other binary elementwise op with a sparse operand: an error that says to densify.
+/// `sparse / dense` (and `sparse / scalar`) → sparse.
+#[dispatch(Div, infer = sparse_div_spec)]
+fn sparse_div_dense(x: &SparseTensor, y: &TensorView) -> Result<SparseTensor> {
+    div_dense(x, y)
+}
+
+/// Every other binary elementwise op with a sparse operand (and `dense / sparse`): an error
+/// that says to densify.
 #[dispatch(binary_elementwise)]
 fn sparse_binary_other(
     op: &BinaryOp,
@@ -338,8 +421,9 @@ fn sparse_binary_other(
     Err(Error::unsupported(
         op.name(),
         format!(
-            "not defined on ({}, {}) operands (TensorFlow's tf.sparse has only add and mul); \
-             densify first with `to_dense`",
+            "not defined on ({}, {}) operands (TensorFlow's SparseTensor has add (sparse + \
+             sparse, sparse + dense), mul (sparse * dense or scalar) and div (sparse / dense or \
+             scalar) only); densify first with `to_dense`",
             kinds[0], kinds[1]
         ),
     ))
@@ -356,6 +440,51 @@ fn sparse_unary(op: &UnaryOp, x: &SparseTensor) -> Result<SparseTensor> {
         x.dense_shape(),
         x.canonical.0.get().copied(),
     ))
+}
+
+/// `zeros_like`: the same entries, each value 0 (`f(0) = 0`: sparsity kept).
+#[dispatch(ZerosLike, infer = same_spec)]
+fn sparse_zeros_like(args: &OpArgs, x: &SparseTensor) -> Result<SparseTensor> {
+    let values = x.values().dense_op(&catalog::ZEROS_LIKE, args)?;
+    Ok(SparseTensor::from_parts_unchecked(
+        x.indices_array().to_owned(),
+        values,
+        x.dense_shape(),
+        x.canonical.0.get().copied(),
+    ))
+}
+
+/// `ones_like`: refused (the result would be dense), saying what to write instead.
+#[dispatch(OnesLike, infer = ones_like_spec)]
+fn sparse_ones_like(x: &SparseTensor) -> Result<SparseTensor> {
+    Err(ones_like_refused(x.dtype()))
+}
+
+/// The refusal of `ones_like` on a SparseTensor.
+fn ones_like_refused(dtype: DType) -> Error {
+    Error::unsupported(
+        "ones_like",
+        format!(
+            "ones_like(0) is not 0, so the result would be dense: write \
+             `ops::ones_like(&x.to_dense(..))` for dense ones, or rebuild the sparse tensor \
+             from `ops::ones_like(x.values())` for ones at the stored entries only ({dtype} \
+             values; TensorFlow: tf.sparse.map_values(tf.ones_like, x))"
+        ),
+    )
+}
+
+/// `zeros_like`: the spec of its operand.
+fn same_spec(_: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
+    Ok(Inferred {
+        spec: specs[0].clone(),
+        checks: None,
+    })
+}
+
+/// `ones_like`: the same refusal as the call.
+fn ones_like_spec(_: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
+    let l = like(specs)?;
+    Err(ones_like_refused(l[0].dtype))
 }
 
 /// Whether `op` maps 0 of `dtype` to 0 (of its result dtype): then it keeps sparsity.
@@ -448,8 +577,16 @@ fn dense_add_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
     })
 }
 
-/// `sparse * dense`: the sparse operand's dense shape (the dense one broadcasts into it).
-fn sparse_mul_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
+/// `sparse / dense`: as `sparse * dense`, of floats only.
+fn sparse_div_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
+    let l = like(specs)?;
+    check_div_dtype(same_dtype(call.op.name(), l[0].dtype, l[1].dtype)?)?;
+    sparse_cwise_spec(call, specs)
+}
+
+/// `sparse * dense`, `sparse / dense`: the sparse operand's dense shape (the dense one
+/// broadcasts into it).
+fn sparse_cwise_spec(call: &Call, specs: &[&ValueSpec]) -> Result<Inferred> {
     let l = like(specs)?;
     let dtype = same_dtype(call.op.name(), l[0].dtype, l[1].dtype)?;
     let sparse_at = usize::from(!is_sparse(specs[0]));

@@ -178,25 +178,34 @@ pub(crate) fn fmt_index(index: impl Iterator<Item = i64>) -> String {
 
 impl SparseTensor {
     /// A sparse tensor from the index of each stored entry (`i64`, `[nnz, rank]`), their values
-    /// (`[nnz]`, any dtype) and the dense shape (`rank` sizes, each `>= 0`). Errors as
-    /// TensorFlow's constructor and `to_dense` report them (see the [module docs](self)); the
-    /// entries may be in any order, with duplicates.
+    /// (`[nnz]`, any dtype) and the dense shape (`rank` sizes, `usize` as every size in the
+    /// public API: [`Tensor::shape`], [`dense_shape`](Self::dense_shape),
+    /// [`into_parts`](Self::into_parts)). Errors as TensorFlow's constructor and `to_dense`
+    /// report them (see the [module docs](self)); the entries may be in any order, with
+    /// duplicates. TensorFlow's `int64` dense shape, negative sizes refused, is the component
+    /// ([`dense_shape_tensor`](Self::dense_shape_tensor)) and what
+    /// [`from_components`](crate::TypeSpec::from_components) and files check.
     ///
     /// ```
     /// use extype::types::SparseTensor;
     /// use ndarray::array;
+    /// let x = SparseTensor::new(array![[0i64, 1]], array![5.0f32], &[2, 3])?;
+    /// assert_eq!(x.dense_shape(), &[2, 3]);
+    /// let (_indices, _values, shape) = x.into_parts();
+    /// assert_eq!(shape, vec![2, 3]);
     /// let err = SparseTensor::new(array![[0i64, 0], [1, 1]], array![1.0f32], &[2, 2]).unwrap_err();
     /// assert!(err.to_string().contains("indices has 2 entries but values has 1"), "{err}");
-    /// let err = SparseTensor::new(array![[0i64, 0]], array![1.0f32], &[-2, 2]).unwrap_err();
-    /// assert!(err.to_string().contains("dense_shape[0]: dimension -2 must be >= 0"), "{err}");
+    /// let err = SparseTensor::new(array![[0i64, 0]], array![1.0f32], &[1 << 62, 4]).unwrap_err();
+    /// assert!(err.to_string().contains("is too large"), "{err}");
+    /// # Ok::<(), extype::Error>(())
     /// ```
     pub fn new(
         indices: impl Into<Tensor>,
         values: impl Into<Tensor>,
-        dense_shape: &[i64],
+        dense_shape: &[usize],
     ) -> Result<SparseTensor> {
-        let shape = Tensor::from(Array1::from(dense_shape.to_vec()));
-        let dense_shape = DenseShape::from_tensor(shape, "dense_shape")?;
+        check_dims("dense_shape", dense_shape)?;
+        let dense_shape = DenseShape::new(dense_shape);
         SparseTensor::try_new(
             Entries(indices.into()),
             Entries(values.into()),
