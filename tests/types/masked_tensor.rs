@@ -3,7 +3,7 @@
 //! MaskedTensor), including all-false masks, NaN/±inf under the mask, zero-size and rank-0
 //! values. Property tests against the dense ops are in `masked_tensor_props.rs`.
 
-#[path = "common/supported.rs"]
+#[path = "../common/supported.rs"]
 #[allow(dead_code)]
 mod supported;
 
