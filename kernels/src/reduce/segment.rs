@@ -298,6 +298,48 @@ where
     Ok(ArrayD::from_shape_vec(IxDyn(&shape), out).expect("one output per segment and inner index"))
 }
 
+/// Each segment folded with `combine`, in row order from `init` (which an empty segment gives):
+/// the fold of element types and operations the vectorised reductions do not cover (a
+/// wrapping product of `i8`, `any`/`all` of `bool`), elementwise over the inner axes. The
+/// scalar reference of a segment reduction: one pass, rows in order.
+///
+/// ```
+/// use extype_kernels::reduce::segment::segment_fold;
+/// let x = ndarray::array![[true, false], [true, true], [false, false]];
+/// let any = segment_fold("any", &x, &[0, 2, 2, 3], false, |a, b| a || b).unwrap();
+/// assert_eq!(any, ndarray::array![[true, true], [false, false], [false, false]].into_dyn());
+/// let prod = segment_fold("prod", &ndarray::array![3i8, 100, 2], &[0, 2, 3], 1, i8::wrapping_mul);
+/// assert_eq!(prod.unwrap(), ndarray::array![44i8, 2].into_dyn());
+/// ```
+pub fn segment_fold<T: Copy, S: Data<Elem = T>, D: Dimension>(
+    op: &'static str,
+    values: &ArrayBase<S, D>,
+    row_splits: &[i64],
+    init: T,
+    combine: impl Fn(T, T) -> T,
+) -> Result<ArrayD<T>> {
+    let xs = values.view().into_dyn();
+    let Some(&nrows) = xs.shape().first() else {
+        return Err(KernelError::RowSplits {
+            op,
+            expected: "values of rank 1 or more".into(),
+            found: "a rank-0 array".into(),
+        });
+    };
+    check_row_splits(op, row_splits, nrows)?;
+    let mut shape = vec![row_splits.len() - 1];
+    shape.extend_from_slice(&xs.shape()[1..]);
+    check_output::<T>(op, &shape)?;
+    let mut out = ArrayD::from_elem(IxDyn(&shape), init);
+    for (i, mut row) in out.axis_iter_mut(Axis(0)).enumerate() {
+        // Checked above: the splits are non-decreasing and end at `nrows`.
+        for j in row_splits[i] as usize..row_splits[i + 1] as usize {
+            row.zip_mut_with(&xs.index_axis(Axis(0), j), |a, &b| *a = combine(*a, b));
+        }
+    }
+    Ok(out)
+}
+
 /// Sum of each segment (0 for an empty segment).
 pub fn segment_sum<T: Num, S: Data<Elem = T>, D: Dimension>(
     values: &ArrayBase<S, D>,

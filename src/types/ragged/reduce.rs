@@ -8,7 +8,7 @@ use super::infer::{ragged, value};
 use super::reduce_outer::Reduction;
 use super::{RaggedTensor, RaggedTensorSpec, arg_error, shared_splits, splits_of};
 use crate::dispatch::Call;
-use crate::ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, arr0};
+use crate::ndarray::{ArrayD, ArrayViewD, IxDyn, arr0};
 use crate::ops::rules::Repeats;
 use crate::ops::{self, Fold, OpArgs, catalog, infer};
 use crate::tensor::Fill;
@@ -16,6 +16,7 @@ use crate::{
     DType, Dim, Element, Op, ReductionOp, Result, Shape, Tensor, TensorSpec, Value, ValueSpec,
     dispatch,
 };
+use extype_kernels::reduce::segment::segment_fold;
 
 /// What a catalog reduction folds, when a ragged tensor serves it (the seven reductions TF
 /// defines on ragged tensors; `None`: the handler declines).
@@ -622,45 +623,46 @@ impl FoldElem for f64 {
     }
 }
 
+/// The kernels' segment fold of `v` by `splits` from `init` with `combine`, an error of `op`.
+fn fold_rows<T: Copy>(
+    op: &'static str,
+    v: ArrayViewD<'_, T>,
+    splits: &[i64],
+    init: T,
+    combine: impl Fn(T, T) -> T,
+) -> Result<ArrayD<T>> {
+    segment_fold(op, &v, splits, init, combine).map_err(|source| {
+        crate::Error::Dispatch(Box::new(crate::DispatchError::Kernel {
+            op: op.into(),
+            source,
+        }))
+    })
+}
+
 /// The product of each row (`[nrows, inner…]`), 1 for an empty row.
-fn prod_rows<T: FoldElem>(v: ArrayViewD<'_, T>, splits: &[i64]) -> Tensor {
-    let mut shape = vec![splits.len() - 1];
-    shape.extend_from_slice(&v.shape()[1..]);
-    let mut out = ArrayD::from_elem(IxDyn(&shape), T::one());
-    for (i, mut row) in out.axis_iter_mut(Axis(0)).enumerate() {
-        for j in splits[i]..splits[i + 1] {
-            row.zip_mut_with(&v.index_axis(Axis(0), j as usize), |a, &b| *a = a.mul(b));
-        }
-    }
-    Tensor::from(out)
+fn prod_rows<T: FoldElem>(v: ArrayViewD<'_, T>, splits: &[i64]) -> Result<Tensor> {
+    fold_rows("reduce_prod", v, splits, T::one(), T::mul).map(Tensor::from)
 }
 
 /// Any / all of each row of a bool tensor (`false` / `true` for an empty row).
-fn bool_rows(v: ArrayViewD<'_, bool>, splits: &[i64], all: bool) -> Tensor {
-    let mut shape = vec![splits.len() - 1];
-    shape.extend_from_slice(&v.shape()[1..]);
-    let mut out = ArrayD::from_elem(IxDyn(&shape), all);
-    for (i, mut row) in out.axis_iter_mut(Axis(0)).enumerate() {
-        for j in splits[i]..splits[i + 1] {
-            row.zip_mut_with(&v.index_axis(Axis(0), j as usize), |a, &b| {
-                *a = if all { *a && b } else { *a || b }
-            });
-        }
-    }
-    Tensor::from(out)
+fn bool_rows(v: ArrayViewD<'_, bool>, splits: &[i64], all: bool) -> Result<Tensor> {
+    let out = if all {
+        fold_rows("reduce_all", v, splits, true, |a, b| a && b)
+    } else {
+        fold_rows("reduce_any", v, splits, false, |a, b| a || b)
+    };
+    out.map(Tensor::from)
 }
 
 fn fold(flat: &Tensor, splits: &[i64], how: RowFold) -> Result<Tensor> {
     macro_rules! prod {
         ($t:ty) => {
-            Ok(prod_rows(flat.as_array::<$t, IxDyn>()?, splits))
+            prod_rows(flat.as_array::<$t, IxDyn>()?, splits)
         };
     }
     match (how, flat.dtype()) {
-        (RowFold::Any, DType::Bool) => {
-            Ok(bool_rows(flat.as_array::<bool, IxDyn>()?, splits, false))
-        }
-        (RowFold::All, DType::Bool) => Ok(bool_rows(flat.as_array::<bool, IxDyn>()?, splits, true)),
+        (RowFold::Any, DType::Bool) => bool_rows(flat.as_array::<bool, IxDyn>()?, splits, false),
+        (RowFold::All, DType::Bool) => bool_rows(flat.as_array::<bool, IxDyn>()?, splits, true),
         (RowFold::Any | RowFold::All, d) => {
             // Numbers: nonzero is true (TF's any/all take bool only; the dense op's dtype
             // check runs first, so this is reached only for what it accepts).
