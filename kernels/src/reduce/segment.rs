@@ -42,7 +42,7 @@ fn check_ends(op: &'static str, row_splits: &[i64], nrows: usize) -> Result<()> 
 
 /// [`validate_row_splits`] without building the `usize` copy (the kernels read the checked
 /// `i64`s directly: they are non-negative, so `as usize` is exact).
-fn check_row_splits(op: &'static str, row_splits: &[i64], nrows: usize) -> Result<()> {
+pub(crate) fn check_row_splits(op: &'static str, row_splits: &[i64], nrows: usize) -> Result<()> {
     let bad = |expected: String, found: String| KernelError::RowSplits {
         op,
         expected,
