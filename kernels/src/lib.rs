@@ -21,6 +21,7 @@
 //! | [`cast`] | `cast::<T, U>(a)` between any two of bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 |
 //! | [`spmm`] | `sparse_dense_matmul(a, b)`: a sparse matrix (entries grouped by output row) times a dense one, rows in registers, prefetched, rows split across threads |
 //! | [`matmul`] | `matmul(a, b)` over the last two axes, leading axes broadcast (f32 f64: ndarray / matrixmultiply; i32 i64: wrapping) |
+//! | [`buckets`] | `group(keys, buckets)`: a counting sort, positions grouped by a small integer key |
 //! | [`tf_order`] | TensorFlow's order of operations where results show it: Eigen's vectorised sum and maximum (`eigen_fold`), the segment max/min of floats (`segment_extreme`), libstdc++'s `std::sort` (`std_sort`) |
 //! | [`axis`] | `normalize`, `selected`, `reduced_shape`: the one rule for (negative) axes, reduced axes and keepdims shapes, shared with core's op model |
 //!
@@ -146,6 +147,7 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod axis;
+pub mod buckets;
 pub mod cast;
 pub mod compact;
 pub mod elementwise;

@@ -109,12 +109,12 @@ impl BatchEncoder<SparseTensor> for SparseBatch {
         // The entries of each item, in stored order (a counting sort by item: every first index
         // is below `n`, checked for every value).
         let items_of = || idx.column(0).into_iter().map(|&i| Some(i as usize));
-        let starts = super::bucket_starts("unstack", items_of(), n)?;
-        let order = super::bucket_order(items_of(), &starts);
+        let grouped = extype_kernels::buckets::group("unstack", items_of, n)
+            .map_err(super::kernel_error("unstack"))?;
         let mut items = super::super::size::try_reserved("unstack", "the SparseTensor items", n)?;
         let canonical = batch.is_canonical().then_some(true);
         for item in 0..n {
-            let entries = &order[starts[item]..starts[item + 1]];
+            let entries = grouped.of(item);
             let indices = Array2::from_shape_fn((entries.len(), item_shape.len()), |(r, c)| {
                 idx[[entries[r], c + 1]]
             });

@@ -10,6 +10,8 @@
 
 use super::SparseTensor;
 use super::element::Arith;
+use extype_kernels::buckets;
+
 use super::elementwise::like;
 use crate::dispatch::Call;
 use crate::ndarray::{Array2, ArrayView2, Ix1, Ix2};
@@ -173,9 +175,12 @@ fn typed<T: Arith + extype_kernels::Num>(
             .step_by(2)
             .map(|&r| Some(r as usize))
     };
-    let start = super::bucket_starts(OP, rows_of(), n)?;
-    let order: Option<Vec<usize>> =
-        (adjoint_a || !a.is_canonical()).then(|| super::bucket_order(rows_of(), &start));
+    let start = buckets::starts(OP, rows_of(), n).map_err(super::kernel_error(OP))?;
+    let order: Option<Vec<usize>> = if adjoint_a || !a.is_canonical() {
+        Some(buckets::place(OP, rows_of(), &start).map_err(super::kernel_error(OP))?)
+    } else {
+        None
+    };
     let rows = extype_kernels::spmm::SparseRows {
         starts: &start,
         order: order.as_deref(),
@@ -184,12 +189,7 @@ fn typed<T: Arith + extype_kernels::Num>(
         inner_offset: col_col,
         values: vals.as_slice().expect("standard layout"),
     };
-    extype_kernels::spmm::sparse_dense_matmul(&rows, b).map_err(|source| {
-        Error::Dispatch(Box::new(crate::DispatchError::Kernel {
-            op: OP.into(),
-            source,
-        }))
-    })
+    extype_kernels::spmm::sparse_dense_matmul(&rows, b).map_err(super::kernel_error(OP))
 }
 
 /// `ops::matmul(&sparse, &dense)`: [`sparse_dense_matmul`] without adjoints.

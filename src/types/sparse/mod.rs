@@ -491,39 +491,14 @@ pub(crate) fn row_major_strides(shape: &[usize]) -> Vec<usize> {
     strides
 }
 
-/// Where each bucket's entries go in a counting sort: `starts[b]..starts[b + 1]` (`keys`: each
-/// entry's bucket, below `buckets`, or `None` for an entry left out); an error of `op` when the
-/// `buckets + 1` starts cannot be allocated.
-pub(crate) fn bucket_starts(
-    op: &str,
-    keys: impl Iterator<Item = Option<usize>>,
-    buckets: usize,
-) -> Result<Vec<usize>> {
-    let mut starts = try_filled(op, "the bucket starts", buckets.saturating_add(1), 0usize)?;
-    for b in keys.flatten() {
-        starts[b + 1] += 1;
+/// A kernel's error, as the sparse type reports it (an error of `op`).
+pub(crate) fn kernel_error(op: &str) -> impl Fn(extype_kernels::KernelError) -> Error + '_ {
+    move |source| {
+        Error::Dispatch(Box::new(crate::DispatchError::Kernel {
+            op: op.into(),
+            source,
+        }))
     }
-    for b in 0..buckets {
-        starts[b + 1] += starts[b];
-    }
-    Ok(starts)
-}
-
-/// The entry positions grouped by bucket, in stored order within one (the counting sort's
-/// placement; `keys` as given to [`bucket_starts`], which made `starts`).
-pub(crate) fn bucket_order(
-    keys: impl Iterator<Item = Option<usize>>,
-    starts: &[usize],
-) -> Vec<usize> {
-    let mut next = starts.to_vec();
-    let mut order = vec![0usize; starts[starts.len() - 1]];
-    for (k, b) in keys.enumerate() {
-        if let Some(b) = b {
-            order[next[b]] = k;
-            next[b] += 1;
-        }
-    }
-    order
 }
 
 /// The first entry that is not strictly after the previous one, and whether it is equal to it

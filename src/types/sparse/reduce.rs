@@ -368,9 +368,9 @@ fn by_element(offsets: &[usize], elements: usize, redo: impl Fn(usize) -> bool) 
     let keys = || offsets.iter().map(|&o| redo(o).then_some(o));
     // Few elements beside the entries (so the starts are small): a counting sort.
     if elements <= offsets.len().saturating_mul(4).saturating_add(4096)
-        && let Ok(starts) = super::bucket_starts("reduce", keys(), elements)
+        && let Ok(grouped) = extype_kernels::buckets::group("reduce", keys, elements)
     {
-        return super::bucket_order(keys(), &starts);
+        return grouped.order;
     }
     let mut order: Vec<usize> = (0..offsets.len()).filter(|&k| redo(offsets[k])).collect();
     order.sort_unstable_by_key(|&k| (offsets[k], k));
