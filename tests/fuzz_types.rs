@@ -18,7 +18,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use extype::batch;
 use extype::ops;
-use extype::types::{MaskedTensor, RaggedTensor, SparseTensor, SparseTensorSpec};
+use extype::types::{MaskedTensor, RaggedTensor, SparseTensor};
 use extype::{ExtensionType, Tensor, TypeSpec, Value};
 use ndarray::{Array1, Array2, ArrayD, Dimension, IxDyn};
 
@@ -26,6 +26,11 @@ use ndarray::{Array1, Array2, ArrayD, Dimension, IxDyn};
 mod fuzz;
 
 use fuzz::{Rng, env_or};
+
+#[path = "common/sparse_parts.rs"]
+mod sparse_parts;
+
+use sparse_parts::sparse_of_tf_parts;
 
 #[path = "../core/tests/common/counting_alloc.rs"]
 mod counting_alloc;
@@ -134,29 +139,6 @@ fn check(case: &str, input: usize, call: impl FnOnce() -> extype::Result<Value>)
 
 fn ext<T: ExtensionType>(r: extype::Result<T>) -> extype::Result<Value> {
     r.map(Value::from_extension)
-}
-
-/// A SparseTensor of TensorFlow's parts, the dense shape `int64` as TF gives it: through
-/// `SparseTensor::new` (sizes as `usize`) when every size is `>= 0`, else through the
-/// components, which refuse a negative size as TF does.
-fn sparse_of_tf_parts(
-    indices: Array2<i64>,
-    values: Tensor,
-    shape: &[i64],
-) -> extype::Result<SparseTensor> {
-    match shape
-        .iter()
-        .map(|&d| usize::try_from(d))
-        .collect::<Result<Vec<usize>, _>>()
-    {
-        Ok(dims) => SparseTensor::new(indices, values, &dims),
-        Err(_) => SparseTensorSpec::new(extype::Shape::unknown_rank(), values.dtype())
-            .from_components(vec![
-                Tensor::from(indices),
-                values,
-                Tensor::from(Array1::from(shape.to_vec())),
-            ]),
-    }
 }
 
 fn sparse_case(rng: &mut Rng) {

@@ -69,7 +69,7 @@
 //! specs and values it deserializes or rebuilds are `ErasedSpec` / `ErasedValue`: one
 //! implementation of `dyn AnySpec` / `dyn AnyExtension` for all derived types, which still
 //! downcast to `FooSpec` / `Foo` and compare, hash and print like them
-//! (`tests/derive_erased.rs`).
+//! (`tests/derive/derive_erased.rs`).
 //!
 //! ## Compile-time cost
 //!

@@ -3,6 +3,9 @@
 //! per file (each was a binary of its own; one link instead of nine). They register no type and
 //! no handler of their own, so sharing a process changes nothing they see.
 
+#[path = "../common/sparse_parts.rs"]
+mod sparse_parts;
+
 mod hostile_arith;
 mod masked_tensor;
 mod masked_tensor_props;

@@ -8,9 +8,11 @@ use std::collections::BTreeMap;
 
 use extype::ndarray::{Array1, Array2, ArrayD, IxDyn};
 use extype::ops;
-use extype::types::{SparseTensor, SparseTensorSpec, sparse::sparse_dense_matmul};
-use extype::{DType, Tensor, TypeSpec};
+use extype::types::{SparseTensor, sparse::sparse_dense_matmul};
+use extype::{DType, Tensor};
 use serde_json::Value as Json;
+
+use crate::sparse_parts::sparse_of_tf_parts;
 
 /// A JSON number, or one of "nan", "inf", "-inf", "-0".
 fn number(v: &Json) -> f64 {
@@ -36,29 +38,6 @@ fn ints(v: &Json) -> Vec<i64> {
 
 fn numbers(v: &Json) -> Vec<f64> {
     v.as_array().expect("an array").iter().map(number).collect()
-}
-
-/// A SparseTensor of TensorFlow's parts, the dense shape `int64` as TF gives it: through
-/// `SparseTensor::new` (sizes as `usize`) when every size is `>= 0`, else through the
-/// components, which refuse a negative size as TF does.
-fn sparse_of_tf_parts(
-    indices: Array2<i64>,
-    values: Tensor,
-    shape: &[i64],
-) -> extype::Result<SparseTensor> {
-    match shape
-        .iter()
-        .map(|&d| usize::try_from(d))
-        .collect::<Result<Vec<usize>, _>>()
-    {
-        Ok(dims) => SparseTensor::new(indices, values, &dims),
-        Err(_) => SparseTensorSpec::new(extype::Shape::unknown_rank(), values.dtype())
-            .from_components(vec![
-                Tensor::from(indices),
-                values,
-                Tensor::from(Array1::from(shape.to_vec())),
-            ]),
-    }
 }
 
 /// One case's inputs and outputs, in its dtype.

@@ -282,7 +282,7 @@ fn not_batchable(value: &Value) -> crate::error::Error {
 #[cfg(test)]
 mod tests {
     // Both in scope, as in generated code: resolution picks the one that applies (batchable
-    // derived types take `ProbeBatch`: `tests/batching.rs` stacks their `Value`s).
+    // derived types take `ProbeBatch`: `tests/batching/batching.rs` stacks their `Value`s).
     #[allow(unused_imports)]
     use super::{NotBatchable as _, ProbeBatch as _};
     use crate::derived::Probe;

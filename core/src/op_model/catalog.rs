@@ -44,7 +44,7 @@
 //!
 //! Nothing else changes: dispatch finds the op's handlers at its catalog slot. The catalog tests
 //! (`core/src/op_model/tests.rs`) run every dtype through every entry, against its inference and
-//! its dtype set, and the op fuzz test (`core/tests/fuzz_ops.rs`) calls every catalog op on
+//! its dtype set, and the op fuzz test (`core/tests/ops/fuzz_ops.rs`) calls every catalog op on
 //! random and huge inputs.
 
 use extype_kernels::elementwise::{binary as kb, unary as ku};

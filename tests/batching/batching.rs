@@ -1,8 +1,7 @@
 //! Batching: stack/unstack of derived types (default and custom encoders), spec laws, every
 //! error path, iterator adapters, map_fn, erased values and the ops fallback.
 
-#[path = "common/batching.rs"]
-mod types;
+use crate::types;
 
 use std::collections::BTreeMap;
 

@@ -9,7 +9,7 @@
 //! environment variable away:
 //!
 //! ```text
-//! EXTYPE_FUZZ_ITERS=1000000 EXTYPE_FUZZ_SEED=7 cargo test --release -p extype-core --test fuzz_ops
+//! EXTYPE_FUZZ_ITERS=1000000 EXTYPE_FUZZ_SEED=7 cargo test --release -p extype-core --test ops fuzz_ops
 //! ```
 //!
 //! `EXTYPE_FUZZ_ITERS` is the number of op calls (default 20,000), `EXTYPE_FUZZ_SEED` the seed
@@ -23,8 +23,6 @@
 //! segment reductions, boolean masks) would run for hours on them; they get huge views only
 //! when some axis is 0.
 
-extern crate extype_core as extype;
-
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -34,8 +32,7 @@ use extype::value::ValueSpec;
 use extype::{DType, Tensor, TensorSpec, TensorView};
 use ndarray::{ArrayD, IxDyn};
 
-#[path = "../../shape/tests/support/fuzz.rs"]
-mod fuzz;
+use crate::fuzz;
 
 use fuzz::{Rng, env_or};
 

@@ -1,8 +1,6 @@
 //! Every op front that returns a `Value` has a `*_as::<T>` twin returning the concrete type, with
 //! the same result, and a clear error when the result is not a `T`.
 
-extern crate extype_core as extype;
-
 use extype::ops::{self, AsOperand, catalog};
 use extype::{Tensor, Value};
 use ndarray::{ArrayD, IxDyn, array};

@@ -57,7 +57,7 @@ fn one_handler_takes_calls_of_any_length() {
     let operands: Vec<Operand<'_>> = three.iter().map(|t| t.as_operand()).collect();
     let explained = table.explain(&catalog::CONCAT, &operands);
     assert!(
-        explained[0].starts_with("concat_tags(&[&dispatch_variadic::Tag])"),
+        explained[0].starts_with("concat_tags(&[&dispatch::dispatch_variadic::Tag])"),
         "{explained:?}"
     );
 }

@@ -178,10 +178,10 @@ fn reduce_sum_along_the_ragged_axis_uses_segment_sum() {
     assert_eq!(direct.into_tensor().unwrap(), out);
 }
 
-/// `err` is `inner` raised in a handler above: `{via} (tests/dispatch_ragged.rs:LINE): {inner}`.
+/// `err` is `inner` raised in a handler above: `{via} (tests/dispatch/dispatch_ragged.rs:LINE): {inner}`.
 fn assert_in_handler(err: &extype::Error, via: &str, inner: &str) {
     let msg = err.to_string();
-    let prefix = format!("{via} (tests/dispatch_ragged.rs:");
+    let prefix = format!("{via} (tests/dispatch/dispatch_ragged.rs:");
     assert!(
         msg.starts_with(&prefix) && msg.ends_with(&format!("): {inner}")),
         "{msg}"
@@ -217,7 +217,7 @@ fn unsupported_axes_decline_and_the_error_says_so() {
     assert!(
         err.starts_with(
             "reduce_sum: no handler for arguments (test.dispatch.RaggedTensor); tried: \
-             ragged_reduce(&dispatch_ragged::ragged::RaggedTensor) at"
+             ragged_reduce(&dispatch::dispatch_ragged::ragged::RaggedTensor) at"
         ),
         "{err}"
     );

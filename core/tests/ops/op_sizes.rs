@@ -2,8 +2,6 @@
 //! naming the op and the output shape, returned before anything proportional to it is
 //! allocated; empty outputs allocate nothing proportional to the request.
 
-extern crate extype_core as extype;
-
 use extype::ops::{self, AsOperand, OpArgs, catalog};
 use extype::{DType, Tensor};
 use ndarray::{ArrayD, ArrayViewD, IxDyn, arr0, array};

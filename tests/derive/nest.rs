@@ -1,6 +1,6 @@
 //! `nest` over structures holding extension values, with `expand_composites` on and off.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

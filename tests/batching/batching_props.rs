@@ -1,8 +1,7 @@
 //! Property tests of batching: stack∘unstack is the identity and the spec laws hold, over
 //! shapes including zero-size and rank-0 components, for the default and the ragged encoders.
 
-#[path = "common/batching.rs"]
-mod types;
+use crate::types;
 
 use extype::batch::{self, BatchableSpec};
 use extype::ndarray::{ArcArray, ArrayD, IxDyn};

@@ -3,8 +3,6 @@
 //! parameter by its name (`axis`, `indices`, `shape`); counts say `1 argument`, `2 arguments`.
 //! Each op is called here with one bad argument, and the whole message is checked.
 
-extern crate extype_core as extype;
-
 use extype::ops::{self, AsOperand, OpArgs, catalog};
 use ndarray::{Array0, array};
 

@@ -1,10 +1,8 @@
 //! Property tests of the JSON form: arbitrary JSON never panics the reader, arbitrary spec values
 //! round-trip exactly, and typed specs survive JSON (the hand-written `common/masked.rs`; derived
-//! specs are checked the same way in the facade's `tests/batch.rs`).
+//! specs are checked the same way in the facade's `tests/batching/batch.rs`).
 
-extern crate extype_core as extype;
-
-mod common;
+use crate::common;
 
 use common::MaskedTensorSpec;
 use extype::{DType, Dim, Shape, SpecTree, TensorSpec, TypeSpec};

@@ -1,9 +1,7 @@
 //! MaskedTensor, implemented by hand on the public API (`common/masked.rs`), through every job
 //! of a spec.
 
-extern crate extype_core as extype;
-
-mod common;
+use crate::common;
 
 use common::{MaskedTensor, MaskedTensorSpec};
 use extype::{

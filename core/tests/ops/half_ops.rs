@@ -5,8 +5,6 @@
 //! TensorFlow's do for half inputs. Mixed precision is refused (cast first), as TensorFlow does
 //! (`tf.float16 + tf.float32` is an InvalidArgumentError) and as extype does for every other pair.
 
-extern crate extype_core as extype;
-
 use extype::half::{bf16, f16};
 use extype::ops::{self, AsOperand, OpArgs, catalog};
 use extype::{DType, Op, OpKind, Tensor, TensorView};

@@ -1,9 +1,7 @@
-//! A user-written MaskedTensor through dispatch (the handlers of `tests/common/user_masked.rs`):
+//! A user-written MaskedTensor through dispatch (the handlers of `tests/dispatch/user_masked.rs`):
 //! every elementwise op and reduction works on it, mixes with dense tensors and propagates masks.
 
-#[path = "common/user_masked.rs"]
-#[allow(dead_code)]
-mod example;
+use crate::example;
 
 use example::masked::{MaskedTensor, MaskedTensorSpec};
 use extype::ops::{self, OpArgs, catalog};
@@ -180,7 +178,7 @@ fn errors_name_op_and_arguments() {
     let msg = err.to_string();
     let dense = "exp: argument 0: expected a float dtype (f16, bf16, f32, f64), found dtype i32";
     assert!(
-        msg.starts_with("exp via masked_unary (tests/common/user_masked.rs:")
+        msg.starts_with("exp via masked_unary (tests/dispatch/user_masked.rs:")
             && msg.ends_with(&format!("): {dense}")),
         "{msg}"
     );

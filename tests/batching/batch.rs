@@ -1,7 +1,7 @@
 //! Batch: nested extension values in containers plus static fields, derived
 //! (`common/batch.rs`).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

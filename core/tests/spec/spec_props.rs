@@ -2,9 +2,7 @@
 //! exactly the components the spec admits, compatibility is symmetric, and relaxation is an upper
 //! bound of both sides.
 
-extern crate extype_core as extype;
-
-mod common;
+use crate::common;
 
 use common::{MaskedTensor, MaskedTensorSpec};
 use extype::{DType, Dim, ExtensionType, Shape, Tensor, TensorSpec, TypeSpec};

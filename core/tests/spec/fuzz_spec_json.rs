@@ -9,15 +9,13 @@
 //! The default run takes a few seconds in debug builds. A longer run:
 //!
 //! ```text
-//! EXTYPE_FUZZ_ITERS=2000000 EXTYPE_FUZZ_SEED=7 cargo test --release -p extype-core --test fuzz_spec_json
+//! EXTYPE_FUZZ_ITERS=2000000 EXTYPE_FUZZ_SEED=7 cargo test --release -p extype-core --test spec fuzz_spec_json
 //! ```
 //!
 //! `EXTYPE_FUZZ_ITERS` is the number of documents (default 30,000), `EXTYPE_FUZZ_SEED` the seed
 //! (default fixed). A failure prints the seed and the document.
 
-extern crate extype_core as extype;
-
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -26,8 +24,7 @@ use common::MaskedTensorSpec;
 use extype::serial::{spec_from_json, spec_to_json};
 use extype::{DType, Dim, Shape, SpecTree, TensorSpec};
 
-#[path = "../../shape/tests/support/fuzz.rs"]
-mod fuzz;
+use crate::fuzz;
 
 use fuzz::{Rng, env_or};
 

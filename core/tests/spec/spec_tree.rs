@@ -3,8 +3,6 @@
 //! and every tree the library writes, it reads back — dims up to `isize::MAX` included, larger
 //! dims refused when writing.
 
-extern crate extype_core as extype;
-
 use std::collections::BTreeMap;
 
 use extype::spec_tree::json::MAX_NESTING;

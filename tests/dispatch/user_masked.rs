@@ -1,7 +1,7 @@
 //! A MaskedTensor written by hand as a user would (values plus a bool mask, with group
 //! handlers, an exact handler, `where`, `tile`, `shape`, a masked `reduce_mean` and a
-//! hand-written spec inference): the subject of `tests/dispatch_masked.rs`, which tests the
-//! dispatch machinery with it. The library's own type is `extype::types::MaskedTensor`.
+//! hand-written spec inference): the subject of `dispatch_masked.rs`, which tests the dispatch
+//! machinery with it. The library's own type is `extype::types::MaskedTensor`.
 
 pub mod masked {
     use std::borrow::Cow;
