@@ -14,14 +14,14 @@ use std::path::Path;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_ipc::writer::{FileWriter, StreamEncoder};
-use extype_core::io::write_atomically;
+use extype_core::io::{FileKind, write_atomically};
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use crate::error::{Error, Result, arrow, parquet};
 use crate::ipc_read::{self, Format};
 use crate::metadata::EXTENSION_NAME;
-use crate::validate::{ReadLimit, contain, validate_batch};
+use crate::validate::{ReadLimit, contain, malformed, validate_batch};
 
 fn create(path: &Path) -> Result<BufWriter<File>> {
     File::create(path)
@@ -32,11 +32,21 @@ fn create(path: &Path) -> Result<BufWriter<File>> {
         })
 }
 
-fn open(path: &Path) -> Result<File> {
+pub(crate) fn open(path: &Path) -> Result<File> {
     File::open(path).map_err(|source| Error::File {
         path: path.display().to_string(),
         source,
     })
+}
+
+/// Refuses input of another known format given where `expected` was asked for, naming what it
+/// is and the reader that takes it (a safetensors file handed to the Parquet reader), before
+/// any decoder reads it as what it is not.
+pub(crate) fn refuse_other_kind(prefix: &[u8], expected: FileKind, at: &str) -> Result<()> {
+    match FileKind::sniff(prefix) {
+        Some(kind) if kind != expected => Err(malformed(at, kind.refused_as(expected))),
+        _ => Ok(()),
+    }
 }
 
 /// The schema of `batches` for a file or stream (`what`), checked before anything is written:
@@ -116,11 +126,28 @@ pub fn read_ipc_file(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
     let path = path.as_ref();
     let at = path.display().to_string();
     let bytes = read_all(open(path)?, &at)?;
+    refuse_other_kind(&bytes, FileKind::ArrowIpcFile, &at)?;
     ipc_read::read(bytes, Format::File, &at)
 }
 
+/// The first [`FileKind::PREFIX_LEN`] bytes of `file` (fewer in a shorter file), read through a
+/// shared reference so the caller's handle stays at its position for the readers that seek.
+pub(crate) fn prefix(mut file: &File, at: &str) -> Result<Vec<u8>> {
+    use std::io::{Seek, SeekFrom};
+    let mut bytes = Vec::with_capacity(FileKind::PREFIX_LEN);
+    let io = |source| Error::File {
+        path: at.to_string(),
+        source,
+    };
+    file.take(FileKind::PREFIX_LEN as u64)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    Ok(bytes)
+}
+
 /// The whole of `input` (named `at` in errors).
-fn read_all(mut input: impl Read, at: &str) -> Result<Vec<u8>> {
+pub(crate) fn read_all(mut input: impl Read, at: &str) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     input
         .read_to_end(&mut bytes)
@@ -157,7 +184,9 @@ pub fn write_ipc_stream(mut out: impl Write, batches: &[RecordBatch]) -> Result<
 /// validated as [`read_ipc_file`] does (errors name the `IPC stream`).
 pub fn read_ipc_stream(input: impl Read) -> Result<Vec<RecordBatch>> {
     let at = "IPC stream";
-    ipc_read::read(read_all(input, at)?, Format::Stream, at)
+    let bytes = read_all(input, at)?;
+    refuse_other_kind(&bytes, FileKind::ArrowIpcStream, at)?;
+    ipc_read::read(bytes, Format::Stream, at)
 }
 
 /// Writes `batches` (at least one) as a Parquet file, the Arrow schema (with the extension
@@ -234,6 +263,7 @@ pub fn read_parquet_with_limit(
     let path = path.as_ref();
     let at = path.display().to_string();
     let file = open(path)?;
+    refuse_other_kind(&prefix(&file, &at)?, FileKind::Parquet, &at)?;
     let file_len = file
         .metadata()
         .map_err(|source| Error::File {

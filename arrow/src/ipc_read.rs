@@ -102,6 +102,28 @@ pub(crate) fn read(bytes: Vec<u8>, format: Format, at: &str) -> Result<Vec<Recor
     Ok(out)
 }
 
+/// The schema and the row count of each record batch of the IPC input `bytes`, from the layout
+/// and each batch's metadata alone (checked as [`read`] checks them; no body is decoded).
+pub(crate) fn summary(bytes: &[u8], format: Format, at: &str) -> Result<(SchemaRef, Vec<u64>)> {
+    let (schema, located) = match format {
+        Format::File => file_layout(bytes, at)?,
+        Format::Stream => stream_layout(bytes, at)?,
+    };
+    let mut rows = Vec::with_capacity(located.len());
+    for (i, loc) in located.iter().enumerate() {
+        let message = arrow_ipc::root_as_message(&bytes[loc.meta.clone()])
+            .map_err(|e| malformed(at, format!("record batch {i}: its metadata: {e}")))?;
+        let length = message
+            .header_as_record_batch()
+            .map(|b| b.length())
+            .ok_or_else(|| malformed(at, format!("record batch {i}: not a record batch")))?;
+        let length = u64::try_from(length)
+            .map_err(|_| malformed(at, format!("record batch {i}: a length of {length} rows")))?;
+        rows.push(length);
+    }
+    Ok((schema, rows))
+}
+
 /// A little-endian `i32` at `at..at + 4` of `b`, if there.
 fn i32_at(b: &[u8], at: usize) -> Option<i32> {
     let end = at.checked_add(4)?;

@@ -72,7 +72,11 @@
 //!
 //! [`write_ipc_file`], [`read_ipc_file`], [`write_ipc_stream`], [`read_ipc_stream`],
 //! [`write_parquet`], [`write_parquet_with`], [`read_parquet`]: record batches with their extension metadata, through
-//! the Arrow project's `arrow-ipc` and `parquet` crates.
+//! the Arrow project's `arrow-ipc` and `parquet` crates. [`inspect`] reports what a file holds
+//! (columns, extension types and specs, rows, batches) from its metadata, as `extype inspect`
+//! prints it. Each reader given a file of another format (told by its first bytes) says what
+//! it is and which reader takes it: `is a safetensors file (read it with extype::io::load), not
+//! a Parquet file`.
 //!
 //! Files may be hostile: the readers check what arrow-rs takes on trust before it decodes
 //! anything (an IPC file's footer and every message's lengths, buffers and types; a Parquet
@@ -95,6 +99,7 @@
 mod columns;
 mod error;
 mod files;
+mod inspect;
 mod ipc_read;
 mod metadata;
 mod parquet_check;
@@ -117,6 +122,7 @@ pub use files::{
     read_ipc_file, read_ipc_stream, read_parquet, read_parquet_with_limit, write_ipc_file,
     write_ipc_stream, write_parquet, write_parquet_with,
 };
+pub use inspect::{ArrowFileInfo, ColumnInfo, inspect};
 pub use metadata::{
     EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VARIABLE_SHAPE_TENSOR,
 };

@@ -1,5 +1,6 @@
 //! `extype inspect` on files extype saved: the text and the JSON report, and a clear error; on
-//! a file holding dtypes extype cannot read: every tensor listed.
+//! a file holding dtypes extype cannot read: every tensor listed; on Arrow IPC and Parquet files
+//! of extension columns: rows, batches, columns and specs.
 
 use std::process::Command;
 
@@ -53,14 +54,19 @@ fn inspect_prints_type_spec_and_components() {
     );
     let (ok, _, err) = extype(&["frobnicate"]);
     assert!(!ok && err.contains("unknown command"), "{err}");
-    // A Parquet file is named as one (its magic bytes), not reported as a huge header length.
+    // A NumPy file is named as one (its magic bytes), not reported as a huge header length; a
+    // file with Parquet's magic but no Parquet in it is reported by the Parquet reader.
+    let npy = dir.join("t.npy");
+    std::fs::write(&npy, b"\x93NUMPY\x01\0v\0{'descr': '<f4'}").unwrap();
+    let (ok, _, err) = extype(&["inspect", npy.to_str().unwrap()]);
+    assert!(
+        !ok && err.contains("is a NumPy .npy file") && err.contains("not a safetensors file"),
+        "{err}"
+    );
     let parquet = dir.join("t.parquet");
     std::fs::write(&parquet, b"PAR1\x15\x04\x15\x10\x15\x14L\x15\x02PAR1").unwrap();
     let (ok, _, err) = extype(&["inspect", parquet.to_str().unwrap()]);
-    assert!(
-        !ok && err.contains("is a Parquet file") && err.contains("not a safetensors file"),
-        "{err}"
-    );
+    assert!(!ok && err.contains("t.parquet"), "{err}");
     let (ok, out, _) = extype(&["--version"]);
     assert!(
         ok && out.trim() == format!("extype {}", env!("CARGO_PKG_VERSION")),
@@ -195,5 +201,82 @@ fn inspect_shows_half_floats_of_a_python_written_file() {
     assert!(words.contains("half_f f16 [2, 8] 32 bytes"), "{text}");
     assert!(words.contains("weight f32 [2] 8 bytes"), "{text}");
     assert!(!text.contains("unsupported"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A record batch of a `MaskedTensor` column (3 rows of `[2]`) and a plain `i64` column.
+fn masked_batch() -> extype_arrow::arrow_array::RecordBatch {
+    use extype::types::MaskedTensor;
+    use extype_core::{Value, batch};
+    let items: Vec<MaskedTensor> = (0..3)
+        .map(|i| {
+            MaskedTensor::new(
+                ndarray::array![i as f32, 1.0].into_dyn(),
+                ndarray::array![true, i != 1].into_dyn(),
+            )
+            .unwrap()
+        })
+        .collect();
+    let readings = Value::from_extension(batch::stack(&items).unwrap());
+    let ids = Value::from(Tensor::from(ndarray::array![7i64, 8, 9]));
+    extype_arrow::to_record_batch(&[("readings", &readings), ("id", &ids)]).unwrap()
+}
+
+#[test]
+fn inspect_describes_arrow_ipc_and_parquet_files() {
+    let dir = std::env::temp_dir().join(format!("extype-cli-arrow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rb = masked_batch();
+    let ipc = dir.join("readings.arrow");
+    extype_arrow::write_ipc_file(&ipc, &[rb.clone(), rb.clone()]).unwrap();
+    let stream = dir.join("readings.arrows");
+    extype_arrow::write_ipc_stream(std::fs::File::create(&stream).unwrap(), &[rb.clone()]).unwrap();
+    let parquet = dir.join("readings.parquet");
+    extype_arrow::write_parquet(&parquet, &[rb]).unwrap();
+    let spec = "extype.MaskedTensor { values: f32[3, 2], mask: bool[3, 2] }";
+    for (path, format, rows, batches) in [
+        (&ipc, "Arrow IPC file", 6, "2 record batches"),
+        (&stream, "Arrow IPC stream", 3, "1 record batch"),
+        (&parquet, "Parquet", 3, "1 row group"),
+    ] {
+        let file = path.to_str().unwrap();
+        let (ok, text, err) = extype(&["inspect", file]);
+        assert!(ok, "{err}");
+        assert!(
+            text.contains(&format!("{format}, "))
+                && text.contains(&format!("{rows} rows in {batches}")),
+            "{text}"
+        );
+        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words.contains(&format!("readings spec: {spec}")), "{text}");
+        assert!(words.contains("id Int64"), "{text}");
+
+        let (ok, json, err) = extype(&["inspect", "--json", file]);
+        assert!(ok, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["format"], format);
+        assert_eq!(v["rows"], rows);
+        assert_eq!(v["columns"][0]["name"], "readings");
+        assert_eq!(v["columns"][0]["extension"], "extype.MaskedTensor");
+        assert_eq!(v["columns"][0]["spec"], spec);
+        assert_eq!(v["columns"][1]["name"], "id");
+        assert_eq!(v["columns"][1]["extension"], serde_json::Value::Null);
+    }
+    // The Arrow readers name a safetensors file given to them, and the reader that takes it.
+    let st = dir.join("t.safetensors");
+    io::save(&st, &Tensor::from(ndarray::array![1.0f32])).unwrap();
+    let err = extype_arrow::read_parquet(&st).unwrap_err().to_string();
+    assert!(
+        err.contains("is a safetensors file (read it with extype::io::load), not a Parquet file"),
+        "{err}"
+    );
+    let err = extype_arrow::read_ipc_file(&st).unwrap_err().to_string();
+    assert!(err.contains("not an Arrow IPC file"), "{err}");
+    let err = extype_arrow::read_ipc_file(&parquet)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("is a Parquet file"), "{err}");
+    let err = extype_arrow::inspect(&st).unwrap_err().to_string();
+    assert!(err.contains("not an Arrow IPC or Parquet file"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -14,6 +14,7 @@ use serde::de::{self, Deserializer as _, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use smallvec::SmallVec;
 
+use super::kind::FileKind;
 use crate::dtype::DType;
 use crate::error::{IoError, Result};
 use crate::tensor::checked_sizes;
@@ -463,8 +464,8 @@ pub(crate) fn header_len(file: &str, first: &[u8], file_len: u64) -> Result<usiz
     let n = u64::from_le_bytes(prefix);
     if n > MAX_HEADER_LEN {
         // Another format's magic bytes read as a huge length: say what the file is instead.
-        let message = match other_format(&prefix) {
-            Some(what) => format!("is {what}, not a safetensors file"),
+        let message = match FileKind::sniff(&prefix) {
+            Some(kind) => kind.refused_as(FileKind::Safetensors),
             None => format!("header length {n} is over the limit of {MAX_HEADER_LEN} bytes"),
         };
         return Err(IoError::at(file, "", message));
@@ -481,35 +482,6 @@ pub(crate) fn header_len(file: &str, first: &[u8], file_len: u64) -> Result<usiz
     }
     // `n <= MAX_HEADER_LEN`, which fits any usize of 32 bits or more.
     Ok(n as usize)
-}
-
-/// The format a file starting with `prefix` is, when its magic bytes name one that is not
-/// safetensors (a safetensors file starts with its header's length, a small integer).
-fn other_format(prefix: &[u8; 8]) -> Option<&'static str> {
-    // An IPC stream: the continuation marker, then its first message's positive length.
-    if prefix[..4] == [0xff; 4] && prefix[7] < 0x80 {
-        return Some("an Arrow IPC stream (read it with extype_arrow::read_ipc_stream)");
-    }
-    const FORMATS: [(&[u8], &str); 5] = [
-        (
-            b"PAR1",
-            "a Parquet file (read it with extype_arrow::read_parquet)",
-        ),
-        (
-            b"ARROW1",
-            "an Arrow IPC file (read it with extype_arrow::read_ipc_file)",
-        ),
-        (b"\x93NUMPY", "a NumPy .npy file"),
-        (
-            b"PK\x03\x04",
-            "a zip archive (a NumPy .npz or a PyTorch checkpoint?)",
-        ),
-        (b"\x89HDF", "an HDF5 file"),
-    ];
-    FORMATS
-        .iter()
-        .find(|(magic, _)| prefix.starts_with(magic))
-        .map(|&(_, what)| what)
 }
 
 #[derive(Deserialize)]

@@ -126,6 +126,7 @@ mod bytes;
 mod format;
 mod header;
 mod inspect;
+mod kind;
 mod load;
 mod map;
 mod save;
@@ -138,6 +139,7 @@ pub use header::{
     dtype_from_safetensors, file_dtype_from_safetensors, safetensors_name,
 };
 pub use inspect::{FileInfo, TensorInfo, TensorShape, inspect};
+pub use kind::FileKind;
 pub use load::{
     load, load_as, load_components_as, load_components_inferred, load_components_inferred_with,
 };
