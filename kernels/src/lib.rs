@@ -21,6 +21,8 @@
 //! | [`cast`] | `cast::<T, U>(a)` between any two of bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 |
 //! | [`spmm`] | `sparse_dense_matmul(a, b)`: a sparse matrix (entries grouped by output row) times a dense one, rows in registers, prefetched, rows split across threads |
 //! | [`matmul`] | `matmul(a, b)` over the last two axes, leading axes broadcast (f32 f64: ndarray / matrixmultiply; i32 i64: wrapping) |
+//! | [`sparse_merge`] | `add(dense_shape, a, b, threshold, canonical)`: the sum of two COO entry lists (TensorFlow's `SparseAdd`), branch-free, row-major offsets as keys, halves on two cores; `add_reference`, the plain merge |
+//! | [`filled`] | `filled(op, n, fill)`: `n` copies of a scalar, allocated fallibly, zeroed by the allocator for a zero fill |
 //! | [`buckets`] | `group(keys, buckets)`: a counting sort, positions grouped by a small integer key |
 //! | [`tf_order`] | TensorFlow's order of operations where results show it: Eigen's vectorised sum and maximum (`eigen_fold`), the segment max/min of floats (`segment_extreme`), libstdc++'s `std::sort` (`std_sort`) |
 //! | [`axis`] | `normalize`, `selected`, `reduced_shape`: the one rule for (negative) axes, reduced axes and keepdims shapes, shared with core's op model |
@@ -152,6 +154,7 @@ pub mod cast;
 pub mod compact;
 pub mod elementwise;
 pub mod error;
+pub mod filled;
 pub mod gather;
 pub(crate) mod layout;
 pub mod matmul;
@@ -160,6 +163,7 @@ pub mod reduce;
 pub mod scalar;
 pub mod select;
 pub mod simd;
+pub mod sparse_merge;
 pub mod spmm;
 pub mod stack_concat;
 pub mod tf_order;

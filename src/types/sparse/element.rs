@@ -5,54 +5,40 @@
 //! all build on it.
 
 use crate::Element;
+use extype_kernels::sparse_merge::Summand;
 
 /// The numeric element types of sparse arithmetic: wrapping integer arithmetic, a magnitude
 /// for the threshold.
-pub(crate) trait Arith: Element + PartialEq + Default + Send + Sync {
-    /// `a + b` (wrapping for integers).
-    fn plus(self, other: Self) -> Self;
+/// The sum and the threshold's magnitude are the kernels' ([`Summand`]: the merge of
+/// `sparse + sparse` runs there).
+pub(crate) trait Arith: Element + Summand + PartialEq + Default + Send + Sync {
     /// `a * b` (wrapping for integers).
     fn times(self, other: Self) -> Self;
     /// `a / b`, for floats (IEEE: `x / 0` is ±inf or NaN). Sparse division refuses integer
     /// dtypes before it runs, as the dense `div` does; for them this is the wrapping quotient,
     /// 0 for a zero divisor, never a panic.
     fn over(self, other: Self) -> Self;
-    /// `|a|` as `f64` (for signed integers wrapping, as TensorFlow's: `|MIN|` is `MIN`).
-    fn magnitude(self) -> f64;
 }
 
 macro_rules! arith_int {
-    ($($t:ty => $abs:expr),*) => {$(
+    ($($t:ty),*) => {$(
         impl Arith for $t {
-            #[inline]
-            fn plus(self, o: $t) -> $t { self.wrapping_add(o) }
             #[inline]
             fn times(self, o: $t) -> $t { self.wrapping_mul(o) }
             #[inline]
             fn over(self, o: $t) -> $t { if o == 0 { 0 } else { self.wrapping_div(o) } }
-            #[inline]
-            #[allow(clippy::cast_lossless)]
-            fn magnitude(self) -> f64 { $abs(self) as f64 }
         }
     )*};
 }
-// A signed magnitude wraps, as TensorFlow's `std::abs` on x86 does: |MIN| is MIN, negative, so
-// a sum that wraps to MIN is below every threshold from MIN + 1 up (0 included) and is dropped.
-arith_int!(i8 => i8::wrapping_abs, i16 => i16::wrapping_abs, i32 => i32::wrapping_abs,
-    i64 => i64::wrapping_abs, u8 => std::convert::identity, u16 => std::convert::identity,
-    u32 => std::convert::identity, u64 => std::convert::identity);
+arith_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 macro_rules! arith_float {
     ($($t:ty),*) => {$(
         impl Arith for $t {
             #[inline]
-            fn plus(self, o: $t) -> $t { self + o }
-            #[inline]
             fn times(self, o: $t) -> $t { self * o }
             #[inline]
             fn over(self, o: $t) -> $t { self / o }
-            #[inline]
-            fn magnitude(self) -> f64 { (self as f64).abs() }
         }
     )*};
 }
@@ -63,13 +49,9 @@ macro_rules! arith_half {
     ($($t:ty),*) => {$(
         impl Arith for $t {
             #[inline]
-            fn plus(self, o: $t) -> $t { <$t>::from_f32(self.to_f32() + o.to_f32()) }
-            #[inline]
             fn times(self, o: $t) -> $t { <$t>::from_f32(self.to_f32() * o.to_f32()) }
             #[inline]
             fn over(self, o: $t) -> $t { <$t>::from_f32(self.to_f32() / o.to_f32()) }
-            #[inline]
-            fn magnitude(self) -> f64 { self.to_f64().abs() }
         }
     )*};
 }

@@ -38,10 +38,9 @@
 //! `f16` or `bf16`).
 
 use super::element::Arith;
-use super::merge::merge_dyn;
 use super::{SparseTensor, SparseTensorSpec};
 use crate::dispatch::Call;
-use crate::ndarray::{Array1, Array2, ArrayD, ArrayViewD, Ix1, IxDyn};
+use crate::ndarray::{Array1, ArrayD, ArrayViewD, Ix1, IxDyn};
 use crate::ops::infer;
 use crate::ops::infer::Inferred;
 use crate::ops::{OpArgs, catalog};
@@ -50,6 +49,7 @@ use crate::{
     BinaryOp, DType, Dim, Element, Error, OrDense, Result, Shape, Tensor, TensorLike, TensorView,
     UnaryOp, ValueSpec, dispatch,
 };
+use extype_kernels::sparse_merge::{self, Entries, Summand};
 
 /// The dtypes of two operands, which must agree (TensorFlow: cast first).
 fn same_dtype(op: &str, a: DType, b: DType) -> Result<DType> {
@@ -96,115 +96,43 @@ impl SparseTensor {
     }
 }
 
-/// TensorFlow's `SparseAdd` merge, for one element type.
+/// TensorFlow's `SparseAdd` merge, for one element type: the kernel's
+/// ([`extype_kernels::sparse_merge::add`]) on contiguous indices and values.
 fn merge_add<T: Arith>(a: &SparseTensor, b: &SparseTensor, threshold: f64) -> Result<SparseTensor> {
     let (av, bv) = (
         a.values().as_array::<T, Ix1>()?,
         b.values().as_array::<T, Ix1>()?,
     );
-    let (av, bv) = (av.as_slice(), bv.as_slice());
     let (ai, bi) = (a.indices_array(), b.indices_array());
-    let rank = a.rank();
-    let (a_flat, b_flat) = (ai.as_slice(), bi.as_slice());
-    // Contiguous values and indices (the usual case) take the fast loop below.
-    let (Some(av), Some(bv), Some(af), Some(bf)) = (av, bv, a_flat, b_flat) else {
+    // Contiguous values and indices (the usual case) go to the kernel as they are.
+    let (Some(av), Some(bv), Some(af), Some(bf)) =
+        (av.as_slice(), bv.as_slice(), ai.as_slice(), bi.as_slice())
+    else {
         let (a, b) = (standard(a)?, standard(b)?);
         return merge_add::<T>(&a, &b, threshold);
     };
     // Canonical inputs merge into a canonical result; otherwise it is computed when asked.
     let canonical = a.is_canonical() && b.is_canonical();
-    let (indices, vals) = match rank {
-        // Ranks 1 and 2: branch-free, in halves on two cores for canonical inputs.
-        1 => super::merge::merge::<1, T>(
-            (af.as_chunks().0, av),
-            (bf.as_chunks().0, bv),
-            threshold,
-            canonical,
-        ),
-        2 => super::merge::merge::<2, T>(
-            (af.as_chunks().0, av),
-            (bf.as_chunks().0, bv),
-            threshold,
-            canonical,
-        ),
-        _ => {
-            let (idx, vals) = match rank {
-                3 => merge_rows::<3, T>(af, av, bf, bv, threshold),
-                4 => merge_rows::<4, T>(af, av, bf, bv, threshold),
-                _ => merge_dyn(rank, af, av, bf, bv, threshold),
-            };
-            let n = vals.len();
-            let indices = Array2::from_shape_vec((n, rank), idx).expect("n rows of rank entries");
-            (indices, Array1::from(vals))
-        }
-    };
+    let (indices, vals) = sparse_merge::add(
+        a.dense_shape(),
+        Entries {
+            indices: af,
+            values: av,
+        },
+        Entries {
+            indices: bf,
+            values: bv,
+        },
+        threshold,
+        canonical,
+    )
+    .map_err(super::kernel_error("sparse add"))?;
     Ok(SparseTensor::from_parts_unchecked(
         indices,
         Tensor::from(vals),
         a.dense_shape(),
         canonical.then_some(true),
     ))
-}
-
-/// TensorFlow's merge of two entry lists of rank `R` (rows compared as arrays: no per-entry
-/// slice copies), entries at the same index summed and dropped below `threshold`.
-fn merge_rows<const R: usize, T: Arith>(
-    af: &[i64],
-    av: &[T],
-    bf: &[i64],
-    bv: &[T],
-    threshold: f64,
-) -> (Vec<i64>, Vec<T>) {
-    let (ar, _) = af.as_chunks::<R>();
-    let (br, _) = bf.as_chunks::<R>();
-    let (na, nb) = (ar.len(), br.len());
-    let mut idx: Vec<[i64; R]> = Vec::with_capacity(na + nb);
-    let mut vals: Vec<T> = Vec::with_capacity(na + nb);
-    let (mut i, mut j) = (0, 0);
-    while i < na && j < nb {
-        let (x, y) = (ar[i], br[j]);
-        match cmp_rows(&x, &y) {
-            std::cmp::Ordering::Less => {
-                idx.push(x);
-                vals.push(av[i]);
-                i += 1;
-            }
-            std::cmp::Ordering::Greater => {
-                idx.push(y);
-                vals.push(bv[j]);
-                j += 1;
-            }
-            std::cmp::Ordering::Equal => {
-                let s = av[i].plus(bv[j]);
-                if s.magnitude() >= threshold {
-                    idx.push(x);
-                    vals.push(s);
-                }
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    idx.extend_from_slice(&ar[i..]);
-    vals.extend_from_slice(&av[i..]);
-    idx.extend_from_slice(&br[j..]);
-    vals.extend_from_slice(&bv[j..]);
-    (idx.into_flattened(), vals)
-}
-
-/// Row-major order of two index rows of rank `R` (unrolled by the compiler).
-#[inline(always)]
-fn cmp_rows<const R: usize>(x: &[i64; R], y: &[i64; R]) -> std::cmp::Ordering {
-    for k in 0..R {
-        if x[k] != y[k] {
-            return if x[k] < y[k] {
-                std::cmp::Ordering::Less
-            } else {
-                std::cmp::Ordering::Greater
-            };
-        }
-    }
-    std::cmp::Ordering::Equal
 }
 
 /// The same value with standard-layout indices and values.
@@ -326,7 +254,7 @@ fn cwise_dense(op: Cwise, st: &SparseTensor, dense: &TensorView<'_>) -> Result<S
     with_arith!(name, dtype, T => {
         let d: ArrayViewD<'_, T> = T::from_view(dense.clone()).expect("checked dtype");
         let longer = dense_axis_longer(dense.shape(), shape, |d, s| d > s);
-        let Some(b) = d.broadcast(IxDyn(shape)).filter(|_| !longer) else {
+        if longer || d.broadcast(IxDyn(shape)).is_none() {
             return Err(Error::unsupported(
                 name,
                 format!(
@@ -336,28 +264,36 @@ fn cwise_dense(op: Cwise, st: &SparseTensor, dense: &TensorView<'_>) -> Result<S
                     dense.shape()
                 ),
             ));
-        };
+        }
         let idx = st.indices_array();
         let v = st.values().as_array::<T, Ix1>()?;
-        let strides: Vec<isize> = b.strides().to_vec();
-        let base = b.as_ptr();
+        // The dense operand in row-major order (borrowed when it already is, the usual case),
+        // read through strides over the sparse dense shape: 0 on the axes it broadcasts along
+        // (length 1, or missing in front).
+        let flat = d.as_standard_layout();
+        let flat = flat.as_slice().expect("standard layout");
+        let lead = shape.len() - d.ndim();
+        let mut strides = vec![0usize; shape.len()];
+        for (k, (&len, stride)) in d.shape().iter().zip(super::row_major_strides(d.shape())).enumerate() {
+            if len != 1 {
+                strides[lead + k] = stride;
+            }
+        }
         let mut out: Vec<T> = Vec::with_capacity(v.len());
         for (e, (row, &x)) in idx.outer_iter().zip(v.iter()).enumerate() {
-            let mut off = 0isize;
+            let mut off = 0usize;
             for ((&i, &s), &d) in row.iter().zip(&strides).zip(shape) {
                 // Every value's indices are in bounds (checked on construction, kept by every
                 // op); checked here again, since the read below must not trust them.
                 if i < 0 || i as u64 >= d as u64 {
-                    return Err(Error::invalid(format!(
-                        "{name}: indices[{e}] = {} is out of bounds of the dense shape {shape:?}",
-                        super::fmt_index(row.iter().copied())
-                    )));
+                    return Err(out_of_bounds(name, e, row.iter().copied(), shape));
                 }
-                off += i as isize * s;
+                off += i as usize * s;
             }
-            // SAFETY: `0 <= row[a] < shape[a]` for every axis (checked just above), and `b` is a
-            // view of `shape` whose element at `row` is `base + Σ row[a] * strides[a]`.
-            let y = unsafe { *base.offset(off) };
+            // In bounds: `off` is the offset of the element the broadcast reads at `row`.
+            let Some(&y) = flat.get(off) else {
+                return Err(out_of_bounds(name, e, row.iter().copied(), shape));
+            };
             out.push(match op {
                 Cwise::Mul => x.times(y),
                 Cwise::Div => x.over(y),
@@ -370,6 +306,20 @@ fn cwise_dense(op: Cwise, st: &SparseTensor, dense: &TensorView<'_>) -> Result<S
             st.canonical.0.get().copied(),
         ))
     })
+}
+
+/// The error of an index row outside the dense shape.
+#[cold]
+fn out_of_bounds(
+    name: &str,
+    entry: usize,
+    row: impl Iterator<Item = i64>,
+    shape: &[usize],
+) -> Error {
+    Error::invalid(format!(
+        "{name}: indices[{entry}] = {} is out of bounds of the dense shape {shape:?}",
+        super::fmt_index(row)
+    ))
 }
 
 /// `sparse + sparse` (threshold 0).

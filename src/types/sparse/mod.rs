@@ -45,13 +45,13 @@ use crate::ops::AsOperand;
 use crate::{
     DType, Element, Error, ExtensionType, Result, Shape, Tensor, TensorLike, with_element,
 };
+use extype_kernels::filled::{ZeroBits, filled};
 
 #[macro_use]
 mod element;
 mod batch;
 mod elementwise;
 mod matmul;
-mod merge;
 mod reduce;
 mod reshape;
 
@@ -521,15 +521,11 @@ fn first_disorder(idx: &ArrayView2<'_, i64>) -> Option<(usize, bool)> {
 
 /// The dense array of `x`: `fill` everywhere, then each value at its index, in stored order (the
 /// caller checked that the dense size can exist).
-fn scatter<T: Element>(x: &SparseTensor, fill: T) -> Result<ArrayD<T>> {
+fn scatter<T: Element + ZeroBits>(x: &SparseTensor, fill: T) -> Result<ArrayD<T>> {
     let shape = x.dense_shape();
     let n: usize = shape.iter().product();
-    let mut out = filled_vec(n, fill).ok_or_else(|| {
-        Error::unsupported(
-            "to_dense",
-            format!("cannot allocate {n} elements for {shape:?}"),
-        )
-    })?;
+    // Zeroed by the allocator for a zero fill (fresh pages cost nothing until written).
+    let mut out = filled("to_dense", n, fill).map_err(kernel_error("to_dense"))?;
     let vals = x.values.0.as_array::<T, Ix1>()?;
     let strides = row_major_strides(shape);
     let idx = x.indices_array();
@@ -547,32 +543,6 @@ fn scatter<T: Element>(x: &SparseTensor, fill: T) -> Result<ArrayD<T>> {
         }
     }
     Ok(ArrayD::from_shape_vec(IxDyn(shape), out).expect("n elements"))
-}
-
-/// `n` copies of `fill`, or `None` when the allocator refuses the block. A fill whose bytes are
-/// all zero (0, `false`, `+0.0`) takes zeroed memory from the allocator (`calloc`: fresh pages
-/// cost nothing until written), as `vec![0; n]` does.
-fn filled_vec<T: Element>(n: usize, fill: T) -> Option<Vec<T>> {
-    // SAFETY: `fill` is a plain scalar (`Element` is sealed to bool, integers and floats: no
-    // padding, no pointers), so its `size_of::<T>()` bytes are initialized and readable.
-    let bytes =
-        unsafe { std::slice::from_raw_parts((&fill as *const T).cast::<u8>(), size_of::<T>()) };
-    if n == 0 || bytes.iter().any(|&b| b != 0) {
-        let mut out = Vec::new();
-        out.try_reserve_exact(n).ok()?;
-        out.resize(n, fill);
-        return Some(out);
-    }
-    let layout = std::alloc::Layout::array::<T>(n).ok()?;
-    // SAFETY: `layout` has a non-zero size (`n > 0`, and no `Element` is zero-sized).
-    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<T>();
-    if ptr.is_null() {
-        return None;
-    }
-    // SAFETY: `ptr` was allocated by the global allocator with the layout of `[T; n]` (what a
-    // `Vec<T>` of capacity `n` frees with); all its bytes are zero, which is a valid `T` equal
-    // to `fill` (checked above: `fill`'s bytes are all zero), so all `n` elements are initialized.
-    Some(unsafe { Vec::from_raw_parts(ptr, n, n) })
 }
 
 impl TensorLike for SparseTensor {
