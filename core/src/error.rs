@@ -650,6 +650,32 @@ impl Error {
         }
         .into()
     }
+
+    /// A kernel's error raised while running `op` (the op the user called, which the message
+    /// names; the kernel names its argument): what the dense path and every library type
+    /// return for a failed kernel call.
+    ///
+    /// ```
+    /// use extype_core::Error;
+    /// use extype_kernels::KernelError;
+    /// let source = KernelError::RowSplits {
+    ///     op: "segment_fold",
+    ///     expected: "non-decreasing splits".into(),
+    ///     found: "[0, 3, 2]".into(),
+    /// };
+    /// let e = Error::kernel("reduce_prod", source);
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "reduce_prod: row_splits: expected non-decreasing splits, found [0, 3, 2]"
+    /// );
+    /// ```
+    pub fn kernel(op: impl Into<String>, source: extype_kernels::KernelError) -> Error {
+        DispatchError::Kernel {
+            op: op.into(),
+            source,
+        }
+        .into()
+    }
 }
 
 /// `file:line` of a registration (a `#[dispatch]` handler, a registered type) for messages,

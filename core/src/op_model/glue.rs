@@ -30,7 +30,7 @@ use super::op::{Op, missing};
 use super::operand::bad_argument;
 use super::size::{check_named, too_large};
 use crate::dtype::DType;
-use crate::error::{DispatchError, Error, Result};
+use crate::error::{Error, Result};
 use crate::tensor::{Element, Tensor};
 
 #[cfg(doc)]
@@ -227,7 +227,7 @@ macro_rules! unary {
 /// A binary elementwise entry: `binary!(SET, kernel)` with
 /// `kernel(&Array, &Array) -> kernels::Result<ArrayD>` (broadcasting). The kernel checks and
 /// allocates its output fallibly, so no size check precedes it: an output it cannot allocate
-/// comes back as the op's [`DispatchError::OutputTooLarge`] ([`sized_error`]).
+/// comes back as the op's [`DispatchError::OutputTooLarge`](crate::error::DispatchError::OutputTooLarge) ([`sized_error`]).
 macro_rules! binary {
     ($set:ident, $kernel:path) => {
         $crate::op_model::op::Builtin::new($crate::op_model::rules::DTypeSet::$set, {
@@ -414,7 +414,7 @@ pub(crate) fn check_same(op: &Op, xs: DenseArgs<'_, '_>, args: &OpArgs) -> Resul
 
 /// Maps the error of a kernel that checks and allocates its output itself (the broadcasting
 /// kernels: binary elementwise ops and `where`): an output it could not allocate
-/// ([`KernelError::TooLarge`]) is the op's [`DispatchError::OutputTooLarge`], naming the op, the
+/// ([`KernelError::TooLarge`]) is the op's [`DispatchError::OutputTooLarge`](crate::error::DispatchError::OutputTooLarge), naming the op, the
 /// output shape, the result dtype (the op's rule on the last argument's dtype) and the size;
 /// any other error as [`kernel_error`].
 #[cold]
@@ -478,13 +478,7 @@ pub(crate) fn refused(op: &Op, xs: DenseArgs<'_, '_>) -> Error {
 
 /// Maps a kernel's error to one naming the op.
 pub(crate) fn kernel_error(op: &Op) -> impl Fn(KernelError) -> Error + '_ {
-    move |source| {
-        DispatchError::Kernel {
-            op: op.name().to_string(),
-            source,
-        }
-        .into()
-    }
+    move |source| Error::kernel(op.name(), source)
 }
 
 /// The axes a reduction runs over: the given ones, or every axis.

@@ -631,12 +631,7 @@ fn fold_rows<T: Copy>(
     init: T,
     combine: impl Fn(T, T) -> T,
 ) -> Result<ArrayD<T>> {
-    segment_fold(op, &v, splits, init, combine).map_err(|source| {
-        crate::Error::Dispatch(Box::new(crate::DispatchError::Kernel {
-            op: op.into(),
-            source,
-        }))
-    })
+    segment_fold(op, &v, splits, init, combine).map_err(|source| crate::Error::kernel(op, source))
 }
 
 /// The product of each row (`[nrows, inner…]`), 1 for an empty row.

@@ -61,7 +61,7 @@ pub(super) fn repair_rows(
             splits,
             reduced.as_array::<T, IxDyn>()?,
         )
-        .map_err(kernel_error)?;
+        .map_err(kernel_error(max))?;
         // Most results need nothing: only then is the output copied.
         Ok(repaired.map_or(reduced, Tensor::from))
     }, _ => Ok(reduced))
@@ -78,15 +78,12 @@ pub(super) fn by_position(max: bool, flat: &Tensor, splits: &[i64]) -> Result<Op
             flat.as_array::<T, IxDyn>()?,
             splits,
         )
-        .map_err(kernel_error)?;
+        .map_err(kernel_error(max))?;
         Ok(Some(Tensor::from(out)))
     }, _ => Ok(None))
 }
 
-/// A kernel's error, as the ragged reductions report it.
-fn kernel_error(source: extype_kernels::KernelError) -> crate::Error {
-    crate::Error::Dispatch(Box::new(crate::DispatchError::Kernel {
-        op: "segment_extreme".into(),
-        source,
-    }))
+/// A kernel's error, as the op the user called (`reduce_max` or `reduce_min`) reports it.
+fn kernel_error(max: bool) -> impl Fn(extype_kernels::KernelError) -> crate::Error {
+    move |source| crate::Error::kernel(if max { "reduce_max" } else { "reduce_min" }, source)
 }

@@ -493,12 +493,7 @@ pub(crate) fn row_major_strides(shape: &[usize]) -> Vec<usize> {
 
 /// A kernel's error, as the sparse type reports it (an error of `op`).
 pub(crate) fn kernel_error(op: &str) -> impl Fn(extype_kernels::KernelError) -> Error + '_ {
-    move |source| {
-        Error::Dispatch(Box::new(crate::DispatchError::Kernel {
-            op: op.into(),
-            source,
-        }))
-    }
+    move |source| Error::kernel(op, source)
 }
 
 /// The first entry that is not strictly after the previous one, and whether it is equal to it
