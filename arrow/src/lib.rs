@@ -118,7 +118,8 @@ pub use files::{
     write_ipc_stream, write_parquet, write_parquet_with,
 };
 pub use metadata::{
-    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VARIABLE_SHAPE_TENSOR,
+    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VALIDITY,
+    VARIABLE_SHAPE_TENSOR,
 };
 pub use parquet;
 pub use read::{column, column_as, from_array, from_array_as, from_record_batch};

@@ -57,6 +57,13 @@ fn masked_batch(n: usize, width: usize) -> MaskedTensor {
     batch::stack(&items).unwrap()
 }
 
+/// `m` with its masked-out values zero (what Parquet, which stores no value for a null
+/// element, reads back).
+fn zero_masked(m: &MaskedTensor) -> MaskedTensor {
+    let zero: Tensor = extype::ops::cast_as(&extype::ndarray::arr0(0.0f32), m.dtype()).unwrap();
+    m.filled(&zero).unwrap()
+}
+
 fn record_batch(name: &str, value: Value) -> RecordBatch {
     to_record_batch(&[(name, &value)]).unwrap()
 }
@@ -75,17 +82,29 @@ fn a_masked_batch_is_a_struct_column_with_extension_metadata() {
     let DataType::Struct(children) = field.data_type() else {
         panic!("{:?}", field.data_type())
     };
+    // The mask is the values' validity bitmap, not a child of its own.
     let names: Vec<&str> = children.iter().map(|f| f.name().as_str()).collect();
-    assert_eq!(names, ["values", "mask"]);
+    assert_eq!(names, ["values"]);
     assert_eq!(children[0].metadata()[EXTENSION_NAME], FIXED_SHAPE_TENSOR);
     assert_eq!(
         children[0].metadata()[EXTENSION_METADATA],
         r#"{"shape":[3]}"#
     );
-    assert!(matches!(
-        children[1].data_type(),
-        DataType::FixedSizeList(item, 3) if item.data_type() == &DataType::Boolean
-    ));
+    assert_eq!(children[0].metadata()[VALIDITY], "mask");
+    let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+    let list = st
+        .column(0)
+        .as_any()
+        .downcast_ref::<FixedSizeListArray>()
+        .unwrap();
+    let masked_out = b
+        .mask()
+        .as_array::<bool, IxDyn>()
+        .unwrap()
+        .iter()
+        .filter(|v| !**v)
+        .count();
+    assert_eq!(list.values().null_count(), masked_out);
     assert_eq!(rb.num_rows(), 5);
     let back: MaskedTensor = column_as(&rb, "m").unwrap();
     assert_eq!(back, b);
@@ -184,12 +203,40 @@ fn replace_child(rb: &RecordBatch, child: usize, field: Field, array: ArrayRef) 
     replace_column(rb, 0, f, Arc::new(st))
 }
 
+/// Column 0 (a batch of `MaskedTensor`) in the layout of files written before masks were
+/// validity bitmaps: the values without a bitmap, and `mask` (its own, or `mask`) a child.
+fn old_layout(rb: &RecordBatch, mask: Option<(Field, ArrayRef)>) -> RecordBatch {
+    let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+    let values = st
+        .column(0)
+        .as_any()
+        .downcast_ref::<FixedSizeListArray>()
+        .unwrap();
+    let (vf, va, mf, ma) = {
+        let m: MaskedTensor = column_as(rb, rb.schema().field(0).name()).unwrap();
+        let (vf, va) = tensor_to_array(m.values(), "values").unwrap();
+        let (mf, ma) = tensor_to_array(m.mask(), "mask").unwrap();
+        (vf, va, mf, ma)
+    };
+    assert_eq!(va.len(), values.len());
+    let (mf, ma) = mask.unwrap_or((mf, ma));
+    let st = StructArray::try_new(Fields::from(vec![vf, mf]), vec![va, ma], None).unwrap();
+    let f = rb
+        .schema()
+        .field(0)
+        .clone()
+        .with_data_type(st.data_type().clone());
+    replace_column(rb, 0, f, Arc::new(st))
+}
+
 #[test]
 fn a_wrong_storage_type_names_the_field_and_both_types() {
     let b = masked_batch(3, 2);
     let rb = record_batch("m", Value::from_extension(b));
     let ints: ArrayRef = Arc::new(Int32Array::from(vec![1, 2, 3]));
-    let bad = replace_child(&rb, 0, Field::new("values", DataType::Int32, false), ints);
+    let validity = HashMap::from([(VALIDITY.to_string(), "mask".to_string())]);
+    let ints_field = Field::new("values", DataType::Int32, true).with_metadata(validity);
+    let bad = replace_child(&rb, 0, ints_field, ints);
     let err = column(&bad, "m").unwrap_err().to_string();
     assert!(
         err.contains("`m.values`") && err.contains("Float32") && err.contains("Int32"),
@@ -205,8 +252,10 @@ fn a_wrong_storage_type_names_the_field_and_both_types() {
     );
     // A missing component.
     let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+    let mut values_only = st.fields()[0].as_ref().clone();
+    values_only.metadata_mut().remove(VALIDITY);
     let only = StructArray::try_new(
-        Fields::from(vec![st.fields()[0].clone()]),
+        Fields::from(vec![values_only]),
         vec![st.column(0).clone()],
         None,
     )
@@ -238,8 +287,9 @@ fn validation_and_contracts_run_on_import() {
         None,
     )
     .unwrap();
+    // The layout of files written before masks were validity bitmaps: a `mask` child.
     let f = Field::new("mask", list.data_type().clone(), false);
-    let bad = replace_child(&rb, 1, f, Arc::new(list));
+    let bad = old_layout(&rb, Some((f, Arc::new(list))));
     let err = column(&bad, "m").unwrap_err().to_string();
     assert!(err.contains("m") && err.contains("mask"), "{err}");
     // Unlinked spec with a wrong metadata name: the name and the spec must agree.
@@ -443,19 +493,29 @@ fn ipc_files_streams_and_parquet_keep_the_extension() {
         ("s", &Value::from_extension(s.clone())),
     ])
     .unwrap();
-    let check = |batches: Vec<RecordBatch>| {
+    // Exact, values under a false mask included; Parquet stores no value for a null element,
+    // so those read back as zero there.
+    let check = |batches: Vec<RecordBatch>, m: &MaskedTensor, s: &Sample| {
         assert_eq!(batches.len(), 1);
         assert_eq!(batches[0].schema(), rb.schema());
-        assert_eq!(column_as::<MaskedTensor>(&batches[0], "m").unwrap(), m);
-        assert_eq!(column_as::<Sample>(&batches[0], "s").unwrap(), s);
+        assert_eq!(column_as::<MaskedTensor>(&batches[0], "m").unwrap(), *m);
+        assert_eq!(column_as::<Sample>(&batches[0], "s").unwrap(), *s);
     };
     write_ipc_file(dir.join("x.arrow"), std::slice::from_ref(&rb)).unwrap();
-    check(read_ipc_file(dir.join("x.arrow")).unwrap());
+    check(read_ipc_file(dir.join("x.arrow")).unwrap(), &m, &s);
     let mut bytes = Vec::new();
     write_ipc_stream(&mut bytes, std::slice::from_ref(&rb)).unwrap();
-    check(read_ipc_stream(bytes.as_slice()).unwrap());
+    check(read_ipc_stream(bytes.as_slice()).unwrap(), &m, &s);
     write_parquet(dir.join("x.parquet"), std::slice::from_ref(&rb)).unwrap();
-    check(read_parquet(dir.join("x.parquet")).unwrap());
+    let zeroed = Sample {
+        signal: zero_masked(&s.signal),
+        ..s.clone()
+    };
+    check(
+        read_parquet(dir.join("x.parquet")).unwrap(),
+        &zero_masked(&m),
+        &zeroed,
+    );
     let err = read_ipc_file(dir.join("missing.arrow"))
         .unwrap_err()
         .to_string();
@@ -536,20 +596,28 @@ fn half_precision_components_round_trip_through_arrays_and_files() {
             other => panic!("{other:?}"),
         }
     };
-    let check = |batches: Vec<RecordBatch>| {
+    // Bit for bit (NaN included); Parquet reads zero under a false mask.
+    let check = |batches: Vec<RecordBatch>, parquet: bool| {
         let h: MaskedTensor = column_as(&batches[0], "h").unwrap();
         let b: MaskedTensor = column_as(&batches[0], "b").unwrap();
-        // Bit for bit (NaN included).
-        assert_eq!(bits(&h), bits(&halves));
-        assert_eq!(bits(&b), bits(&brains));
+        let expected = |m: &MaskedTensor| -> Vec<u16> {
+            let mask = m.mask().as_array::<bool, IxDyn>().unwrap();
+            bits(m)
+                .into_iter()
+                .zip(mask.iter())
+                .map(|(b, &valid)| if valid || !parquet { b } else { 0 })
+                .collect()
+        };
+        assert_eq!(bits(&h), expected(&halves));
+        assert_eq!(bits(&b), expected(&brains));
         assert_eq!(h.mask(), halves.mask());
         assert_eq!(b.spec(), brains.spec());
     };
-    check(vec![rb.clone()]);
+    check(vec![rb.clone()], false);
     write_ipc_file(dir.join("h.arrow"), std::slice::from_ref(&rb)).unwrap();
-    check(read_ipc_file(dir.join("h.arrow")).unwrap());
+    check(read_ipc_file(dir.join("h.arrow")).unwrap(), false);
     write_parquet(dir.join("h.parquet"), std::slice::from_ref(&rb)).unwrap();
-    check(read_parquet(dir.join("h.parquet")).unwrap());
+    check(read_parquet(dir.join("h.parquet")).unwrap(), true);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

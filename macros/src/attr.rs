@@ -244,12 +244,13 @@ fn tensor_like_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<TensorLik
 fn validity_of_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<syn::Ident> {
     let value: syn::Expr = value_of(meta, "validity_of", "values")?.parse()?;
     match value {
-        syn::Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => Ok(
-            path.path
+        syn::Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
+            Ok(path
+                .path
                 .get_ident()
                 .cloned()
-                .expect("checked: one identifier"),
-        ),
+                .expect("checked: one identifier"))
+        }
         other => Err(syn::Error::new_spanned(
             other,
             "`extype(validity_of = ...)` takes the name of the field whose validity this field \
