@@ -287,9 +287,15 @@ fn zero_under_nulls(batch: &RecordBatch, at: &str) -> Result<RecordBatch> {
         ) {
             (DataType::FixedSizeList(item, size), Some(list)) => {
                 let values = zeroed(list.values(), at)?;
-                let rebuilt =
-                    FixedSizeListArray::try_new(item.clone(), *size, values, list.nulls().cloned())
-                        .map_err(arrow(at))?;
+                // With the length: lists of size 0 do not tell it.
+                let rebuilt = FixedSizeListArray::try_new_with_length(
+                    item.clone(),
+                    *size,
+                    values,
+                    list.nulls().cloned(),
+                    list.len(),
+                )
+                .map_err(arrow(at))?;
                 Ok(Arc::new(rebuilt))
             }
             _ => zeroed(array, at),

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use extype::ndarray::{ArrayD, IxDyn, array};
 use extype::types::MaskedTensor;
-use extype::{AnyExtension, ExtensionType, Shape, Tensor, TensorView, Value, batch, serial};
+use extype::{
+    AnyExtension, ExtensionType, Shape, Tensor, TensorView, TypeSpec, Value, batch, serial,
+};
 use extype_arrow::arrow_array::{
     Array, ArrayRef, BooleanArray, FixedSizeListArray, Float32Array, Int32Array, RecordBatch,
     StructArray,
@@ -675,4 +677,326 @@ fn plain_columns_of_several_row_groups_read_as_one_batch() {
     std::fs::write(&path, bytes).unwrap();
     assert_eq!(read_parquet(&path).unwrap(), vec![batch]);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A user's own masked type: the mask declared before the values, a field between them, and a
+/// type nesting it in a `Vec` beside a `MaskedTensor`.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.arrow.Flagged", batchable)]
+struct Flagged {
+    #[extype(shape = "*dims", validity_of = readings)]
+    ok: Tensor,
+    weight: Tensor,
+    #[extype(shape = "*dims")]
+    readings: Tensor,
+}
+
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.arrow.Station", batchable)]
+struct Station {
+    sensors: Vec<Flagged>,
+    wind: MaskedTensor,
+}
+
+fn flagged(seed: i32, valid: &[bool]) -> Flagged {
+    let n = valid.len();
+    Flagged {
+        ok: Tensor::from(ArrayD::from_shape_vec(IxDyn(&[n]), valid.to_vec()).unwrap()),
+        weight: Tensor::from(extype::ndarray::arr0(seed as f64).into_dyn()),
+        readings: Tensor::from(
+            ArrayD::from_shape_vec(IxDyn(&[n]), (0..n as i32).map(|i| i + seed).collect()).unwrap(),
+        ),
+    }
+}
+
+/// `m` through every path: in memory, IPC file and stream (exact), Parquet (zero under a false
+/// mask, which Parquet does not store), for `T` and for a program without the type (anonymous).
+fn round_trips<T: ExtensionType + PartialEq + std::fmt::Debug + Clone>(
+    value: &T,
+    zeroed: &T,
+    tag: &str,
+) {
+    let rb = record_batch("x", Value::from_extension(value.clone()));
+    assert_eq!(
+        column_as::<T>(&rb, "x").unwrap(),
+        *value,
+        "{tag}: in memory"
+    );
+    let dir = std::env::temp_dir().join(format!("extype-arrow-valid-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    write_ipc_file(dir.join("x.arrow"), std::slice::from_ref(&rb)).unwrap();
+    let read = read_ipc_file(dir.join("x.arrow")).unwrap();
+    assert_eq!(
+        column_as::<T>(&read[0], "x").unwrap(),
+        *value,
+        "{tag}: IPC file"
+    );
+    let mut bytes = Vec::new();
+    write_ipc_stream(&mut bytes, std::slice::from_ref(&rb)).unwrap();
+    let read = read_ipc_stream(bytes.as_slice()).unwrap();
+    assert_eq!(
+        column_as::<T>(&read[0], "x").unwrap(),
+        *value,
+        "{tag}: IPC stream"
+    );
+    write_parquet(dir.join("x.parquet"), std::slice::from_ref(&rb)).unwrap();
+    let read = read_parquet(dir.join("x.parquet")).unwrap();
+    assert_eq!(
+        column_as::<T>(&read[0], "x").unwrap(),
+        *zeroed,
+        "{tag}: Parquet"
+    );
+    // Without the type: an anonymous value of the same components, in the same order.
+    let unlinked = rename(&rb, "x", "elsewhere.Unlinked");
+    let anonymous = column(&unlinked, "x").unwrap();
+    let Value::Extension(e) = &anonymous else {
+        panic!("{tag}: {anonymous:?}")
+    };
+    assert_eq!(
+        e.clone_components(),
+        value.clone().into_components(),
+        "{tag}: anonymous"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn masks_of_every_form_are_validity_bitmaps_and_round_trip() {
+    let stack = |items: &[(Vec<f32>, Vec<bool>)], item: &[usize]| -> MaskedTensor {
+        let items: Vec<MaskedTensor> = items
+            .iter()
+            .map(|(v, m)| {
+                MaskedTensor::new(
+                    ArrayD::from_shape_vec(IxDyn(item), v.clone()).unwrap(),
+                    ArrayD::from_shape_vec(IxDyn(item), m.clone()).unwrap(),
+                )
+                .unwrap()
+            })
+            .collect();
+        batch::stack(&items).unwrap()
+    };
+    let inf = f32::INFINITY;
+    let cases: Vec<(&str, MaskedTensor)> = vec![
+        (
+            "all_false",
+            stack(
+                &[
+                    (vec![1.0, inf], vec![false; 2]),
+                    (vec![3.0, 4.0], vec![false; 2]),
+                ],
+                &[2],
+            ),
+        ),
+        (
+            "all_true",
+            stack(
+                &[
+                    (vec![1.0, 2.0], vec![true; 2]),
+                    (vec![3.0, 4.0], vec![true; 2]),
+                ],
+                &[2],
+            ),
+        ),
+        (
+            "zero_size",
+            stack(&[(vec![], vec![]), (vec![], vec![])], &[2, 0]),
+        ),
+        (
+            "rank0",
+            stack(
+                &[
+                    (vec![1.5], vec![true]),
+                    (vec![7.0], vec![false]),
+                    (vec![2.0], vec![true]),
+                ],
+                &[],
+            ),
+        ),
+        (
+            "rank2",
+            stack(
+                &[
+                    (vec![1.0, 2.0, 3.0, 4.0], vec![true, false, false, true]),
+                    (vec![5.0, 6.0, 7.0, 8.0], vec![false, true, true, true]),
+                ],
+                &[2, 2],
+            ),
+        ),
+    ];
+    for (tag, m) in &cases {
+        let rb = record_batch("x", Value::from_extension(m.clone()));
+        let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+        assert_eq!(st.num_columns(), 1, "{tag}: the mask is no child");
+        let elements = match st.column(0).as_any().downcast_ref::<FixedSizeListArray>() {
+            Some(list) => list.values().clone(),
+            None => st.column(0).clone(), // rank-0 items: the array's own validity
+        };
+        let masked_out = m
+            .mask()
+            .as_array::<bool, IxDyn>()
+            .unwrap()
+            .iter()
+            .filter(|v| !**v)
+            .count();
+        assert_eq!(elements.null_count(), masked_out, "{tag}");
+        if masked_out == 0 {
+            assert!(
+                elements.nulls().is_none(),
+                "{tag}: no bitmap when all are valid"
+            );
+        }
+        round_trips(m, &zero_masked(m), tag);
+    }
+    // Nested: a user's type declaring its own mask (before the values, a field between), in a
+    // `Vec`, beside a MaskedTensor.
+    let station = |seed: i32| Station {
+        sensors: vec![
+            flagged(seed, &[true, false, true]),
+            flagged(seed + 1, &[false, false, true]),
+        ],
+        wind: masked(2, seed as f32),
+    };
+    let b = batch::stack(&[station(1), station(2), station(3)]).unwrap();
+    assert_eq!(
+        b.spec().validity(),
+        [
+            (
+                "sensors[0].ok".to_string(),
+                "sensors[0].readings".to_string()
+            ),
+            (
+                "sensors[1].ok".to_string(),
+                "sensors[1].readings".to_string()
+            ),
+            ("wind.mask".to_string(), "wind.values".to_string()),
+        ]
+    );
+    let rb = record_batch("x", Value::from_extension(b.clone()));
+    let DataType::Struct(children) = rb.schema().field(0).data_type().clone() else {
+        panic!()
+    };
+    let DataType::Struct(sensors) = children[0].data_type() else {
+        panic!()
+    };
+    let DataType::Struct(first) = sensors[0].data_type() else {
+        panic!()
+    };
+    let names: Vec<&str> = first.iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["weight", "readings"]);
+    assert_eq!(first[1].metadata()[VALIDITY], "ok");
+    let zero_flagged = |f: &Flagged| {
+        let ok = f.ok.as_array::<bool, IxDyn>().unwrap();
+        let r = f.readings.as_array::<i32, IxDyn>().unwrap();
+        Flagged {
+            readings: Tensor::from(ArrayD::from_shape_fn(r.raw_dim(), |d| {
+                if ok[&d] { r[&d] } else { 0 }
+            })),
+            ..f.clone()
+        }
+    };
+    let zeroed = Station {
+        sensors: b.sensors.iter().map(zero_flagged).collect(),
+        wind: zero_masked(&b.wind),
+    };
+    round_trips(&b, &zeroed, "nested");
+}
+
+#[test]
+fn files_with_a_mask_child_still_load() {
+    // The layout written before masks were validity bitmaps: `values` and a bool `mask` child.
+    let b = masked_batch(5, 3);
+    let rb = record_batch("m", Value::from_extension(b.clone()));
+    let old = old_layout(&rb, None);
+    let DataType::Struct(children) = old.schema().field(0).data_type().clone() else {
+        panic!()
+    };
+    assert_eq!(children.len(), 2);
+    assert_eq!(column_as::<MaskedTensor>(&old, "m").unwrap(), b);
+    let dir = std::env::temp_dir().join(format!("extype-arrow-old-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    write_ipc_file(dir.join("old.arrow"), std::slice::from_ref(&old)).unwrap();
+    let read = read_ipc_file(dir.join("old.arrow")).unwrap();
+    assert_eq!(column_as::<MaskedTensor>(&read[0], "m").unwrap(), b);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A type whose declared mask is not checked by the type itself (no contract, no validation).
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.arrow.Loose", batchable)]
+struct Loose {
+    values: Tensor,
+    #[extype(validity_of = values)]
+    mask: Tensor,
+}
+
+#[test]
+fn a_mask_that_is_not_bool_of_the_values_shape_is_an_error_at_write_time() {
+    let ints = Loose {
+        values: Tensor::from(array![[1.0f32, 2.0], [3.0, 4.0]].into_dyn()),
+        mask: Tensor::from(array![[1u8, 0], [1, 1]].into_dyn()),
+    };
+    let err = to_array(&ints, "l").unwrap_err().to_string();
+    assert!(
+        err.contains("`mask` is the validity of `values`")
+            && err.contains("expected bool")
+            && err.contains("found u8"),
+        "{err}"
+    );
+    let shape = Loose {
+        values: Tensor::from(array![[1.0f32, 2.0], [3.0, 4.0]].into_dyn()),
+        mask: Tensor::from(array![[true], [false]].into_dyn()),
+    };
+    let err = to_array(&shape, "l").unwrap_err().to_string();
+    assert!(
+        err.contains("shape [2, 2]") && err.contains("[2, 1]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn hostile_validity_metadata_is_an_error_not_a_panic() {
+    let b = masked_batch(3, 2);
+    let rb = record_batch("m", Value::from_extension(b));
+    let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+    let with_validity = |name: &str| {
+        let mut f = st.fields()[0].as_ref().clone();
+        f.metadata_mut()
+            .insert(VALIDITY.to_string(), name.to_string());
+        replace_child(&rb, 0, f, st.column(0).clone())
+    };
+    // Naming a component the type does not have.
+    let err = column(&with_validity("bogus"), "m")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("bogus (the validity of values)") && err.contains("mask: bool"),
+        "{err}"
+    );
+    // Not a field name.
+    for name in ["", "a.b", "[0]"] {
+        let err = column(&with_validity(name), "m").unwrap_err().to_string();
+        assert!(
+            err.contains(VALIDITY) && err.contains("sibling field"),
+            "{name:?}: {err}"
+        );
+    }
+    // Both a bitmap and a mask child.
+    let (mf, ma) = tensor_to_array(masked_batch(3, 2).mask(), "mask").unwrap();
+    let fields = Fields::from(vec![st.fields()[0].as_ref().clone(), mf]);
+    let both = StructArray::try_new(fields, vec![st.column(0).clone(), ma], None).unwrap();
+    let f = rb
+        .schema()
+        .field(0)
+        .clone()
+        .with_data_type(both.data_type().clone());
+    let err = column(&replace_column(&rb, 0, f, Arc::new(both)), "m")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("the bitmap or the child"), "{err}");
+    // An unlinked type: the metadata's name is a component of the anonymous value, placed
+    // after the values.
+    let renamed = rename(&with_validity("bogus"), "m", "elsewhere.Masked");
+    let value = column(&renamed, "m").unwrap();
+    let Value::Extension(e) = value else { panic!() };
+    assert_eq!(e.any_spec().dyn_component_paths().len(), 2);
 }
