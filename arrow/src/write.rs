@@ -61,7 +61,10 @@ fn build(
 /// types nest, each nested registered type with its own extension metadata), on a field whose
 /// metadata holds `ARROW:extension:name` (the registered name) and `ARROW:extension:metadata`
 /// (the spec's versioned JSON, which holds the static fields). Each component with items of
-/// rank 1 or more is an `arrow.fixed_shape_tensor` child; items of rank 0 are a plain array.
+/// rank 1 or more is an `arrow.fixed_shape_tensor` child; items of rank 0 are a plain array. A
+/// component declared as another's validity ([`AnySpec::dyn_validity`]) is no child: it is the
+/// validity bitmap of the values' elements, their field marked [`VALIDITY`](crate::VALIDITY)
+/// (it must be `bool` of the values' shape, else an error).
 ///
 /// No tensor data is copied when the components are in standard layout, except `bool`
 /// (see the [crate docs](crate#copies)).

@@ -68,14 +68,14 @@ fn check_validity(cx: &Ctxt, cont: &Container) {
             );
             continue;
         }
-        for (f, role) in [(field, "its"), (values, "the values'")] {
+        for f in [field, values] {
             if let Some((at, mode)) = mode(f) {
                 cx.error_spanned_by(
                     at,
                     format!(
-                        "field `{}` is `extype({mode})`, but `extype(validity_of)` pairs two \
-                         tensor components ({role} field `{}` is one); remove `{mode}`",
-                        f.path, f.path
+                        "field `{}` is `extype({mode})`, but `extype(validity_of = {target})` on \
+                         field `{}` pairs two tensor components; remove `{mode}`",
+                        f.path, field.path
                     ),
                 );
             }
