@@ -286,6 +286,22 @@ fn a_validity_bitmap_shorter_than_its_rows_is_an_error() {
 }
 
 #[test]
+fn a_mask_bitmap_shorter_than_its_elements_is_an_error() {
+    for format in [Format::IpcFile, Format::IpcStream] {
+        // `col_masked`'s mask is the validity bitmap of its values' elements (buffer 2, after
+        // the struct's and the lists' validity): cut to no bytes, it cannot hold 12 bits.
+        ipc_error(
+            format,
+            |b| {
+                let (_, _, buffers, _) = batch_layout(b, format);
+                put_at(b, buffers[2] + 8, &0i64.to_le_bytes());
+            },
+            &["col_masked"],
+        );
+    }
+}
+
+#[test]
 fn a_fixed_size_list_length_overflowing_is_an_error() {
     // arrow-data: "integer overflow computing expected number of expected values in
     // FixedListSize" (node 3, after `col_masked`'s struct, lists and elements: the lists of
