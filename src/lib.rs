@@ -94,6 +94,14 @@
 //! - `skip`: the field is neither a component nor in the spec (`FooSpec` has no such field);
 //!   `from_components` and loading rebuild it with `Default::default()` (a compile error if its
 //!   type is not `Default`). `try_new` still takes it.
+//! - `validity_of = field` (a `bool` tensor field): this field is the validity of `field`, a
+//!   tensor field of the same shape — `true` where the element is valid, as a mask. Arrow
+//!   export (`extype-arrow`) writes it as `field`'s validity bitmap, so engines that know
+//!   nothing of extype skip the invalid elements themselves; [`TypeSpec::validity`] lists the
+//!   declarations (nested types' with their paths). A field has one validity; naming no field,
+//!   the field itself, another validity, or a `static`/`skip` field is a compile error. Dtype
+//!   and shape are checked where the pair is used (an Arrow write); give the type a
+//!   `shape = "*dims"` contract on both fields to check the shapes on every value.
 //!
 //! ## `#[derive(StaticValue)]`
 //!

@@ -3,17 +3,18 @@
 //! A batch of 1 Mi `extype::types::MaskedTensor` items of 8 f32 (values 32 MiB, mask 8 MiB of
 //! bools). Each case is timed next to its yardstick in the same run; the summary after
 //! criterion's report prints both medians and their ratio:
-//! - `export`: `to_array` (values zero-copy, the mask packed into bits), against a memcpy of the
+//! - `export`: `to_array` (values zero-copy, the mask packed into the values' validity
+//!   bitmap), against a memcpy of the
 //!   same bytes (40 MiB) (target: ≥ 90% of its speed, or O(1));
-//! - `import`: `from_array_as::<MaskedTensor>` (values viewed in place, the mask unpacked),
+//! - `import`: `from_array_as::<MaskedTensor>` (values viewed in place, the bitmap unpacked),
 //!   against the same memcpy;
 //! - IPC write: an Arrow IPC file and an IPC stream (to a file) of the batch (export included),
 //!   against writing the same bytes (the Arrow buffers: 32 MiB + 1 MiB) raw to a file (target:
 //!   ≥ 90% of its speed);
 //! - `parquet`: a Parquet file of the batch written and read back (uncompressed), in GB/s of
 //!   the batch's bytes, to compare with `arrow/benches/arrow_pyarrow.py` on the same data
-//!   (`write_parquet` and `read_parquet` as they are: the struct's two children, `values` and
-//!   `mask`, encoded and decoded on up to one thread per core).
+//!   (`write_parquet` and `read_parquet` as they are: the struct's one child, `values` with the
+//!   mask as its validity, i.e. definition levels; values under a false mask are not stored).
 
 #[path = "../../benches/common/timing.rs"]
 mod timing;

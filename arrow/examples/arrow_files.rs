@@ -5,7 +5,9 @@
 use extype::ndarray::array;
 use extype::types::MaskedTensor;
 use extype::{Value, batch};
-use extype_arrow::{column_as, read_parquet, to_record_batch, write_ipc_file, write_parquet};
+use extype_arrow::{
+    column_as, read_ipc_file, read_parquet, to_record_batch, write_ipc_file, write_parquet,
+};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let items = vec![
@@ -29,12 +31,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&dir)?;
     write_ipc_file(dir.join("readings.arrow"), std::slice::from_ref(&rb))?;
     write_parquet(dir.join("readings.parquet"), std::slice::from_ref(&rb))?;
+    // The mask is the values' validity bitmap: IPC keeps the values under it exactly; Parquet
+    // stores no value for a null element, so those read back as zero.
+    let back: MaskedTensor = column_as(&read_ipc_file(dir.join("readings.arrow"))?[0], "readings")?;
+    assert_eq!(back, readings);
     let back: MaskedTensor =
         column_as(&read_parquet(dir.join("readings.parquet"))?[0], "readings")?;
-    assert_eq!(back, readings);
+    assert_eq!(back, readings.filled(&extype::ndarray::arr0(0.0f32))?);
     println!("read back from Parquet: {back}");
     println!(
-        "in Python: pyarrow.parquet.read_table({:?}); duckdb.sql(\"SELECT readings.values FROM '{}'\")",
+        "in Python: pyarrow.parquet.read_table({:?}); duckdb.sql(\"SELECT list_avg(readings.values) FROM '{}'\") (masked readings are NULL)",
         dir.join("readings.parquet"),
         dir.join("readings.parquet").display()
     );

@@ -2,8 +2,9 @@
 //! (what another writer, such as a dataframe library, makes): the value read back by its
 //! type's spec.
 
-use arrow_array::RecordBatch;
+use arrow_array::{Array, FixedSizeListArray, RecordBatch};
 use arrow_schema::DataType;
+use extype_core::field::path::segments;
 use extype_core::{ExtensionType, SpecSource, SpecTree, Tensor, TensorSpec, TypeSpec};
 
 use crate::error::{Error, Result};
@@ -15,29 +16,77 @@ use crate::tensor;
 /// columns (the spec built by [`TypeSpec::from_source`], for types without static fields), then
 /// checked and validated as any load is. Columns that are not components are ignored (struct
 /// columns are not read); a missing one is an error naming it.
+///
+/// A component that `T` declares as another's validity (`#[extype(validity_of = …)]`, such as
+/// `MaskedTensor`'s `mask`) and that has no column of its own is read from the validity bitmap
+/// of the values' column (its null elements are `false`), when that column has one.
 pub fn from_columns_as<T: ExtensionType>(batch: &RecordBatch) -> Result<T> {
     let schema = batch.schema();
     let mut tensors = Vec::with_capacity(batch.num_columns());
+    let mut bitmaps = Vec::new();
     for (f, a) in schema.fields().iter().zip(batch.columns()) {
         if let DataType::Struct(_) = f.data_type() {
             continue; // not a tensor: no component's column
         }
-        tensors.push((
-            f.name().clone(),
-            tensor::import(f, a.as_ref(), f.name(), None, None)?,
-        ));
+        if has_bitmap(a.as_ref()) {
+            let (t, m) = tensor::import_masked(f, a.as_ref(), f.name(), None, None)?;
+            bitmaps.push((f.name().clone(), m));
+            tensors.push((f.name().clone(), t));
+        } else {
+            tensors.push((
+                f.name().clone(),
+                tensor::import(f, a.as_ref(), f.name(), None, None)?,
+            ));
+        }
     }
     let label = extype_core::registered_name::<T>();
-    let mut source = Columns(&tensors);
+    let mut source = Columns {
+        tensors: &tensors,
+        bitmaps: &bitmaps,
+        inferred: Vec::new(),
+    };
     let spec = T::Spec::from_source(&mut source).map_err(crate::error::extype(format!(
         "the spec of {label} from the columns"
     )))?;
+    let inferred = source.inferred;
+    let validity = spec.validity();
+    // A mask read from a bitmap must be the declared validity of that column, and a column
+    // with a bitmap must give one: anything else is a column with missing elements.
+    for (mask, values) in &inferred {
+        if !validity.iter().any(|(m, v)| m == mask && v == values) {
+            return Err(Error::Metadata {
+                field: mask.clone(),
+                message: format!(
+                    "no column for component `{mask}` of {label}, which does not declare it the \
+                     validity of `{values}` (whose column has null elements)"
+                ),
+            });
+        }
+    }
+    for (name, _) in &bitmaps {
+        if !inferred.iter().any(|(_, v)| v == name)
+            && let Some((f, a)) = schema
+                .fields()
+                .iter()
+                .zip(batch.columns())
+                .find(|(f, _)| f.name() == name)
+        {
+            tensor::import(f, a.as_ref(), name, None, None)?; // the error of its nulls
+        }
+    }
     let mut components = Vec::new();
     for path in spec.component_paths() {
         let t = tensors
             .iter()
             .find(|(p, _)| *p == path)
             .map(|(_, t)| t.clone())
+            .or_else(|| {
+                let (_, values) = inferred.iter().find(|(m, _)| *m == path)?;
+                bitmaps
+                    .iter()
+                    .find(|(c, _)| c == values)
+                    .map(|(_, m)| m.clone())
+            })
             .ok_or_else(|| Error::Metadata {
                 field: path.clone(),
                 message: format!("no column for component `{path}` of {label}"),
@@ -48,25 +97,60 @@ pub fn from_columns_as<T: ExtensionType>(batch: &RecordBatch) -> Result<T> {
         .map_err(crate::error::extype(format!("{label} from the columns")))
 }
 
-/// Record batch columns as a [`SpecSource`]: tensors by column name.
-struct Columns<'a>(&'a [(String, Tensor)]);
+/// Whether the elements of a column (a fixed-size list's values, or the array itself) or its
+/// rows have a validity bitmap with a null.
+fn has_bitmap(array: &dyn Array) -> bool {
+    if array.null_count() > 0 {
+        return true;
+    }
+    match array.as_any().downcast_ref::<FixedSizeListArray>() {
+        Some(list) => list.values().null_count() > 0,
+        None => false,
+    }
+}
+
+/// Record batch columns as a [`SpecSource`]: tensors by column name; a tensor without a
+/// column, when exactly one sibling column has a validity bitmap, is that bitmap's mask (the
+/// pairs kept in `inferred`, `(mask, values)`, for the caller to check against the spec).
+struct Columns<'a> {
+    tensors: &'a [(String, Tensor)],
+    bitmaps: &'a [(String, Tensor)],
+    inferred: Vec<(String, String)>,
+}
 
 impl SpecSource for Columns<'_> {
     fn tensor(&mut self, path: &str) -> extype_core::Result<Option<TensorSpec>> {
-        Ok(self
-            .0
+        if let Some((_, t)) = self.tensors.iter().find(|(p, _)| p == path) {
+            return Ok(Some(TensorSpec::from_tensor(t)));
+        }
+        let parent = |p: &str| {
+            let mut segs = segments(p);
+            segs.pop();
+            segs
+        };
+        let siblings: Vec<&(String, Tensor)> = self
+            .bitmaps
             .iter()
-            .find(|(p, _)| p == path)
-            .map(|(_, t)| TensorSpec::from_tensor(t)))
+            .filter(|(c, _)| parent(c) == parent(path))
+            .collect();
+        match siblings.as_slice() {
+            [(values, mask)] => {
+                if !self.inferred.iter().any(|(m, _)| m == path) {
+                    self.inferred.push((path.to_string(), values.clone()));
+                }
+                Ok(Some(TensorSpec::from_tensor(mask)))
+            }
+            _ => Ok(None),
+        }
     }
 
     fn has_under(&mut self, path: &str) -> bool {
-        self.0.iter().any(|(p, _)| under(p, path).is_some())
+        self.tensors.iter().any(|(p, _)| under(p, path).is_some())
     }
 
     fn keys_under(&mut self, path: &str) -> Vec<String> {
         let mut keys: Vec<String> = self
-            .0
+            .tensors
             .iter()
             .filter_map(|(p, _)| under(p, path))
             .filter(|rest| !rest.is_empty() && !rest.starts_with('['))

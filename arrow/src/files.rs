@@ -11,16 +11,23 @@
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
+use std::sync::Arc;
 
-use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_array::{
+    Array, ArrayRef, BooleanArray, FixedSizeListArray, RecordBatch, RecordBatchReader, StructArray,
+    make_array,
+};
+use arrow_buffer::Buffer;
+use arrow_data::ArrayData;
 use arrow_ipc::writer::{FileWriter, StreamEncoder};
+use arrow_schema::{DataType, Field};
 use extype_core::io::{FileKind, write_atomically};
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use crate::error::{Error, Result, arrow, parquet};
 use crate::ipc_read::{self, Format};
-use crate::metadata::EXTENSION_NAME;
+use crate::metadata::{EXTENSION_NAME, VALIDITY};
 use crate::validate::{ReadLimit, contain, malformed, validate_batch};
 
 fn create(path: &Path) -> Result<BufWriter<File>> {
@@ -278,7 +285,101 @@ pub fn read_parquet_with_limit(
     for b in &batches {
         validate_batch(&at, b)?;
     }
-    Ok(batches)
+    batches.iter().map(|b| zero_under_nulls(b, &at)).collect()
+}
+
+/// `batch` with the elements under the null slots of every validity bitmap ([`VALIDITY`])
+/// set to zero (`false`): Parquet stores no value for a null element, and the decoder leaves
+/// whatever its buffer held there; zero makes a read deterministic. One copy of such an array,
+/// none of the others.
+fn zero_under_nulls(batch: &RecordBatch, at: &str) -> Result<RecordBatch> {
+    fn walk(field: &Field, array: &ArrayRef, at: &str) -> Result<ArrayRef> {
+        if let (DataType::Struct(children), Some(s)) = (
+            field.data_type(),
+            array.as_any().downcast_ref::<StructArray>(),
+        ) {
+            let columns = children
+                .iter()
+                .zip(s.columns())
+                .map(|(f, a)| walk(f, a, at))
+                .collect::<Result<Vec<_>>>()?;
+            let rebuilt = StructArray::try_new(children.clone(), columns, s.nulls().cloned())
+                .map_err(arrow(at))?;
+            return Ok(Arc::new(rebuilt));
+        }
+        if !field.metadata().contains_key(VALIDITY) {
+            return Ok(array.clone());
+        }
+        match (
+            field.data_type(),
+            array.as_any().downcast_ref::<FixedSizeListArray>(),
+        ) {
+            (DataType::FixedSizeList(item, size), Some(list)) => {
+                let values = zeroed(list.values(), at)?;
+                // With the length: lists of size 0 do not tell it.
+                let rebuilt = FixedSizeListArray::try_new_with_length(
+                    item.clone(),
+                    *size,
+                    values,
+                    list.nulls().cloned(),
+                    list.len(),
+                )
+                .map_err(arrow(at))?;
+                Ok(Arc::new(rebuilt))
+            }
+            _ => zeroed(array, at),
+        }
+    }
+    let schema = batch.schema();
+    let columns = schema
+        .fields()
+        .iter()
+        .zip(batch.columns())
+        .map(|(f, a)| walk(f, a, at))
+        .collect::<Result<Vec<_>>>()?;
+    RecordBatch::try_new(schema, columns).map_err(arrow(at))
+}
+
+/// `array` (numbers or booleans) with its null elements zero, copied; as it is without nulls.
+fn zeroed(array: &ArrayRef, at: &str) -> Result<ArrayRef> {
+    let Some(nulls) = array.nulls().filter(|n| n.null_count() > 0) else {
+        return Ok(array.clone());
+    };
+    if let Some(bools) = array.as_any().downcast_ref::<BooleanArray>() {
+        let kept = bools.values() & nulls.inner();
+        return Ok(Arc::new(BooleanArray::new(kept, Some(nulls.clone()))));
+    }
+    let data = array.to_data();
+    let Some(width) = data.data_type().primitive_width() else {
+        return Ok(array.clone());
+    };
+    let (start, len) = (data.offset() * width, data.len() * width);
+    let Some(bytes) = data
+        .buffers()
+        .first()
+        .and_then(|b| b.as_slice().get(start..start + len))
+    else {
+        return Err(Error::Malformed {
+            path: at.to_string(),
+            message: format!(
+                "a {} array whose values lie outside its buffer",
+                data.data_type()
+            ),
+        });
+    };
+    let mut bytes = bytes.to_vec();
+    for (i, valid) in nulls.iter().enumerate() {
+        if !valid {
+            bytes[i * width..(i + 1) * width].fill(0);
+        }
+    }
+    let rebuilt = ArrayData::builder(data.data_type().clone())
+        .len(data.len())
+        .add_buffer(Buffer::from_vec(bytes))
+        .nulls(Some(nulls.clone()))
+        .build()
+        .map_err(arrow(at))?;
+    Ok(make_array(rebuilt))
 }
 
 /// [`read_parquet`] of a file whose metadata `meta` is checked.

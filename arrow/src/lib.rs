@@ -11,7 +11,15 @@
 //!   document [`extype_core::serial::spec_to_json`] writes); static fields live there;
 //! - each component whose items have rank ≥ 1 is an **`arrow.fixed_shape_tensor`** child (a
 //!   `FixedSizeList` of the item's elements, metadata `{"shape":[…]}` exactly as the Arrow
-//!   specification writes it: absent keys, never `null`); items of rank 0 are plain arrays.
+//!   specification writes it: absent keys, never `null`); items of rank 0 are plain arrays;
+//! - a component declared as another's **validity** (`#[extype(validity_of = values)]`, such as
+//!   `MaskedTensor`'s `mask`) is no child of its own: it is the **Arrow validity bitmap** of the
+//!   values' elements (a fixed-size list's child values; a rank-0 component's array itself),
+//!   and the values' child field says so with [`VALIDITY`] (`extype:validity` = `mask`). So an
+//!   engine that knows nothing of extype sees a masked-out element as `NULL` and skips it
+//!   (DuckDB's `list_avg`, `pyarrow.compute.mean`: the masked mean). The spec JSON is as
+//!   always. The mask is packed in one pass, the values not copied (no bitmap when every
+//!   element is valid); it must be `bool` of the values' shape (else a write error).
 //!
 //! Reading ([`from_array`], [`column()`]) rebuilds the batch through the registry, with the
 //! checks every load has (dtypes and shapes against the spec, the shape contract, the type's
@@ -20,7 +28,13 @@
 //! takes what other writers produce: `arrow.fixed_shape_tensor` with `dim_names` and a
 //! `permutation` (arrow-rs's legacy `permutations` key too), nullable or non-null list
 //! children; and [`from_columns_as`] builds a derived type from plain columns named by its
-//! component paths (a pyarrow table of `pa.fixed_shape_tensor` columns).
+//! component paths (a pyarrow table of `pa.fixed_shape_tensor` columns; a declared mask
+//! without a column comes from the values' null elements).
+//!
+//! A validity bitmap reads back as the mask (`false` where null; none: all `true`), with
+//! or without the type linked in; the values under null elements are kept exactly (IPC, in
+//! memory), except in Parquet, which stores no value for a null element: those read back as
+//! zero. Files of the earlier layout, the mask a `bool` child of its own, still load.
 //!
 //! Items of varying shape — a custom encoder's batch whose components do not stack along one
 //! leading axis (a ragged batch: flat values and row splits) — take the **row layout**: the
@@ -38,7 +52,7 @@
 //!
 //! ```
 //! use extype::types::MaskedTensor;
-//! use extype_arrow::{column_as, to_record_batch};
+//! use extype_arrow::{arrow_schema, column_as, to_record_batch};
 //! use extype_core::{Value, batch};
 //! use ndarray::array;
 //!
@@ -50,6 +64,13 @@
 //! let rb = to_record_batch(&[("x", &Value::from_extension(b.clone()))])?;
 //! let field = rb.schema().field(0).clone();
 //! assert_eq!(field.metadata()["ARROW:extension:name"], "extype.MaskedTensor");
+//! // The mask is the validity bitmap of the values' elements.
+//! let children = match field.data_type() {
+//!     arrow_schema::DataType::Struct(children) => children.clone(),
+//!     other => panic!("{other}"),
+//! };
+//! assert_eq!(children.len(), 1);
+//! assert_eq!(children[0].metadata()[extype_arrow::VALIDITY], "mask");
 //! let back: MaskedTensor = column_as(&rb, "x")?;
 //! assert_eq!(back, b);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -124,7 +145,8 @@ pub use files::{
 };
 pub use inspect::{ArrowFileInfo, ColumnInfo, inspect};
 pub use metadata::{
-    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VARIABLE_SHAPE_TENSOR,
+    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VALIDITY,
+    VARIABLE_SHAPE_TENSOR,
 };
 pub use parquet;
 pub use read::{column, column_as, from_array, from_array_as, from_record_batch};

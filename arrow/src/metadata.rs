@@ -18,6 +18,13 @@ pub const FIXED_SHAPE_TENSOR: &str = "arrow.fixed_shape_tensor";
 /// a struct of `data`, a list of the elements, and `shape`, a fixed-size list of `int32`).
 pub const VARIABLE_SHAPE_TENSOR: &str = "arrow.variable_shape_tensor";
 
+/// The field metadata key on a component's child field whose Arrow validity bitmap is another
+/// component (a derived type's `#[extype(validity_of = …)]`): its value is that component's
+/// name, a sibling field of the same struct (`mask`). The component itself is not written; a
+/// reader rebuilds it from the bitmap (no bitmap: every element valid), with or without the
+/// type linked in.
+pub const VALIDITY: &str = "extype:validity";
+
 /// The parameters of an `arrow.fixed_shape_tensor` column, as its JSON metadata holds them:
 /// `{"shape":[2,3]}`, with `"dim_names"` and `"permutation"` only when given. Keys that are
 /// absent are never written as `null` (pyarrow rejects `null`).

@@ -6,8 +6,11 @@
 //! independent in Parquet (each leaf's levels depend on its own path from the root alone), so
 //! each child subtree is written by its own writers and read by its own projection, and the
 //! struct is rebuilt from the pieces on read. Lists, maps and the like stay whole (their
-//! children share repetition). A batch of `MaskedTensor` items is one struct column of two
-//! units, `values` and `mask`, each an `arrow.fixed_shape_tensor` leaf.
+//! children share repetition). Nullable children need nothing of their own: a validity bitmap
+//! (a `MaskedTensor`'s mask, written as its values' validity) is the leaf's definition levels,
+//! which arrow-rs's writers and readers carry. A batch of `MaskedTensor` items is one struct
+//! column of one unit, `values` (an `arrow.fixed_shape_tensor` leaf with null elements where
+//! the mask is false); a record batch of several such columns splits by column.
 
 use std::fs::File;
 use std::io::Write;

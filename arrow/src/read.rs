@@ -4,14 +4,15 @@
 
 use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field, Fields};
-use extype_core::field::path::join_segments;
+use extype_core::field::path::{join_segments, segments};
 use extype_core::registry::StoredSpec;
 use extype_core::{ExtensionType, SpecTree, Tensor, TensorSpec, Value, registry};
 
 use crate::error::{Error, Result};
 use crate::metadata::{
-    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, VARIABLE_SHAPE_TENSOR,
+    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, VALIDITY, VARIABLE_SHAPE_TENSOR,
 };
+use crate::paths::child_tree;
 use crate::tensor;
 use crate::write::ITEM_SPEC;
 
@@ -184,22 +185,30 @@ pub fn from_array(field: &Field, array: &dyn Array) -> Result<Value> {
     if found.iter().any(|(_, f, _)| is_variable(f)) {
         return rows_from_array(field, st, &found, ext, expected.is_some());
     }
+    let order = component_order(name, &found, &tree_of(&stored))?;
     if let Some(expected) = &expected {
-        let found_paths: Vec<&str> = found.iter().map(|(p, _, _)| p.as_str()).collect();
+        let found_paths: Vec<&str> = order.iter().map(|(p, _)| p.as_str()).collect();
         let expected_paths: Vec<&str> = expected.iter().map(|(p, _)| p.as_str()).collect();
         if found_paths != expected_paths {
             return Err(Error::Storage {
                 field: name.clone(),
                 expected: struct_text(ext, Some(expected)),
-                found: format!("a struct of {}", found_paths.join(", ")),
+                found: format!("a struct of {}", found_text(&order, &found)),
             });
         }
     }
-    let mut components = Vec::with_capacity(found.len());
-    for (i, (path, f, a)) in found.iter().enumerate() {
+    // Each leaf read with the spec at its place among the components; a leaf holding a
+    // validity gives its mask too.
+    let mut values: Vec<Option<Tensor>> = vec![None; found.len()];
+    let mut masks: Vec<Option<Tensor>> = vec![None; found.len()];
+    for (k, (path, source)) in order.iter().enumerate() {
+        let Source::Leaf(i) = *source else {
+            continue;
+        };
+        let (_, f, a) = &found[i];
         let (dtype, item) = match &expected {
             Some(e) => {
-                let spec = &e[i].1;
+                let spec = &e[k].1;
                 let item: Option<Vec<usize>> = spec
                     .shape
                     .dims()
@@ -208,14 +217,25 @@ pub fn from_array(field: &Field, array: &dyn Array) -> Result<Value> {
             }
             None => (None, None),
         };
-        let t = tensor::import(
-            f,
-            a.as_ref(),
-            &format!("{name}.{path}"),
-            dtype,
-            item.as_deref(),
-        )?;
-        components.push(t);
+        let at = format!("{name}.{path}");
+        if f.metadata().contains_key(VALIDITY) {
+            let (t, m) = tensor::import_masked(f, a.as_ref(), &at, dtype, item.as_deref())?;
+            values[i] = Some(t);
+            masks[i] = Some(m);
+        } else {
+            values[i] = Some(tensor::import(f, a.as_ref(), &at, dtype, item.as_deref())?);
+        }
+    }
+    let mut components = Vec::with_capacity(order.len());
+    for (path, source) in &order {
+        let t = match *source {
+            Source::Leaf(i) => values[i].take(),
+            Source::Mask(i) => masks[i].take(),
+        };
+        components.push(t.ok_or_else(|| Error::Metadata {
+            field: format!("{name}.{path}"),
+            message: "a component read twice".into(),
+        })?);
     }
     let context = || format!("field `{name}` ({ext})");
     match (stored, &expected) {
@@ -238,6 +258,124 @@ pub fn from_array(field: &Field, array: &dyn Array) -> Result<Value> {
             .rebuild(components)
             .map_err(crate::error::extype(context())),
     }
+}
+
+/// Where a component read from a column comes from: a leaf of the struct (an index into the
+/// leaves), or the validity bitmap of one (the leaf whose field names it in [`VALIDITY`]).
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    Leaf(usize),
+    Mask(usize),
+}
+
+/// The spec tree a stored spec was read from, for the order of its fields.
+fn tree_of(stored: &StoredSpec) -> Option<SpecTree> {
+    match stored {
+        StoredSpec::Registered(spec) => Some(spec.dyn_serialize()),
+        StoredSpec::Anonymous(tree) => Some(tree.clone()),
+    }
+}
+
+/// The components of a column in component order: its leaves, and after each leaf whose field
+/// holds [`VALIDITY`] the mask it names, a sibling placed where the spec's fields put it
+/// (declaration order; after the values when the spec does not say).
+fn component_order(
+    name: &str,
+    found: &[(String, &Field, &ArrayRef)],
+    tree: &Option<SpecTree>,
+) -> Result<Vec<(String, Source)>> {
+    let mut order: Vec<(String, Source)> = found
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _, _))| (p.clone(), Source::Leaf(i)))
+        .collect();
+    for (i, (path, f, _)) in found.iter().enumerate() {
+        let Some(mask) = f.metadata().get(VALIDITY) else {
+            continue;
+        };
+        let mut parent = segments(path);
+        parent.pop();
+        if mask.is_empty() || segments(mask).len() != 1 || mask.starts_with('[') {
+            return Err(Error::Metadata {
+                field: format!("{name}.{path}"),
+                message: format!(
+                    "{VALIDITY} = {mask:?}: expected the name of a sibling field (the component \
+                     whose values this bitmap is)"
+                ),
+            });
+        }
+        let mut segs: Vec<&str> = parent.iter().map(String::as_str).collect();
+        segs.push(mask);
+        let mask_path = join_segments(&segs);
+        if order.iter().any(|(p, _)| *p == mask_path) {
+            return Err(Error::Metadata {
+                field: format!("{name}.{path}"),
+                message: format!(
+                    "{VALIDITY} = {mask:?}, and the struct also has a child `{mask_path}`: \
+                     expected the component in one place, the bitmap or the child"
+                ),
+            });
+        }
+        let at = mask_position(&order, tree.as_ref(), &parent, mask, i);
+        order.insert(at, (mask_path, Source::Mask(i)));
+    }
+    Ok(order)
+}
+
+/// Where the mask `mask` (a field under `parent`, the validity of leaf `values`) goes in
+/// `order`: before the first sibling whose field the spec declares after it; else after the
+/// last sibling; else after the values.
+fn mask_position(
+    order: &[(String, Source)],
+    tree: Option<&SpecTree>,
+    parent: &[String],
+    mask: &str,
+    values: usize,
+) -> usize {
+    let after_values = order
+        .iter()
+        .position(|(_, s)| matches!(s, Source::Leaf(i) if *i == values))
+        .map_or(order.len(), |p| p + 1);
+    let mut node = tree;
+    for seg in parent {
+        node = node.and_then(|t| child_tree(t, seg));
+    }
+    let node = match node {
+        Some(SpecTree::Spec(named)) => &named.value,
+        Some(other) => other,
+        None => return after_values,
+    };
+    let SpecTree::Map(fields) = node else {
+        return after_values;
+    };
+    let keys: Vec<&String> = fields.keys().collect();
+    let Some(k) = keys.iter().position(|key| *key == mask) else {
+        return after_values;
+    };
+    let mut last = None;
+    for (at, (path, _)) in order.iter().enumerate() {
+        let segs = segments(path);
+        if segs.len() <= parent.len() || segs[..parent.len()] != *parent {
+            continue;
+        }
+        match keys.iter().position(|key| **key == segs[parent.len()]) {
+            Some(j) if j > k => return at,
+            _ => last = Some(at + 1),
+        }
+    }
+    last.unwrap_or(after_values)
+}
+
+/// The components of `order` for an error message, a mask marked as the bitmap it comes from.
+fn found_text(order: &[(String, Source)], found: &[(String, &Field, &ArrayRef)]) -> String {
+    order
+        .iter()
+        .map(|(p, s)| match s {
+            Source::Leaf(_) => p.clone(),
+            Source::Mask(i) => format!("{p} (the validity of {})", found[*i].0),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn struct_text(ext: &str, expected: Option<&[(String, TensorSpec)]>) -> String {

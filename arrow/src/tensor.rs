@@ -20,7 +20,7 @@ use arrow_array::{
     Array, ArrayRef, BooleanArray, FixedSizeListArray, Int32Array, ListArray, StructArray,
     make_array,
 };
-use arrow_buffer::{BooleanBuffer, Buffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayData;
 use arrow_schema::{DataType, Field, Fields};
 use extype_core::ndarray::{ArrayD, IxDyn};
@@ -28,7 +28,8 @@ use extype_core::{DType, ExternalBytes, Tensor, TensorView};
 
 use crate::error::{Error, Result};
 use crate::metadata::{
-    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VARIABLE_SHAPE_TENSOR,
+    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VALIDITY,
+    VARIABLE_SHAPE_TENSOR,
 };
 
 /// The Arrow type of elements of `dtype`.
@@ -98,6 +99,57 @@ struct TensorOwner {
 /// describes the column: rank 1 is a plain array, a higher rank an `arrow.fixed_shape_tensor`
 /// of the trailing axes. `name` names the component in errors.
 pub(crate) fn export(tensor: &Tensor, name: &str) -> Result<(Field, ArrayRef)> {
+    export_with(tensor, name, None)
+}
+
+/// [`export`] of `values` with the `bool` tensor `mask` (the values' shape) as the validity
+/// bitmap of its elements: the innermost array (a fixed-size list's child values; a plain
+/// array itself for items of rank 0), packed in one pass; no bitmap when every element is
+/// valid. The field is marked with [`VALIDITY`] = `mask_name`. `path` names the pair in errors.
+pub(crate) fn export_masked(
+    values: &Tensor,
+    mask: &Tensor,
+    name: &str,
+    mask_name: &str,
+    path: &str,
+) -> Result<(Field, ArrayRef)> {
+    let bools = match mask.view() {
+        TensorView::Bool(a) if mask.shape() == values.shape() => a,
+        _ => {
+            return Err(Error::Value {
+                op: "to_array",
+                message: format!(
+                    "component `{mask_name}` is the validity of `{path}`: expected bool of shape \
+                     {:?} (the values'), found {} of shape {:?}",
+                    values.shape(),
+                    mask.dtype(),
+                    mask.shape()
+                ),
+            });
+        }
+    };
+    let len = bools.len();
+    let bits = match bools.as_slice() {
+        Some(s) => BooleanBuffer::new(Buffer::from_vec(pack_bits(s)), 0, len),
+        None => {
+            let mut it = bools.iter();
+            BooleanBuffer::collect_bool(len, |_| *it.next().unwrap_or(&true))
+        }
+    };
+    let nulls = Some(NullBuffer::new(bits)).filter(|n| n.null_count() > 0);
+    let (field, array) = export_with(values, name, Some(nulls))?;
+    let mut meta = field.metadata().clone();
+    meta.insert(VALIDITY.to_string(), mask_name.to_string());
+    Ok((field.with_metadata(meta), array))
+}
+
+/// [`export`], the elements with the validity `nulls` when given (`Some(None)`: a validity
+/// with every element valid; the field of a rank-0 column is then nullable).
+fn export_with(
+    tensor: &Tensor,
+    name: &str,
+    nulls: Option<Option<NullBuffer>>,
+) -> Result<(Field, ArrayRef)> {
     let shape = tensor.shape();
     let Some((&n, item)) = shape.split_first() else {
         return Err(Error::Value {
@@ -109,9 +161,10 @@ pub(crate) fn export(tensor: &Tensor, name: &str) -> Result<(Field, ArrayRef)> {
         });
     };
     let dtype = tensor.dtype();
-    let elements = elements(tensor)?;
+    let masked = nulls.is_some();
+    let elements = elements(tensor, nulls.flatten())?;
     if item.is_empty() {
-        let field = Field::new(name, arrow_type(dtype), false);
+        let field = Field::new(name, arrow_type(dtype), masked);
         return Ok((field, elements));
     }
     let size: usize = item.iter().product();
@@ -138,7 +191,7 @@ pub(crate) fn export(tensor: &Tensor, name: &str) -> Result<(Field, ArrayRef)> {
 
 /// The elements of `tensor` as one flat Arrow array, row-major: no copy when the tensor is in
 /// standard layout (bool excepted: Arrow packs it into bits).
-fn elements(tensor: &Tensor) -> Result<ArrayRef> {
+fn elements(tensor: &Tensor, nulls: Option<NullBuffer>) -> Result<ArrayRef> {
     let len = tensor.len();
     let view = tensor.view();
     if let TensorView::Bool(a) = &view {
@@ -149,7 +202,7 @@ fn elements(tensor: &Tensor) -> Result<ArrayRef> {
                 BooleanBuffer::collect_bool(len, |_| *it.next().unwrap_or(&false))
             }
         };
-        return Ok(Arc::new(BooleanArray::new(bits, None)));
+        return Ok(Arc::new(BooleanArray::new(bits, nulls)));
     }
     let buffer = match contiguous_bytes(&view) {
         Some((ptr, bytes)) => {
@@ -171,6 +224,7 @@ fn elements(tensor: &Tensor) -> Result<ArrayRef> {
     let data = ArrayData::builder(arrow_type(tensor.dtype()))
         .len(len)
         .add_buffer(buffer)
+        .nulls(nulls)
         .build()
         .map_err(crate::error::arrow("elements"))?;
     Ok(make_array(data))
@@ -266,12 +320,57 @@ pub(crate) fn import(
     expected: Option<DType>,
     expected_item: Option<&[usize]>,
 ) -> Result<Tensor> {
+    import_parts(field, array, path, expected, expected_item, false).map(|(t, _)| t)
+}
+
+/// [`import`] of a column whose validity is a component (its field has [`VALIDITY`]): the
+/// values, every element kept exactly (those under a null slot too), and the mask, `bool` of
+/// the values' shape, `false` where the element is null (the innermost array's bitmap, and a
+/// null row of a fixed-size list masks the whole item); no bitmap: all `true`.
+pub(crate) fn import_masked(
+    field: &Field,
+    array: &dyn Array,
+    path: &str,
+    expected: Option<DType>,
+    expected_item: Option<&[usize]>,
+) -> Result<(Tensor, Tensor)> {
+    let (values, mask) = import_parts(field, array, path, expected, expected_item, true)?;
+    match mask {
+        Some(mask) => Ok((values, mask)),
+        None => unreachable!("import_parts returns a mask when asked for one"),
+    }
+}
+
+/// The validity of `len` elements as bools (`true` = valid), from a bitmap that must be as long.
+fn validity_bools(nulls: Option<&NullBuffer>, len: usize, path: &str) -> Result<Vec<bool>> {
+    match nulls {
+        None => Ok(vec![true; len]),
+        Some(n) if n.len() == len => Ok(unpack_bits(n.inner())),
+        Some(n) => Err(Error::Metadata {
+            field: path.to_string(),
+            message: format!(
+                "a validity bitmap of {} bits for {len} elements: expected one bit per element",
+                n.len()
+            ),
+        }),
+    }
+}
+
+/// The tensor of a column, and with `masked` its validity as a `bool` tensor of the same shape.
+fn import_parts(
+    field: &Field,
+    array: &dyn Array,
+    path: &str,
+    expected: Option<DType>,
+    expected_item: Option<&[usize]>,
+    masked: bool,
+) -> Result<(Tensor, Option<Tensor>)> {
     let storage_error = || Error::Storage {
         field: path.to_string(),
         expected: expected_text(expected, expected_item),
         found: array.data_type().to_string(),
     };
-    if array.null_count() > 0 {
+    if !masked && array.null_count() > 0 {
         return Err(Error::Metadata {
             field: path.to_string(),
             message: format!(
@@ -305,8 +404,17 @@ pub(crate) fn import(
                 field: path.to_string(),
                 message: format!("{n} rows of {size} elements overflow a length"),
             })?;
+            if list.values().len() < start.saturating_add(count) {
+                return Err(Error::Metadata {
+                    field: path.to_string(),
+                    message: format!(
+                        "{n} rows of {size} elements from {start}: the list values hold {}",
+                        list.values().len()
+                    ),
+                });
+            }
             let values = list.values().slice(start, count);
-            if values.null_count() > 0 {
+            if !masked && values.null_count() > 0 {
                 return Err(Error::Metadata {
                     field: path.to_string(),
                     message: format!(
@@ -349,9 +457,28 @@ pub(crate) fn import(
                 });
             }
             let t = flat(values.as_ref(), dtype, &shape, path)?;
+            let mask = if masked {
+                let mut bools = validity_bools(values.nulls(), count, path)?;
+                if let Some(rows) = list.nulls() {
+                    // A null item: every element of it masked.
+                    for i in (0..n).filter(|&i| rows.is_null(i)) {
+                        bools[i * size..(i + 1) * size].fill(false);
+                    }
+                }
+                let a =
+                    ArrayD::from_shape_vec(IxDyn(&shape), bools).map_err(|e| Error::Metadata {
+                        field: path.to_string(),
+                        message: e.to_string(),
+                    })?;
+                Some(Tensor::from(a))
+            } else {
+                None
+            };
             match permutation {
-                Some(p) if p.iter().enumerate().any(|(i, &a)| i != a) => permute(&t, &p),
-                _ => Ok(t),
+                Some(p) if p.iter().enumerate().any(|(i, &a)| i != a) => {
+                    Ok((permute(&t, &p)?, mask.map(|m| permute(&m, &p)).transpose()?))
+                }
+                _ => Ok((t, mask)),
             }
         }
         data_type => {
@@ -363,7 +490,13 @@ pub(crate) fn import(
             {
                 return Err(storage_error());
             }
-            flat(array, dtype, &[n], path)
+            let mask = if masked {
+                let bools = validity_bools(array.nulls(), n, path)?;
+                Some(Tensor::from(extype_core::ndarray::Array1::from(bools)))
+            } else {
+                None
+            };
+            Ok((flat(array, dtype, &[n], path)?, mask))
         }
     }
 }
@@ -576,7 +709,7 @@ pub(crate) fn export_rows(column: &[&Tensor], name: &str, path: &str) -> Result<
     let data = ListArray::try_new(
         list_item(dtype),
         OffsetBuffer::new(ScalarBuffer::from(offsets)),
-        elements(&flat)?,
+        elements(&flat, None)?,
         None,
     )
     .map_err(crate::error::arrow(format!("component `{path}`")))?;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{Field, Fields, Schema};
 use extype_core::field::path::segments;
-use extype_core::{AnyExtension, SpecTree, Tensor, Value};
+use extype_core::{AnyExtension, AnySpec, SpecTree, Tensor, Value};
 
 use crate::error::{Error, Result};
 use crate::metadata::{EXTENSION_METADATA, EXTENSION_NAME};
@@ -61,7 +61,10 @@ fn build(
 /// types nest, each nested registered type with its own extension metadata), on a field whose
 /// metadata holds `ARROW:extension:name` (the registered name) and `ARROW:extension:metadata`
 /// (the spec's versioned JSON, which holds the static fields). Each component with items of
-/// rank 1 or more is an `arrow.fixed_shape_tensor` child; items of rank 0 are a plain array.
+/// rank 1 or more is an `arrow.fixed_shape_tensor` child; items of rank 0 are a plain array. A
+/// component declared as another's validity ([`AnySpec::dyn_validity`]) is no child: it is the
+/// validity bitmap of the values' elements, their field marked [`VALIDITY`](crate::VALIDITY)
+/// (it must be `bool` of the values' shape, else an error).
 ///
 /// No tensor data is copied when the components are in standard layout, except `bool`
 /// (see the [crate docs](crate#copies)).
@@ -80,6 +83,8 @@ pub fn to_array(value: &dyn AnyExtension, name: &str) -> Result<(Field, ArrayRef
         });
     };
     let n = first.shape().first().copied().unwrap_or(0);
+    // Each declared validity: the values' index, and the mask's with its leaf name.
+    let validity = validity_pairs(&*spec, &paths, value.name())?;
     let shared = components.iter().all(|t| t.shape().first() == Some(&n));
     // A stack along one leading axis of n rows exactly when the spec is that of a batch of n
     // items (a ragged batch's flat values may happen to have n rows too).
@@ -91,15 +96,65 @@ pub fn to_array(value: &dyn AnyExtension, name: &str) -> Result<(Field, ArrayRef
     if !stacked {
         return rows_to_array(value, name, &tree);
     }
+    let mut written = Vec::with_capacity(components.len());
     let mut leaves = Vec::with_capacity(components.len());
-    for (path, t) in paths.iter().zip(&components) {
+    for (i, (path, t)) in paths.iter().zip(&components).enumerate() {
+        if validity.iter().any(|&(_, mask, _)| mask == i) {
+            continue; // written as the values' validity bitmap
+        }
         let segs = segments(path);
         let leaf_name = segs.last().cloned().unwrap_or_else(|| path.clone());
-        leaves.push(Some(tensor::export(t, &leaf_name)?));
+        let leaf = match validity.iter().find(|&&(values, _, _)| values == i) {
+            Some(&(_, mask, ref mask_name)) => {
+                tensor::export_masked(t, &components[mask], &leaf_name, mask_name, path)?
+            }
+            None => tensor::export(t, &leaf_name)?,
+        };
+        written.push(path.clone());
+        leaves.push(Some(leaf));
     }
     // Leaves that fell back to flat paths are named by the whole path.
-    let nodes = tree_named(&paths, &mut leaves);
+    let nodes = tree_named(&written, &mut leaves);
     build(name, nodes, Some(&tree), &mut leaves, n)
+}
+
+/// The validity declarations of `spec` ([`AnySpec::dyn_validity`]) as component indices into
+/// `paths`: `(values, mask, the mask's leaf name)`. The mask must be a sibling of the values
+/// (one struct's fields, as the derive declares them) and each a component.
+fn validity_pairs(
+    spec: &dyn AnySpec,
+    paths: &[String],
+    type_name: &str,
+) -> Result<Vec<(usize, usize, String)>> {
+    let mut out = Vec::new();
+    for (mask, values) in spec.dyn_validity() {
+        let index = |p: &str| paths.iter().position(|q| q == p);
+        let (Some(m), Some(v)) = (index(&mask), index(&values)) else {
+            return Err(Error::Value {
+                op: "to_array",
+                message: format!(
+                    "{type_name} declares `{mask}` the validity of `{values}`: expected both to \
+                     be tensor components, its components are {}",
+                    paths.join(", ")
+                ),
+            });
+        };
+        let (mut mask_segs, mut values_segs) = (segments(&mask), segments(&values));
+        let (Some(mask_name), Some(_)) = (mask_segs.pop(), values_segs.pop()) else {
+            continue;
+        };
+        if mask_segs != values_segs {
+            return Err(Error::Value {
+                op: "to_array",
+                message: format!(
+                    "{type_name} declares `{mask}` the validity of `{values}`: expected fields \
+                     of one struct"
+                ),
+            });
+        }
+        out.push((v, m, mask_name));
+    }
+    Ok(out)
 }
 
 /// The row layout of a batch whose components do not stack along one leading axis (a custom

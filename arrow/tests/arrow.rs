@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use extype::ndarray::{ArrayD, IxDyn, array};
 use extype::types::MaskedTensor;
-use extype::{AnyExtension, ExtensionType, Shape, Tensor, TensorView, Value, batch, serial};
+use extype::{
+    AnyExtension, ExtensionType, Shape, Tensor, TensorView, TypeSpec, Value, batch, serial,
+};
 use extype_arrow::arrow_array::{
     Array, ArrayRef, BooleanArray, FixedSizeListArray, Float32Array, Int32Array, RecordBatch,
     StructArray,
@@ -57,6 +59,13 @@ fn masked_batch(n: usize, width: usize) -> MaskedTensor {
     batch::stack(&items).unwrap()
 }
 
+/// `m` with its masked-out values zero (what Parquet, which stores no value for a null
+/// element, reads back).
+fn zero_masked(m: &MaskedTensor) -> MaskedTensor {
+    let zero: Tensor = extype::ops::cast_as(&extype::ndarray::arr0(0.0f32), m.dtype()).unwrap();
+    m.filled(&zero).unwrap()
+}
+
 fn record_batch(name: &str, value: Value) -> RecordBatch {
     to_record_batch(&[(name, &value)]).unwrap()
 }
@@ -75,17 +84,29 @@ fn a_masked_batch_is_a_struct_column_with_extension_metadata() {
     let DataType::Struct(children) = field.data_type() else {
         panic!("{:?}", field.data_type())
     };
+    // The mask is the values' validity bitmap, not a child of its own.
     let names: Vec<&str> = children.iter().map(|f| f.name().as_str()).collect();
-    assert_eq!(names, ["values", "mask"]);
+    assert_eq!(names, ["values"]);
     assert_eq!(children[0].metadata()[EXTENSION_NAME], FIXED_SHAPE_TENSOR);
     assert_eq!(
         children[0].metadata()[EXTENSION_METADATA],
         r#"{"shape":[3]}"#
     );
-    assert!(matches!(
-        children[1].data_type(),
-        DataType::FixedSizeList(item, 3) if item.data_type() == &DataType::Boolean
-    ));
+    assert_eq!(children[0].metadata()[VALIDITY], "mask");
+    let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+    let list = st
+        .column(0)
+        .as_any()
+        .downcast_ref::<FixedSizeListArray>()
+        .unwrap();
+    let masked_out = b
+        .mask()
+        .as_array::<bool, IxDyn>()
+        .unwrap()
+        .iter()
+        .filter(|v| !**v)
+        .count();
+    assert_eq!(list.values().null_count(), masked_out);
     assert_eq!(rb.num_rows(), 5);
     let back: MaskedTensor = column_as(&rb, "m").unwrap();
     assert_eq!(back, b);
@@ -184,12 +205,40 @@ fn replace_child(rb: &RecordBatch, child: usize, field: Field, array: ArrayRef) 
     replace_column(rb, 0, f, Arc::new(st))
 }
 
+/// Column 0 (a batch of `MaskedTensor`) in the layout of files written before masks were
+/// validity bitmaps: the values without a bitmap, and `mask` (its own, or `mask`) a child.
+fn old_layout(rb: &RecordBatch, mask: Option<(Field, ArrayRef)>) -> RecordBatch {
+    let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+    let values = st
+        .column(0)
+        .as_any()
+        .downcast_ref::<FixedSizeListArray>()
+        .unwrap();
+    let (vf, va, mf, ma) = {
+        let m: MaskedTensor = column_as(rb, rb.schema().field(0).name()).unwrap();
+        let (vf, va) = tensor_to_array(m.values(), "values").unwrap();
+        let (mf, ma) = tensor_to_array(m.mask(), "mask").unwrap();
+        (vf, va, mf, ma)
+    };
+    assert_eq!(va.len(), values.len());
+    let (mf, ma) = mask.unwrap_or((mf, ma));
+    let st = StructArray::try_new(Fields::from(vec![vf, mf]), vec![va, ma], None).unwrap();
+    let f = rb
+        .schema()
+        .field(0)
+        .clone()
+        .with_data_type(st.data_type().clone());
+    replace_column(rb, 0, f, Arc::new(st))
+}
+
 #[test]
 fn a_wrong_storage_type_names_the_field_and_both_types() {
     let b = masked_batch(3, 2);
     let rb = record_batch("m", Value::from_extension(b));
     let ints: ArrayRef = Arc::new(Int32Array::from(vec![1, 2, 3]));
-    let bad = replace_child(&rb, 0, Field::new("values", DataType::Int32, false), ints);
+    let validity = HashMap::from([(VALIDITY.to_string(), "mask".to_string())]);
+    let ints_field = Field::new("values", DataType::Int32, true).with_metadata(validity);
+    let bad = replace_child(&rb, 0, ints_field, ints);
     let err = column(&bad, "m").unwrap_err().to_string();
     assert!(
         err.contains("`m.values`") && err.contains("Float32") && err.contains("Int32"),
@@ -205,8 +254,10 @@ fn a_wrong_storage_type_names_the_field_and_both_types() {
     );
     // A missing component.
     let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+    let mut values_only = st.fields()[0].as_ref().clone();
+    values_only.metadata_mut().remove(VALIDITY);
     let only = StructArray::try_new(
-        Fields::from(vec![st.fields()[0].clone()]),
+        Fields::from(vec![values_only]),
         vec![st.column(0).clone()],
         None,
     )
@@ -238,8 +289,9 @@ fn validation_and_contracts_run_on_import() {
         None,
     )
     .unwrap();
+    // The layout of files written before masks were validity bitmaps: a `mask` child.
     let f = Field::new("mask", list.data_type().clone(), false);
-    let bad = replace_child(&rb, 1, f, Arc::new(list));
+    let bad = old_layout(&rb, Some((f, Arc::new(list))));
     let err = column(&bad, "m").unwrap_err().to_string();
     assert!(err.contains("m") && err.contains("mask"), "{err}");
     // Unlinked spec with a wrong metadata name: the name and the spec must agree.
@@ -443,19 +495,29 @@ fn ipc_files_streams_and_parquet_keep_the_extension() {
         ("s", &Value::from_extension(s.clone())),
     ])
     .unwrap();
-    let check = |batches: Vec<RecordBatch>| {
+    // Exact, values under a false mask included; Parquet stores no value for a null element,
+    // so those read back as zero there.
+    let check = |batches: Vec<RecordBatch>, m: &MaskedTensor, s: &Sample| {
         assert_eq!(batches.len(), 1);
         assert_eq!(batches[0].schema(), rb.schema());
-        assert_eq!(column_as::<MaskedTensor>(&batches[0], "m").unwrap(), m);
-        assert_eq!(column_as::<Sample>(&batches[0], "s").unwrap(), s);
+        assert_eq!(column_as::<MaskedTensor>(&batches[0], "m").unwrap(), *m);
+        assert_eq!(column_as::<Sample>(&batches[0], "s").unwrap(), *s);
     };
     write_ipc_file(dir.join("x.arrow"), std::slice::from_ref(&rb)).unwrap();
-    check(read_ipc_file(dir.join("x.arrow")).unwrap());
+    check(read_ipc_file(dir.join("x.arrow")).unwrap(), &m, &s);
     let mut bytes = Vec::new();
     write_ipc_stream(&mut bytes, std::slice::from_ref(&rb)).unwrap();
-    check(read_ipc_stream(bytes.as_slice()).unwrap());
+    check(read_ipc_stream(bytes.as_slice()).unwrap(), &m, &s);
     write_parquet(dir.join("x.parquet"), std::slice::from_ref(&rb)).unwrap();
-    check(read_parquet(dir.join("x.parquet")).unwrap());
+    let zeroed = Sample {
+        signal: zero_masked(&s.signal),
+        ..s.clone()
+    };
+    check(
+        read_parquet(dir.join("x.parquet")).unwrap(),
+        &zero_masked(&m),
+        &zeroed,
+    );
     let err = read_ipc_file(dir.join("missing.arrow"))
         .unwrap_err()
         .to_string();
@@ -536,20 +598,28 @@ fn half_precision_components_round_trip_through_arrays_and_files() {
             other => panic!("{other:?}"),
         }
     };
-    let check = |batches: Vec<RecordBatch>| {
+    // Bit for bit (NaN included); Parquet reads zero under a false mask.
+    let check = |batches: Vec<RecordBatch>, parquet: bool| {
         let h: MaskedTensor = column_as(&batches[0], "h").unwrap();
         let b: MaskedTensor = column_as(&batches[0], "b").unwrap();
-        // Bit for bit (NaN included).
-        assert_eq!(bits(&h), bits(&halves));
-        assert_eq!(bits(&b), bits(&brains));
+        let expected = |m: &MaskedTensor| -> Vec<u16> {
+            let mask = m.mask().as_array::<bool, IxDyn>().unwrap();
+            bits(m)
+                .into_iter()
+                .zip(mask.iter())
+                .map(|(b, &valid)| if valid || !parquet { b } else { 0 })
+                .collect()
+        };
+        assert_eq!(bits(&h), expected(&halves));
+        assert_eq!(bits(&b), expected(&brains));
         assert_eq!(h.mask(), halves.mask());
         assert_eq!(b.spec(), brains.spec());
     };
-    check(vec![rb.clone()]);
+    check(vec![rb.clone()], false);
     write_ipc_file(dir.join("h.arrow"), std::slice::from_ref(&rb)).unwrap();
-    check(read_ipc_file(dir.join("h.arrow")).unwrap());
+    check(read_ipc_file(dir.join("h.arrow")).unwrap(), false);
     write_parquet(dir.join("h.parquet"), std::slice::from_ref(&rb)).unwrap();
-    check(read_parquet(dir.join("h.parquet")).unwrap());
+    check(read_parquet(dir.join("h.parquet")).unwrap(), true);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -607,4 +677,326 @@ fn plain_columns_of_several_row_groups_read_as_one_batch() {
     std::fs::write(&path, bytes).unwrap();
     assert_eq!(read_parquet(&path).unwrap(), vec![batch]);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A user's own masked type: the mask declared before the values, a field between them, and a
+/// type nesting it in a `Vec` beside a `MaskedTensor`.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.arrow.Flagged", batchable)]
+struct Flagged {
+    #[extype(shape = "*dims", validity_of = readings)]
+    ok: Tensor,
+    weight: Tensor,
+    #[extype(shape = "*dims")]
+    readings: Tensor,
+}
+
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.arrow.Station", batchable)]
+struct Station {
+    sensors: Vec<Flagged>,
+    wind: MaskedTensor,
+}
+
+fn flagged(seed: i32, valid: &[bool]) -> Flagged {
+    let n = valid.len();
+    Flagged {
+        ok: Tensor::from(ArrayD::from_shape_vec(IxDyn(&[n]), valid.to_vec()).unwrap()),
+        weight: Tensor::from(extype::ndarray::arr0(seed as f64).into_dyn()),
+        readings: Tensor::from(
+            ArrayD::from_shape_vec(IxDyn(&[n]), (0..n as i32).map(|i| i + seed).collect()).unwrap(),
+        ),
+    }
+}
+
+/// `m` through every path: in memory, IPC file and stream (exact), Parquet (zero under a false
+/// mask, which Parquet does not store), for `T` and for a program without the type (anonymous).
+fn round_trips<T: ExtensionType + PartialEq + std::fmt::Debug + Clone>(
+    value: &T,
+    zeroed: &T,
+    tag: &str,
+) {
+    let rb = record_batch("x", Value::from_extension(value.clone()));
+    assert_eq!(
+        column_as::<T>(&rb, "x").unwrap(),
+        *value,
+        "{tag}: in memory"
+    );
+    let dir = std::env::temp_dir().join(format!("extype-arrow-valid-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    write_ipc_file(dir.join("x.arrow"), std::slice::from_ref(&rb)).unwrap();
+    let read = read_ipc_file(dir.join("x.arrow")).unwrap();
+    assert_eq!(
+        column_as::<T>(&read[0], "x").unwrap(),
+        *value,
+        "{tag}: IPC file"
+    );
+    let mut bytes = Vec::new();
+    write_ipc_stream(&mut bytes, std::slice::from_ref(&rb)).unwrap();
+    let read = read_ipc_stream(bytes.as_slice()).unwrap();
+    assert_eq!(
+        column_as::<T>(&read[0], "x").unwrap(),
+        *value,
+        "{tag}: IPC stream"
+    );
+    write_parquet(dir.join("x.parquet"), std::slice::from_ref(&rb)).unwrap();
+    let read = read_parquet(dir.join("x.parquet")).unwrap();
+    assert_eq!(
+        column_as::<T>(&read[0], "x").unwrap(),
+        *zeroed,
+        "{tag}: Parquet"
+    );
+    // Without the type: an anonymous value of the same components, in the same order.
+    let unlinked = rename(&rb, "x", "elsewhere.Unlinked");
+    let anonymous = column(&unlinked, "x").unwrap();
+    let Value::Extension(e) = &anonymous else {
+        panic!("{tag}: {anonymous:?}")
+    };
+    assert_eq!(
+        e.clone_components(),
+        value.clone().into_components(),
+        "{tag}: anonymous"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn masks_of_every_form_are_validity_bitmaps_and_round_trip() {
+    let stack = |items: &[(Vec<f32>, Vec<bool>)], item: &[usize]| -> MaskedTensor {
+        let items: Vec<MaskedTensor> = items
+            .iter()
+            .map(|(v, m)| {
+                MaskedTensor::new(
+                    ArrayD::from_shape_vec(IxDyn(item), v.clone()).unwrap(),
+                    ArrayD::from_shape_vec(IxDyn(item), m.clone()).unwrap(),
+                )
+                .unwrap()
+            })
+            .collect();
+        batch::stack(&items).unwrap()
+    };
+    let inf = f32::INFINITY;
+    let cases: Vec<(&str, MaskedTensor)> = vec![
+        (
+            "all_false",
+            stack(
+                &[
+                    (vec![1.0, inf], vec![false; 2]),
+                    (vec![3.0, 4.0], vec![false; 2]),
+                ],
+                &[2],
+            ),
+        ),
+        (
+            "all_true",
+            stack(
+                &[
+                    (vec![1.0, 2.0], vec![true; 2]),
+                    (vec![3.0, 4.0], vec![true; 2]),
+                ],
+                &[2],
+            ),
+        ),
+        (
+            "zero_size",
+            stack(&[(vec![], vec![]), (vec![], vec![])], &[2, 0]),
+        ),
+        (
+            "rank0",
+            stack(
+                &[
+                    (vec![1.5], vec![true]),
+                    (vec![7.0], vec![false]),
+                    (vec![2.0], vec![true]),
+                ],
+                &[],
+            ),
+        ),
+        (
+            "rank2",
+            stack(
+                &[
+                    (vec![1.0, 2.0, 3.0, 4.0], vec![true, false, false, true]),
+                    (vec![5.0, 6.0, 7.0, 8.0], vec![false, true, true, true]),
+                ],
+                &[2, 2],
+            ),
+        ),
+    ];
+    for (tag, m) in &cases {
+        let rb = record_batch("x", Value::from_extension(m.clone()));
+        let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+        assert_eq!(st.num_columns(), 1, "{tag}: the mask is no child");
+        let elements = match st.column(0).as_any().downcast_ref::<FixedSizeListArray>() {
+            Some(list) => list.values().clone(),
+            None => st.column(0).clone(), // rank-0 items: the array's own validity
+        };
+        let masked_out = m
+            .mask()
+            .as_array::<bool, IxDyn>()
+            .unwrap()
+            .iter()
+            .filter(|v| !**v)
+            .count();
+        assert_eq!(elements.null_count(), masked_out, "{tag}");
+        if masked_out == 0 {
+            assert!(
+                elements.nulls().is_none(),
+                "{tag}: no bitmap when all are valid"
+            );
+        }
+        round_trips(m, &zero_masked(m), tag);
+    }
+    // Nested: a user's type declaring its own mask (before the values, a field between), in a
+    // `Vec`, beside a MaskedTensor.
+    let station = |seed: i32| Station {
+        sensors: vec![
+            flagged(seed, &[true, false, true]),
+            flagged(seed + 1, &[false, false, true]),
+        ],
+        wind: masked(2, seed as f32),
+    };
+    let b = batch::stack(&[station(1), station(2), station(3)]).unwrap();
+    assert_eq!(
+        b.spec().validity(),
+        [
+            (
+                "sensors[0].ok".to_string(),
+                "sensors[0].readings".to_string()
+            ),
+            (
+                "sensors[1].ok".to_string(),
+                "sensors[1].readings".to_string()
+            ),
+            ("wind.mask".to_string(), "wind.values".to_string()),
+        ]
+    );
+    let rb = record_batch("x", Value::from_extension(b.clone()));
+    let DataType::Struct(children) = rb.schema().field(0).data_type().clone() else {
+        panic!()
+    };
+    let DataType::Struct(sensors) = children[0].data_type() else {
+        panic!()
+    };
+    let DataType::Struct(first) = sensors[0].data_type() else {
+        panic!()
+    };
+    let names: Vec<&str> = first.iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["weight", "readings"]);
+    assert_eq!(first[1].metadata()[VALIDITY], "ok");
+    let zero_flagged = |f: &Flagged| {
+        let ok = f.ok.as_array::<bool, IxDyn>().unwrap();
+        let r = f.readings.as_array::<i32, IxDyn>().unwrap();
+        Flagged {
+            readings: Tensor::from(ArrayD::from_shape_fn(r.raw_dim(), |d| {
+                if ok[&d] { r[&d] } else { 0 }
+            })),
+            ..f.clone()
+        }
+    };
+    let zeroed = Station {
+        sensors: b.sensors.iter().map(zero_flagged).collect(),
+        wind: zero_masked(&b.wind),
+    };
+    round_trips(&b, &zeroed, "nested");
+}
+
+#[test]
+fn files_with_a_mask_child_still_load() {
+    // The layout written before masks were validity bitmaps: `values` and a bool `mask` child.
+    let b = masked_batch(5, 3);
+    let rb = record_batch("m", Value::from_extension(b.clone()));
+    let old = old_layout(&rb, None);
+    let DataType::Struct(children) = old.schema().field(0).data_type().clone() else {
+        panic!()
+    };
+    assert_eq!(children.len(), 2);
+    assert_eq!(column_as::<MaskedTensor>(&old, "m").unwrap(), b);
+    let dir = std::env::temp_dir().join(format!("extype-arrow-old-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    write_ipc_file(dir.join("old.arrow"), std::slice::from_ref(&old)).unwrap();
+    let read = read_ipc_file(dir.join("old.arrow")).unwrap();
+    assert_eq!(column_as::<MaskedTensor>(&read[0], "m").unwrap(), b);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A type whose declared mask is not checked by the type itself (no contract, no validation).
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.arrow.Loose", batchable)]
+struct Loose {
+    values: Tensor,
+    #[extype(validity_of = values)]
+    mask: Tensor,
+}
+
+#[test]
+fn a_mask_that_is_not_bool_of_the_values_shape_is_an_error_at_write_time() {
+    let ints = Loose {
+        values: Tensor::from(array![[1.0f32, 2.0], [3.0, 4.0]].into_dyn()),
+        mask: Tensor::from(array![[1u8, 0], [1, 1]].into_dyn()),
+    };
+    let err = to_array(&ints, "l").unwrap_err().to_string();
+    assert!(
+        err.contains("`mask` is the validity of `values`")
+            && err.contains("expected bool")
+            && err.contains("found u8"),
+        "{err}"
+    );
+    let shape = Loose {
+        values: Tensor::from(array![[1.0f32, 2.0], [3.0, 4.0]].into_dyn()),
+        mask: Tensor::from(array![[true], [false]].into_dyn()),
+    };
+    let err = to_array(&shape, "l").unwrap_err().to_string();
+    assert!(
+        err.contains("shape [2, 2]") && err.contains("[2, 1]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn hostile_validity_metadata_is_an_error_not_a_panic() {
+    let b = masked_batch(3, 2);
+    let rb = record_batch("m", Value::from_extension(b));
+    let st = rb.column(0).as_any().downcast_ref::<StructArray>().unwrap();
+    let with_validity = |name: &str| {
+        let mut f = st.fields()[0].as_ref().clone();
+        f.metadata_mut()
+            .insert(VALIDITY.to_string(), name.to_string());
+        replace_child(&rb, 0, f, st.column(0).clone())
+    };
+    // Naming a component the type does not have.
+    let err = column(&with_validity("bogus"), "m")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("bogus (the validity of values)") && err.contains("mask: bool"),
+        "{err}"
+    );
+    // Not a field name.
+    for name in ["", "a.b", "[0]"] {
+        let err = column(&with_validity(name), "m").unwrap_err().to_string();
+        assert!(
+            err.contains(VALIDITY) && err.contains("sibling field"),
+            "{name:?}: {err}"
+        );
+    }
+    // Both a bitmap and a mask child.
+    let (mf, ma) = tensor_to_array(masked_batch(3, 2).mask(), "mask").unwrap();
+    let fields = Fields::from(vec![st.fields()[0].as_ref().clone(), mf]);
+    let both = StructArray::try_new(fields, vec![st.column(0).clone(), ma], None).unwrap();
+    let f = rb
+        .schema()
+        .field(0)
+        .clone()
+        .with_data_type(both.data_type().clone());
+    let err = column(&replace_column(&rb, 0, f, Arc::new(both)), "m")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("the bitmap or the child"), "{err}");
+    // An unlinked type: the metadata's name is a component of the anonymous value, placed
+    // after the values.
+    let renamed = rename(&with_validity("bogus"), "m", "elsewhere.Masked");
+    let value = column(&renamed, "m").unwrap();
+    let Value::Extension(e) = value else { panic!() };
+    assert_eq!(e.any_spec().dyn_component_paths().len(), 2);
 }

@@ -226,8 +226,10 @@ fn a_buffer_past_the_body_is_an_error() {
                 format,
                 |b| {
                     let (_, _, buffers, _) = batch_layout(b, format);
-                    // Buffer 9: the f64 values of `col_dense`; its offset, then its length.
-                    put_at(b, buffers[9] + field, &value.to_le_bytes());
+                    // Buffer 6: the f64 values of `col_dense` (after `col_masked`'s struct
+                    // validity, its values' list validity, element validity and elements);
+                    // its offset, then its length.
+                    put_at(b, buffers[6] + field, &value.to_le_bytes());
                 },
                 &["col_dense", "past the body"],
             );
@@ -284,14 +286,31 @@ fn a_validity_bitmap_shorter_than_its_rows_is_an_error() {
 }
 
 #[test]
+fn a_mask_bitmap_shorter_than_its_elements_is_an_error() {
+    for format in [Format::IpcFile, Format::IpcStream] {
+        // `col_masked`'s mask is the validity bitmap of its values' elements (buffer 2, after
+        // the struct's and the lists' validity): cut to no bytes, it cannot hold 12 bits.
+        ipc_error(
+            format,
+            |b| {
+                let (_, _, buffers, _) = batch_layout(b, format);
+                put_at(b, buffers[2] + 8, &0i64.to_le_bytes());
+            },
+            &["col_masked"],
+        );
+    }
+}
+
+#[test]
 fn a_fixed_size_list_length_overflowing_is_an_error() {
     // arrow-data: "integer overflow computing expected number of expected values in
-    // FixedListSize" (node 5: the lists of `col_dense`, 6 values a row).
+    // FixedListSize" (node 3, after `col_masked`'s struct, lists and elements: the lists of
+    // `col_dense`, 6 values a row).
     ipc_error(
         Format::IpcFile,
         |b| {
             let (_, nodes, _, _) = batch_layout(b, Format::IpcFile);
-            put_at(b, nodes[5], &(1i64 << 62).to_le_bytes());
+            put_at(b, nodes[3], &(1i64 << 62).to_le_bytes());
         },
         &["col_dense", "exceed memory"],
     );
@@ -646,28 +665,13 @@ fn writing_batches_of_two_schemas_is_an_error_naming_the_batch() {
 /// fails the shape contract when read.
 fn invalid_masked() -> RecordBatch {
     let good = to_record_batch(&[("col_bad", &Value::from_extension(masked(4, &[3])))]).unwrap();
-    let other = to_record_batch(&[("col_bad", &Value::from_extension(masked(4, &[2])))]).unwrap();
-    let (gs, os) = (good.schema(), other.schema());
-    let (DataType::Struct(g), DataType::Struct(o)) =
-        (gs.field(0).data_type(), os.field(0).data_type())
-    else {
-        panic!()
-    };
-    let fields = extype_arrow::arrow_schema::Fields::from(vec![g[0].clone(), o[1].clone()]);
-    let column = |rb: &RecordBatch, i: usize| {
-        rb.column(0)
-            .as_any()
-            .downcast_ref::<StructArray>()
-            .unwrap()
-            .column(i)
-            .clone()
-    };
-    let st = StructArray::try_new(
-        fields.clone(),
-        vec![column(&good, 0), column(&other, 1)],
-        None,
-    )
-    .unwrap();
+    let gs = good.schema();
+    // A bitmap has the values' shape by construction, so the mismatch is built in the layout
+    // of files written before masks were validity bitmaps (read as ever): a `mask` child.
+    let (values_field, values) = tensor_to_array(masked(4, &[3]).values(), "values").unwrap();
+    let (mask_field, mask) = tensor_to_array(masked(4, &[2]).mask(), "mask").unwrap();
+    let fields = extype_arrow::arrow_schema::Fields::from(vec![values_field, mask_field]);
+    let st = StructArray::try_new(fields.clone(), vec![values, mask], None).unwrap();
     let field = Field::new("col_bad", DataType::Struct(fields), false)
         .with_metadata(gs.field(0).metadata().clone());
     RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![Arc::new(st)]).unwrap()

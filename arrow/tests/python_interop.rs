@@ -10,13 +10,16 @@
 //!   spec JSON and the tensor shapes (the tensor children come back as
 //!   `pa.FixedShapeTensorType`); DuckDB reads the Parquet file as a table of its components;
 //!   and the files today's pyarrow writes load as the golden ones do.
+//! - Masks are validity: DuckDB's `list_avg` and `avg` and pyarrow's `compute.mean` over a
+//!   `MaskedTensor` column's values (Parquet and IPC) give extype's own masked `reduce_mean`;
+//!   a pyarrow column with null tensor elements loads as a `MaskedTensor`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use extype::ndarray::{Array3, ArrayD, IxDyn};
 use extype::types::MaskedTensor;
-use extype::{Tensor, Value, batch};
+use extype::{Tensor, Value, batch, ops};
 use extype_arrow::arrow_array::RecordBatch;
 use extype_arrow::{
     FIXED_SHAPE_TENSOR, FixedShapeTensor, column, column_as, from_columns_as, read_ipc_file,
@@ -137,5 +140,95 @@ fn pyarrow_and_duckdb_read_extype_files_and_extype_reads_pyarrow_files() {
         print!("{}", String::from_utf8_lossy(&out.stdout));
     }
     check_python_files(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Readings, four rows of five, some masked out (outliers of 1000 under a false mask; row 2
+/// all masked, row 3 one valid reading).
+fn readings() -> MaskedTensor {
+    let valid = [
+        [true, true, true, true, true],
+        [true, false, true, false, true],
+        [false, false, false, false, false],
+        [false, false, false, true, false],
+    ];
+    let values = ArrayD::from_shape_fn(IxDyn(&[N, 5]), |d| {
+        if valid[d[0]][d[1]] {
+            (d[0] * 5 + d[1]) as f32 * 0.5
+        } else {
+            1000.0
+        }
+    });
+    let mask = ArrayD::from_shape_fn(IxDyn(&[N, 5]), |d| valid[d[0]][d[1]]);
+    MaskedTensor::new(values, mask).unwrap()
+}
+
+/// `python interop.py COMMAND DIR`, its output printed; a failure panics with it.
+fn run_python(python: &std::ffi::OsStr, command: &str, dir: &Path) {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/interop.py");
+    let out = Command::new(python)
+        .arg(&script)
+        .arg(command)
+        .arg(dir)
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "python {command} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn engines_skip_masked_values_and_null_elements_load_as_masks() {
+    let Some(python) = std::env::var_os("EXTYPE_PYTHON") else {
+        eprintln!("EXTYPE_PYTHON is not set: skipped (.ci/run sets it)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("extype-arrow-engines-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // extype's own masked means: per row, and over everything.
+    let r = readings();
+    let rows: MaskedTensor = ops::reduce_mean_as(&r, Some(&[1]), false).unwrap();
+    let total: MaskedTensor = ops::reduce_mean_as(&r, None, false).unwrap();
+    let row_means: Vec<Option<f64>> = rows
+        .values()
+        .as_array::<f32, IxDyn>()
+        .unwrap()
+        .iter()
+        .zip(rows.mask().as_array::<bool, IxDyn>().unwrap().iter())
+        .map(|(&v, &valid)| valid.then_some(f64::from(v)))
+        .collect();
+    assert_eq!(row_means, [Some(1.0), Some(3.5), None, Some(9.0)]);
+    let total = f64::from(total.values().as_array::<f32, IxDyn>().unwrap()[[]]);
+    assert!((total - (0.0 + 0.5 + 1.0 + 1.5 + 2.0 + 2.5 + 3.5 + 4.5 + 9.0) / 9.0).abs() < 1e-6);
+    let expected = serde_json::json!({ "rows": row_means, "total": total });
+    std::fs::write(dir.join("expected.json"), expected.to_string()).unwrap();
+    let rb = to_record_batch(&[("r", &Value::from_extension(r.clone()))]).unwrap();
+    write_ipc_file(dir.join("readings.arrow"), std::slice::from_ref(&rb)).unwrap();
+    write_parquet(dir.join("readings.parquet"), std::slice::from_ref(&rb)).unwrap();
+    run_python(&python, "engines", &dir);
+    // A pyarrow column with null elements: a MaskedTensor (null = masked out), through the
+    // IPC file and Parquet.
+    run_python(&python, "write_nulls", &dir);
+    let flat: Vec<f32> = (0..N * 6).map(|i| i as f32 / 2.0).collect();
+    let valid: Vec<bool> = (0..N * 6).map(|i| i % 5 != 0).collect();
+    let mask = ArrayD::from_shape_vec(IxDyn(&[N, 2, 3]), valid).unwrap();
+    let values = ArrayD::from_shape_vec(IxDyn(&[N, 2, 3]), flat).unwrap();
+    let zero = extype::ndarray::arr0(0.0f32);
+    let want = MaskedTensor::new(values, mask)
+        .unwrap()
+        .filled(&zero)
+        .unwrap();
+    for batches in [
+        read_ipc_file(dir.join("nulls.arrow")).unwrap(),
+        read_parquet(dir.join("nulls.parquet")).unwrap(),
+    ] {
+        let m: MaskedTensor = from_columns_as(&batches[0]).unwrap();
+        assert_eq!(m.mask(), want.mask());
+        assert_eq!(m.filled(&zero).unwrap(), want);
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

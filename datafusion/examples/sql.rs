@@ -61,10 +61,11 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     let hot: MaskedTensor = column_as(&hot[0], "m")?;
     assert_eq!(hot, ops::gather_as(&m, &[0, 2, 3], 0)?);
 
-    // An aggregate over a component, of the valid readings only, grouped by a plain column.
+    // An aggregate over a component, of the valid readings only (the mask is the values'
+    // validity: a failed reading is NULL), grouped by a plain column.
     let first = sql(
         "SELECT site, count(*) AS n, max(m['values'][1]) AS first_max \
-         FROM readings WHERE m['mask'][1] GROUP BY site ORDER BY site",
+         FROM readings WHERE m['values'][1] IS NOT NULL GROUP BY site ORDER BY site",
     )?;
     let first_max = extype_arrow::column(&first[0], "first_max")?.into_tensor()?;
     assert_eq!(first_max, Tensor::from(array![20.5f32, 25.0].into_dyn()));

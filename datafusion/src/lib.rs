@@ -3,8 +3,9 @@
 //! - [`register_batches`] registers record batches whose columns are batches of extension
 //!   values (as [`extype_arrow::to_record_batch`] makes them: struct columns whose fields carry
 //!   `ARROW:extension:name` and `ARROW:extension:metadata`) as a table. SQL reads their
-//!   components with struct field access (`m['values']`, `get_field(m, 'mask')`) and array
-//!   functions on the tensor children (`m['values'][1]`), filters and aggregates on them, and a
+//!   components with struct field access (`m['values']`, `get_field(m, 'values')`) and array
+//!   functions on the tensor children (`m['values'][1]`; a masked-out element is `NULL`, the
+//!   mask being the values' validity), filters and aggregates on them, and a
 //!   query that selects the extension column itself (`SELECT m FROM t WHERE …`) keeps its
 //!   extension metadata on the output field.
 //! - [`register_udfs`] registers one scalar UDF per extype op of [`udf_ops`] (every catalog

@@ -80,9 +80,11 @@ fn a_filter_keeps_the_extension_column_and_its_metadata() -> TestResult {
     let field = out.schema().field(0).clone();
     assert_eq!(field.metadata()[EXTENSION_NAME], "extype.MaskedTensor");
     assert!(field.metadata().contains_key(EXTENSION_METADATA));
+    // A masked-out element is NULL (the mask is the values' validity): never `> 0.0`.
     let first = m.values().as_array::<f32, IxDyn>()?;
+    let valid = m.mask().as_array::<bool, IxDyn>()?;
     let keep: Vec<i64> = (0..6)
-        .filter(|&i| first[[i, 0, 0]] > 0.0)
+        .filter(|&i| valid[[i, 0, 0]] && first[[i, 0, 0]] > 0.0)
         .map(|i| i as i64)
         .collect();
     assert!(
@@ -104,10 +106,12 @@ fn aggregates_over_components_match_the_values() -> TestResult {
         "SELECT g, count(*) AS n, sum(m['values'][1]) AS s FROM t GROUP BY g ORDER BY g",
     )?);
     let s = column(&out, "s")?.into_tensor()?;
+    // The sum of the valid elements: a masked-out one is NULL.
     let first = m.values().as_array::<f32, IxDyn>()?;
+    let valid = m.mask().as_array::<bool, IxDyn>()?;
     let expect = |g: usize| {
         (0..8)
-            .filter(|i| i % 2 == g)
+            .filter(|&i| i % 2 == g && valid[[i, 0, 0]])
             .map(|i| first[[i, 0, 0]] as f64)
             .sum::<f64>()
     };

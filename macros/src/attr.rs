@@ -67,6 +67,9 @@ pub struct FieldAttrs {
     pub static_: Option<syn::Path>,
     /// `skip`: neither a component nor in the spec; rebuilt with `Default::default()`.
     pub skip: Option<syn::Path>,
+    /// `validity_of = values`: this (bool) field is the validity of the named field, which has
+    /// the same shape (`true` = valid); with the attribute's key, for spans.
+    pub validity_of: Option<(syn::Path, syn::Ident)>,
 }
 
 impl FieldAttrs {
@@ -77,7 +80,7 @@ impl FieldAttrs {
 }
 
 const CONTAINER_KEYS: &[&str] = &["name", "validate", "batchable", "tensor_like"];
-const FIELD_KEYS: &[&str] = &["shape", "static", "skip"];
+const FIELD_KEYS: &[&str] = &["shape", "static", "skip", "validity_of"];
 
 fn extype_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
     attrs.iter().filter(|a| a.path().is_ident("extype"))
@@ -237,6 +240,25 @@ fn tensor_like_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<TensorLik
     }
 }
 
+/// `validity_of = field`: the name of the field whose validity this one is.
+fn validity_of_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<syn::Ident> {
+    let value: syn::Expr = value_of(meta, "validity_of", "values")?.parse()?;
+    match value {
+        syn::Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
+            Ok(path
+                .path
+                .get_ident()
+                .cloned()
+                .expect("checked: one identifier"))
+        }
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`extype(validity_of = ...)` takes the name of the field whose validity this field \
+             is, e.g. `validity_of = values` (not a string or a path)",
+        )),
+    }
+}
+
 trait PathText {
     fn to_token_stream_string(&self) -> String;
 }
@@ -300,6 +322,7 @@ impl FieldAttrs {
         let mut shape = Once::new("shape");
         let mut static_ = Once::new("static");
         let mut skip = Once::new("skip");
+        let mut validity_of = Once::new("validity_of");
         for attr in extype_attrs(attrs) {
             if !require_list(cx, attr, FIELD_KEYS) {
                 continue;
@@ -313,6 +336,9 @@ impl FieldAttrs {
                         static_.set(cx, &meta.path, meta.path.clone());
                     } else if meta.path.is_ident("skip") {
                         skip.set(cx, &meta.path, meta.path.clone());
+                    } else if meta.path.is_ident("validity_of") {
+                        let values = validity_of_value(meta)?;
+                        validity_of.set(cx, &meta.path, (meta.path.clone(), values));
                     } else if ["name", "validate", "batchable", "tensor_like"]
                         .iter()
                         .any(|k| meta.path.is_ident(k))
@@ -335,6 +361,7 @@ impl FieldAttrs {
             shape: shape.value,
             static_: static_.value,
             skip: skip.value,
+            validity_of: validity_of.value,
         }
     }
 }

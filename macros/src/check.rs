@@ -14,6 +14,96 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_shape_contracts(cx, cont);
     check_generic_registration(cx, cont);
     check_tensor_like(cx, cont);
+    check_validity(cx, cont);
+}
+
+/// `validity_of = field` on a tensor field names another tensor field of the spec, which has
+/// one validity at most and is not a validity itself.
+fn check_validity(cx: &Ctxt, cont: &Container) {
+    let mode = |f: &crate::ast::Field| match (&f.attrs.static_, &f.attrs.skip) {
+        (Some(p), _) => Some((p.clone(), "static")),
+        (None, Some(p)) => Some((p.clone(), "skip")),
+        (None, None) => None,
+    };
+    let mut claimed: Vec<(&syn::Ident, &str)> = Vec::new();
+    for field in &cont.fields {
+        let Some((key, target)) = &field.attrs.validity_of else {
+            continue;
+        };
+        let named = syn::Member::Named(target.clone());
+        let Some(values) = cont.fields.iter().find(|f| f.member == named) else {
+            let wanted = target.to_string();
+            let names: Vec<String> = cont
+                .fields
+                .iter()
+                .filter(|f| f.path != field.path)
+                .map(|f| format!("`{}`", f.path))
+                .collect();
+            let hint = cont
+                .fields
+                .iter()
+                .find(|f| extype_shape::edit_distance::edit_distance(&wanted, &f.path) <= 2)
+                .map(|f| format!("; did you mean `{}`?", f.path))
+                .unwrap_or_default();
+            let listed = if names.is_empty() {
+                "the struct has no other field".to_string()
+            } else {
+                format!("its other fields are {}{hint}", names.join(", "))
+            };
+            cx.error_spanned_by(
+                target,
+                format!("`extype(validity_of = {wanted})` names no field of this struct; {listed}"),
+            );
+            continue;
+        };
+        if values.path == field.path {
+            cx.error_spanned_by(
+                target,
+                format!(
+                    "field `{}` is `extype(validity_of = {target})`: a field cannot be its own \
+                     validity; name the field whose elements it marks valid, e.g. \
+                     `validity_of = values`",
+                    field.path
+                ),
+            );
+            continue;
+        }
+        for f in [field, values] {
+            if let Some((at, mode)) = mode(f) {
+                cx.error_spanned_by(
+                    at,
+                    format!(
+                        "field `{}` is `extype({mode})`, but `extype(validity_of = {target})` on \
+                         field `{}` pairs two tensor components; remove `{mode}`",
+                        f.path, field.path
+                    ),
+                );
+            }
+        }
+        if values.attrs.validity_of.is_some() {
+            cx.error_spanned_by(
+                target,
+                format!(
+                    "field `{}` is itself `extype(validity_of = …)`: a validity cannot have a \
+                     validity of its own; point `validity_of` at a values field",
+                    values.path
+                ),
+            );
+        }
+        if let Some((_, first)) = claimed.iter().find(|(t, _)| *t == target) {
+            cx.error_spanned_by(
+                key,
+                format!(
+                    "fields `{first}` and `{}` are both `extype(validity_of = {target})`: a field \
+                     has one validity; combine the masks into one field, or remove the attribute \
+                     from one",
+                    field.path
+                ),
+            );
+        } else {
+            claimed.push((target, &field.path));
+        }
+    }
 }
 
 /// `tensor_like = field` names a field of the spec.

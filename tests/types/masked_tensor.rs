@@ -710,3 +710,51 @@ fn value_item_reads_dense_results_and_names_extension_values() {
         .to_string();
     assert!(e.contains("item") && e.contains("MaskedTensor"), "{e}");
 }
+
+/// The mask is declared the values' validity (`#[extype(validity_of = values)]`), for the
+/// spec, the erased spec, and a user's type nesting it (paths prefixed as component paths).
+#[test]
+fn the_mask_is_declared_the_validity_of_the_values() {
+    let pair = |m: &str, v: &str| (m.to_string(), v.to_string());
+    let spec = x().spec();
+    assert_eq!(spec.validity(), [pair("mask", "values")]);
+    assert_eq!(
+        extype::AnySpec::dyn_validity(&spec),
+        [pair("mask", "values")]
+    );
+
+    #[derive(Clone, Debug, PartialEq, ExtensionType)]
+    #[extype(name = "tests.types.Readings")]
+    struct Readings {
+        channels: Vec<MaskedTensor>,
+        #[extype(validity_of = times)]
+        seen: Tensor,
+        times: Tensor,
+        label: Tensor,
+    }
+    let r = Readings {
+        channels: vec![x(), x()],
+        seen: t(array![true, false]),
+        times: t(array![1.0f64, 2.0]),
+        label: t(array![0i32, 1]),
+    };
+    let expected = [
+        pair("channels[0].mask", "channels[0].values"),
+        pair("channels[1].mask", "channels[1].values"),
+        pair("seen", "times"),
+    ];
+    assert_eq!(r.spec().validity(), expected);
+    // Through the object-safe spec of a `Value`.
+    let value = Value::from_extension(r.clone());
+    let Value::Extension(e) = &value else {
+        unreachable!()
+    };
+    assert_eq!(e.any_spec().dyn_validity(), expected);
+    // Specs without declarations declare none.
+    #[derive(Clone, Debug, PartialEq, ExtensionType)]
+    #[extype(name = "tests.types.Plain")]
+    struct Plain {
+        a: Tensor,
+    }
+    assert!(Plain { a: t(arr0(1.0f32)) }.spec().validity().is_empty());
+}

@@ -4,12 +4,17 @@
                                   by the Rust test) with pyarrow and DuckDB, and checks them
     python interop.py write DIR   writes DIR/from_python.arrow and DIR/from_python.parquet with
                                   pyarrow, for the Rust test to load
+    python interop.py engines DIR checks DuckDB's and pyarrow's means over the masked readings
+                                  in DIR/readings.{arrow,parquet} against DIR/expected.json
+    python interop.py write_nulls DIR  writes DIR/nulls.{arrow,parquet}: a fixed_shape_tensor
+                                  column with null elements
 
 `make_golden.py` writes the same files as `write` into golden/, committed in the repository.
 
 The data, on both sides (n = 4 items):
 - extype writes column `m`, a batch of `extype.MaskedTensor` of items of shape [3]:
-  values[i, j] = i + j, mask[i, j] = (i + j) % 3 != 0; and column `t`, a plain f64 tensor
+  values[i, j] = i + j, mask[i, j] = (i + j) % 3 != 0, the mask as the validity bitmap of the
+  values' elements (child `values`, metadata `extype:validity` = `mask`); and column `t`, a plain f64 tensor
   [4, 2, 2] of 0..16.
 - pyarrow writes `values` (pa.fixed_shape_tensor float32 [2, 3], dim_names h, w) of
   arange(24) / 2, `mask` (pa.fixed_shape_tensor bool [2, 3]) of arange(24) % 4 != 0, `perm` (a
@@ -111,26 +116,26 @@ def check_masked_column(table, where):
     expect(spec["spec"]["spec"] == "extype.MaskedTensor", f"{where}: spec {spec}")
     storage = field.type
     expect(pa.types.is_struct(storage), f"{where}: storage {storage}")
+    # The mask is the validity bitmap of the values' elements, not a child of its own.
     names = [storage.field(i).name for i in range(storage.num_fields)]
-    expect(names == ["values", "mask"], f"{where}: children {names}")
+    expect(names == ["values"], f"{where}: children {names}")
+    child_meta = storage.field(0).metadata or {}
+    expect(child_meta.get(b"extype:validity") == b"mask", f"{where}: child metadata {child_meta}")
     col = table.column("m").combine_chunks()
     i = np.arange(N)[:, None]
     j = np.arange(3)[None, :]
-    for name, expected in [("values", (i + j).astype(np.float32)), ("mask", (i + j) % 3 != 0)]:
-        child = col.field(name)
-        expect(
-            isinstance(child.type, pa.FixedShapeTensorType),
-            f"{where}: {name} is {child.type}, not a fixed_shape_tensor",
-        )
-        expect(child.type.shape == [3], f"{where}: {name} shape {child.type.shape}")
-        if pa.types.is_boolean(child.type.value_type):
-            # pyarrow's to_numpy_ndarray takes no bool tensors: through the storage.
-            flat = child.storage.flatten().to_numpy(zero_copy_only=False)
-            got = flat.reshape(len(child), *child.type.shape)
-        else:
-            got = child.to_numpy_ndarray()
-        expect(got.shape == (N, 3), f"{where}: {name} array shape {got.shape}")
-        expect((got == expected).all(), f"{where}: {name} values {got}")
+    values, mask = (i + j).astype(np.float32), (i + j) % 3 != 0
+    child = col.field("values")
+    expect(
+        isinstance(child.type, pa.FixedShapeTensorType),
+        f"{where}: values is {child.type}, not a fixed_shape_tensor",
+    )
+    expect(child.type.shape == [3], f"{where}: values shape {child.type.shape}")
+    elements = child.storage.flatten()
+    valid = elements.is_valid().to_numpy(zero_copy_only=False).reshape(N, 3)
+    expect((valid == mask).all(), f"{where}: validity {valid}")
+    got = elements.to_numpy(zero_copy_only=False).reshape(N, 3)
+    expect((got[mask] == values[mask]).all(), f"{where}: values {got}")
 
 
 def check_tensor_column(table, where):
@@ -154,19 +159,72 @@ def check(directory):
     import duckdb
 
     path = str(directory / "from_extype.parquet")
-    rows = duckdb.sql(
-        f"SELECT m.values AS v, m.mask AS k, t FROM read_parquet('{path}')"
-    ).fetchall()
+    rows = duckdb.sql(f"SELECT m.values AS v, t FROM read_parquet('{path}')").fetchall()
     expect(len(rows) == N, f"DuckDB: {len(rows)} rows")
-    for i, (v, k, t) in enumerate(rows):
-        expect(list(v) == [float(i + j) for j in range(3)], f"DuckDB: row {i} values {v}")
-        expect(list(k) == [(i + j) % 3 != 0 for j in range(3)], f"DuckDB: row {i} mask {k}")
+    for i, (v, t) in enumerate(rows):
+        want = [float(i + j) if (i + j) % 3 != 0 else None for j in range(3)]
+        expect(list(v) == want, f"DuckDB: row {i} values {v}")
         expect(list(t) == [float(4 * i + j) for j in range(4)], f"DuckDB: row {i} t {t}")
     total = duckdb.sql(f"SELECT sum(list_sum(m.values)) FROM read_parquet('{path}')").fetchall()[0]
-    expect(total[0] == sum(i + j for i in range(N) for j in range(3)), f"DuckDB: sum {total}")
+    want = sum(i + j for i in range(N) for j in range(3) if (i + j) % 3 != 0)
+    expect(total[0] == want, f"DuckDB: sum {total}")
     print("pyarrow", pa.__version__, "and duckdb", duckdb.__version__, "read extype's files")
+
+
+def close(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return abs(a - b) <= 1e-6 * max(1.0, abs(b))
+
+
+def engines(directory):
+    """Engines that know nothing of extype skip the masked readings: DuckDB's `list_avg` per
+    row and `avg` over all (Parquet; and the IPC file through pyarrow), and pyarrow's
+    `compute.mean` over the elements, against extype's own masked `reduce_mean`, which the
+    Rust test wrote to expected.json (a row with no valid reading: null)."""
+    import duckdb
+    import pyarrow.compute as pc
+
+    expected = json.loads((directory / "expected.json").read_text())
+    rows, total = expected["rows"], expected["total"]
+    parquet = str(directory / "readings.parquet")
+    with ipc.open_file(str(directory / "readings.arrow")) as r:
+        arrow_table = r.read_all()  # noqa: F841 (DuckDB scans it by name)
+    for where, source in [("Parquet", f"read_parquet('{parquet}')"), ("IPC", "arrow_table")]:
+        got = [
+            r[0]
+            for r in duckdb.sql(f"SELECT list_avg(r.values) FROM {source}").fetchall()
+        ]
+        expect(len(got) == len(rows), f"DuckDB {where}: {got}")
+        expect(all(close(g, w) for g, w in zip(got, rows)), f"DuckDB {where}: {got} != {rows}")
+        all_avg = duckdb.sql(
+            f"SELECT avg(x) FROM (SELECT unnest(r.values) AS x FROM {source})"
+        ).fetchall()[0][0]
+        expect(close(all_avg, total), f"DuckDB {where}: avg {all_avg} != {total}")
+        print(f"duckdb {where}: list_avg {got}, avg {all_avg}")
+    for where, table in [("Parquet", pq.read_table(parquet)), ("IPC", arrow_table)]:
+        elements = table.column("r").combine_chunks().field("values").storage.flatten()
+        mean = pc.mean(elements).as_py()
+        expect(close(mean, total), f"pyarrow {where}: mean {mean} != {total}")
+        print(f"pyarrow {where}: compute.mean {mean}")
+
+
+def write_nulls(directory):
+    """A plain table of one `pa.fixed_shape_tensor` column `values` (float32 [2, 3]) with null
+    elements: arange(24) / 2 where arange(24) % 5 != 0, null elsewhere; for the Rust test to
+    load as a MaskedTensor."""
+    flat = np.arange(N * 6, dtype=np.float32) / 2
+    nulls = np.arange(N * 6) % 5 == 0
+    storage = pa.FixedSizeListArray.from_arrays(pa.array(flat, mask=nulls), 6)
+    values = pa.ExtensionArray.from_storage(pa.fixed_shape_tensor(pa.float32(), [2, 3]), storage)
+    table = pa.table({"values": values})
+    with ipc.new_file(str(directory / "nulls.arrow"), table.schema) as w:
+        w.write_table(table)
+    pq.write_table(table, str(directory / "nulls.parquet"))
 
 
 if __name__ == "__main__":
     command, directory = sys.argv[1], Path(sys.argv[2])
-    {"check": check, "write": write}[command](directory)
+    {"check": check, "write": write, "engines": engines, "write_nulls": write_nulls}[command](
+        directory
+    )

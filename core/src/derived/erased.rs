@@ -286,6 +286,10 @@ impl AnySpec for ErasedSpec {
         // SAFETY: `raw` is a live spec described by `desc`.
         unsafe { super::component_paths(self.desc, self.raw()) }
     }
+    fn dyn_validity(&self) -> Vec<(String, String)> {
+        // SAFETY: `raw` is a live spec described by `desc`.
+        unsafe { super::validity(self.desc, self.raw()) }
+    }
     fn dyn_serialize(&self) -> SpecTree {
         // SAFETY: `raw` is a live spec described by `desc`.
         unsafe { super::spec_to_value(self.desc, self.raw()) }

@@ -49,6 +49,7 @@ use crate::contract::{ShapeContract, ShapeOps};
 use crate::error::{Error, Result, SpecError};
 use crate::field::{
     ComponentSpecs, Components, Field, FieldOps, FieldPath, PathSink, Sink, StructField,
+    ValiditySink,
 };
 use crate::names::registered_name_of;
 use crate::spec::{ExtensionType, SpecSource, TypeSpec, ValueOps, registered_name};
@@ -179,6 +180,9 @@ pub struct StructDesc {
     pub types: &'static TypeFns,
     /// The type's own `validate = …` function, over a pointer to the value.
     pub validate: Option<unsafe fn(*const u8) -> Result<()>>,
+    /// The fields declared as another's validity (`#[extype(validity_of = values)]` on a mask
+    /// field): `(mask, values)` as indices into [`fields`](Self::fields).
+    pub validity: &'static [(usize, usize)],
     /// The word of whoever wrote the table that it is exact (see [`Vouched`]).
     pub vouched: Vouched,
 }
@@ -338,6 +342,11 @@ where
         unsafe { component_paths(S::Value::DESC, self as *const S as *const u8) }
     }
     #[inline]
+    fn validity(&self) -> Vec<(String, String)> {
+        // SAFETY: `self` is a spec of the type `DESC` describes (the `DerivedSpec` contract).
+        unsafe { validity(S::Value::DESC, self as *const S as *const u8) }
+    }
+    #[inline]
     fn to_components<'a>(&self, value: &'a S::Value) -> Vec<TensorView<'a>> {
         // SAFETY: `self`, `other` and `value` are specs or values of the type `DESC` describes (the `DerivedSpec` and `Derived` contracts).
         unsafe { views(S::Value::DESC, value as *const S::Value as *const u8) }
@@ -438,6 +447,23 @@ pub unsafe fn component_specs(
         // SAFETY: as for `write_field_spec`.
         unsafe { (f.ops.component_specs)(spec.add(f.spec_offset), &f.path(path), out) }
     }
+    for &(mask, values) in desc.validity {
+        if let (Some(m), Some(v)) = (desc.fields.get(mask), desc.fields.get(values)) {
+            out.validity(&m.path(path), &v.path(path));
+        }
+    }
+}
+
+/// The validity declarations of a spec and of the types nested in it: `(mask path, values
+/// path)` in component-path terms (`signal.mask`, `items[1].mask`).
+///
+/// # Safety
+/// `spec` points to a live spec described by `desc`.
+pub unsafe fn validity(desc: &StructDesc, spec: *const u8) -> Vec<(String, String)> {
+    let mut out = ValiditySink::default();
+    // SAFETY: forwarded from the caller.
+    unsafe { component_specs(desc, spec, &FieldPath::Root, &mut out) };
+    out.0
 }
 
 /// The component specs, in component order.

@@ -15,6 +15,27 @@ use crate::tensor::{Tensor, TensorSpec};
 pub trait Sink<T> {
     /// Accepts one item found at `path`.
     fn push(&mut self, path: &FieldPath<'_>, item: T);
+
+    /// Hears that the component at `mask` is the validity of the component at `values` (a
+    /// derived type's `#[extype(validity_of = …)]`, told by each struct as its component specs
+    /// are walked, nested structs with their paths). Sinks that only collect items ignore it
+    /// (the default); [`ValiditySink`] keeps it.
+    fn validity(&mut self, mask: &FieldPath<'_>, values: &FieldPath<'_>) {
+        let _ = (mask, values);
+    }
+}
+
+/// A [`Sink`] of component specs that keeps only the validity declarations it hears, as
+/// `(mask path, values path)` in the order the structs declare them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ValiditySink(pub Vec<(String, String)>);
+
+impl Sink<TensorSpec> for ValiditySink {
+    fn push(&mut self, _path: &FieldPath<'_>, _item: TensorSpec) {}
+
+    fn validity(&mut self, mask: &FieldPath<'_>, values: &FieldPath<'_>) {
+        self.0.push((mask.to_string(), values.to_string()));
+    }
 }
 
 impl<T> Sink<T> for Vec<T> {

@@ -42,6 +42,7 @@
 //!                         ops: FieldOps::of::<A>(), shape: None /* or ShapeOps::of::<A>() */ }, ..
 //!         ], skipped: &[/* SkippedDesc { value_offset, ops: SkipOps::of::<S>() } */], contract,
 //!            types: &TypeFns::of::<Foo>(), validate: /* `validate = path`, erased */,
+//!            validity: &[/* (mask, values) field indices, `validity_of = …` */],
 //!            vouched: unsafe { Vouched::new() } };
 //!     }
 //!     impl Clone/Debug/PartialEq/Eq/Hash/Display/Serialize/Deserialize for FooSpec where .. { one call each }
@@ -93,7 +94,7 @@ mod table;
 mod tensor;
 
 pub use as_static::{Static, StaticData};
-pub use components::{ComponentSpecs, Components, PathSink, Sink, check_tensor};
+pub use components::{ComponentSpecs, Components, PathSink, Sink, ValiditySink, check_tensor};
 pub use container::SequenceItem;
 pub use path::FieldPath;
 pub use static_data::{ExactFloat, StaticValue};

@@ -42,6 +42,9 @@ where
     fn dyn_component_paths(&self) -> Vec<String> {
         TypeSpec::component_paths(self)
     }
+    fn dyn_validity(&self) -> Vec<(String, String)> {
+        TypeSpec::validity(self)
+    }
     fn dyn_serialize(&self) -> SpecTree {
         TypeSpec::serialize(self)
     }

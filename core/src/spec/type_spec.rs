@@ -65,6 +65,16 @@ pub trait TypeSpec: Clone + Debug + Eq + Hash + Send + Sync + 'static {
             .collect()
     }
 
+    /// The components declared as the validity of others, as `(mask path, values path)` pairs
+    /// of [`component_paths`](Self::component_paths): the mask (a `bool` component of the
+    /// values' shape, `true` = valid) says which elements of the values are valid. A derived
+    /// type declares one with `#[extype(validity_of = values)]` on the mask field; the pairs
+    /// of nested types come with their paths (`signal.mask`, `signal.values`). Arrow export
+    /// writes the mask as the values' validity bitmap (`extype-arrow`). The default: none.
+    fn validity(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
     /// Borrowed views of the value's components, in component order (no copies).
     fn to_components<'a>(&self, value: &'a Self::Value) -> Vec<TensorView<'a>>;
 

@@ -279,6 +279,12 @@ pub trait AnySpec: Send + Sync + 'static {
     fn dyn_num_components(&self) -> usize;
     /// See [`TypeSpec::component_paths`].
     fn dyn_component_paths(&self) -> Vec<String>;
+    /// See [`TypeSpec::validity`]: `(mask path, values path)` pairs of
+    /// [`dyn_component_paths`](Self::dyn_component_paths); the default (a type that implements
+    /// this trait itself) declares none.
+    fn dyn_validity(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
     /// See [`TypeSpec::serialize`].
     fn dyn_serialize(&self) -> SpecTree;
     /// See [`TypeSpec::from_components`]; the value comes back as a [`Value`].

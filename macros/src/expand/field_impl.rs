@@ -65,6 +65,14 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
             }
         }
     });
+    // `validity_of`: (mask, values) as indices into the spec's fields (checked in `check`).
+    let spec_fields: Vec<_> = g.spec_fields().collect();
+    let validity = spec_fields.iter().enumerate().filter_map(|(mask, f)| {
+        let (_, target) = f.attrs.validity_of.as_ref()?;
+        let named = syn::Member::Named(target.clone());
+        let values = spec_fields.iter().position(|v| v.member == named)?;
+        Some(quote!((#mask, #values)))
+    });
     let skipped = g.fields().iter().filter(|f| !f.attrs.in_spec()).map(|f| {
         let ty = f.ty;
         let m = &f.member;
@@ -90,6 +98,7 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
                 contract: #contract,
                 types: &__x::derived::TypeFns::of::<Self>(),
                 validate: #validate,
+                validity: &[#(#validity),*],
                 // SAFETY: as for the impl.
                 vouched: unsafe { __x::Vouched::new() },
             };

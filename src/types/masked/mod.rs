@@ -74,8 +74,9 @@ pub struct MaskedTensor {
     /// The values (any dtype).
     #[extype(shape = "*dims")]
     values: Tensor,
-    /// Where the values are valid (bool, the values' shape).
-    #[extype(shape = "*dims")]
+    /// Where the values are valid (bool, the values' shape): the values' validity, so Arrow
+    /// export writes it as their validity bitmap.
+    #[extype(shape = "*dims", validity_of = values)]
     mask: Tensor,
 }
 

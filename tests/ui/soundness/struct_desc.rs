@@ -34,6 +34,7 @@ fn main() {
         types: Box::leak(Box::new(TypeFns::of::<Big>())),
         validate: None,
         vouched: Vouched::new(),
+        validity: &[],
     }));
     // The runtime (a registry entry's decoder, a spec's deserializer) walks whatever table it
     // is handed: building one must take `unsafe`.
