@@ -230,7 +230,8 @@ fn inspect_describes_arrow_ipc_and_parquet_files() {
     let ipc = dir.join("readings.arrow");
     extype_arrow::write_ipc_file(&ipc, &[rb.clone(), rb.clone()]).unwrap();
     let stream = dir.join("readings.arrows");
-    extype_arrow::write_ipc_stream(std::fs::File::create(&stream).unwrap(), &[rb.clone()]).unwrap();
+    let out = std::fs::File::create(&stream).unwrap();
+    extype_arrow::write_ipc_stream(out, std::slice::from_ref(&rb)).unwrap();
     let parquet = dir.join("readings.parquet");
     extype_arrow::write_parquet(&parquet, &[rb]).unwrap();
     let spec = "extype.MaskedTensor { values: f32[3, 2], mask: bool[3, 2] }";
