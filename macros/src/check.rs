@@ -33,23 +33,7 @@ fn check_validity(cx: &Ctxt, cont: &Container) {
         let named = syn::Member::Named(target.clone());
         let Some(values) = cont.fields.iter().find(|f| f.member == named) else {
             let wanted = target.to_string();
-            let names: Vec<String> = cont
-                .fields
-                .iter()
-                .filter(|f| f.path != field.path)
-                .map(|f| format!("`{}`", f.path))
-                .collect();
-            let hint = cont
-                .fields
-                .iter()
-                .find(|f| extype_shape::edit_distance::edit_distance(&wanted, &f.path) <= 2)
-                .map(|f| format!("; did you mean `{}`?", f.path))
-                .unwrap_or_default();
-            let listed = if names.is_empty() {
-                "the struct has no other field".to_string()
-            } else {
-                format!("its other fields are {}{hint}", names.join(", "))
-            };
+            let listed = fields_it_could_name(cont, &wanted, Some(&field.path));
             cx.error_spanned_by(
                 target,
                 format!("`extype(validity_of = {wanted})` names no field of this struct; {listed}"),
@@ -106,29 +90,37 @@ fn check_validity(cx: &Ctxt, cont: &Container) {
     }
 }
 
+/// What an attribute naming a field says when `wanted` names none: the fields it could name (all
+/// but `except`, the field the attribute is on) and the nearest one.
+fn fields_it_could_name(cont: &Container, wanted: &str, except: Option<&str>) -> String {
+    let names: Vec<String> = cont
+        .fields
+        .iter()
+        .filter(|f| Some(f.path.as_str()) != except)
+        .map(|f| format!("`{}`", f.path))
+        .collect();
+    let hint = cont
+        .fields
+        .iter()
+        .find(|f| extype_shape::edit_distance::edit_distance(wanted, &f.path) <= 2)
+        .map(|f| format!("; did you mean `{}`?", f.path))
+        .unwrap_or_default();
+    let other = if except.is_some() { "other " } else { "" };
+    if names.is_empty() {
+        format!("the struct has no {other}fields")
+    } else {
+        format!("its {other}fields are {}{hint}", names.join(", "))
+    }
+}
+
 /// `tensor_like = field` names a field of the spec.
 fn check_tensor_like(cx: &Ctxt, cont: &Container) {
     let Some(crate::attr::TensorLikeAttr::Field(member)) = &cont.attrs.tensor_like else {
         return;
     };
     let Some(field) = cont.fields.iter().find(|f| f.member == *member) else {
-        let names: Vec<String> = cont
-            .fields
-            .iter()
-            .map(|f| format!("`{}`", f.path))
-            .collect();
         let wanted = quote::quote!(#member).to_string();
-        let hint = cont
-            .fields
-            .iter()
-            .find(|f| extype_shape::edit_distance::edit_distance(&wanted, &f.path) <= 2)
-            .map(|f| format!("; did you mean `{}`?", f.path))
-            .unwrap_or_default();
-        let listed = if names.is_empty() {
-            "the struct has no fields".to_string()
-        } else {
-            format!("its fields are {}{hint}", names.join(", "))
-        };
+        let listed = fields_it_could_name(cont, &wanted, None);
         cx.error_spanned_by(
             member,
             format!(
