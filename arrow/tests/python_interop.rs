@@ -1,17 +1,19 @@
-//! Interop with pyarrow and DuckDB.
+//! Interop with pyarrow, DuckDB and Polars.
 //!
 //! - Always: the golden files pyarrow wrote (`tests/python/golden/`, made by
 //!   `tests/python/make_golden.py`) load: `pa.fixed_shape_tensor` columns with and without
 //!   `dim_names` and with a `permutation` into tensors and into a derived type, and a column of a
 //!   registered `pa.ExtensionType` into `extype.MaskedTensor`; from the IPC file and the Parquet
 //!   file.
-//! - When `EXTYPE_PYTHON` names a Python with pyarrow, numpy and duckdb (`.ci/run` makes one):
+//! - When `EXTYPE_PYTHON` names a Python with pyarrow, numpy, duckdb and polars (`.ci/run`
+//!   makes one):
 //!   pyarrow reads the IPC and Parquet files extype writes and sees the extension name, the
 //!   spec JSON and the tensor shapes (the tensor children come back as
 //!   `pa.FixedShapeTensorType`); DuckDB reads the Parquet file as a table of its components;
 //!   and the files today's pyarrow writes load as the golden ones do.
-//! - Masks are validity: DuckDB's `list_avg` and `avg` and pyarrow's `compute.mean` over a
-//!   `MaskedTensor` column's values (Parquet and IPC) give extype's own masked `reduce_mean`;
+//! - Masks are validity: DuckDB's `list_avg` and `avg`, pyarrow's `compute.mean` and Polars'
+//!   `arr.mean` and `mean` over a `MaskedTensor` column's values (Parquet and IPC) give
+//!   extype's own masked `reduce_mean`;
 //!   a pyarrow column with null tensor elements loads as a `MaskedTensor`.
 
 use std::path::{Path, PathBuf};

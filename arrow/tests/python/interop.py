@@ -179,8 +179,8 @@ def close(a, b):
 
 def engines(directory):
     """Engines that know nothing of extype skip the masked readings: DuckDB's `list_avg` per
-    row and `avg` over all (Parquet; and the IPC file through pyarrow), and pyarrow's
-    `compute.mean` over the elements, against extype's own masked `reduce_mean`, which the
+    row and `avg` over all (Parquet; and the IPC file through pyarrow), pyarrow's
+    `compute.mean` over the elements, and Polars' `arr.mean` per row and `mean` over all, against extype's own masked `reduce_mean`, which the
     Rust test wrote to expected.json (a row with no valid reading: null)."""
     import duckdb
     import pyarrow.compute as pc
@@ -207,6 +207,19 @@ def engines(directory):
         mean = pc.mean(elements).as_py()
         expect(close(mean, total), f"pyarrow {where}: mean {mean} != {total}")
         print(f"pyarrow {where}: compute.mean {mean}")
+    # Polars keeps the extension types (`ext[extype.MaskedTensor]`): `ext.storage()` reaches the
+    # struct, then the fixed-size list of values, whose nulls its means skip.
+    import polars as pl
+
+    ipc_file = str(directory / "readings.arrow")
+    for where, frame in [("Parquet", pl.read_parquet(parquet)), ("IPC", pl.read_ipc(ipc_file))]:
+        values = pl.col("r").ext.storage().struct.field("values").ext.storage()
+        got = frame.select(values.arr.mean()).to_series().to_list()
+        expect(len(got) == len(rows), f"Polars {where}: {got}")
+        expect(all(close(g, w) for g, w in zip(got, rows)), f"Polars {where}: {got} != {rows}")
+        all_mean = frame.select(values.arr.explode().mean()).item()
+        expect(close(all_mean, total), f"Polars {where}: mean {all_mean} != {total}")
+        print(f"polars {where}: arr.mean {got}, mean {all_mean}")
 
 
 def write_nulls(directory):
