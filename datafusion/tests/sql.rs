@@ -12,7 +12,8 @@ use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
-use extype::types::MaskedTensor;
+use extype::types::{MaskedTensor, RaggedTensor, SparseTensor};
+use extype::{ExtensionType, ReductionOp, UnaryOp, dispatch};
 use extype_arrow::{
     EXTENSION_METADATA, EXTENSION_NAME, column, column_as, to_record_batch, value_to_array,
 };
@@ -220,6 +221,129 @@ fn a_dense_tensor_column_dispatches_to_the_dense_op() -> TestResult {
     )?);
     let direct: Tensor = ops::reduce_sum_as(&ops::abs(&x)?, Some(&[1]), false)?;
     assert_eq!(column(&out, "s")?.into_tensor()?, direct);
+    Ok(())
+}
+
+/// A user type: weighted values (one shape), batchable by the default encoder, tensor-like,
+/// with `#[dispatch]` handlers for every reduction (of the weighted values: a dense result) and
+/// every unary elementwise op (on the values, the weights kept).
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "df_test.Weighted", tensor_like = values, batchable)]
+pub struct Weighted {
+    #[extype(shape = "*dims")]
+    values: Tensor,
+    #[extype(shape = "*dims")]
+    weights: Tensor,
+}
+
+#[dispatch(reduction)]
+fn weighted_reduce(op: &ReductionOp, x: &Weighted) -> extype::Result<Tensor> {
+    op.apply_as(&ops::mul_as::<Tensor>(&x.values, &x.weights)?)
+}
+
+#[dispatch(unary_elementwise)]
+fn weighted_unary(op: &UnaryOp, x: &Weighted) -> extype::Result<Weighted> {
+    Weighted::try_new(op.apply_as(&x.values)?, x.weights.clone())
+}
+
+/// Three items of a RaggedTensor batch (ragged rank 2: each item a ragged tensor of rows of
+/// varying length), one with an empty row.
+fn ragged_batch() -> RaggedTensor {
+    let item = |values: Vec<f32>, splits: Vec<i64>| {
+        RaggedTensor::from_row_splits(
+            Tensor::from(ArrayD::from_shape_vec(IxDyn(&[values.len()]), values).unwrap()),
+            Tensor::from(ArrayD::from_shape_vec(IxDyn(&[splits.len()]), splits).unwrap()),
+        )
+        .unwrap()
+    };
+    batch::stack(&[
+        item(vec![1.0, -2.0, 3.0], vec![0, 2, 3]),
+        item(vec![-4.0, 5.5, -6.0, 7.0], vec![0, 0, 1, 4]),
+        item(vec![-8.0], vec![0, 1]),
+    ])
+    .unwrap()
+}
+
+/// Three sparse items of dense shape [2, 3] as one SparseTensor batch (dense shape [3, 2, 3]).
+fn sparse_batch() -> SparseTensor {
+    let items = [
+        SparseTensor::new(array![[0i64, 1]], array![-1.5f32], &[2, 3]).unwrap(),
+        SparseTensor::new(array![[1i64, 0], [1, 2]], array![2.0f32, -3.0], &[2, 3]).unwrap(),
+        SparseTensor::new(
+            ndarray::Array2::<i64>::zeros((0, 2)),
+            ndarray::Array1::<f32>::zeros(0),
+            &[2, 3],
+        )
+        .unwrap(),
+    ];
+    batch::stack(&items).unwrap()
+}
+
+fn weighted_batch() -> Weighted {
+    let values = Tensor::from(array![[1.0f32, -2.0], [3.0, -4.0], [-5.0, 6.0]].into_dyn());
+    let weights = Tensor::from(array![[1.0f32, 0.5], [2.0, 0.0], [1.0, 1.0]].into_dyn());
+    Weighted::try_new(values, weights).unwrap()
+}
+
+/// A table `t` of one column `c`, the batch `b`.
+fn one_column(b: Value) -> Result<SessionContext, Box<dyn std::error::Error>> {
+    let ctx = SessionContext::new();
+    register_batches(&ctx, "t", &[to_record_batch(&[("c", &b)])?])?;
+    register_udfs(&ctx);
+    Ok(ctx)
+}
+
+/// `extype_reduce_sum(c)` (over the item axes) equals `reduce_sum` called directly, as a dense
+/// column.
+fn check_reduce_sum(ctx: &SessionContext, direct: Tensor) -> TestResult {
+    let out = one(run(ctx, "SELECT extype_reduce_sum(c) AS s FROM t")?);
+    assert_eq!(column(&out, "s")?.into_tensor()?, direct);
+    Ok(())
+}
+
+#[test]
+fn udfs_on_a_ragged_tensor_column_match_extype_directly() -> TestResult {
+    let r = ragged_batch();
+    let ctx = one_column(Value::from_extension(r.clone()))?;
+    // Planning reads the row layout's empty column as an empty batch.
+    check_reduce_sum(&ctx, ops::reduce_sum_as(&r, Some(&[1, 2]), false)?)?;
+    let out = one(run(&ctx, "SELECT extype_abs(c) AS a FROM t")?);
+    assert_eq!(
+        out.schema().field(0).metadata()[EXTENSION_NAME],
+        "extype.RaggedTensor"
+    );
+    let a: RaggedTensor = column_as(&out, "a")?;
+    assert_eq!(a, ops::abs_as::<RaggedTensor>(&r)?);
+    Ok(())
+}
+
+#[test]
+fn udfs_on_a_sparse_tensor_column_match_extype_directly() -> TestResult {
+    let st = sparse_batch();
+    let ctx = one_column(Value::from_extension(st.clone()))?;
+    check_reduce_sum(&ctx, ops::reduce_sum_as(&st, Some(&[1, 2]), false)?)?;
+    let out = one(run(&ctx, "SELECT extype_abs(c) AS a FROM t")?);
+    assert_eq!(
+        out.schema().field(0).metadata()[EXTENSION_NAME],
+        "extype.SparseTensor"
+    );
+    let a: SparseTensor = column_as(&out, "a")?;
+    assert_eq!(a, ops::abs_as::<SparseTensor>(&st)?);
+    Ok(())
+}
+
+#[test]
+fn udfs_on_a_derived_user_type_match_extype_directly() -> TestResult {
+    let w = weighted_batch();
+    let ctx = one_column(Value::from_extension(w.clone()))?;
+    check_reduce_sum(&ctx, ops::reduce_sum_as(&w, Some(&[1]), false)?)?;
+    let out = one(run(&ctx, "SELECT extype_abs(c) AS a FROM t")?);
+    assert_eq!(
+        out.schema().field(0).metadata()[EXTENSION_NAME],
+        "df_test.Weighted"
+    );
+    let a: Weighted = column_as(&out, "a")?;
+    assert_eq!(a, ops::abs_as::<Weighted>(&w)?);
     Ok(())
 }
 
