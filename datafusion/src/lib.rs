@@ -22,11 +22,15 @@
 //! program registers, an op the type has no handler for — are DataFusion planning errors
 //! naming the function, the argument and what was found.
 //!
+//! [`sql`] runs a query to its record batches without an async runtime of the caller's
+//! ([`block_on`] any other DataFusion future), and the crate re-exports [`datafusion`], so a
+//! program needs neither `tokio` nor `datafusion` among its own dependencies.
+//!
 //! ```
 //! use extype::types::MaskedTensor;
 //! use extype_core::{Tensor, Value, batch};
-//! use extype_datafusion::{register_batches, register_udfs};
-//! use datafusion::prelude::SessionContext;
+//! use extype_datafusion::datafusion::prelude::SessionContext;
+//! use extype_datafusion::{register_batches, register_udfs, sql};
 //! use ndarray::array;
 //!
 //! let items = vec![
@@ -37,10 +41,7 @@
 //! let ctx = SessionContext::new();
 //! register_batches(&ctx, "t", &[rb])?;
 //! register_udfs(&ctx);
-//! let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).build()?;
-//! let out = rt.block_on(async {
-//!     ctx.sql("SELECT extype_reduce_mean(m) AS mean FROM t").await?.collect().await
-//! })?;
+//! let out = sql(&ctx, "SELECT extype_reduce_mean(m) AS mean FROM t")?;
 //! let mean: MaskedTensor = extype_arrow::column_as(&out[0], "mean")?;
 //! assert_eq!(mean.values(), &Tensor::from(array![1.5f32, 5.0].into_dyn()));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -50,8 +51,13 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 use std::fmt;
+use std::future::Future;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
+
+/// The DataFusion this crate builds on (55, on the arrow extype-arrow uses), for programs that
+/// use it through this crate only.
+pub use datafusion;
 
 use datafusion::arrow::array::{ArrayRef, new_empty_array};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
@@ -66,6 +72,38 @@ use datafusion::prelude::SessionContext;
 use extype_arrow::{EXTENSION_NAME, FIXED_SHAPE_TENSOR};
 use extype_core::ops::{self, OpArgs, catalog};
 use extype_core::{AsOperand, Op, OpKind, Value, registry};
+
+/// Runs `future` to completion on a current-thread tokio runtime made for the call, from
+/// synchronous code: a DataFusion future (`ctx.sql(q)`, `df.collect()`) without a runtime of
+/// the caller's. Called from inside a tokio runtime (where blocking would stall it), an error:
+/// there, `.await` the future instead.
+///
+/// ```
+/// use extype_datafusion::{block_on, datafusion::prelude::SessionContext};
+/// let ctx = SessionContext::new();
+/// let df = block_on(ctx.sql("SELECT 1 + 1 AS two"))??;
+/// assert_eq!(block_on(df.collect())??[0].num_rows(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn block_on<F: Future>(future: F) -> Result<F::Output> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return exec_err!(
+            "block_on: called inside a tokio runtime, which blocking would stall; expected a \
+             call from synchronous code (inside a runtime, `.await` the future)"
+        );
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|e| DataFusionError::External(Box::new(e)))?;
+    Ok(rt.block_on(future))
+}
+
+/// Runs the SQL query `query` on `ctx` and collects its record batches, from synchronous code
+/// ([`block_on`]): planning and execution errors are DataFusion's, as `ctx.sql(query)` and
+/// `collect` give them.
+pub fn sql(ctx: &SessionContext, query: &str) -> Result<Vec<RecordBatch>> {
+    block_on(async { ctx.sql(query).await?.collect().await })?
+}
 
 /// Registers `batches` (record batches of one schema, columns of extension values among them)
 /// as the in-memory table `name` of `ctx`, replacing a table of that name. The schema, field

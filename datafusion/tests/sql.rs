@@ -7,6 +7,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use extype_datafusion::datafusion;
+
 use datafusion::arrow::array::{Array, Int32Array};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
@@ -25,11 +27,7 @@ use ndarray::{ArrayD, IxDyn, array};
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 fn run(ctx: &SessionContext, q: &str) -> Result<Vec<RecordBatch>, DataFusionError> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .build()
-        .unwrap();
-    rt.block_on(async { ctx.sql(q).await?.collect().await })
+    extype_datafusion::sql(ctx, q)
 }
 
 /// One record batch of the output (the queries here give few rows).
@@ -400,6 +398,14 @@ fn errors_name_the_function_the_argument_and_what_was_found() -> TestResult {
     assert!(e.contains("op `add` is of kind BinaryElementwise"), "{e}");
     let e = register_batches(&ctx, "e", &[]).unwrap_err().to_string();
     assert!(e.contains("register_batches: table `e`"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn block_on_inside_a_runtime_is_an_error_not_a_stall() -> TestResult {
+    let inner = extype_datafusion::block_on(async { extype_datafusion::block_on(async {}) })?;
+    let e = inner.unwrap_err().to_string();
+    assert!(e.contains("block_on: called inside a tokio runtime"), "{e}");
     Ok(())
 }
 
