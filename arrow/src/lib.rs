@@ -43,8 +43,12 @@
 //! the field's metadata also holds the first item's spec (`extype:item_spec`). Reading
 //! rebuilds each row as an item and stacks them with the type's encoder (so the type must be
 //! linked in). A batch takes this layout exactly when its spec is not that of a stack of its
-//! rows (`batch::rebatched_spec`). Rows are copied both ways on export (into one flat list),
-//! and viewed in place on import.
+//! rows (`batch::rebatched_spec`: the spec of the same batch, and every component of a batch of
+//! one more item one row longer, which a sparse batch's entries are not even when they number
+//! as many as its items). Rows are copied both ways on export (into one flat list),
+//! and viewed in place on import. A column of zero rows reads back as the type's empty batch of
+//! the item spec (`batch::empty_batch`), and an empty batch writes its spec unbatched
+//! (`batch::item_spec`) as the item spec.
 //!
 //! Elements map to Arrow's primitive types of the same width (`f16` is `Float16`); Arrow has
 //! no bfloat16 type, so a `bf16` component travels as its bits in `UInt16` children and the

@@ -49,7 +49,8 @@ fn is_variable(field: &Field) -> bool {
 
 /// A batch in the row layout ([`rows_to_array`]): each row rebuilt as an item from the first
 /// item's spec (its component specs replaced by the row's), then the items stacked by the
-/// type's encoder.
+/// type's encoder; no rows, the type's empty batch of that item spec
+/// ([`extype_core::batch::empty_batch`]).
 fn rows_from_array(
     field: &Field,
     array: &StructArray,
@@ -90,6 +91,12 @@ fn rows_from_array(
             ),
             found: format!("a struct of {}", found_paths.join(", ")),
         });
+    }
+    if array.is_empty() {
+        // No rows to stack: the type's empty batch of items of the column's item spec.
+        return extype_core::batch::empty_batch(&*item_spec).map_err(crate::error::extype(
+            format!("field `{name}` ({ext}): the empty batch of its item spec"),
+        ));
     }
     let item_specs = item_spec.dyn_component_specs();
     let mut columns = Vec::with_capacity(found.len());

@@ -668,14 +668,13 @@ fn permute(t: &Tensor, permutation: &[usize]) -> Result<Tensor> {
 /// One column of a batch in the row layout: the tensors `column` (one per item, one dtype and
 /// rank, shapes of their own) as an `arrow.variable_shape_tensor` named `name`. The elements are
 /// copied into one flat list. `path` names the component in errors.
-pub(crate) fn export_rows(column: &[&Tensor], name: &str, path: &str) -> Result<(Field, ArrayRef)> {
-    let Some(first) = column.first() else {
-        return Err(Error::Value {
-            op: "to_array",
-            message: format!("component `{path}`: no rows"),
-        });
-    };
-    let (dtype, ndim) = (first.dtype(), first.ndim());
+pub(crate) fn export_rows(
+    column: &[&Tensor],
+    name: &str,
+    path: &str,
+    dtype: DType,
+    ndim: usize,
+) -> Result<(Field, ArrayRef)> {
     let mut offsets = Vec::with_capacity(column.len() + 1);
     offsets.push(0i32);
     let mut shapes = Vec::with_capacity(column.len() * ndim);
@@ -685,8 +684,8 @@ pub(crate) fn export_rows(column: &[&Tensor], name: &str, path: &str) -> Result<
             return Err(Error::Value {
                 op: "to_array",
                 message: format!(
-                    "component `{path}`: item {i} is {:?} of rank {}, item 0 {dtype:?} of rank \
-                     {ndim}: a column holds one dtype and rank",
+                    "component `{path}`: item {i} is {:?} of rank {}, the column {dtype:?} of \
+                     rank {ndim} (the item spec's): a column holds one dtype and rank",
                     t.dtype(),
                     t.ndim()
                 ),

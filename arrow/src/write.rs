@@ -88,10 +88,20 @@ pub fn to_array(value: &dyn AnyExtension, name: &str) -> Result<(Field, ArrayRef
     let shared = components.iter().all(|t| t.shape().first() == Some(&n));
     // A stack along one leading axis of n rows exactly when the spec is that of a batch of n
     // items (a ragged batch's flat values may happen to have n rows too).
+    // And every component of a batch of n + 1 items has n + 1 rows: a sparse batch's entries
+    // may number n by chance, but they do not follow the batch size.
+    // (Not a batchable type: its rows are its components' rows.)
+    let follows = |m: usize| extype_core::batch::rebatched_spec(&*spec, Some(m)).ok();
     let stacked = shared
-        && match extype_core::batch::rebatched_spec(&*spec, Some(n)) {
-            Ok(rebatched) => rebatched == spec,
-            Err(_) => true, // not a batchable type: its rows are its components' rows
+        && match (follows(n), follows(n + 1)) {
+            (Some(same), Some(more)) => {
+                same == spec
+                    && more
+                        .dyn_component_specs()
+                        .iter()
+                        .all(|s| s.shape.dims().and_then(|d| d.first()?.value()) == Some(n + 1))
+            }
+            _ => true,
         };
     if !stacked {
         return rows_to_array(value, name, &tree);
@@ -176,18 +186,31 @@ fn rows_to_array(
         "{}: its components do not share a leading batch axis, and it does not unstack",
         context()
     )))?;
-    let Some(Value::Extension(first)) = items.first() else {
-        return Err(Error::Value {
-            op: "to_array",
-            message: format!(
-                "{}: an empty batch whose components do not share a leading axis has no item to \
-                 describe its rows",
-                context()
-            ),
-        });
+    // The first item's spec; an empty batch's, its spec unbatched.
+    let item_spec = match items.first() {
+        Some(Value::Extension(first)) => first.any_spec(),
+        Some(Value::Tensor(_)) => {
+            unreachable!("the items of an extension batch are extension values")
+        }
+        None => extype_core::batch::item_spec(&*value.any_spec()).map_err(crate::error::extype(
+            format!("{}: the item spec of an empty batch", context()),
+        ))?,
     };
-    let item_spec = first.any_spec();
     let paths = item_spec.dyn_component_paths();
+    let mut kinds = Vec::with_capacity(paths.len());
+    for (path, spec) in paths.iter().zip(item_spec.dyn_component_specs()) {
+        let Some(dims) = spec.shape.dims() else {
+            return Err(Error::Value {
+                op: "to_array",
+                message: format!(
+                    "{}: component `{path}` of the item spec ({spec}) has an unknown rank: a \
+                     column of variable-shape tensors has one rank",
+                    context()
+                ),
+            });
+        };
+        kinds.push((spec.dtype, dims.len()));
+    }
     let mut rows: Vec<Vec<Tensor>> = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let Value::Extension(e) = item else {
@@ -212,7 +235,10 @@ fn rows_to_array(
         let segs = segments(path);
         let leaf_name = segs.last().cloned().unwrap_or_else(|| path.clone());
         let column: Vec<&Tensor> = rows.iter().map(|r| &r[c]).collect();
-        leaves.push(Some(tensor::export_rows(&column, &leaf_name, path)?));
+        let (dtype, ndim) = kinds[c];
+        leaves.push(Some(tensor::export_rows(
+            &column, &leaf_name, path, dtype, ndim,
+        )?));
     }
     let nodes = tree_named(&paths, &mut leaves);
     let item_tree = item_spec.dyn_serialize();

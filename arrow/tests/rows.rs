@@ -122,3 +122,68 @@ fn a_batch_of_library_ragged_tensors_of_bf16_goes_row_by_row() {
     assert_eq!(items_back.len(), 3);
     assert_eq!(items_back[2].to_string(), items[2].to_string());
 }
+
+/// The library's RaggedTensor (ragged rank 1 items, a batch of ragged rank 2) and SparseTensor
+/// (whose entries can number exactly the batch size): a column of zero rows reads back as the
+/// empty batch of the column's item spec, and an empty batch writes and reads back.
+#[test]
+fn an_empty_ragged_or_sparse_column_round_trips() {
+    use extype::ExtensionType;
+    use extype::types::{RaggedTensor, SparseTensor};
+    use ndarray::array;
+    let item = |v: Vec<f32>, s: Vec<i64>| {
+        RaggedTensor::from_row_splits(
+            Tensor::from(ndarray::Array1::from(v).into_dyn()),
+            Tensor::from(ndarray::Array1::from(s).into_dyn()),
+        )
+        .unwrap()
+    };
+    let b = batch::stack(&[
+        item(vec![1.0, 2.0, 3.0], vec![0, 2, 3]),
+        item(vec![4.0], vec![0, 0, 1]),
+    ])
+    .unwrap();
+    let rb = to_record_batch(&[("r", &Value::from_extension(b.clone()))]).unwrap();
+    let empty: RaggedTensor = column_as(&rb.slice(0, 0), "r").unwrap();
+    assert_eq!(empty.nrows(), 0);
+    assert_eq!(empty.ragged_rank(), 2);
+    let direct =
+        batch::stack_with_spec::<RaggedTensor>(&[], &batch::unstack(b).unwrap()[0].spec()).unwrap();
+    assert_eq!(empty, direct);
+    // The empty batch itself: written in the row layout (its item spec unbatched), read back.
+    let rb = to_record_batch(&[("r", &Value::from_extension(empty.clone()))]).unwrap();
+    assert_eq!(rb.num_rows(), 0);
+    assert!(rb.schema().field(0).metadata().contains_key(ITEM_SPEC));
+    assert_eq!(column_as::<RaggedTensor>(&rb, "r").unwrap(), empty);
+    let mut bytes = Vec::new();
+    write_ipc_stream(&mut bytes, std::slice::from_ref(&rb)).unwrap();
+    let read = read_ipc_stream(bytes.as_slice()).unwrap();
+    let back = read
+        .first()
+        .map(|rb| column_as::<RaggedTensor>(rb, "r").unwrap());
+    if let Some(back) = back {
+        assert_eq!(back, empty);
+    }
+
+    // Three sparse items with three entries: the row layout still (the entries do not follow
+    // the batch size), and zero rows read back as an empty batch of dense shape [0, 2, 3].
+    let items = [
+        SparseTensor::new(array![[0i64, 1]], array![1.5f32], &[2, 3]).unwrap(),
+        SparseTensor::new(array![[1i64, 0], [1, 2]], array![2.0f32, 3.0], &[2, 3]).unwrap(),
+        SparseTensor::new(
+            ndarray::Array2::<i64>::zeros((0, 2)),
+            ndarray::Array1::<f32>::zeros(0),
+            &[2, 3],
+        )
+        .unwrap(),
+    ];
+    let st = batch::stack(&items).unwrap();
+    let rb = to_record_batch(&[("s", &Value::from_extension(st.clone()))]).unwrap();
+    assert!(rb.schema().field(0).metadata().contains_key(ITEM_SPEC));
+    assert_eq!(column_as::<SparseTensor>(&rb, "s").unwrap(), st);
+    let empty: SparseTensor = column_as(&rb.slice(0, 0), "s").unwrap();
+    assert_eq!(empty.dense_shape(), &[0, 2, 3]);
+    assert_eq!(empty.nnz(), 0);
+    let rb = to_record_batch(&[("s", &Value::from_extension(empty.clone()))]).unwrap();
+    assert_eq!(column_as::<SparseTensor>(&rb, "s").unwrap(), empty);
+}

@@ -4,11 +4,11 @@
 //!
 //! `tests/sql.rs` runs this same `main`.
 
-use datafusion::arrow::util::pretty::pretty_format_batches;
-use datafusion::prelude::SessionContext;
 use extype::types::MaskedTensor;
 use extype_arrow::{EXTENSION_NAME, column_as, to_record_batch};
 use extype_core::{Tensor, Value, batch, ops};
+use extype_datafusion::datafusion::arrow::util::pretty::pretty_format_batches;
+use extype_datafusion::datafusion::prelude::SessionContext;
 use extype_datafusion::{register_batches, register_udfs};
 use ndarray::array;
 
@@ -44,12 +44,9 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ctx = SessionContext::new();
     register_batches(&ctx, "readings", &[rb])?;
     register_udfs(&ctx);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .build()?;
     let sql = |q: &str| {
         println!("> {q}");
-        let out = rt.block_on(async { ctx.sql(q).await?.collect().await })?;
+        let out = extype_datafusion::sql(&ctx, q)?;
         println!("{}", pretty_format_batches(&out)?);
         Ok::<_, Box<dyn std::error::Error>>(out)
     };

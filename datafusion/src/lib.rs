@@ -23,11 +23,19 @@
 //! program registers, an op the type has no handler for — are DataFusion planning errors
 //! naming the function, the argument and what was found.
 //!
+//! - [`register_parquet`] registers a Parquet file, or a directory of them (Hive-style
+//!   `key=value` partitions as string columns), as [`extype_arrow::write_parquet`] writes them,
+//!   as a table that keeps its fields' extension metadata and is scanned as queries run.
+//!
+//! [`sql`] runs a query to its record batches without an async runtime of the caller's
+//! ([`block_on`] any other DataFusion future), and the crate re-exports [`datafusion`], so a
+//! program needs neither `tokio` nor `datafusion` among its own dependencies.
+//!
 //! ```
 //! use extype::types::MaskedTensor;
 //! use extype_core::{Tensor, Value, batch};
-//! use extype_datafusion::{register_batches, register_udfs};
-//! use datafusion::prelude::SessionContext;
+//! use extype_datafusion::datafusion::prelude::SessionContext;
+//! use extype_datafusion::{register_batches, register_udfs, sql};
 //! use ndarray::array;
 //!
 //! let items = vec![
@@ -38,10 +46,7 @@
 //! let ctx = SessionContext::new();
 //! register_batches(&ctx, "t", &[rb])?;
 //! register_udfs(&ctx);
-//! let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).build()?;
-//! let out = rt.block_on(async {
-//!     ctx.sql("SELECT extype_reduce_mean(m) AS mean FROM t").await?.collect().await
-//! })?;
+//! let out = sql(&ctx, "SELECT extype_reduce_mean(m) AS mean FROM t")?;
 //! let mean: MaskedTensor = extype_arrow::column_as(&out[0], "mean")?;
 //! assert_eq!(mean.values(), &Tensor::from(array![1.5f32, 5.0].into_dyn()));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -51,8 +56,14 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 use std::fmt;
+use std::future::Future;
 use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// The DataFusion this crate builds on (55, on the arrow extype-arrow uses), for programs that
+/// use it through this crate only.
+pub use datafusion;
 
 use datafusion::arrow::array::{ArrayRef, new_empty_array};
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef};
@@ -63,10 +74,195 @@ use datafusion::logical_expr::{
     ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
     Volatility,
 };
-use datafusion::prelude::SessionContext;
+use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use extype_arrow::{EXTENSION_NAME, FIXED_SHAPE_TENSOR};
+use extype_core::io::FileKind;
 use extype_core::ops::{self, OpArgs, catalog};
 use extype_core::{AsOperand, Op, OpKind, Value, registry};
+
+/// Runs `future` to completion on a current-thread tokio runtime made for the call, from
+/// synchronous code: a DataFusion future (`ctx.sql(q)`, `df.collect()`) without a runtime of
+/// the caller's. Called from inside a tokio runtime (where blocking would stall it), an error:
+/// there, `.await` the future instead.
+///
+/// ```
+/// use extype_datafusion::{block_on, datafusion::prelude::SessionContext};
+/// let ctx = SessionContext::new();
+/// let df = block_on(ctx.sql("SELECT 1 + 1 AS two"))??;
+/// assert_eq!(block_on(df.collect())??[0].num_rows(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn block_on<F: Future>(future: F) -> Result<F::Output> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return exec_err!(
+            "block_on: called inside a tokio runtime, which blocking would stall; expected a \
+             call from synchronous code (inside a runtime, `.await` the future)"
+        );
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|e| DataFusionError::External(Box::new(e)))?;
+    Ok(rt.block_on(future))
+}
+
+/// Runs the SQL query `query` on `ctx` and collects its record batches, from synchronous code
+/// ([`block_on`]): planning and execution errors are DataFusion's, as `ctx.sql(query)` and
+/// `collect` give them.
+pub fn sql(ctx: &SessionContext, query: &str) -> Result<Vec<RecordBatch>> {
+    block_on(async { ctx.sql(query).await?.collect().await })?
+}
+
+/// Registers the Parquet file or dataset at `path` as the table `name` of `ctx` (replacing a
+/// table of that name), keeping the extension metadata of its fields (DataFusion's
+/// `skip_metadata` turned off), so the extype UDFs and [`extype_arrow::column_as`] read its
+/// extension columns. The table is scanned as queries run, a batch at a time (no file is read
+/// into memory whole).
+///
+/// `path` is a Parquet file, or a directory whose files (in subdirectories too; names starting
+/// with `.` or `_`, such as `_SUCCESS`, skipped) are Parquet files of one schema, named
+/// `*.parquet`. Subdirectories named `key=value` (Hive-style partitioning, the same keys in the
+/// same order above every file) add one string column per key.
+///
+/// Errors name the path: a missing path, an empty directory, a file that is not Parquet (by its
+/// first bytes: `is an Arrow IPC file`) or not named `*.parquet`, files under differing
+/// partition keys; then DataFusion's errors (files of differing schemas).
+pub fn register_parquet(ctx: &SessionContext, name: &str, path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
+    let what = format!("register_parquet: table `{name}`");
+    let meta = std::fs::metadata(path).map_err(|e| {
+        DataFusionError::Plan(format!(
+            "{what}: {}: expected a Parquet file or a directory of them, found {e}",
+            path.display()
+        ))
+    })?;
+    let (url, extension, partitions) = if meta.is_dir() {
+        let mut files = Vec::new();
+        dataset_files(path, &mut files, &what)?;
+        if files.is_empty() {
+            return plan_err!(
+                "{what}: {}: expected a directory of Parquet files, found none in it",
+                path.display()
+            );
+        }
+        let mut keys: Option<(Vec<String>, &PathBuf)> = None;
+        for file in &files {
+            check_parquet(file, &what)?;
+            if file.extension().and_then(|e| e.to_str()) != Some("parquet") {
+                return plan_err!(
+                    "{what}: {}: expected a Parquet file named *.parquet in a dataset, found {}",
+                    file.display(),
+                    file.file_name()
+                        .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+                );
+            }
+            let file_keys = partition_keys(path, file);
+            match &keys {
+                None => keys = Some((file_keys, file)),
+                Some((first, first_file)) if *first != file_keys => {
+                    return plan_err!(
+                        "{what}: {}: expected the partition keys of {} ({}), found ({})",
+                        file.display(),
+                        first_file.display(),
+                        first.join(", "),
+                        file_keys.join(", ")
+                    );
+                }
+                Some(_) => {}
+            }
+        }
+        let mut url = path.to_string_lossy().into_owned();
+        if !url.ends_with(std::path::MAIN_SEPARATOR) {
+            url.push(std::path::MAIN_SEPARATOR);
+        }
+        let keys = keys.map(|(k, _)| k).unwrap_or_default();
+        (url, ".parquet".to_string(), keys)
+    } else {
+        check_parquet(path, &what)?;
+        let extension = path
+            .extension()
+            .map_or(String::new(), |e| format!(".{}", e.to_string_lossy()));
+        (path.to_string_lossy().into_owned(), extension, Vec::new())
+    };
+    let options = ParquetReadOptions::default()
+        .file_extension(&extension)
+        .skip_metadata(false)
+        .table_partition_cols(
+            partitions
+                .into_iter()
+                .map(|k| (k, DataType::Utf8))
+                .collect(),
+        );
+    block_on(async {
+        ctx.deregister_table(name)?;
+        ctx.register_parquet(name, &url, options).await
+    })?
+}
+
+/// The files of the dataset directory `dir`, recursively, names starting with `.` or `_`
+/// skipped.
+fn dataset_files(dir: &Path, out: &mut Vec<PathBuf>, what: &str) -> Result<()> {
+    let io = |p: &Path, e: std::io::Error| {
+        DataFusionError::Plan(format!(
+            "{what}: {}: reading the directory: {e}",
+            p.display()
+        ))
+    };
+    let mut entries = std::fs::read_dir(dir)
+        .map_err(|e| io(dir, e))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<Vec<_>>>()
+        .map_err(|e| io(dir, e))?;
+    entries.sort();
+    for p in entries {
+        let hidden = p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with('.') || n.starts_with('_'));
+        if hidden {
+            continue;
+        }
+        if p.is_dir() {
+            dataset_files(&p, out, what)?;
+        } else {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// `path` is a Parquet file by its first bytes; otherwise an error saying what it is.
+fn check_parquet(path: &Path, what: &str) -> Result<()> {
+    match FileKind::of_file(path) {
+        Ok(Some(FileKind::Parquet)) => Ok(()),
+        Ok(Some(kind)) => plan_err!(
+            "{what}: {}: {}",
+            path.display(),
+            kind.refused_as(FileKind::Parquet)
+        ),
+        Ok(None) => plan_err!(
+            "{what}: {}: expected a Parquet file (PAR1 at both ends), found a file of no known format",
+            path.display()
+        ),
+        Err(e) => plan_err!("{what}: {}: reading its first bytes: {e}", path.display()),
+    }
+}
+
+/// The Hive partition keys of `file` under `root`: each directory `key=value` between them.
+fn partition_keys(root: &Path, file: &Path) -> Vec<String> {
+    let Ok(rel) = file.strip_prefix(root) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<_> = rel.components().collect();
+    dirs.pop();
+    dirs.iter()
+        .filter_map(|c| {
+            c.as_os_str()
+                .to_str()?
+                .split_once('=')
+                .map(|(k, _)| k.to_string())
+        })
+        .collect()
+}
 
 /// Registers `batches` (record batches of one schema, columns of extension values among them)
 /// as the in-memory table `name` of `ctx`, replacing a table of that name. The schema, field

@@ -7,28 +7,27 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use extype_datafusion::datafusion;
+
 use datafusion::arrow::array::{Array, Int32Array};
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
-use extype::types::MaskedTensor;
+use extype::types::{MaskedTensor, RaggedTensor, SparseTensor};
+use extype::{ExtensionType, ReductionOp, UnaryOp, dispatch};
 use extype_arrow::{
     EXTENSION_METADATA, EXTENSION_NAME, column, column_as, to_record_batch, value_to_array,
 };
 use extype_core::ops::{self, OpArgs};
 use extype_core::{OpKind, Tensor, Value, batch};
-use extype_datafusion::{ExtypeOpUdf, register_batches, register_udfs, udf_ops};
+use extype_datafusion::{ExtypeOpUdf, register_batches, register_parquet, register_udfs, udf_ops};
 use ndarray::{ArrayD, IxDyn, array};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 fn run(ctx: &SessionContext, q: &str) -> Result<Vec<RecordBatch>, DataFusionError> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .build()
-        .unwrap();
-    rt.block_on(async { ctx.sql(q).await?.collect().await })
+    extype_datafusion::sql(ctx, q)
 }
 
 /// One record batch of the output (the queries here give few rows).
@@ -227,6 +226,129 @@ fn a_dense_tensor_column_dispatches_to_the_dense_op() -> TestResult {
     Ok(())
 }
 
+/// A user type: weighted values (one shape), batchable by the default encoder, tensor-like,
+/// with `#[dispatch]` handlers for every reduction (of the weighted values: a dense result) and
+/// every unary elementwise op (on the values, the weights kept).
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "df_test.Weighted", tensor_like = values, batchable)]
+pub struct Weighted {
+    #[extype(shape = "*dims")]
+    values: Tensor,
+    #[extype(shape = "*dims")]
+    weights: Tensor,
+}
+
+#[dispatch(reduction)]
+fn weighted_reduce(op: &ReductionOp, x: &Weighted) -> extype::Result<Tensor> {
+    op.apply_as(&ops::mul_as::<Tensor>(&x.values, &x.weights)?)
+}
+
+#[dispatch(unary_elementwise)]
+fn weighted_unary(op: &UnaryOp, x: &Weighted) -> extype::Result<Weighted> {
+    Weighted::try_new(op.apply_as(&x.values)?, x.weights.clone())
+}
+
+/// Three items of a RaggedTensor batch (ragged rank 2: each item a ragged tensor of rows of
+/// varying length), one with an empty row.
+fn ragged_batch() -> RaggedTensor {
+    let item = |values: Vec<f32>, splits: Vec<i64>| {
+        RaggedTensor::from_row_splits(
+            Tensor::from(ArrayD::from_shape_vec(IxDyn(&[values.len()]), values).unwrap()),
+            Tensor::from(ArrayD::from_shape_vec(IxDyn(&[splits.len()]), splits).unwrap()),
+        )
+        .unwrap()
+    };
+    batch::stack(&[
+        item(vec![1.0, -2.0, 3.0], vec![0, 2, 3]),
+        item(vec![-4.0, 5.5, -6.0, 7.0], vec![0, 0, 1, 4]),
+        item(vec![-8.0], vec![0, 1]),
+    ])
+    .unwrap()
+}
+
+/// Three sparse items of dense shape [2, 3] as one SparseTensor batch (dense shape [3, 2, 3]).
+fn sparse_batch() -> SparseTensor {
+    let items = [
+        SparseTensor::new(array![[0i64, 1]], array![-1.5f32], &[2, 3]).unwrap(),
+        SparseTensor::new(array![[1i64, 0], [1, 2]], array![2.0f32, -3.0], &[2, 3]).unwrap(),
+        SparseTensor::new(
+            ndarray::Array2::<i64>::zeros((0, 2)),
+            ndarray::Array1::<f32>::zeros(0),
+            &[2, 3],
+        )
+        .unwrap(),
+    ];
+    batch::stack(&items).unwrap()
+}
+
+fn weighted_batch() -> Weighted {
+    let values = Tensor::from(array![[1.0f32, -2.0], [3.0, -4.0], [-5.0, 6.0]].into_dyn());
+    let weights = Tensor::from(array![[1.0f32, 0.5], [2.0, 0.0], [1.0, 1.0]].into_dyn());
+    Weighted::try_new(values, weights).unwrap()
+}
+
+/// A table `t` of one column `c`, the batch `b`.
+fn one_column(b: Value) -> Result<SessionContext, Box<dyn std::error::Error>> {
+    let ctx = SessionContext::new();
+    register_batches(&ctx, "t", &[to_record_batch(&[("c", &b)])?])?;
+    register_udfs(&ctx);
+    Ok(ctx)
+}
+
+/// `extype_reduce_sum(c)` (over the item axes) equals `reduce_sum` called directly, as a dense
+/// column.
+fn check_reduce_sum(ctx: &SessionContext, direct: Tensor) -> TestResult {
+    let out = one(run(ctx, "SELECT extype_reduce_sum(c) AS s FROM t")?);
+    assert_eq!(column(&out, "s")?.into_tensor()?, direct);
+    Ok(())
+}
+
+#[test]
+fn udfs_on_a_ragged_tensor_column_match_extype_directly() -> TestResult {
+    let r = ragged_batch();
+    let ctx = one_column(Value::from_extension(r.clone()))?;
+    // Planning reads the row layout's empty column as an empty batch.
+    check_reduce_sum(&ctx, ops::reduce_sum_as(&r, Some(&[1, 2]), false)?)?;
+    let out = one(run(&ctx, "SELECT extype_abs(c) AS a FROM t")?);
+    assert_eq!(
+        out.schema().field(0).metadata()[EXTENSION_NAME],
+        "extype.RaggedTensor"
+    );
+    let a: RaggedTensor = column_as(&out, "a")?;
+    assert_eq!(a, ops::abs_as::<RaggedTensor>(&r)?);
+    Ok(())
+}
+
+#[test]
+fn udfs_on_a_sparse_tensor_column_match_extype_directly() -> TestResult {
+    let st = sparse_batch();
+    let ctx = one_column(Value::from_extension(st.clone()))?;
+    check_reduce_sum(&ctx, ops::reduce_sum_as(&st, Some(&[1, 2]), false)?)?;
+    let out = one(run(&ctx, "SELECT extype_abs(c) AS a FROM t")?);
+    assert_eq!(
+        out.schema().field(0).metadata()[EXTENSION_NAME],
+        "extype.SparseTensor"
+    );
+    let a: SparseTensor = column_as(&out, "a")?;
+    assert_eq!(a, ops::abs_as::<SparseTensor>(&st)?);
+    Ok(())
+}
+
+#[test]
+fn udfs_on_a_derived_user_type_match_extype_directly() -> TestResult {
+    let w = weighted_batch();
+    let ctx = one_column(Value::from_extension(w.clone()))?;
+    check_reduce_sum(&ctx, ops::reduce_sum_as(&w, Some(&[1]), false)?)?;
+    let out = one(run(&ctx, "SELECT extype_abs(c) AS a FROM t")?);
+    assert_eq!(
+        out.schema().field(0).metadata()[EXTENSION_NAME],
+        "df_test.Weighted"
+    );
+    let a: Weighted = column_as(&out, "a")?;
+    assert_eq!(a, ops::abs_as::<Weighted>(&w)?);
+    Ok(())
+}
+
 fn plan_error(ctx: &SessionContext, q: &str) -> String {
     run(ctx, q).expect_err(q).to_string()
 }
@@ -280,6 +402,200 @@ fn errors_name_the_function_the_argument_and_what_was_found() -> TestResult {
     assert!(e.contains("op `add` is of kind BinaryElementwise"), "{e}");
     let e = register_batches(&ctx, "e", &[]).unwrap_err().to_string();
     assert!(e.contains("register_batches: table `e`"), "{e}");
+    Ok(())
+}
+
+#[test]
+fn block_on_inside_a_runtime_is_an_error_not_a_stall() -> TestResult {
+    let inner = extype_datafusion::block_on(async { extype_datafusion::block_on(async {}) })?;
+    let e = inner.unwrap_err().to_string();
+    assert!(e.contains("block_on: called inside a tokio runtime"), "{e}");
+    Ok(())
+}
+
+/// A fresh directory under the system's temporary directory, removed on drop.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("extype-df-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `m` as a Hive-partitioned Parquet dataset under `dir`: `files` files, each a slice of the
+/// rows (`part=0/…`, `part=1/…` in turn), written by `extype_arrow::write_parquet`. Returns the
+/// in-memory Arrow size of the record batches written.
+fn write_dataset(
+    dir: &std::path::Path,
+    m: &MaskedTensor,
+    files: usize,
+) -> Result<usize, Box<dyn std::error::Error>> {
+    let n = m.values().shape()[0];
+    let id = Tensor::from(ArrayD::from_shape_fn(IxDyn(&[n]), |ix| ix[0] as i64));
+    let rb = to_record_batch(&[
+        ("id", &Value::Tensor(id)),
+        ("m", &Value::from_extension(m.clone())),
+    ])?;
+    let per = n.div_ceil(files);
+    // The whole batch's buffers (a slice reports the buffers it shares with the others).
+    for f in 0..files {
+        let part = dir.join(format!("part={}", f % 2));
+        std::fs::create_dir_all(&part)?;
+        let slice = rb.slice(f * per, per.min(n - f * per));
+        extype_arrow::write_parquet(part.join(format!("f{f}.parquet")), &[slice])?;
+    }
+    Ok(rb.get_array_memory_size())
+}
+
+#[test]
+fn sql_on_a_parquet_dataset_matches_the_values_in_memory() -> TestResult {
+    let m = masked_items(40);
+    let dir = TempDir::new("dataset");
+    write_dataset(&dir.0, &m, 4)?;
+    let ctx = SessionContext::new();
+    register_parquet(&ctx, "ds", &dir.0)?;
+    register_udfs(&ctx);
+    // The dataset's masked means, row by row (ordered by id across files and partitions).
+    let out = one(run(
+        &ctx,
+        "SELECT id, part, extype_reduce_mean(m) AS mean FROM ds ORDER BY id",
+    )?);
+    assert_eq!(out.num_rows(), 40);
+    let mean: MaskedTensor = column_as(&out, "mean")?;
+    assert_eq!(mean, ops::reduce_mean_as(&m, Some(&[1, 2]), false)?);
+    // The same query over the batches in memory.
+    let mem = SessionContext::new();
+    table(&mem, &m)?;
+    let in_memory = one(run(
+        &mem,
+        "SELECT extype_reduce_mean(m) AS mean FROM t ORDER BY id",
+    )?);
+    assert_eq!(out.column(2).to_data(), in_memory.column(0).to_data());
+    // The extension column selected from the dataset reads back as itself; a partition column
+    // filters.
+    let out = one(run(&ctx, "SELECT m FROM ds WHERE part = '1' ORDER BY id")?);
+    assert_eq!(
+        out.schema().field(0).metadata()[EXTENSION_NAME],
+        "extype.MaskedTensor"
+    );
+    let back: MaskedTensor = column_as(&out, "m")?;
+    // Files 1 and 3 (rows 10..20 and 30..40) are under part=1.
+    let rows: Vec<i64> = (10..20).chain(30..40).collect();
+    assert_eq!(back, ops::gather_as(&m, &rows, 0)?);
+
+    // One file alone.
+    let file = dir.0.join("part=0").join("f0.parquet");
+    register_parquet(&ctx, "one", &file)?;
+    let out = one(run(&ctx, "SELECT m FROM one ORDER BY id")?);
+    let back: MaskedTensor = column_as(&out, "m")?;
+    assert_eq!(back, ops::gather_as(&m, &(0..10).collect::<Vec<i64>>(), 0)?);
+    Ok(())
+}
+
+#[test]
+fn register_parquet_errors_say_what_where_expected_and_found() -> TestResult {
+    let ctx = SessionContext::new();
+    let dir = TempDir::new("errors");
+    let missing = dir.0.join("missing");
+    let e = register_parquet(&ctx, "x", &missing)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("register_parquet: table `x`") && e.contains("missing"),
+        "{e}"
+    );
+    assert!(
+        e.contains("expected a Parquet file or a directory of them"),
+        "{e}"
+    );
+    let e = register_parquet(&ctx, "x", &dir.0).unwrap_err().to_string();
+    assert!(e.contains("found none in it"), "{e}");
+    // A dataset with a non-Parquet file.
+    write_dataset(&dir.0, &masked_items(4), 2)?;
+    let notes = dir.0.join("part=0").join("notes.txt");
+    std::fs::write(&notes, "not parquet")?;
+    let e = register_parquet(&ctx, "x", &dir.0).unwrap_err().to_string();
+    assert!(
+        e.contains("notes.txt") && e.contains("expected a Parquet file"),
+        "{e}"
+    );
+    // An Arrow IPC file named .parquet: what it is.
+    std::fs::remove_file(&notes)?;
+    let ipc = dir.0.join("part=1").join("x.parquet");
+    let rb = to_record_batch(&[("m", &Value::from_extension(masked_items(2)))])?;
+    extype_arrow::write_ipc_file(&ipc, &[rb])?;
+    let e = register_parquet(&ctx, "x", &dir.0).unwrap_err().to_string();
+    assert!(
+        e.contains("x.parquet") && e.contains("is an Arrow IPC file"),
+        "{e}"
+    );
+    Ok(())
+}
+
+/// The dataset is scanned as the query runs: a memory pool a quarter of the dataset's in-memory
+/// size runs an aggregate over all of it (8,000 rows, 8 files: 262,592 bytes, a pool of
+/// 65,648); a grouping by row in a 4 KiB pool is DataFusion's resources-exhausted error.
+#[test]
+fn an_aggregate_over_a_dataset_runs_in_a_quarter_of_its_memory() -> TestResult {
+    use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+    use datafusion::prelude::SessionConfig;
+    let m = masked_items(8000);
+    let dir = TempDir::new("streaming");
+    let bytes = write_dataset(&dir.0, &m, 8)?;
+    let pool = bytes / 4;
+    let on_disk: u64 = ["part=0", "part=1"]
+        .iter()
+        .flat_map(|p| std::fs::read_dir(dir.0.join(p)).unwrap())
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    println!("dataset: {bytes} bytes in memory, {on_disk} in its files; pool: {pool} bytes");
+    let runtime = RuntimeEnvBuilder::new()
+        .with_memory_limit(pool, 1.0)
+        .build_arc()?;
+    let ctx =
+        SessionContext::new_with_config_rt(SessionConfig::new().with_batch_size(1024), runtime);
+    register_parquet(&ctx, "ds", &dir.0)?;
+    register_udfs(&ctx);
+    let out = one(run(
+        &ctx,
+        "SELECT count(*) AS n, sum(extype_reduce_sum(m)['values']) AS s FROM ds",
+    )?);
+    assert_eq!(
+        column(&out, "n")?.into_tensor()?,
+        Tensor::from(array![8000i64].into_dyn())
+    );
+    let sums: MaskedTensor = ops::reduce_sum_as(&m, Some(&[1, 2]), false)?;
+    let want: f64 = sums
+        .values()
+        .as_array::<f32, IxDyn>()?
+        .iter()
+        .map(|&v| v as f64)
+        .sum();
+    let got = column(&out, "s")?.into_tensor()?;
+    assert_eq!(got, Tensor::from(array![want].into_dyn()));
+    // For contrast: a grouping by every row's id holds a hash table of all the groups, which a
+    // pool of 4 KiB does not take.
+    let runtime = RuntimeEnvBuilder::new()
+        .with_memory_limit(4096, 1.0)
+        .build_arc()?;
+    let small = SessionContext::new_with_config_rt(SessionConfig::new(), runtime);
+    register_parquet(&small, "ds", &dir.0)?;
+    register_udfs(&small);
+    let e = run(
+        &small,
+        "SELECT id, sum(extype_reduce_sum(m)['values']) AS s FROM ds GROUP BY id",
+    )
+    .expect_err("a 4 KiB pool");
+    assert!(e.to_string().contains("Resources exhausted"), "{e}");
     Ok(())
 }
 

@@ -71,6 +71,14 @@ pub trait BatchField: Field {
     /// not `n`.
     fn unstack(self, n: usize, path: &FieldPath<'_>) -> Result<Vec<Self>>;
 
+    /// The empty batch (zero items) of items of spec `spec`, when this type builds it itself
+    /// (a custom [`BatchEncoder::empty`](super::BatchEncoder::empty)); `None`: every component
+    /// of the batched spec as zeros of length 0 ([`stack_with_spec`](super::stack_with_spec)).
+    fn empty(spec: &Self::Spec, path: &FieldPath<'_>) -> Option<Result<Self>> {
+        let _ = (spec, path);
+        None
+    }
+
     /// A stacker of `n` items like `first` that takes them a chunk at a time: the stacking of
     /// derived structs walks its items once, each chunk feeding every field. The default
     /// collects the items and calls [`stack`](Self::stack) at the end; tensor types copy each

@@ -120,8 +120,8 @@ pub use derived::{
 pub use iter::{BatchItem, BatchIterExt, Batched, Unbatched};
 pub use map::{map_fn, map_fn_par};
 pub use value::{
-    BatchEntry, concat_values, is_batchable, is_batchable_type, rebatched_spec, stack_values,
-    unstack_value,
+    BatchEntry, concat_values, empty_batch, is_batchable, is_batchable_type, item_spec,
+    rebatched_spec, stack_values, unstack_value,
 };
 #[doc(hidden)]
 pub use value::{BatchFns, NotBatchable, ProbeBatch};
@@ -165,6 +165,14 @@ pub trait BatchEncoder<T: Field> {
     fn stack(items: &[&T]) -> Result<T>;
     /// The items of `batch`, in order.
     fn unstack(batch: T) -> Result<Vec<T>>;
+    /// The empty batch (zero items) of items of spec `spec`, for an encoder whose components
+    /// carry more than items along a leading axis (row splits, a dense shape), which zeros of
+    /// length 0 would not make valid. `None` (the default): every component of
+    /// `batched_spec(spec, Some(0))` as zeros, unknown sizes 0.
+    fn empty(spec: &T::Spec) -> Option<Result<T>> {
+        let _ = spec;
+        None
+    }
 }
 
 /// [`BatchField::unstack`] through a custom encoder: its items, checked to be `n`.
@@ -274,8 +282,11 @@ impl<T: Field> std::fmt::Display for SpecText<'_, T> {
     }
 }
 
-/// The empty batch of items of spec `spec`.
+/// The empty batch of items of spec `spec`: the type's own ([`BatchField::empty`]), or zeros.
 fn empty<T: BatchField>(spec: &<T as Field>::Spec) -> Result<T> {
+    if let Some(batch) = T::empty(spec, &FieldPath::Root) {
+        return batch;
+    }
     let batched = T::batched_spec(spec, Some(0));
     let mut specs = ComponentSpecs(Vec::new());
     T::component_specs(&batched, &FieldPath::Root, &mut specs);

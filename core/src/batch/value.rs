@@ -29,6 +29,8 @@ pub struct BatchFns {
     stack: fn(&[Value]) -> Result<Value>,
     unstack: fn(Value) -> Result<Vec<Value>>,
     rebatch: Rebatch,
+    unbatch: fn(&dyn AnySpec) -> Result<Box<dyn AnySpec>>,
+    empty: fn(&dyn AnySpec) -> Result<Value>,
 }
 
 /// A batch spec resized to `n` items ([`rebatched_spec`]).
@@ -66,6 +68,46 @@ fn unstack_as<T: Batchable>(value: Value) -> Result<Vec<Value>> {
         .into_iter()
         .map(Value::from_extension)
         .collect())
+}
+
+/// The item spec of `T`'s batch spec `spec`.
+fn unbatch_as<T: Batchable>(spec: &dyn AnySpec) -> Result<Box<dyn AnySpec>> {
+    let mismatch = || -> crate::error::Error {
+        ValueError {
+            op: "item_spec",
+            expected: format!("a spec of {}", std::any::type_name::<T>()),
+            found: spec.value_type_name().to_string(),
+        }
+        .into()
+    };
+    let spec = spec
+        .as_any()
+        .downcast_ref::<<T as Field>::Spec>()
+        .ok_or_else(mismatch)?;
+    let item: Box<dyn Any> = Box::new(<T as BatchField>::unbatched_spec(spec, &FieldPath::Root)?);
+    match item.downcast::<<T as ExtensionType>::Spec>() {
+        Ok(spec) => Ok(spec),
+        Err(_) => Err(mismatch()),
+    }
+}
+
+/// The empty batch of items of spec `spec` (an item spec of `T`).
+fn empty_as<T: Batchable>(spec: &dyn AnySpec) -> Result<Value> {
+    let spec = spec
+        .as_any()
+        .downcast_ref::<<T as Field>::Spec>()
+        .ok_or_else(|| -> crate::error::Error {
+            ValueError {
+                op: "empty_batch",
+                expected: format!("a spec of {}", std::any::type_name::<T>()),
+                found: spec.value_type_name().to_string(),
+            }
+            .into()
+        })?;
+    Ok(Value::from_extension(super::stack_with_spec::<T>(
+        &[],
+        spec,
+    )?))
 }
 
 /// The spec of `T` (a batch spec), unbatched and batched again with `n` items.
@@ -123,6 +165,48 @@ pub fn rebatched_spec(spec: &dyn AnySpec, n: Option<usize>) -> Result<Box<dyn An
     }
 }
 
+/// The spec of one item of a batch of spec `batch_spec`, of a batchable extension type known
+/// only at run time ([`BatchableSpec::unbatched`](super::BatchableSpec::unbatched)). An error for
+/// a spec of a type that is not batchable, or that has no leading batch axis.
+pub fn item_spec(batch_spec: &dyn AnySpec) -> Result<Box<dyn AnySpec>> {
+    match entries().get(&batch_spec.value_type_id()) {
+        Some(fns) => (fns.unbatch)(batch_spec),
+        None => Err(ValueError {
+            op: "item_spec",
+            expected: "a spec of a batchable extension type".into(),
+            found: format!("{} ({})", batch_spec.name(), batch_spec.value_type_name()),
+        }
+        .into()),
+    }
+}
+
+/// The empty batch (zero items) of items of spec `item_spec`, of a batchable extension type
+/// known only at run time: [`stack_with_spec`](super::stack_with_spec) with no items (a column
+/// of zero rows read back as a batch). An error for a spec of a type that is not batchable, or
+/// whose empty batch cannot be built from the spec (an unknown rank).
+///
+/// ```
+/// use extype_core::{AnonymousSpec, SpecTree, batch};
+/// let anon = AnonymousSpec {
+///     name: "x.Y".into(),
+///     spec: SpecTree::spec("x.Y", SpecTree::None),
+///     component_specs: vec![],
+/// };
+/// let err = batch::empty_batch(&anon).unwrap_err();
+/// assert!(err.to_string().contains("batchable"));
+/// ```
+pub fn empty_batch(item_spec: &dyn AnySpec) -> Result<Value> {
+    match entries().get(&item_spec.value_type_id()) {
+        Some(fns) => (fns.empty)(item_spec),
+        None => Err(ValueError {
+            op: "empty_batch",
+            expected: "a spec of a batchable extension type".into(),
+            found: format!("{} ({})", item_spec.name(), item_spec.value_type_name()),
+        }
+        .into()),
+    }
+}
+
 impl BatchEntry {
     /// The entry of batchable type `T`.
     pub const fn of<T: Batchable>() -> BatchEntry {
@@ -149,6 +233,8 @@ fn fns_of<T: Batchable>() -> Option<BatchFns> {
         stack: stack_as::<T>,
         unstack: unstack_as::<T>,
         rebatch: rebatch_as::<T>,
+        unbatch: unbatch_as::<T>,
+        empty: empty_as::<T>,
     })
 }
 

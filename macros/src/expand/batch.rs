@@ -19,7 +19,7 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
     let self_ty = g.self_ty();
     let where_clause = batch_where_clause(g);
     // The five methods' bodies: calls into the derived runtime, or into the encoder.
-    let (preamble, where_clause, bodies) = match batchable {
+    let (preamble, where_clause, bodies, empty) = match batchable {
         Batchable::Default => {
             // Spanned at each field's type: a field type that is not batchable (a fixed-rank
             // array) is reported there, once, by `BatchField`'s `on_unimplemented` message.
@@ -41,7 +41,7 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
                 quote!(__x::derived_stack::<Self>(items, path)),
                 quote!(__x::derived_unstack::<Self>(self, n, path)),
             ];
-            (preamble, where_clause, bodies)
+            (preamble, where_clause, bodies, TokenStream::new())
         }
         Batchable::Encoder(enc_path) => {
             let enc = quote_spanned!(enc_path.span()=> <#enc_path as __x::BatchEncoder<Self>>);
@@ -57,7 +57,17 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
                 quote!({ let _ = path; #enc::stack(items) }),
                 quote!(__x::check_unstacked(#enc::unstack(self), n, path)),
             ];
-            (TokenStream::new(), where_clause, bodies)
+            let empty = quote! {
+                #[inline]
+                fn empty(
+                    spec: &<Self as __x::Field>::Spec,
+                    path: &__x::FieldPath<'_>,
+                ) -> ::core::option::Option<__x::Result<Self>> {
+                    let _ = path;
+                    #enc::empty(spec)
+                }
+            };
+            (TokenStream::new(), where_clause, bodies, empty)
         }
     };
     let [batched, unbatched, len, stack, unstack] = bodies;
@@ -97,6 +107,7 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
             ) -> __x::Result<__x::Vec<Self>> {
                 #unstack
             }
+            #empty
         }
     };
     // Generic types are batched as `Value`s once an instantiation submits its own entry.

@@ -11,7 +11,7 @@
 use super::{RaggedTensor, RaggedTensorSpec, arg_error, i64_tensor, splits_of};
 use crate::batch::{BatchEncoder, concat_rows_counted, slice_rows};
 use crate::types::size::running_splits;
-use crate::{Dim, Result, Shape, Tensor, TensorSpec};
+use crate::{Dim, Result, Shape, Tensor, TensorSpec, with_element};
 
 /// The batch encoder of [`RaggedTensor`] (named by its `#[extype(batchable = RaggedBatch)]`).
 #[derive(Debug, Clone, Copy)]
@@ -112,6 +112,44 @@ impl BatchEncoder<RaggedTensor> for RaggedBatch {
             nested,
             uniform,
         ))
+    }
+
+    /// Zero rows: every level's splits `[0]` (the batch's outer level and each of the items'),
+    /// no flat values (their inner dimensions the spec's, unknown sizes 0).
+    fn empty(spec: &RaggedTensorSpec) -> Option<Result<RaggedTensor>> {
+        let Some(dims) = spec.flat_values.shape.dims() else {
+            return Some(Err(arg_error(
+                "stack_with_spec",
+                "spec",
+                "flat values of known rank for an empty batch",
+                spec.flat_values.to_string(),
+            )));
+        };
+        let mut shape = vec![0usize];
+        shape.extend(dims.iter().skip(1).map(|d| d.value().unwrap_or(0)));
+        let flat = with_element!(spec.flat_values.dtype, T => {
+            crate::ndarray::ArrayD::<T>::from_shape_vec(crate::ndarray::IxDyn(&shape), Vec::new())
+                .map(Tensor::from)
+        });
+        let flat = match flat {
+            Ok(flat) => flat,
+            Err(e) => {
+                return Some(Err(arg_error(
+                    "stack_with_spec",
+                    "spec",
+                    "flat values of zero rows",
+                    format!("{shape:?}: {e}"),
+                )));
+            }
+        };
+        let splits = (0..=spec.nested_row_splits.len())
+            .map(|_| i64_tensor(vec![0]))
+            .collect();
+        let mut uniform = vec![None];
+        uniform.extend(spec.uniform_row_lengths.iter().cloned());
+        Some(Ok(RaggedTensor::from_parts_unchecked(
+            flat, splits, uniform,
+        )))
     }
 
     fn unstack(batch: RaggedTensor) -> Result<Vec<RaggedTensor>> {

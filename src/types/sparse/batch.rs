@@ -102,6 +102,25 @@ impl BatchEncoder<SparseTensor> for SparseBatch {
         ))
     }
 
+    /// No entries, the dense shape `[0, …]` of the spec's (unknown sizes 0).
+    fn empty(spec: &SparseTensorSpec) -> Option<Result<SparseTensor>> {
+        let Some(dims) = spec.dense_shape().dims() else {
+            return Some(Err(Error::invalid(
+                "an empty SparseTensor batch needs a spec of known rank, found an unknown rank",
+            )));
+        };
+        let mut dense_shape = vec![0usize];
+        dense_shape.extend(dims.iter().map(|d| d.value().unwrap_or(0)));
+        let values = with_element!(spec.dtype(), T => Tensor::from(Array1::<T>::from(Vec::new())));
+        let indices = Array2::<i64>::zeros((0, dense_shape.len()));
+        Some(Ok(SparseTensor::from_parts_unchecked(
+            indices,
+            values,
+            &dense_shape,
+            Some(true),
+        )))
+    }
+
     fn unstack(batch: SparseTensor) -> Result<Vec<SparseTensor>> {
         let n = Self::batch_len(&batch)?;
         let idx = batch.indices_array();
