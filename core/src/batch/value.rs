@@ -70,20 +70,30 @@ fn unstack_as<T: Batchable>(value: Value) -> Result<Vec<Value>> {
         .collect())
 }
 
+/// `op`'s error for a spec that is not `T`'s.
+fn spec_mismatch<T: Batchable>(op: &'static str, spec: &dyn AnySpec) -> crate::error::Error {
+    ValueError {
+        op,
+        expected: format!("a spec of {}", std::any::type_name::<T>()),
+        found: spec.value_type_name().to_string(),
+    }
+    .into()
+}
+
+/// `spec` as `T`'s spec, or `op`'s error.
+fn spec_of<'s, T: Batchable>(
+    op: &'static str,
+    spec: &'s dyn AnySpec,
+) -> Result<&'s <T as Field>::Spec> {
+    spec.as_any()
+        .downcast_ref::<<T as Field>::Spec>()
+        .ok_or_else(|| spec_mismatch::<T>(op, spec))
+}
+
 /// The item spec of `T`'s batch spec `spec`.
 fn unbatch_as<T: Batchable>(spec: &dyn AnySpec) -> Result<Box<dyn AnySpec>> {
-    let mismatch = || -> crate::error::Error {
-        ValueError {
-            op: "item_spec",
-            expected: format!("a spec of {}", std::any::type_name::<T>()),
-            found: spec.value_type_name().to_string(),
-        }
-        .into()
-    };
-    let spec = spec
-        .as_any()
-        .downcast_ref::<<T as Field>::Spec>()
-        .ok_or_else(mismatch)?;
+    let mismatch = || spec_mismatch::<T>("item_spec", spec);
+    let spec = spec_of::<T>("item_spec", spec)?;
     let item: Box<dyn Any> = Box::new(<T as BatchField>::unbatched_spec(spec, &FieldPath::Root)?);
     match item.downcast::<<T as ExtensionType>::Spec>() {
         Ok(spec) => Ok(spec),
@@ -93,17 +103,7 @@ fn unbatch_as<T: Batchable>(spec: &dyn AnySpec) -> Result<Box<dyn AnySpec>> {
 
 /// The empty batch of items of spec `spec` (an item spec of `T`).
 fn empty_as<T: Batchable>(spec: &dyn AnySpec) -> Result<Value> {
-    let spec = spec
-        .as_any()
-        .downcast_ref::<<T as Field>::Spec>()
-        .ok_or_else(|| -> crate::error::Error {
-            ValueError {
-                op: "empty_batch",
-                expected: format!("a spec of {}", std::any::type_name::<T>()),
-                found: spec.value_type_name().to_string(),
-            }
-            .into()
-        })?;
+    let spec = spec_of::<T>("empty_batch", spec)?;
     Ok(Value::from_extension(super::stack_with_spec::<T>(
         &[],
         spec,
