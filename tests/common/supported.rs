@@ -172,7 +172,8 @@ fn args_for(op: &'static Op, shape: &[usize]) -> OpArgs {
 
 /// The dense argument of `op` at position `i` beside the sample: a bool condition for `where`
 /// (position 0), a bool mask over the first axis for `boolean_mask` (position 1), otherwise ones
-/// of the sample's dtype and shape.
+/// of the sample's dtype and shape; for `matmul`, of the sample's shape with its last two
+/// axes swapped (so that `sample @ partner` and `partner @ sample` fit).
 fn partner(op: &'static Op, i: usize, dtype: DType, shape: &[usize]) -> Tensor {
     let is = |other: &Op| std::ptr::eq(op, other);
     if is(&catalog::WHERE) && i == 0 {
@@ -185,6 +186,11 @@ fn partner(op: &'static Op, i: usize, dtype: DType, shape: &[usize]) -> Tensor {
         let first = shape.first().copied().unwrap_or(1);
         return Tensor::from(ArrayD::from_elem(IxDyn(&[first]), true));
     }
-    let ones = Tensor::from(ArrayD::from_elem(IxDyn(shape), 1.0f64));
+    let mut shape = shape.to_vec();
+    if is(&catalog::MATMUL) && shape.len() >= 2 {
+        let n = shape.len();
+        shape.swap(n - 2, n - 1);
+    }
+    let ones = Tensor::from(ArrayD::from_elem(IxDyn(&shape), 1.0f64));
     ops::cast_as(&ones, dtype).unwrap()
 }

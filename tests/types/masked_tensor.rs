@@ -498,6 +498,158 @@ fn stack_and_concat_join_values_and_masks() -> Result<()> {
     Ok(())
 }
 
+/// TF (the extension-type guide's `masked_stack`, dispatched for `tf.stack` on a list of
+/// `Union[MaskedTensor, tf.Tensor]`, each dense operand as `MaskedTensor(v, ones_like(v,
+/// tf.bool))`): `tf.stack([mt, dense])` and `tf.concat([dense, mt], 0)` give MaskedTensors, the
+/// dense operand valid everywhere; an array or a scalar counts as a dense operand; spec
+/// inference agrees; only dense operands stay with the dense op.
+#[test]
+fn stack_and_concat_of_masked_and_dense_mixed() -> Result<()> {
+    use extype::{AsOperand, ValueSpec, ops::OpArgs, ops::catalog};
+    let x = x();
+    let dense = t(array![[10.0f32, 20.0, 30.0], [40.0, 50.0, 60.0]]);
+    let s: MaskedTensor = ops::stack_as(&[x.as_operand(), dense.as_operand()], 0)?;
+    assert_eq!(
+        s.to_string(),
+        "f32[2, 2, 3] [[[1.0, _, 3.0], [4.0, 5.0, _]], [[10.0, 20.0, 30.0], [40.0, 50.0, 60.0]]]"
+    );
+    let row = array![7.0f32, 8.0, 9.0];
+    let c: MaskedTensor = ops::concat_as(
+        &[
+            row.view().insert_axis(ndarray::Axis(0)).as_operand(),
+            x.as_operand(),
+        ],
+        0,
+    )?;
+    assert_eq!(
+        c.to_string(),
+        "f32[3, 3] [[7.0, 8.0, 9.0], [1.0, _, 3.0], [4.0, 5.0, _]]"
+    );
+    // Three operands, the masked one in the middle, on axis 1.
+    let s1: MaskedTensor =
+        ops::stack_as(&[dense.as_operand(), x.as_operand(), dense.as_operand()], 1)?;
+    assert_eq!(s1.shape(), &[2, 3, 3]);
+    assert_eq!(
+        s1.mask(),
+        &t(array![
+            [[true, true, true], [true, false, true], [true, true, true]],
+            [[true, true, true], [true, true, false], [true, true, true]]
+        ])
+    );
+    // Rank-0 masked values stack with scalars.
+    let scalar = m(arr0(1.5f64), arr0(false));
+    let v: MaskedTensor = ops::stack_as(&[scalar.as_operand(), 2.5f64.as_operand()], 0)?;
+    assert_eq!(v.to_string(), "f64[2] [_, 2.5]");
+    // Spec inference: a MaskedTensor spec of the stacked shape.
+    let specs = [
+        ValueSpec::Extension(Box::new(x.spec())),
+        ValueSpec::Tensor(extype::TensorSpec::from_tensor(&dense)),
+    ];
+    let inferred = ops::infer_spec(
+        &catalog::STACK,
+        &[&specs[0], &specs[1]],
+        &OpArgs::none().with_axis(0),
+    )?;
+    assert_eq!(inferred.spec, ValueSpec::Extension(Box::new(s.spec())));
+    // Errors are the dense op's: another dtype, another shape.
+    let e = ops::stack(
+        &[x.as_operand(), array![[1i32, 2, 3], [4, 5, 6]].as_operand()],
+        0,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("stack"), "{e}");
+    let e = ops::concat(&[x.as_operand(), array![1.0f32].as_operand()], 0)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("concat"), "{e}");
+    // Dense operands only: the dense op, a tensor.
+    let d = ops::stack(&[dense.as_operand(), dense.as_operand()], 0)?;
+    assert!(matches!(d, Value::Tensor(_)));
+    Ok(())
+}
+
+/// TF (the extension-type guide's `masked_matmul`: `tf.matmul(a.with_default(0),
+/// b.with_default(0))` for a MaskedTensor on either side, the other dense or masked): the
+/// values are the guide's result; extype keeps a mask, valid where a term of the contraction
+/// has both factors valid (the rule of `reduce_sum`, documented on `MaskedTensor`).
+#[test]
+fn matmul_with_masked_and_dense_operands_follows_the_guide() -> Result<()> {
+    use extype::{ValueSpec, ops::OpArgs, ops::catalog};
+    // [[1, _, 3], [4, 5, _]] @ [[1, 2], [3, 4], [5, 6]]
+    let x = x();
+    let dense = t(array![[1.0f32, 2.0], [3.0, 4.0], [5.0, 6.0]]);
+    let r: MaskedTensor = ops::matmul_as(&x, &dense)?;
+    // The guide: [[1, 0, 3], [4, 5, 0]] @ dense = [[16, 20], [19, 28]].
+    assert_eq!(r.values(), &t(array![[16.0f32, 20.0], [19.0, 28.0]]));
+    assert_eq!(r.mask(), &t(array![[true, true], [true, true]]));
+    // dense @ masked: [[1, 1], [0, 1]] @ [[1, _], [_, 2]] (a row of the dense side meets
+    // only invalid elements of one column: that element is invalid).
+    let left = t(array![[1.0f64, 1.0], [0.0, 1.0]]);
+    let right = m(
+        array![[1.0f64, 9.0], [9.0, 2.0]],
+        array![[true, false], [false, true]],
+    );
+    let r: MaskedTensor = ops::matmul_as(&left, &right)?;
+    assert_eq!(r.values(), &t(array![[1.0f64, 2.0], [0.0, 2.0]]));
+    assert_eq!(r.mask(), &t(array![[true, true], [true, true]]));
+    // masked @ masked: a term is valid when both factors are.
+    let a = m(array![[1.0f64, 2.0]], array![[true, false]]);
+    let b = m(
+        array![[3.0f64, 4.0], [5.0, 6.0]],
+        array![[false, true], [true, true]],
+    );
+    let r: MaskedTensor = ops::matmul_as(&a, &b)?;
+    assert_eq!(r.to_string(), "f64[1, 2] [[_, 4.0]]");
+    // `values()` is the guide's tensor bit for bit: inf under the mask meets a 0 (NaN).
+    let inf = m(array![[f32::INFINITY, 1.0]], array![[false, true]]);
+    let r: MaskedTensor = ops::matmul_as(&inf, &array![[2.0f32], [3.0]])?;
+    assert_eq!(r.values(), &t(array![[3.0f32]]));
+    let r: MaskedTensor = ops::matmul_as(
+        &array![[2.0f32, 3.0]],
+        &m(array![[f32::NAN], [1.0]], array![[false], [true]]),
+    )?;
+    assert_eq!(r.values(), &t(array![[3.0f32]]));
+    // An empty contraction: 0 under a false mask.
+    let empty = m(
+        ArrayD::<f32>::zeros(IxDyn(&[2, 0])),
+        ArrayD::from_elem(IxDyn(&[2, 0]), true),
+    );
+    let r: MaskedTensor = ops::matmul_as(&empty, &ArrayD::<f32>::zeros(IxDyn(&[0, 3])))?;
+    assert_eq!(r.shape(), &[2, 3]);
+    assert_eq!(r.count(None, false)?, t(arr0(0i64)));
+    // Batched, the leading axis broadcast; integers.
+    let bi = m(
+        array![[[1i32, 2], [3, 4]], [[5, 6], [7, 8]]],
+        array![
+            [[true, true], [false, false]],
+            [[true, false], [true, true]]
+        ],
+    );
+    let r: MaskedTensor = ops::matmul_as(&bi, &array![[1i32], [1]])?;
+    assert_eq!(r.to_string(), "i32[2, 2, 1] [[[3], [_]], [[5], [15]]]");
+    // Spec inference: a MaskedTensor of the product's shape.
+    let specs = [
+        ValueSpec::Extension(Box::new(x.spec())),
+        ValueSpec::Tensor(extype::TensorSpec::from_tensor(&dense)),
+    ];
+    let inferred = ops::infer_spec(&catalog::MATMUL, &[&specs[0], &specs[1]], &OpArgs::none())?;
+    assert_eq!(
+        inferred.spec,
+        ValueSpec::Extension(Box::new(ops::matmul_as::<MaskedTensor>(&x, &dense)?.spec()))
+    );
+    // Errors are the dense matmul's: the contraction, the dtype.
+    let e = ops::matmul(&x, &array![[1.0f32, 2.0]])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("matmul"), "{e}");
+    let e = ops::matmul(&x, &array![[1.0f64], [2.0], [3.0]])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("matmul"), "{e}");
+    Ok(())
+}
+
 /// Batching (the default encoder) and files: a MaskedTensor is a value like any other.
 #[test]
 fn batches_and_files() -> Result<()> {
@@ -556,6 +708,7 @@ fn supported_ops_run() {
             "cast",
             "zeros_like",
             "ones_like",
+            "matmul",
         ] {
             assert!(names.contains(&promised), "{promised} not in {names:?}");
         }

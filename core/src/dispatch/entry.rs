@@ -66,6 +66,16 @@ pub enum ParamKind {
         /// `type_name::<T>` (for errors).
         type_name: fn() -> &'static str,
     },
+    /// `&[OrDense<T>]` for an extension type `T`, the last dispatched parameter of a handler of
+    /// a variadic op: matches one or more trailing arguments, each of exactly that type or
+    /// dense, in any mix, except a call whose arguments are all dense (that stays with the op's
+    /// dense default), as [`OrDense`](Self::OrDense) does for one position.
+    RestOrDense {
+        /// `TypeId::of::<T>`.
+        type_id: fn() -> TypeId,
+        /// `type_name::<T>` (for errors).
+        type_name: fn() -> &'static str,
+    },
 }
 
 impl ParamKind {
@@ -93,15 +103,25 @@ impl ParamKind {
         }
     }
 
+    /// The kind for `&[OrDense<T>]`.
+    pub const fn rest_or_dense<T: ExtensionType>() -> ParamKind {
+        ParamKind::RestOrDense {
+            type_id: TypeId::of::<T>,
+            type_name: std::any::type_name::<T>,
+        }
+    }
+
     /// The `TypeId` an argument must have, or `None` for a wildcard. For
     /// [`OrDense`](Self::OrDense), the extension type's (its other key is the dense one,
-    /// [`dense_alternative`](Self::dense_alternative)); for [`Rest`](Self::Rest), the type of
-    /// every argument from this position on.
+    /// [`dense_alternative`](Self::dense_alternative)); for [`Rest`](Self::Rest) and
+    /// [`RestOrDense`](Self::RestOrDense), the type of every argument from this position on
+    /// (dense ones too, for the latter).
     pub fn type_id(&self) -> Option<TypeId> {
         match self {
             ParamKind::Extension { type_id, .. }
             | ParamKind::OrDense { type_id, .. }
-            | ParamKind::Rest { type_id, .. } => Some(type_id()),
+            | ParamKind::Rest { type_id, .. }
+            | ParamKind::RestOrDense { type_id, .. } => Some(type_id()),
             ParamKind::Tensor => Some(TypeId::of::<Tensor>()),
             ParamKind::Any => None,
         }
@@ -121,12 +141,18 @@ impl ParamKind {
             ParamKind::Tensor => "&Tensor".into(),
             ParamKind::Any => "&Value".into(),
             ParamKind::Rest { type_name, .. } => format!("&[&{}]", type_name()),
+            ParamKind::RestOrDense { type_name, .. } => format!("&[OrDense<{}>]", type_name()),
         }
     }
 
-    /// Whether the position takes every remaining argument (`&[&T]`).
+    /// Whether the position takes every remaining argument (`&[&T]` or `&[OrDense<T>]`).
     pub fn is_rest(&self) -> bool {
-        matches!(self, ParamKind::Rest { .. })
+        matches!(self, ParamKind::Rest { .. } | ParamKind::RestOrDense { .. })
+    }
+
+    /// Whether the position takes every remaining argument, dense ones too (`&[OrDense<T>]`).
+    pub fn is_rest_or_dense(&self) -> bool {
+        matches!(self, ParamKind::RestOrDense { .. })
     }
 }
 

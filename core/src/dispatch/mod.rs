@@ -68,7 +68,10 @@
 //!   reference is rebuilt from clones of its components) or `&Operand` (any argument, no cost).
 //!   Last, for a variadic op (`concat`, `stack`): `&[&T]` takes every remaining argument, one
 //!   or more, each of exactly the extension type `T`, so one handler serves a call of any
-//!   length (a handler of a fixed arity for the same types still wins for its own length).
+//!   length (a handler of a fixed arity for the same types still wins for its own length);
+//!   `&[OrDense<T>]` takes them when each is a `T` or dense, in any mix (TensorFlow's
+//!   `tf.stack([masked, dense])`), but not a call whose arguments are all dense (`&[&T]` is
+//!   tried first where both match).
 //!   An extra `&OpArgs` parameter (anywhere, at most one) receives the call's non-tensor
 //!   arguments (axes, keepdims, dtype, …) and is not dispatched on.
 //!   Parameters are read by trait ([`HandlerParam`]), not by the name of their type: aliases

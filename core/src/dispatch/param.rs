@@ -14,6 +14,7 @@
 //! | [`OrDense<T>`] (`T` extension)    | [`ParamKind::OrDense`]         | exactly `T`, or dense       |
 //! | [`Value`], [`Operand`]            | [`ParamKind::Any`]             | any argument (a wildcard)   |
 //! | `[&T]` (`T` extension), last      | [`ParamKind::Rest`]            | every remaining argument, each exactly `T` (one or more) |
+//! | `[OrDense<T>]` (`T` extension), last | [`ParamKind::RestOrDense`]  | every remaining argument, each `T` or dense (one or more; not all arguments dense) |
 //! | [`OpArgs`]                        | `None` (not dispatched on)     | the call's extra arguments  |
 //!
 //! The impls do not overlap: the trait and all these types are local to this crate and none of
@@ -235,6 +236,42 @@ impl<'a, T: ExtensionType> HandlerParam<'a> for [&'a T] {
     ) -> Result<Handled> {
         let rest = args.get(index..).unwrap_or_default();
         let items: Option<Vec<&'a T>> = rest.iter().map(Operand::downcast_ref::<T>).collect();
+        match items {
+            Some(items) if !items.is_empty() => f(&items),
+            _ => Ok(Handled::Declined),
+        }
+    }
+}
+
+/// The remaining arguments of a variadic op's call, each of the extension type `T` or dense
+/// (a tensor, an array, a view or a scalar, read in place), in any mix: `xs: &[OrDense<T>]`, the
+/// last dispatched parameter. A call whose arguments are all dense never reaches it (the op's
+/// dense default runs), so at least one argument of the call is a `T`. This is how a handler
+/// takes TensorFlow's `tf.stack([masked, dense])`: one function for every mix and length.
+///
+/// ```ignore
+/// #[dispatch(Stack)]
+/// fn masked_stack(xs: &[OrDense<Masked>], args: &OpArgs) -> Result<Masked> { … }
+/// ```
+#[diagnostic::do_not_recommend]
+impl<'a, T: ExtensionType> HandlerParam<'a> for [OrDense<'a, T>] {
+    const KIND: Option<ParamKind> = Some(ParamKind::rest_or_dense::<T>());
+
+    #[inline]
+    fn with(
+        _: &Call<'_>,
+        args: &[Operand<'a>],
+        index: usize,
+        f: impl FnOnce(&[OrDense<'a, T>]) -> Result<Handled>,
+    ) -> Result<Handled> {
+        let rest = args.get(index..).unwrap_or_default();
+        let items: Option<Vec<OrDense<'a, T>>> = rest
+            .iter()
+            .map(|x| match x.as_view() {
+                Some(view) => Some(OrDense::Dense(view)),
+                None => x.downcast_ref::<T>().map(OrDense::Ext),
+            })
+            .collect();
         match items {
             Some(items) if !items.is_empty() => f(&items),
             _ => Ok(Handled::Declined),

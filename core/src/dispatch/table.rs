@@ -292,8 +292,11 @@ type Key = SmallVec<[Option<TypeId>; 4]>;
 struct Resolved {
     entry: &'static DispatchEntry,
     kinds: SmallVec<[Option<TypeId>; 4]>,
-    /// Whether the last kind takes every remaining argument (`&[&T]`).
+    /// Whether the last kind takes every remaining argument (`&[&T]`, `&[OrDense<T>]`).
     variadic: bool,
+    /// Whether the remaining arguments may also be dense (`&[OrDense<T>]`; a call whose
+    /// arguments are all dense is not matched).
+    rest_dense: bool,
     /// When another handler has the same key: its index in [`DispatchTable::conflicts`], the
     /// error a call that reaches this handler returns.
     conflict: Option<u32>,
@@ -321,9 +324,15 @@ impl Resolved {
         let Some((last, fixed)) = self.kinds.split_last() else {
             return false;
         };
+        let tensor = TypeId::of::<Tensor>();
+        let dense_ok = |id: &TypeId| self.rest_dense && *id == tensor;
         ids.len() >= self.kinds.len()
             && fixed.iter().zip(ids).all(fits)
-            && ids[fixed.len()..].iter().all(|id| fits((last, id)))
+            && ids[fixed.len()..]
+                .iter()
+                .all(|id| fits((last, id)) || dense_ok(id))
+            // `&[OrDense<T>]` as `&OrDense<T>`: never every argument dense.
+            && !(self.rest_dense && ids.iter().all(|id| *id == tensor))
     }
 }
 
@@ -440,7 +449,10 @@ impl DispatchTable {
         let mut user: HashMap<OpKey, OpHandlers, Fx> = HashMap::default();
         let mut groups: [Group; 3] = Default::default();
         // First pass: every entry checked, and the first of each key found.
-        let mut seen: HashMap<(TargetKey, Vec<Option<TypeId>>, bool), usize> = HashMap::new();
+        // The key, and the kind of its last parameter when it takes the remaining arguments:
+        // `Some(false)` for `&[&T]`, `Some(true)` for `&[OrDense<T>]`.
+        let mut seen: HashMap<(TargetKey, Vec<Option<TypeId>>, Option<bool>), usize> =
+            HashMap::new();
         let mut conflicts: Vec<Error> = Vec::new();
         // The first handler of each key: its entry, the key, and its conflict if another
         // handler has the same key.
@@ -507,8 +519,9 @@ impl DispatchTable {
                 }
             }
             let target = TargetKey::of(&entry.target);
+            let rest = variadic.then(|| entry.params.iter().any(ParamKind::is_rest_or_dense));
             for kinds in keys_of(entry.params) {
-                if let Some(&first) = seen.get(&(target, kinds.to_vec(), variadic)) {
+                if let Some(&first) = seen.get(&(target, kinds.to_vec(), rest)) {
                     // The first handler with this key stays, marked: a call that reaches it gets
                     // this error; the later ones are left out.
                     let (first_index, _, conflict) = &mut firsts[first];
@@ -528,7 +541,7 @@ impl DispatchTable {
                     }
                     continue;
                 }
-                seen.insert((target, kinds.to_vec(), variadic), firsts.len());
+                seen.insert((target, kinds.to_vec(), rest), firsts.len());
                 firsts.push((index, kinds, None));
             }
         }
@@ -539,6 +552,7 @@ impl DispatchTable {
                 entry,
                 kinds,
                 variadic: entry.params.last().is_some_and(ParamKind::is_rest),
+                rest_dense: entry.params.last().is_some_and(ParamKind::is_rest_or_dense),
                 conflict,
             };
             // A variadic handler matches calls of many lengths: no exact key finds it.
@@ -567,15 +581,16 @@ impl DispatchTable {
                 }
             }
         }
-        // Fewer wildcards first; then source order (file, line), which `entries` already has and
-        // a stable sort keeps.
+        // Fewer wildcards first, `&[&T]` before `&[OrDense<T>]` (the narrower first, as exact
+        // keys before `&OrDense<T>`'s dense mixes); then source order (file, line), which
+        // `entries` already has and a stable sort keeps.
         for list in catalog
             .iter_mut()
             .chain(user.values_mut())
             .map(|h| &mut h.wildcard)
             .chain(groups.iter_mut().map(|g| &mut g.handlers))
         {
-            list.sort_by_key(Resolved::wildcards);
+            list.sort_by_key(|r| (r.wildcards(), r.rest_dense));
         }
         promote_group_handlers(&mut catalog, &groups);
         Ok(DispatchTable {

@@ -21,7 +21,13 @@
 //!   never reaches a result.
 //! - `cast`, `zeros_like` and `ones_like` act on the values and keep the mask; `reshape`,
 //!   `transpose`, `tile` and `gather` act on values and mask alike. `stack` and `concat` of
-//!   MaskedTensors join values and masks alike.
+//!   MaskedTensors join values and masks alike; a dense operand mixed in counts as valid
+//!   everywhere (the guide's `masked_stack` over `Union[MaskedTensor, tf.Tensor]`).
+//! - **`matmul`** of a MaskedTensor with a MaskedTensor or a dense operand, on either side:
+//!   the values of the guide's `masked_matmul` (`matmul(a.with_default(0), b.with_default(0))`,
+//!   bit for bit), and a mask by the rule of the reductions: valid where at least one term of
+//!   the contraction has both factors valid (`matmul(a.mask, b.mask) > 0`). The guide returns
+//!   the values alone, as a dense tensor: `result.values()` is that tensor.
 //!
 //! Deliberate differences from TensorFlow (which has no MaskedTensor type of its own, only the
 //! guide's example): a reduction over an empty extent gives the fill value under a false mask
@@ -30,6 +36,7 @@
 
 mod display;
 mod elementwise;
+mod matmul;
 mod reduce;
 mod reshape;
 
