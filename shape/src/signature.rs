@@ -267,10 +267,11 @@ signatures! {
     WHERE = "where", Other, Exactly(3);
     /// Converts the dtype.
     CAST = "cast", Other, Exactly(1);
-    /// Zeros of the same shape and dtype.
-    ZEROS_LIKE = "zeros_like", Other, Exactly(1);
-    /// Ones of the same shape and dtype.
-    ONES_LIKE = "ones_like", Other, Exactly(1);
+    /// Zeros of the same shape and dtype (unary elementwise, as TensorFlow registers
+    /// `tf.zeros_like` for `dispatch_for_unary_elementwise_apis`).
+    ZEROS_LIKE = "zeros_like", UnaryElementwise, Exactly(1);
+    /// Ones of the same shape and dtype (unary elementwise, as TensorFlow's `tf.ones_like`).
+    ONES_LIKE = "ones_like", UnaryElementwise, Exactly(1);
     /// The rows (leading axes) where a boolean mask is true (`boolean_mask`).
     BOOLEAN_MASK = "boolean_mask", Other, Exactly(2);
     /// Sum of each ragged row (segments of axis 0 given by `row_splits`).

@@ -82,6 +82,28 @@ fn every_unary_op_keeps_the_mask() {
     }
 }
 
+/// TF (the extension-type guide: `dispatch_for_unary_elementwise_apis(MaskedTensor)` serves
+/// `tf.ones_like(x)` and `tf.zeros_like`): the user's unary group handler takes `ones_like` and
+/// `zeros_like`, keeping the mask, with no handler of their own.
+#[test]
+fn ones_like_and_zeros_like_reach_the_unary_group_handler() {
+    let a = x();
+    let ones: MaskedTensor = ops::ones_like_as(&a).unwrap();
+    assert_eq!(
+        ones.values,
+        t(ndarray::ArrayD::<f32>::ones(ndarray::IxDyn(&[2, 3])))
+    );
+    assert_eq!(ones.mask, a.mask);
+    let zeros: MaskedTensor = ops::zeros_like_as(&a).unwrap();
+    assert_eq!(
+        zeros.values,
+        t(ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[2, 3])))
+    );
+    assert_eq!(zeros.mask, a.mask);
+    assert_eq!(catalog::ONES_LIKE.kind(), extype::OpKind::UnaryElementwise);
+    assert_eq!(catalog::ZEROS_LIKE.kind(), extype::OpKind::UnaryElementwise);
+}
+
 #[test]
 fn mixing_with_dense_broadcasts_the_mask() {
     // MaskedTensor [3] with a dense [2, 1]: result [2, 3], the mask broadcast.

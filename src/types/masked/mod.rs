@@ -4,7 +4,8 @@
 //! Every op follows TensorFlow's ops applied to `(values, mask)` (the MaskedTensor of TF's
 //! extension-type guide, completed for every op of the catalog):
 //!
-//! - **Unary elementwise** ops (`neg`, `exp`, `is_nan`, …) apply to the values and keep the mask.
+//! - **Unary elementwise** ops (`neg`, `exp`, `is_nan`, `zeros_like`, `ones_like`, …) apply
+//!   to the values and keep the mask.
 //!   A masked-out element never raises and never reaches a valid one (elementwise ops do not
 //!   move data between elements).
 //! - **Binary elementwise** ops and comparisons broadcast (NumPy rules) and AND the masks; a
@@ -19,7 +20,7 @@
 //!   minimum among the valid elements (flat over the reduced axes, as for dense tensors). The
 //!   result is a MaskedTensor whose mask is `count > 0`. A NaN or infinity under a false mask
 //!   never reaches a result.
-//! - `cast`, `zeros_like` and `ones_like` act on the values and keep the mask; `reshape`,
+//! - `cast` acts on the values and keeps the mask; `reshape`,
 //!   `transpose`, `tile` and `gather` act on values and mask alike. `stack` and `concat` of
 //!   MaskedTensors join values and masks alike; a dense operand mixed in counts as valid
 //!   everywhere (the guide's `masked_stack` over `Union[MaskedTensor, tf.Tensor]`).
@@ -32,7 +33,9 @@
 //! Deliberate differences from TensorFlow (which has no MaskedTensor type of its own, only the
 //! guide's example): a reduction over an empty extent gives the fill value under a false mask
 //! instead of raising (dense `reduce_max` of an empty extent raises, as TF's does for integers),
-//! and `argmax`/`argmin` of a row with no valid element give the index 0 under a false mask.
+//! and `argmax`/`argmin` of a row with no valid element give the index 0 under a false mask;
+//! `matmul` returns a MaskedTensor (the guide's `masked_matmul` returns its values as a dense
+//! tensor).
 
 mod display;
 mod elementwise;

@@ -1,6 +1,6 @@
-//! Ops that move or convert elements of a [`MaskedTensor`]: `cast`, `zeros_like` and
-//! `ones_like` act on the values and keep the mask; `reshape`, `transpose`, `tile` and `gather`
-//! act on values and mask alike (each element keeps its validity); `stack` and `concat` join
+//! Ops that move or convert elements of a [`MaskedTensor`]: `cast` acts on the values and keeps
+//! the mask (`zeros_like` and `ones_like` are unary elementwise ops: `masked_unary`);
+//! `reshape`, `transpose`, `tile` and `gather` act on values and mask alike (each element keeps its validity); `stack` and `concat` join
 //! values and masks alike, a dense operand valid everywhere.
 
 use super::MaskedTensor;
@@ -25,18 +25,6 @@ fn on_both(op: &'static Op, args: &OpArgs, x: &MaskedTensor) -> Result<MaskedTen
 #[dispatch(Cast)]
 fn masked_cast(args: &OpArgs, x: &MaskedTensor) -> Result<MaskedTensor> {
     on_values(&catalog::CAST, args, x)
-}
-
-/// `zeros_like` (zeros where the values are, same mask).
-#[dispatch(ZerosLike)]
-fn masked_zeros_like(args: &OpArgs, x: &MaskedTensor) -> Result<MaskedTensor> {
-    on_values(&catalog::ZEROS_LIKE, args, x)
-}
-
-/// `ones_like` (ones where the values are, same mask).
-#[dispatch(OnesLike)]
-fn masked_ones_like(args: &OpArgs, x: &MaskedTensor) -> Result<MaskedTensor> {
-    on_values(&catalog::ONES_LIKE, args, x)
 }
 
 /// `reshape` of values and mask.

@@ -9,7 +9,8 @@ use crate::ops::AsOperand;
 use crate::ops::{self, OpArgs, catalog};
 use crate::{BinaryOp, Operand, OrDense, Result, Tensor, TensorView, UnaryOp, dispatch};
 
-/// Unary elementwise ops (TF: `op(flat_values)`, same partitions).
+/// Unary elementwise ops, `zeros_like` and `ones_like` among them (TF: `op(flat_values)`,
+/// same partitions).
 #[dispatch(unary_elementwise, infer = infer::unary)]
 fn ragged_unary(op: &UnaryOp, x: &RaggedTensor) -> Result<RaggedTensor> {
     Ok(x.with_values_unchecked(op.apply_as(&x.flat_values)?))
@@ -19,18 +20,6 @@ fn ragged_unary(op: &UnaryOp, x: &RaggedTensor) -> Result<RaggedTensor> {
 #[dispatch(Cast, infer = infer::unary)]
 fn ragged_cast(args: &OpArgs, x: &RaggedTensor) -> Result<RaggedTensor> {
     Ok(x.with_values_unchecked(x.flat_values.dense_op(&catalog::CAST, args)?))
-}
-
-/// `zeros_like` (same partitions).
-#[dispatch(ZerosLike, infer = infer::unary)]
-fn ragged_zeros_like(args: &OpArgs, x: &RaggedTensor) -> Result<RaggedTensor> {
-    Ok(x.with_values_unchecked(x.flat_values.dense_op(&catalog::ZEROS_LIKE, args)?))
-}
-
-/// `ones_like` (same partitions).
-#[dispatch(OnesLike, infer = infer::unary)]
-fn ragged_ones_like(args: &OpArgs, x: &RaggedTensor) -> Result<RaggedTensor> {
-    Ok(x.with_values_unchecked(x.flat_values.dense_op(&catalog::ONES_LIKE, args)?))
 }
 
 /// Binary elementwise ops and comparisons (TF: `op(x.flat_values, y.flat_values)` on equal
