@@ -1352,10 +1352,89 @@ fn ops_concat_and_stack_of_ragged_tensors_dispatch() {
     let out = ops::infer_spec(&catalog::CONCAT, &specs, &OpArgs::none().with_axis(1)).unwrap();
     let got = ValueSpec::Extension(Box::new(extype::ExtensionType::spec(&joined)));
     assert!(out.spec.is_compatible_with(&got));
-    // A dense operand among them matches no handler: the error names the call's types.
-    let dense = Tensor::from(array![[1i32]].into_dyn());
-    let err = ops::concat(&[a.as_operand(), dense.as_operand(), b.as_operand()], 0).unwrap_err();
+    // Only ragged operands of another dtype: the error names the call.
+    let f = RaggedTensor::from_row_lengths(array![1.0f32], array![1i64]).unwrap();
+    let err = ops::concat(&[a.as_operand(), f.as_operand()], 0).unwrap_err();
     assert!(err.to_string().contains("concat"), "{err}");
+}
+
+/// TF 2.21: `tf.concat` / `tf.stack` of RaggedTensors and Tensors mixed convert each Tensor with
+/// `RaggedTensor.from_tensor` and raise every operand to the largest ragged rank
+/// (`_ragged_stack_concat_helper`). With a = [[1, 2, 3], [], [4]], b = [[5], [6, 7], []]:
+/// `tf.concat([a, [[1]], b], 0)` -> [[1, 2, 3], [], [4], [1], [5], [6, 7], []];
+/// `tf.concat([a, [[7, 8], [9, 10], [11, 12]]], 1)` -> [[1, 2, 3, 7, 8], [9, 10], [4, 11, 12]];
+/// `tf.stack([[[7, 8], [9, 10]], a], 0)` -> [[[7, 8], [9, 10]], [[1, 2, 3], [], [4]]]; a dense
+/// operand of rank ≤ the ragged rank raises ("ragged_rank must be smaller than rank").
+#[test]
+fn concat_and_stack_of_ragged_and_dense_as_tf() {
+    let (a, b) = ab();
+    let one = array![[1i32]];
+    let c: RaggedTensor =
+        ops::concat_as(&[a.as_operand(), one.as_operand(), b.as_operand()], 0).unwrap();
+    assert_eq!(
+        c.to_string(),
+        "i32[7, ?] [[1, 2, 3], [], [4], [1], [5], [6, 7], []]"
+    );
+    let d = array![[7i32, 8], [9, 10], [11, 12]];
+    let c: RaggedTensor = ops::concat_as(&[a.as_operand(), d.as_operand()], 1).unwrap();
+    assert_eq!(
+        c.to_string(),
+        "i32[3, ?] [[1, 2, 3, 7, 8], [9, 10], [4, 11, 12]]"
+    );
+    let d2 = Tensor::from(array![[7i32, 8], [9, 10]].into_dyn());
+    let s: RaggedTensor = ops::stack_as(&[d2.as_operand(), a.as_operand()], 0).unwrap();
+    assert_eq!(
+        s.to_string(),
+        "i32[2, ?, ?] [[[7, 8], [9, 10]], [[1, 2, 3], [], [4]]]"
+    );
+    // Ragged rank 2 and a dense [1, 2, 1]: the dense one raised to ragged rank 2.
+    let x = RaggedTensor::from_nested_row_splits(
+        array![1i32, 2, 3],
+        vec![t(array![0i64, 2, 3]), t(array![0i64, 1, 1, 3])],
+    )
+    .unwrap();
+    let c: RaggedTensor =
+        ops::concat_as(&[x.as_operand(), array![[[5i32], [6]]].as_operand()], 0).unwrap();
+    assert_eq!(
+        c.to_string(),
+        "i32[3, ?, ?] [[[1], []], [[2, 3]], [[5], [6]]]"
+    );
+    // A ragged rank-1 operand is raised beside a ragged rank-2 one, as TF's.
+    let flat2 = RaggedTensor::from_row_lengths(array![[4i32], [5]], array![2i64]).unwrap();
+    let c: RaggedTensor = ops::concat_as(&[x.as_operand(), flat2.as_operand()], 0).unwrap();
+    assert_eq!(
+        c.to_string(),
+        "i32[3, ?, ?] [[[1], []], [[2, 3]], [[4], [5]]]"
+    );
+    // A dense operand of too low a rank, and of another dtype: errors naming the operand.
+    let e = ops::concat(&[x.as_operand(), array![[1i32]].as_operand()], 0)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("concat") && e.contains("values[1]") && e.contains("rank at least 3"),
+        "{e}"
+    );
+    let e = ops::concat(&[a.as_operand(), array![[1.0f32]].as_operand()], 0)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("concat") && e.contains("values[1]"), "{e}");
+    // Spec inference: ragged, the ragged operand's dtype.
+    let specs = [
+        ValueSpec::Tensor(extype::TensorSpec::from_tensor(&d2)),
+        ValueSpec::Extension(Box::new(extype::ExtensionType::spec(&a))),
+    ];
+    let out = ops::infer_spec(
+        &catalog::STACK,
+        &[&specs[0], &specs[1]],
+        &OpArgs::none().with_axis(0),
+    )
+    .unwrap();
+    assert!(out.spec.is_compatible_with(&ValueSpec::Extension(Box::new(
+        extype::ExtensionType::spec(&s)
+    ))));
+    // Dense operands only: the dense op.
+    let v = ops::concat(&[one.as_operand(), one.as_operand()], 0).unwrap();
+    assert!(matches!(v, Value::Tensor(_)));
 }
 
 #[test]

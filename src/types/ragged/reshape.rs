@@ -5,10 +5,10 @@
 //! `[nrows]` mask, values by a ragged mask of the same partition, a dense tensor by a mask of
 //! rank ≥ 2, a [`MaskedTensor`]'s valid values row by row).
 //!
-//! `ops::gather`, `ops::boolean_mask`, and `ops::concat` / `ops::stack` of two ragged tensors
-//! dispatch here. `concat` and `stack` of any number of ragged tensors on either axis are
-//! [`RaggedTensor::concat`] and [`RaggedTensor::stack`] (a dispatch handler has a fixed number
-//! of arguments, `concat` takes any number).
+//! `ops::gather`, `ops::boolean_mask`, and `ops::concat` / `ops::stack` of any number of
+//! ragged tensors, dense tensors mixed in (TF: the dense ones converted by `from_tensor`),
+//! dispatch here; [`RaggedTensor::concat`] and [`RaggedTensor::stack`] are the same on ragged
+//! tensors only.
 
 use super::batch::{RaggedBatch, joined_flat_values, joined_splits};
 use super::infer::{ragged, value};
@@ -534,22 +534,94 @@ fn infer_rows(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpec>
     Ok(Some(value(spec)))
 }
 
-/// `ops::concat(&[a, b, …], axis)` of ragged tensors (any number): [`RaggedTensor::concat`].
+/// `x` with its flat values split into uniform rows until it has ragged rank `k` (TF's
+/// `_increase_ragged_rank_to`: `from_tensor` of the flat values, level by level).
+fn with_ragged_rank(op: &str, arg: &str, x: RaggedTensor, k: usize) -> Result<RaggedTensor> {
+    let mut x = x;
+    while x.ragged_rank() < k {
+        if x.flat_values.ndim() < 2 {
+            return Err(arg_error(
+                op,
+                arg,
+                format!("a value of rank at least {} (ragged rank {k})", k + 1),
+                describe(&x),
+            ));
+        }
+        let inner = RaggedTensor::from_tensor(x.flat_values.clone())?;
+        let mut nested = x.nested_row_splits.clone();
+        nested.push(inner.nested_row_splits[0].clone());
+        let mut uniform = x.uniform_row_lengths.clone();
+        uniform.push(None);
+        x = RaggedTensor::from_parts_unchecked(inner.flat_values, nested, uniform);
+    }
+    Ok(x)
+}
+
+/// The operands of `concat` / `stack` as ragged tensors of one ragged rank (TF's
+/// `_ragged_stack_concat_helper`): a dense operand is `from_tensor` of it, every operand raised
+/// to the largest ragged rank among them (at least 1). An operand of too low a rank is an
+/// error naming it.
+fn as_ragged_alike(op: &str, xs: &[OrDense<RaggedTensor>]) -> Result<Vec<RaggedTensor>> {
+    let k = xs
+        .iter()
+        .filter_map(|x| x.ext().map(RaggedTensor::ragged_rank))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    xs.iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let arg = format!("values[{i}]");
+            let ragged = match x {
+                OrDense::Ext(r) if r.ragged_rank() == k => return Ok((*r).clone()),
+                OrDense::Ext(r) => (*r).clone(),
+                OrDense::Dense(v) => {
+                    if v.shape().len() < k + 1 {
+                        return Err(arg_error(
+                            op,
+                            &arg,
+                            format!(
+                                "a dense tensor of rank at least {} (the ragged operands' ragged \
+                                 rank {k}, plus one)",
+                                k + 1
+                            ),
+                            format!("shape {:?}", v.shape()),
+                        ));
+                    }
+                    RaggedTensor::from_tensor(v.to_tensor())?
+                }
+            };
+            with_ragged_rank(op, &arg, ragged, k)
+        })
+        .collect()
+}
+
+/// `ops::concat(&[a, b, …], axis)` of ragged tensors (any number), dense tensors mixed in (TF's
+/// `tf.concat` of a RaggedTensor and a Tensor: the dense one converted by `from_tensor`, every
+/// operand raised to the largest ragged rank): [`RaggedTensor::concat`].
 #[dispatch(Concat, infer = infer_join)]
-fn ragged_concat(xs: &[&RaggedTensor], args: &OpArgs) -> Result<RaggedTensor> {
-    RaggedTensor::concat(xs, args.axis)
+fn ragged_concat(xs: &[OrDense<RaggedTensor>], args: &OpArgs) -> Result<RaggedTensor> {
+    let items = as_ragged_alike("concat", xs)?;
+    RaggedTensor::concat(&items.iter().collect::<Vec<_>>(), args.axis)
 }
 
-/// `ops::stack(&[a, b, …], axis)` of ragged tensors (any number): [`RaggedTensor::stack`].
+/// `ops::stack(&[a, b, …], axis)` of ragged tensors (any number), dense tensors mixed in as for
+/// `concat`: [`RaggedTensor::stack`].
 #[dispatch(Stack, infer = infer_join)]
-fn ragged_stack(xs: &[&RaggedTensor], args: &OpArgs) -> Result<RaggedTensor> {
-    RaggedTensor::stack(xs, args.axis)
+fn ragged_stack(xs: &[OrDense<RaggedTensor>], args: &OpArgs) -> Result<RaggedTensor> {
+    let items = as_ragged_alike("stack", xs)?;
+    RaggedTensor::stack(&items.iter().collect::<Vec<_>>(), args.axis)
 }
 
-/// The spec of `concat` / `stack` of ragged tensors: the dtype and inner shape kept, every
-/// partition's length unknown; `stack` on axis 0 or 1 adds a partition.
+/// The spec of `concat` / `stack` of ragged tensors (dense ones mixed in): the dtype and inner
+/// shape of the ragged operand of the largest ragged rank kept, every partition's length
+/// unknown; `stack` on axis 0 or 1 adds a partition.
 fn infer_join(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpec>> {
-    let Some(base) = specs.first().and_then(|s| ragged(s)) else {
+    let Some(base) = specs
+        .iter()
+        .filter_map(|s| ragged(s))
+        .max_by_key(|r| r.ragged_rank())
+    else {
         return Ok(None);
     };
     let stack = call.op == &crate::ops::catalog::STACK;
