@@ -1895,6 +1895,55 @@ fn slicing_rows_as_tf() {
 }
 
 #[test]
+fn slicing_columns_as_tf() {
+    // TF 2.21, rt = [[1, 2, 3], [], [4, 5], [6]]: rt[:, :2] is [[1, 2], [], [4, 5], [6]] (each
+    // row cut to its first two entries), rt[:, -1:] is [[3], [], [5], [6]] (negative bounds
+    // relative to each row's length), rt[:, 1:-1] is [[2], [], [], []], rt[:, 5:] is
+    // [[], [], [], []], rt[:, :] is rt; rt[:, 2:1] is four empty rows.
+    let x = r();
+    assert_eq!(
+        x.slice_columns(None, 2).unwrap().to_string(),
+        "f32[4, ?] [[1.0, 2.0], [], [4.0, 5.0], [6.0]]"
+    );
+    assert_eq!(
+        x.slice_columns(-1, None).unwrap().to_string(),
+        "f32[4, ?] [[3.0], [], [5.0], [6.0]]"
+    );
+    assert_eq!(
+        x.slice_columns(1, -1).unwrap().to_string(),
+        "f32[4, ?] [[2.0], [], [], []]"
+    );
+    let none = x.slice_columns(5, None).unwrap();
+    assert_eq!(none.row_splits(), &t(array![0i64, 0, 0, 0, 0]));
+    assert_eq!(none.flat_values().shape(), [0]);
+    assert_eq!(x.slice_columns(None, None).unwrap(), x);
+    assert_eq!(x.slice_columns(i64::MIN, i64::MAX).unwrap(), x);
+    assert_eq!(
+        x.slice_columns(2, 1).unwrap().row_lengths(),
+        t(array![0i64, 0, 0, 0])
+    );
+    // Inner dimensions come along: [[[1, 2]], [[3, 4], [5, 6]]][:, -1:] is [[[1, 2]], [[5, 6]]].
+    let inner =
+        RaggedTensor::from_row_lengths(array![[1, 2], [3, 4], [5, 6]], array![1i64, 2]).unwrap();
+    assert_eq!(
+        inner.slice_columns(-1, None).unwrap().to_string(),
+        "i32[2, ?, 2] [[[1, 2]], [[5, 6]]]"
+    );
+    // Ragged rank 2: rt2 = [[[1, 2], [3]], [], [[4], [], [5, 6]]]; rt2[:, 1:] is
+    // [[[3]], [], [[], [5, 6]]].
+    let x2 = extype::ragged![[[1, 2], [3]], [], [[4], [], [5, 6]]].unwrap();
+    let s2 = x2.slice_columns(1, None).unwrap();
+    assert_eq!(s2.to_string(), "i32[3, ?, ?] [[[3]], [], [[], [5, 6]]]");
+    assert_eq!(s2.flat_values(), &t(array![3, 5, 6]));
+    // A uniform outermost partition stays uniform (every row is cut alike).
+    let u = RaggedTensor::from_uniform_row_length(array![1, 2, 3, 4, 5, 6], 3, None).unwrap();
+    let us = u.slice_columns(1, None).unwrap();
+    assert_eq!(us.uniform_row_lengths(), &[Some(2)]);
+    assert_eq!(us.to_string(), "i32[2, 2] [[2, 3], [5, 6]]");
+    assert_eq!(TensorLike::shape(&us).to_string(), "[2, 2]");
+}
+
+#[test]
 fn ragged_constant_and_to_list_as_tf() {
     use extype::types::Nested::{self, Leaf, List};
     // TF 2.21: tf.ragged.constant([[1.0, 2.0], [], [3.0]]) has shape [3, None], ragged_rank 1;

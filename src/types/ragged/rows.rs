@@ -1,4 +1,5 @@
-//! The rows of a [`RaggedTensor`] (TF's `rt[i]`, `rt[a:b]`, iteration and `unstack`): a row of
+//! The rows of a [`RaggedTensor`] (TF's `rt[i]`, `rt[a:b]`, iteration and `unstack`) and its
+//! columns (`rt[:, a:b]`, [`RaggedTensor::slice_columns`]): a row of
 //! a ragged-rank-1 tensor is a dense tensor, a row of a tensor of ragged rank `k ≥ 2` a ragged
 //! tensor of ragged rank `k − 1` ([`RaggedRow`]). Rows and slices are zero-copy views of the
 //! flat values; only splits that do not start at 0 are rebased into new vectors.
@@ -309,5 +310,59 @@ impl RaggedTensor {
         let start = resolve_bound(start.into(), n, 0);
         let stop = resolve_bound(stop.into(), n, n).max(start);
         self.rows_between(start, stop)
+    }
+
+    /// Each row cut to its entries `start..stop` (TF's `rt[:, start:stop]`, the ragged axis 1):
+    /// Python's slice semantics per row, as TF's — `None` is the row's start or end, a negative
+    /// bound counts from the end of that row, bounds are clamped to the row's length, and
+    /// `stop <= start` leaves the row empty; never an error. The same number of rows and the
+    /// same ragged rank; an outermost partition of uniform length stays uniform.
+    ///
+    /// ```
+    /// let r = extype::ragged![[1, 2, 3], [], [4, 5], [6]]?;
+    /// assert_eq!(r.slice_columns(None, 2)?.to_string(), "i32[4, ?] [[1, 2], [], [4, 5], [6]]");
+    /// assert_eq!(r.slice_columns(-1, None)?.to_string(), "i32[4, ?] [[3], [], [5], [6]]");
+    /// assert_eq!(r.slice_columns(1, -1)?.to_string(), "i32[4, ?] [[2], [], [], []]");
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn slice_columns(
+        &self,
+        start: impl Into<Option<i64>>,
+        stop: impl Into<Option<i64>>,
+    ) -> Result<RaggedTensor> {
+        const OP: &str = "slice_columns";
+        let (start, stop) = (start.into(), stop.into());
+        let s = splits_of(&self.nested_row_splits[0]);
+        let mut splits = crate::types::size::try_reserved(OP, "the row splits", s.len())?;
+        splits.push(0i64);
+        let mut ids: Vec<i64> = Vec::new();
+        for w in s.windows(2) {
+            // Checked splits: non-decreasing, within the level below.
+            let len = (w[1] - w[0]) as usize;
+            let a = resolve_bound(start, len, 0);
+            let b = resolve_bound(stop, len, len).max(a);
+            ids.extend(w[0] + a as i64..w[0] + b as i64);
+            splits.push(ids.len() as i64);
+        }
+        let (flat, mut nested, mut uniform) = match self.values() {
+            Err(flat) => (Tensor::take_rows(&flat, &ids)?, Vec::new(), Vec::new()),
+            Ok(values) => {
+                let inner = values.gather(&ids)?;
+                (
+                    inner.flat_values,
+                    inner.nested_row_splits,
+                    inner.uniform_row_lengths,
+                )
+            }
+        };
+        // A uniform outermost partition: every row cut alike.
+        let outer = self.uniform_row_lengths[0].map(|len| {
+            let len = usize::try_from(len).unwrap_or(usize::MAX);
+            let a = resolve_bound(start, len, 0);
+            (resolve_bound(stop, len, len).max(a) - a) as i64
+        });
+        nested.insert(0, i64_tensor(splits));
+        uniform.insert(0, outer);
+        Ok(RaggedTensor::from_parts_unchecked(flat, nested, uniform))
     }
 }
