@@ -1943,6 +1943,75 @@ fn slicing_columns_as_tf() {
     assert_eq!(TensorLike::shape(&us).to_string(), "[2, 2]");
 }
 
+/// TF 2.21's `tf.tile` on a RaggedTensor (`ragged_array_ops.tile`): rows repeated as a whole
+/// along axis 0, each row's entries repeated along a ragged axis, inner axes as a dense tile.
+/// rt = [[1, 2], [3]]: `tf.tile(rt, [3, 2])` is [[1, 2, 1, 2], [3, 3], [1, 2, 1, 2], [3, 3],
+/// [1, 2, 1, 2], [3, 3]]; `tf.tile(rt, [1, 0])` is [[], []]; `tf.tile(rt, [0, 5])` has no rows.
+/// rt2 = [[[1], [2, 3]], [[4]]]: `tf.tile(rt2, [1, 2, 2])` is [[[1, 1], [2, 3, 2, 3], [1, 1],
+/// [2, 3, 2, 3]], [[4, 4], [4, 4]]]. Inner [[[1, 2]], [[3, 4], [5, 6]]] (shape [2, None, 2]):
+/// `tf.tile(x, [2, 1, 2])` is [[[1, 2, 1, 2]], [[3, 4, 3, 4], [5, 6, 5, 6]], [[1, 2, 1, 2]],
+/// [[3, 4, 3, 4], [5, 6, 5, 6]]]; multiples of the wrong length raise.
+#[test]
+fn tile_as_tf() {
+    let rt = extype::ragged![[1, 2], [3]].unwrap();
+    let tiled: RaggedTensor = ops::tile_as(&rt, &[3, 2]).unwrap();
+    assert_eq!(
+        tiled.to_string(),
+        "i32[6, ?] [[1, 2, 1, 2], [3, 3], [1, 2, 1, 2], [3, 3], [1, 2, 1, 2], [3, 3]]"
+    );
+    assert_eq!(rt.tile(&[1, 0]).unwrap().to_string(), "i32[2, ?] [[], []]");
+    assert_eq!(rt.tile(&[0, 5]).unwrap().nrows(), 0);
+    assert_eq!(rt.tile(&[1, 1]).unwrap(), rt);
+    let rt2 = extype::ragged![[[1], [2, 3]], [[4]]].unwrap();
+    assert_eq!(
+        rt2.tile(&[1, 2, 2]).unwrap().to_string(),
+        "i32[2, ?, ?] [[[1, 1], [2, 3, 2, 3], [1, 1], [2, 3, 2, 3]], [[4, 4], [4, 4]]]"
+    );
+    let inner =
+        RaggedTensor::from_row_lengths(array![[1, 2], [3, 4], [5, 6]], array![1i64, 2]).unwrap();
+    let ti = inner.tile(&[2, 1, 2]).unwrap();
+    assert_eq!(
+        ti.to_string(),
+        "i32[4, ?, 4] [[[1, 2, 1, 2]], [[3, 4, 3, 4], [5, 6, 5, 6]], [[1, 2, 1, 2]], [[3, 4, 3, 4], [5, 6, 5, 6]]]"
+    );
+    // A uniform partition stays uniform, its length multiplied.
+    let u = RaggedTensor::from_uniform_row_length(array![1, 2, 3, 4], 2, None).unwrap();
+    let ut = u.tile(&[1, 3]).unwrap();
+    assert_eq!(ut.uniform_row_lengths(), &[Some(6)]);
+    assert_eq!(
+        ut.to_string(),
+        "i32[2, 6] [[1, 2, 1, 2, 1, 2], [3, 4, 3, 4, 3, 4]]"
+    );
+    // Spec inference agrees with the value.
+    for (x, m) in [(&rt, vec![3, 2]), (&inner, vec![2, 1, 2]), (&u, vec![1, 3])] {
+        let spec = ValueSpec::Extension(Box::new(extype::ExtensionType::spec(x)));
+        let args = OpArgs::none().with_shape(&m);
+        let inferred = ops::infer_spec(&catalog::TILE, &[&spec], &args).unwrap();
+        let got: RaggedTensor = ops::tile_as(x, &m).unwrap();
+        let got = ValueSpec::Extension(Box::new(extype::ExtensionType::spec(&got)));
+        assert!(
+            inferred.spec.is_compatible_with(&got),
+            "{m:?}: {:?}",
+            inferred.spec
+        );
+        assert_eq!(
+            inferred.spec.tensor_like().unwrap().shape(),
+            got.tensor_like().unwrap().shape(),
+            "{m:?}"
+        );
+    }
+    // Errors name the op and the argument; sizes that cannot exist are errors, not aborts.
+    let e = rt.tile(&[2]).unwrap_err().to_string();
+    assert!(
+        e.contains("tile") && e.contains("multiples") && e.contains("2 multiples"),
+        "{e}"
+    );
+    let e = rt.tile(&[usize::MAX, 2]).unwrap_err().to_string();
+    assert!(e.contains("tile") && e.contains("multiples"), "{e}");
+    let e = rt.tile(&[1, usize::MAX / 2]).unwrap_err().to_string();
+    assert!(e.contains("tile"), "{e}");
+}
+
 #[test]
 fn ragged_constant_and_to_list_as_tf() {
     use extype::types::Nested::{self, Leaf, List};

@@ -1,9 +1,10 @@
 //! Ops that move rows of [`RaggedTensor`]s (TF 2.x): `concat` along axis 0 (rows appended)
 //! and along the ragged axis 1 (rows joined row by row), `stack` along axis 0 (TF's
 //! `ragged_batch`: one more ragged dimension) and axis 1 (row `i` holds every item's row `i`),
-//! `gather` of rows (axis 0), and `boolean_mask` (TF's `tf.ragged.boolean_mask`: rows by a
-//! `[nrows]` mask, values by a ragged mask of the same partition, a dense tensor by a mask of
-//! rank ≥ 2, a [`MaskedTensor`]'s valid values row by row).
+//! `gather` of rows (axis 0), `tile` (TF's `tf.tile` on ragged tensors), and `boolean_mask`
+//! (TF's `tf.ragged.boolean_mask`: rows by a `[nrows]` mask, values by a ragged mask of the
+//! same partition, a dense tensor by a mask of rank ≥ 2, a [`MaskedTensor`]'s valid values row
+//! by row).
 //!
 //! `ops::gather`, `ops::boolean_mask`, and `ops::concat` / `ops::stack` of any number of
 //! ragged tensors, dense tensors mixed in (TF: the dense ones converted by `from_tensor`),
@@ -639,6 +640,180 @@ fn infer_join(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpec>
     Ok(Some(value(RaggedTensorSpec {
         flat_values: TensorSpec::new(flat_shape, base.flat_values.dtype),
         nested_row_splits: vec![any; uniform.len()],
+        uniform_row_lengths: uniform,
+    })))
+}
+
+/// The bound on a number of rows `tile` builds: what a vector of `i64` ids can hold.
+const MAX_TILED_ROWS: u128 = (isize::MAX as u128) / 8;
+
+/// A number of rows of `tile`'s result, checked against [`MAX_TILED_ROWS`].
+fn tiled_rows(what: &str, n: u128) -> Result<usize> {
+    if n > MAX_TILED_ROWS {
+        return Err(arg_error(
+            "tile",
+            "multiples",
+            format!("multiples that give at most {MAX_TILED_ROWS} {what}"),
+            format!("{n} {what}"),
+        ));
+    }
+    Ok(n as usize)
+}
+
+impl RaggedTensor {
+    /// `tile` (TF's `tf.tile` on a RaggedTensor, `ragged_array_ops.tile`): the tensor repeated
+    /// `multiples[i]` times along each axis `i` (one multiple per axis). Along axis 0 the rows
+    /// are repeated as a whole; along a ragged axis each row holds its entries repeated
+    /// `multiples[i]` times, so its length is multiplied; the inner axes of the flat values are
+    /// tiled as a dense tensor's. A uniform partition stays uniform (its length multiplied).
+    ///
+    /// ```
+    /// let r = extype::ragged![[1, 2], [3]]?;
+    /// // TF: tf.tile(rt, [3, 2]).
+    /// assert_eq!(
+    ///     r.tile(&[3, 2])?.to_string(),
+    ///     "i32[6, ?] [[1, 2, 1, 2], [3, 3], [1, 2, 1, 2], [3, 3], [1, 2, 1, 2], [3, 3]]"
+    /// );
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn tile(&self, multiples: &[usize]) -> Result<RaggedTensor> {
+        const OP: &str = "tile";
+        let k = self.ragged_rank();
+        if multiples.len() != self.rank() {
+            return Err(arg_error(
+                OP,
+                "multiples",
+                format!(
+                    "{} multiples (one per axis of {})",
+                    self.rank(),
+                    describe(self)
+                ),
+                format!("{multiples:?}"),
+            ));
+        }
+        let mut flat = self.flat_values.clone();
+        if multiples[k + 1..].iter().any(|&m| m != 1) {
+            let mut reps = vec![1];
+            reps.extend_from_slice(&multiples[k + 1..]);
+            flat = flat.dense_op(&catalog::TILE, &OpArgs::none().with_shape(&reps))?;
+        }
+        // The rows of each level the result holds, outermost first, as indices of this
+        // tensor's rows at that level.
+        let n = self.nrows();
+        let total = tiled_rows("rows", n as u128 * multiples[0] as u128)?;
+        let mut rows: Vec<i64> = crate::types::size::try_reserved(OP, "the rows", total)?;
+        for _ in 0..multiples[0] {
+            rows.extend(0..n as i64);
+        }
+        let mut nested = Vec::with_capacity(k);
+        let mut uniform = Vec::with_capacity(k);
+        for level in 0..k {
+            let s = splits_of(&self.nested_row_splits[level]);
+            let m = multiples[level + 1];
+            // Checked splits: non-decreasing, so each difference is a row's length.
+            let wide: u128 = rows
+                .iter()
+                .map(|&r| (s[r as usize + 1] - s[r as usize]) as u128 * m as u128)
+                .sum();
+            let total = tiled_rows("values", wide)?;
+            let mut next: Vec<i64> = crate::types::size::try_reserved(OP, "the rows", total)?;
+            let mut splits: Vec<i64> =
+                crate::types::size::try_reserved(OP, "the row splits", rows.len() + 1)?;
+            splits.push(0);
+            for &r in &rows {
+                let (a, b) = (s[r as usize], s[r as usize + 1]);
+                for _ in 0..m {
+                    next.extend(a..b);
+                }
+                splits.push(next.len() as i64);
+            }
+            nested.push(i64_tensor(splits));
+            let scaled = match self.uniform_row_lengths[level] {
+                Some(u) => Some(u.checked_mul(m as i64).ok_or_else(|| {
+                    arg_error(
+                        OP,
+                        "multiples",
+                        "multiples whose uniform row lengths fit in i64",
+                        format!("{u} * {m}"),
+                    )
+                })?),
+                None => None,
+            };
+            uniform.push(scaled);
+            rows = next;
+        }
+        let flat = Tensor::take_rows(&flat, &rows)?;
+        Ok(RaggedTensor::from_parts_unchecked(flat, nested, uniform))
+    }
+}
+
+/// `ops::tile(&ragged, multiples)`: [`RaggedTensor::tile`].
+#[dispatch(Tile, infer = infer_tile)]
+fn ragged_tile(args: &OpArgs, x: &RaggedTensor) -> Result<RaggedTensor> {
+    let Some(multiples) = args.shape.as_deref() else {
+        return Err(arg_error(
+            "tile",
+            "multiples",
+            "one multiple per axis (OpArgs::shape)",
+            "none",
+        ));
+    };
+    x.tile(multiples)
+}
+
+/// The spec of `tile` of a ragged tensor: the ragged rank and dtype kept; the number of rows
+/// multiplied when known, uniform lengths and inner axes multiplied, other lengths unknown.
+fn infer_tile(call: &Call<'_>, specs: &[&ValueSpec]) -> Result<Option<ValueSpec>> {
+    let Some(base) = specs.first().and_then(|s| ragged(s)) else {
+        return Ok(None);
+    };
+    let k = base.ragged_rank();
+    let Some(flat_dims) = base.flat_values.shape.dims() else {
+        return Ok(None);
+    };
+    let rank = k + flat_dims.len();
+    let multiples = match call.args.shape.as_deref() {
+        Some(m) if m.len() == rank => m,
+        other => {
+            return Err(arg_error(
+                "tile",
+                "multiples",
+                format!("{rank} multiples (one per axis)"),
+                format!("{other:?}"),
+            ));
+        }
+    };
+    let scale = |d: &Dim, m: usize| match d {
+        Dim::Known(n) => n.checked_mul(m).map_or(Dim::Unknown, Dim::Known),
+        _ => Dim::Unknown,
+    };
+    let outer = match base.nested_row_splits[0].shape.dims() {
+        Some([Dim::Known(n)]) => n
+            .saturating_sub(1)
+            .checked_mul(multiples[0])
+            .and_then(|rows| rows.checked_add(1))
+            .map_or(Dim::Unknown, Dim::Known),
+        _ => Dim::Unknown,
+    };
+    let mut nested = vec![TensorSpec::new(Shape::from_dims([outer]), DType::I64)];
+    nested.extend((1..k).map(|_| TensorSpec::new(Shape::from_dims([Dim::Unknown]), DType::I64)));
+    let uniform = base
+        .uniform_row_lengths
+        .iter()
+        .zip(&multiples[1..])
+        .map(|(u, &m)| u.and_then(|u| u.checked_mul(m as i64)))
+        .collect();
+    let flat_shape = Shape::from_dims(
+        std::iter::once(Dim::Unknown).chain(
+            flat_dims[1..]
+                .iter()
+                .zip(&multiples[k + 1..])
+                .map(|(d, &m)| scale(d, m)),
+        ),
+    );
+    Ok(Some(value(RaggedTensorSpec {
+        flat_values: TensorSpec::new(flat_shape, base.flat_values.dtype),
+        nested_row_splits: nested,
         uniform_row_lengths: uniform,
     })))
 }
