@@ -1593,3 +1593,194 @@ fn sparse_indices_of_another_shape_are_refused() {
     }
     assert_eq!(io::load_as::<SparseTensor>(&good).unwrap(), st);
 }
+
+/// A ragged tensor written by Python (TF 2.21's `rt.flat_values` and `rt.nested_row_splits`
+/// saved by `safetensors.numpy.save_file` under their field paths) loads with
+/// `load_components_inferred` alone: the partitions are the `nested_row_splits[i]` found, none
+/// uniform (`uniform_row_lengths`, a static of the type, inferred from the names); a value the
+/// caller gives still wins.
+#[test]
+fn ragged_files_written_by_python_load_without_statics() {
+    use extype::types::RaggedTensor;
+    let dir = TempDir::new("ragged-inferred");
+    let path = dir.path("rt.safetensors");
+    write_raw(
+        &path,
+        vec![
+            (
+                "flat_values",
+                DType::F32,
+                vec![4],
+                f32_bytes(&[1.0, 2.0, 3.0, 4.0]),
+            ),
+            (
+                "nested_row_splits[0]",
+                DType::I64,
+                vec![4],
+                i64_bytes(&[0, 2, 2, 4]),
+            ),
+        ],
+        None,
+    );
+    let r = io::load_components_inferred::<RaggedTensor>(&path).unwrap();
+    assert_eq!(r.to_string(), "f32[3, ?] [[1.0, 2.0], [], [3.0, 4.0]]");
+    assert_eq!(r.uniform_row_lengths(), &[None]);
+    // Ragged rank 2.
+    let path2 = dir.path("rt2.safetensors");
+    write_raw(
+        &path2,
+        vec![
+            (
+                "flat_values",
+                DType::I32,
+                vec![3],
+                vec![1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0],
+            ),
+            (
+                "nested_row_splits[0]",
+                DType::I64,
+                vec![3],
+                i64_bytes(&[0, 2, 3]),
+            ),
+            (
+                "nested_row_splits[1]",
+                DType::I64,
+                vec![4],
+                i64_bytes(&[0, 1, 1, 3]),
+            ),
+        ],
+        None,
+    );
+    let r2 = io::load_components_inferred::<RaggedTensor>(&path2).unwrap();
+    assert_eq!(r2.to_string(), "i32[2, ?, ?] [[[1], []], [[2, 3]]]");
+    // Given statics win: a uniform partition the caller knows of.
+    let path3 = dir.path("uniform.safetensors");
+    write_raw(
+        &path3,
+        vec![
+            (
+                "flat_values",
+                DType::F32,
+                vec![4],
+                f32_bytes(&[1.0, 2.0, 3.0, 4.0]),
+            ),
+            (
+                "nested_row_splits[0]",
+                DType::I64,
+                vec![3],
+                i64_bytes(&[0, 2, 4]),
+            ),
+        ],
+        None,
+    );
+    let u = io::load_components_inferred_with::<RaggedTensor>(
+        &path3,
+        io::Statics::new().with("uniform_row_lengths", vec![Some(2i64)]),
+    )
+    .unwrap();
+    assert_eq!(u.uniform_row_lengths(), &[Some(2)]);
+    // Invalid splits are still refused, naming the type.
+    let bad = dir.path("bad.safetensors");
+    write_raw(
+        &bad,
+        vec![
+            ("flat_values", DType::F32, vec![1], f32_bytes(&[1.0])),
+            (
+                "nested_row_splits[0]",
+                DType::I64,
+                vec![2],
+                i64_bytes(&[1, 1]),
+            ),
+        ],
+        None,
+    );
+    let text = err_text(io::load_components_inferred::<RaggedTensor>(&bad));
+    assert!(text.contains("RaggedTensor"), "{text}");
+}
+
+/// A type's tensors read out of a larger file (a model checkpoint with other weights) by the
+/// prefix of their names: the other tensors are neither read nor checked; a tensor under the
+/// prefix that is no component is named, as are missing ones.
+#[test]
+fn values_load_from_checkpoints_by_prefix() {
+    use extype::types::RaggedTensor;
+    let dir = TempDir::new("prefixed");
+    let path = dir.path("checkpoint.safetensors");
+    let tensors = || {
+        vec![
+            ("decoder.bias", DType::F64, vec![2], vec![0u8; 16]),
+            (
+                "encoder.mask.values",
+                DType::F32,
+                vec![2],
+                f32_bytes(&[0.5, 1.5]),
+            ),
+            ("encoder.mask.mask", DType::Bool, vec![2], vec![1, 0]),
+            (
+                "encoder.tokens.flat_values",
+                DType::I64,
+                vec![3],
+                i64_bytes(&[7, 8, 9]),
+            ),
+            (
+                "encoder.tokens.nested_row_splits[0]",
+                DType::I64,
+                vec![3],
+                i64_bytes(&[0, 1, 3]),
+            ),
+            (
+                "encoder.weight",
+                DType::F32,
+                vec![1, 2],
+                f32_bytes(&[1.0, 2.0]),
+            ),
+        ]
+    };
+    write_raw(&path, tensors(), None);
+    let r: RaggedTensor =
+        io::load_components_inferred_prefixed(&path, "encoder.tokens", io::Statics::new()).unwrap();
+    assert_eq!(r.to_string(), "i64[2, ?] [[7], [8, 9]]");
+    // A trailing dot is the same prefix.
+    let again: RaggedTensor =
+        io::load_components_inferred_prefixed(&path, "encoder.tokens.", io::Statics::new())
+            .unwrap();
+    assert_eq!(again, r);
+    let m: MaskedTensor =
+        io::load_components_inferred_prefixed(&path, "encoder.mask", io::Statics::new()).unwrap();
+    assert_eq!(m.values, array![0.5f32, 1.5].into_dyn());
+    assert_eq!(m.mask, array![true, false].into_dyn());
+    // Without the prefix, the file's top level holds no RaggedTensor (no `flat_values`);
+    // the whole file under a spec names the other weights as extra tensors.
+    let text = err_text(io::load_components_inferred::<RaggedTensor>(&path));
+    assert!(text.contains("flat_values"), "{text}");
+    let text = err_text(io::load_components_as::<MaskedTensor>(&path, &m.spec()));
+    assert!(text.contains("missing") || text.contains("extra"), "{text}");
+    // Nothing under the prefix; a component missing under it; a tensor under it that no field
+    // takes.
+    let text = err_text(io::load_components_inferred_prefixed::<MaskedTensor>(
+        &path,
+        "decoder.head",
+        io::Statics::new(),
+    ));
+    assert!(
+        text.contains("\"decoder.head.\" + field path") && text.contains("values"),
+        "{text}"
+    );
+    let mut extra = tensors();
+    extra.push(("encoder.mask.scale", DType::F32, vec![1], f32_bytes(&[1.0])));
+    let extra_path = dir.path("extra.safetensors");
+    write_raw(&extra_path, extra, None);
+    let text = err_text(io::load_components_inferred_prefixed::<MaskedTensor>(
+        &extra_path,
+        "encoder.mask",
+        io::Statics::new(),
+    ));
+    assert!(
+        text.contains("encoder.mask.scale") && text.contains("extra"),
+        "{text}"
+    );
+    // `encoder.weight` starts with `encoder` but not with `encoder.mask.`: not in scope.
+    let m2: MaskedTensor =
+        io::load_components_inferred_prefixed(&path, "encoder.mask", io::Statics::new()).unwrap();
+    assert_eq!(m2, m);
+}

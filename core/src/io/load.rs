@@ -85,6 +85,17 @@ pub(crate) fn matched(
     header: &Header,
     wanted: &[Wanted<'_>],
 ) -> Result<Vec<Vec<usize>>> {
+    matched_within(file, header, wanted, "")
+}
+
+/// [`matched`], where only the tensors whose names start with `scope` must be components: the
+/// others are left unread (a model checkpoint's other weights).
+pub(crate) fn matched_within(
+    file: &str,
+    header: &Header,
+    wanted: &[Wanted<'_>],
+    scope: &str,
+) -> Result<Vec<Vec<usize>>> {
     let mut used = vec![false; header.entries.len()];
     let mut out = Vec::with_capacity(wanted.len());
     for w in wanted {
@@ -92,7 +103,12 @@ pub(crate) fn matched(
         indices.iter().for_each(|&i| used[i] = true);
         out.push(indices);
     }
-    if let Some((e, _)) = header.entries.iter().zip(&used).find(|(_, u)| !**u) {
+    if let Some((e, _)) = header
+        .entries
+        .iter()
+        .zip(&used)
+        .find(|(e, u)| !**u && e.name.starts_with(scope))
+    {
         let message = match wanted {
             [one] => format!(
                 "extra: not a component of {} (components: [{}])",
@@ -114,9 +130,22 @@ pub(crate) fn read(
     body: &mut Body<'_>,
     matched: &[Vec<usize>],
 ) -> Result<Vec<Vec<Tensor>>> {
+    let mut needed = vec![false; header.entries.len()];
+    matched.iter().flatten().for_each(|&i| needed[i] = true);
     let mut all: Vec<Option<Tensor>> = Vec::with_capacity(header.entries.len());
-    for e in &header.entries {
-        // Every entry is a component here (`matched` refuses the others), checked readable.
+    for (e, &needed) in header.entries.iter().zip(&needed) {
+        if !needed {
+            // A tensor outside the value's prefix (`matched_within`): skipped, never read.
+            if let Body::File(f) = body {
+                let skip = i64::try_from(e.byte_len()).unwrap_or(i64::MAX);
+                std::io::Seek::seek(*f, std::io::SeekFrom::Current(skip))
+                    .map_err(|err| IoError::at(file, e.name, format!("cannot skip: {err}")))?;
+            }
+            all.push(None);
+            continue;
+        }
+        // Every other entry is a component here (`matched` refuses the others), checked
+        // readable.
         let dtype = e
             .dtype
             .readable()
@@ -438,13 +467,26 @@ pub(crate) fn components_into<T: ExtensionType>(
     body: &mut Body<'_>,
     spec: &T::Spec,
 ) -> Result<T> {
+    components_under::<T>(file, header, body, spec, "")
+}
+
+/// [`components_into`] from the tensors named `prefix` + component path; tensors whose names
+/// do not start with `prefix` are skipped (every tensor is in scope for an empty prefix).
+pub(crate) fn components_under<T: ExtensionType>(
+    file: &str,
+    header: &Header,
+    body: &mut Body<'_>,
+    spec: &T::Spec,
+    prefix: &str,
+) -> Result<T> {
     let paths = spec.component_paths();
-    components_named(
+    components_named_under(
         file,
         header,
         body,
         spec,
         paths.iter().map(String::as_str).collect(),
+        prefix,
     )
 }
 
@@ -457,13 +499,25 @@ fn components_named<T: ExtensionType>(
     spec: &T::Spec,
     paths: Vec<&str>,
 ) -> Result<T> {
+    components_named_under(file, header, body, spec, paths, "")
+}
+
+/// [`components_named`] from the tensors named `prefix` + path.
+fn components_named_under<T: ExtensionType>(
+    file: &str,
+    header: &Header,
+    body: &mut Body<'_>,
+    spec: &T::Spec,
+    paths: Vec<&str>,
+    prefix: &str,
+) -> Result<T> {
     let wanted = [Wanted {
-        prefix: String::new(),
+        prefix: prefix.to_string(),
         label: registered_name::<T>(),
         paths,
         specs: Some(spec.component_specs()),
     }];
-    let matched = matched(file, header, &wanted)?;
+    let matched = matched_within(file, header, &wanted, prefix)?;
     let components = read(file, header, body, &matched)?
         .pop()
         .unwrap_or_default();
@@ -566,15 +620,57 @@ pub fn load_components_inferred_with<T: ExtensionType>(
     path: impl AsRef<Path>,
     statics: Statics,
 ) -> Result<T> {
-    let path = path.as_ref();
+    load_inferred::<T>(path.as_ref(), "", statics)
+}
+
+/// [`load_components_inferred_with`] for a value stored among other tensors, such as a model
+/// checkpoint holding a type's tensors beside other weights: `T`'s tensors are those named
+/// `prefix.` + field path (`encoder.tokens.flat_values` for the prefix `encoder.tokens`; a
+/// prefix ending in `.` is taken as it is, and an empty one is the file's top level). Tensors
+/// outside the prefix are neither read nor checked; a tensor under it that is no component
+/// of `T` is an error naming it, as for a whole file.
+///
+/// ```
+/// use extype_core::{Tensor, io};
+/// # let dir = std::env::temp_dir().join(format!("extype-doc-prefixed-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("t.safetensors");
+/// io::save(&path, &Tensor::from(ndarray::array![1i64, 2]))?;
+/// // An anonymous value has no field types to build its spec from.
+/// let err = io::load_components_inferred_prefixed::<extype_core::AnonymousExtension>(
+///     &path, "encoder", io::Statics::new()).unwrap_err();
+/// assert!(err.to_string().contains("TypeSpec::from_source"), "{err}");
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn load_components_inferred_prefixed<T: ExtensionType>(
+    path: impl AsRef<Path>,
+    prefix: &str,
+    statics: Statics,
+) -> Result<T> {
+    let prefix = match prefix {
+        "" => String::new(),
+        p if p.ends_with('.') => p.to_string(),
+        p => format!("{p}."),
+    };
+    load_inferred::<T>(path.as_ref(), &prefix, statics)
+}
+
+/// The inferred loaders: the spec from the tensors named `prefix` + path, then the value.
+fn load_inferred<T: ExtensionType>(path: &Path, prefix: &str, statics: Statics) -> Result<T> {
     let file = path.display().to_string();
     let (mut f, header) = open(path)?;
     let label = registered_name::<T>();
-    let wrap = |e: crate::error::Error| {
-        IoError::at(&file, "", format!("the spec of {label} from the file: {e}"))
+    let from = match prefix {
+        "" => "the file".to_string(),
+        p => format!("the file's tensors named {p:?} + field path"),
     };
-    let mut source = FileSource::new(&header, statics);
+    let wrap = |e: crate::error::Error| {
+        IoError::at(&file, "", format!("the spec of {label} from {from}: {e}"))
+    };
+    let mut source = FileSource::new(&header, prefix, statics);
+    source.infer_statics::<T>();
     let spec = T::Spec::from_source(&mut source).map_err(wrap)?;
     source.finish(label).map_err(wrap)?;
-    components_into::<T>(&file, &header, &mut Body::File(&mut f), &spec)
+    components_under::<T>(&file, &header, &mut Body::File(&mut f), &spec, prefix)
 }

@@ -20,7 +20,11 @@
 //!   [`TypeSpec::from_source`](crate::TypeSpec::from_source): nested types field by field, an
 //!   `Option` `Some` when a tensor lies under its path, a `Vec` as long as the indices `[0]`,
 //!   `[1]`, … found, a map with the keys found); static fields, which a file cannot say, take
-//!   the values the caller gives by path ([`load_components_inferred_with`] and [`Statics`]);
+//!   the values the caller gives by path ([`load_components_inferred_with`] and [`Statics`]),
+//!   or that the type infers from the tensors' names ([`InferStatics`]: a ragged tensor's
+//!   partitions);
+//!   [`load_components_inferred_prefixed`] reads a `T` stored among other tensors (a model
+//!   checkpoint), its tensors named `prefix.` + field path, the others left unread;
 //!   [`load_components_as`] reads under a spec the caller gives. A missing or extra tensor, a
 //!   static value missing or given for no static field is an error naming it. Loading checks
 //!   what `from_components` checks: dtypes and ranks against the field types, shapes against
@@ -141,12 +145,13 @@ pub use header::{
 pub use inspect::{FileInfo, TensorInfo, TensorShape, inspect};
 pub use kind::FileKind;
 pub use load::{
-    load, load_as, load_components_as, load_components_inferred, load_components_inferred_with,
+    load, load_as, load_components_as, load_components_inferred, load_components_inferred_prefixed,
+    load_components_inferred_with,
 };
 pub use map::{Mapped, map};
 pub use save::{save, write_atomically};
 pub use shard::{ShardReader, ShardWriter, shard_name};
-pub use source::Statics;
+pub use source::{InferStatics, Statics};
 
 /// Reads and checks the header of a whole safetensors file held in memory (for tests and tools
 /// that compare readers); `file` names it in errors.

@@ -2,6 +2,7 @@
 //! [`SpecSource`] over a header that [`load_components_inferred`](super::load_components_inferred)
 //! builds a spec from.
 
+use std::any::TypeId;
 use std::collections::BTreeMap;
 
 use super::header::Header;
@@ -57,23 +58,92 @@ impl Statics {
     }
 }
 
+/// How the inferred loaders ([`load_components_inferred`](super::load_components_inferred) and
+/// its kin) infer the static values of a type from the names of a file's tensors, for a type
+/// whose statics a file says implicitly (a ragged tensor's partitions: one per
+/// `nested_row_splits[i]` tensor). Registered with [`infer_statics!`](crate::infer_statics);
+/// the values the caller gives win over inferred ones, path by path.
+pub struct InferStatics {
+    type_id: fn() -> TypeId,
+    infer: fn(&[&str]) -> Statics,
+}
+
+impl InferStatics {
+    /// The registration of `infer` for the type `T`: it receives the names of the tensors of
+    /// the value (under the loader's prefix, which is removed), sorted, and returns the static
+    /// values by path.
+    pub const fn new<T: 'static>(infer: fn(&[&str]) -> Statics) -> Self {
+        InferStatics {
+            type_id: TypeId::of::<T>,
+            infer,
+        }
+    }
+}
+
+inventory::collect!(InferStatics);
+
+/// Registers how the inferred loaders infer the static values of a type from the names of a
+/// file's tensors ([`InferStatics`]): `infer_statics!(MyType, my_fn)` with
+/// `fn my_fn(names: &[&str]) -> Statics`.
+#[macro_export]
+macro_rules! infer_statics {
+    ($t:ty, $infer:expr $(,)?) => {
+        $crate::__private_v1::inventory::submit! {
+            $crate::io::InferStatics::new::<$t>($infer)
+        }
+    };
+}
+
+/// The static values of `T` inferred from `names` by its registered [`InferStatics`], under
+/// those the caller gave.
+pub(crate) fn with_inferred<T: 'static>(names: &[&str], given: Statics) -> Statics {
+    let mut out = given;
+    for hook in inventory::iter::<InferStatics> {
+        if (hook.type_id)() == TypeId::of::<T>() {
+            for (path, value) in (hook.infer)(names).values {
+                out.values.entry(path).or_insert(value);
+            }
+        }
+    }
+    out
+}
+
 /// A header's tensors and the caller's static values, as a [`SpecSource`].
 pub(crate) struct FileSource<'h> {
     header: &'h Header,
-    /// Every tensor name, sorted (prefix queries are a range of it).
+    /// What the value's tensor names start with in the file (`""`, or `"encoder."`).
+    prefix: &'h str,
+    /// Every tensor name under `prefix`, without it, sorted (prefix queries are a range of it).
     names: Vec<&'h str>,
     statics: Statics,
 }
 
 impl<'h> FileSource<'h> {
-    pub(crate) fn new(header: &'h Header, statics: Statics) -> Self {
-        let mut names: Vec<&str> = header.entries.iter().map(|e| e.name).collect();
+    pub(crate) fn new(header: &'h Header, prefix: &'h str, statics: Statics) -> Self {
+        let mut names: Vec<&str> = header
+            .entries
+            .iter()
+            .filter_map(|e| e.name.strip_prefix(prefix))
+            .collect();
         names.sort_unstable();
         FileSource {
             header,
+            prefix,
             names,
             statics,
         }
+    }
+
+    /// The names of the value's tensors (without the loader's prefix), sorted.
+    pub(crate) fn names(&self) -> &[&'h str] {
+        &self.names
+    }
+
+    /// Adds the static values inferred for `T` from the tensors' names ([`InferStatics`])
+    /// where the caller gave none.
+    pub(crate) fn infer_statics<T: 'static>(&mut self) {
+        let given = std::mem::take(&mut self.statics);
+        self.statics = with_inferred::<T>(self.names(), given);
     }
 
     /// The sorted names starting with `prefix`.
@@ -99,7 +169,7 @@ impl<'h> FileSource<'h> {
 
 impl SpecSource for FileSource<'_> {
     fn tensor(&mut self, path: &str) -> Result<Option<TensorSpec>> {
-        let Some(e) = self.header.entry(path) else {
+        let Some(e) = self.header.entry(&format!("{}{path}", self.prefix)) else {
             return Ok(None);
         };
         match e.dtype.readable() {

@@ -263,6 +263,23 @@ pub(crate) fn i64_tensor(v: Vec<i64>) -> Tensor {
     Tensor::from(ArcArray::from_vec(v).into_dyn())
 }
 
+/// The static values of a ragged tensor read from a file that names only its tensors (written
+/// by Python: `flat_values`, `nested_row_splits[0]`, …): one partition per
+/// `nested_row_splits[i]` found, none uniform (the row splits say everything), so
+/// `io::load_components_inferred::<RaggedTensor>` needs no `uniform_row_lengths` from the caller.
+fn statics_from_names(names: &[&str]) -> crate::io::Statics {
+    let partitions = (0..)
+        .take_while(|i| {
+            names
+                .binary_search(&format!("nested_row_splits[{i}]").as_str())
+                .is_ok()
+        })
+        .count();
+    crate::io::Statics::new().with("uniform_row_lengths", vec![None::<i64>; partitions])
+}
+
+crate::infer_statics!(RaggedTensor, statics_from_names);
+
 /// Checks the partitions against each other and the flat values (TF's checks: splits start
 /// at zero, never decrease, end at the number of rows below; uniform partitions are uniform).
 fn check_partitions(r: &RaggedTensor) -> Result<()> {
