@@ -287,6 +287,11 @@ fn promote_group_handlers(catalog: &mut [OpHandlers], groups: &[Group; 3]) {
 /// A handler's parameter types in one key (`None`: wildcard).
 type Key = SmallVec<[Option<TypeId>; 4]>;
 
+/// A handler's target and key while the table is built, and the kind of its last parameter
+/// when it takes the remaining arguments: `Some(false)` for `&[&T]`, `Some(true)` for
+/// `&[OrDense<T>]`.
+type SeenKey = (TargetKey, Vec<Option<TypeId>>, Option<bool>);
+
 /// One entry with its parameter kinds resolved to `TypeId`s (`None`: wildcard).
 #[derive(Debug, Clone)]
 struct Resolved {
@@ -449,10 +454,7 @@ impl DispatchTable {
         let mut user: HashMap<OpKey, OpHandlers, Fx> = HashMap::default();
         let mut groups: [Group; 3] = Default::default();
         // First pass: every entry checked, and the first of each key found.
-        // The key, and the kind of its last parameter when it takes the remaining arguments:
-        // `Some(false)` for `&[&T]`, `Some(true)` for `&[OrDense<T>]`.
-        let mut seen: HashMap<(TargetKey, Vec<Option<TypeId>>, Option<bool>), usize> =
-            HashMap::new();
+        let mut seen: HashMap<SeenKey, usize> = HashMap::new();
         let mut conflicts: Vec<Error> = Vec::new();
         // The first handler of each key: its entry, the key, and its conflict if another
         // handler has the same key.
