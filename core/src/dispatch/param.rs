@@ -48,7 +48,8 @@ use crate::tensor::{Tensor, TensorView};
     label = "not an extension type, `Tensor`, `Value`, `Operand` or `OpArgs`",
     note = "a dispatch handler takes `&T` for an extension type `T` (matched exactly), `&Tensor` \
             (any dense argument), `&Value` or `&Operand` (any argument), `&[&T]` last (the \
-            remaining arguments of a variadic op), and `&OpArgs` for the call's extra arguments",
+            remaining arguments of a variadic op; `&[OrDense<T>]` with dense ones mixed in), and \
+            `&OpArgs` for the call's extra arguments",
     note = "the op of a group handler (`&UnaryOp`, `&BinaryOp`, `&ReductionOp`) comes first, in a \
             handler registered for its group, e.g. `#[dispatch(binary_elementwise)]`"
 )]
