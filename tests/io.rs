@@ -1784,3 +1784,65 @@ fn values_load_from_checkpoints_by_prefix() {
         io::load_components_inferred_prefixed(&path, "encoder.mask", io::Statics::new()).unwrap();
     assert_eq!(m2, m);
 }
+
+/// A type with a RaggedTensor field, written by Python: the field's statics are inferred from
+/// the names under its path, as for a RaggedTensor of its own.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "test.io.Doc")]
+pub struct Doc {
+    pub tokens: extype::types::RaggedTensor,
+    pub score: ArrayD<f32>,
+}
+
+#[test]
+fn nested_ragged_fields_infer_their_statics_too() {
+    let dir = TempDir::new("nested-ragged");
+    let path = dir.path("doc.safetensors");
+    write_raw(
+        &path,
+        vec![
+            ("score", DType::F32, vec![1], f32_bytes(&[0.5])),
+            (
+                "tokens.flat_values",
+                DType::I64,
+                vec![3],
+                i64_bytes(&[1, 2, 3]),
+            ),
+            (
+                "tokens.nested_row_splits[0]",
+                DType::I64,
+                vec![3],
+                i64_bytes(&[0, 2, 3]),
+            ),
+        ],
+        None,
+    );
+    let doc = io::load_components_inferred::<Doc>(&path).unwrap();
+    assert_eq!(doc.tokens.to_string(), "i64[2, ?] [[1, 2], [3]]");
+    assert_eq!(doc.score, array![0.5f32].into_dyn());
+    // Under a prefix too.
+    let path = dir.path("checkpoint.safetensors");
+    write_raw(
+        &path,
+        vec![
+            ("model.doc.score", DType::F32, vec![1], f32_bytes(&[0.5])),
+            (
+                "model.doc.tokens.flat_values",
+                DType::I64,
+                vec![3],
+                i64_bytes(&[1, 2, 3]),
+            ),
+            (
+                "model.doc.tokens.nested_row_splits[0]",
+                DType::I64,
+                vec![3],
+                i64_bytes(&[0, 2, 3]),
+            ),
+            ("model.head", DType::F32, vec![1], f32_bytes(&[9.0])),
+        ],
+        None,
+    );
+    let again: Doc =
+        io::load_components_inferred_prefixed(&path, "model.doc", io::Statics::new()).unwrap();
+    assert_eq!(again, doc);
+}

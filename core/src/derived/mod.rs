@@ -716,6 +716,7 @@ unsafe fn write_spec_from_source(
 
 /// The spec read from `source`: see [`TypeSpec::from_source`].
 pub fn spec_from_source<T: Derived>(source: &mut dyn SpecSource) -> Result<<T as Field>::Spec> {
+    source.derived_at(std::any::TypeId::of::<T>(), "");
     let mut out = MaybeUninit::<<T as Field>::Spec>::uninit();
     // SAFETY: `T::DESC` describes `T::Spec`; on `Ok` every field of `out` is written.
     unsafe {

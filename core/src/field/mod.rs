@@ -328,6 +328,7 @@ pub trait Field: Sized + Send + Sync + 'static {
     fn spec_from_source(path: &FieldPath<'_>, source: &mut dyn SpecSource) -> Result<Self::Spec> {
         match Self::STRUCT {
             Some(table) => {
+                source.derived_at(std::any::TypeId::of::<Self>(), &path.to_string());
                 let mut out = MaybeUninit::<Self::Spec>::uninit();
                 // SAFETY: the table describes `Self` and its spec (`StructTable::new`); on `Ok`
                 // every field of `out` is written.

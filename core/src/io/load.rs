@@ -669,7 +669,6 @@ fn load_inferred<T: ExtensionType>(path: &Path, prefix: &str, statics: Statics) 
         IoError::at(&file, "", format!("the spec of {label} from {from}: {e}"))
     };
     let mut source = FileSource::new(&header, prefix, statics);
-    source.infer_statics::<T>();
     let spec = T::Spec::from_source(&mut source).map_err(wrap)?;
     source.finish(label).map_err(wrap)?;
     components_under::<T>(&file, &header, &mut Body::File(&mut f), &spec, prefix)

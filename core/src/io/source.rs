@@ -62,7 +62,9 @@ impl Statics {
 /// its kin) infer the static values of a type from the names of a file's tensors, for a type
 /// whose statics a file says implicitly (a ragged tensor's partitions: one per
 /// `nested_row_splits[i]` tensor). Registered with [`infer_statics!`](crate::infer_statics);
-/// the values the caller gives win over inferred ones, path by path.
+/// it runs for the value and for every value of the type nested in it (a field `tokens` gets
+/// the names under `tokens.`, and its statics land under `tokens.`); the values the caller
+/// gives win over inferred ones, path by path.
 pub struct InferStatics {
     type_id: fn() -> TypeId,
     infer: fn(&[&str]) -> Statics,
@@ -94,20 +96,6 @@ macro_rules! infer_statics {
     };
 }
 
-/// The static values of `T` inferred from `names` by its registered [`InferStatics`], under
-/// those the caller gave.
-pub(crate) fn with_inferred<T: 'static>(names: &[&str], given: Statics) -> Statics {
-    let mut out = given;
-    for hook in inventory::iter::<InferStatics> {
-        if (hook.type_id)() == TypeId::of::<T>() {
-            for (path, value) in (hook.infer)(names).values {
-                out.values.entry(path).or_insert(value);
-            }
-        }
-    }
-    out
-}
-
 /// A header's tensors and the caller's static values, as a [`SpecSource`].
 pub(crate) struct FileSource<'h> {
     header: &'h Header,
@@ -132,18 +120,6 @@ impl<'h> FileSource<'h> {
             names,
             statics,
         }
-    }
-
-    /// The names of the value's tensors (without the loader's prefix), sorted.
-    pub(crate) fn names(&self) -> &[&'h str] {
-        &self.names
-    }
-
-    /// Adds the static values inferred for `T` from the tensors' names ([`InferStatics`])
-    /// where the caller gave none.
-    pub(crate) fn infer_statics<T: 'static>(&mut self) {
-        let given = std::mem::take(&mut self.statics);
-        self.statics = with_inferred::<T>(self.names(), given);
     }
 
     /// The sorted names starting with `prefix`.
@@ -212,5 +188,34 @@ impl SpecSource for FileSource<'_> {
 
     fn take_static(&mut self, path: &str) -> Option<SpecTree> {
         self.statics.values.remove(path)
+    }
+
+    /// Runs the registered [`InferStatics`] of the type on the names of the tensors under
+    /// `path` (relative to it), adding each value it infers where the caller gave none.
+    fn derived_at(&mut self, type_id: TypeId, path: &str) {
+        let mut hooks = inventory::iter::<InferStatics>
+            .into_iter()
+            .filter(|h| (h.type_id)() == type_id)
+            .peekable();
+        if hooks.peek().is_none() {
+            return;
+        }
+        let prefix = match path {
+            "" => String::new(),
+            p => format!("{p}."),
+        };
+        let names: Vec<&str> = self
+            .starting_with(&prefix)
+            .iter()
+            .map(|n| &n[prefix.len()..])
+            .collect();
+        for hook in hooks {
+            for (p, value) in (hook.infer)(&names).values {
+                self.statics
+                    .values
+                    .entry(format!("{prefix}{p}"))
+                    .or_insert(value);
+            }
+        }
     }
 }

@@ -31,6 +31,14 @@ pub trait SpecSource {
 
     /// Takes the static value given for `path`, if one was given.
     fn take_static(&mut self, path: &str) -> Option<SpecTree>;
+
+    /// Called before the spec of a derived type (of `TypeId` `type_id`) at `path` is built
+    /// from this source (the empty path: the root): a source may add static values it infers
+    /// for that type, under `path`. The file source of `io` runs the type's registered
+    /// `io::InferStatics` here. The default does nothing.
+    fn derived_at(&mut self, type_id: TypeId, path: &str) {
+        let _ = (type_id, path);
+    }
 }
 
 /// The static type of an extension value, with TF's four jobs of a spec:
