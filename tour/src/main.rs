@@ -1,5 +1,7 @@
 //! A tour of extype. Run with `cargo run --bin tour` at the repository root.
 
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use extype::batch::{self, BatchIterExt};
 use extype::shape::{Bindings, Sizes};
 use extype::{
