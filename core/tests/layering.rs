@@ -438,12 +438,23 @@ fn dependencies(manifest: &str) -> BTreeSet<String> {
     names
 }
 
+/// The `members` of the root manifest's `[workspace]` table.
+fn workspace_members(manifest: &str) -> Vec<String> {
+    let line = manifest
+        .lines()
+        .find(|l| l.trim_start().starts_with("members"))
+        .expect("the root manifest lists its workspace members on one line");
+    line.split('"').skip(1).step_by(2).map(String::from).collect()
+}
+
 /// The crate graph of ARCHITECTURE.md, every crate of the workspace placed: the leaf crate
 /// depends on no other crate of the workspace, the macros only on the leaf (never on the
 /// runtime, so the derive builds beside it), the kernels on none, core on the leaf and the
 /// kernels, the facade on core, the macros and the kernels (never on Arrow), the Arrow crate on
 /// core, the command line and the DataFusion crate on core and the Arrow crate (the command line
-/// reaches Arrow's own crates only through it); nothing depends on the DataFusion crate.
+/// reaches Arrow's own crates only through it); nothing depends on the DataFusion crate. The
+/// tour and the compile-fail suite are packages of their own that only use the facade (and, for
+/// the SIMD seals, the kernels). Every member of the workspace is placed.
 #[test]
 fn crate_graph_points_one_way() {
     let root = root();
@@ -458,9 +469,11 @@ fn crate_graph_points_one_way() {
         "extype-cli",
         "extype-arrow",
         "extype-datafusion",
+        "extype-tour",
+        "extype-ui-tests",
     ]
     .into();
-    let allowed: [(&str, &[&str]); 8] = [
+    let allowed: [(&str, &[&str]); 10] = [
         ("shape/Cargo.toml", &[]),
         ("macros/Cargo.toml", &["extype-shape"]),
         ("kernels/Cargo.toml", &[]),
@@ -472,8 +485,20 @@ fn crate_graph_points_one_way() {
         ("cli/Cargo.toml", &["extype-core", "extype-arrow"]),
         ("arrow/Cargo.toml", &["extype-core"]),
         ("datafusion/Cargo.toml", &["extype-core", "extype-arrow"]),
+        ("tour/Cargo.toml", &["extype"]),
+        ("tests/ui/Cargo.toml", &[]),
     ];
     let mut problems = String::new();
+    for member in workspace_members(&read("Cargo.toml")) {
+        let manifest = format!("{member}/Cargo.toml");
+        if !allowed.iter().any(|(placed, _)| *placed == manifest) {
+            writeln!(
+                problems,
+                "workspace member {member} is not placed in the crate graph"
+            )
+            .unwrap();
+        }
+    }
     for (manifest, ok) in allowed {
         for dep in dependencies(&read(manifest)) {
             if workspace.contains(dep.as_str()) && !ok.contains(&dep.as_str()) {
@@ -1249,6 +1274,8 @@ fn every_crate_denies_undocumented_unsafe_blocks() {
         "cli/src/main.rs",
         "arrow/src/lib.rs",
         "datafusion/src/lib.rs",
+        "tour/src/main.rs",
+        "tests/ui/lib.rs",
     ];
     let missing: Vec<&str> = roots
         .into_iter()

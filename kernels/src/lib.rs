@@ -55,14 +55,17 @@
 //! compiled for that width. The backends, `Simd` and `Kernel` are crate-private: a backend's
 //! safe vector methods execute its instructions unchecked, so only the dispatcher, after the
 //! feature check, may pick one; safe code outside the crate sees only [`simd::Isa`]. Two kinds
-//! of bodies:
+//! of bodies (only an optimised build of this crate compiles the x86-64 levels: at
+//! `opt-level = 0` none would be vectorised, and the four copies of every kernel were half of
+//! a debug build's code, so the dispatcher runs the portable level there; see `build.rs`):
 //!
 //! * **Reductions** (sum, prod, max, min, masked variants) use hand-written `std::arch`
 //!   intrinsics behind a crate-private `VirtualVectors` trait: a *virtual vector* of 64 `f32`
 //!   (32 `f64`) lanes that AVX-512 holds in 4 registers, AVX2 in 8, SSE2 in 16 and the scalar
 //!   reference in an array. The number of lanes is fixed, so the association order — hence
 //!   every bit of a float result — is the same on every path (tested on every level this CPU
-//!   has, for every tail length `0..=192` and across leaf boundaries).
+//!   has, for every tail length `0..=192` and across leaf boundaries, by
+//!   `cargo test --release -p extype-kernels`).
 //! * **Elementwise maps** (unary, binary, select, cast) are plain Rust loops over slices,
 //!   vectorised by LLVM inside the same wrappers; each output is independent, so any width
 //!   gives the same bits. `exp`/`sigmoid` on `f32` use a branch-free Cephes polynomial so they

@@ -337,3 +337,21 @@ proptest! {
         prop_assert!(close(s, r, r.abs() + 64.0 * abs, f32::EPSILON as f64));
     }
 }
+
+/// The tests above compare levels only where the build has them: an optimised build compiles
+/// every x86-64 level (SSE2 is x86-64's baseline, so it is always there), an unoptimised one
+/// the portable level alone (`build.rs`). `cargo test --release -p extype-kernels` (in CI) is
+/// the run that compares them; this checks that it does.
+#[test]
+fn an_optimised_build_has_every_level_the_cpu_has() {
+    let optimised = !cfg!(debug_assertions);
+    let levels = simd::Isa::supported();
+    assert_eq!(levels[0], simd::Isa::Scalar);
+    if cfg!(target_arch = "x86_64") && optimised {
+        assert!(levels.contains(&simd::Isa::Sse2), "{levels:?}");
+        assert_eq!(simd::active_isa(), *levels.last().unwrap());
+    } else if !optimised {
+        assert_eq!(levels, [simd::Isa::Scalar]);
+        assert!(!simd::force_isa(Some(simd::Isa::Avx2)));
+    }
+}

@@ -3,9 +3,11 @@
 //! the one place a level is chosen — only among those the CPU supports.
 
 use super::backends::Scalar;
-#[cfg(target_arch = "x86_64")]
+#[cfg(extype_simd_levels)]
 use super::backends::{Avx2, Avx512, Sse2};
-use super::isa::{Isa, active_isa};
+#[cfg(extype_simd_levels)]
+use super::isa::active_isa;
+use super::isa::Isa;
 use super::vectors::VirtualVectors;
 
 /// A backend: a type naming an instruction-set level. Kernels are generic over it so that each
@@ -19,15 +21,15 @@ pub trait Simd: VirtualVectors + Send + Sync + 'static {
 impl Simd for Scalar {
     const ISA: Isa = Isa::Scalar;
 }
-#[cfg(target_arch = "x86_64")]
+#[cfg(extype_simd_levels)]
 impl Simd for Sse2 {
     const ISA: Isa = Isa::Sse2;
 }
-#[cfg(target_arch = "x86_64")]
+#[cfg(extype_simd_levels)]
 impl Simd for Avx2 {
     const ISA: Isa = Isa::Avx2;
 }
-#[cfg(target_arch = "x86_64")]
+#[cfg(extype_simd_levels)]
 impl Simd for Avx512 {
     const ISA: Isa = Isa::Avx512;
 }
@@ -41,10 +43,11 @@ pub(crate) trait Kernel {
     fn run<S: Simd>(self) -> Self::Output;
 }
 
-/// Runs `kernel` at the active level.
+/// Runs `kernel` at the active level (always [`Isa::Scalar`] in an unoptimised build, which
+/// compiles no other: see the crate's `build.rs`).
 #[inline]
 pub(crate) fn dispatch<K: Kernel>(kernel: K) -> K::Output {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(extype_simd_levels)]
     {
         // `active_isa` only returns levels verified as supported: the detected level comes from
         // `Isa::supported()`, and `force_isa` refuses unsupported levels.
@@ -65,7 +68,7 @@ pub(crate) fn dispatch<K: Kernel>(kernel: K) -> K::Output {
 ///
 /// # Safety
 /// The CPU must support avx512f, avx512bw, avx512dq, avx512vl, avx2 and fma.
-#[cfg(target_arch = "x86_64")]
+#[cfg(extype_simd_levels)]
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")]
 unsafe fn run_avx512<K: Kernel>(kernel: K) -> K::Output {
     kernel.run::<Avx512>()
@@ -75,7 +78,7 @@ unsafe fn run_avx512<K: Kernel>(kernel: K) -> K::Output {
 ///
 /// # Safety
 /// The CPU must support avx2 and fma.
-#[cfg(target_arch = "x86_64")]
+#[cfg(extype_simd_levels)]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn run_avx2<K: Kernel>(kernel: K) -> K::Output {
     kernel.run::<Avx2>()
@@ -85,7 +88,7 @@ unsafe fn run_avx2<K: Kernel>(kernel: K) -> K::Output {
 ///
 /// # Safety
 /// The CPU must support sse2.
-#[cfg(target_arch = "x86_64")]
+#[cfg(extype_simd_levels)]
 #[target_feature(enable = "sse2")]
 unsafe fn run_sse2<K: Kernel>(kernel: K) -> K::Output {
     kernel.run::<Sse2>()

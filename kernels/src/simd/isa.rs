@@ -33,18 +33,21 @@ impl Isa {
         Isa::ALL.into_iter().find(|isa| isa.code() == code)
     }
 
-    /// Whether this CPU can run this level.
+    /// Whether this build can run this level on this CPU. An unoptimised build of
+    /// `extype-kernels` (`opt-level = 0`) compiles the kernels for [`Isa::Scalar`] only, since
+    /// no level would be vectorised there (see the crate's `build.rs`); an optimised one
+    /// compiles every x86-64 level and this asks the CPU.
     pub fn is_supported(self) -> bool {
         match self {
             Isa::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(extype_simd_levels)]
             Isa::Sse2 => std::arch::is_x86_feature_detected!("sse2"),
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(extype_simd_levels)]
             Isa::Avx2 => {
                 std::arch::is_x86_feature_detected!("avx2")
                     && std::arch::is_x86_feature_detected!("fma")
             }
-            #[cfg(target_arch = "x86_64")]
+            #[cfg(extype_simd_levels)]
             Isa::Avx512 => {
                 std::arch::is_x86_feature_detected!("avx512f")
                     && std::arch::is_x86_feature_detected!("avx512bw")
@@ -53,12 +56,12 @@ impl Isa {
                     && std::arch::is_x86_feature_detected!("avx2")
                     && std::arch::is_x86_feature_detected!("fma")
             }
-            #[cfg(not(target_arch = "x86_64"))]
+            #[cfg(not(extype_simd_levels))]
             _ => false,
         }
     }
 
-    /// The levels this CPU supports, narrowest first.
+    /// The levels this build can run on this CPU ([`Isa::is_supported`]), narrowest first.
     pub fn supported() -> Vec<Isa> {
         Isa::ALL
             .into_iter()

@@ -1,4 +1,6 @@
-//! A tour of extype. Run with `cargo run --example tour`.
+//! A tour of extype. Run with `cargo run --bin tour` at the repository root.
+
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 use extype::batch::{self, BatchIterExt};
 use extype::shape::{Bindings, Sizes};
@@ -205,4 +207,14 @@ fn library_types() -> extype::Result<()> {
     let product = extype::types::sparse::sparse_dense_matmul(&s, &b, false, false)?;
     println!("s @ [[1], [2], [3]]    = {product}");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The tour runs to completion (its output is for people; the behaviour it shows is tested
+    /// where it is implemented).
+    #[test]
+    fn the_tour_runs() {
+        super::main().unwrap();
+    }
 }

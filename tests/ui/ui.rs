@@ -15,5 +15,6 @@
 #[test]
 fn ui() {
     let t = trybuild::TestCases::new();
-    t.compile_fail("tests/ui/*/*.rs");
+    // Relative to this package, `tests/ui/` of the repository.
+    t.compile_fail("*/*.rs");
 }
