@@ -126,6 +126,7 @@ mod error;
 mod files;
 mod inspect;
 mod ipc_read;
+mod lists;
 mod metadata;
 mod parquet_check;
 mod parquet_columns;
@@ -149,11 +150,13 @@ pub use files::{
 };
 pub use inspect::{ArrowFileInfo, ColumnInfo, inspect};
 pub use metadata::{
-    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VALIDITY,
-    VARIABLE_SHAPE_TENSOR,
+    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, LIST_LAYOUT,
+    VALIDITY, VARIABLE_SHAPE_TENSOR,
 };
 pub use parquet;
 pub use read::{column, column_as, from_array, from_array_as, from_record_batch};
 pub use tensor::{arrow_type, dtype_of};
 pub use validate::{EXPANSION, FLOOR, ReadLimit};
 pub use write::{ITEM_SPEC, tensor_to_array, to_array, to_record_batch, value_to_array};
+#[doc(hidden)]
+pub use write::to_row_array;

@@ -54,7 +54,7 @@ pub mod v1 {
 
     /// The batching runtime: the default encoder of derived types and custom encoders.
     pub use crate::batch::{
-        BatchEncoder, BatchEntry, BatchField, BatchFns, BatchOps, DerivedBatch, NotBatchable,
+        BatchEncoder, BatchEntry, BatchField, BatchFns, BatchOps, DerivedBatch, ListLayout, NotBatchable,
         ProbeBatch, StaticBatch, check_unstacked, derived_batch_len, derived_batched_spec,
         derived_stack, derived_unbatched_spec, derived_unstack, unstack_static,
     };
