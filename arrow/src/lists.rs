@@ -90,15 +90,17 @@ pub(crate) fn export(
             layout.values
         )));
     };
-    let (field, mut array) = tensor::export(values, "item")?;
-    let mut field = field.with_nullable(true);
+    // Non-null items at every level: a ragged row and a value are never missing (awkward reads
+    // nullable ones as `option[…]`).
+    let (mut field, mut array) = tensor::export(values, "item")?;
     let mut rows = values_rows;
     for (&c, path) in splits.iter().zip(&layout.splits).rev() {
         let offsets = offsets_of(&components[c], path, rows, &what)?;
         rows = offsets.len() - 1;
-        let list = LargeListArray::try_new(Arc::new(field), offsets, array, None)
-            .map_err(crate::error::arrow(format!("column `{name}`: the splits `{path}`")))?;
-        field = Field::new("item", list.data_type().clone(), true);
+        let list = LargeListArray::try_new(Arc::new(field), offsets, array, None).map_err(
+            crate::error::arrow(format!("column `{name}`: the splits `{path}`")),
+        )?;
+        field = Field::new("item", list.data_type().clone(), false);
         array = Arc::new(list);
     }
     Ok((field.with_name(name).with_nullable(false), array))
@@ -133,7 +135,12 @@ fn offsets_of(
         return Err(bad(format!("a first split of {}", s[0])));
     }
     if let Some(i) = s.windows(2).position(|w| w[1] < w[0]) {
-        return Err(bad(format!("split {} = {} after {}", i + 1, s[i + 1], s[i])));
+        return Err(bad(format!(
+            "split {} = {} after {}",
+            i + 1,
+            s[i + 1],
+            s[i]
+        )));
     }
     let last = s[s.len() - 1];
     if usize::try_from(last).ok() != Some(rows) {
@@ -162,8 +169,8 @@ pub(crate) fn import(
     let paths: Vec<String> = expected.iter().map(|(p, _)| p.clone()).collect();
     let (v, split_index) = indices(layout, &paths, what)?;
     if let Some(text) = field.metadata().get(LIST_LAYOUT) {
-        let found: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| what(format!("{LIST_LAYOUT} {text:?}: {e}")))?;
+        let found: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| what(format!("{LIST_LAYOUT} {text:?}: {e}")))?;
         let wanted: serde_json::Value =
             serde_json::from_str(&layout_json(layout)).unwrap_or_default();
         if found != wanted {

@@ -9,10 +9,10 @@ use extype_core::registry::StoredSpec;
 use extype_core::{Dim, ExtensionType, Shape, SpecTree, Tensor, TensorSpec, Value, registry};
 
 use crate::error::{Error, Result};
+use crate::lists;
 use crate::metadata::{
     EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, VALIDITY, VARIABLE_SHAPE_TENSOR,
 };
-use crate::lists;
 use crate::paths::child_tree;
 use crate::tensor;
 use crate::write::ITEM_SPEC;
@@ -174,7 +174,9 @@ fn lists_from_array(
         for ((path, s), t) in expected.iter().zip(&components) {
             let any_length = match s.shape.dims() {
                 Some(dims) if !dims.is_empty() => TensorSpec::new(
-                    Shape::from_dims(std::iter::once(Dim::Unknown).chain(dims[1..].iter().cloned())),
+                    Shape::from_dims(
+                        std::iter::once(Dim::Unknown).chain(dims[1..].iter().cloned()),
+                    ),
                     s.dtype,
                 ),
                 _ => s.clone(),

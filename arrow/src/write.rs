@@ -67,6 +67,12 @@ fn build(
 /// validity bitmap of the values' elements, their field marked [`VALIDITY`](crate::VALIDITY)
 /// (it must be `bool` of the values' shape, else an error).
 ///
+/// A batch whose encoder declares a list layout (a `RaggedTensor`:
+/// [`list_layout`](extype_core::batch::list_layout)) is nested `LargeList`s instead, the
+/// splits the offsets, marked [`LIST_LAYOUT`](crate::LIST_LAYOUT); another batch whose
+/// components do not stack along one axis (a sparse batch) takes the row layout (see the
+/// [crate docs](crate)).
+///
 /// No tensor data is copied when the components are in standard layout, except `bool`
 /// (see the [crate docs](crate#copies)).
 pub fn to_array(value: &dyn AnyExtension, name: &str) -> Result<(Field, ArrayRef)> {

@@ -79,9 +79,10 @@ fn a_ragged_batch_is_nested_large_lists_with_the_splits_as_offsets() {
         r#"{"splits":["nested_row_splits[0]","nested_row_splits[1]"],"values":"flat_values"}"#
     );
     assert!(!field.metadata().contains_key(ITEM_SPEC));
-    let item = Arc::new(Field::new("item", DataType::Float32, true));
+    // Non-null items: no row and no value is missing.
+    let item = Arc::new(Field::new("item", DataType::Float32, false));
     let inner = DataType::LargeList(item);
-    let outer = DataType::LargeList(Arc::new(Field::new("item", inner, true)));
+    let outer = DataType::LargeList(Arc::new(Field::new("item", inner, false)));
     assert_eq!(field.data_type(), &outer);
     // Zero-copy: each level's offsets are its splits' buffer, the values the flat values'.
     let top = rb
@@ -129,7 +130,7 @@ fn ragged_rank_one_three_and_uniform_inner_dimensions_round_trip() {
     let rb = round_trip(&r1, "rank1");
     assert_eq!(
         rb.schema().field(0).data_type(),
-        &DataType::LargeList(Arc::new(Field::new("item", DataType::Float64, true)))
+        &DataType::LargeList(Arc::new(Field::new("item", DataType::Float64, false)))
     );
     // Ragged rank 3, the last level with an empty row.
     let r3 = RaggedTensor::from_nested_row_splits(
@@ -143,13 +144,10 @@ fn ragged_rank_one_three_and_uniform_inner_dimensions_round_trip() {
     .unwrap();
     round_trip(&r3, "rank3");
     // Uniform inner dimensions: a fixed-size list (an `arrow.fixed_shape_tensor`) of each row.
-    let inner = ArrayD::from_shape_vec(IxDyn(&[3, 2, 2]), (0..12).map(|i| i as f32).collect())
+    let inner =
+        ArrayD::from_shape_vec(IxDyn(&[3, 2, 2]), (0..12).map(|i| i as f32).collect()).unwrap();
+    let ri = RaggedTensor::from_nested_row_splits(inner, vec![splits(&[0, 1, 1]), splits(&[0, 3])])
         .unwrap();
-    let ri = RaggedTensor::from_nested_row_splits(
-        inner,
-        vec![splits(&[0, 1, 1]), splits(&[0, 3])],
-    )
-    .unwrap();
     let rb = round_trip(&ri, "inner");
     let DataType::LargeList(rows) = rb.schema().field(0).data_type().clone() else {
         panic!()
@@ -157,11 +155,17 @@ fn ragged_rank_one_three_and_uniform_inner_dimensions_round_trip() {
     let DataType::LargeList(values) = rows.data_type().clone() else {
         panic!()
     };
-    assert_eq!(values.data_type(), &DataType::FixedSizeList(Arc::new(Field::new("item", DataType::Float32, true)), 4));
+    assert_eq!(
+        values.data_type(),
+        &DataType::FixedSizeList(Arc::new(Field::new("item", DataType::Float32, true)), 4)
+    );
     assert_eq!(values.metadata()[EXTENSION_NAME], FIXED_SHAPE_TENSOR);
     // A uniform partition (TF's `uniform_row_length`) stays a list level; its spec says uniform.
     let ru = RaggedTensor::from_uniform_row_length(array![1u8, 2, 3, 4], 2, None).unwrap();
-    round_trip(&ru.with_outer_splits(array![0i64, 1, 2]).unwrap(), "uniform");
+    round_trip(
+        &ru.with_outer_splits(array![0i64, 1, 2]).unwrap(),
+        "uniform",
+    );
 }
 
 #[test]
@@ -210,14 +214,21 @@ fn a_part_of_the_rows_reads_as_the_batch_of_those_items() {
     let rb = to_record_batch(&[("r", &Value::from_extension(r.clone()))]).unwrap();
     for (start, len) in [(0, 1), (1, 2), (2, 1), (3, 0)] {
         let part: RaggedTensor = column_as(&rb.slice(start, len), "r").unwrap();
-        let items: Vec<RaggedTensor> = batch::unstack(r.clone()).unwrap()[start..start + len].to_vec();
+        let items: Vec<RaggedTensor> =
+            batch::unstack(r.clone()).unwrap()[start..start + len].to_vec();
         let spec = r.spec().unbatched().unwrap();
-        assert_eq!(part, batch::stack_with_spec(&items, &spec).unwrap(), "{start}+{len}");
+        assert_eq!(
+            part,
+            batch::stack_with_spec(&items, &spec).unwrap(),
+            "{start}+{len}"
+        );
     }
     // Parquet read in small batches gives parts too.
     let d = dir("parts");
     let big = RaggedTensor::from_nested_row_splits(
-        Tensor::from(ArrayD::from_shape_vec(IxDyn(&[3000]), (0..3000).map(|i| i as f32).collect()).unwrap()),
+        Tensor::from(
+            ArrayD::from_shape_vec(IxDyn(&[3000]), (0..3000).map(|i| i as f32).collect()).unwrap(),
+        ),
         vec![
             splits(&(0..=1000).map(|i| i * 2).collect::<Vec<_>>()),
             splits(&(0..=2000).map(|i| i * 3 / 2).collect::<Vec<_>>()),
@@ -225,7 +236,11 @@ fn a_part_of_the_rows_reads_as_the_batch_of_those_items() {
     )
     .unwrap();
     let rb = to_record_batch(&[("r", &Value::from_extension(big.clone()))]).unwrap();
-    write_parquet(d.join("big.parquet"), &[rb.slice(0, 500), rb.slice(500, 500)]).unwrap();
+    write_parquet(
+        d.join("big.parquet"),
+        &[rb.slice(0, 500), rb.slice(500, 500)],
+    )
+    .unwrap();
     let read = read_parquet(d.join("big.parquet")).unwrap();
     let parts: Vec<RaggedTensor> = read.iter().map(|b| column_as(b, "r").unwrap()).collect();
     assert_eq!(batch::concat(&parts).unwrap(), big);
@@ -276,10 +291,21 @@ fn malformed_list_columns_are_errors_naming_the_field() {
     );
     let f = Field::new("r", one.data_type().clone(), false).with_metadata(meta.clone());
     let err = from_array(&f, &one).unwrap_err().to_string();
-    assert!(err.contains("r.nested_row_splits[1]") && err.contains("LargeList"), "{err}");
+    assert!(
+        err.contains("r.nested_row_splits[1]") && err.contains("LargeList"),
+        "{err}"
+    );
     // A wrong element type.
-    let top = rb.column(0).as_any().downcast_ref::<LargeListArray>().unwrap();
-    let rows = top.values().as_any().downcast_ref::<LargeListArray>().unwrap();
+    let top = rb
+        .column(0)
+        .as_any()
+        .downcast_ref::<LargeListArray>()
+        .unwrap();
+    let rows = top
+        .values()
+        .as_any()
+        .downcast_ref::<LargeListArray>()
+        .unwrap();
     let ints = LargeListArray::new(
         Arc::new(Field::new("item", DataType::Int32, true)),
         rows.offsets().clone(),
@@ -294,7 +320,10 @@ fn malformed_list_columns_are_errors_naming_the_field() {
     );
     let f = Field::new("r", wrong.data_type().clone(), false).with_metadata(meta.clone());
     let err = from_array(&f, &wrong).unwrap_err().to_string();
-    assert!(err.contains("r.flat_values") && err.contains("Int32"), "{err}");
+    assert!(
+        err.contains("r.flat_values") && err.contains("Int32"),
+        "{err}"
+    );
     // Null rows.
     let nulls = LargeListArray::new(
         Arc::new(Field::new("item", rows.data_type().clone(), true)),
@@ -303,7 +332,10 @@ fn malformed_list_columns_are_errors_naming_the_field() {
         Some(vec![true, false, true].into()),
     );
     let err = from_array(&field, &nulls).unwrap_err().to_string();
-    assert!(err.contains("null rows") && err.contains("nested_row_splits[0]"), "{err}");
+    assert!(
+        err.contains("null rows") && err.contains("nested_row_splits[0]"),
+        "{err}"
+    );
     // A layout in the metadata that is not the type's.
     let mut other = meta.clone();
     other.insert(LIST_LAYOUT.into(), r#"{"values":"x","splits":[]}"#.into());
@@ -333,13 +365,20 @@ fn files_of_the_row_layout_still_load() {
     if std::env::var_os("EXTYPE_WRITE_GOLDEN").is_some() {
         std::fs::create_dir_all(&golden).unwrap();
         write_ipc_file(golden.join("ragged_rows.arrow"), std::slice::from_ref(&rb)).unwrap();
-        write_parquet(golden.join("ragged_rows.parquet"), std::slice::from_ref(&rb)).unwrap();
+        write_parquet(
+            golden.join("ragged_rows.parquet"),
+            std::slice::from_ref(&rb),
+        )
+        .unwrap();
     }
     for read in [
         read_ipc_file(golden.join("ragged_rows.arrow")).unwrap(),
         read_parquet(golden.join("ragged_rows.parquet")).unwrap(),
     ] {
-        assert!(matches!(read[0].schema().field(0).data_type(), DataType::Struct(_)));
+        assert!(matches!(
+            read[0].schema().field(0).data_type(),
+            DataType::Struct(_)
+        ));
         let back: RaggedTensor = column_as(&read[0], "r").unwrap();
         assert_eq!(back, r);
         assert_eq!(back.spec(), r.spec());
@@ -427,7 +466,11 @@ fn a_user_type_whose_encoder_declares_the_list_layout_is_a_list_column() {
     let field = rb.schema().field(0).clone();
     assert_eq!(field.metadata()[EXTENSION_NAME], "tests.lists.Jagged");
     assert!(matches!(field.data_type(), DataType::LargeList(_)));
-    let lists = rb.column(0).as_any().downcast_ref::<LargeListArray>().unwrap();
+    let lists = rb
+        .column(0)
+        .as_any()
+        .downcast_ref::<LargeListArray>()
+        .unwrap();
     assert_eq!(lists.value_length(0), 2);
     assert_eq!(lists.value_length(1), 0);
     let back: Jagged = column_as(&rb, "j").unwrap();
@@ -438,5 +481,8 @@ fn a_user_type_whose_encoder_declares_the_list_layout_is_a_list_column() {
         splits: ArcArray1::from(vec![0, 2]),
     };
     let err = to_array(&bad, "j").unwrap_err().to_string();
-    assert!(err.contains("splits") && err.contains("ending at 1"), "{err}");
+    assert!(
+        err.contains("splits") && err.contains("ending at 1"),
+        "{err}"
+    );
 }
