@@ -83,9 +83,10 @@
 //! not an array). Engines see one row per item, a struct of three variable-shape tensors:
 //! `indices` (`data`: the item's indices, row-major `[nnz, rank]`, `shape`: `[nnz, rank]`),
 //! `values` (`data`: its stored values, `shape`: `[nnz]`) and `dense_shape` (`data`: its dense
-//! shape). So DuckDB's `list_sum(s.values.data)` is each item's sum and pyarrow and Polars reach
-//! `values.data` as a list column (Polars through `.ext.storage()`), but a dense view or an
-//! element lookup needs extype (or a scatter of `values.data` at `indices.data`).
+//! shape). So DuckDB's `list_sum(s.values.data)` is each item's sum; pyarrow 26 reads each
+//! child from an IPC file as its canonical `arrow.variable_shape_tensor` extension (from Parquet
+//! as the plain struct) and reaches `values.data` as a list column; a dense view or an element
+//! lookup needs extype (or a scatter of `values.data` at `indices.data`).
 //!
 //! Elements map to Arrow's primitive types of the same width (`f16` is `Float16`); Arrow has
 //! no bfloat16 type, so a `bf16` component travels as its bits in `UInt16` children and the

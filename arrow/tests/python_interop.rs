@@ -24,8 +24,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use extype::ndarray::{Array3, ArrayD, IxDyn};
-use extype::types::{MaskedTensor, RaggedTensor};
+use extype::ndarray::{Array1, Array2, Array3, ArrayD, IxDyn, array};
+use extype::types::{MaskedTensor, RaggedTensor, SparseTensor};
 use extype::{Tensor, Value, batch, ops};
 use extype_arrow::arrow_array::RecordBatch;
 use extype_arrow::{
@@ -285,9 +285,29 @@ fn engines_compute_ragged_row_sums_natively() {
         .map(|&x| f64::from(x))
         .collect();
     assert_eq!(item_sums, [3.0, 0.0, 18.0, 0.875]);
-    let expected = serde_json::json!({ "rows": row_sums, "items": item_sums });
+    // A sparse batch beside it (the row layout): each item's sum is the sum of its stored values.
+    let sparse = [
+        SparseTensor::new(array![[0i64, 1]], array![1.5f32], &[2, 3]).unwrap(),
+        SparseTensor::new(array![[1i64, 0], [1, 2]], array![2.0f32, 3.0], &[2, 3]).unwrap(),
+        SparseTensor::new(Array2::<i64>::zeros((0, 2)), Array1::<f32>::zeros(0), &[2, 3]).unwrap(),
+        SparseTensor::new(array![[0i64, 0]], array![4.0f32], &[2, 3]).unwrap(),
+    ];
+    let st: SparseTensor = batch::stack(&sparse).unwrap();
+    let sums: Tensor = ops::reduce_sum_as(&st, Some(&[1, 2]), false).unwrap();
+    let sparse_sums: Vec<f64> = sums
+        .as_array::<f32, IxDyn>()
+        .unwrap()
+        .iter()
+        .map(|&x| f64::from(x))
+        .collect();
+    assert_eq!(sparse_sums, [1.5, 5.0, 0.0, 4.0]);
+    let expected = serde_json::json!({ "rows": row_sums, "items": item_sums, "sparse": sparse_sums });
     std::fs::write(dir.join("expected_ragged.json"), expected.to_string()).unwrap();
-    let rb = to_record_batch(&[("r", &Value::from_extension(r.clone()))]).unwrap();
+    let rb = to_record_batch(&[
+        ("r", &Value::from_extension(r.clone())),
+        ("s", &Value::from_extension(st.clone())),
+    ])
+    .unwrap();
     write_ipc_file(dir.join("ragged.arrow"), std::slice::from_ref(&rb)).unwrap();
     write_parquet(dir.join("ragged.parquet"), std::slice::from_ref(&rb)).unwrap();
     run_python(&python, "ragged", &dir);

@@ -9,7 +9,8 @@
     python interop.py write_nulls DIR  writes DIR/nulls.{arrow,parquet}: a fixed_shape_tensor
                                   column with null elements
     python interop.py ragged DIR  checks pyarrow's, DuckDB's, Polars' and awkward's sums over the
-                                  ragged batch in DIR/ragged.{arrow,parquet} against
+                                  ragged batch in DIR/ragged.{arrow,parquet} (and pyarrow's
+                                  and DuckDB's over the sparse one beside it) against
                                   DIR/expected_ragged.json, then writes DIR/ragged_py.*
 
 `make_golden.py` writes the same files as `write` into golden/, committed in the repository.
@@ -325,6 +326,33 @@ def ragged(directory):
         got_items = ak.sum(ak.flatten(array, axis=2), axis=1).to_list()
         same(got_items, items, f"awkward {where} item sums")
         print(f"awkward {ak.__version__} {where}: {kind}, sum per row {got_rows}")
+
+    # The sparse column `s` (the row layout): a struct per item of `indices`, `values` and
+    # `dense_shape`, each {data: list, shape: fixed_size_list<int32>}; each item's sum is the sum
+    # of its stored values, DuckDB's `list_sum(s.values.data)`.
+    want = expected["sparse"]
+    for where, table in tables:
+        kind = table.schema.field("s").type
+        names = [kind.field(i).name for i in range(kind.num_fields)]
+        expect(names == ["indices", "values", "dense_shape"], f"pyarrow {where}: sparse {kind}")
+        values = table.column("s").combine_chunks().field("values")
+        # pyarrow 26 reads `values` from the IPC file as its canonical
+        # `arrow.variable_shape_tensor` extension (the storage is the struct), from Parquet as
+        # the plain struct.
+        storage = values.storage if isinstance(values, pa.ExtensionArray) else values
+        data = storage.field("data")
+        got = [sum(v) for v in data.to_pylist()]
+        same(got, want, f"pyarrow {where} sparse sums")
+        print(f"pyarrow {where}: sparse values as {values.type}")
+    for where, source in [("Parquet", f"read_parquet('{parquet}')"), ("IPC", "arrow_table")]:
+        got = [
+            r[0]
+            for r in duckdb.sql(
+                f"SELECT coalesce(list_sum(s.values.data), 0) FROM {source}"
+            ).fetchall()
+        ]
+        same(got, want, f"DuckDB {where} sparse sums")
+        print(f"duckdb {where}: sparse list_sum(s.values.data) {got}")
 
     # pyarrow's own nested lists (i32 offsets), carrying our column's metadata.
     field = parquet_table.schema.field("r")
