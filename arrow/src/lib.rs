@@ -5,7 +5,8 @@
 //! axis, as [`extype_core::batch::stack`] makes) is one Arrow column:
 //!
 //! - a **struct array**, one child per component field; nested types nest (a nested
-//!   registered type's struct carries its own extension metadata);
+//!   registered type's struct carries its own extension metadata); a ragged batch is nested
+//!   lists instead (below);
 //! - on a field whose metadata holds `ARROW:extension:name` (the registered name, such as
 //!   `extype.MaskedTensor`) and `ARROW:extension:metadata` (the spec's versioned JSON, the same
 //!   document [`extype_core::serial::spec_to_json`] writes); static fields live there;
