@@ -289,7 +289,12 @@ fn engines_compute_ragged_row_sums_natively() {
     let sparse = [
         SparseTensor::new(array![[0i64, 1]], array![1.5f32], &[2, 3]).unwrap(),
         SparseTensor::new(array![[1i64, 0], [1, 2]], array![2.0f32, 3.0], &[2, 3]).unwrap(),
-        SparseTensor::new(Array2::<i64>::zeros((0, 2)), Array1::<f32>::zeros(0), &[2, 3]).unwrap(),
+        SparseTensor::new(
+            Array2::<i64>::zeros((0, 2)),
+            Array1::<f32>::zeros(0),
+            &[2, 3],
+        )
+        .unwrap(),
         SparseTensor::new(array![[0i64, 0]], array![4.0f32], &[2, 3]).unwrap(),
     ];
     let st: SparseTensor = batch::stack(&sparse).unwrap();
@@ -301,7 +306,8 @@ fn engines_compute_ragged_row_sums_natively() {
         .map(|&x| f64::from(x))
         .collect();
     assert_eq!(sparse_sums, [1.5, 5.0, 0.0, 4.0]);
-    let expected = serde_json::json!({ "rows": row_sums, "items": item_sums, "sparse": sparse_sums });
+    let expected =
+        serde_json::json!({ "rows": row_sums, "items": item_sums, "sparse": sparse_sums });
     std::fs::write(dir.join("expected_ragged.json"), expected.to_string()).unwrap();
     let rb = to_record_batch(&[
         ("r", &Value::from_extension(r.clone())),
