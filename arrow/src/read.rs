@@ -196,8 +196,12 @@ fn lists_from_array(
         .map_err(crate::error::extype(context()))
 }
 
-/// The value of an Arrow column that [`to_array`] (or another writer following the same
-/// layout) made: `field` describes `array`. By the field's extension metadata:
+/// The value of an Arrow column that [`to_array`](crate::to_array) (or another writer
+/// following the same layout) made: `field` describes `array`. By the field's extension
+/// metadata:
+/// - an extype extension in nested lists (`LargeList`, or `List`, levels: a batch whose type's
+///   encoder declares a list layout, such as a `RaggedTensor`): the batch of its offsets and
+///   values (see the [crate docs](crate));
 /// - an extype extension (a struct array whose `ARROW:extension:metadata` is a spec's JSON):
 ///   the batch rebuilt by the registry, with the spec's checks, the shape contract and the
 ///   type's validation; a type not linked into this program loads as an
