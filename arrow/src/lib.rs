@@ -5,7 +5,8 @@
 //! axis, as [`extype_core::batch::stack`] makes) is one Arrow column:
 //!
 //! - a **struct array**, one child per component field; nested types nest (a nested
-//!   registered type's struct carries its own extension metadata);
+//!   registered type's struct carries its own extension metadata); a ragged batch is nested
+//!   lists instead (below);
 //! - on a field whose metadata holds `ARROW:extension:name` (the registered name, such as
 //!   `extype.MaskedTensor`) and `ARROW:extension:metadata` (the spec's versioned JSON, the same
 //!   document [`extype_core::serial::spec_to_json`] writes); static fields live there;
@@ -36,19 +37,57 @@
 //! memory), except in Parquet, which stores no value for a null element: those read back as
 //! zero. Files of the earlier layout, the mask a `bool` child of its own, still load.
 //!
-//! Items of varying shape — a custom encoder's batch whose components do not stack along one
-//! leading axis (a ragged batch: flat values and row splits) — take the **row layout**: the
-//! batch is unstacked and each component of the items is an **`arrow.variable_shape_tensor`**
-//! child (a struct of `data`, a list of the item's elements, and `shape`), one row per item;
-//! the field's metadata also holds the first item's spec (`extype:item_spec`). Reading
-//! rebuilds each row as an item and stacks them with the type's encoder (so the type must be
-//! linked in). A batch takes this layout exactly when its spec is not that of a stack of its
-//! rows (`batch::rebatched_spec`: the spec of the same batch, and every component of a batch of
-//! one more item one row longer, which a sparse batch's entries are not even when they number
-//! as many as its items). Rows are copied both ways on export (into one flat list),
-//! and viewed in place on import. A column of zero rows reads back as the type's empty batch of
-//! the item spec (`batch::empty_batch`), and an empty batch writes its spec unbatched
-//! (`batch::item_spec`) as the item spec.
+//! **Ragged batches are nested lists.** A batch whose encoder declares a
+//! [`ListLayout`](extype_core::batch::ListLayout) (`BatchEncoder::list_layout`: the component
+//! holding the flat values and those holding each level's row splits, outermost first) — every
+//! `RaggedTensor`, and a user type whose encoder says so — is no struct: the column is one
+//! **`LargeList`** level per splits component, the splits its offsets, around the flat values (a
+//! plain array; an `arrow.fixed_shape_tensor`, a `FixedSizeList`, for uniform inner
+//! dimensions). A batch of `f32` ragged items of ragged rank 1 (a `RaggedTensor` of ragged rank
+//! 2) is `large_list<large_list<float>>`, which engines compute on natively: pyarrow's
+//! `list_flatten` and `list_value_length`, DuckDB's `list_sum` (`FLOAT[][]`), Polars' `list`
+//! namespace, awkward's `var * var * float32`. The field keeps the extension name and spec JSON,
+//! and [`LIST_LAYOUT`] names the components; static fields (a `RaggedTensor`'s uniform row
+//! lengths) are in the spec, so the round trip is exact (values, splits, dtype, spec; a uniform
+//! partition stays a list level, its spec saying uniform).
+//!
+//! `LargeList`, never `List`: extype's splits are `i64`, and `LargeList`'s `i64` offsets are their
+//! buffer itself, so export copies neither splits nor values (standard layout; `bool` values are
+//! packed to bits) and import views both, at any size; `List`'s `i32` offsets would copy every
+//! level (narrowing) and need a second layout past 2³¹ values, for no engine that reads one and
+//! not the other. Reading also takes `List` levels (pyarrow's default `list<list<float>>`: the
+//! offsets widened, one copy) and offsets not from 0 (a sliced array: rebased, one copy); a
+//! column holding part of a batch (a slice, a Parquet file read in batches) is the batch of
+//! those items. It needs the type linked in (the layout is its encoder's); an error names the
+//! field, expected and found: a level that is not a list, null rows, values of another dtype or
+//! inner shape, a [`LIST_LAYOUT`] that is not the type's. Writing checks the splits (`i64`, from
+//! 0, never decreasing, ending at the rows below).
+//!
+//! Other items of varying shape — a custom encoder's batch whose components do not stack along
+//! one leading axis and whose encoder declares no list layout (a `SparseTensor` batch) — take
+//! the **row layout**: the batch is unstacked and each component of the items is an
+//! **`arrow.variable_shape_tensor`** child (a struct of `data`, a list of the item's elements,
+//! and `shape`), one row per item; the field's metadata also holds the first item's spec
+//! (`extype:item_spec`). Reading rebuilds each row as an item and stacks them with the type's
+//! encoder (so the type must be linked in). A batch takes this layout exactly when its spec is
+//! not that of a stack of its rows (`batch::rebatched_spec`: the spec of the same batch, and
+//! every component of a batch of one more item one row longer, which a sparse batch's entries
+//! are not even when they number as many as its items). Rows are copied both ways on export
+//! (into one flat list), and viewed in place on import. A column of zero rows reads back as the
+//! type's empty batch of the item spec (`batch::empty_batch`), and an empty batch writes its
+//! spec unbatched (`batch::item_spec`) as the item spec. Files in which a ragged batch took the
+//! row layout (before the list layout) still load.
+//!
+//! **Sparse batches** keep the row layout: a batch of `SparseTensor`s is the COO entries of all
+//! its items in one list, whose items' entries the indices locate (no splits component: no list
+//! layout to declare), and Arrow has no COO column type (its sparse tensor is an IPC message,
+//! not an array). Engines see one row per item, a struct of three variable-shape tensors:
+//! `indices` (`data`: the item's indices, row-major `[nnz, rank]`, `shape`: `[nnz, rank]`),
+//! `values` (`data`: its stored values, `shape`: `[nnz]`) and `dense_shape` (`data`: its dense
+//! shape). So DuckDB's `list_sum(s.values.data)` is each item's sum; pyarrow 26 reads each
+//! child from an IPC file as its canonical `arrow.variable_shape_tensor` extension (from Parquet
+//! as the plain struct) and reaches `values.data` as a list column; a dense view or an element
+//! lookup needs extype (or a scatter of `values.data` at `indices.data`).
 //!
 //! Elements map to Arrow's primitive types of the same width (`f16` is `Float16`); Arrow has
 //! no bfloat16 type, so a `bf16` component travels as its bits in `UInt16` children and the
@@ -126,6 +165,7 @@ mod error;
 mod files;
 mod inspect;
 mod ipc_read;
+mod lists;
 mod metadata;
 mod parquet_check;
 mod parquet_columns;
@@ -149,11 +189,13 @@ pub use files::{
 };
 pub use inspect::{ArrowFileInfo, ColumnInfo, inspect};
 pub use metadata::{
-    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, VALIDITY,
-    VARIABLE_SHAPE_TENSOR,
+    EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, FixedShapeTensor, LIST_LAYOUT,
+    VALIDITY, VARIABLE_SHAPE_TENSOR,
 };
 pub use parquet;
 pub use read::{column, column_as, from_array, from_array_as, from_record_batch};
 pub use tensor::{arrow_type, dtype_of};
 pub use validate::{EXPANSION, FLOOR, ReadLimit};
+#[doc(hidden)]
+pub use write::to_row_array;
 pub use write::{ITEM_SPEC, tensor_to_array, to_array, to_record_batch, value_to_array};

@@ -25,6 +25,13 @@ pub const VARIABLE_SHAPE_TENSOR: &str = "arrow.variable_shape_tensor";
 /// type linked in.
 pub const VALIDITY: &str = "extype:validity";
 
+/// The field metadata key of a column in the list layout (a batch whose encoder declares
+/// [`ListLayout`](extype_core::batch::ListLayout), such as a ragged tensor's): the column is
+/// nested `LargeList`s, one level per splits component, and this key's value names the
+/// components, `{"values":"flat_values","splits":["nested_row_splits[0]",…]}` (splits outermost
+/// first), for readers that do not link the type.
+pub const LIST_LAYOUT: &str = "extype:list_layout";
+
 /// The parameters of an `arrow.fixed_shape_tensor` column, as its JSON metadata holds them:
 /// `{"shape":[2,3]}`, with `"dim_names"` and `"permutation"` only when given. Keys that are
 /// absent are never written as `null` (pyarrow rejects `null`).

@@ -6,9 +6,10 @@ use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field, Fields};
 use extype_core::field::path::{join_segments, segments};
 use extype_core::registry::StoredSpec;
-use extype_core::{ExtensionType, SpecTree, Tensor, TensorSpec, Value, registry};
+use extype_core::{Dim, ExtensionType, Shape, SpecTree, Tensor, TensorSpec, Value, registry};
 
 use crate::error::{Error, Result};
+use crate::lists;
 use crate::metadata::{
     EXTENSION_METADATA, EXTENSION_NAME, FIXED_SHAPE_TENSOR, VALIDITY, VARIABLE_SHAPE_TENSOR,
 };
@@ -126,8 +127,81 @@ fn rows_from_array(
     )))
 }
 
-/// The value of an Arrow column that [`to_array`] (or another writer following the same
-/// layout) made: `field` describes `array`. By the field's extension metadata:
+/// A batch in the list layout ([`crate::lists`]): its components read by the layout its type's
+/// encoder declares, then the batch rebuilt with its spec (the spec of a part of the batch when
+/// the column holds fewer rows than the spec says: a file read in chunks, an engine's slices).
+fn lists_from_array(
+    field: &Field,
+    array: &dyn Array,
+    ext: &str,
+    stored: StoredSpec,
+) -> Result<Value> {
+    let name = field.name();
+    let StoredSpec::Registered(spec) = stored else {
+        return Err(Error::Metadata {
+            field: name.clone(),
+            message: format!(
+                "{ext} is not linked into this program: a column of nested lists is read by the \
+                 list layout its type's batch encoder declares, which needs the type"
+            ),
+        });
+    };
+    let expected: Vec<(String, TensorSpec)> = spec
+        .dyn_component_paths()
+        .into_iter()
+        .zip(spec.dyn_component_specs())
+        .collect();
+    let Some(layout) = extype_core::batch::list_layout(&*spec) else {
+        return Err(Error::Storage {
+            field: name.clone(),
+            expected: format!(
+                "{} ({ext} declares no list layout)",
+                struct_text(ext, Some(&expected))
+            ),
+            found: array.data_type().to_string(),
+        });
+    };
+    let components = lists::import(field, array, ext, &layout, &expected)?;
+    let context = || format!("field `{name}` ({ext})");
+    let admitted = expected
+        .iter()
+        .zip(&components)
+        .all(|((_, s), t)| s.admits(t));
+    let spec = if admitted {
+        spec
+    } else {
+        // Part of the batch: every component as the spec says but for its length.
+        for ((path, s), t) in expected.iter().zip(&components) {
+            let any_length = match s.shape.dims() {
+                Some(dims) if !dims.is_empty() => TensorSpec::new(
+                    Shape::from_dims(
+                        std::iter::once(Dim::Unknown).chain(dims[1..].iter().cloned()),
+                    ),
+                    s.dtype,
+                ),
+                _ => s.clone(),
+            };
+            if !any_length.admits(t) {
+                return Err(Error::Storage {
+                    field: format!("{name}.{path}"),
+                    expected: s.to_string(),
+                    found: TensorSpec::from_tensor(t).to_string(),
+                });
+            }
+        }
+        spec.dyn_with_component_specs(components.iter().map(TensorSpec::from_tensor).collect())
+            .map_err(crate::error::extype(context()))?
+    };
+    spec.dyn_from_components(components)
+        .map_err(crate::error::extype(context()))
+}
+
+/// The value of an Arrow column that [`to_array`](crate::to_array) (or another writer
+/// following the same layout) made: `field` describes `array`. By the field's extension
+/// metadata:
+/// - an extype extension in nested lists (`LargeList`, or `List`, levels: a batch whose type's
+///   encoder declares a list layout, such as a `RaggedTensor`): the batch of its offsets and
+///   values (see the [crate docs](crate));
 /// - an extype extension (a struct array whose `ARROW:extension:metadata` is a spec's JSON):
 ///   the batch rebuilt by the registry, with the spec's checks, the shape contract and the
 ///   type's validation; a type not linked into this program loads as an
@@ -171,6 +245,9 @@ pub fn from_array(field: &Field, array: &dyn Array) -> Result<Value> {
             "field `{name}`: {EXTENSION_METADATA}"
         )))?;
     let expected = stored.components();
+    if let DataType::List(_) | DataType::LargeList(_) = array.data_type() {
+        return lists_from_array(field, array, ext, stored);
+    }
     let Some(st) = array.as_any().downcast_ref::<StructArray>() else {
         return Err(Error::Storage {
             field: name.clone(),

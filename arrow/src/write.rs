@@ -10,7 +10,8 @@ use extype_core::field::path::segments;
 use extype_core::{AnyExtension, AnySpec, SpecTree, Tensor, Value};
 
 use crate::error::{Error, Result};
-use crate::metadata::{EXTENSION_METADATA, EXTENSION_NAME};
+use crate::lists;
+use crate::metadata::{EXTENSION_METADATA, EXTENSION_NAME, LIST_LAYOUT};
 use crate::paths::{Node, child_tree, tree_named};
 use crate::tensor;
 
@@ -66,6 +67,12 @@ fn build(
 /// validity bitmap of the values' elements, their field marked [`VALIDITY`](crate::VALIDITY)
 /// (it must be `bool` of the values' shape, else an error).
 ///
+/// A batch whose encoder declares a list layout (a `RaggedTensor`:
+/// [`list_layout`](extype_core::batch::list_layout)) is nested `LargeList`s instead, the
+/// splits the offsets, marked [`LIST_LAYOUT`](crate::LIST_LAYOUT); another batch whose
+/// components do not stack along one axis (a sparse batch) takes the row layout (see the
+/// [crate docs](crate)).
+///
 /// No tensor data is copied when the components are in standard layout, except `bool`
 /// (see the [crate docs](crate#copies)).
 pub fn to_array(value: &dyn AnyExtension, name: &str) -> Result<(Field, ArrayRef)> {
@@ -82,6 +89,13 @@ pub fn to_array(value: &dyn AnyExtension, name: &str) -> Result<(Field, ArrayRef
             ),
         });
     };
+    // A batch that is a nest of lists (its encoder says so: a ragged tensor): nested lists.
+    if let Some(layout) = extype_core::batch::list_layout(&*spec) {
+        let (field, array) = lists::export(name, value.name(), &layout, &paths, &components)?;
+        let mut meta = extension_metadata(&tree)?;
+        meta.insert(LIST_LAYOUT.to_string(), lists::layout_json(&layout));
+        return Ok((field.with_metadata(meta), array));
+    }
     let n = first.shape().first().copied().unwrap_or(0);
     // Each declared validity: the values' index, and the mask's with its leaf name.
     let validity = validity_pairs(&*spec, &paths, value.name())?;
@@ -251,6 +265,13 @@ fn rows_to_array(
             .map_err(crate::error::extype(context()))?,
     );
     Ok((field.with_metadata(meta), array))
+}
+
+/// A batch in the row layout whatever its encoder declares: the layout files written before
+/// the list layout hold for a ragged batch (so tests can write one and check it still loads).
+#[doc(hidden)]
+pub fn to_row_array(value: &dyn AnyExtension, name: &str) -> Result<(Field, ArrayRef)> {
+    rows_to_array(value, name, &value.any_spec().dyn_serialize())
 }
 
 /// The field metadata key of the first item's spec, in the row layout.

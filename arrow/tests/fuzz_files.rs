@@ -1,5 +1,6 @@
 //! Hostile files, as a seeded test: the IPC files, IPC streams and Parquet files extype writes
-//! (masked, dense and bool tensors, a ragged batch in the row layout, a sparse batch, items of
+//! (masked, dense and bool tensors, a ragged batch as nested lists and in the row layout, a
+//! sparse batch, items of
 //! zero elements), mutated (bit flips, byte sets, splices, truncations, little-endian numbers
 //! replaced by huge ones), and crafted ones (a zero-width `arrow.fixed_shape_tensor` column of
 //! 2^40 rows, huge buffer and body lengths, huge Parquet row counts). Every reader reads every

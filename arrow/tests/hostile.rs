@@ -707,7 +707,7 @@ fn writing_a_ragged_batch_whose_row_splits_fail_validation_is_an_error() {
     // The row layout of a ragged batch: item 0's row splits made to start at 1.
     let good = seed_batches()
         .into_iter()
-        .find(|(n, _)| *n == "ragged")
+        .find(|(n, _)| *n == "ragged_rows")
         .unwrap()
         .1;
     let bump = |a: &ArrayRef| -> ArrayRef {

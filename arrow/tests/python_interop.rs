@@ -1,12 +1,12 @@
-//! Interop with pyarrow, DuckDB and Polars.
+//! Interop with pyarrow, DuckDB, Polars and awkward.
 //!
 //! - Always: the golden files pyarrow wrote (`tests/python/golden/`, made by
 //!   `tests/python/make_golden.py`) load: `pa.fixed_shape_tensor` columns with and without
 //!   `dim_names` and with a `permutation` into tensors and into a derived type, and a column of a
 //!   registered `pa.ExtensionType` into `extype.MaskedTensor`; from the IPC file and the Parquet
 //!   file.
-//! - When `EXTYPE_PYTHON` names a Python with pyarrow, numpy, duckdb and polars (`.ci/run`
-//!   makes one):
+//! - When `EXTYPE_PYTHON` names a Python with pyarrow, numpy, duckdb, polars and awkward
+//!   (`.ci/run` makes one):
 //!   pyarrow reads the IPC and Parquet files extype writes and sees the extension name, the
 //!   spec JSON and the tensor shapes (the tensor children come back as
 //!   `pa.FixedShapeTensorType`); DuckDB reads the Parquet file as a table of its components;
@@ -15,12 +15,17 @@
 //!   `arr.mean` and `mean` over a `MaskedTensor` column's values (Parquet and IPC) give
 //!   extype's own masked `reduce_mean`;
 //!   a pyarrow column with null tensor elements loads as a `MaskedTensor`.
+//! - Ragged is nested lists: on a `RaggedTensor` column (IPC and Parquet), pyarrow's
+//!   `list_flatten` / `list_value_length` / `list_parent_indices`, DuckDB's `list_sum` per row
+//!   and per item, Polars' `list.eval(…list.sum())` and awkward (`var * var * float32`,
+//!   `ak.sum`) give extype's own `reduce_sum`; pyarrow's `list<list<float>>` (i32 offsets)
+//!   loads back as the batch.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use extype::ndarray::{Array3, ArrayD, IxDyn};
-use extype::types::MaskedTensor;
+use extype::ndarray::{Array1, Array2, Array3, ArrayD, IxDyn, array};
+use extype::types::{MaskedTensor, RaggedTensor, SparseTensor};
 use extype::{Tensor, Value, batch, ops};
 use extype_arrow::arrow_array::RecordBatch;
 use extype_arrow::{
@@ -231,6 +236,95 @@ fn engines_skip_masked_values_and_null_elements_load_as_masks() {
         let m: MaskedTensor = from_columns_as(&batches[0]).unwrap();
         assert_eq!(m.mask(), want.mask());
         assert_eq!(m.filled(&zero).unwrap(), want);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Four ragged items (ragged rank 1 each, so a batch of ragged rank 2, f32):
+/// `[[1, 2], []]`, `[]`, `[[3], [4, 5, 6]]`, `[[0.5, 0.25, 0.125]]`.
+fn ragged_items() -> RaggedTensor {
+    let splits = |v: &[i64]| Tensor::from(extype::ndarray::Array1::from(v.to_vec()).into_dyn());
+    RaggedTensor::from_nested_row_splits(
+        extype::ndarray::array![1.0f32, 2., 3., 4., 5., 6., 0.5, 0.25, 0.125],
+        vec![splits(&[0, 2, 2, 4, 5]), splits(&[0, 2, 2, 3, 6, 9])],
+    )
+    .unwrap()
+}
+
+#[test]
+fn engines_compute_ragged_row_sums_natively() {
+    let Some(python) = std::env::var_os("EXTYPE_PYTHON") else {
+        eprintln!("EXTYPE_PYTHON is not set: skipped (.ci/run sets it)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("extype-arrow-ragged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let r = ragged_items();
+    // extype's own answers: each inner row's sum (over the innermost ragged axis: a ragged
+    // tensor of ragged rank 1, one row per item) and each item's sum (over both ragged axes).
+    let rows: RaggedTensor = ops::reduce_sum_as(&r, Some(&[2]), false).unwrap();
+    let sums = rows.flat_values().as_array::<f32, IxDyn>().unwrap();
+    let splits = rows.nested_row_splits()[0]
+        .as_array::<i64, IxDyn>()
+        .unwrap()
+        .to_owned();
+    let row_sums: Vec<Vec<f64>> = (0..N)
+        .map(|i| {
+            (splits[i] as usize..splits[i + 1] as usize)
+                .map(|k| f64::from(sums[k]))
+                .collect()
+        })
+        .collect();
+    let want: Vec<Vec<f64>> = vec![vec![3.0, 0.0], vec![], vec![3.0, 15.0], vec![0.875]];
+    assert_eq!(row_sums, want);
+    let items: Tensor = ops::reduce_sum_as(&rows, Some(&[1]), false).unwrap();
+    let item_sums: Vec<f64> = items
+        .as_array::<f32, IxDyn>()
+        .unwrap()
+        .iter()
+        .map(|&x| f64::from(x))
+        .collect();
+    assert_eq!(item_sums, [3.0, 0.0, 18.0, 0.875]);
+    // A sparse batch beside it (the row layout): each item's sum is the sum of its stored values.
+    let sparse = [
+        SparseTensor::new(array![[0i64, 1]], array![1.5f32], &[2, 3]).unwrap(),
+        SparseTensor::new(array![[1i64, 0], [1, 2]], array![2.0f32, 3.0], &[2, 3]).unwrap(),
+        SparseTensor::new(
+            Array2::<i64>::zeros((0, 2)),
+            Array1::<f32>::zeros(0),
+            &[2, 3],
+        )
+        .unwrap(),
+        SparseTensor::new(array![[0i64, 0]], array![4.0f32], &[2, 3]).unwrap(),
+    ];
+    let st: SparseTensor = batch::stack(&sparse).unwrap();
+    let sums: Tensor = ops::reduce_sum_as(&st, Some(&[1, 2]), false).unwrap();
+    let sparse_sums: Vec<f64> = sums
+        .as_array::<f32, IxDyn>()
+        .unwrap()
+        .iter()
+        .map(|&x| f64::from(x))
+        .collect();
+    assert_eq!(sparse_sums, [1.5, 5.0, 0.0, 4.0]);
+    let expected =
+        serde_json::json!({ "rows": row_sums, "items": item_sums, "sparse": sparse_sums });
+    std::fs::write(dir.join("expected_ragged.json"), expected.to_string()).unwrap();
+    let rb = to_record_batch(&[
+        ("r", &Value::from_extension(r.clone())),
+        ("s", &Value::from_extension(st.clone())),
+    ])
+    .unwrap();
+    write_ipc_file(dir.join("ragged.arrow"), std::slice::from_ref(&rb)).unwrap();
+    write_parquet(dir.join("ragged.parquet"), std::slice::from_ref(&rb)).unwrap();
+    run_python(&python, "ragged", &dir);
+    // What Python wrote (pyarrow's `list<list<float>>`, i32 offsets, no extype metadata but
+    // the column's, copied from ours) loads back as the same batch.
+    for batches in [
+        read_ipc_file(dir.join("ragged_py.arrow")).unwrap(),
+        read_parquet(dir.join("ragged_py.parquet")).unwrap(),
+    ] {
+        let back: RaggedTensor = column_as(&batches[0], "r").unwrap();
+        assert_eq!(back, r);
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,6 +1,7 @@
 //! The row layout: a custom encoder's batch whose components do not share a leading batch axis
-//! (a ragged batch: flat values and row splits) becomes one `arrow.variable_shape_tensor` row
-//! per item, and comes back as the same batch.
+//! and whose encoder declares no list layout (this test's ragged type, a sparse batch) becomes
+//! one `arrow.variable_shape_tensor` row per item, and comes back as the same batch. (The
+//! library's `RaggedTensor` declares the list layout: `tests/lists.rs`.)
 
 #[path = "../../tests/common/batching.rs"]
 mod types;
@@ -97,7 +98,7 @@ fn the_row_layout_needs_the_type_and_consistent_rows() {
 }
 
 #[test]
-fn a_batch_of_library_ragged_tensors_of_bf16_goes_row_by_row() {
+fn a_batch_of_library_ragged_tensors_of_bf16_round_trips() {
     use extype::half::bf16;
     use extype::types::RaggedTensor;
     let row = |v: &[f32], splits: Vec<i64>| {
@@ -150,10 +151,10 @@ fn an_empty_ragged_or_sparse_column_round_trips() {
     let direct =
         batch::stack_with_spec::<RaggedTensor>(&[], &batch::unstack(b).unwrap()[0].spec()).unwrap();
     assert_eq!(empty, direct);
-    // The empty batch itself: written in the row layout (its item spec unbatched), read back.
+    // The empty batch itself: written as nested lists of no rows, read back.
     let rb = to_record_batch(&[("r", &Value::from_extension(empty.clone()))]).unwrap();
     assert_eq!(rb.num_rows(), 0);
-    assert!(rb.schema().field(0).metadata().contains_key(ITEM_SPEC));
+    assert!(rb.schema().field(0).metadata().contains_key(LIST_LAYOUT));
     assert_eq!(column_as::<RaggedTensor>(&rb, "r").unwrap(), empty);
     let mut bytes = Vec::new();
     write_ipc_stream(&mut bytes, std::slice::from_ref(&rb)).unwrap();

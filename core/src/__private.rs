@@ -54,9 +54,10 @@ pub mod v1 {
 
     /// The batching runtime: the default encoder of derived types and custom encoders.
     pub use crate::batch::{
-        BatchEncoder, BatchEntry, BatchField, BatchFns, BatchOps, DerivedBatch, NotBatchable,
-        ProbeBatch, StaticBatch, check_unstacked, derived_batch_len, derived_batched_spec,
-        derived_stack, derived_unbatched_spec, derived_unstack, unstack_static,
+        BatchEncoder, BatchEntry, BatchField, BatchFns, BatchOps, DerivedBatch, ListLayout,
+        NotBatchable, ProbeBatch, StaticBatch, check_unstacked, derived_batch_len,
+        derived_batched_spec, derived_stack, derived_unbatched_spec, derived_unstack,
+        unstack_static,
     };
     pub use crate::contract::{ShapeContract, ShapeOps, ShapedField};
     pub use crate::dispatch::param::{

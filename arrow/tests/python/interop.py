@@ -1,4 +1,4 @@
-"""Interop of extype-arrow with pyarrow and DuckDB, run by `arrow/tests/python_interop.rs`.
+"""Interop of extype-arrow with pyarrow, DuckDB, Polars and awkward, run by `arrow/tests/python_interop.rs`.
 
     python interop.py check DIR   reads DIR/from_extype.arrow and DIR/from_extype.parquet (written
                                   by the Rust test) with pyarrow and DuckDB, and checks them
@@ -8,6 +8,10 @@
                                   in DIR/readings.{arrow,parquet} against DIR/expected.json
     python interop.py write_nulls DIR  writes DIR/nulls.{arrow,parquet}: a fixed_shape_tensor
                                   column with null elements
+    python interop.py ragged DIR  checks pyarrow's, DuckDB's, Polars' and awkward's sums over the
+                                  ragged batch in DIR/ragged.{arrow,parquet} (and pyarrow's
+                                  and DuckDB's over the sparse one beside it) against
+                                  DIR/expected_ragged.json, then writes DIR/ragged_py.*
 
 `make_golden.py` writes the same files as `write` into golden/, committed in the repository.
 
@@ -222,6 +226,144 @@ def engines(directory):
         print(f"polars {where}: arr.mean {got}, mean {all_mean}")
 
 
+RAGGED = [[[1.0, 2.0], []], [], [[3.0], [4.0, 5.0, 6.0]], [[0.5, 0.25, 0.125]]]
+
+
+def ragged(directory):
+    """A batch of `extype.RaggedTensor` (DIR/ragged.{arrow,parquet}, column `r`, the items of
+    RAGGED) is nested lists every engine computes on natively: each inner row's sum and each
+    item's sum, against extype's own `reduce_sum` in DIR/expected_ragged.json. pyarrow sees
+    `large_list<large_list<float>>` with the extension metadata, DuckDB `FLOAT[][]`, Polars a
+    list column (inside `ext[extype.RaggedTensor]`), awkward `var * var * float32`. Then writes
+    the same data as pyarrow's own `list<list<float>>` (i32 offsets) with our column's metadata,
+    DIR/ragged_py.{arrow,parquet}, for the Rust test to load."""
+    import duckdb
+    import polars as pl
+    import pyarrow.compute as pc
+
+    expected = json.loads((directory / "expected_ragged.json").read_text())
+    rows, items = expected["rows"], expected["items"]
+    parquet = str(directory / "ragged.parquet")
+    ipc_file = str(directory / "ragged.arrow")
+    with ipc.open_file(ipc_file) as r:
+        arrow_table = r.read_all()
+    parquet_table = pq.read_table(parquet)
+    tables = [("Parquet", parquet_table), ("IPC", arrow_table)]
+
+    def same(got, want, what):
+        """Equal lists of numbers, or of lists of numbers (within `close`)."""
+
+        def eq(g, w):
+            if isinstance(w, list):
+                return isinstance(g, list) and len(g) == len(w) and all(map(eq, g, w))
+            return close(g, w)
+
+        expect(eq(got, want), f"{what}: {got} != {want}")
+
+    for where, table in tables:
+        field = table.schema.field("r")
+        expect(
+            field.metadata[b"ARROW:extension:name"] == b"extype.RaggedTensor",
+            f"pyarrow {where}: metadata {field.metadata}",
+        )
+        item = pa.field("item", pa.float32(), nullable=False)
+        want_type = pa.large_list(pa.field("item", pa.large_list(item), nullable=False))
+        expect(field.type == want_type, f"pyarrow {where}: type {field.type}")
+        col = table.column("r")
+        lengths = pc.list_value_length(col).to_pylist()
+        expect(lengths == [len(r) for r in rows], f"pyarrow {where}: lengths {lengths}")
+        inner = pc.list_flatten(col)
+        row_lengths = pc.list_value_length(inner).to_pylist()
+        expect(row_lengths == [len(r) for it in RAGGED for r in it], f"pyarrow {where}: {row_lengths}")
+        values = pc.list_flatten(inner)
+        total = pc.sum(values).as_py()
+        expect(close(total, sum(items)), f"pyarrow {where}: sum {total}")
+        # Each value's item: the item of its row (list_parent_indices at both levels).
+        item_of_row = pc.list_parent_indices(col)
+        item = pc.take(item_of_row, pc.list_parent_indices(inner))
+        grouped = pa.table({"item": item, "v": values}).group_by("item").aggregate([("v", "sum")])
+        by_item = dict(zip(grouped["item"].to_pylist(), grouped["v_sum"].to_pylist()))
+        same([by_item.get(i, 0.0) for i in range(len(items))], items, f"pyarrow {where} item sums")
+        print(f"pyarrow {where}: {field.type}, list_flatten sum {total}, item sums {by_item}")
+
+    for where, source in [("Parquet", f"read_parquet('{parquet}')"), ("IPC", "arrow_table")]:
+        kind = duckdb.sql(f"SELECT typeof(r) FROM {source} LIMIT 1").fetchall()[0][0]
+        got_rows = [
+            r[0]
+            for r in duckdb.sql(
+                f"SELECT list_transform(r, lambda x: coalesce(list_sum(x), 0)) FROM {source}"
+            ).fetchall()
+        ]
+        same(got_rows, rows, f"DuckDB {where} row sums")
+        got_items = [
+            r[0]
+            for r in duckdb.sql(f"SELECT coalesce(list_sum(flatten(r)), 0) FROM {source}").fetchall()
+        ]
+        same(got_items, items, f"DuckDB {where} item sums")
+        print(f"duckdb {where}: {kind}, list_sum per row {got_rows}, per item {got_items}")
+
+    for where, frame in [("Parquet", pl.read_parquet(parquet)), ("IPC", pl.read_ipc(ipc_file))]:
+        dtype = frame.schema["r"]
+        col = pl.col("r").ext.storage() if "ext" in str(dtype).lower() else pl.col("r")
+        row_sums = col.list.eval(pl.element().list.sum())
+        got_rows = frame.select(row_sums).to_series().to_list()
+        same(got_rows, rows, f"Polars {where} row sums")
+        got_items = frame.select(row_sums.list.sum()).to_series().to_list()
+        same(got_items, items, f"Polars {where} item sums")
+        kind = str(dtype).split(",")[0] + ", " + str(dtype).split(",")[1] + ")"
+        print(f"polars {where}: {kind}, list.sum per row {got_rows}, per item {got_items}")
+
+    import awkward as ak
+
+    for where, array in [
+        ("Parquet", ak.from_parquet(parquet)["r"]),
+        ("IPC", ak.from_arrow(arrow_table["r"])),
+    ]:
+        kind = str(array.type)
+        expect(kind.endswith("var * var * float32"), f"awkward {where}: type {kind}")
+        got_rows = ak.sum(array, axis=-1).to_list()
+        same(got_rows, rows, f"awkward {where} row sums")
+        got_items = ak.sum(ak.flatten(array, axis=2), axis=1).to_list()
+        same(got_items, items, f"awkward {where} item sums")
+        print(f"awkward {ak.__version__} {where}: {kind}, sum per row {got_rows}")
+
+    # The sparse column `s` (the row layout): a struct per item of `indices`, `values` and
+    # `dense_shape`, each {data: list, shape: fixed_size_list<int32>}; each item's sum is the sum
+    # of its stored values, DuckDB's `list_sum(s.values.data)`.
+    want = expected["sparse"]
+    for where, table in tables:
+        kind = table.schema.field("s").type
+        names = [kind.field(i).name for i in range(kind.num_fields)]
+        expect(names == ["indices", "values", "dense_shape"], f"pyarrow {where}: sparse {kind}")
+        values = table.column("s").combine_chunks().field("values")
+        # pyarrow 26 reads `values` from the IPC file as its canonical
+        # `arrow.variable_shape_tensor` extension (the storage is the struct), from Parquet as
+        # the plain struct.
+        storage = values.storage if isinstance(values, pa.ExtensionArray) else values
+        data = storage.field("data")
+        got = [sum(v) for v in data.to_pylist()]
+        same(got, want, f"pyarrow {where} sparse sums")
+        print(f"pyarrow {where}: sparse values as {values.type}")
+    for where, source in [("Parquet", f"read_parquet('{parquet}')"), ("IPC", "arrow_table")]:
+        got = [
+            r[0]
+            for r in duckdb.sql(
+                f"SELECT coalesce(list_sum(s.values.data), 0) FROM {source}"
+            ).fetchall()
+        ]
+        same(got, want, f"DuckDB {where} sparse sums")
+        print(f"duckdb {where}: sparse list_sum(s.values.data) {got}")
+
+    # pyarrow's own nested lists (i32 offsets), carrying our column's metadata.
+    field = parquet_table.schema.field("r")
+    data = pa.array(RAGGED, type=pa.list_(pa.list_(pa.float32())))
+    schema = pa.schema([pa.field("r", data.type, nullable=False, metadata=field.metadata)])
+    table = pa.Table.from_arrays([data], schema=schema)
+    with ipc.new_file(str(directory / "ragged_py.arrow"), table.schema) as w:
+        w.write_table(table)
+    pq.write_table(table, str(directory / "ragged_py.parquet"))
+
+
 def write_nulls(directory):
     """A plain table of one `pa.fixed_shape_tensor` column `values` (float32 [2, 3]) with null
     elements: arange(24) / 2 where arange(24) % 5 != 0, null elsewhere; for the Rust test to
@@ -238,6 +380,11 @@ def write_nulls(directory):
 
 if __name__ == "__main__":
     command, directory = sys.argv[1], Path(sys.argv[2])
-    {"check": check, "write": write, "engines": engines, "write_nulls": write_nulls}[command](
-        directory
-    )
+    commands = {
+        "check": check,
+        "write": write,
+        "engines": engines,
+        "write_nulls": write_nulls,
+        "ragged": ragged,
+    }
+    commands[command](directory)

@@ -1,5 +1,6 @@
 //! Files for the hostile-input tests of the Arrow readers: record batches of every kind extype
-//! writes (masked, dense, bool, ragged in the row layout, sparse, items of zero elements), their
+//! writes (masked, dense, bool, ragged as nested lists and in the earlier row layout, sparse,
+//! items of zero elements), their
 //! bytes as IPC files, IPC streams and Parquet files, and the edits the crafted files are made
 //! of (a little-endian integer or a Parquet varint replaced everywhere it occurs).
 #![allow(dead_code)]
@@ -55,7 +56,7 @@ pub fn masked(n: usize, item: &[usize]) -> MaskedTensor {
     batch::stack(&items).unwrap()
 }
 
-/// A ragged batch (the row layout): three items of 2, 0 and 3 rows of varying length.
+/// A ragged batch (nested lists; `ragged_rows`: the row layout): three items of 2, 0 and 3 rows of varying length.
 pub fn ragged() -> RaggedTensor {
     let items = vec![
         RaggedTensor::from_row_lengths(array![1.0f32, 2.0, 3.0], array![2i64, 1]).unwrap(),
@@ -114,6 +115,11 @@ pub fn seed_batches() -> Vec<(&'static str, RecordBatch)> {
             .unwrap(),
         ),
         ("ragged", one("col_ragged", Value::from_extension(ragged()))),
+        ("ragged_rows", {
+            let (field, array) = extype_arrow::to_row_array(&ragged(), "col_ragged").unwrap();
+            let schema = extype_arrow::arrow_schema::Schema::new(vec![field]);
+            RecordBatch::try_new(std::sync::Arc::new(schema), vec![array]).unwrap()
+        }),
         (
             "zero",
             to_record_batch(&[

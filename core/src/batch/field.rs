@@ -79,6 +79,14 @@ pub trait BatchField: Field {
         None
     }
 
+    /// How a batch of spec `spec` is a nest of lists, when this type says so itself (a custom
+    /// [`BatchEncoder::list_layout`](super::BatchEncoder::list_layout)); `None` (the default):
+    /// no such layout.
+    fn list_layout(spec: &Self::Spec) -> Option<super::ListLayout> {
+        let _ = spec;
+        None
+    }
+
     /// A stacker of `n` items like `first` that takes them a chunk at a time: the stacking of
     /// derived structs walks its items once, each chunk feeding every field. The default
     /// collects the items and calls [`stack`](Self::stack) at the end; tensor types copy each

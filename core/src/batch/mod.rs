@@ -121,7 +121,7 @@ pub use iter::{BatchItem, BatchIterExt, Batched, Unbatched};
 pub use map::{map_fn, map_fn_par};
 pub use value::{
     BatchEntry, concat_values, empty_batch, is_batchable, is_batchable_type, item_spec,
-    rebatched_spec, stack_values, unstack_value,
+    list_layout, rebatched_spec, stack_values, unstack_value,
 };
 #[doc(hidden)]
 pub use value::{BatchFns, NotBatchable, ProbeBatch};
@@ -173,6 +173,39 @@ pub trait BatchEncoder<T: Field> {
         let _ = spec;
         None
     }
+    /// How a batch of spec `spec` (the spec of a batch, not of an item) is a nest of lists,
+    /// for an encoder whose batch is flat values and row splits (a ragged tensor): the
+    /// component paths of the values and of each level's splits, outermost first. Formats
+    /// with nested lists (Arrow's `LargeList`, as `extype-arrow` writes such a batch) store
+    /// the batch as one list level per splits component, the splits its offsets. `None` (the
+    /// default): no such layout.
+    fn list_layout(spec: &T::Spec) -> Option<ListLayout> {
+        let _ = spec;
+        None
+    }
+}
+
+/// How a batch is a nest of lists ([`BatchEncoder::list_layout`]): component `values` holds the
+/// elements along its axis 0 (its other axes uniform), and each component of `splits`
+/// (outermost first) is a level's row splits: `i64`, rank 1, starting at 0, never decreasing,
+/// ending at the number of rows of the level below (the next splits' rows, or the values'
+/// along axis 0). The first splits has one entry more than the batch has items. Every other
+/// component is derived from these and the spec: the layout names them all.
+///
+/// ```
+/// use extype_core::batch::ListLayout;
+/// let layout = ListLayout {
+///     values: "flat_values".into(),
+///     splits: vec!["nested_row_splits[0]".into(), "nested_row_splits[1]".into()],
+/// };
+/// assert_eq!(layout.splits.len(), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListLayout {
+    /// The component path of the flat values.
+    pub values: String,
+    /// The component paths of the row splits, outermost first.
+    pub splits: Vec<String>,
 }
 
 /// [`BatchField::unstack`] through a custom encoder: its items, checked to be `n`.

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::field::BatchField;
-use super::{Batchable, unstack};
+use super::{Batchable, ListLayout, unstack};
 use crate::derived::Probe;
 use crate::error::{BatchError, Result, ValueError};
 use crate::field::{Field, FieldPath};
@@ -31,6 +31,7 @@ pub struct BatchFns {
     rebatch: Rebatch,
     unbatch: fn(&dyn AnySpec) -> Result<Box<dyn AnySpec>>,
     empty: fn(&dyn AnySpec) -> Result<Value>,
+    lists: fn(&dyn AnySpec) -> Option<ListLayout>,
 }
 
 /// A batch spec resized to `n` items ([`rebatched_spec`]).
@@ -108,6 +109,31 @@ fn empty_as<T: Batchable>(spec: &dyn AnySpec) -> Result<Value> {
         &[],
         spec,
     )?))
+}
+
+/// The list layout of `T`'s batch spec `spec` (`None` for a spec of another type).
+fn lists_as<T: Batchable>(spec: &dyn AnySpec) -> Option<ListLayout> {
+    let spec = spec.as_any().downcast_ref::<<T as Field>::Spec>()?;
+    <T as BatchField>::list_layout(spec)
+}
+
+/// How a batch of spec `batch_spec`, of a batchable extension type known only at run time, is a
+/// nest of lists: its encoder's [`BatchEncoder::list_layout`](super::BatchEncoder::list_layout)
+/// (`None` for a type that declares none, or is not batchable).
+///
+/// ```
+/// use extype_core::{AnonymousSpec, SpecTree, batch};
+/// let anon = AnonymousSpec {
+///     name: "x.Y".into(),
+///     spec: SpecTree::spec("x.Y", SpecTree::None),
+///     component_specs: vec![],
+/// };
+/// assert_eq!(batch::list_layout(&anon), None);
+/// ```
+pub fn list_layout(batch_spec: &dyn AnySpec) -> Option<ListLayout> {
+    entries()
+        .get(&batch_spec.value_type_id())
+        .and_then(|fns| (fns.lists)(batch_spec))
 }
 
 /// The spec of `T` (a batch spec), unbatched and batched again with `n` items.
@@ -235,6 +261,7 @@ fn fns_of<T: Batchable>() -> Option<BatchFns> {
         rebatch: rebatch_as::<T>,
         unbatch: unbatch_as::<T>,
         empty: empty_as::<T>,
+        lists: lists_as::<T>,
     })
 }
 

@@ -66,6 +66,12 @@ pub fn batch_impls(g: &Gen) -> TokenStream {
                     let _ = path;
                     #enc::empty(spec)
                 }
+                #[inline]
+                fn list_layout(
+                    spec: &<Self as __x::Field>::Spec,
+                ) -> ::core::option::Option<__x::ListLayout> {
+                    #enc::list_layout(spec)
+                }
             };
             (TokenStream::new(), where_clause, bodies, empty)
         }

@@ -152,6 +152,18 @@ impl BatchEncoder<RaggedTensor> for RaggedBatch {
         )))
     }
 
+    /// The flat values, nested in one list level per ragged dimension (the row splits the
+    /// offsets, outermost first): Arrow's nested lists, as `extype-arrow` writes a column of
+    /// ragged tensors. Every ragged tensor is such a nest, of ragged rank 1 too.
+    fn list_layout(spec: &RaggedTensorSpec) -> Option<crate::batch::ListLayout> {
+        Some(crate::batch::ListLayout {
+            values: "flat_values".into(),
+            splits: (0..spec.nested_row_splits.len())
+                .map(|i| format!("nested_row_splits[{i}]"))
+                .collect(),
+        })
+    }
+
     fn unstack(batch: RaggedTensor) -> Result<Vec<RaggedTensor>> {
         let rr = batch.ragged_rank();
         if rr < 2 {
