@@ -444,7 +444,11 @@ fn workspace_members(manifest: &str) -> Vec<String> {
         .lines()
         .find(|l| l.trim_start().starts_with("members"))
         .expect("the root manifest lists its workspace members on one line");
-    line.split('"').skip(1).step_by(2).map(String::from).collect()
+    line.split('"')
+        .skip(1)
+        .step_by(2)
+        .map(String::from)
+        .collect()
 }
 
 /// The crate graph of ARCHITECTURE.md, every crate of the workspace placed: the leaf crate

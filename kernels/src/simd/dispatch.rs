@@ -5,9 +5,9 @@
 use super::backends::Scalar;
 #[cfg(extype_simd_levels)]
 use super::backends::{Avx2, Avx512, Sse2};
+use super::isa::Isa;
 #[cfg(extype_simd_levels)]
 use super::isa::active_isa;
-use super::isa::Isa;
 use super::vectors::VirtualVectors;
 
 /// A backend: a type naming an instruction-set level. Kernels are generic over it so that each
