@@ -1797,51 +1797,44 @@ pub struct Doc {
 #[test]
 fn nested_ragged_fields_infer_their_statics_too() {
     let dir = TempDir::new("nested-ragged");
-    let path = dir.path("doc.safetensors");
-    write_raw(
-        &path,
+    // The tensors Python writes for a `Doc`, their names under `prefix`.
+    let doc_tensors = |prefix: &str| {
         vec![
-            ("score", DType::F32, vec![1], f32_bytes(&[0.5])),
             (
-                "tokens.flat_values",
+                format!("{prefix}score"),
+                DType::F32,
+                vec![1],
+                f32_bytes(&[0.5]),
+            ),
+            (
+                format!("{prefix}tokens.flat_values"),
                 DType::I64,
                 vec![3],
                 i64_bytes(&[1, 2, 3]),
             ),
             (
-                "tokens.nested_row_splits[0]",
+                format!("{prefix}tokens.nested_row_splits[0]"),
                 DType::I64,
                 vec![3],
                 i64_bytes(&[0, 2, 3]),
             ),
-        ],
-        None,
-    );
+        ]
+    };
+    let write = |path: &Path, tensors: &[(String, DType, Vec<usize>, Vec<u8>)]| {
+        let named = tensors.iter();
+        let named = named.map(|(n, d, s, b)| (n.as_str(), *d, s.clone(), b.clone()));
+        write_raw(path, named.collect(), None);
+    };
+    let path = dir.path("doc.safetensors");
+    write(&path, &doc_tensors(""));
     let doc = io::load_components_inferred::<Doc>(&path).unwrap();
     assert_eq!(doc.tokens.to_string(), "i64[2, ?] [[1, 2], [3]]");
     assert_eq!(doc.score, array![0.5f32].into_dyn());
-    // Under a prefix too.
+    // Under a prefix too, beside another weight.
     let path = dir.path("checkpoint.safetensors");
-    write_raw(
-        &path,
-        vec![
-            ("model.doc.score", DType::F32, vec![1], f32_bytes(&[0.5])),
-            (
-                "model.doc.tokens.flat_values",
-                DType::I64,
-                vec![3],
-                i64_bytes(&[1, 2, 3]),
-            ),
-            (
-                "model.doc.tokens.nested_row_splits[0]",
-                DType::I64,
-                vec![3],
-                i64_bytes(&[0, 2, 3]),
-            ),
-            ("model.head", DType::F32, vec![1], f32_bytes(&[9.0])),
-        ],
-        None,
-    );
+    let mut checkpoint = doc_tensors("model.doc.");
+    checkpoint.push(("model.head".into(), DType::F32, vec![1], f32_bytes(&[9.0])));
+    write(&path, &checkpoint);
     let again: Doc =
         io::load_components_inferred_prefixed(&path, "model.doc", io::Statics::new()).unwrap();
     assert_eq!(again, doc);

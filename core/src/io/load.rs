@@ -527,7 +527,8 @@ fn components_named_under<T: ExtensionType>(
 
 /// Loads the value saved in `path`, by the registry: a registered type's value, a
 /// [`Tensor`](crate::Tensor), or, for a type name not linked into this program, an
-/// [`AnonymousExtension`] (turn it into its type later with [`Value::reinterpret`]).
+/// [`AnonymousExtension`](crate::AnonymousExtension) (turn it into its type later with
+/// [`Value::reinterpret`]).
 ///
 /// The tensors are read straight into their own buffers (one read per tensor, no intermediate
 /// copy). The header is checked as untrusted input, then each tensor's dtype and shape against
