@@ -5,7 +5,7 @@
 //! registry for loading by name.
 //!
 //! This facade re-exports the runtime ([`extype_core`]) and the derive macro
-//! ([`extype_macros`]). Run `cargo run --bin tour` for a tour.
+//! ([`extype_macros`]). Run `cargo run --example tour` for a tour.
 //!
 //! ```
 //! use extype::{ExtensionType, TypeSpec};

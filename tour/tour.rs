@@ -1,6 +1,4 @@
-//! A tour of extype. Run with `cargo run --bin tour` at the repository root.
-
-#![deny(clippy::undocumented_unsafe_blocks)]
+//! A tour of extype. Run with `cargo run --example tour` at the repository root.
 
 use extype::batch::{self, BatchIterExt};
 use extype::shape::{Bindings, Sizes};
