@@ -11,6 +11,10 @@
 //! which arrow-rs's writers and readers carry. A batch of `MaskedTensor` items is one struct
 //! column of one unit, `values` (an `arrow.fixed_shape_tensor` leaf with null elements where
 //! the mask is false); a record batch of several such columns splits by column.
+//!
+//! Reading also splits by row group: a job is one unit of one row group, so a column that is a
+//! single leaf (a ragged column's nested lists) decodes on several threads when the file has
+//! several row groups, as `write_parquet` writes a large batch (`files::ROW_GROUP_BYTES`).
 
 use std::fs::File;
 use std::io::Write;
