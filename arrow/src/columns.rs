@@ -19,8 +19,32 @@ use crate::tensor;
 ///
 /// A component that `T` declares as another's validity (`#[extype(validity_of = …)]`, such as
 /// `MaskedTensor`'s `mask`) and that has no column of its own is read from the validity bitmap
-/// of the values' column (its null elements are `false`), when that column has one.
+/// of the values' column (its null elements are `false`); a values column without nulls (a
+/// pyarrow array with no null, or one whose bitmap was dropped) gives a mask of all `true`.
 pub fn from_columns_as<T: ExtensionType>(batch: &RecordBatch) -> Result<T> {
+    // First only columns with null elements stand for a missing mask. If that fails (a mask
+    // with no column, its values' column without nulls), each column without nulls in turn
+    // may, all valid: which column a mask belongs to is the spec's to say, and the spec is
+    // what the columns build. The first error is the one reported (the further attempts only
+    // ever help a type declaring validity), and they run on the error path only.
+    let first = match read::<T>(batch, None) {
+        Ok(value) => return Ok(value),
+        Err(e) => e,
+    };
+    for (f, a) in batch.schema().fields().iter().zip(batch.columns()) {
+        if !matches!(f.data_type(), DataType::Struct(_))
+            && !has_bitmap(a.as_ref())
+            && let Ok(value) = read::<T>(batch, Some(f.name()))
+        {
+            return Ok(value);
+        }
+    }
+    Err(first)
+}
+
+/// [`from_columns_as`], the column `all_valid` (which has no nulls) standing for a missing mask
+/// too.
+fn read<T: ExtensionType>(batch: &RecordBatch, all_valid: Option<&str>) -> Result<T> {
     let schema = batch.schema();
     let mut tensors = Vec::with_capacity(batch.num_columns());
     let mut bitmaps = Vec::new();
@@ -28,9 +52,14 @@ pub fn from_columns_as<T: ExtensionType>(batch: &RecordBatch) -> Result<T> {
         if let DataType::Struct(_) = f.data_type() {
             continue; // not a tensor: no component's column
         }
-        if has_bitmap(a.as_ref()) {
+        let nulls = has_bitmap(a.as_ref());
+        if nulls || all_valid == Some(f.name().as_str()) {
             let (t, m) = tensor::import_masked(f, a.as_ref(), f.name(), None, None)?;
-            bitmaps.push((f.name().clone(), m));
+            bitmaps.push(Bitmap {
+                column: f.name().clone(),
+                mask: m,
+                nulls,
+            });
             tensors.push((f.name().clone(), t));
         } else {
             tensors.push((
@@ -51,7 +80,7 @@ pub fn from_columns_as<T: ExtensionType>(batch: &RecordBatch) -> Result<T> {
     let inferred = source.inferred;
     let validity = spec.validity();
     // A mask read from a bitmap must be the declared validity of that column, and a column
-    // with a bitmap must give one: anything else is a column with missing elements.
+    // with nulls must give one: anything else is a column with missing elements.
     for (mask, values) in &inferred {
         if !validity.iter().any(|(m, v)| m == mask && v == values) {
             return Err(Error::Metadata {
@@ -63,15 +92,15 @@ pub fn from_columns_as<T: ExtensionType>(batch: &RecordBatch) -> Result<T> {
             });
         }
     }
-    for (name, _) in &bitmaps {
-        if !inferred.iter().any(|(_, v)| v == name)
+    for b in bitmaps.iter().filter(|b| b.nulls) {
+        if !inferred.iter().any(|(_, v)| *v == b.column)
             && let Some((f, a)) = schema
                 .fields()
                 .iter()
                 .zip(batch.columns())
-                .find(|(f, _)| f.name() == name)
+                .find(|(f, _)| *f.name() == b.column)
         {
-            tensor::import(f, a.as_ref(), name, None, None)?; // the error of its nulls
+            tensor::import(f, a.as_ref(), &b.column, None, None)?; // the error of its nulls
         }
     }
     let mut components = Vec::new();
@@ -84,8 +113,8 @@ pub fn from_columns_as<T: ExtensionType>(batch: &RecordBatch) -> Result<T> {
                 let (_, values) = inferred.iter().find(|(m, _)| *m == path)?;
                 bitmaps
                     .iter()
-                    .find(|(c, _)| c == values)
-                    .map(|(_, m)| m.clone())
+                    .find(|b| b.column == *values)
+                    .map(|b| b.mask.clone())
             })
             .ok_or_else(|| Error::Metadata {
                 field: path.clone(),
@@ -95,6 +124,14 @@ pub fn from_columns_as<T: ExtensionType>(batch: &RecordBatch) -> Result<T> {
     }
     spec.from_components(components)
         .map_err(crate::error::extype(format!("{label} from the columns")))
+}
+
+/// A column's validity as a mask: `false` at its null elements (all `true` without nulls).
+struct Bitmap {
+    column: String,
+    mask: Tensor,
+    /// Whether the column has null elements.
+    nulls: bool,
 }
 
 /// Whether the elements of a column (a fixed-size list's values, or the array itself) or its
@@ -110,11 +147,12 @@ fn has_bitmap(array: &dyn Array) -> bool {
 }
 
 /// Record batch columns as a [`SpecSource`]: tensors by column name; a tensor without a
-/// column, when exactly one sibling column has a validity bitmap, is that bitmap's mask (the
-/// pairs kept in `inferred`, `(mask, values)`, for the caller to check against the spec).
+/// column, when exactly one sibling column is in `bitmaps` (those with null elements first;
+/// the all-valid one of a further attempt if none), is that column's mask (the pairs kept in
+/// `inferred`, `(mask, values)`, for the caller to check against the spec).
 struct Columns<'a> {
     tensors: &'a [(String, Tensor)],
-    bitmaps: &'a [(String, Tensor)],
+    bitmaps: &'a [Bitmap],
     inferred: Vec<(String, String)>,
 }
 
@@ -128,17 +166,23 @@ impl SpecSource for Columns<'_> {
             segs.pop();
             segs
         };
-        let siblings: Vec<&(String, Tensor)> = self
+        let siblings: Vec<&Bitmap> = self
             .bitmaps
             .iter()
-            .filter(|(c, _)| parent(c) == parent(path))
+            .filter(|b| parent(&b.column) == parent(path))
             .collect();
-        match siblings.as_slice() {
-            [(values, mask)] => {
+        let with_nulls: Vec<&Bitmap> = siblings.iter().copied().filter(|b| b.nulls).collect();
+        let candidates = if with_nulls.is_empty() {
+            siblings
+        } else {
+            with_nulls
+        };
+        match candidates.as_slice() {
+            [b] => {
                 if !self.inferred.iter().any(|(m, _)| m == path) {
-                    self.inferred.push((path.to_string(), values.clone()));
+                    self.inferred.push((path.to_string(), b.column.clone()));
                 }
-                Ok(Some(TensorSpec::from_tensor(mask)))
+                Ok(Some(TensorSpec::from_tensor(&b.mask)))
             }
             _ => Ok(None),
         }

@@ -200,8 +200,9 @@ pub fn read_ipc_stream(input: impl Read) -> Result<Vec<RecordBatch>> {
 /// metadata) stored in it, with extype's defaults for tensor data: plain encoding (no
 /// dictionary: it hashes every element and rarely pays for tensor values) and no page
 /// statistics (min/max per page of tensor elements prune nothing useful); uncompressed. Those
-/// two defaults made writing twice as fast (BENCHMARKS.md, "Arrow"). [`write_parquet_with`]
-/// takes other properties.
+/// two defaults made writing twice as fast (BENCHMARKS.md, "Arrow"); row groups of about
+/// [`ROW_GROUP_BYTES`], so that a large column reads back on several threads.
+/// [`write_parquet_with`] takes other properties.
 ///
 /// The children of struct columns (a batch of extension values is one) are encoded in
 /// parallel, one thread per core at most, each with arrow-rs's own column writers: the file is
@@ -210,8 +211,40 @@ pub fn write_parquet(path: impl AsRef<Path>, batches: &[RecordBatch]) -> Result<
     let props = WriterProperties::builder()
         .set_dictionary_enabled(false)
         .set_statistics_enabled(EnabledStatistics::None)
+        .set_max_row_group_row_count(Some(row_group_rows(batches)))
         .build();
     write_parquet_with(path, batches, props)
+}
+
+/// About the Arrow data (bytes of buffers) in a row group [`write_parquet`] writes. A row group
+/// is what readers decode in parallel when a column cannot split further ([`read_parquet`]
+/// reads a ragged column, one Parquet leaf, a row group per thread; DataFusion plans its scans
+/// by row groups too), so a large batch is written as several: a 33 MiB ragged batch as four.
+/// Large enough that a group's own cost (one column chunk and its metadata per leaf, a
+/// reader's setup) stays small against decoding 8 MiB.
+pub const ROW_GROUP_BYTES: usize = 8 << 20;
+
+/// The rows per row group of [`write_parquet`]: about [`ROW_GROUP_BYTES`] of the batches' data
+/// (the bytes their arrays' slices use, divided evenly over their rows), a multiple of 1024
+/// rows (the column writers' mini-batch, so pages fall where they would in one group), at
+/// least 1024 and at most parquet's default of 1 Mi rows.
+fn row_group_rows(batches: &[RecordBatch]) -> usize {
+    const MAX: usize = parquet::file::properties::DEFAULT_MAX_ROW_GROUP_ROW_COUNT;
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    let bytes: usize = batches
+        .iter()
+        .flat_map(|b| b.columns())
+        .map(|c| {
+            let data = c.to_data();
+            data.get_slice_memory_size()
+                .unwrap_or_else(|_| data.get_buffer_memory_size())
+        })
+        .sum();
+    if rows == 0 || bytes == 0 {
+        return MAX;
+    }
+    let per_row = bytes.div_ceil(rows);
+    (ROW_GROUP_BYTES / per_row / 1024 * 1024).clamp(1024, MAX)
 }
 
 /// [`write_parquet`] with the writer properties `props` (compression, encodings, statistics,
@@ -242,9 +275,10 @@ pub fn write_parquet_with(
 }
 
 /// Reads every record batch of a Parquet file, with the Arrow schema it stores (so the
-/// extension metadata comes back): one record batch of all its rows (none without rows). The children of struct
-/// columns are decoded in parallel (a reader per child's leaf columns, one thread per core at
-/// most) and the structs rebuilt from them.
+/// extension metadata comes back): one record batch of all its rows (none without rows). The
+/// children of struct columns and the row groups are decoded in parallel (a reader per child's
+/// leaf columns in each row group, one thread per core at most) and the columns rebuilt from
+/// them.
 ///
 /// The metadata is checked before anything is decoded (row counts, every column chunk within
 /// the file, every page header, the stored Arrow schema, the rows and pages within the reading
@@ -389,8 +423,9 @@ fn read_checked(
     path: &Path,
     at: &str,
 ) -> Result<Vec<RecordBatch>> {
-    // Each struct child's leaf columns decoded on a thread of their own (one projection each),
-    // the struct rebuilt from the pieces: the batch a single reader would return.
+    // Each struct child's leaf columns of each row group decoded on a thread of their own (one
+    // projection each), the columns rebuilt from the pieces: the batch a single reader would
+    // return.
     if let Some(batch) = crate::parquet_columns::read(crate::parquet_columns::cores(), &meta, path)
         .map_err(parquet(at))?
     {
@@ -398,9 +433,12 @@ fn read_checked(
     }
     // One record batch for the whole file (the reader's default is 1024 rows): a batch of
     // extension values comes back as written, not in pieces. Decoded in pieces and concatenated,
-    // which is faster than one huge batch (`parquet_columns::CHUNK_ROWS`).
+    // which is faster than one huge batch (`parquet_columns::CHUNK_VALUES`).
+    let groups: Vec<usize> = (0..meta.metadata().num_row_groups()).collect();
+    let leaves = meta.metadata().file_metadata().schema_descr().num_columns();
+    let rows = crate::parquet_columns::batch_rows(&meta, &groups, 0..leaves);
     let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta)
-        .with_batch_size(crate::parquet_columns::CHUNK_ROWS)
+        .with_batch_size(rows)
         .build()
         .map_err(parquet(at))?;
     let schema = reader.schema();
@@ -413,4 +451,56 @@ fn read_checked(
     arrow_select::concat::concat_batches(&schema, &batches)
         .map(|b| vec![b])
         .map_err(arrow(at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::Float32Array;
+    use arrow_schema::Schema;
+
+    /// A batch of `rows` rows of 64 `f32` (256 bytes a row).
+    fn wide(rows: usize) -> RecordBatch {
+        let item = Arc::new(Field::new("item", DataType::Float32, false));
+        let values = Float32Array::from(vec![0.5f32; rows * 64]);
+        let list = FixedSizeListArray::try_new_with_length(item, 64, Arc::new(values), None, rows)
+            .unwrap();
+        let field = Field::new("w", list.data_type().clone(), false);
+        RecordBatch::try_new(Arc::new(Schema::new(vec![field])), vec![Arc::new(list)]).unwrap()
+    }
+
+    #[test]
+    fn row_groups_hold_about_row_group_bytes_of_the_rows_written() {
+        // 256 bytes a row: 32 Ki rows in 8 MiB, whether the batch is whole or a slice.
+        let b = wide(40_000);
+        assert_eq!(row_group_rows(std::slice::from_ref(&b)), 32 * 1024);
+        assert_eq!(row_group_rows(&[b.slice(100, 1000)]), 32 * 1024);
+        // Narrow rows: parquet's default at most; wide rows: 1024 at least; none: the default.
+        let narrow = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![Field::new("x", DataType::Float32, false)])),
+            vec![Arc::new(Float32Array::from(vec![1.0f32; 10]))],
+        )
+        .unwrap();
+        let max = parquet::file::properties::DEFAULT_MAX_ROW_GROUP_ROW_COUNT;
+        assert_eq!(row_group_rows(&[narrow]), max);
+        assert_eq!(row_group_rows(&[wide(0)]), max);
+        let huge = FixedSizeListArray::try_new_with_length(
+            Arc::new(Field::new("item", DataType::Float32, false)),
+            1 << 20,
+            Arc::new(Float32Array::from(vec![0f32; 2 << 20])),
+            None,
+            2,
+        )
+        .unwrap();
+        let huge = RecordBatch::try_new(
+            Arc::new(Schema::new(vec![Field::new(
+                "h",
+                huge.data_type().clone(),
+                false,
+            )])),
+            vec![Arc::new(huge)],
+        )
+        .unwrap();
+        assert_eq!(row_group_rows(&[huge]), 1024);
+    }
 }

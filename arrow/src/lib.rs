@@ -30,12 +30,25 @@
 //! `permutation` (arrow-rs's legacy `permutations` key too), nullable or non-null list
 //! children; and [`from_columns_as`] builds a derived type from plain columns named by its
 //! component paths (a pyarrow table of `pa.fixed_shape_tensor` columns; a declared mask
-//! without a column comes from the values' null elements).
+//! without a column comes from the values' null elements, all `true` where they have none).
 //!
 //! A validity bitmap reads back as the mask (`false` where null; none: all `true`), with
 //! or without the type linked in; the values under null elements are kept exactly (IPC, in
 //! memory), except in Parquet, which stores no value for a null element: those read back as
 //! zero. Files of the earlier layout, the mask a `bool` child of its own, still load.
+//!
+//! Two masked batches still write the mask as a `bool` child of its own, which engines read
+//! as data (extype reads both back exactly):
+//! - **an anonymous value** (a masked column read by a program without its type linked in,
+//!   then written again): which component is whose validity is a declaration of the Rust
+//!   type, not part of the spec JSON, and an anonymous value has only the JSON (core's
+//!   `AnonymousSpec` declares no validity). Carrying it would mean a new field of the spec
+//!   document, read by every version; link the type in to write the bitmap.
+//! - **a batch in the row layout** (a custom encoder's batch whose items do not stack and
+//!   that declares no list layout, with a declared validity among its components): each
+//!   component is an `arrow.variable_shape_tensor` of its own. No library type is such a
+//!   batch (`MaskedTensor` stacks; `RaggedTensor` values are unmasked; `SparseTensor`
+//!   declares no validity), so there is no engine-visible case to serve yet.
 //!
 //! **Ragged batches are nested lists.** A batch whose encoder declares a
 //! [`ListLayout`](extype_core::batch::ListLayout) (`BatchEncoder::list_layout`: the component
@@ -184,8 +197,8 @@ pub use arrow_schema;
 pub use columns::from_columns_as;
 pub use error::{Error, Result};
 pub use files::{
-    read_ipc_file, read_ipc_stream, read_parquet, read_parquet_with_limit, write_ipc_file,
-    write_ipc_stream, write_parquet, write_parquet_with,
+    ROW_GROUP_BYTES, read_ipc_file, read_ipc_stream, read_parquet, read_parquet_with_limit,
+    write_ipc_file, write_ipc_stream, write_parquet, write_parquet_with,
 };
 pub use inspect::{ArrowFileInfo, ColumnInfo, inspect};
 pub use metadata::{

@@ -11,6 +11,10 @@
 //! which arrow-rs's writers and readers carry. A batch of `MaskedTensor` items is one struct
 //! column of one unit, `values` (an `arrow.fixed_shape_tensor` leaf with null elements where
 //! the mask is false); a record batch of several such columns splits by column.
+//!
+//! Reading also splits by row group: a job is one unit of one row group, so a column that is a
+//! single leaf (a ragged column's nested lists) decodes on several threads when the file has
+//! several row groups, as `write_parquet` writes a large batch (`files::ROW_GROUP_BYTES`).
 
 use std::fs::File;
 use std::io::Write;
@@ -287,12 +291,48 @@ fn close_row_group<W: Write + Send>(
     Ok(())
 }
 
-/// Reads the whole of the file at `path`, whose metadata is `meta`, as one record batch per
-/// unit projection, in parallel, and rebuilds the columns: `None` when the file does not split
-/// (one unit, no rows, or a projection of a shape not foreseen), for the caller to read it in
-/// one go. `threads` threads at most.
+/// Leaf values (levels: one per element, null or not) a reader decodes at a time, from which
+/// [`batch_rows`] derives the rows of its batches. Counted in values, not rows: a row of a
+/// ragged column holds a hundred values where a masked tensor's holds eight. Small batches
+/// keep the decoder's level buffers and output in cache: 64 Ki ragged rows (7 Mi values)
+/// decoded in 1024-row batches (~110 Ki values) took half the time of one batch, in 512-row
+/// batches less again, in 128-row batches more (per-batch costs), a loaded run; the pieces
+/// are concatenated once (BENCHMARKS.md, "Arrow").
+pub(crate) const CHUNK_VALUES: usize = 1 << 16;
+
+/// The rows per record batch for reading `leaves` (Parquet leaf column indices) of the row
+/// groups `row_groups` of `meta`: [`CHUNK_VALUES`] values at the densest of those leaves,
+/// at least 256 rows (per-batch costs) and at most [`CHUNK_ROWS`].
+pub(crate) fn batch_rows(
+    meta: &ArrowReaderMetadata,
+    row_groups: &[usize],
+    leaves: std::ops::Range<usize>,
+) -> usize {
+    let groups = meta.metadata().row_groups();
+    let mut per_row = 1usize;
+    for &g in row_groups {
+        let Some(group) = groups.get(g) else { continue };
+        let rows = usize::try_from(group.num_rows()).unwrap_or(0).max(1);
+        for leaf in leaves.clone() {
+            if let Some(chunk) = group.columns().get(leaf) {
+                let values = usize::try_from(chunk.num_values()).unwrap_or(0);
+                per_row = per_row.max(values.div_ceil(rows));
+            }
+        }
+    }
+    (CHUNK_VALUES / per_row).clamp(256, CHUNK_ROWS)
+}
+
+/// Reads the whole of the file at `path`, whose metadata is `meta`, as one record batch, in
+/// parallel over units and over row groups: each job reads one unit's leaves (a projection) of
+/// one row group, and the pieces are concatenated in row group order and the structs rebuilt.
+/// A column that is one Parquet leaf (a ragged column's nested lists) thus decodes on several
+/// threads when the file has several row groups (as [`crate::write_parquet`] writes a large
+/// batch). `None` when the file does not split (no rows, one unit in one row group, one
+/// thread, or a projection of a shape not foreseen), for the caller to read it in one go.
+/// `threads` threads at most.
 ///
-/// Each thread opens `path` for itself: a cloned `File` would share one file offset, which the
+/// Each job opens `path` for itself: a cloned `File` would share one file offset, which the
 /// readers' seeks would race on.
 pub(crate) fn read(
     threads: usize,
@@ -304,41 +344,66 @@ pub(crate) fn read(
     let rows = usize::try_from(meta.metadata().file_metadata().num_rows()).unwrap_or(0);
     let units = units(&schema);
     let leaves = meta.metadata().file_metadata().schema_descr().num_columns();
+    // Row groups without rows add nothing but a job.
+    let groups: Vec<usize> = (0..meta.metadata().num_row_groups())
+        .filter(|&g| meta.metadata().row_group(g).num_rows() > 0)
+        .collect();
     if rows == 0
-        || units.len() < 2
+        || units.len() * groups.len() < 2
         || threads < 2
         || units.iter().map(|u| u.leaves).sum::<usize>() != leaves
     {
         return Ok(None);
     }
     let mut first = 0;
-    let jobs: Vec<(Unit, std::ops::Range<usize>)> = units
-        .iter()
-        .map(|u| {
-            first += u.leaves;
-            (u.clone(), first - u.leaves..first)
-        })
-        .collect();
-    let pieces = parallel(threads, jobs, |(unit, range)| {
-        let mask = ProjectionMask::leaves(meta.metadata().file_metadata().schema_descr(), range);
+    let mut jobs: Vec<(usize, usize, std::ops::Range<usize>)> = Vec::new();
+    for (k, u) in units.iter().enumerate() {
+        first += u.leaves;
+        for &g in &groups {
+            jobs.push((k, g, first - u.leaves..first));
+        }
+    }
+    let pieces = parallel(threads, jobs, |(k, g, range)| {
+        let mask = ProjectionMask::leaves(
+            meta.metadata().file_metadata().schema_descr(),
+            range.clone(),
+        );
         let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(open()?, meta.clone())
             .with_projection(mask)
-            .with_batch_size(CHUNK_ROWS)
+            .with_row_groups(vec![g])
+            .with_batch_size(batch_rows(meta, &[g], range))
             .build()?;
         let batches = reader.collect::<Result<Vec<_>, _>>()?;
-        if batches.is_empty() || batches.iter().any(|b| b.num_columns() != 1) {
+        Ok((k, batches))
+    })?;
+    // Each unit's pieces, in row group order (the jobs' order), as one array of all the rows.
+    let mut parts: Vec<Vec<ArrayRef>> = vec![Vec::new(); units.len()];
+    for (k, batches) in pieces {
+        for b in batches {
+            if b.num_columns() != 1 {
+                return Ok(None);
+            }
+            parts[k].push(b.column(0).clone());
+        }
+    }
+    let mut unit_columns = Vec::with_capacity(units.len());
+    for (unit, parts) in units.iter().zip(parts) {
+        let column = match parts.as_slice() {
+            [] => return Ok(None),
+            [one] => one.clone(),
+            _ => {
+                let parts: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+                arrow_select::concat::concat(&parts)?
+            }
+        };
+        if column.len() != rows {
             return Ok(None);
         }
-        let parts: Vec<&dyn Array> = batches.iter().map(|b| b.column(0).as_ref()).collect();
-        let column = arrow_select::concat::concat(&parts)?;
-        Ok((column.len() == rows).then_some((unit, column)))
-    })?;
-    let Some(pieces) = pieces.into_iter().collect::<Option<Vec<_>>>() else {
-        return Ok(None);
-    };
+        unit_columns.push((unit, column));
+    }
     let mut columns = Vec::with_capacity(schema.fields().len());
     for (i, field) in schema.fields().iter().enumerate() {
-        let mine: Vec<(&[usize], &ArrayRef)> = pieces
+        let mine: Vec<(&[usize], &ArrayRef)> = unit_columns
             .iter()
             .filter(|(u, _)| u.path[0] == i)
             .map(|(u, a)| (&u.path[1..], a))
@@ -491,6 +556,28 @@ mod tests {
         )
     }
 
+    /// A ragged column: `large_list<large_list<f32>>`, one Parquet leaf, rows of 0-7 lists
+    /// of 0-9 values, some lists empty.
+    fn ragged(rows: usize, seed: u64) -> (FieldRef, ArrayRef) {
+        use arrow_array::builder::LargeListBuilder;
+        let mut r = lcg(seed);
+        let mut b = LargeListBuilder::new(LargeListBuilder::new(Float32Builder::new()));
+        for _ in 0..rows {
+            for _ in 0..r() % 8 {
+                for _ in 0..r() % 10 {
+                    b.values().values().append_value(r() as f32 * 0.5);
+                }
+                b.values().append(true);
+            }
+            b.append(true);
+        }
+        let a = b.finish();
+        (
+            Arc::new(Field::new("r", a.data_type().clone(), true)),
+            Arc::new(a),
+        )
+    }
+
     fn batches(columns: &[(FieldRef, ArrayRef)], pieces: &[usize]) -> Vec<RecordBatch> {
         let schema = Arc::new(Schema::new(
             columns.iter().map(|(f, _)| f.clone()).collect::<Vec<_>>(),
@@ -573,6 +660,9 @@ mod tests {
                 vec![masked(70_000, 2, 12), nested(70_000, 13)],
                 Some(30_000),
             ),
+            // One unit (a single leaf, or a struct of one child): split by row groups alone.
+            (vec![ragged(5000, 14)], Some(1024)),
+            (vec![masked(9000, 3, 15)], Some(2000)),
         ];
         for (i, (columns, row_group)) in cases.into_iter().enumerate() {
             let n = columns[0].1.len();

@@ -425,11 +425,47 @@ fn from_columns_builds_a_derived_type_from_plain_tensor_columns() {
     let rb = RecordBatch::try_new(Arc::new(Schema::new(vec![fv, fm])), vec![av, am]).unwrap();
     let back: MaskedTensor = from_columns_as(&rb).unwrap();
     assert_eq!(back, b);
+    // No mask column and values without nulls: every element valid.
     let only_values = rb.project(&[0]).unwrap();
-    let err = from_columns_as::<MaskedTensor>(&only_values)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("mask"), "{err}");
+    let back: MaskedTensor = from_columns_as(&only_values).unwrap();
+    assert_eq!(back.values(), b.values());
+    assert!(all_true(back.mask()));
+}
+
+fn all_true(t: &Tensor) -> bool {
+    match t.view() {
+        TensorView::Bool(a) => a.iter().all(|&v| v),
+        other => panic!("{:?}", other.dtype()),
+    }
+}
+
+/// Two plain tensor components, neither the validity of the other.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "tests.arrow.Pair", batchable)]
+struct Pair {
+    a: Tensor,
+    b: Tensor,
+}
+
+#[test]
+fn from_columns_takes_a_missing_mask_as_all_valid_only_where_declared() {
+    // A user's masked type, the values' column without nulls among a sibling column: the mask
+    // is all `true`, of the values' shape (not of the sibling's).
+    let readings = Tensor::from(ArrayD::from_shape_fn(IxDyn(&[3, 2]), |i| i[1] as f32));
+    let weight = Tensor::from(ArrayD::from_shape_fn(IxDyn(&[3]), |i| i[0] as f64));
+    let (fw, aw) = tensor_to_array(&weight, "weight").unwrap();
+    let (fr, ar) = tensor_to_array(&readings, "readings").unwrap();
+    let rb = RecordBatch::try_new(Arc::new(Schema::new(vec![fw, fr])), vec![aw, ar]).unwrap();
+    let f: Flagged = from_columns_as(&rb).unwrap();
+    assert_eq!(f.readings, readings);
+    assert_eq!(f.weight, weight);
+    assert_eq!(f.ok.shape(), &[3, 2]);
+    assert!(all_true(&f.ok));
+    // A type that declares no validity: a missing column is an error naming it.
+    let (fa, aa) = tensor_to_array(&readings, "a").unwrap();
+    let only_a = RecordBatch::try_new(Arc::new(Schema::new(vec![fa])), vec![aa]).unwrap();
+    let err = from_columns_as::<Pair>(&only_a).unwrap_err().to_string();
+    assert!(err.contains("spec b") && err.contains("no tensor"), "{err}");
 }
 
 fn data_ptr(t: &Tensor) -> *const u8 {

@@ -486,3 +486,44 @@ fn a_user_type_whose_encoder_declares_the_list_layout_is_a_list_column() {
         "{err}"
     );
 }
+
+/// A ragged batch larger than `ROW_GROUP_BYTES` is written as several row groups (one Parquet
+/// leaf, which then decodes a row group per thread) and reads back as one batch, exactly.
+#[test]
+fn a_large_ragged_batch_is_several_row_groups_and_reads_back_whole() {
+    // 4096 items of 0-15 rows of 0-63 values: about 3.9 Mi f32, 15.6 MiB.
+    let (mut outer, mut inner, mut n) = (vec![0i64], vec![0i64], 0i64);
+    for i in 0..4096usize {
+        for k in 0..i % 16 {
+            n += ((i * 5 + 11 * k) % 64) as i64 * 17;
+            inner.push(n);
+        }
+        outer.push(inner.len() as i64 - 1);
+    }
+    let values: Vec<f32> = (0..n).map(|v| (v % 977) as f32 * 0.25).collect();
+    let r = RaggedTensor::from_nested_row_splits(
+        Tensor::from(ArrayD::from_shape_vec(IxDyn(&[values.len()]), values).unwrap()),
+        vec![splits(&outer), splits(&inner)],
+    )
+    .unwrap();
+    let bytes = r.flat_values().len() * 4;
+    assert!(
+        bytes > 2 * ROW_GROUP_BYTES,
+        "{bytes} bytes: too few for two groups"
+    );
+    let rb = to_record_batch(&[("r", &Value::from_extension(r.clone()))]).unwrap();
+    let d = dir("row-groups");
+    let path = d.join("r.parquet");
+    write_parquet(&path, std::slice::from_ref(&rb)).unwrap();
+    let reader =
+        parquet::file::reader::SerializedFileReader::new(std::fs::File::open(&path).unwrap())
+            .unwrap();
+    let groups = parquet::file::reader::FileReader::metadata(&reader).num_row_groups();
+    assert!(groups >= 2, "{groups} row group(s)");
+    let read = read_parquet(&path).unwrap();
+    assert_eq!(read.len(), 1);
+    let back: RaggedTensor = column_as(&read[0], "r").unwrap();
+    assert_eq!(back, r);
+    assert_eq!(back.spec(), r.spec());
+    std::fs::remove_dir_all(d).unwrap();
+}
