@@ -2,7 +2,7 @@
 //! element a fill value (TensorFlow's `tf.sparse.to_dense`: entries written in order, so the
 //! last of repeated indices wins; an index out of range is an error).
 //!
-//! The output is allocated filled ([`filled`](crate::filled::filled): zeroed pages from the
+//! The output is allocated filled ([`filled`]: zeroed pages from the
 //! allocator, on huge pages when large), so the scatter's random writes are what costs: on 4
 //! KiB pages each first write to a page is a fault. Entries in row-major order write
 //! disjoint ranges of the output, so large sorted inputs are cut into pieces written on

@@ -11,7 +11,7 @@
 //! (`[?, 3]`), each keep their own. Static spec data would lose it when the spec is relaxed,
 //! and a value rebuilt from a relaxed spec would no longer know its shape. So it is one small
 //! component (saved with the others, read by NumPy/SciPy from the file alone), while the spec
-//! keeps the partial [`Shape`](crate::Shape) itself (the field type [`DenseShape`]), which spec
+//! keeps the partial [`Shape`] itself (the field type [`DenseShape`]), which spec
 //! inference and compatibility read; rebuilding from components checks the vector against it.
 //!
 //! **Canonical order.** An entry order is canonical when the indices are in row-major order with
