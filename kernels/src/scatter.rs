@@ -61,7 +61,8 @@ pub fn scatter<T: ZeroBits + Send + Sync>(
     let bytes = n.saturating_mul(std::mem::size_of::<T>());
     let split = sorted && values.len() >= 2 * PAR_MIN_ENTRIES && use_parallel_output(bytes);
     if !split || !write_split(&entries, 0, values.len(), &mut out, 0)? {
-        write(&entries, values.len(), &mut out)?;
+        // The whole output: every offset of an index in range lands inside it.
+        write_piece(&entries, 0, values.len(), &mut out, 0)?;
     }
     Ok(ArrayD::from_shape_vec(IxDyn(shape), out).expect("n elements"))
 }
@@ -122,30 +123,6 @@ impl<T: Copy> Entries<'_, T> {
     }
 }
 
-/// Writes the first `nnz` entries into the whole output `out`, in order.
-fn write<T: Copy>(e: &Entries<'_, T>, nnz: usize, out: &mut [T]) -> Result<()> {
-    // Rank 2 (the usual sparse matrix) unrolled: one multiply-add and two compares an entry.
-    if let (&[s0, s1], &[d0, d1]) = (e.strides.as_slice(), e.shape) {
-        for (k, (r, &v)) in e.rows[..2 * nnz]
-            .chunks_exact(2)
-            .zip(&e.values[..nnz])
-            .enumerate()
-        {
-            // A negative index wraps to a huge `usize`: out of range too.
-            let (i, j) = (r[0] as usize, r[1] as usize);
-            if i >= d0 || j >= d1 {
-                e.offset(k)?; // the error, naming the entry and the axis
-            }
-            out[i * s0 + j * s1] = v;
-        }
-        return Ok(());
-    }
-    for k in 0..nnz {
-        out[e.offset(k)?] = e.values[k];
-    }
-    Ok(())
-}
-
 /// Writes entries `lo..hi` (sorted) into `out` (the output from `base` on) in pieces on
 /// rayon's threads, cutting the output at the first offset of the right half. `Ok(false)` when
 /// the entries turn out not to be sorted (some piece reaches past its cut): the caller then
@@ -162,9 +139,8 @@ fn write_split<T: Copy + Send + Sync>(
     if first < base || last < first || last - base >= out.len() {
         return Ok(false);
     }
-    if hi - lo < 2 * PAR_MIN_ENTRIES || rayon::current_num_threads() < 2 {
-        // The piece fits in `out[first - base ..= last - base]` only if every offset does.
-        return write_within(e, lo, hi, out, base);
+    if hi - lo < 2 * PAR_MIN_ENTRIES {
+        return write_piece(e, lo, hi, out, base);
     }
     let mid = lo + (hi - lo) / 2;
     let cut = e.offset(mid)?;
@@ -179,19 +155,42 @@ fn write_split<T: Copy + Send + Sync>(
     Ok(a? && b?)
 }
 
-/// [`write`] for one piece of a split, which must stay inside `out`: `Ok(false)` if an entry
-/// falls outside it (the entries were not sorted).
-fn write_within<T: Copy>(
+/// Writes entries `lo..hi`, in order, into `out`, the output from offset `base` on:
+/// `Ok(false)` if an entry falls outside `out` (a piece of a split whose entries were not
+/// sorted after all), an error if an index is out of range.
+fn write_piece<T: Copy>(
     e: &Entries<'_, T>,
     lo: usize,
     hi: usize,
     out: &mut [T],
     base: usize,
 ) -> Result<bool> {
-    for k in lo..hi {
-        let offset = e.offset(k)?;
-        match offset.checked_sub(base).and_then(|i| out.get_mut(i)) {
-            Some(slot) => *slot = e.values[k],
+    let values = &e.values[lo..hi];
+    // Rank 2 (the usual sparse matrix) unrolled: one multiply-add and two compares an entry.
+    if let (&[s0, s1], &[d0, d1]) = (e.strides.as_slice(), e.shape) {
+        for (k, (r, &v)) in e.rows[2 * lo..2 * hi]
+            .chunks_exact(2)
+            .zip(values)
+            .enumerate()
+        {
+            // A negative index wraps to a huge `usize`: out of range too.
+            let (i, j) = (r[0] as usize, r[1] as usize);
+            if i >= d0 || j >= d1 {
+                e.offset(lo + k)?; // the error, naming the entry and the axis
+            }
+            match (i * s0 + j * s1)
+                .checked_sub(base)
+                .and_then(|o| out.get_mut(o))
+            {
+                Some(slot) => *slot = v,
+                None => return Ok(false),
+            }
+        }
+        return Ok(true);
+    }
+    for (k, &v) in (lo..hi).zip(values) {
+        match e.offset(k)?.checked_sub(base).and_then(|o| out.get_mut(o)) {
+            Some(slot) => *slot = v,
             None => return Ok(false),
         }
     }
