@@ -17,4 +17,5 @@ mod derive_static;
 mod derive_validate;
 mod half_fields;
 mod nest;
+mod recursive;
 mod tensor_like;
