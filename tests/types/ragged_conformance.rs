@@ -54,7 +54,8 @@ fn from_row_splits_checks_as_tf() {
     );
     // TF: scalar values raise.
     assert!(RaggedTensor::from_row_splits(arr0(1.0f32), array![0i64, 1]).is_err());
-    // TF accepts int32 splits.
+    // TF accepts int32 splits (and keeps them as `row_splits_dtype`; extype widens them to
+    // int64, a deliberate difference in the module docs).
     let r32 = RaggedTensor::from_row_splits(array![1.0f32, 2.0], array![0i32, 2]).unwrap();
     assert_eq!(r32.row_splits().dtype(), DType::I64);
     // Other dtypes are refused.
