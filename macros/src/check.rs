@@ -16,6 +16,18 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_tensor_like(cx, cont);
     check_validity(cx, cont);
     check_self_in_field_types(cx, cont);
+    check_getters(cx, cont);
+}
+
+/// `getters` names each getter after its field: a tuple struct has no names to give.
+fn check_getters(cx: &Ctxt, cont: &Container) {
+    if let (Some(at), crate::ast::Style::Tuple) = (&cont.attrs.getters, &cont.style) {
+        cx.error_spanned_by(
+            at,
+            "`extype(getters)` names each getter after its field, and a tuple struct's fields \
+             have no names: use a struct with named fields, or read the fields as `.0`, `.1`",
+        );
+    }
 }
 
 /// `Self` in a field's type: the derive writes each field's type into items of its own (the

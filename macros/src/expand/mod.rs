@@ -1,7 +1,8 @@
 //! Code generation for `#[derive(ExtensionType)]`, split by concern:
 //! [`spec_struct`] (the `FooSpec` type and its std impls), [`field_impl`] (`Field for Foo`, the
 //! per-field plumbing), [`traits`] (`TypeSpec`, `ExtensionType`, the checked constructor, the
-//! registry entry), [`batch`] (`BatchField for Foo` under `#[extype(batchable)]`) and [`stub`] (what is emitted beside errors).
+//! registry entry), [`batch`] (`BatchField for Foo` under `#[extype(batchable)]`), [`opt_in`]
+//! (getters and `Display`, when asked for) and [`stub`] (what is emitted beside errors).
 //!
 //! Generated code lives in `const _: () = { … };`, names std items by absolute paths, and reaches
 //! extype only through `::extype::__private`.
@@ -9,6 +10,7 @@
 mod batch;
 mod context;
 mod field_impl;
+mod opt_in;
 mod spec_struct;
 mod stub;
 mod traits;
@@ -52,6 +54,7 @@ fn generate(g: &Gen) -> TokenStream {
     let traits = traits::traits(g);
     let contract = traits::contract_static(g);
     let batch = batch::batch_impls(g);
+    let opt_in = opt_in::opt_in_items(g);
     let door = crate::door::open();
     quote! {
         #spec_struct
@@ -65,6 +68,7 @@ fn generate(g: &Gen) -> TokenStream {
             #field_impl
             #traits
             #batch
+            #opt_in
         };
     }
 }
