@@ -49,7 +49,7 @@ pub mod v1 {
     }
     pub use crate::derived::{
         Derived, DerivedSpec, FieldDesc, NotDerived, Probe, ProbeDerived, SkipOps, SkippedDesc,
-        SkippedField, StructDesc, Vouched, validated,
+        SkippedField, StructDesc, Vouched, unset_field, validated,
     };
 
     /// The batching runtime: the default encoder of derived types and custom encoders.

@@ -45,6 +45,8 @@ pub struct ContainerAttrs {
     pub getters: Option<syn::Path>,
     /// `display`: `Display` as `extype::display` prints the value.
     pub display: Option<syn::Path>,
+    /// `builder`: `Foo::builder()` and `FooBuilder`, a setter per named field.
+    pub builder: Option<syn::Path>,
 }
 
 /// The two forms of `extype(tensor_like)`.
@@ -91,6 +93,7 @@ const CONTAINER_KEYS: &[&str] = &[
     "tensor_like",
     "getters",
     "display",
+    "builder",
 ];
 const FIELD_KEYS: &[&str] = &["shape", "static", "skip", "validity_of"];
 
@@ -252,7 +255,7 @@ fn tensor_like_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<TensorLik
     }
 }
 
-/// A key that is a flag (`getters`, `display`): no value.
+/// A key that is a flag (`getters`, `display`, `builder`): no value.
 fn flag(meta: &syn::meta::ParseNestedMeta, key: &str) -> syn::Result<syn::Path> {
     if meta.input.peek(syn::Token![=]) {
         return Err(meta.error(format!(
@@ -299,6 +302,7 @@ impl ContainerAttrs {
         let mut tensor_like = Once::new("tensor_like");
         let mut getters = Once::new("getters");
         let mut display = Once::new("display");
+        let mut builder = Once::new("builder");
         for attr in extype_attrs(attrs) {
             if !require_list(cx, attr, CONTAINER_KEYS) {
                 continue;
@@ -323,6 +327,9 @@ impl ContainerAttrs {
                     } else if meta.path.is_ident("display") {
                         let value = flag(meta, "display")?;
                         display.set(cx, &meta.path, value);
+                    } else if meta.path.is_ident("builder") {
+                        let value = flag(meta, "builder")?;
+                        builder.set(cx, &meta.path, value);
                     } else if meta.path.is_ident("shape") {
                         return Err(meta.error(
                             "`extype(shape)` belongs on a field, not on the struct; \
@@ -345,6 +352,7 @@ impl ContainerAttrs {
             tensor_like: tensor_like.value,
             getters: getters.value,
             display: display.value,
+            builder: builder.value,
         }
     }
 }

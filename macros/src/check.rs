@@ -19,13 +19,25 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_getters(cx, cont);
 }
 
-/// `getters` names each getter after its field: a tuple struct has no names to give.
+/// `getters` and `builder` name each method after its field: a tuple struct has no names to
+/// give.
 fn check_getters(cx: &Ctxt, cont: &Container) {
-    if let (Some(at), crate::ast::Style::Tuple) = (&cont.attrs.getters, &cont.style) {
+    if !matches!(cont.style, crate::ast::Style::Tuple) {
+        return;
+    }
+    if let Some(at) = &cont.attrs.getters {
         cx.error_spanned_by(
             at,
             "`extype(getters)` names each getter after its field, and a tuple struct's fields \
              have no names: use a struct with named fields, or read the fields as `.0`, `.1`",
+        );
+    }
+    if let Some(at) = &cont.attrs.builder {
+        cx.error_spanned_by(
+            at,
+            "`extype(builder)` names each setter after its field, and a tuple struct's fields \
+             have no names: use a struct with named fields, or `try_new(…)` with the fields in \
+             order",
         );
     }
 }

@@ -2,7 +2,7 @@
 //! [`spec_struct`] (the `FooSpec` type and its std impls), [`field_impl`] (`Field for Foo`, the
 //! per-field plumbing), [`traits`] (`TypeSpec`, `ExtensionType`, the checked constructor, the
 //! registry entry), [`batch`] (`BatchField for Foo` under `#[extype(batchable)]`), [`opt_in`]
-//! (getters and `Display`, when asked for) and [`stub`] (what is emitted beside errors).
+//! (getters, `Display` and a builder, when asked for) and [`stub`] (what is emitted beside errors).
 //!
 //! Generated code lives in `const _: () = { … };`, names std items by absolute paths, and reaches
 //! extype only through `::extype::__private`.
@@ -48,6 +48,7 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
 
 fn generate(g: &Gen) -> TokenStream {
     let spec_struct = spec_struct::definition(g);
+    let builder = opt_in::builder_definition(g);
     let spec_impls = spec_struct::std_impls(g);
     let derived_impl = field_impl::derived_impl(g);
     let field_impl = field_impl::field_impl(g);
@@ -58,6 +59,7 @@ fn generate(g: &Gen) -> TokenStream {
     let door = crate::door::open();
     quote! {
         #spec_struct
+        #builder
 
         #[allow(non_local_definitions, unused_qualifications, clippy::all)]
         const _: () = {
@@ -81,6 +83,7 @@ mod tests {
     fn expansions_parse() {
         let inputs: [syn::DeriveInput; 4] = [
             syn::parse_quote! {
+                #[extype(getters, display, builder)]
                 pub struct Stack<T: extype::Element> { pub layers: Vec<ArrayD<T>>, frozen: bool }
             },
             syn::parse_quote! {
