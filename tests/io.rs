@@ -5,9 +5,9 @@
 mod common;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{Batch, MaskedTensor, MaskedTensorSpec};
+use common::{Batch, MaskedTensor, MaskedTensorSpec, TempDir};
 use extype::io::{self, ShardReader, ShardWriter};
 use extype::{DType, ExtensionType, Tensor, TypeSpec, Value};
 use ndarray::{Array1, ArrayD, IxDyn, array};
@@ -39,7 +39,7 @@ pub struct Checked {
 
 #[test]
 fn a_read_value_is_validated_once() {
-    let dir = TempDir::new("validated-once");
+    let dir = TempDir::new("io-validated-once");
     let path = dir.path("c.safetensors");
     let value = Checked {
         values: array![1.0f32, 2.0],
@@ -63,27 +63,6 @@ fn a_read_value_is_validated_once() {
     let mapped = map(&path).unwrap();
     assert_eq!(runs(&|| drop(mapped.to_type::<Checked>().unwrap())), 1);
     assert_eq!(runs(&|| drop(mapped.to_value().unwrap())), 1);
-}
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("extype-io-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 fn masked() -> MaskedTensor {
@@ -140,7 +119,7 @@ fn assert_aligned(path: &Path) {
 
 #[test]
 fn masked_round_trip_by_registry_by_type_and_mapped() {
-    let dir = TempDir::new("masked");
+    let dir = TempDir::new("io-masked");
     let path = dir.path("m.safetensors");
     let value = masked();
     io::save(&path, &value).unwrap();
@@ -221,7 +200,7 @@ struct SharedFields {
 
 #[test]
 fn mapped_values_view_the_file() {
-    let dir = TempDir::new("mapped_values");
+    let dir = TempDir::new("io-mapped_values");
     let path = dir.path("shared.safetensors");
     let value = SharedFields {
         values: Tensor::from(array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]]),
@@ -262,7 +241,7 @@ fn mapped_values_view_the_file() {
 
 #[test]
 fn nested_values_use_field_paths_and_round_trip() {
-    let dir = TempDir::new("nested");
+    let dir = TempDir::new("io-nested");
     let path = dir.path("b.safetensors");
     let value = batch();
     io::save(&path, &value).unwrap();
@@ -285,7 +264,7 @@ fn nested_values_use_field_paths_and_round_trip() {
 #[test]
 fn tensors_of_every_dtype_rank_zero_and_zero_size() {
     use extype::half::{bf16, f16};
-    let dir = TempDir::new("dtypes");
+    let dir = TempDir::new("io-dtypes");
     let tensors = vec![
         Tensor::from(array![true, false, true]),
         Tensor::from(array![-1i8, 2]),
@@ -345,7 +324,7 @@ fn tensors_of_every_dtype_rank_zero_and_zero_size() {
 
 #[test]
 fn wrong_type_names_both() {
-    let dir = TempDir::new("wrong");
+    let dir = TempDir::new("io-wrong");
     let path = dir.path("m.safetensors");
     io::save(&path, &masked()).unwrap();
     let text = err_text(io::load_as::<Batch>(&path));
@@ -404,7 +383,7 @@ fn f32_bytes(v: &[f32]) -> Vec<u8> {
 
 #[test]
 fn foreign_files_load_under_a_given_spec_naming_missing_and_extra_tensors() {
-    let dir = TempDir::new("foreign");
+    let dir = TempDir::new("io-foreign");
     let path = dir.path("py.safetensors");
     write_raw(
         &path,
@@ -518,7 +497,7 @@ fn foreign_files_load_under_a_given_spec_naming_missing_and_extra_tensors() {
 
 #[test]
 fn unregistered_types_load_as_anonymous_values() {
-    let dir = TempDir::new("anon");
+    let dir = TempDir::new("io-anon");
     let path = dir.path("m.safetensors");
     io::save(&path, &masked()).unwrap();
     // Rename the type inside the file's metadata: a type this program does not link.
@@ -622,7 +601,7 @@ fn file_bytes(header: &str, data: &[u8]) -> Vec<u8> {
 
 #[test]
 fn untrusted_files_are_clear_errors() {
-    let dir = TempDir::new("untrusted");
+    let dir = TempDir::new("io-untrusted");
     let check = |name: &str, bytes: &[u8], expect: &[&str]| {
         let path = dir.path(name);
         std::fs::write(&path, bytes).unwrap();
@@ -852,7 +831,7 @@ fn untrusted_files_are_clear_errors() {
 
 #[test]
 fn misaligned_tensors_copy_where_views_cannot_borrow() {
-    let dir = TempDir::new("misaligned");
+    let dir = TempDir::new("io-misaligned");
     // The data starts 8-aligned, a 1-byte tensor first: the f32 tensor after it is misaligned.
     let mut header = r#"{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"b":{"dtype":"F32","shape":[2],"data_offsets":[1,9]}}"#.to_string();
     while !(8 + header.len()).is_multiple_of(8) {
@@ -880,7 +859,7 @@ fn misaligned_tensors_copy_where_views_cannot_borrow() {
 
 #[test]
 fn saves_are_atomic() {
-    let dir = TempDir::new("atomic");
+    let dir = TempDir::new("io-atomic");
     let path = dir.path("v.safetensors");
     io::save(&path, &masked()).unwrap();
     let before = std::fs::read(&path).unwrap();
@@ -917,7 +896,7 @@ fn file_names(dir: &Path) -> Vec<String> {
 
 #[test]
 fn invalid_values_are_not_written_and_leave_the_file_intact() {
-    let dir = TempDir::new("invalid-save");
+    let dir = TempDir::new("io-invalid-save");
     let path = dir.path("v.safetensors");
     let good = Contracted {
         values: array![1.0f32, 2.0],
@@ -970,7 +949,7 @@ fn invalid_values_are_not_written_and_leave_the_file_intact() {
 
 #[test]
 fn shard_writers_refuse_invalid_values() {
-    let dir = TempDir::new("invalid-shard");
+    let dir = TempDir::new("io-invalid-shard");
     let mut writer = ShardWriter::new(&dir.0, "part", 1 << 20).unwrap();
     writer.append(&masked()).unwrap();
     let broken = MaskedTensor {
@@ -1005,7 +984,7 @@ fn shard_writers_refuse_invalid_values() {
 
 #[test]
 fn shards_stream_values_in_order_within_a_size_bound() {
-    let dir = TempDir::new("shards");
+    let dir = TempDir::new("io-shards");
     let mut writer = ShardWriter::new(&dir.0, "part", 100).unwrap();
     let mut expected = Vec::new();
     for i in 0..12 {
@@ -1124,7 +1103,7 @@ fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
 fn fuzz_mutated_files_never_panic_and_agree_with_the_crate() {
     let iterations = env_or("EXTYPE_FUZZ_ITERS", 400);
     let seed = env_or("EXTYPE_FUZZ_SEED", 0x5eed_1234_abcd_ef01);
-    let dir = TempDir::new("fuzz");
+    let dir = TempDir::new("io-fuzz");
     let sources = [dir.path("m.st"), dir.path("b.st"), dir.path("t.st")];
     io::save(&sources[0], &masked()).unwrap();
     io::save(&sources[1], &batch()).unwrap();
@@ -1217,7 +1196,7 @@ fn i64_bytes(v: &[i64]) -> Vec<u8> {
 
 #[test]
 fn files_of_other_programs_load_with_dtypes_and_shapes_from_the_file() {
-    let dir = TempDir::new("inferred");
+    let dir = TempDir::new("io-inferred");
     // A type without static fields: no spec, no argument.
     let path = dir.path("masked.safetensors");
     write_raw(
@@ -1374,7 +1353,7 @@ pub struct Fp8A {
 
 #[test]
 fn files_with_dtypes_extype_cannot_read_are_listed_and_refused_by_name() {
-    let dir = TempDir::new("fp8");
+    let dir = TempDir::new("io-fp8");
     let path = dir.path("fp8.safetensors");
     fp8_file(&path);
     // `inspect` lists every tensor: name, dtype, shape, size.
@@ -1484,7 +1463,7 @@ pub struct HalfWeights {
 #[test]
 fn half_precision_files_inspect_load_map_and_round_trip() {
     use extype::half::{bf16, f16};
-    let dir = TempDir::new("halves");
+    let dir = TempDir::new("io-halves");
     let path = dir.path("halves.safetensors");
     half_precision_file(&path);
     let info = io::inspect(&path).unwrap();
@@ -1553,7 +1532,7 @@ pub struct HalfB32 {
 #[test]
 fn sparse_indices_of_another_shape_are_refused() {
     use extype::types::{SparseTensor, SparseTensorSpec};
-    let dir = TempDir::new("sparse-indices");
+    let dir = TempDir::new("io-sparse-indices");
     let good = dir.0.join("good.safetensors");
     let st = SparseTensor::new(
         array![[0i64, 1], [1, 2], [2, 0]],
@@ -1602,7 +1581,7 @@ fn sparse_indices_of_another_shape_are_refused() {
 #[test]
 fn ragged_files_written_by_python_load_without_statics() {
     use extype::types::RaggedTensor;
-    let dir = TempDir::new("ragged-inferred");
+    let dir = TempDir::new("io-ragged-inferred");
     let path = dir.path("rt.safetensors");
     write_raw(
         &path,
@@ -1704,7 +1683,7 @@ fn ragged_files_written_by_python_load_without_statics() {
 #[test]
 fn values_load_from_checkpoints_by_prefix() {
     use extype::types::RaggedTensor;
-    let dir = TempDir::new("prefixed");
+    let dir = TempDir::new("io-prefixed");
     let path = dir.path("checkpoint.safetensors");
     let tensors = || {
         vec![
@@ -1796,7 +1775,7 @@ pub struct Doc {
 
 #[test]
 fn nested_ragged_fields_infer_their_statics_too() {
-    let dir = TempDir::new("nested-ragged");
+    let dir = TempDir::new("io-nested-ragged");
     // The tensors Python writes for a `Doc`, their names under `prefix`.
     let doc_tensors = |prefix: &str| {
         vec![

@@ -49,7 +49,7 @@ pub mod v1 {
     }
     pub use crate::derived::{
         Derived, DerivedSpec, FieldDesc, NotDerived, Probe, ProbeDerived, SkipOps, SkippedDesc,
-        SkippedField, StructDesc, Vouched, validated,
+        SkippedField, StructDesc, Vouched, unset_field, validated,
     };
 
     /// The batching runtime: the default encoder of derived types and custom encoders.
@@ -81,7 +81,9 @@ pub mod v1 {
     pub use crate::ops::{AsOperand, Inferred, OpKind, Operand};
     pub use crate::registry::RegistryEntry;
     pub use crate::serial::json::{deserialize_spec, serialize_spec};
-    pub use crate::spec::{ExtensionType, TensorSpec, TypeSpec, Value, ValueSpec, ValueTable};
+    pub use crate::spec::{
+        ExtensionType, TensorSpec, TypeSpec, Value, ValueSpec, ValueTable, display,
+    };
     pub use crate::spec_tree::SpecTree;
     pub use crate::tensor::{Tensor, TensorLike, TensorView};
     pub use extype_shape::Shape;

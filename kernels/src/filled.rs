@@ -1,11 +1,14 @@
 //! Outputs that start as one value everywhere: [`filled`], `n` copies of a scalar, allocated
 //! fallibly; a value whose bytes are all zero (`0`, `false`, `+0.0`) takes zeroed memory from
 //! the allocator (`calloc`: fresh pages cost nothing until written), as `vec![0; n]` does.
+//! Large outputs ask for huge pages before their first write ([`advise_huge_pages`]): a
+//! scatter into a zeroed output otherwise faults once per 4 KiB page it touches.
 
 use std::alloc::{Layout, alloc_zeroed};
 
 use crate::error::Result;
 use crate::layout::{check_output, refused};
+use crate::parallel::advise_huge_pages;
 use crate::scalar::Scalar;
 
 mod sealed {
@@ -59,6 +62,7 @@ pub fn filled<T: ZeroBits>(op: &'static str, n: usize, fill: T) -> Result<Vec<T>
         let mut out = Vec::new();
         out.try_reserve_exact(n)
             .map_err(|_| refused::<T>(op, &[n]))?;
+        advise_huge_pages(out.spare_capacity_mut());
         out.resize(n, fill);
         return Ok(out);
     }
@@ -73,7 +77,10 @@ pub fn filled<T: ZeroBits>(op: &'static str, n: usize, fill: T) -> Result<Vec<T>
     // `Vec<T>` of capacity `n` frees with); all its bytes are zero, which is a value of `T`
     // (`ZeroBits`, sealed to the plain scalars above) equal to `fill` (its bytes are all zero,
     // checked above), so all `n` elements are initialised.
-    Ok(unsafe { Vec::from_raw_parts(ptr, n, n) })
+    let mut out = unsafe { Vec::from_raw_parts(ptr, n, n) };
+    // Fresh zeroed pages are not backed until written: advising now decides how they will be.
+    advise_huge_pages(&mut out);
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -164,6 +164,7 @@ pub mod matmul;
 pub mod parallel;
 pub mod reduce;
 pub mod scalar;
+pub mod scatter;
 pub mod select;
 pub mod simd;
 pub mod sparse_merge;

@@ -110,7 +110,7 @@ pub const HUGE_PAGE_MIN_BYTES: usize = 8 << 20;
 /// times slower than a copy into touched memory; see BENCHMARKS.md in the repository); with
 /// 2 MiB pages there are 512 times fewer faults. Purely advisory: errors are ignored and the
 /// memory stays ordinary.
-pub fn advise_huge_pages<T>(buf: &mut [std::mem::MaybeUninit<T>]) {
+pub fn advise_huge_pages<T>(buf: &mut [T]) {
     #[cfg(target_os = "linux")]
     {
         const HUGE: usize = 2 << 20;

@@ -40,6 +40,13 @@ pub struct ContainerAttrs {
     /// `tensor_like = field` (the value shows that field's dtype and shape) or `tensor_like`
     /// (the type and its spec implement `TensorLike` by hand).
     pub tensor_like: Option<TensorLikeAttr>,
+    /// `getters`: a `&`-getter per named field, so fields can stay private (unchangeable after
+    /// the checked constructor).
+    pub getters: Option<syn::Path>,
+    /// `display`: `Display` as `extype::display` prints the value.
+    pub display: Option<syn::Path>,
+    /// `builder`: `Foo::builder()` and `FooBuilder`, a setter per named field.
+    pub builder: Option<syn::Path>,
 }
 
 /// The two forms of `extype(tensor_like)`.
@@ -79,7 +86,15 @@ impl FieldAttrs {
     }
 }
 
-const CONTAINER_KEYS: &[&str] = &["name", "validate", "batchable", "tensor_like"];
+const CONTAINER_KEYS: &[&str] = &[
+    "name",
+    "validate",
+    "batchable",
+    "tensor_like",
+    "getters",
+    "display",
+    "builder",
+];
 const FIELD_KEYS: &[&str] = &["shape", "static", "skip", "validity_of"];
 
 fn extype_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
@@ -240,6 +255,16 @@ fn tensor_like_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<TensorLik
     }
 }
 
+/// A key that is a flag (`getters`, `display`, `builder`): no value.
+fn flag(meta: &syn::meta::ParseNestedMeta, key: &str) -> syn::Result<syn::Path> {
+    if meta.input.peek(syn::Token![=]) {
+        return Err(meta.error(format!(
+            "`extype({key})` takes no value: write `#[extype({key})]`"
+        )));
+    }
+    Ok(meta.path.clone())
+}
+
 /// `validity_of = field`: the name of the field whose validity this one is.
 fn validity_of_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<syn::Ident> {
     let value: syn::Expr = value_of(meta, "validity_of", "values")?.parse()?;
@@ -275,6 +300,9 @@ impl ContainerAttrs {
         let mut validate = Once::new("validate");
         let mut batchable = Once::new("batchable");
         let mut tensor_like = Once::new("tensor_like");
+        let mut getters = Once::new("getters");
+        let mut display = Once::new("display");
+        let mut builder = Once::new("builder");
         for attr in extype_attrs(attrs) {
             if !require_list(cx, attr, CONTAINER_KEYS) {
                 continue;
@@ -293,6 +321,15 @@ impl ContainerAttrs {
                     } else if meta.path.is_ident("tensor_like") {
                         let value = tensor_like_value(meta)?;
                         tensor_like.set(cx, &meta.path, value);
+                    } else if meta.path.is_ident("getters") {
+                        let value = flag(meta, "getters")?;
+                        getters.set(cx, &meta.path, value);
+                    } else if meta.path.is_ident("display") {
+                        let value = flag(meta, "display")?;
+                        display.set(cx, &meta.path, value);
+                    } else if meta.path.is_ident("builder") {
+                        let value = flag(meta, "builder")?;
+                        builder.set(cx, &meta.path, value);
                     } else if meta.path.is_ident("shape") {
                         return Err(meta.error(
                             "`extype(shape)` belongs on a field, not on the struct; \
@@ -313,6 +350,9 @@ impl ContainerAttrs {
             validate: validate.value,
             batchable: batchable.value,
             tensor_like: tensor_like.value,
+            getters: getters.value,
+            display: display.value,
+            builder: builder.value,
         }
     }
 }

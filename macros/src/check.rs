@@ -15,6 +15,59 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_generic_registration(cx, cont);
     check_tensor_like(cx, cont);
     check_validity(cx, cont);
+    check_self_in_field_types(cx, cont);
+    check_getters(cx, cont);
+}
+
+/// `getters` and `builder` name each method after its field: a tuple struct has no names to
+/// give.
+fn check_getters(cx: &Ctxt, cont: &Container) {
+    if !matches!(cont.style, crate::ast::Style::Tuple) {
+        return;
+    }
+    if let Some(at) = &cont.attrs.getters {
+        cx.error_spanned_by(
+            at,
+            "`extype(getters)` names each getter after its field, and a tuple struct's fields \
+             have no names: use a struct with named fields, or read the fields as `.0`, `.1`",
+        );
+    }
+    if let Some(at) = &cont.attrs.builder {
+        cx.error_spanned_by(
+            at,
+            "`extype(builder)` names each setter after its field, and a tuple struct's fields \
+             have no names: use a struct with named fields, or `try_new(…)` with the fields in \
+             order",
+        );
+    }
+}
+
+/// `Self` in a field's type: the derive writes each field's type into items of its own (the
+/// spec struct `NodeSpec`, the impls), where `Self` would name something else; the type's
+/// name says the same and means it everywhere (a recursive field, `Option<Box<Node>>`).
+fn check_self_in_field_types(cx: &Ctxt, cont: &Container) {
+    fn first_self(tokens: proc_macro2::TokenStream) -> Option<proc_macro2::Ident> {
+        tokens.into_iter().find_map(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) if ident == "Self" => Some(ident),
+            proc_macro2::TokenTree::Group(group) => first_self(group.stream()),
+            _ => None,
+        })
+    }
+    for field in &cont.fields {
+        let ty = field.ty;
+        if let Some(at) = first_self(quote::quote!(#ty)) {
+            let name = cont.ident;
+            cx.error_spanned_by(
+                at,
+                format!(
+                    "`Self` in the type of field `{}`: write `{name}` instead (the derive \
+                     repeats field types in the items it generates, such as `{name}Spec`, where \
+                     `Self` names that item)",
+                    field.path
+                ),
+            );
+        }
+    }
 }
 
 /// `validity_of = field` on a tensor field names another tensor field of the spec, which has

@@ -9,8 +9,10 @@ pub mod masked;
 pub mod ragged;
 pub mod shared_pair;
 pub mod supported;
+pub mod temp_dir;
 
 pub use batch::{Batch, BatchSpec};
 pub use masked::{MaskedTensor, MaskedTensorSpec};
 pub use ragged::{RaggedTensor, RaggedTensorSpec, RowCount};
 pub use shared_pair::{SharedPair, SharedPairSpec};
+pub use temp_dir::TempDir;

@@ -4,8 +4,9 @@
 //! and names the field, the axis of that field, the dim's name, the size expected, the field and
 //! axis that bound it, and the size found.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use crate::common::TempDir;
 use extype::{DType, ExtensionType, Shape, Tensor, TensorSpec, TypeSpec};
 use ndarray::{ArrayD, IxDyn};
 
@@ -128,23 +129,6 @@ fn refining_a_spec_says_the_same() {
     assert_eq!(spec.refine_shapes().unwrap_err().to_string(), ROWS);
 }
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("extype-contract-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Rewrites the JSON header of the safetensors file at `from` with `edit` into `to`.
 fn relabel(from: &Path, to: &Path, edit: impl Fn(String) -> String) {
     let bytes = std::fs::read(from).unwrap();
@@ -158,7 +142,7 @@ fn relabel(from: &Path, to: &Path, edit: impl Fn(String) -> String) {
 
 #[test]
 fn loading_says_the_same() {
-    let dir = TempDir::new("load");
+    let dir = TempDir::new("contract-load");
     // A value whose (absent) contract passes, saved, then relabelled as the type whose contract
     // fails: the file's spec is refined by the contract as it is read.
     let loose = dir.0.join("loose.safetensors");

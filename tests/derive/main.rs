@@ -17,4 +17,6 @@ mod derive_static;
 mod derive_validate;
 mod half_fields;
 mod nest;
+mod opt_in;
+mod recursive;
 mod tensor_like;

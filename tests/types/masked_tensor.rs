@@ -850,6 +850,35 @@ fn ones_like_and_zeros_like_keep_the_mask() {
     }
 }
 
+/// TF: `tf.ones_like(x, dtype=…)` on the guide's MaskedTensor (its unary dispatcher passes the
+/// `dtype` through): values of the new dtype, the same mask; spec inference agrees; a
+/// `RaggedTensor` keeps its row partitions, a `SparseTensor` its entries for `zeros_like`.
+#[test]
+fn ones_like_and_zeros_like_take_a_dtype() {
+    let ones: MaskedTensor = ops::ones_like_dtype_as(&x(), DType::I32).unwrap();
+    assert_eq!(ones.to_string(), "i32[2, 3] [[1, _, 1], [1, 1, _]]");
+    assert_eq!(ones.mask(), x().mask());
+    let spec = extype::ValueSpec::Extension(Box::new(x().spec()));
+    let inferred = ops::infer_spec(
+        &ops::catalog::ONES_LIKE,
+        &[&spec],
+        &extype::OpArgs::none().with_dtype(DType::I32),
+    )
+    .unwrap();
+    let want = ones.spec();
+    assert_eq!(inferred.spec, extype::ValueSpec::Extension(Box::new(want)));
+    let r = extype::ragged![[1.5f32, 2.5], [], [3.5]].unwrap();
+    let z: extype::types::RaggedTensor = ops::zeros_like_dtype_as(&r, DType::I64).unwrap();
+    assert_eq!(z.to_string(), "i64[3, ?] [[0, 0], [], [0]]");
+    let s = extype::types::SparseTensor::new(array![[1i64]], array![2.0f32], &[3]).unwrap();
+    let z: extype::types::SparseTensor = ops::zeros_like_dtype_as(&s, DType::F64).unwrap();
+    assert_eq!(z.dtype(), DType::F64);
+    assert_eq!(
+        z.to_dense(&0.0f64, false).unwrap(),
+        t(array![0.0f64, 0.0, 0.0])
+    );
+}
+
 /// `Value::item`: an op's dense one-element result as a Rust scalar; an extension value is
 /// named in the error.
 #[test]

@@ -54,7 +54,8 @@ fn from_row_splits_checks_as_tf() {
     );
     // TF: scalar values raise.
     assert!(RaggedTensor::from_row_splits(arr0(1.0f32), array![0i64, 1]).is_err());
-    // TF accepts int32 splits.
+    // TF accepts int32 splits (and keeps them as `row_splits_dtype`; extype widens them to
+    // int64, a deliberate difference in the module docs).
     let r32 = RaggedTensor::from_row_splits(array![1.0f32, 2.0], array![0i32, 2]).unwrap();
     assert_eq!(r32.row_splits().dtype(), DType::I64);
     // Other dtypes are refused.
@@ -2158,5 +2159,68 @@ fn display_summarises_only_over_a_thousand_values() {
     assert_eq!(
         long.to_string(),
         "i64[7, ?] [[0], [1, 2], [3, 4, 5, ..., 995, 996, 997], ..., [999], [1000], []]"
+    );
+}
+
+/// TF's `tf.map_fn(tf.math.square, digits)` on the ragged guide's `digits` (the default output
+/// signature is the input's: a ragged result, rows squared); on a ragged-rank-2 tensor each row
+/// is ragged and the results stack one ragged rank up; with `fn_output_signature=tf.float32`
+/// (`map_rows_dense`) the results stack densely; an error names the row.
+#[test]
+fn map_rows_as_tf_map_fn() {
+    let digits = extype::ragged![[3, 1, 4, 1], [], [5, 9, 2], [6], []].unwrap();
+    let squares = digits
+        .map_rows(|row| {
+            let row = row.into_dense()?;
+            ops::mul_as::<Tensor>(&row, &row)
+        })
+        .unwrap();
+    assert_eq!(
+        squares.to_string(),
+        "i32[5, ?] [[9, 1, 16, 1], [], [25, 81, 4], [36], []]"
+    );
+    // Ragged rows: each row's reversed order of sub-rows, stacked back (ragged rank 2).
+    let nested = extype::ragged![[[1, 2], [3]], [], [[4]]].unwrap();
+    let again = nested.map_rows(|row| row.into_ragged()).unwrap();
+    assert_eq!(again, nested);
+    // Dense results of one shape (TF: fn_output_signature=tf.TensorSpec([], tf.int32)).
+    let lens = digits
+        .map_rows_dense(|row| Ok(t(arr0(row.into_dense()?.shape()[0] as i32))))
+        .unwrap();
+    assert_eq!(lens, t(array![4, 0, 3, 1, 0]));
+    // No rows: the empty slice for the ragged default; an error for the dense signature.
+    let none = digits.slice_rows(0, 0);
+    assert_eq!(
+        none.map_rows(|_| -> extype::Result<Tensor> { unreachable!() })
+            .unwrap(),
+        none
+    );
+    assert!(none.map_rows_dense(|_| unreachable!()).is_err());
+    // Errors are placed by row.
+    let e = digits
+        .map_rows(|row| -> extype::Result<Tensor> {
+            let row = row.into_dense()?;
+            if row.shape()[0] == 1 {
+                Err(extype::Error::invalid("boom"))
+            } else {
+                Ok(row)
+            }
+        })
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("map_rows over RaggedTensor, item 3: "),
+        "{e}"
+    );
+    let e = digits.map_rows(|_| Ok(t(arr0(1)))).unwrap_err();
+    assert!(
+        e.to_string().contains("item 0") && e.to_string().contains("rank"),
+        "{e}"
+    );
+    let e = digits.map_rows_dense(|row| row.into_dense()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("map_rows_dense over RaggedTensor, item 1"),
+        "{e}"
     );
 }

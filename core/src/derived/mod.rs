@@ -1145,6 +1145,16 @@ pub fn clone_spec<T: Derived>(spec: &<T as Field>::Spec) -> <T as Field>::Spec {
     }
 }
 
+/// The error of a derived builder's `build` when a field of the spec was never set
+/// (`Masked::builder(): field `mask` was never set; call `.mask(…)` before `build()``).
+#[cold]
+pub fn unset_field(type_name: &str, field: &str) -> Error {
+    Error::invalid(format!(
+        "{type_name}::builder(): field `{field}` was never set; call `.{field}(…)` before \
+         `build()`"
+    ))
+}
+
 /// Runs the value's validation; a failure names the type and the field path.
 #[inline]
 pub fn validated<T: ExtensionType>(value: T, path: &FieldPath<'_>) -> Result<T> {

@@ -250,7 +250,7 @@ impl<'a, T: ExtensionType> HandlerParam<'a> for [&'a T] {
 /// dense default runs), so at least one argument of the call is a `T`. This is how a handler
 /// takes TensorFlow's `tf.stack([masked, dense])`: one function for every mix and length.
 ///
-/// ```ignore
+/// ```text
 /// #[dispatch(Stack)]
 /// fn masked_stack(xs: &[OrDense<Masked>], args: &OpArgs) -> Result<Masked> { … }
 /// ```

@@ -342,20 +342,22 @@ pub(crate) fn cast(op: &Op, dense: DenseArgs<'_, '_>, args: &OpArgs) -> Result<T
     ))
 }
 
-/// `zeros_like` (`ONE = false`) and `ones_like` (`ONE = true`).
+/// `zeros_like` (`ONE = false`) and `ones_like` (`ONE = true`), of the input's dtype or the
+/// one in `args`.
 pub(crate) fn filled<const ONE: bool>(
     op: &Op,
     xs: DenseArgs<'_, '_>,
-    _: &OpArgs,
+    args: &OpArgs,
 ) -> Result<Tensor> {
     let xs = xs.views();
     let x = &xs[0];
-    check_output(op, x.shape(), x.dtype())?;
+    let dtype = op.result_dtype(x.dtype(), args)?;
+    check_output(op, x.shape(), dtype)?;
     let shape = IxDyn(x.shape());
     macro_rules! fill {
         ($($var:ident => $zero:expr, $one:expr;)*) => {
-            match x {
-                $(TensorView::$var(_) => {
+            match dtype {
+                $(DType::$var => {
                     Tensor::from(ArrayD::from_elem(shape, if ONE { $one } else { $zero }))
                 })*
             }

@@ -85,7 +85,7 @@ macro_rules! catalog {
 use Fold::{All, Any, ArgMax, ArgMin, CountNonzero, Max, Mean, Min, Prod, Sum};
 use InferRule::Custom;
 use Operands::BoolAt;
-use ResultDType::{Bool, FloatOfInts, FromArgs, I64, Widen};
+use ResultDType::{Bool, FloatOfInts, FromArgs, FromArgsOrSame, I64, Widen};
 
 catalog! {
     /// `-x`.
@@ -204,10 +204,14 @@ catalog! {
             .infer(InferRule::Broadcast);
     /// Converts the dtype (between any two dtypes; see `extype_kernels::cast` for the rules).
     CAST => custom!(ALL, bodies::cast).result(FromArgs).infer(InferRule::Same);
-    /// Zeros of the same shape and dtype.
-    ZEROS_LIKE => custom!(ALL, bodies::filled::<false>).infer(InferRule::Same);
-    /// Ones of the same shape and dtype.
-    ONES_LIKE => custom!(ALL, bodies::filled::<true>).infer(InferRule::Same);
+    /// Zeros of the same shape, and dtype unless the call's `OpArgs::dtype` names another.
+    ZEROS_LIKE => custom!(ALL, bodies::filled::<false>)
+            .result(FromArgsOrSame)
+            .infer(InferRule::Same);
+    /// Ones of the same shape, and dtype unless the call's `OpArgs::dtype` names another.
+    ONES_LIKE => custom!(ALL, bodies::filled::<true>)
+            .result(FromArgsOrSame)
+            .infer(InferRule::Same);
     /// The rows (leading axes) where a boolean mask is true (`boolean_mask`).
     BOOLEAN_MASK => custom!(KERNEL, bodies::boolean_mask)
             .operands(BoolAt(1, "the mask"))

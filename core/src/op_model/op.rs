@@ -495,7 +495,8 @@ impl Op {
             ResultDType::FloatOfInts if d.is_float() => d,
             ResultDType::FloatOfInts => DType::F64,
             ResultDType::I64 => DType::I64,
-            ResultDType::FromArgs => {
+            ResultDType::FromArgsOrSame if args.dtype.is_none() => d,
+            ResultDType::FromArgs | ResultDType::FromArgsOrSame => {
                 let to = args.dtype.ok_or_else(|| missing(self, "dtype"))?;
                 if !DTypeSet::ALL.contains(to) {
                     return Err(bad_argument(

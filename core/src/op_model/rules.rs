@@ -164,6 +164,9 @@ pub enum ResultDType {
     I64,
     /// The dtype asked for in [`OpArgs::dtype`](super::args::OpArgs::dtype) (`cast`): any dtype.
     FromArgs,
+    /// The dtype asked for in [`OpArgs::dtype`](super::args::OpArgs::dtype) when one is
+    /// (`zeros_like`/`ones_like`, as TensorFlow's `dtype=`), the input dtype otherwise.
+    FromArgsOrSame,
 }
 
 /// What a reduction folds an extent into: the op's meaning as data, read by the dense path's

@@ -123,6 +123,19 @@ mod dense {
         assert_eq!(ci.dtype(), DType::I32);
         let z = run1(&ONES_LIKE, &t(array![1u16, 2]), &OpArgs::none()).unwrap();
         assert_eq!(z, t(array![1u16, 1].into_dyn()));
+        // TF's `ones_like(x, dtype=…)` / `zeros_like(x, dtype=…)`.
+        let z = run1(
+            &ONES_LIKE,
+            &t(array![1u16, 2]),
+            &OpArgs::none().with_dtype(DType::F64),
+        );
+        assert_eq!(z.unwrap(), t(array![1.0f64, 1.0].into_dyn()));
+        let z = run1(
+            &ZEROS_LIKE,
+            &t(array![1.5f32]),
+            &OpArgs::none().with_dtype(DType::Bool),
+        );
+        assert_eq!(z.unwrap(), t(array![false].into_dyn()));
         let seg = run1(
             &SEGMENT_SUM,
             &t(array![1.0f32, 2.0, 3.0]),

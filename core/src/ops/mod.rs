@@ -497,6 +497,53 @@ pub fn cast_as<T: FromValue>(x: &impl AsOperand, dtype: DType) -> Result<T> {
     T::from_value(cast(x, dtype)?)
 }
 
+/// Zeros of `x`'s shape in `dtype` (TensorFlow's `tf.zeros_like(x, dtype=…)`): the
+/// unary-elementwise `zeros_like` with a dtype, so a library or user type's unary handler
+/// receives it (a `MaskedTensor` keeps its mask, a `RaggedTensor` its row partitions).
+///
+/// ```
+/// use extype_core::{ops, DType, Tensor};
+/// use ndarray::array;
+/// let z: Tensor = ops::zeros_like_dtype_as(&Tensor::from(array![1.5f32, 2.5]), DType::I64)?;
+/// assert_eq!(z, Tensor::from(array![0i64, 0]));
+/// # Ok::<(), extype_core::Error>(())
+/// ```
+pub fn zeros_like_dtype(x: &impl AsOperand, dtype: DType) -> Result<Value> {
+    call(
+        &catalog::ZEROS_LIKE,
+        &[x.as_operand()],
+        &OpArgs::none().with_dtype(dtype),
+    )
+}
+
+/// [`zeros_like_dtype`], returning the concrete type `T`.
+pub fn zeros_like_dtype_as<T: FromValue>(x: &impl AsOperand, dtype: DType) -> Result<T> {
+    T::from_value(zeros_like_dtype(x, dtype)?)
+}
+
+/// Ones of `x`'s shape in `dtype` (TensorFlow's `tf.ones_like(x, dtype=…)`); see
+/// [`zeros_like_dtype`].
+///
+/// ```
+/// use extype_core::{ops, DType, Tensor};
+/// use ndarray::array;
+/// let ones: Tensor = ops::ones_like_dtype_as(&Tensor::from(array![[1i32], [2]]), DType::F32)?;
+/// assert_eq!(ones, Tensor::from(array![[1.0f32], [1.0]]));
+/// # Ok::<(), extype_core::Error>(())
+/// ```
+pub fn ones_like_dtype(x: &impl AsOperand, dtype: DType) -> Result<Value> {
+    call(
+        &catalog::ONES_LIKE,
+        &[x.as_operand()],
+        &OpArgs::none().with_dtype(dtype),
+    )
+}
+
+/// [`ones_like_dtype`], returning the concrete type `T`.
+pub fn ones_like_dtype_as<T: FromValue>(x: &impl AsOperand, dtype: DType) -> Result<T> {
+    T::from_value(ones_like_dtype(x, dtype)?)
+}
+
 /// A segment reduction of `x` along axis 0: `op` is one of the `SEGMENT_*` ops, `row_splits`
 /// the ragged row boundaries (`[0, …, x.shape[0]]`).
 pub fn segment_reduce(op: &'static Op, x: &impl AsOperand, row_splits: &[i64]) -> Result<Value> {

@@ -27,6 +27,13 @@ impl<'a> Gen<'a> {
         let mut where_clause = cont.generics.where_clause.clone();
         for field in &cont.fields {
             let ty = field.ty;
+            // A field holding the type itself (`children: Vec<Node>`): its bound would ask the
+            // trait solver whether `Node: Field` while `Node`'s own impl is being checked, which
+            // overflows (E0275) instead of resolving; without it the impls refer to each other
+            // as serde's do, and a spec is finite because each nesting is a value's.
+            if mentions_self(cont, ty) {
+                continue;
+            }
             if field.attrs.in_spec() || mentions_generic_param(cont, ty) {
                 let bound: syn::WherePredicate = if field.attrs.in_spec() {
                     let field_ty = field.field_ty();
@@ -125,6 +132,19 @@ impl<'a> Gen<'a> {
 
 /// Whether `ty` names one of the container's type or const parameters (then its `Field` bound
 /// can only be checked per instantiation).
+/// Whether `ty` names the container itself: a recursive field (`Self` there is an error of
+/// the check pass).
+pub(super) fn mentions_self(cont: &Container, ty: &syn::Type) -> bool {
+    fn visit(tokens: TokenStream, name: &Ident) -> bool {
+        tokens.into_iter().any(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) => ident == *name,
+            proc_macro2::TokenTree::Group(group) => visit(group.stream(), name),
+            _ => false,
+        })
+    }
+    visit(quote!(#ty), cont.ident)
+}
+
 pub(super) fn mentions_generic_param(cont: &Container, ty: &syn::Type) -> bool {
     let params: Vec<&Ident> = cont
         .generics

@@ -1,7 +1,8 @@
 //! Code generation for `#[derive(ExtensionType)]`, split by concern:
 //! [`spec_struct`] (the `FooSpec` type and its std impls), [`field_impl`] (`Field for Foo`, the
 //! per-field plumbing), [`traits`] (`TypeSpec`, `ExtensionType`, the checked constructor, the
-//! registry entry), [`batch`] (`BatchField for Foo` under `#[extype(batchable)]`) and [`stub`] (what is emitted beside errors).
+//! registry entry), [`batch`] (`BatchField for Foo` under `#[extype(batchable)]`), [`opt_in`]
+//! (getters, `Display` and a builder, when asked for) and [`stub`] (what is emitted beside errors).
 //!
 //! Generated code lives in `const _: () = { … };`, names std items by absolute paths, and reaches
 //! extype only through `::extype::__private`.
@@ -9,6 +10,7 @@
 mod batch;
 mod context;
 mod field_impl;
+mod opt_in;
 mod spec_struct;
 mod stub;
 mod traits;
@@ -46,15 +48,18 @@ pub fn derive(input: &DeriveInput) -> TokenStream {
 
 fn generate(g: &Gen) -> TokenStream {
     let spec_struct = spec_struct::definition(g);
+    let builder = opt_in::builder_definition(g);
     let spec_impls = spec_struct::std_impls(g);
     let derived_impl = field_impl::derived_impl(g);
     let field_impl = field_impl::field_impl(g);
     let traits = traits::traits(g);
     let contract = traits::contract_static(g);
     let batch = batch::batch_impls(g);
+    let opt_in = opt_in::opt_in_items(g);
     let door = crate::door::open();
     quote! {
         #spec_struct
+        #builder
 
         #[allow(non_local_definitions, unused_qualifications, clippy::all)]
         const _: () = {
@@ -65,6 +70,7 @@ fn generate(g: &Gen) -> TokenStream {
             #field_impl
             #traits
             #batch
+            #opt_in
         };
     }
 }
@@ -77,6 +83,7 @@ mod tests {
     fn expansions_parse() {
         let inputs: [syn::DeriveInput; 4] = [
             syn::parse_quote! {
+                #[extype(getters, display, builder)]
                 pub struct Stack<T: extype::Element> { pub layers: Vec<ArrayD<T>>, frozen: bool }
             },
             syn::parse_quote! {

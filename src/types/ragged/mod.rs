@@ -23,7 +23,8 @@
 //!   [`RaggedTensor::rows`] (and `for row in &rt`) iterates them; [`RaggedTensor::slice_rows`] is
 //!   `rt[a:b]` with Python's clamping; [`RaggedTensor::unstack_rows`] gives the dense rows of a
 //!   ragged-rank-1 tensor (TF's `unstack` / `unbatch` of one). Rows and slices view the flat
-//!   values (no value is copied).
+//!   values (no value is copied). [`RaggedTensor::map_rows`] is TF's `tf.map_fn` over the rows
+//!   (results as ragged rows), [`RaggedTensor::map_rows_dense`] with a dense output signature.
 //! - [`RaggedTensor::from_tensor_with_lengths`] clamps each length to `0..=ncols` (TF);
 //!   [`RaggedTensor::from_tensor_with_padding`] takes a Rust scalar (`&0`, `0.0f32`, in the
 //!   tensor's dtype), a rank-0 tensor, or a tensor of the inner shape ([`Padding`]).
@@ -92,6 +93,11 @@
 //!   is an error (TF returns a dense tensor).
 //! - `ops::shape` returns a [`RaggedShape`] value, not a `DynamicRaggedShape`'s full API (no
 //!   broadcasting of shapes).
+//! - Row partitions are always `int64` (TF's default `row_splits_dtype`). The constructors
+//!   take `int32` splits, lengths and row ids too and widen them (TF would keep `int32` as the
+//!   tensor's `row_splits_dtype`), so a tensor built from TF's `int32` partitions combines with
+//!   any other (TF raises on mixed partition dtypes unless `auto_cast_partition_dtype` is on);
+//!   specs, files and Arrow columns (`LargeList` offsets) hold `int64`.
 
 mod batch;
 mod construct;

@@ -366,3 +366,160 @@ impl RaggedTensor {
         Ok(RaggedTensor::from_parts_unchecked(flat, nested, uniform))
     }
 }
+
+impl RaggedTensor {
+    /// TF's `tf.map_fn(f, rt)` with its default output signature (the input's row signature):
+    /// `f` on each row, its results the rows of a new ragged tensor. Dense results (the rows of
+    /// a ragged-rank-1 tensor, or any tensors of rank ≥ 1 agreeing after axis 0) become a
+    /// ragged tensor of ragged rank 1; ragged results are stacked, one ragged rank more.
+    ///
+    /// An error of `f` is returned placed (`map_rows over RaggedTensor, item 2: …`), and so is
+    /// a result that cannot be a row: a rank-0 tensor (use [`map_rows_dense`](Self::map_rows_dense)),
+    /// a dtype or inner shape unlike row 0's, a ragged result among dense ones. No rows: `f`
+    /// is not called, and the result is this tensor's empty slice (TF: the input's signature).
+    ///
+    /// ```
+    /// let digits = extype::ragged![[3, 1, 4, 1], [], [5, 9, 2], [6], []]?;
+    /// let squares = digits.map_rows(|row| {
+    ///     let row = row.into_dense()?;
+    ///     extype::ops::mul_as::<extype::Tensor>(&row, &row)
+    /// })?;
+    /// assert_eq!(squares.to_string(), "i32[5, ?] [[9, 1, 16, 1], [], [25, 81, 4], [36], []]");
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn map_rows<U, F>(&self, mut f: F) -> Result<RaggedTensor>
+    where
+        U: Into<RaggedRow>,
+        F: FnMut(RaggedRow) -> Result<U>,
+    {
+        const OP: &str = "map_rows";
+        if self.nrows() == 0 {
+            return Ok(self.rows_between(0, 0));
+        }
+        let mut out = crate::types::size::try_reserved(OP, "the rows", self.nrows())?;
+        for (i, row) in self.rows().enumerate() {
+            out.push(f(row).map(Into::into).map_err(|e| row_error(OP, i, e))?);
+        }
+        match &out[0] {
+            RaggedRow::Dense(_) => {
+                let mut dense = Vec::with_capacity(out.len());
+                for (i, row) in out.iter().enumerate() {
+                    match row {
+                        RaggedRow::Dense(t) if t.ndim() > 0 => dense.push(t),
+                        other => {
+                            return Err(row_error(
+                                OP,
+                                i,
+                                not_a_row(other, "dense rows of rank ≥ 1 (as row 0)"),
+                            ));
+                        }
+                    }
+                }
+                RaggedTensor::from_dense_batch(dense).map_err(|e| row_error(OP, 0, e))
+            }
+            RaggedRow::Ragged(_) => {
+                let mut ragged = Vec::with_capacity(out.len());
+                for (i, row) in out.iter().enumerate() {
+                    match row {
+                        RaggedRow::Ragged(r) => ragged.push(r),
+                        other => {
+                            return Err(row_error(
+                                OP,
+                                i,
+                                not_a_row(other, "ragged rows (as row 0)"),
+                            ));
+                        }
+                    }
+                }
+                RaggedTensor::stack(&ragged, 0)
+            }
+        }
+    }
+
+    /// TF's `tf.map_fn(f, rt, fn_output_signature=tf.TensorSpec(…))`: `f` on each row, its
+    /// dense results (one shape and dtype) stacked along a new axis 0 — a row's sum, its
+    /// length, a fixed-size summary.
+    ///
+    /// An error of `f` is returned placed (`map_rows_dense over RaggedTensor, item 2: …`), and
+    /// so are results of different shapes or dtypes. No rows is an error: the result's shape
+    /// and dtype are not known without `f`'s signature.
+    ///
+    /// ```
+    /// use extype::Tensor;
+    /// use ndarray::array;
+    /// let r = extype::ragged![[1.0f32, 2.0], [], [3.0]]?;
+    /// let sums = r.map_rows_dense(|row| extype::ops::reduce_sum_as(&row.into_dense()?, None, false))?;
+    /// assert_eq!(sums, Tensor::from(array![3.0f32, 0.0, 3.0]));
+    /// # Ok::<(), extype::Error>(())
+    /// ```
+    pub fn map_rows_dense<F>(&self, mut f: F) -> Result<Tensor>
+    where
+        F: FnMut(RaggedRow) -> Result<Tensor>,
+    {
+        const OP: &str = "map_rows_dense";
+        if self.nrows() == 0 {
+            return Err(arg_error(
+                OP,
+                "tensor",
+                "at least one row (without a row, the result's shape and dtype are unknown)",
+                "no rows",
+            ));
+        }
+        let mut out: Vec<Tensor> = crate::types::size::try_reserved(OP, "the rows", self.nrows())?;
+        for (i, row) in self.rows().enumerate() {
+            let t = f(row).map_err(|e| row_error(OP, i, e))?;
+            if i > 0 && (t.shape() != out[0].shape() || t.dtype() != out[0].dtype()) {
+                let first: &Tensor = &out[0];
+                let e = arg_error(
+                    OP,
+                    "f",
+                    format!(
+                        "a result of dtype {} and shape {:?}, as row 0's",
+                        first.dtype(),
+                        first.shape()
+                    ),
+                    format!("dtype {} and shape {:?}", t.dtype(), t.shape()),
+                );
+                return Err(row_error(OP, i, e));
+            }
+            out.push(t);
+        }
+        crate::batch::stack(&out)
+    }
+}
+
+/// An error of row `index`'s function or result, placed as `batch::map_fn` places an item's.
+fn row_error(op: &'static str, index: usize, e: crate::Error) -> crate::Error {
+    crate::BatchError::Map {
+        op,
+        type_name: "RaggedTensor".into(),
+        index,
+        source: Box::new(e),
+    }
+    .into()
+}
+
+/// A result that cannot be a row beside row 0's.
+fn not_a_row(row: &RaggedRow, expected: &str) -> crate::Error {
+    let found = match row {
+        RaggedRow::Dense(t) => format!(
+            "a dense tensor of dtype {} and shape {:?}",
+            t.dtype(),
+            t.shape()
+        ),
+        RaggedRow::Ragged(r) => format!("a ragged tensor, {}", super::describe(r)),
+    };
+    arg_error("map_rows", "f", expected, found)
+}
+
+impl From<Tensor> for RaggedRow {
+    fn from(t: Tensor) -> RaggedRow {
+        RaggedRow::Dense(t)
+    }
+}
+
+impl From<RaggedTensor> for RaggedRow {
+    fn from(r: RaggedTensor) -> RaggedRow {
+        RaggedRow::Ragged(r)
+    }
+}

@@ -11,7 +11,7 @@
 //! (`[?, 3]`), each keep their own. Static spec data would lose it when the spec is relaxed,
 //! and a value rebuilt from a relaxed spec would no longer know its shape. So it is one small
 //! component (saved with the others, read by NumPy/SciPy from the file alone), while the spec
-//! keeps the partial [`Shape`](crate::Shape) itself (the field type [`DenseShape`]), which spec
+//! keeps the partial [`Shape`] itself (the field type [`DenseShape`]), which spec
 //! inference and compatibility read; rebuilding from components checks the vector against it.
 //!
 //! **Canonical order.** An entry order is canonical when the indices are in row-major order with
@@ -40,12 +40,12 @@ pub use field::{DenseShape, Entries};
 
 use std::sync::OnceLock;
 
-use crate::ndarray::{Array1, Array2, ArrayD, ArrayView2, Dimension, Ix1, Ix2, IxDyn};
+use crate::ndarray::{Array1, Array2, ArrayD, ArrayView2, Dimension, Ix1, Ix2};
 use crate::ops::AsOperand;
 use crate::{
     DType, Element, Error, ExtensionType, Result, Shape, Tensor, TensorLike, with_element,
 };
-use extype_kernels::filled::{ZeroBits, filled};
+use extype_kernels::filled::ZeroBits;
 
 #[macro_use]
 mod element;
@@ -514,30 +514,18 @@ fn first_disorder(idx: &ArrayView2<'_, i64>) -> Option<(usize, bool)> {
     }
 }
 
-/// The dense array of `x`: `fill` everywhere, then each value at its index, in stored order (the
-/// caller checked that the dense size can exist).
-fn scatter<T: Element + ZeroBits>(x: &SparseTensor, fill: T) -> Result<ArrayD<T>> {
-    let shape = x.dense_shape();
-    let n: usize = shape.iter().product();
-    // Zeroed by the allocator for a zero fill (fresh pages cost nothing until written).
-    let mut out = filled("to_dense", n, fill).map_err(kernel_error("to_dense"))?;
-    let vals = x.values.0.as_array::<T, Ix1>()?;
-    let strides = row_major_strides(shape);
-    let idx = x.indices_array();
-    match (idx.as_slice(), vals.as_slice(), strides.as_slice()) {
-        // Contiguous rank 2 (the usual case): offsets computed in the loop, nothing allocated.
-        (Some(flat), Some(v), &[s0, s1]) => {
-            for (r, &v) in flat.chunks_exact(2).zip(v) {
-                out[r[0] as usize * s0 + r[1] as usize * s1] = v;
-            }
-        }
-        _ => {
-            for (o, &v) in x.linear_offsets().into_iter().zip(vals.iter()) {
-                out[o] = v;
-            }
-        }
-    }
-    Ok(ArrayD::from_shape_vec(IxDyn(shape), out).expect("n elements"))
+/// The dense array of `x`: `fill` everywhere, then each value at its index, in stored order
+/// (the kernel's scatter; a canonical tensor's entries are written on several threads).
+fn scatter<T: Element + ZeroBits + Send + Sync>(x: &SparseTensor, fill: T) -> Result<ArrayD<T>> {
+    let values = x.values.0.as_array::<T, Ix1>()?;
+    extype_kernels::scatter::scatter(
+        x.dense_shape(),
+        fill,
+        x.indices_array(),
+        values,
+        x.is_canonical(),
+    )
+    .map_err(kernel_error("to_dense"))
 }
 
 impl TensorLike for SparseTensor {

@@ -1,0 +1,9 @@
+// `getters` names each getter after its field: a tuple struct's fields have none.
+use extype::ExtensionType;
+use ndarray::ArrayD;
+
+#[derive(Clone, Debug, ExtensionType)]
+#[extype(getters)]
+pub struct Pair(ArrayD<f32>, ArrayD<f32>);
+
+fn main() {}
