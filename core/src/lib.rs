@@ -97,6 +97,8 @@ pub mod field;
 
 mod contract;
 
+pub mod versioning;
+
 mod derived;
 
 pub mod registry;

@@ -106,6 +106,9 @@ pub struct FileInfo {
     pub types: Vec<String>,
     /// The spec of each value, compact (`f32[2, 3]`, `test.Masked { values: f32[2, 3], … }`).
     pub specs: Vec<String>,
+    /// The version of each value's type that wrote it (`#[extype(version = N)]`, read from its
+    /// spec document; 1 for a tensor, an unversioned type or a document without a version).
+    pub versions: Vec<u32>,
     /// The tensors, in component order for an extype file, else in file order.
     pub tensors: Vec<TensorInfo>,
     /// The file's size in bytes.
@@ -119,6 +122,28 @@ pub struct FileInfo {
 /// each about its size).
 const SHOWN_SPEC: usize = 64 << 10;
 
+impl FileInfo {
+    /// The type version of a file holding one value (`None` for a shard or a file without
+    /// extype metadata).
+    pub fn type_version(&self) -> Option<u32> {
+        match self.versions.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+}
+
+/// The version a stored spec document records (1 when it records none, or cannot be read).
+fn stored_version(type_name: &str, spec: &str) -> u32 {
+    if type_name == TENSOR_TYPE || spec.len() > SHOWN_SPEC {
+        return 1;
+    }
+    match SpecTree::from_json(spec) {
+        Ok(SpecTree::Spec(ref named)) => named.version,
+        _ => 1,
+    }
+}
+
 /// Reads and checks the header of `path` and reports what it holds (no tensor byte is read).
 pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
     let path = path.as_ref();
@@ -128,6 +153,7 @@ pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
     let mut info = FileInfo {
         types: Vec::new(),
         specs: Vec::new(),
+        versions: Vec::new(),
         tensors: Vec::new(),
         file_bytes,
         metadata: std::collections::BTreeMap::new(),
@@ -148,6 +174,7 @@ pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
             // A type registered in this program prints as its spec does (fields in declaration
             // order); another prints from the document, in the order it records (declaration
             // order; key order in documents written before the order was recorded).
+            info.versions.push(stored_version(&r.type_name, &r.spec));
             let compact = if r.spec.len() > SHOWN_SPEC {
                 format!("(a spec of {} bytes of JSON, not shown)", r.spec.len())
             } else if r.type_name == TENSOR_TYPE {
