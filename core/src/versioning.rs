@@ -477,7 +477,7 @@ mod tests {
     }
 
     fn mask_default(s: &Stored) -> Result<Filled> {
-        let values = s.tensor("values")?;
+        let values = s.tensor("data")?;
         Ok(Filled::of("mask", ArrayD::from_elem(values.shape(), true)))
     }
 
@@ -546,7 +546,7 @@ mod tests {
         EVOLUTION
             .upgrade("t.New", &["data", "mask", "n"], &mut s)
             .unwrap();
-        assert_eq!(s.spec("mask").unwrap().to_string(), "bool[*]");
+        assert_eq!(s.spec("mask").unwrap().to_string(), "bool*");
         assert!(s.tensor("data").is_err());
     }
 

@@ -62,13 +62,17 @@ fn check_versioning(cx: &Ctxt, cont: &Container) {
                 continue;
             };
             if from == 0 || from >= version {
+                let older = match version {
+                    1 => "none: the type is version 1".to_string(),
+                    2 => "version 1".to_string(),
+                    v => format!("versions 1 to {}", v - 1),
+                };
                 cx.error_spanned_by(
                     &m.from,
                     format!(
                         "`extype(migrate(from = {from}))` on `{ident}`, which is version \
-                         {version}: a migration is from an older version, 1 to {}; raise \
-                         `extype(version = …)` above {from}, or migrate from an older version",
-                        version.saturating_sub(1).max(1)
+                         {version}: a migration is from an older version ({older}); raise \
+                         `extype(version = …)` above {from}, or migrate from an older version"
                     ),
                 );
             } else if froms.contains(&from) {
