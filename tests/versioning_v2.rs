@@ -182,3 +182,13 @@ fn a_default_that_breaks_validation_is_an_error() {
     assert!(err.contains("finite"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn check_compat_names_both_versions_of_a_newer_file() {
+    let compat = extype::io::check_compat(golden("signal_v1.safetensors")).unwrap();
+    assert!(compat.loads(), "{compat}");
+    assert_eq!(compat.current, Some(("golden.Signal".to_string(), 2)));
+    // Version 3 renamed the type: not one of this program's.
+    let newer = extype::io::check_compat(golden("signal_v3.safetensors")).unwrap();
+    assert!(!newer.loads() && newer.current.is_none(), "{newer}");
+}

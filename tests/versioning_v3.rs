@@ -112,3 +112,20 @@ fn the_version_3_golden_file() {
     assert_eq!(extype::io::load_as::<Waveform>(&path).unwrap(), expected());
     assert_eq!(extype::io::inspect(&path).unwrap().type_version(), Some(3));
 }
+
+#[test]
+fn check_compat_says_what_a_file_loads_as() {
+    let compat = extype::io::check_compat(golden("signal_v1.safetensors")).unwrap();
+    assert!(compat.loads(), "{compat}");
+    assert_eq!(compat.stored_version, 1);
+    assert_eq!(compat.current, Some(("golden.Waveform".to_string(), 3)));
+    assert_eq!(
+        compat.to_string(),
+        "golden.Signal version 1: loads, upgraded to golden.Waveform version 3"
+    );
+    let current = extype::io::check_compat(golden("signal_v3.safetensors")).unwrap();
+    assert!(
+        current.to_string().ends_with("loads (the current version)"),
+        "{current}"
+    );
+}

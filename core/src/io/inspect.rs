@@ -5,7 +5,7 @@ use std::path::Path;
 use super::format::{Records, TENSOR_TYPE, records};
 use super::header::{FileDType, grow, read_varint, write_varint};
 use super::load;
-use crate::error::Result;
+use crate::error::{IoError, Result};
 use crate::registry::registry;
 use crate::spec_tree::SpecTree;
 
@@ -142,6 +142,101 @@ fn stored_version(type_name: &str, spec: &str) -> u32 {
         Ok(SpecTree::Spec(ref named)) => named.version,
         _ => 1,
     }
+}
+
+/// Whether a value file loads into this program's types ([`check_compat`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Compatibility {
+    /// The type name the file stores.
+    pub type_name: String,
+    /// The version of the type that wrote it (1 when the file records none).
+    pub stored_version: u32,
+    /// The registered name and version of the type this program reads it as (`None` when the
+    /// name is not linked into this program: it loads as an anonymous value).
+    pub current: Option<(String, u32)>,
+    /// Why it does not load (`None` when it loads).
+    pub error: Option<String>,
+}
+
+impl Compatibility {
+    /// Whether the file loads as a value of a type of this program.
+    pub fn loads(&self) -> bool {
+        self.error.is_none() && self.current.is_some()
+    }
+}
+
+impl std::fmt::Display for Compatibility {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let stored = format!("{} version {}", self.type_name, self.stored_version);
+        match (&self.current, &self.error) {
+            (_, Some(error)) => write!(f, "{stored}: does not load: {error}"),
+            (None, None) => write!(
+                f,
+                "{stored}: not a type of this program (it loads as an anonymous value)"
+            ),
+            (Some((name, version)), None)
+                if name == &self.type_name && *version == self.stored_version =>
+            {
+                write!(f, "{stored}: loads (the current version)")
+            }
+            (Some((name, version)), None) => {
+                write!(f, "{stored}: loads, upgraded to {name} version {version}")
+            }
+        }
+    }
+}
+
+/// Whether the value file at `path` loads into this program's types: its stored type name and
+/// version, the registered type and version it is read as (through old names, `aliases`), and,
+/// when it does not load (a newer version, a field missing without a default, a failed
+/// migration or validation), the error. The file is loaded as [`load`](super::load) does, so the
+/// answer is the load's. An error only when the file is no extype value file (or unreadable).
+///
+/// ```
+/// use extype_core::{Tensor, io};
+/// # let dir = std::env::temp_dir().join(format!("extype-doc-compat-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("t.safetensors");
+/// io::save(&path, &Tensor::from(ndarray::array![1i64, 2]))?;
+/// let compat = io::check_compat(&path)?;
+/// assert!(compat.loads(), "{compat}");
+/// assert_eq!(compat.stored_version, 1);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn check_compat(path: impl AsRef<Path>) -> Result<Compatibility> {
+    let path = path.as_ref();
+    let file = path.display().to_string();
+    let (_, header) = load::open(path)?;
+    let Records::Value(record) = load::single_record(&file, &header, "an extype value")? else {
+        return Err(IoError::at(&file, "", "expected an extype value"));
+    };
+    let type_name = record.type_name.to_string();
+    let stored_version = stored_version(&type_name, &record.spec);
+    let current = if type_name == TENSOR_TYPE {
+        Some((TENSOR_TYPE.to_string(), 1))
+    } else {
+        match registry().resolve(&type_name) {
+            Ok(Some(entry)) => Some((entry.name.to_string(), entry.version())),
+            Ok(None) => None,
+            Err(e) => {
+                return Ok(Compatibility {
+                    type_name,
+                    stored_version,
+                    current: None,
+                    error: Some(e.to_string()),
+                });
+            }
+        }
+    };
+    drop(record);
+    let error = super::load(path).err().map(|e| e.to_string());
+    Ok(Compatibility {
+        type_name,
+        stored_version,
+        current,
+        error,
+    })
 }
 
 /// Reads and checks the header of `path` and reports what it holds (no tensor byte is read).
