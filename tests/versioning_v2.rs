@@ -172,7 +172,7 @@ fn a_default_that_breaks_validation_is_an_error() {
     let bytes = std::fs::read(golden("signal_v1.safetensors")).unwrap();
     // Patch the first sample (1.0f32) to NaN.
     let one = 1.0f32.to_le_bytes();
-    let at = bytes.windows(4).rposition(|w| w == one).unwrap() - 0;
+    let at = bytes.windows(4).rposition(|w| w == one).unwrap();
     let mut patched = bytes.clone();
     patched[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
     std::fs::write(&path, patched).unwrap();

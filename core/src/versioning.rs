@@ -259,6 +259,9 @@ impl Filled {
     }
 }
 
+/// Components by component path (`values`, `inner.mask`), as a [`Stored`] value holds them.
+pub type NamedTensors = Vec<(String, Tensor)>;
+
 /// A stored value of an older version (or old name) on its way to the current type: its fields'
 /// specs, by field name, and their components, by component path (`values`, `inner.mask`,
 /// `items[1]`). What migrations rewrite and defaults read.
@@ -284,7 +287,7 @@ pub struct Stored {
     version: u32,
     original_version: u32,
     fields: Fields,
-    tensors: Option<Vec<(String, Tensor)>>,
+    tensors: Option<NamedTensors>,
 }
 
 /// Whether component `path` lies under field `key`.
@@ -300,7 +303,7 @@ impl Stored {
         type_name: impl Into<String>,
         version: u32,
         fields: Fields,
-        tensors: Option<Vec<(String, Tensor)>>,
+        tensors: Option<NamedTensors>,
     ) -> Stored {
         Stored {
             type_name: type_name.into(),
@@ -312,7 +315,7 @@ impl Stored {
     }
 
     /// Takes the stored value apart: its name, version, fields' specs and components.
-    pub fn into_parts(self) -> (String, u32, Fields, Option<Vec<(String, Tensor)>>) {
+    pub fn into_parts(self) -> (String, u32, Fields, Option<NamedTensors>) {
         (self.type_name, self.version, self.fields, self.tensors)
     }
 
