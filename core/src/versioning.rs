@@ -69,23 +69,6 @@ impl Evolution {
         self.aliases.contains(&name)
     }
 
-    /// Whether a stored spec named `name` (the type's own name is `own`), of `version`, whose
-    /// fields are `fields`, is already in the current form (`keys`, the current fields in
-    /// order): then no upgrade runs.
-    pub fn is_current(
-        &self,
-        own: &str,
-        name: &str,
-        version: u32,
-        fields: &Fields,
-        keys: &[&str],
-    ) -> bool {
-        version == self.version
-            && name == own
-            && fields.len() == keys.len()
-            && keys.iter().all(|k| fields.contains_key(k))
-    }
-
     /// Upgrades `stored` (of the type named `own`, whose current fields are `keys`) to the
     /// current version: the steps of the [module docs](self). Afterwards `stored` is named
     /// `own` and has the current version; fields still missing are left for the reader's error.
