@@ -75,6 +75,17 @@
 //!   type and its spec implement [`TensorLike`] by hand (a ragged dimension is unknown).
 //! - `batchable = Enc`: a custom encoder, `Enc: batch::BatchEncoder<Foo>` (a ragged tensor whose
 //!   batch concatenates values and builds new row splits).
+//! - `version = N` (an integer from 1; default 1): the type's version, written into its spec
+//!   documents and so into every file (left out for version 1, so version-1 files are as they
+//!   always were). A file or document of a newer version is an error naming both versions, the
+//!   type and the file. See [`versioning`].
+//! - `aliases = ["pkg.Old", …]`: names the type was registered under before; files and documents
+//!   under them load as this type. An alias that is another type's name or alias is a conflict
+//!   of that name alone, as a name registered twice is.
+//! - `migrate(from = k, with = path)` (`k` below `version`; repeatable, once per `k`): a
+//!   `fn(&mut versioning::Stored) -> extype::Result<()>` that rewrites a stored value of version
+//!   `k` (its fields' specs and components, by name) into the layout of version `k + 1`;
+//!   migrations chain (a version-1 file read by version 3 runs `from = 1`, then `from = 2`).
 //!
 //! Attributes on a field:
 //! - `shape = "pattern"` (a tensor field): a shape contract ([`ShapePattern`]: sizes, names, `_`,
@@ -102,6 +113,15 @@
 //!   the field itself, another validity, or a `static`/`skip` field is a compile error. Dtype
 //!   and shape are checked where the pair is used (an Arrow write); give the type a
 //!   `shape = "*dims"` contract on both fields to check the shapes on every value.
+//! - `alias = "old"` (repeatable): an old name of the field; a stored value without the field
+//!   but with `old` loads it from there (components `old`, `old.x` become the field's). An alias
+//!   that is a field's name, or claimed by two fields, is a compile error.
+//! - `default` / `default = path` (on a type of version 2 or more: every field of a version-1
+//!   type is as old as the type): fills the field when a stored value lacks it (after
+//!   migrations and aliases): the field type's `Default`, or `path`, a
+//!   `fn(&versioning::Stored) -> extype::Result<FieldType>` that may read the other fields (an
+//!   all-true mask shaped like the values: `stored.tensor("values")?.shape()`). Validation and
+//!   shape contracts run on the result.
 //!
 //! ## `#[derive(StaticValue)]`
 //!

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! extype inspect [--json] FILE...
+//! extype check-compat FILE...
 //! extype --version
 //! ```
 //!
@@ -18,6 +19,12 @@
 //! - anything else: what it is, when its magic bytes say (a NumPy `.npy` file, a zip archive),
 //!   and that it is none of the three.
 //!
+//! A safetensors file's report names the version of its type that wrote it (`type: pkg.Foo,
+//! version 2`). `extype check-compat FILE` says whether each value file loads into the types
+//! linked into this command (`io::check_compat`): the command links no user type, so it answers
+//! for `Tensor` files and tells the stored type and version of the others; call
+//! `extype::io::check_compat` in a program of your own to check against its types.
+//!
 //! `--json` prints the same as one JSON object per file. Install with `cargo install --path cli`.
 
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -27,10 +34,12 @@ use std::process::ExitCode;
 use extype_arrow::{ArrowFileInfo, inspect as arrow_inspect};
 use extype_core::io::{self, FileInfo, FileKind};
 
-const USAGE: &str = "usage: extype inspect [--json] FILE...\n       extype --version\n\n\
+const USAGE: &str = "usage: extype inspect [--json] FILE...\n       extype check-compat FILE...\n       \
+    extype --version\n\n\
     Prints what a safetensors file holds (its registered type, its spec and each component's\n\
     path, dtype, shape and size in bytes), or an Arrow IPC or Parquet file (its rows, batches\n\
-    and columns, with their extension types and specs); --json: the same as JSON.";
+    and columns, with their extension types and specs); --json: the same as JSON.\n\
+    check-compat: whether each value file loads into this program's types (its type version).";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -61,6 +70,22 @@ fn run(args: &[String]) -> Result<(), String> {
                 print!("{}", report(file, json)?);
             }
             Ok(())
+        }
+        "check-compat" => {
+            if rest.is_empty() {
+                return Err(format!("check-compat: no file\n{USAGE}"));
+            }
+            let mut all = true;
+            for file in rest {
+                let compat = io::check_compat(file).map_err(|e| e.to_string())?;
+                all &= compat.loads();
+                println!("{file}: {compat}");
+            }
+            if all {
+                Ok(())
+            } else {
+                Err("some files do not load into this program's types".into())
+            }
         }
         "-V" | "--version" | "version" => {
             println!("extype {}", env!("CARGO_PKG_VERSION"));
@@ -167,8 +192,12 @@ fn text(file: &str, info: &FileInfo) -> String {
     if info.types.is_empty() {
         out.push_str("type: (none: no extype metadata)\n");
     }
-    for (t, s) in info.types.iter().zip(&info.specs) {
-        out.push_str(&format!("type: {t}\nspec: {s}\n"));
+    for ((t, s), v) in info.types.iter().zip(&info.specs).zip(&info.versions) {
+        if t == io::TENSOR_TYPE {
+            out.push_str(&format!("type: {t}\nspec: {s}\n"));
+        } else {
+            out.push_str(&format!("type: {t}, version {v}\nspec: {s}\n"));
+        }
     }
     let width = info.tensors.iter().map(|t| t.path.len()).max().unwrap_or(0);
     out.push_str("components:\n");

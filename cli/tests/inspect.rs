@@ -281,3 +281,44 @@ fn inspect_describes_arrow_ipc_and_parquet_files() {
     assert!(err.contains("not an Arrow IPC or Parquet file"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The version of a file's type: in the text and JSON reports, and in `check-compat`, which
+/// answers for the types linked into the command (none of the user's: the golden files of
+/// `tests/versioning_v*.rs` name theirs and their versions).
+#[test]
+fn inspect_and_check_compat_show_the_type_version() {
+    let golden =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/versioning");
+    let v1 = golden.join("signal_v1.safetensors");
+    let v3 = golden.join("signal_v3.safetensors");
+    let (ok, text, err) = extype(&["inspect", v1.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(text.contains("type: golden.Signal, version 1\n"), "{text}");
+    let (ok, text, err) = extype(&["inspect", v3.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(
+        text.contains("type: golden.Waveform, version 3\n"),
+        "{text}"
+    );
+    let (ok, json, _) = extype(&["inspect", "--json", v3.to_str().unwrap()]);
+    assert!(ok);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["versions"], serde_json::json!([3]));
+
+    let (ok, out, err) = extype(&["check-compat", v3.to_str().unwrap()]);
+    assert!(!ok && err.contains("do not load"), "{err}");
+    assert!(
+        out.contains("golden.Waveform version 3: not a type of this program"),
+        "{out}"
+    );
+    let dir = std::env::temp_dir().join(format!("extype-cli-compat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.safetensors");
+    io::save(&path, &Tensor::from(ndarray::array![1.0f32])).unwrap();
+    let (ok, out, err) = extype(&["check-compat", path.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(out.contains("Tensor version 1: loads"), "{out}");
+    let (ok, _, err) = extype(&["check-compat"]);
+    assert!(!ok && err.contains("no file"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -86,5 +86,8 @@ pub mod v1 {
     };
     pub use crate::spec_tree::SpecTree;
     pub use crate::tensor::{Tensor, TensorLike, TensorView};
+    pub use crate::versioning::{
+        Evolution, FieldDefault, FieldEvolution, Filled, Migration, Stored, unknown_spec,
+    };
     pub use extype_shape::Shape;
 }

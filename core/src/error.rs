@@ -244,6 +244,15 @@ pub enum SpecError {
         /// The validation's message.
         message: String,
     },
+    /// A stored spec or value of another version of its type could not be read as the current
+    /// one: written by a newer version, or a migration or default failed.
+    #[error("{type_name}: {message}")]
+    Version {
+        /// The type (its registered name).
+        type_name: String,
+        /// What went wrong, with the versions involved.
+        message: String,
+    },
     /// Two specs that had to be compatible are not.
     #[error("{op}: spec {left} is not compatible with {right}")]
     Incompatible {
@@ -296,6 +305,25 @@ pub enum RegistryError {
         "extension type name {name:?} is registered twice: {first_type} at {first} and {second_type} at {second}"
     )]
     DuplicateName {
+        /// The shared name.
+        name: String,
+        /// Rust type of the first entry.
+        first_type: String,
+        /// `file:line` of the first entry.
+        first: String,
+        /// Rust type of the second entry.
+        second_type: String,
+        /// `file:line` of the second entry.
+        second: String,
+    },
+    /// An old name (`#[extype(aliases = [...])]`) of one type is the name or an old name of
+    /// another: files under it could be either, so the name is broken (the rest of both types
+    /// works).
+    #[error(
+        "extension type name {name:?} is claimed twice (as a registered name or an old name in \
+         `extype(aliases)`): {first_type} at {first} and {second_type} at {second}"
+    )]
+    DuplicateAlias {
         /// The shared name.
         name: String,
         /// Rust type of the first entry.

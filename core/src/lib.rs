@@ -18,7 +18,10 @@
 //! - [`spec`]: the [`TypeSpec`] / [`ExtensionType`] traits, [`AnySpec`] / [`AnyExtension`], and
 //!   [`value`]: [`Value`] (tensor or extension value), [`ValueSpec`].
 //! - [`field`]: the per-field trait [`Field`] that `#[derive(ExtensionType)]` targets.
-//! - `contract`, `derived` (reached through `__private`): shape contracts and the runtime of
+//! - `contract` (internal): shape contracts.
+//! - [`versioning`]: type versions, old names, field defaults and migrations, and the one upgrade
+//!   of a stored value of an older version ([`versioning::Stored`]).
+//! - `derived` (reached through `__private`): the runtime of
 //!   derived types — their tables, and the field-by-field logic the derive calls (one
 //!   implementation for every derived type).
 //! - [`mod@registry`]: name → type table ([`registry()`]); [`anonymous`]: values of types not
@@ -96,6 +99,8 @@ pub use spec::value;
 pub mod field;
 
 mod contract;
+
+pub mod versioning;
 
 mod derived;
 

@@ -47,6 +47,37 @@ pub struct ContainerAttrs {
     pub display: Option<syn::Path>,
     /// `builder`: `Foo::builder()` and `FooBuilder`, a setter per named field.
     pub builder: Option<syn::Path>,
+    /// `version = N`: the type's version (1 when absent).
+    pub version: Option<syn::LitInt>,
+    /// `aliases = ["pkg.Old", …]`: names the type was registered under before.
+    pub aliases: Option<(syn::Path, Vec<LitStr>)>,
+    /// `migrate(from = k, with = path)`, each occurrence.
+    pub migrations: Vec<MigrateAttr>,
+}
+
+/// One `migrate(from = k, with = path)`.
+pub struct MigrateAttr {
+    /// The version it migrates from.
+    pub from: syn::LitInt,
+    /// The function `fn(&mut extype::versioning::Stored) -> extype::Result<()>`.
+    pub with: syn::ExprPath,
+}
+
+/// The two forms of `extype(default)`.
+pub enum DefaultAttr {
+    /// `default`: the field type's `Default::default()`.
+    Trait(syn::Path),
+    /// `default = path`: `fn(&extype::versioning::Stored) -> extype::Result<FieldType>`.
+    Function(syn::Path, syn::ExprPath),
+}
+
+impl DefaultAttr {
+    /// The `default` key, for spans.
+    pub fn key(&self) -> &syn::Path {
+        match self {
+            DefaultAttr::Trait(key) | DefaultAttr::Function(key, _) => key,
+        }
+    }
 }
 
 /// The two forms of `extype(tensor_like)`.
@@ -77,6 +108,10 @@ pub struct FieldAttrs {
     /// `validity_of = values`: this (bool) field is the validity of the named field, which has
     /// the same shape (`true` = valid); with the attribute's key, for spans.
     pub validity_of: Option<(syn::Path, syn::Ident)>,
+    /// `alias = "old"` (each occurrence): the field's old names.
+    pub aliases: Vec<LitStr>,
+    /// `default` or `default = path`: fills the field in stored values of older versions.
+    pub default: Option<DefaultAttr>,
 }
 
 impl FieldAttrs {
@@ -94,8 +129,11 @@ const CONTAINER_KEYS: &[&str] = &[
     "getters",
     "display",
     "builder",
+    "version",
+    "aliases",
+    "migrate",
 ];
-const FIELD_KEYS: &[&str] = &["shape", "static", "skip", "validity_of"];
+const FIELD_KEYS: &[&str] = &["shape", "static", "skip", "validity_of", "alias", "default"];
 
 fn extype_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
     attrs.iter().filter(|a| a.path().is_ident("extype"))
@@ -284,6 +322,122 @@ fn validity_of_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<syn::Iden
     }
 }
 
+/// `version = N`: an integer literal (its range is checked in `check`).
+fn version_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<syn::LitInt> {
+    let value: syn::Expr = value_of(meta, "version", "2")?.parse()?;
+    match value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(lit),
+            ..
+        }) => Ok(lit),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`extype(version)` takes an integer literal: `version = 2`",
+        )),
+    }
+}
+
+/// `aliases = ["pkg.Old", …]`: an array of string literals.
+fn aliases_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Vec<LitStr>> {
+    let value: syn::Expr = value_of(meta, "aliases", "[\"my_pkg.OldName\"]")?.parse()?;
+    let bad = |at: &dyn quote::ToTokens| {
+        syn::Error::new_spanned(
+            at,
+            "`extype(aliases)` takes an array of string literals, the names the type was \
+             registered under before: `aliases = [\"my_pkg.OldName\"]`",
+        )
+    };
+    let syn::Expr::Array(array) = &value else {
+        return Err(bad(&value));
+    };
+    array
+        .elems
+        .iter()
+        .map(|e| match e {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(lit),
+                ..
+            }) => Ok(lit.clone()),
+            other => Err(bad(other)),
+        })
+        .collect()
+}
+
+/// `migrate(from = k, with = path)`.
+fn migrate_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<MigrateAttr> {
+    const FORM: &str = "`migrate(from = 1, with = upgrade_v1)`";
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(meta.error(format!(
+            "`extype(migrate)` needs the version and the function: {FORM}"
+        )));
+    }
+    let (mut from, mut with) = (None, None);
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("from") {
+            let value: syn::Expr = inner.value()?.parse()?;
+            match value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(lit),
+                    ..
+                }) if from.is_none() => from = Some(lit),
+                syn::Expr::Lit(_) if from.is_some() => {
+                    return Err(inner.error(format!("duplicate `from` in {FORM}")));
+                }
+                other => {
+                    return Err(syn::Error::new_spanned(
+                        other,
+                        format!("`from` takes an integer literal, the old version: {FORM}"),
+                    ));
+                }
+            }
+        } else if inner.path.is_ident("with") {
+            let value: syn::Expr = inner.value()?.parse()?;
+            match value {
+                syn::Expr::Path(path) if with.is_none() => with = Some(path),
+                syn::Expr::Path(_) => {
+                    return Err(inner.error(format!("duplicate `with` in {FORM}")));
+                }
+                other => {
+                    return Err(syn::Error::new_spanned(
+                        other,
+                        format!(
+                            "`with` takes the path of a function \
+                             `fn(&mut extype::versioning::Stored) -> extype::Result<()>`: {FORM}"
+                        ),
+                    ));
+                }
+            }
+        } else {
+            return Err(inner.error(format!(
+                "unknown key in `extype(migrate)`; expected `from` and `with`: {FORM}"
+            )));
+        }
+        Ok(())
+    })?;
+    match (from, with) {
+        (Some(from), Some(with)) => Ok(MigrateAttr { from, with }),
+        (None, _) => Err(meta.error(format!("`extype(migrate)` needs `from = k`: {FORM}"))),
+        (_, None) => Err(meta.error(format!("`extype(migrate)` needs `with = function`: {FORM}"))),
+    }
+}
+
+/// `default` or `default = path`.
+fn default_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<DefaultAttr> {
+    if !meta.input.peek(syn::Token![=]) {
+        return Ok(DefaultAttr::Trait(meta.path.clone()));
+    }
+    let value: syn::Expr = meta.value()?.parse()?;
+    match value {
+        syn::Expr::Path(path) => Ok(DefaultAttr::Function(meta.path.clone(), path)),
+        other => Err(syn::Error::new_spanned(
+            other,
+            "`extype(default = ...)` takes the path of a function \
+             `fn(&extype::versioning::Stored) -> extype::Result<FieldType>`, e.g. \
+             `default = all_valid`; write `default` alone for the field type's `Default`",
+        )),
+    }
+}
+
 trait PathText {
     fn to_token_stream_string(&self) -> String;
 }
@@ -303,6 +457,9 @@ impl ContainerAttrs {
         let mut getters = Once::new("getters");
         let mut display = Once::new("display");
         let mut builder = Once::new("builder");
+        let mut version = Once::new("version");
+        let mut aliases = Once::new("aliases");
+        let mut migrations = Vec::new();
         for attr in extype_attrs(attrs) {
             if !require_list(cx, attr, CONTAINER_KEYS) {
                 continue;
@@ -330,6 +487,19 @@ impl ContainerAttrs {
                     } else if meta.path.is_ident("builder") {
                         let value = flag(meta, "builder")?;
                         builder.set(cx, &meta.path, value);
+                    } else if meta.path.is_ident("version") {
+                        let value = version_value(meta)?;
+                        version.set(cx, &meta.path, value);
+                    } else if meta.path.is_ident("aliases") {
+                        let value = aliases_value(meta)?;
+                        aliases.set(cx, &meta.path, (meta.path.clone(), value));
+                    } else if meta.path.is_ident("migrate") {
+                        migrations.push(migrate_value(meta)?);
+                    } else if meta.path.is_ident("alias") {
+                        return Err(meta.error(
+                            "`extype(alias)` belongs on a field (its old name); the struct's old \
+                             registered names are `extype(aliases = [\"my_pkg.OldName\"])`",
+                        ));
                     } else if meta.path.is_ident("shape") {
                         return Err(meta.error(
                             "`extype(shape)` belongs on a field, not on the struct; \
@@ -353,6 +523,9 @@ impl ContainerAttrs {
             getters: getters.value,
             display: display.value,
             builder: builder.value,
+            version: version.value,
+            aliases: aliases.value,
+            migrations,
         }
     }
 }
@@ -363,6 +536,8 @@ impl FieldAttrs {
         let mut static_ = Once::new("static");
         let mut skip = Once::new("skip");
         let mut validity_of = Once::new("validity_of");
+        let mut default = Once::new("default");
+        let mut aliases = Vec::new();
         for attr in extype_attrs(attrs) {
             if !require_list(cx, attr, FIELD_KEYS) {
                 continue;
@@ -379,9 +554,22 @@ impl FieldAttrs {
                     } else if meta.path.is_ident("validity_of") {
                         let values = validity_of_value(meta)?;
                         validity_of.set(cx, &meta.path, (meta.path.clone(), values));
-                    } else if ["name", "validate", "batchable", "tensor_like"]
-                        .iter()
-                        .any(|k| meta.path.is_ident(k))
+                    } else if meta.path.is_ident("alias") {
+                        aliases.push(string_value(meta, "alias", "\"old_name\"")?);
+                    } else if meta.path.is_ident("default") {
+                        let value = default_value(meta)?;
+                        default.set(cx, &meta.path, value);
+                    } else if [
+                        "name",
+                        "validate",
+                        "batchable",
+                        "tensor_like",
+                        "version",
+                        "aliases",
+                        "migrate",
+                    ]
+                    .iter()
+                    .any(|k| meta.path.is_ident(k))
                     {
                         let key = meta.path.to_token_stream_string();
                         return Err(meta.error(format!(
@@ -402,6 +590,8 @@ impl FieldAttrs {
             static_: static_.value,
             skip: skip.value,
             validity_of: validity_of.value,
+            aliases,
+            default: default.value,
         }
     }
 }

@@ -4,6 +4,8 @@ use std::sync::Arc;
 
 use extype_shape::{ArgRef, PatternDim, ShapePattern, Unifier};
 
+use syn::LitStr;
+
 use crate::ast::Container;
 use crate::ctxt::Ctxt;
 
@@ -17,6 +19,7 @@ pub fn check(cx: &Ctxt, cont: &Container) {
     check_validity(cx, cont);
     check_self_in_field_types(cx, cont);
     check_getters(cx, cont);
+    check_versioning(cx, cont);
 }
 
 /// `getters` and `builder` name each method after its field: a tuple struct has no names to
@@ -66,6 +69,162 @@ fn check_self_in_field_types(cx: &Ctxt, cont: &Container) {
                     field.path
                 ),
             );
+        }
+    }
+}
+
+/// The type's version as written (`version = N`), checked to be an integer from 1; `None` when
+/// it is malformed (reported here).
+pub fn version_of(cx: Option<&Ctxt>, cont: &Container) -> Option<u32> {
+    let Some(lit) = &cont.attrs.version else {
+        return Some(1);
+    };
+    match lit.base10_parse::<u32>() {
+        Ok(v) if v >= 1 => Some(v),
+        _ => {
+            if let Some(cx) = cx {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "invalid `extype(version = {lit})`: a version is an integer from 1 to {} \
+                         (an unversioned type is version 1)",
+                        u32::MAX
+                    ),
+                );
+            }
+            None
+        }
+    }
+}
+
+/// `version`, `aliases`, `migrate`, and the fields' `alias` and `default`: the version is an
+/// integer from 1; each migration is from an older version, once; a default fills a field that
+/// older versions lack, so it needs a type of version 2 or more (every field of a version-1
+/// type is as old as the type); old names are valid and claimed once.
+fn check_versioning(cx: &Ctxt, cont: &Container) {
+    let version = version_of(Some(cx), cont);
+    let ident = cont.ident;
+    if let Some(version) = version {
+        let mut froms: Vec<u32> = Vec::new();
+        for m in &cont.attrs.migrations {
+            let Ok(from) = m.from.base10_parse::<u32>() else {
+                cx.error_spanned_by(
+                    &m.from,
+                    "`extype(migrate(from = …))` takes a version, an integer from 1",
+                );
+                continue;
+            };
+            if from == 0 || from >= version {
+                let older = match version {
+                    1 => "none: the type is version 1".to_string(),
+                    2 => "version 1".to_string(),
+                    v => format!("versions 1 to {}", v - 1),
+                };
+                cx.error_spanned_by(
+                    &m.from,
+                    format!(
+                        "`extype(migrate(from = {from}))` on `{ident}`, which is version \
+                         {version}: a migration is from an older version ({older}); raise \
+                         `extype(version = …)` above {from}, or migrate from an older version"
+                    ),
+                );
+            } else if froms.contains(&from) {
+                cx.error_spanned_by(
+                    &m.from,
+                    format!(
+                        "two `extype(migrate(from = {from}))` on `{ident}`: one migration per \
+                         version; combine them into one function"
+                    ),
+                );
+            } else {
+                froms.push(from);
+            }
+        }
+        for field in &cont.fields {
+            let Some(default) = &field.attrs.default else {
+                continue;
+            };
+            if version == 1 {
+                cx.error_spanned_by(
+                    default.key(),
+                    format!(
+                        "`extype(default)` on field `{}` of `{ident}`, which is version 1: a \
+                         default fills a field that files of older versions lack, and every field \
+                         of a version-1 type is as old as the type; when adding a field, raise \
+                         the struct's `extype(version = …)` (e.g. `version = 2`)",
+                        field.path
+                    ),
+                );
+            } else if let Some(skip) = &field.attrs.skip {
+                cx.error_spanned_by(
+                    skip,
+                    format!(
+                        "field `{}` is `extype(skip)` and `extype(default)`: a skipped field is \
+                         never stored (it is always rebuilt with `Default`); remove one",
+                        field.path
+                    ),
+                );
+            }
+        }
+    }
+    // Old field names: not a current field's name, each claimed once.
+    let mut claimed: Vec<(String, &str)> = Vec::new();
+    for field in &cont.fields {
+        for alias in &field.attrs.aliases {
+            let old = alias.value();
+            if let Some(other) = cont.fields.iter().find(|f| f.path == old) {
+                cx.error_spanned_by(
+                    alias,
+                    format!(
+                        "`extype(alias = {old:?})` on field `{}`: `{}` is a field of this struct; \
+                         an alias is an old name no current field has",
+                        field.path, other.path
+                    ),
+                );
+            } else if let Some((_, first)) = claimed.iter().find(|(a, _)| *a == old) {
+                cx.error_spanned_by(
+                    alias,
+                    format!(
+                        "duplicate alias {old:?}: fields `{first}` and `{}` both claim it, so a \
+                         stored field of that name could be either; remove one",
+                        field.path
+                    ),
+                );
+            } else {
+                claimed.push((old, &field.path));
+            }
+        }
+    }
+    // Old type names: valid names, not the type's own, each once.
+    if let Some((_, aliases)) = &cont.attrs.aliases {
+        let own = cont.attrs.name.as_ref().map(LitStr::value);
+        let mut seen: Vec<String> = Vec::new();
+        for lit in aliases {
+            let name = lit.value();
+            if let Err(problem) = validate_registered_name(&name) {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "invalid name {name:?} in `extype(aliases)`: {problem}; use dotted \
+                         identifiers such as \"my_pkg.OldName\""
+                    ),
+                );
+            } else if own.as_deref() == Some(name.as_str()) {
+                cx.error_spanned_by(
+                    lit,
+                    format!(
+                        "`extype(aliases)` lists {name:?}, the type's own `extype(name)`; an \
+                         alias is a name the type had before"
+                    ),
+                );
+            } else if seen.contains(&name) {
+                cx.error_spanned_by(
+                    lit,
+                    format!("duplicate alias {name:?} in `extype(aliases)`; list it once"),
+                );
+            } else {
+                seen.push(name);
+            }
         }
     }
 }

@@ -111,3 +111,25 @@ fn the_builder_sets_fields_by_name() {
         .build();
     assert!(e.unwrap_err().to_string().contains("differ in shape"));
 }
+
+/// A field added in version 2 with `#[extype(default)]`: the builder fills it with its
+/// `Default` when never set, as a version-1 file's load does.
+#[derive(extype::ExtensionType, Debug, Clone, PartialEq)]
+#[extype(name = "tests.opt_in.Tagged", version = 2, builder)]
+pub struct Tagged {
+    values: ndarray::ArrayD<f32>,
+    #[extype(default)]
+    weights: Option<ndarray::ArrayD<f32>>,
+}
+
+#[test]
+fn the_builder_fills_defaults() {
+    let t = Tagged::builder().values(shapes::zeros(2)).build().unwrap();
+    assert_eq!(t.weights, None);
+    let w = Tagged::builder()
+        .values(shapes::zeros(1))
+        .weights(Some(shapes::zeros(1)))
+        .build()
+        .unwrap();
+    assert_eq!(w.weights, Some(shapes::zeros(1)));
+}

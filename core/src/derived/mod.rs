@@ -55,6 +55,7 @@ use crate::names::registered_name_of;
 use crate::spec::{ExtensionType, SpecSource, TypeSpec, ValueOps, registered_name};
 use crate::spec_tree::SpecTree;
 use crate::tensor::{Tensor, TensorSpec, TensorView};
+use crate::versioning::{Evolution, Stored};
 use extype_shape::Shape;
 
 /// One field of a derived struct.
@@ -183,6 +184,9 @@ pub struct StructDesc {
     /// The fields declared as another's validity (`#[extype(validity_of = values)]` on a mask
     /// field): `(mask, values)` as indices into [`fields`](Self::fields).
     pub validity: &'static [(usize, usize)],
+    /// Its version, old names, field defaults and migrations ([`Evolution::NONE`] for a type
+    /// without versioning attributes).
+    pub evolution: &'static Evolution,
     /// The word of whoever wrote the table that it is exact (see [`Vouched`]).
     pub vouched: Vouched,
 }
@@ -612,7 +616,77 @@ pub unsafe fn spec_to_value(desc: &StructDesc, spec: *const u8) -> SpecTree {
         let value = unsafe { (f.ops.spec_to_value)(spec.add(f.spec_offset)) };
         fields.insert(f.key.to_string(), value);
     }
-    SpecTree::spec(desc.registered_name(), SpecTree::Map(fields))
+    SpecTree::versioned_spec(
+        desc.registered_name(),
+        desc.evolution.version,
+        SpecTree::Map(fields),
+    )
+}
+
+impl StructDesc {
+    /// The current fields' keys, in declaration order.
+    pub fn keys(&self) -> Vec<&'static str> {
+        self.fields.iter().map(|f| f.key).collect()
+    }
+
+    /// Whether `named` (a stored spec of this type) needs no upgrade: the current version, the
+    /// registered name and exactly the current fields.
+    pub fn is_current(&self, named: &crate::spec_tree::NamedSpec) -> bool {
+        if named.version != self.evolution.version {
+            return false;
+        }
+        let SpecTree::Map(fields) = &named.value else {
+            // Not a struct's fields: the reader's error.
+            return true;
+        };
+        // No allocation: this runs on every read of a stored spec.
+        (named.name == self.name || named.name == self.registered_name())
+            && fields.len() == self.fields.len()
+            && self.fields.iter().all(|f| fields.contains_key(f.key))
+    }
+
+    /// Upgrades `stored` to this type's current version and name (see
+    /// [`Evolution::upgrade`]); the current spec tree.
+    pub fn upgrade(&self, stored: &mut Stored) -> Result<SpecTree> {
+        let name = self.registered_name();
+        self.evolution.upgrade(name, &self.keys(), stored)?;
+        Ok(self.tree_of(stored))
+    }
+
+    /// The spec tree of an upgraded stored value (its fields, under the current name and
+    /// version).
+    pub fn tree_of(&self, stored: &Stored) -> SpecTree {
+        let mut fields = crate::spec_tree::Fields::new();
+        for key in stored.keys() {
+            if let Some(spec) = stored.spec(key) {
+                fields.insert(key.to_string(), spec.clone());
+            }
+        }
+        SpecTree::versioned_spec(
+            self.registered_name(),
+            self.evolution.version,
+            SpecTree::Map(fields),
+        )
+    }
+}
+
+/// The stored spec `value` of the type `desc` describes, upgraded to the current version when
+/// it is not current (a spec document alone: no data); `None` when it is current.
+fn upgraded_spec(desc: &StructDesc, value: &SpecTree) -> Result<Option<SpecTree>> {
+    let SpecTree::Spec(named) = value else {
+        return Ok(None);
+    };
+    let known = named.name == desc.name
+        || named.name == desc.registered_name()
+        || desc.evolution.is_alias(&named.name);
+    if !known || desc.is_current(named) {
+        return Ok(None);
+    }
+    let SpecTree::Map(fields) = &named.value else {
+        return Ok(None);
+    };
+    let mut stored = Stored::from_parts(&named.name, named.version, fields.clone(), None);
+    desc.upgrade(&mut stored).map(Some)
 }
 
 /// # Safety
@@ -624,6 +698,8 @@ unsafe fn write_spec_from_value(
     path: &FieldPath<'_>,
     out: *mut u8,
 ) -> Result<()> {
+    let upgraded = upgraded_spec(desc, value)?;
+    let value = upgraded.as_ref().unwrap_or(value);
     let keys: Vec<&'static str> = desc.fields.iter().map(|f| f.key).collect();
     let name = desc.registered_name();
     let fields = StructFields::open_named(value, path, name, desc.name, &keys)?;

@@ -351,6 +351,14 @@ pub trait Field: Sized + Send + Sync + 'static {
         }
     }
 
+    /// The least specific spec the field's Rust type admits, when its type alone fixes one: an
+    /// `ArrayD<bool>` is `bool[*]`, an `Array2<f32>` `f32[?, ?]`. What a spec document written
+    /// before the field existed gives a field whose default is computed from data (see
+    /// `versioning`); `None` (the default) for every other field type.
+    fn unknown_spec() -> Option<Self::Spec> {
+        None
+    }
+
     /// Serializes the spec.
     #[inline]
     fn spec_to_value(spec: &Self::Spec) -> SpecTree {

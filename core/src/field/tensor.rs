@@ -112,6 +112,14 @@ macro_rules! tensor_field_common {
         type Spec = TensorSpec;
 
         #[inline]
+        fn unknown_spec() -> Option<TensorSpec> {
+            let dtype: Option<DType> = $dtype;
+            let rank: Option<usize> = $rank;
+            let shape = rank.map_or_else(Shape::unknown_rank, Shape::unknown);
+            dtype.map(|dtype| TensorSpec::new(shape, dtype))
+        }
+
+        #[inline]
         fn num_components(_spec: &TensorSpec) -> usize {
             1
         }

@@ -5,7 +5,7 @@ use std::path::Path;
 use super::format::{Records, TENSOR_TYPE, records};
 use super::header::{FileDType, grow, read_varint, write_varint};
 use super::load;
-use crate::error::Result;
+use crate::error::{IoError, Result};
 use crate::registry::registry;
 use crate::spec_tree::SpecTree;
 
@@ -106,6 +106,9 @@ pub struct FileInfo {
     pub types: Vec<String>,
     /// The spec of each value, compact (`f32[2, 3]`, `test.Masked { values: f32[2, 3], … }`).
     pub specs: Vec<String>,
+    /// The version of each value's type that wrote it (`#[extype(version = N)]`, read from its
+    /// spec document; 1 for a tensor, an unversioned type or a document without a version).
+    pub versions: Vec<u32>,
     /// The tensors, in component order for an extype file, else in file order.
     pub tensors: Vec<TensorInfo>,
     /// The file's size in bytes.
@@ -119,6 +122,123 @@ pub struct FileInfo {
 /// each about its size).
 const SHOWN_SPEC: usize = 64 << 10;
 
+impl FileInfo {
+    /// The type version of a file holding one value (`None` for a shard or a file without
+    /// extype metadata).
+    pub fn type_version(&self) -> Option<u32> {
+        match self.versions.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+}
+
+/// The version a stored spec document records (1 when it records none, or cannot be read).
+fn stored_version(type_name: &str, spec: &str) -> u32 {
+    if type_name == TENSOR_TYPE || spec.len() > SHOWN_SPEC {
+        return 1;
+    }
+    match SpecTree::from_json(spec) {
+        Ok(SpecTree::Spec(ref named)) => named.version,
+        _ => 1,
+    }
+}
+
+/// Whether a value file loads into this program's types ([`check_compat`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Compatibility {
+    /// The type name the file stores.
+    pub type_name: String,
+    /// The version of the type that wrote it (1 when the file records none).
+    pub stored_version: u32,
+    /// The registered name and version of the type this program reads it as (`None` when the
+    /// name is not linked into this program: it loads as an anonymous value).
+    pub current: Option<(String, u32)>,
+    /// Why it does not load (`None` when it loads).
+    pub error: Option<String>,
+}
+
+impl Compatibility {
+    /// Whether the file loads as a value of a type of this program.
+    pub fn loads(&self) -> bool {
+        self.error.is_none() && self.current.is_some()
+    }
+}
+
+impl std::fmt::Display for Compatibility {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let stored = format!("{} version {}", self.type_name, self.stored_version);
+        match (&self.current, &self.error) {
+            (_, Some(error)) => write!(f, "{stored}: does not load: {error}"),
+            (None, None) => write!(
+                f,
+                "{stored}: not a type of this program (it loads as an anonymous value)"
+            ),
+            (Some((name, version)), None)
+                if name == &self.type_name && *version == self.stored_version =>
+            {
+                write!(f, "{stored}: loads (the current version)")
+            }
+            (Some((name, version)), None) => {
+                write!(f, "{stored}: loads, upgraded to {name} version {version}")
+            }
+        }
+    }
+}
+
+/// Whether the value file at `path` loads into this program's types: its stored type name and
+/// version, the registered type and version it is read as (through old names, `aliases`), and,
+/// when it does not load (a newer version, a field missing without a default, a failed
+/// migration or validation), the error. The file is loaded as [`load`](super::load) does, so the
+/// answer is the load's. An error only when the file is no extype value file (or unreadable).
+///
+/// ```
+/// use extype_core::{Tensor, io};
+/// # let dir = std::env::temp_dir().join(format!("extype-doc-compat-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("t.safetensors");
+/// io::save(&path, &Tensor::from(ndarray::array![1i64, 2]))?;
+/// let compat = io::check_compat(&path)?;
+/// assert!(compat.loads(), "{compat}");
+/// assert_eq!(compat.stored_version, 1);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn check_compat(path: impl AsRef<Path>) -> Result<Compatibility> {
+    let path = path.as_ref();
+    let file = path.display().to_string();
+    let (_, header) = load::open(path)?;
+    let Records::Value(record) = load::single_record(&file, &header, "an extype value")? else {
+        return Err(IoError::at(&file, "", "expected an extype value"));
+    };
+    let type_name = record.type_name.to_string();
+    let stored_version = stored_version(&type_name, &record.spec);
+    let current = if type_name == TENSOR_TYPE {
+        Some((TENSOR_TYPE.to_string(), 1))
+    } else {
+        match registry().resolve(&type_name) {
+            Ok(Some(entry)) => Some((entry.name.to_string(), entry.version())),
+            Ok(None) => None,
+            Err(e) => {
+                return Ok(Compatibility {
+                    type_name,
+                    stored_version,
+                    current: None,
+                    error: Some(e.to_string()),
+                });
+            }
+        }
+    };
+    drop(record);
+    let error = super::load(path).err().map(|e| e.to_string());
+    Ok(Compatibility {
+        type_name,
+        stored_version,
+        current,
+        error,
+    })
+}
+
 /// Reads and checks the header of `path` and reports what it holds (no tensor byte is read).
 pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
     let path = path.as_ref();
@@ -128,6 +248,7 @@ pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
     let mut info = FileInfo {
         types: Vec::new(),
         specs: Vec::new(),
+        versions: Vec::new(),
         tensors: Vec::new(),
         file_bytes,
         metadata: std::collections::BTreeMap::new(),
@@ -148,6 +269,7 @@ pub fn inspect(path: impl AsRef<Path>) -> Result<FileInfo> {
             // A type registered in this program prints as its spec does (fields in declaration
             // order); another prints from the document, in the order it records (declaration
             // order; key order in documents written before the order was recorded).
+            info.versions.push(stored_version(&r.type_name, &r.spec));
             let compact = if r.spec.len() > SHOWN_SPEC {
                 format!("(a spec of {} bytes of JSON, not shown)", r.spec.len())
             } else if r.type_name == TENSOR_TYPE {

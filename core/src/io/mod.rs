@@ -142,7 +142,7 @@ pub use header::{
     Dims, Entries, EntriesIter, Entry, FileDType, ForeignDType, Header, MAX_HEADER_LEN, MAX_RANK,
     dtype_from_safetensors, file_dtype_from_safetensors, safetensors_name,
 };
-pub use inspect::{FileInfo, TensorInfo, TensorShape, inspect};
+pub use inspect::{Compatibility, FileInfo, TensorInfo, TensorShape, check_compat, inspect};
 pub use kind::FileKind;
 pub use load::{
     load, load_as, load_components_as, load_components_inferred, load_components_inferred_prefixed,

@@ -98,6 +98,26 @@ impl RegistryEntry {
         }
     }
 
+    /// The derived type's table, when the entry is a derived type's (its version, old names,
+    /// defaults and migrations: `desc.evolution`).
+    pub fn desc(&self) -> Option<&'static StructDesc> {
+        match self.decoder {
+            SpecDecoder::Derived(desc) => desc(),
+            SpecDecoder::Typed(_) => None,
+        }
+    }
+
+    /// The names the type was registered under before (`#[extype(aliases = [...])]`).
+    pub fn aliases(&self) -> &'static [&'static str] {
+        self.desc().map_or(&[], |d| d.evolution.aliases)
+    }
+
+    /// The type's version (`#[extype(version = N)]`; 1 for unversioned and hand-registered
+    /// types).
+    pub fn version(&self) -> u32 {
+        self.desc().map_or(1, |d| d.evolution.version)
+    }
+
     pub(super) fn location(&self) -> String {
         crate::error::source_location(self.file, self.line)
     }

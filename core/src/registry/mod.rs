@@ -31,6 +31,8 @@ use crate::tensor::Tensor;
 pub struct Registry {
     by_name: HashMap<&'static str, &'static RegistryEntry>,
     by_type: HashMap<TypeId, &'static RegistryEntry>,
+    /// Old names (`#[extype(aliases = [...])]`) → the entry of the type that has them now.
+    by_alias: HashMap<&'static str, &'static RegistryEntry>,
     /// Names registered more than once: the error naming the first two definitions.
     name_conflicts: HashMap<&'static str, Error>,
     /// Types registered under more than one name: the error naming the first two.
@@ -72,10 +74,11 @@ impl Registry {
         let mut registry = Registry {
             by_name: HashMap::with_capacity(entries.len()),
             by_type: HashMap::with_capacity(entries.len()),
+            by_alias: HashMap::new(),
             name_conflicts: HashMap::new(),
             type_conflicts: HashMap::new(),
         };
-        for entry in entries {
+        for &entry in &entries {
             match registry.by_name.get(entry.name) {
                 Some(first) => {
                     let first = *first;
@@ -116,7 +119,40 @@ impl Registry {
                 registry.by_type.insert(entry.type_id, entry);
             }
         }
+        registry.add_aliases(&entries);
         registry
+    }
+
+    /// Adds the old names of the entries' types. An old name that is another type's name or
+    /// old name (or given twice by one type) is a conflict of that name alone, as a name
+    /// registered twice is: using it is the error, every other name of both types works.
+    fn add_aliases(&mut self, entries: &[&'static RegistryEntry]) {
+        for &entry in entries {
+            for &alias in entry.aliases() {
+                let first = self
+                    .by_name
+                    .get(alias)
+                    .or_else(|| self.by_alias.get(alias))
+                    .copied();
+                match first {
+                    Some(first) => {
+                        self.name_conflicts.entry(alias).or_insert_with(|| {
+                            RegistryError::DuplicateAlias {
+                                name: alias.to_string(),
+                                first_type: (first.type_name)().to_string(),
+                                first: first.location(),
+                                second_type: (entry.type_name)().to_string(),
+                                second: entry.location(),
+                            }
+                            .into()
+                        });
+                    }
+                    None => {
+                        self.by_alias.insert(alias, entry);
+                    }
+                }
+            }
+        }
     }
 
     /// Every conflict (a name registered twice, a type under two names), sorted by message;
@@ -147,7 +183,11 @@ impl Registry {
     pub fn resolve(&self, name: &str) -> Result<Option<&'static RegistryEntry>> {
         match self.name_conflicts.get(name) {
             Some(conflict) => Err(conflict.clone()),
-            None => Ok(self.by_name.get(name).copied()),
+            None => Ok(self
+                .by_name
+                .get(name)
+                .or_else(|| self.by_alias.get(name))
+                .copied()),
         }
     }
 

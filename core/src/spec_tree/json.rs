@@ -12,7 +12,7 @@
 //! | `DType(d)`          | `{"dtype": "f32"}`                                       |
 //! | `Shape(s)`          | `{"shape": "[8, ?, !1, $n, $m!1]"}` (the shape text form: sizes, `?`, `!1`, symbols `$name` / `$name!1`; `"*"` is unknown rank) |
 //! | `TensorSpec(t)`     | `{"tensor_spec": {"dtype": "f32", "shape": "[8, ?]"}}`   |
-//! | `Spec(named)`       | `{"spec": "pkg.Name", "value": VALUE}` (a registered spec, named) |
+//! | `Spec(named)`       | `{"spec": "pkg.Name", "value": VALUE}` (a registered spec, named); `{"spec": …, "version": N, "value": …}` when written by version `N` ≥ 2 of its type (no `"version"` reads as 1) |
 //! | `List(items)`       | an array                                                 |
 //! | `Tuple(items)`      | `{"tuple": [VALUE, …]}`                                  |
 //! | `Map(entries)`      | `{"map": {"key": VALUE, …}}` (keys sorted); when the entries' order is not the keys' (a struct's declaration order), `{"map": {…}, "order": ["key", …]}` naming each key once in that order |
@@ -271,6 +271,9 @@ fn to_json_value(value: &SpecTree, path: &JsonPath<'_>) -> std::result::Result<J
         SpecTree::Spec(named) => {
             let mut object = Map::new();
             object.insert("spec".into(), Json::from(named.name.as_str()));
+            if named.version != 1 {
+                object.insert("version".into(), Json::from(named.version));
+            }
             object.insert(
                 "value".into(),
                 to_json_value(&named.value, &path.key("value"))?,
@@ -728,7 +731,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
             })
         };
         let value = match tag.as_str() {
-            "spec" | "value" => return named(r, path, tag, map),
+            "spec" | "value" | "version" => return named(r, path, tag, map),
             "float" => {
                 let inner = path.key("float");
                 let expected = "\"nan\", \"inf\" or \"-inf\"";
@@ -865,8 +868,8 @@ fn named<'de, A: MapAccess<'de>>(
     first: String,
     mut map: A,
 ) -> std::result::Result<SpecTree, A::Error> {
-    const KEYS: [&str; 2] = ["spec", "value"];
-    let (mut name, mut value) = (None, None);
+    const KEYS: [&str; 3] = ["spec", "version", "value"];
+    let (mut name, mut value, mut version) = (None, None, None);
     let mut key = Some(first);
     while let Some(k) = key {
         match k.as_str() {
@@ -883,7 +886,13 @@ fn named<'de, A: MapAccess<'de>>(
                     path: &path.key("value"),
                 })?);
             }
-            "spec" | "value" => {
+            "version" if version.is_none() => {
+                version = Some(map.next_value_seed(VersionSeed {
+                    r,
+                    path: &path.key("version"),
+                })?);
+            }
+            "spec" | "value" | "version" => {
                 return Err(r.fail(error(path, format!("key {k:?} appears twice"))));
             }
             other => {
@@ -904,7 +913,76 @@ fn named<'de, A: MapAccess<'de>>(
     let name = name.ok_or_else(|| missing("spec"))?;
     let value = value.ok_or_else(|| missing("value"))?;
     r.charge(std::mem::size_of::<NamedSpec>(), path)?;
-    Ok(SpecTree::Spec(Box::new(NamedSpec { name, value })))
+    Ok(SpecTree::Spec(Box::new(NamedSpec {
+        name,
+        version: version.unwrap_or(1),
+        value,
+    })))
+}
+
+/// A type version at `path`: an integer from 1 to `u32::MAX` (anything else, a huge number, a
+/// fraction, a string, is an error saying what was found).
+struct VersionSeed<'r, 'p> {
+    r: &'r Reader,
+    path: &'p JsonPath<'p>,
+}
+
+impl<'de> DeserializeSeed<'de> for VersionSeed<'_, '_> {
+    type Value = u32;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<u32, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl VersionSeed<'_, '_> {
+    fn refuse<E: de::Error>(&self, found: String) -> E {
+        self.r.fail(error(
+            self.path,
+            format!(
+                "expected a type version, an integer from 1 to {}; found {found}",
+                u32::MAX
+            ),
+        ))
+    }
+}
+
+impl<'de> Visitor<'de> for VersionSeed<'_, '_> {
+    type Value = u32;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a type version (an integer from 1)")
+    }
+    fn visit_u64<E: de::Error>(self, n: u64) -> std::result::Result<u32, E> {
+        match u32::try_from(n) {
+            Ok(v) if v >= 1 => Ok(v),
+            _ => Err(self.refuse(format!("{n}"))),
+        }
+    }
+    fn visit_i64<E: de::Error>(self, n: i64) -> std::result::Result<u32, E> {
+        match u64::try_from(n) {
+            Ok(n) => self.visit_u64(n),
+            Err(_) => Err(self.refuse(format!("{n}"))),
+        }
+    }
+    fn visit_f64<E: de::Error>(self, x: f64) -> std::result::Result<u32, E> {
+        Err(self.refuse(f64_kind(x)))
+    }
+    fn visit_bool<E: de::Error>(self, b: bool) -> std::result::Result<u32, E> {
+        Err(self.refuse(format!("bool {b}")))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<u32, E> {
+        Err(self.refuse(str_kind(s)))
+    }
+    fn visit_unit<E: de::Error>(self) -> std::result::Result<u32, E> {
+        Err(self.refuse("null".into()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<u32, A::Error> {
+        let found = seq_kind(seq)?;
+        Err(self.refuse(found))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<u32, A::Error> {
+        let found = map_kind(Vec::new(), map)?;
+        Err(self.refuse(found))
+    }
 }
 
 /// A string at `path` (charged to the budget).

@@ -65,6 +65,10 @@ pub enum SpecTree {
 pub struct NamedSpec {
     /// The registered name of the extension type (`"pkg.MaskedTensor"`).
     pub name: String,
+    /// The version of the type that wrote it (`#[extype(version = N)]`; 1 for an unversioned
+    /// type, and for documents written before versions existed). JSON writes it only when it
+    /// is not 1, so version-1 documents are what they always were.
+    pub version: u32,
     /// The spec's data (for derived types, a [`SpecTree::Map`] of the fields).
     pub value: SpecTree,
 }
@@ -103,8 +107,23 @@ impl SpecTree {
 
     /// Wraps a registered spec's data with its name.
     pub fn spec(name: impl Into<String>, value: SpecTree) -> SpecTree {
+        SpecTree::versioned_spec(name, 1, value)
+    }
+
+    /// A registered spec named `name`, written by version `version` of its type (see
+    /// [`NamedSpec::version`]).
+    ///
+    /// ```
+    /// use extype_core::SpecTree;
+    /// let tree = SpecTree::versioned_spec("pkg.Foo", 2, SpecTree::None);
+    /// let json = tree.to_json().unwrap();
+    /// assert!(json.contains(r#""version":2"#), "{json}");
+    /// assert_eq!(SpecTree::from_json(&json).unwrap(), tree);
+    /// ```
+    pub fn versioned_spec(name: impl Into<String>, version: u32, value: SpecTree) -> SpecTree {
         SpecTree::Spec(Box::new(NamedSpec {
             name: name.into(),
+            version,
             value,
         }))
     }

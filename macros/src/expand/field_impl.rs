@@ -27,6 +27,7 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
     let tuple = matches!(g.cont.style, Style::Tuple);
     let contract = g.contract_arg();
     let validate = super::traits::user_validate(g);
+    let evolution = evolution(g);
     let fields = g.spec_fields().enumerate().map(|(spec_index, f)| {
         let ty = f.ty;
         let field_ty = f.field_ty();
@@ -99,9 +100,100 @@ pub fn derived_impl(g: &Gen) -> TokenStream {
                 types: &__x::derived::TypeFns::of::<Self>(),
                 validate: #validate,
                 validity: &[#(#validity),*],
+                evolution: #evolution,
                 // SAFETY: as for the impl.
                 vouched: unsafe { __x::Vouched::new() },
             };
+        }
+    }
+}
+
+/// The type's `Evolution`: its version, old names, field aliases and defaults, migrations
+/// (`Evolution::NONE` without any versioning attribute). Each user function is first bound to
+/// a `fn` pointer of the expected type, spanned at its path, so a wrong signature is reported
+/// there.
+fn evolution(g: &Gen) -> TokenStream {
+    let attrs = &g.cont.attrs;
+    let fields: Vec<_> = g
+        .spec_fields()
+        .filter(|f| !f.attrs.aliases.is_empty() || f.attrs.default.is_some())
+        .collect();
+    if attrs.version.is_none()
+        && attrs.aliases.is_none()
+        && attrs.migrations.is_empty()
+        && fields.is_empty()
+    {
+        return quote!(__x::Evolution::NONE);
+    }
+    let version = crate::check::version_of(None, g.cont).unwrap_or(1);
+    let aliases = attrs.aliases.iter().flat_map(|(_, list)| list);
+    let fields = fields.iter().map(|f| {
+        let key = key(f);
+        let aliases = &f.attrs.aliases;
+        let field_ty = f.field_ty();
+        let ty = f.ty;
+        let wrap = |value: TokenStream| match &f.attrs.static_ {
+            Some(_) => quote!(__x::Static(#value)),
+            None => value,
+        };
+        let default = match &f.attrs.default {
+            None => quote!(::core::option::Option::None),
+            Some(attr) => {
+                let compute = match attr {
+                    crate::attr::DefaultAttr::Trait(key) => {
+                        let value = quote_spanned!(key.span()=>
+                            <#ty as ::core::default::Default>::default());
+                        let value = wrap(value);
+                        quote!(::core::result::Result::Ok(#value))
+                    }
+                    crate::attr::DefaultAttr::Function(_, path) => {
+                        let bind = quote_spanned! {path.span()=>
+                            let __default: fn(&__x::Stored) -> __x::Result<#ty> = #path;
+                        };
+                        let value = wrap(quote!(__v));
+                        quote!({
+                            #bind
+                            ::core::result::Result::map(__default(__s), |__v| #value)
+                        })
+                    }
+                };
+                quote! {
+                    ::core::option::Option::Some(__x::FieldDefault::new(
+                        |__s: &__x::Stored| -> __x::Result<__x::Filled> {
+                            let __value: __x::Result<#field_ty> = #compute;
+                            ::core::result::Result::map(__value, |__v| {
+                                __x::Filled::of::<#field_ty>(#key, __v)
+                            })
+                        },
+                        __x::unknown_spec::<#field_ty>,
+                    ))
+                }
+            }
+        };
+        quote! {
+            __x::FieldEvolution {
+                key: #key,
+                aliases: &[#(#aliases),*],
+                default: #default,
+            }
+        }
+    });
+    let mut migrations: Vec<_> = attrs.migrations.iter().collect();
+    migrations.sort_by_key(|m| m.from.base10_parse::<u32>().unwrap_or(0));
+    let migrations = migrations.iter().map(|m| {
+        let from = m.from.base10_parse::<u32>().unwrap_or(0);
+        let path = &m.with;
+        let bind = quote_spanned! {path.span()=>
+            let __migrate: fn(&mut __x::Stored) -> __x::Result<()> = #path;
+        };
+        quote!(__x::Migration { from: #from, with: { #bind __migrate } })
+    });
+    quote! {
+        &__x::Evolution {
+            version: #version,
+            aliases: &[#(#aliases),*],
+            fields: &[#(#fields),*],
+            migrations: &[#(#migrations),*],
         }
     }
 }

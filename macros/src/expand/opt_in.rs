@@ -21,10 +21,16 @@ fn builder_ident(g: &Gen) -> syn::Ident {
     format_ident!("{}Builder", g.cont.ident)
 }
 
-/// The named fields (the check pass refuses `getters` and `builder` on a tuple struct).
+/// The named fields (the check pass refuses `getters` and `builder` on a tuple struct), each
+/// with whether `build` must have it set: a skipped field, or one with `#[extype(default)]` (the
+/// type's `Default`), takes its `Default` when never set.
 fn named<'g>(g: &'g Gen) -> impl Iterator<Item = (&'g syn::Ident, &'g syn::Type, bool)> {
     g.cont.fields.iter().filter_map(|f| match &f.member {
-        syn::Member::Named(ident) => Some((ident, f.ty, f.attrs.in_spec())),
+        syn::Member::Named(ident) => {
+            let has_default = !f.attrs.in_spec()
+                || matches!(f.attrs.default, Some(crate::attr::DefaultAttr::Trait(_)));
+            Some((ident, f.ty, !has_default))
+        }
         syn::Member::Unnamed(_) => None,
     })
 }
@@ -53,7 +59,7 @@ pub fn builder_definition(g: &Gen) -> TokenStream {
 }
 
 /// `Foo::builder()`, a setter per field and `build`: a spec field never set is an error naming
-/// it; a skipped field never set is its `Default`.
+/// it; a skipped field or one with `#[extype(default)]` never set is its `Default`.
 fn builder_impls(g: &Gen) -> TokenStream {
     let impl_generics = g.impl_generics();
     let self_ty = g.self_ty();
@@ -75,9 +81,9 @@ fn builder_impls(g: &Gen) -> TokenStream {
             }
         }
     });
-    let values = named(g).map(|(ident, _, in_spec)| {
+    let values = named(g).map(|(ident, _, required)| {
         let field = ident.to_string();
-        if in_spec {
+        if required {
             quote!(match self.#ident {
                 ::core::option::Option::Some(value) => value,
                 ::core::option::Option::None => {

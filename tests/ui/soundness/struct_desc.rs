@@ -35,6 +35,7 @@ fn main() {
         validate: None,
         vouched: Vouched::new(),
         validity: &[],
+        evolution: extype::__private_v1::Evolution::NONE,
     }));
     // The runtime (a registry entry's decoder, a spec's deserializer) walks whatever table it
     // is handed: building one must take `unsafe`.
