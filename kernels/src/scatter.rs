@@ -178,23 +178,31 @@ fn write_piece<T: Copy>(
             if i >= d0 || j >= d1 {
                 e.offset(lo + k)?; // the error, naming the entry and the axis
             }
-            match (i * s0 + j * s1)
-                .checked_sub(base)
-                .and_then(|o| out.get_mut(o))
-            {
-                Some(slot) => *slot = v,
-                None => return Ok(false),
+            if !put(out, i * s0 + j * s1, base, v) {
+                return Ok(false);
             }
         }
         return Ok(true);
     }
     for (k, &v) in (lo..hi).zip(values) {
-        match e.offset(k)?.checked_sub(base).and_then(|o| out.get_mut(o)) {
-            Some(slot) => *slot = v,
-            None => return Ok(false),
+        if !put(out, e.offset(k)?, base, v) {
+            return Ok(false);
         }
     }
     Ok(true)
+}
+
+/// Writes `v` at `offset` of the output, which `out` holds from `base` on: `false` (nothing
+/// written) when `out` does not hold it.
+#[inline]
+fn put<T>(out: &mut [T], offset: usize, base: usize, v: T) -> bool {
+    match offset.checked_sub(base).and_then(|o| out.get_mut(o)) {
+        Some(slot) => {
+            *slot = v;
+            true
+        }
+        None => false,
+    }
 }
 
 #[cfg(test)]

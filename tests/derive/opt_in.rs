@@ -34,15 +34,20 @@ mod shapes {
 use ndarray::array;
 use shapes::Masked;
 
-#[test]
-fn getters_read_private_fields_and_try_new_checks() {
-    let m = Masked::try_new(
+/// `[1, 2]` with the second masked out, labelled "temps", through `try_new`.
+fn temps() -> Masked {
+    Masked::try_new(
         array![1.0f32, 2.0].into_dyn(),
         array![true, false].into_dyn(),
         "temps".to_string(),
         None,
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn getters_read_private_fields_and_try_new_checks() {
+    let m = temps();
     assert_eq!(m.values(), &array![1.0f32, 2.0].into_dyn());
     assert_eq!(m.mask(), &array![true, false].into_dyn());
     assert_eq!(m.label(), "temps");
@@ -57,13 +62,7 @@ fn getters_read_private_fields_and_try_new_checks() {
 
 #[test]
 fn display_prints_as_extype_display() {
-    let m = Masked::try_new(
-        array![1.0f32, 2.0].into_dyn(),
-        array![true, false].into_dyn(),
-        "temps".to_string(),
-        None,
-    )
-    .unwrap();
+    let m = temps();
     assert_eq!(m.to_string(), extype::display(&m).to_string());
     assert!(m.to_string().starts_with("tests.opt_in.Masked"), "{m}");
     assert!(m.to_string().contains("values: [1.0, 2.0]"), "{m}");
@@ -79,13 +78,7 @@ fn the_builder_sets_fields_by_name() {
         .values(array![1.0f32, 2.0].into_dyn())
         .build()
         .unwrap();
-    let direct = Masked::try_new(
-        array![1.0f32, 2.0].into_dyn(),
-        array![true, false].into_dyn(),
-        "temps".to_string(),
-        None,
-    );
-    assert_eq!(m, direct.unwrap());
+    assert_eq!(m, temps());
     assert_eq!(m.note(), &None);
     let noted = Masked::builder()
         .values(shapes::zeros(1))
