@@ -2224,3 +2224,24 @@ fn map_rows_as_tf_map_fn() {
         "{e}"
     );
 }
+
+/// TF: `Dataset.batch` of ragged items whose spec has a known row count (`[2, None]`) gives
+/// `[None, 2, None]` with `uniform_row_length = 2`. extype keeps the outer partition ragged
+/// (`[2, ?, ?]`), a deliberate difference (module docs): the values and row lengths are TF's.
+#[test]
+fn batching_items_of_one_row_count_keeps_a_ragged_partition() {
+    use extype::batch::BatchableSpec;
+    let a = extype::ragged![[1.0f32], [2.0, 3.0]].unwrap();
+    let b = extype::ragged![[], [4.0f32]].unwrap();
+    let spec = extype::ExtensionType::spec(&a);
+    assert_eq!(TensorLike::shape(&spec).to_string(), "[2, ?]");
+    let batched = spec.batched(Some(2));
+    assert_eq!(TensorLike::shape(&batched).to_string(), "[2, ?, ?]");
+    let batch = batch::stack(&[a, b]).unwrap();
+    assert_eq!(batch.uniform_row_lengths(), &[None, None]);
+    assert_eq!(batch.row_lengths(), t(array![2i64, 2]));
+    assert_eq!(
+        batch.to_string(),
+        "f32[2, ?, ?] [[[1.0], [2.0, 3.0]], [[], [4.0]]]"
+    );
+}

@@ -93,6 +93,13 @@
 //!   is an error (TF returns a dense tensor).
 //! - `ops::shape` returns a [`RaggedShape`] value, not a `DynamicRaggedShape`'s full API (no
 //!   broadcasting of shapes).
+//! - A batch of ragged tensors whose item spec has a known row count (`[2, ?]`) gets a ragged
+//!   outer partition (`[?, ?, ?]`), where TF's `Dataset.batch` keeps it uniform
+//!   (`[None, 2, None]`, `uniform_row_length = 2`). A spec here is the spec of values: a
+//!   stacked value cannot tell items whose row counts agree by rule from items that agree by
+//!   chance, so marking the partition uniform would make the batched spec and the spec of the
+//!   stacked value disagree (and two stacks of equal rows compare unequal). The values, row
+//!   lengths and `to_list` are TF's.
 //! - Row partitions are always `int64` (TF's default `row_splits_dtype`). The constructors
 //!   take `int32` splits, lengths and row ids too and widen them (TF would keep `int32` as the
 //!   tensor's `row_splits_dtype`), so a tensor built from TF's `int32` partitions combines with
