@@ -261,7 +261,8 @@ pub type NamedTensors = Vec<(String, Tensor)>;
 /// stored.rename("values", "data")?;
 /// assert_eq!(stored.tensor("data")?.shape(), &[2]);
 /// assert_eq!(stored.get::<Static<u32>>("scale")?.0, 2);
-/// assert_eq!(stored.keys().collect::<Vec<_>>(), ["data", "scale"]);
+/// // A renamed field goes last.
+/// assert_eq!(stored.keys().collect::<Vec<_>>(), ["scale", "data"]);
 /// # Ok::<(), extype_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
