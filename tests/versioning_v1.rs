@@ -62,6 +62,47 @@ fn version_1_files_and_documents_are_what_they_were() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// An unversioned type holding a `Signal`: its file, read by version 2 of `Signal`, upgrades
+/// the nested value.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "golden.Recording")]
+pub struct Recording {
+    pub signal: Signal,
+    #[extype(static)]
+    pub take: u32,
+}
+
+#[test]
+fn a_version_1_value_nested_in_another_type() {
+    let recording = Recording::try_new(signal(), 7).unwrap();
+    let file = golden().join("recording_v1.safetensors");
+    if std::env::var_os("EXTYPE_WRITE_GOLDEN").is_some() {
+        extype::io::save(&file, &recording).unwrap();
+    }
+    let back: Recording = extype::io::load_as(&file).unwrap();
+    assert_eq!(back, recording);
+}
+
+/// A stream of version-1 values in shard files (`shards_v1/signal-*.safetensors`).
+#[test]
+fn version_1_shards() {
+    let dir = golden().join("shards_v1");
+    if std::env::var_os("EXTYPE_WRITE_GOLDEN").is_some() {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut writer = extype::io::ShardWriter::new(&dir, "signal", 1 << 20).unwrap();
+        writer.append(&signal()).unwrap();
+        writer.append(&signal()).unwrap();
+        writer.finish().unwrap();
+    }
+    let back: Vec<extype::Value> = extype::io::ShardReader::open(&dir, "signal")
+        .unwrap()
+        .collect::<extype::Result<_>>()
+        .unwrap();
+    assert_eq!(back.len(), 2);
+    assert_eq!(back[1].downcast_ref::<Signal>().unwrap(), &signal());
+}
+
 /// The values of `ArrayD<f32>` in the golden file (the later versions' tests compare with it).
 #[test]
 fn the_golden_values() {

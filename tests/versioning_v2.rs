@@ -192,3 +192,45 @@ fn check_compat_names_both_versions_of_a_newer_file() {
     let newer = extype::io::check_compat(golden("signal_v3.safetensors")).unwrap();
     assert!(!newer.loads() && newer.current.is_none(), "{newer}");
 }
+
+/// Version 1 of `golden.Recording` is unversioned and unchanged: its nested `Signal` is the
+/// value of an older version.
+#[derive(Clone, Debug, PartialEq, ExtensionType)]
+#[extype(name = "golden.Recording")]
+pub struct Recording {
+    pub signal: Signal,
+    #[extype(static)]
+    pub take: u32,
+}
+
+#[test]
+fn a_nested_version_1_value_loads_with_the_rename_and_the_defaults() {
+    let path = golden("recording_v1.safetensors");
+    let expected = Recording::try_new(expected(), 7).unwrap();
+    let typed: Recording = extype::io::load_as(&path).unwrap();
+    assert_eq!(typed, expected);
+    let value = extype::io::load(&path).unwrap();
+    assert_eq!(value.downcast_ref::<Recording>().unwrap(), &expected);
+    // The spec document the file stores, alone, upgrades too.
+    let report = extype::io::check_compat(&path).unwrap();
+    assert!(report.loads(), "{report:?}");
+}
+
+#[test]
+fn version_1_files_load_mapped_and_from_shards() {
+    // SAFETY: the golden file is not modified while mapped.
+    let mapped = unsafe { extype::io::map(golden("signal_v1.safetensors")) }.unwrap();
+    assert_eq!(mapped.to_type::<Signal>().unwrap(), expected());
+    assert_eq!(
+        mapped.to_value().unwrap().downcast_ref::<Signal>().unwrap(),
+        &expected()
+    );
+    let shards: Vec<extype::Value> = extype::io::ShardReader::open(golden("shards_v1"), "signal")
+        .unwrap()
+        .collect::<extype::Result<_>>()
+        .unwrap();
+    assert_eq!(shards.len(), 2);
+    for value in &shards {
+        assert_eq!(value.downcast_ref::<Signal>().unwrap(), &expected());
+    }
+}

@@ -6,7 +6,9 @@ use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field, Fields};
 use extype_core::field::path::{join_segments, segments};
 use extype_core::registry::StoredSpec;
-use extype_core::{Dim, ExtensionType, Shape, SpecTree, Tensor, TensorSpec, Value, registry};
+use extype_core::{
+    AnySpec, Dim, ExtensionType, Shape, SpecTree, Tensor, TensorSpec, Value, registry,
+};
 
 use crate::error::{Error, Result};
 use crate::lists;
@@ -78,6 +80,14 @@ fn rows_from_array(
         })?;
     let tree = SpecTree::from_json(text)
         .map_err(crate::error::extype(format!("field `{name}`: {ITEM_SPEC}")))?;
+    let upgrade = registry()
+        .upgrade_of(ext, &tree)
+        .map_err(crate::error::extype(format!("field `{name}`: {ITEM_SPEC}")))?;
+    if let Some(upgrade) = upgrade
+        && !array.is_empty()
+    {
+        return upgraded_rows(field, array, found, ext, &tree, upgrade);
+    }
     let item_spec = registry()
         .deserialize_spec(&tree)
         .map_err(crate::error::extype(format!("field `{name}`: {ITEM_SPEC}")))?;
@@ -119,6 +129,58 @@ fn rows_from_array(
             .map_err(crate::error::extype(context()))?;
         items.push(
             spec.dyn_from_components(comps)
+                .map_err(crate::error::extype(context()))?,
+        );
+    }
+    extype_core::batch::stack_values(&items).map_err(crate::error::extype(format!(
+        "field `{name}` ({ext}): stacking its rows"
+    )))
+}
+
+/// A batch in the row layout whose item spec is of an older version of its type: each row's
+/// components read by the names the column gives (their dtypes from the stored item spec), the
+/// row upgraded to the current type (core's `versioning`), then the rows stacked.
+fn upgraded_rows(
+    field: &Field,
+    array: &StructArray,
+    found: &[(String, &Field, &ArrayRef)],
+    ext: &str,
+    item_tree: &SpecTree,
+    upgrade: extype_core::registry::Upgrade,
+) -> Result<Value> {
+    let name = field.name();
+    let mut columns = Vec::with_capacity(found.len());
+    for (path, f, a) in found {
+        let at = format!("{name}.{path}");
+        let mut node = Some(item_tree);
+        for seg in segments(path) {
+            node = node.and_then(|t| child_tree(t, &seg));
+        }
+        let Some(SpecTree::TensorSpec(spec)) = node else {
+            return Err(Error::Metadata {
+                field: at,
+                message: format!(
+                    "the stored item spec of {ext} has no tensor spec at `{path}`: expected the \
+                     spec of every component the column holds"
+                ),
+            });
+        };
+        columns.push(tensor::import_rows(f, a.as_ref(), &at, spec.dtype)?);
+    }
+    let mut items = Vec::with_capacity(array.len());
+    for i in 0..array.len() {
+        let named = found
+            .iter()
+            .zip(&columns)
+            .map(|((p, _, _), c)| (p.clone(), c[i].clone()))
+            .collect();
+        let context = || format!("field `{name}` ({ext}), row {i}");
+        let (spec, parts) = upgrade
+            .clone()
+            .upgraded(named)
+            .map_err(crate::error::extype(context()))?;
+        items.push(
+            spec.dyn_from_components(parts)
                 .map_err(crate::error::extype(context()))?,
         );
     }
@@ -239,13 +301,29 @@ pub fn from_array(field: &Field, array: &dyn Array) -> Result<Value> {
     // The one resolution of a stored name (core's, as loads of files use): the spec of a
     // linked type says what each component must be; an unlinked one loads as anonymous values,
     // whatever the leaves hold.
-    let stored = registry()
-        .stored_spec(ext, tree)
-        .map_err(crate::error::extype(format!(
-            "field `{name}`: {EXTENSION_METADATA}"
-        )))?;
+    let at_metadata = || format!("field `{name}`: {EXTENSION_METADATA}");
+    // A linked derived type's value of an older version (or under an old name): its leaves are
+    // read by the names the column gives, then upgraded (core's `versioning`), as a file's are.
+    let upgrade = registry()
+        .upgrade_of(ext, &tree)
+        .map_err(crate::error::extype(at_metadata()))?;
+    let stored = match upgrade {
+        Some(_) => StoredSpec::Anonymous(tree),
+        None => registry()
+            .stored_spec(ext, tree)
+            .map_err(crate::error::extype(at_metadata()))?,
+    };
     let expected = stored.components();
     if let DataType::List(_) | DataType::LargeList(_) = array.data_type() {
+        if upgrade.is_some() {
+            return Err(Error::Metadata {
+                field: name.clone(),
+                message: format!(
+                    "{ext} of an older version in nested lists: the list layout is a library \
+                     type's, and a derived type's stored versions are read from a struct"
+                ),
+            });
+        }
         return lists_from_array(field, array, ext, stored);
     }
     let Some(st) = array.as_any().downcast_ref::<StructArray>() else {
@@ -267,7 +345,13 @@ pub fn from_array(field: &Field, array: &dyn Array) -> Result<Value> {
     let mut found = Vec::new();
     leaves(&mut Vec::new(), st.fields(), st, &mut found);
     if found.iter().any(|(_, f, _)| is_variable(f)) {
-        return rows_from_array(field, st, &found, ext, expected.is_some());
+        return rows_from_array(
+            field,
+            st,
+            &found,
+            ext,
+            expected.is_some() || upgrade.is_some(),
+        );
     }
     let order = component_order(name, &found, &tree_of(&stored))?;
     if let Some(expected) = &expected {
@@ -322,26 +406,46 @@ pub fn from_array(field: &Field, array: &dyn Array) -> Result<Value> {
         })?);
     }
     let context = || format!("field `{name}` ({ext})");
-    match (stored, &expected) {
-        (StoredSpec::Registered(spec), Some(expected)) => {
-            // A column holding part of the batch the spec describes (a file read in chunks, an
-            // engine's partitions): the spec of a batch of this many rows.
-            let rows = array.len();
-            let batch_dim = |s: &TensorSpec| s.shape.dims().and_then(|d| d.first()?.value());
-            let spec = if expected.iter().all(|(_, s)| batch_dim(s) == Some(rows)) {
-                spec
-            } else {
-                extype_core::batch::rebatched_spec(&*spec, Some(rows)).map_err(
-                    crate::error::extype(format!("{}: the spec of {rows} rows", context())),
-                )?
-            };
-            spec.dyn_from_components(components)
-                .map_err(crate::error::extype(context()))
-        }
+    let rows = array.len();
+    if let Some(upgrade) = upgrade {
+        let named = order.into_iter().map(|(p, _)| p).zip(components).collect();
+        let (spec, components) = upgrade
+            .for_rows(rows)
+            .upgraded(named)
+            .map_err(crate::error::extype(context()))?;
+        return rows_of(spec, rows, components, context);
+    }
+    match (stored, expected) {
+        (StoredSpec::Registered(spec), Some(_)) => rows_of(spec, rows, components, context),
         (stored, _) => stored
             .rebuild(components)
             .map_err(crate::error::extype(context())),
     }
+}
+
+/// The batch of `components` with `spec`, or with the spec of a batch of `rows` items when the
+/// column holds part of the batch the spec describes (a file read in chunks, an engine's
+/// partitions).
+fn rows_of(
+    spec: Box<dyn AnySpec>,
+    rows: usize,
+    components: Vec<Tensor>,
+    context: impl Fn() -> String,
+) -> Result<Value> {
+    let batch_dim = |s: &TensorSpec| s.shape.dims().and_then(|d| d.first()?.value());
+    let spec = if spec
+        .dyn_component_specs()
+        .iter()
+        .all(|s| batch_dim(s) == Some(rows))
+    {
+        spec
+    } else {
+        extype_core::batch::rebatched_spec(&*spec, Some(rows)).map_err(crate::error::extype(
+            format!("{}: the spec of {rows} rows", context()),
+        ))?
+    };
+    spec.dyn_from_components(components)
+        .map_err(crate::error::extype(context()))
 }
 
 /// Where a component read from a column comes from: a leaf of the struct (an index into the

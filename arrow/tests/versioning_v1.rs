@@ -30,13 +30,21 @@ fn version_1_arrow_and_parquet_golden_files() {
     let rb = to_record_batch(&[("r", &extype::Value::from_extension(batch.clone()))]).unwrap();
     let json = rb.schema().field(0).metadata()["ARROW:extension:metadata"].clone();
     assert!(!json.contains("version"), "{json}");
+    // The same batch in the row layout (one variable-shape tensor per item), as a batch whose
+    // components do not stack is written.
+    let (field, array) =
+        extype_arrow::to_row_array(&batch as &dyn extype::AnyExtension, "r").unwrap();
+    let schema = std::sync::Arc::new(extype_arrow::arrow_schema::Schema::new(vec![field]));
+    let rows = extype_arrow::arrow_array::RecordBatch::try_new(schema, vec![array]).unwrap();
     if std::env::var_os("EXTYPE_WRITE_GOLDEN").is_some() {
         write_ipc_file(golden("reading_v1.arrow"), std::slice::from_ref(&rb)).unwrap();
         write_parquet(golden("reading_v1.parquet"), std::slice::from_ref(&rb)).unwrap();
+        write_ipc_file(golden("reading_rows_v1.arrow"), std::slice::from_ref(&rows)).unwrap();
     }
     for read in [
         read_ipc_file(golden("reading_v1.arrow")).unwrap(),
         read_parquet(golden("reading_v1.parquet")).unwrap(),
+        read_ipc_file(golden("reading_rows_v1.arrow")).unwrap(),
     ] {
         let back: Reading = extype_arrow::column_as(&read[0], "r").unwrap();
         assert_eq!(back, batch);

@@ -30,8 +30,10 @@
 //! least specific spec its Rust type admits (`bool[*]` for an `ArrayD<bool>`), refined by the
 //! type's shape contract; a migration that reads tensors cannot run on a document alone.
 //!
-//! Scope: the data of a file is upgraded for the file's top-level type (a nested versioned type
-//! upgrades its spec, but its components must be stored under their current paths).
+//! A derived type's field of a versioned derived type is upgraded the same way, first (its
+//! spec and its components under the field's path), so the outer type's own steps see the
+//! current nested value. (A versioned type inside a library type or a collection, such as
+//! `Vec<Inner>`, upgrades its spec only.)
 
 use std::fmt;
 
@@ -404,6 +406,43 @@ impl Stored {
             }
         }
         Ok(())
+    }
+
+    /// Takes field `key` out: its stored spec and its components, their paths relative to the
+    /// field (`key.x` as `x`, `key` itself as the empty path), for a nested value to be
+    /// upgraded on its own and put back ([`put_field`](Self::put_field)).
+    pub fn take_field(&mut self, key: &str) -> Option<(SpecTree, Option<NamedTensors>)> {
+        let spec = self.fields.remove(key)?;
+        let tensors = self.tensors.as_mut().map(|tensors| {
+            let (inner, rest): (Vec<_>, Vec<_>) = std::mem::take(tensors)
+                .into_iter()
+                .partition(|(p, _)| under(p, key));
+            *tensors = rest;
+            inner
+                .into_iter()
+                .map(|(p, t)| {
+                    let rel = p[key.len()..].strip_prefix('.').unwrap_or(&p[key.len()..]);
+                    (rel.to_string(), t)
+                })
+                .collect()
+        });
+        Some((spec, tensors))
+    }
+
+    /// Puts field `key` back ([`take_field`](Self::take_field)): its spec, and its components
+    /// by paths relative to the field.
+    pub fn put_field(&mut self, key: &str, spec: SpecTree, tensors: Option<NamedTensors>) {
+        self.fields.insert(key.to_string(), spec);
+        if let (Some(all), Some(tensors)) = (&mut self.tensors, tensors) {
+            all.extend(tensors.into_iter().map(|(p, t)| {
+                let path = if p.is_empty() || p.starts_with('[') {
+                    format!("{key}{p}")
+                } else {
+                    format!("{key}.{p}")
+                };
+                (path, t)
+            }));
+        }
     }
 
     fn insert(&mut self, key: &str, filled: Filled) {

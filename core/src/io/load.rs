@@ -11,14 +11,12 @@ use super::bytes::{read_tensor, shared_tensor};
 use super::format::{Record, Records, TENSOR_NAME, TENSOR_TYPE, records};
 use super::header::{self, Header};
 use super::source::{FileSource, Statics};
-use crate::derived::StructDesc;
 use crate::error::{IoError, Result};
-use crate::registry::{StoredSpec, registry};
+use crate::registry::{StoredSpec, Upgrade, registry};
 use crate::spec::{ExtensionType, TypeSpec, Value, registered_name};
-use crate::spec_tree::Fields;
 use crate::spec_tree::SpecTree;
 use crate::tensor::{ExternalBytes, Tensor, TensorSpec};
-use crate::versioning::Stored;
+use crate::versioning::NamedTensors;
 
 /// Where the tensor bytes come from.
 pub(crate) enum Body<'a> {
@@ -69,92 +67,30 @@ pub(crate) enum Target {
     /// A registered type's spec, or an anonymous value's tree ([`Registry::stored_spec`]).
     Stored(StoredSpec),
     /// A registered derived type's value stored by an older version or under an old name: its
-    /// components are read by the names the file gives, then upgraded (`versioning`).
-    Upgrade(Upgrade),
+    /// components are read by the names the file gives (listed here), then upgraded
+    /// (`versioning`).
+    Upgrade(Upgrade, Vec<String>),
 }
 
-/// A stored value to upgrade to its type's current version once its components are read.
-#[derive(Clone)]
-pub(crate) struct Upgrade {
-    desc: &'static StructDesc,
-    name: String,
-    version: u32,
-    fields: Fields,
-    paths: Vec<String>,
+/// The upgrade a stored spec needs ([`Registry::upgrade_of`](crate::registry::Registry::upgrade_of)),
+/// a version newer than the program's an error naming the file.
+fn upgrade_of(file: &str, type_name: &str, tree: &SpecTree) -> Result<Option<Upgrade>> {
+    // A name registered twice is the conflict's error, named as the metadata's type.
+    registry()
+        .resolve(type_name)
+        .map_err(|e| IoError::at(file, "", format!("metadata type: {e}")))?;
+    registry()
+        .upgrade_of(type_name, tree)
+        .map_err(|e| IoError::at(file, "", e.to_string()))
 }
 
-impl Upgrade {
-    /// The upgrade `tree` (a stored spec named `type_name`, its components `paths`) needs:
-    /// `None` when the name is no registered derived type's or the spec is current. A version
-    /// newer than the type's is an error naming the file, the type and both versions.
-    fn of(
-        file: &str,
-        type_name: &str,
-        tree: &SpecTree,
-        paths: &[impl AsRef<str>],
-    ) -> Result<Option<Upgrade>> {
-        let SpecTree::Spec(named) = tree else {
-            return Ok(None);
-        };
-        let Some(desc) = registry()
-            .resolve(type_name)
-            .map_err(|e| IoError::at(file, "", format!("metadata type: {e}")))?
-            .and_then(|entry| entry.desc())
-        else {
-            return Ok(None);
-        };
-        let known = desc.evolution.version;
-        if named.version > known {
-            return Err(IoError::at(
-                file,
-                "",
-                format!(
-                    "{type_name} was written by version {} of the type, this program knows \
-                     versions up to {known} (as {}); read it with a newer build",
-                    named.version,
-                    desc.registered_name()
-                ),
-            ));
-        }
-        if named.name != type_name || desc.is_current(named) {
-            return Ok(None);
-        }
-        let SpecTree::Map(fields) = &named.value else {
-            return Ok(None);
-        };
-        Ok(Some(Upgrade {
-            desc,
-            name: named.name.clone(),
-            version: named.version,
-            fields: fields.clone(),
-            paths: paths.iter().map(|p| p.as_ref().to_string()).collect(),
-        }))
-    }
-
-    /// The stored value with its components (in the order the file lists them), upgraded: its
-    /// current spec tree and the stored value left holding its components.
-    fn run(self, components: Vec<Tensor>) -> Result<(SpecTree, Stored)> {
-        let tensors = self.paths.into_iter().zip(components).collect();
-        let mut stored = Stored::from_parts(self.name, self.version, self.fields, Some(tensors));
-        let tree = self.desc.upgrade(&mut stored)?;
-        Ok((tree, stored))
-    }
-
-    /// The upgraded value, by the registry.
-    fn rebuild(self, components: Vec<Tensor>) -> Result<Value> {
-        let (tree, mut stored) = self.run(components)?;
-        let spec = registry().deserialize_spec(&tree)?;
-        let parts = stored.take_components(&spec.dyn_component_paths())?;
-        spec.dyn_from_components(parts)
-    }
-
-    /// The upgraded value as a `T`.
-    fn rebuild_as<T: ExtensionType>(self, components: Vec<Tensor>) -> Result<T> {
-        let (tree, mut stored) = self.run(components)?;
-        let spec = T::Spec::deserialize(&tree)?;
-        let parts = stored.take_components(&spec.component_paths())?;
-        spec.from_components(parts)
-    }
+/// The components the file lists, by the names it gives them.
+fn named(paths: &[impl AsRef<str>], components: Vec<Tensor>) -> NamedTensors {
+    paths
+        .iter()
+        .map(|p| p.as_ref().to_string())
+        .zip(components)
+        .collect()
 }
 
 /// One value to find in a file: its tensors are named `prefix + path`, in component order, and
@@ -341,9 +277,15 @@ pub(crate) fn target(file: &str, record: &Record<'_>) -> Result<(Target, Option<
         return Ok((Target::Tensor, Some(vec![spec])));
     }
     let tree = spec_tree(file, &record.spec)?;
-    if let Some(upgrade) = Upgrade::of(file, &record.type_name, &tree, &record.components)? {
+    if let Some(upgrade) = upgrade_of(file, &record.type_name, &tree)? {
         // Read by the names the file gives; checked once upgraded (`from_components`).
-        return Ok((Target::Upgrade(upgrade), None));
+        return Ok((
+            Target::Upgrade(
+                upgrade,
+                record.components.iter().map(|c| c.to_string()).collect(),
+            ),
+            None,
+        ));
     }
     // A name registered twice is the conflict's error, not an unknown name.
     let spec = match registry()
@@ -421,7 +363,7 @@ pub(crate) fn rebuild(file: &str, target: Target, components: Vec<Tensor>) -> Re
                 .ok_or_else(|| IoError::at(file, "", "no tensor"))?,
         )),
         Target::Stored(stored) => stored.rebuild(components).map_err(wrap),
-        Target::Upgrade(upgrade) => upgrade.rebuild(components).map_err(wrap),
+        Target::Upgrade(upgrade, paths) => upgrade.rebuild(named(&paths, components)).map_err(wrap),
     }
 }
 
@@ -535,7 +477,7 @@ pub(crate) fn type_from<T: ExtensionType>(
         ));
     }
     let tree = spec_tree(file, &record.spec)?;
-    if let Some(upgrade) = Upgrade::of(file, &record.type_name, &tree, &record.components)? {
+    if let Some(upgrade) = upgrade_of(file, &record.type_name, &tree)? {
         let paths: Vec<&str> = record.components.iter().map(|c| &**c).collect();
         let wanted = [Wanted {
             prefix: String::new(),
@@ -548,7 +490,7 @@ pub(crate) fn type_from<T: ExtensionType>(
             .pop()
             .unwrap_or_default();
         return upgrade
-            .rebuild_as::<T>(components)
+            .rebuild_as::<T>(named(&record.components, components))
             .map_err(|e| IoError::at(file, "", e.to_string()));
     }
     let spec = T::Spec::deserialize(&tree)

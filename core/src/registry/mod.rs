@@ -12,9 +12,11 @@
 
 pub mod anonymous;
 mod entry;
+mod upgrade;
 
 pub use anonymous::{AnonymousExtension, AnonymousSpec};
 pub use entry::{RegistryEntry, SpecDecoder};
+pub use upgrade::Upgrade;
 
 use std::any::TypeId;
 use std::collections::HashMap;

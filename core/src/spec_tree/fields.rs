@@ -122,6 +122,11 @@ impl Fields {
         self.entries.iter().map(|(_, v)| v)
     }
 
+    /// The values in insertion order, to change them (the keys stay).
+    pub fn values_mut(&mut self) -> impl ExactSizeIterator<Item = &mut SpecTree> {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+
     /// The values in insertion order, moved out.
     pub fn into_values(self) -> impl ExactSizeIterator<Item = SpecTree> {
         self.entries.into_iter().map(|(_, v)| v)
