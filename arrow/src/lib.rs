@@ -182,6 +182,7 @@ mod lists;
 mod metadata;
 mod parquet_check;
 mod parquet_columns;
+mod parquet_lists;
 mod parquet_pages;
 mod paths;
 mod read;

@@ -17,7 +17,7 @@
 //! several row groups, as `write_parquet` writes a large batch (`files::ROW_GROUP_BYTES`).
 
 use std::fs::File;
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -348,9 +348,16 @@ pub(crate) fn read(
     let groups: Vec<usize> = (0..meta.metadata().num_row_groups())
         .filter(|&g| meta.metadata().row_group(g).num_rows() > 0)
         .collect();
+    // A unit that is one column of nested lists of numbers decodes straight from its pages
+    // (`parquet_lists`) when its chunks are stored as that path reads them, which is worth
+    // taking even for one job on one thread.
+    let direct = |u: &Unit| {
+        u.path.len() == 1
+            && u.leaves == 1
+            && crate::parquet_lists::list_levels(schema.field(u.path[0]).data_type()).is_some()
+    };
     if rows == 0
-        || units.len() * groups.len() < 2
-        || threads < 2
+        || (units.len() * groups.len() < 2 || threads < 2) && !units.iter().any(direct)
         || units.iter().map(|u| u.leaves).sum::<usize>() != leaves
     {
         return Ok(None);
@@ -364,6 +371,11 @@ pub(crate) fn read(
         }
     }
     let pieces = parallel(threads, jobs, |(k, g, range)| {
+        if direct(&units[k])
+            && let Some(column) = read_lists(&open, meta, g, range.start, &schema, &units[k])?
+        {
+            return Ok((k, Some(vec![column])));
+        }
         let mask = ProjectionMask::leaves(
             meta.metadata().file_metadata().schema_descr(),
             range.clone(),
@@ -373,18 +385,24 @@ pub(crate) fn read(
             .with_row_groups(vec![g])
             .with_batch_size(batch_rows(meta, &[g], range))
             .build()?;
-        let batches = reader.collect::<Result<Vec<_>, _>>()?;
-        Ok((k, batches))
+        let mut columns = Vec::new();
+        for b in reader {
+            let b = b?;
+            if b.num_columns() != 1 {
+                // Not the projection foreseen: the caller reads the file in one go.
+                return Ok((k, None));
+            }
+            columns.push(b.column(0).clone());
+        }
+        Ok((k, Some(columns)))
     })?;
     // Each unit's pieces, in row group order (the jobs' order), as one array of all the rows.
     let mut parts: Vec<Vec<ArrayRef>> = vec![Vec::new(); units.len()];
-    for (k, batches) in pieces {
-        for b in batches {
-            if b.num_columns() != 1 {
-                return Ok(None);
-            }
-            parts[k].push(b.column(0).clone());
-        }
+    for (k, columns) in pieces {
+        let Some(columns) = columns else {
+            return Ok(None);
+        };
+        parts[k].extend(columns);
     }
     let mut unit_columns = Vec::with_capacity(units.len());
     for (unit, parts) in units.iter().zip(parts) {
@@ -414,6 +432,51 @@ pub(crate) fn read(
         }
     }
     Ok(RecordBatch::try_new(schema, columns).ok())
+}
+
+/// The column of `unit` (one top-level column of nested lists, the Parquet leaf `leaf`) in
+/// row group `group`, decoded from its chunk's pages by `parquet_lists`: `None` when the chunk
+/// is not stored as that path reads it (compressed, dictionary encoded, …), for arrow-rs's
+/// reader to read.
+fn read_lists(
+    open: &impl Fn() -> PResult<File>,
+    meta: &ArrowReaderMetadata,
+    group: usize,
+    leaf: usize,
+    schema: &SchemaRef,
+    unit: &Unit,
+) -> PResult<Option<ArrayRef>> {
+    let row_group = meta.metadata().row_group(group);
+    let column = row_group.column(leaf);
+    let data_type = schema.field(unit.path[0]).data_type();
+    let levels = crate::parquet_lists::list_levels(data_type).and_then(|n| i16::try_from(n).ok());
+    let descr = column.column_descr();
+    // Every level non-null (the top-level field too): as many definition levels as lists.
+    if column.compression() != parquet::basic::Compression::UNCOMPRESSED
+        || levels.is_none()
+        || Some(descr.max_def_level()) != levels
+        || Some(descr.max_rep_level()) != levels
+    {
+        return Ok(None);
+    }
+    let (start, len) = column.byte_range();
+    let (Ok(len), Ok(rows), Ok(entries)) = (
+        usize::try_from(len),
+        usize::try_from(row_group.num_rows()),
+        usize::try_from(column.num_values()),
+    ) else {
+        return Ok(None);
+    };
+    // The chunk lies within the file and its pages within the reading bound: the file's
+    // checks (`parquet_check`) came first.
+    let mut chunk = vec![0u8; len];
+    let mut file = open()?;
+    file.seek(SeekFrom::Start(start))
+        .and_then(|_| file.read_exact(&mut chunk))
+        .map_err(|e| ParquetError::External(Box::new(e)))?;
+    Ok(crate::parquet_lists::decode(
+        &chunk, data_type, rows, entries,
+    ))
 }
 
 /// The array of `field` from its units' projected arrays (`path` relative to `field`; each
@@ -558,6 +621,102 @@ mod tests {
 
     /// A ragged column: `large_list<large_list<f32>>`, one Parquet leaf, rows of 0-7 lists
     /// of 0-9 values, some lists empty.
+    /// Nested non-null lists, `levels` deep, of `f32` (or `i64` when `wide`), as extype writes a
+    /// ragged column: empty rows and empty lists at every level.
+    fn lists(rows: usize, levels: usize, wide: bool, seed: u64) -> (FieldRef, ArrayRef) {
+        let mut r = lcg(seed);
+        let (mut field, mut array): (Field, ArrayRef) = if wide {
+            let v: Vec<i64> = (0..rows * 40).map(|_| r() as i64).collect();
+            (
+                Field::new("item", DataType::Int64, false),
+                Arc::new(Int64Array::from(v)),
+            )
+        } else {
+            let v: Vec<f32> = (0..rows * 40).map(|_| r() as f32 * 0.25).collect();
+            (
+                Field::new("item", DataType::Float32, false),
+                Arc::new(arrow_array::Float32Array::from(v)),
+            )
+        };
+        // From the values out: each level's lists cut the level below into random lengths,
+        // zero included; the outermost has `rows` lists.
+        let mut len = array.len();
+        for level in (0..levels).rev() {
+            let lists = if level == 0 { rows } else { len / 2 + 1 };
+            let mut cuts: Vec<i64> = (0..lists - 1)
+                .map(|_| (r() % (len as u64 + 1)) as i64)
+                .collect();
+            cuts.push(0);
+            cuts.push(len as i64);
+            cuts.sort_unstable();
+            let list = arrow_array::LargeListArray::try_new(
+                Arc::new(field),
+                arrow_buffer::OffsetBuffer::new(cuts.into()),
+                array,
+                None,
+            )
+            .unwrap();
+            len = list.len();
+            field = Field::new("item", list.data_type().clone(), false);
+            array = Arc::new(list);
+        }
+        (Arc::new(field.with_name("l")), array)
+    }
+
+    #[test]
+    fn nested_lists_decode_from_their_pages_as_the_single_reader_reads_them() {
+        let dir = std::env::temp_dir().join(format!("extype-arrow-lists-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let small_pages = |row_group: Option<usize>| {
+            WriterProperties::builder()
+                .set_dictionary_enabled(false)
+                .set_max_row_group_row_count(row_group)
+                .set_data_page_size_limit(512)
+                .set_write_batch_size(64)
+                .build()
+        };
+        let cases = [
+            (lists(3000, 2, false, 1), props(Some(700)), true),
+            (lists(2000, 1, true, 2), small_pages(None), true),
+            (lists(1500, 3, false, 3), small_pages(Some(400)), true),
+            (lists(1, 2, false, 4), props(None), true),
+            // Dictionary-encoded values: left to arrow-rs's reader.
+            (
+                lists(1000, 2, false, 5),
+                WriterProperties::builder().build(),
+                false,
+            ),
+            // A nullable level (the builder's): left to it too.
+            (ragged(1000, 6), props(Some(300)), false),
+        ];
+        for (i, (column, props, direct)) in cases.into_iter().enumerate() {
+            let n = column.1.len();
+            let batches = batches(std::slice::from_ref(&column), &[n]);
+            let path = dir.join(format!("{i}.parquet"));
+            std::fs::write(&path, with_arrow_writer(&batches, props)).unwrap();
+            let meta = meta(&path);
+            // The direct path, job by job.
+            let schema = meta.schema().clone();
+            let unit = &units(&schema)[0];
+            for g in 0..meta.metadata().num_row_groups() {
+                let open = || File::open(&path).map_err(|e| ParquetError::External(Box::new(e)));
+                let got = read_lists(&open, &meta, g, 0, &schema, unit).unwrap();
+                assert_eq!(got.is_some(), direct, "case {i}, row group {g}");
+            }
+            for threads in [1, 2] {
+                let got = read(threads, &meta, &path).unwrap();
+                if direct || threads > 1 && meta.metadata().num_row_groups() > 1 {
+                    assert_eq!(
+                        got.expect("read"),
+                        batches[0],
+                        "case {i}, {threads} threads"
+                    );
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     fn ragged(rows: usize, seed: u64) -> (FieldRef, ArrayRef) {
         use arrow_array::builder::LargeListBuilder;
         let mut r = lcg(seed);

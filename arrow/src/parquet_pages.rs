@@ -20,14 +20,19 @@ use crate::validate::{ReadLimit, malformed};
 /// Nesting deeper than this in a page header is refused (parquet's headers nest three deep).
 const MAX_DEPTH: usize = 16;
 
-/// The sizes and value count of one page header.
+/// The sizes and value count of one page header, and a data page's (v1) encodings.
 #[derive(Debug, Default)]
-struct Header {
+pub(crate) struct Header {
     /// The header's own length in bytes.
-    len: usize,
-    uncompressed: i64,
-    compressed: i64,
-    values: i64,
+    pub len: usize,
+    /// The page type (0: a data page, 2: a dictionary page, 3: a data page v2).
+    pub kind: i64,
+    pub uncompressed: i64,
+    pub compressed: i64,
+    pub values: i64,
+    /// A data page's (v1) encodings of its values, definition and repetition levels (0:
+    /// plain, 3: RLE); -1 when the header does not say.
+    pub encodings: [i64; 3],
 }
 
 /// A cursor over Thrift compact bytes.
@@ -146,22 +151,31 @@ impl Thrift<'_> {
 }
 
 /// The page header at the start of `bytes`.
-fn header(bytes: &[u8]) -> Option<Header> {
+pub(crate) fn header(bytes: &[u8]) -> Option<Header> {
     let mut t = Thrift { bytes, pos: 0 };
-    let mut h = Header::default();
+    let mut h = Header {
+        kind: -1,
+        encodings: [-1; 3],
+        ..Header::default()
+    };
     t.fields(0, |t, id, ty| {
         match id {
+            1 => h.kind = t.int(ty)?,
             2 => h.uncompressed = t.int(ty)?,
             3 => h.compressed = t.int(ty)?,
-            // The data page, dictionary page and data page v2 headers: field 1 is the count.
+            // The data page, dictionary page and data page v2 headers: field 1 is the count;
+            // a data page's fields 2 to 4 its encodings.
             5 | 7 | 8 if ty == 12 => {
-                return t.fields(1, |t, id, ty| {
-                    if id == 1 {
+                return t.fields(1, |t, inner, ty| match inner {
+                    1 => {
                         h.values = t.int(ty)?;
                         Some(())
-                    } else {
-                        t.skip(ty, 2)
                     }
+                    2..=4 if id == 5 => {
+                        h.encodings[usize::try_from(inner - 2).ok()?] = t.int(ty)?;
+                        Some(())
+                    }
+                    _ => t.skip(ty, 2),
                 });
             }
             _ => return t.skip(ty, 1),
