@@ -1,11 +1,12 @@
 //! What versions cost a load, measured in one run (files in `target/versioning-bench`, page
-//! cache warm, each figure the best of `EXTYPE_VERSIONING_BENCH_RUNS` runs, default 7, the
+//! cache warm, each figure the best of `EXTYPE_VERSIONING_BENCH_RUNS` rounds, default 21, the
 //! cases alternating so that load hits them alike):
 //!
 //! - **a current file**: `io::load_as` of a version-3 type (old names, a field alias, defaults
 //!   and migrations declared) beside the same load of an unversioned type of the same layout,
 //!   at 1 Ki and 16 Mi elements (`EXTYPE_VERSIONING_BENCH_MI`): the unversioned ÷ versioned
-//!   ratio, 1.0 when versions cost a current load nothing (≥ 0.98 is the bar);
+//!   ratio (of the bests, and the median of each round's), 1.0 when versions cost a current
+//!   load nothing (≥ 0.98 is the bar), and the one step versions add to it, timed alone;
 //! - **a migrated file**: the same type's version-2 file (its values under the old field name,
 //!   no mask, a migration to run) beside the current file: a rename moves no data, the
 //!   migration touches a static field, and the default is one pass writing the mask, timed
@@ -107,7 +108,7 @@ fn main() {
     } else {
         (
             env("EXTYPE_VERSIONING_BENCH_MI", 16),
-            env("EXTYPE_VERSIONING_BENCH_RUNS", 7),
+            env("EXTYPE_VERSIONING_BENCH_RUNS", 21),
         )
     };
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/versioning-bench");
@@ -143,6 +144,7 @@ fn main() {
             }) / reps
         };
         let mut best = [Duration::MAX; 4];
+        let mut ratios = Vec::with_capacity(runs);
         for _ in 0..runs {
             let times = [
                 repeat(&|| {
@@ -158,21 +160,49 @@ fn main() {
                     std::hint::black_box(ArrayD::from_elem(IxDyn(&[n]), true));
                 }),
             ];
+            ratios.push(times[0].as_secs_f64() / times[1].as_secs_f64());
             for (b, t) in best.iter_mut().zip(times) {
                 *b = (*b).min(t);
             }
         }
+        ratios.sort_by(f64::total_cmp);
         let [plain_t, current_t, migrated_t, fill_t] = best.map(|d| d.as_secs_f64() * 1e6);
         println!(
             "{n:>9} elements: unversioned load {plain_t:>10.2} µs   version-3 load \
-             {current_t:>10.2} µs   ratio {:.3}",
-            plain_t / current_t
+             {current_t:>10.2} µs   ratio of the bests {:.3}, median of the rounds' ratios \
+             {:.3} ({:.3}–{:.3})",
+            plain_t / current_t,
+            ratios[ratios.len() / 2],
+            ratios[0],
+            ratios[ratios.len() - 1]
         );
         println!(
             "{n:>9} elements: version-2 file  {migrated_t:>10.2} µs   (current {current_t:.2} \
              µs; the mask's default alone {fill_t:.2} µs)   migrated ÷ (current + default) \
              {:.3}",
             migrated_t / (current_t + fill_t)
+        );
+        // The one step a current load adds: is the stored spec current (the version, the
+        // name, the fields, and no nested value outdated)?
+        let tree = extype::TypeSpec::serialize(&signal.spec());
+        let reg = extype::registry::registry();
+        let checks = 100_000u32;
+        let check = (0..runs)
+            .map(|_| {
+                timed(|| {
+                    for _ in 0..checks {
+                        let up = reg.upgrade_of("bench.Signal", std::hint::black_box(&tree));
+                        assert!(up.unwrap().is_none());
+                    }
+                }) / checks
+            })
+            .min()
+            .unwrap();
+        println!(
+            "{n:>9} elements: the current-version check alone {:.0} ns ({:.4} of the version-3 \
+             load)",
+            check.as_secs_f64() * 1e9,
+            check.as_secs_f64() * 1e6 / current_t
         );
         for p in [&current, &unversioned, &old] {
             let _ = std::fs::remove_file(p);
