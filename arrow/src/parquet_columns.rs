@@ -155,10 +155,11 @@ fn parallel<T: Send, R: Send>(
 
 /// Writes `batches` to `out` as `ArrowWriter` would with `props` (the same row groups and
 /// metadata; the same pages whenever the writer's batch size divides [`CHUNK_ROWS`] times the
-/// values per row, as for fixed-shape tensors), each unit's leaf columns encoded on one of
-/// `threads` threads. Falls back to `ArrowWriter`
-/// itself for a row-group byte limit or content-defined chunking (whose row groups and pages
-/// depend on the encoding as it goes).
+/// values per row, as for fixed-shape tensors), on `threads` threads: each unit's leaf columns
+/// encoded on a thread of their own, and when there are fewer units than threads (a ragged
+/// column is one leaf), as many row groups as threads encoded at once, appended in order.
+/// Falls back to `ArrowWriter` itself for a row-group byte limit or content-defined chunking
+/// (whose row groups and pages depend on the encoding as it goes).
 pub(crate) fn write<W: Write + Send>(
     threads: usize,
     out: W,
@@ -171,16 +172,14 @@ pub(crate) fn write<W: Write + Send>(
     let max_rows = props.max_row_group_row_count().unwrap_or(usize::MAX).max(1);
     let writer = ArrowWriter::try_new(out, schema.clone(), Some(props))?;
     let units = units(&schema);
-    if sequential || units.len() < 2 || threads < 2 {
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    if sequential || threads < 2 || rows == 0 || units.len() < 2 && rows <= max_rows {
         let mut writer = writer;
         for b in batches {
             writer.write(b)?;
         }
         return writer.into_inner();
     }
-    let (mut file, factory) = writer.into_serialized_writer()?;
-    let mut row_group: Option<Vec<ArrowColumnWriter>> = None;
-    let mut rows = 0usize;
     for b in batches {
         if b.schema().fields() != schema.fields() {
             return Err(ParquetError::ArrowError(format!(
@@ -189,26 +188,51 @@ pub(crate) fn write<W: Write + Send>(
                 schema
             )));
         }
+    }
+    // The row groups: each the slices of the batches its rows come from (no copy).
+    let mut groups: Vec<Vec<RecordBatch>> = vec![Vec::new()];
+    let mut in_group = 0usize;
+    for b in batches {
         let mut start = 0;
         while start < b.num_rows() {
-            let take = (max_rows - rows).min(b.num_rows() - start);
-            let piece = b.slice(start, take);
-            let writers = match row_group.take() {
-                Some(w) => w,
-                None => factory.create_column_writers(file.flushed_row_groups().len())?,
-            };
-            row_group = Some(write_piece(threads, &piece, &units, writers)?);
-            rows += take;
-            start += take;
-            if rows == max_rows {
-                let writers = row_group.take().unwrap_or_default();
-                close_row_group(threads, &mut file, &units, writers)?;
-                rows = 0;
+            if in_group == max_rows {
+                groups.push(Vec::new());
+                in_group = 0;
             }
+            let take = (max_rows - in_group).min(b.num_rows() - start);
+            if let Some(group) = groups.last_mut() {
+                group.push(b.slice(start, take));
+            }
+            in_group += take;
+            start += take;
         }
     }
-    if let Some(writers) = row_group {
-        close_row_group(threads, &mut file, &units, writers)?;
+    // Units on threads of their own, or row groups at once when units are fewer than threads.
+    let (wave, inner) = if units.len() >= threads {
+        (1, threads)
+    } else {
+        (threads, 1)
+    };
+    let (mut file, factory) = writer.into_serialized_writer()?;
+    for wave_groups in groups.chunks(wave) {
+        let first = file.flushed_row_groups().len();
+        let mut jobs = Vec::with_capacity(wave_groups.len());
+        for (i, pieces) in wave_groups.iter().enumerate() {
+            jobs.push((pieces, factory.create_column_writers(first + i)?));
+        }
+        let encoded = parallel(wave_groups.len(), jobs, |(pieces, mut writers)| {
+            for piece in pieces {
+                writers = write_piece(inner, piece, &units, writers)?;
+            }
+            close_writers(inner, &units, writers)
+        })?;
+        for chunks in encoded {
+            let mut rg = file.next_row_group()?;
+            for chunk in chunks {
+                chunk.append_to_row_group(&mut rg)?;
+            }
+            rg.close()?;
+        }
     }
     file.into_inner()
 }
@@ -271,24 +295,18 @@ fn write_piece(
     Ok(done.into_iter().flatten().collect())
 }
 
-/// Closes the row group's column writers (in parallel: the last pages are encoded on close) and
-/// appends their chunks to `file` in order.
-fn close_row_group<W: Write + Send>(
+/// Closes the row group's column writers (in parallel by unit: the last pages are encoded on
+/// close): their chunks, in order.
+fn close_writers(
     threads: usize,
-    file: &mut parquet::file::writer::SerializedFileWriter<W>,
     units: &[Unit],
     writers: Vec<ArrowColumnWriter>,
-) -> PResult<()> {
+) -> PResult<Vec<ArrowColumnChunk>> {
     let chunks: Vec<Vec<ArrowColumnChunk>> =
         parallel(threads, shares(units, writers)?, |(_, writers)| {
             writers.into_iter().map(ArrowColumnWriter::close).collect()
         })?;
-    let mut rg = file.next_row_group()?;
-    for chunk in chunks.into_iter().flatten() {
-        chunk.append_to_row_group(&mut rg)?;
-    }
-    rg.close()?;
-    Ok(())
+    Ok(chunks.into_iter().flatten().collect())
 }
 
 /// Leaf values (levels: one per element, null or not) a reader decodes at a time, from which
@@ -788,6 +806,10 @@ mod tests {
                 Some(512),
             ),
             (vec![nested(0, 6)], vec![0], None),
+            // One unit in several row groups: row groups encoded at once.
+            (vec![ragged(3000, 7)], vec![1000, 0, 2000], Some(700)),
+            (vec![lists(2000, 2, false, 8)], vec![2000], Some(600)),
+            (vec![lists(1500, 3, true, 9)], vec![700, 800], Some(1500)),
         ];
         for (i, (columns, pieces, row_group)) in cases.into_iter().enumerate() {
             let batches = batches(&columns, &pieces);
