@@ -62,19 +62,20 @@ fn version_1_files_and_documents_are_what_they_were() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// An unversioned type holding a `Signal`: its file, read by version 2 of `Signal`, upgrades
-/// the nested value.
+/// An unversioned type holding a `Signal`, and a `Vec` of them: its file, read by version 2 of
+/// `Signal`, upgrades the nested values.
 #[derive(Clone, Debug, PartialEq, ExtensionType)]
 #[extype(name = "golden.Recording")]
 pub struct Recording {
     pub signal: Signal,
+    pub takes: Vec<Signal>,
     #[extype(static)]
     pub take: u32,
 }
 
 #[test]
 fn a_version_1_value_nested_in_another_type() {
-    let recording = Recording::try_new(signal(), 7).unwrap();
+    let recording = Recording::try_new(signal(), vec![signal(), signal()], 7).unwrap();
     let file = golden().join("recording_v1.safetensors");
     if std::env::var_os("EXTYPE_WRITE_GOLDEN").is_some() {
         extype::io::save(&file, &recording).unwrap();

@@ -199,6 +199,7 @@ fn check_compat_names_both_versions_of_a_newer_file() {
 #[extype(name = "golden.Recording")]
 pub struct Recording {
     pub signal: Signal,
+    pub takes: Vec<Signal>,
     #[extype(static)]
     pub take: u32,
 }
@@ -206,7 +207,7 @@ pub struct Recording {
 #[test]
 fn a_nested_version_1_value_loads_with_the_rename_and_the_defaults() {
     let path = golden("recording_v1.safetensors");
-    let expected = Recording::try_new(expected(), 7).unwrap();
+    let expected = Recording::try_new(expected(), vec![expected(), expected()], 7).unwrap();
     let typed: Recording = extype::io::load_as(&path).unwrap();
     assert_eq!(typed, expected);
     let value = extype::io::load(&path).unwrap();

@@ -30,10 +30,10 @@
 //! least specific spec its Rust type admits (`bool[*]` for an `ArrayD<bool>`), refined by the
 //! type's shape contract; a migration that reads tensors cannot run on a document alone.
 //!
-//! A derived type's field of a versioned derived type is upgraded the same way, first (its
-//! spec and its components under the field's path), so the outer type's own steps see the
-//! current nested value. (A versioned type inside a library type or a collection, such as
-//! `Vec<Inner>`, upgrades its spec only.)
+//! A derived value nested in a field (directly, or as an item of a `Vec`, array or tuple field)
+//! is upgraded the same way, first (its spec and its components under its path), so the outer
+//! type's own steps see the current nested value. (One inside a library type, or in a map
+//! field, upgrades its spec only.)
 
 use std::fmt;
 
@@ -408,39 +408,44 @@ impl Stored {
         Ok(())
     }
 
-    /// Takes field `key` out: its stored spec and its components, their paths relative to the
-    /// field (`key.x` as `x`, `key` itself as the empty path), for a nested value to be
-    /// upgraded on its own and put back ([`put_field`](Self::put_field)).
-    pub fn take_field(&mut self, key: &str) -> Option<(SpecTree, Option<NamedTensors>)> {
-        let spec = self.fields.remove(key)?;
-        let tensors = self.tensors.as_mut().map(|tensors| {
-            let (inner, rest): (Vec<_>, Vec<_>) = std::mem::take(tensors)
-                .into_iter()
-                .partition(|(p, _)| under(p, key));
-            *tensors = rest;
+    /// Sets the stored spec of field `key` (a new key goes last), leaving the components as
+    /// they are: for an upgrade that rewrote the field's spec and put its components back
+    /// ([`take_under`](Self::take_under), [`put_under`](Self::put_under)).
+    pub fn set_spec(&mut self, key: &str, spec: SpecTree) {
+        self.fields.insert(key.to_string(), spec);
+    }
+
+    /// Takes out the components under component path `path` (a field, `items[1]`, `inner.x`),
+    /// their paths relative to it (`path.x` as `x`, `path` itself as the empty path), for the
+    /// value there to be upgraded on its own; `None` for a spec document (no data).
+    pub fn take_under(&mut self, path: &str) -> Option<NamedTensors> {
+        let tensors = self.tensors.as_mut()?;
+        let (inner, rest): (Vec<_>, Vec<_>) = std::mem::take(tensors)
+            .into_iter()
+            .partition(|(p, _)| under(p, path));
+        *tensors = rest;
+        Some(
             inner
                 .into_iter()
                 .map(|(p, t)| {
-                    let rel = p[key.len()..].strip_prefix('.').unwrap_or(&p[key.len()..]);
-                    (rel.to_string(), t)
+                    let rel = &p[path.len()..];
+                    (rel.strip_prefix('.').unwrap_or(rel).to_string(), t)
                 })
-                .collect()
-        });
-        Some((spec, tensors))
+                .collect(),
+        )
     }
 
-    /// Puts field `key` back ([`take_field`](Self::take_field)): its spec, and its components
-    /// by paths relative to the field.
-    pub fn put_field(&mut self, key: &str, spec: SpecTree, tensors: Option<NamedTensors>) {
-        self.fields.insert(key.to_string(), spec);
+    /// Puts back components taken out by [`take_under`](Self::take_under), their relative
+    /// paths under `path` again.
+    pub fn put_under(&mut self, path: &str, tensors: Option<NamedTensors>) {
         if let (Some(all), Some(tensors)) = (&mut self.tensors, tensors) {
             all.extend(tensors.into_iter().map(|(p, t)| {
-                let path = if p.is_empty() || p.starts_with('[') {
-                    format!("{key}{p}")
+                let full = if p.is_empty() || p.starts_with('[') {
+                    format!("{path}{p}")
                 } else {
-                    format!("{key}.{p}")
+                    format!("{path}.{p}")
                 };
-                (path, t)
+                (full, t)
             }));
         }
     }

@@ -52,7 +52,7 @@ impl Registry {
             }
             .into());
         }
-        if named.name != type_name || (desc.is_current(named) && !self.nested_outdated(named)?) {
+        if named.name != type_name || desc.is_current(named) && !self.nested_outdated(named)? {
             return Ok(None);
         }
         let SpecTree::Map(fields) = &named.value else {
@@ -68,27 +68,37 @@ impl Registry {
 }
 
 impl Registry {
-    /// The linked derived type of a nested stored spec, when that spec (or one nested in it)
-    /// is outdated.
-    fn outdated(&self, tree: &SpecTree) -> Result<Option<&'static StructDesc>> {
-        let SpecTree::Spec(named) = tree else {
-            return Ok(None);
-        };
-        let Some(desc) = self.resolve(&named.name)?.and_then(|entry| entry.desc()) else {
-            return Ok(None);
-        };
-        let outdated = !desc.is_current(named) || self.nested_outdated(named)?;
-        Ok(outdated.then_some(desc))
+    /// Whether the stored spec `tree` (a field's) holds an outdated derived value: a derived
+    /// type's spec that is not current, or one nested in it or in the items of a list or
+    /// tuple. (Runs on every read of a stored spec: one registry lookup per nested spec, no
+    /// allocation.)
+    fn holds_outdated(&self, tree: &SpecTree) -> Result<bool> {
+        match tree {
+            SpecTree::Spec(named) => {
+                let Some(desc) = self.resolve(&named.name)?.and_then(|entry| entry.desc()) else {
+                    return Ok(false);
+                };
+                Ok(!desc.is_current(named) || self.nested_outdated(named)?)
+            }
+            SpecTree::List(items) | SpecTree::Tuple(items) => {
+                for item in items {
+                    if self.holds_outdated(item)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            _ => Ok(false),
+        }
     }
 
-    /// Whether a field of `named` holds an outdated derived value. (Runs on every read of a
-    /// stored spec: one registry lookup per nested spec, no allocation.)
+    /// Whether a field of `named` holds an outdated derived value.
     fn nested_outdated(&self, named: &crate::spec_tree::NamedSpec) -> Result<bool> {
         let SpecTree::Map(fields) = &named.value else {
             return Ok(false);
         };
         for field in fields.values() {
-            if self.outdated(field)?.is_some() {
+            if self.holds_outdated(field)? {
                 return Ok(true);
             }
         }
@@ -101,24 +111,51 @@ impl Registry {
 fn upgrade_deep(desc: &'static StructDesc, stored: &mut Stored) -> Result<()> {
     let keys: Vec<String> = stored.keys().map(str::to_string).collect();
     for key in keys {
-        let Some(spec @ SpecTree::Spec(named)) = stored.spec(&key) else {
+        let Some(spec) = stored.spec(&key) else {
             continue;
         };
-        let SpecTree::Map(fields) = &named.value else {
+        if !super::registry().holds_outdated(spec)? {
             continue;
-        };
-        let Some(inner) = super::registry().outdated(spec)? else {
-            continue;
-        };
-        let (name, version, fields) = (named.name.clone(), named.version, fields.clone());
-        let tensors = stored.take_field(&key).and_then(|(_, tensors)| tensors);
-        let mut nested = Stored::from_parts(name, version, fields, tensors);
-        upgrade_deep(inner, &mut nested)?;
-        let tree = inner.tree_of(&nested);
-        let (_, _, _, tensors) = nested.into_parts();
-        stored.put_field(&key, tree, tensors);
+        }
+        let mut tree = spec.clone();
+        upgrade_tree(&mut tree, &key, stored)?;
+        stored.set_spec(&key, tree);
     }
     desc.upgrade(stored)?;
+    Ok(())
+}
+
+/// Upgrades the outdated derived values in `tree`, the stored spec at component path `path`
+/// of `stored` (a field, or an item of one): each one's components taken from under its path,
+/// upgraded ([`upgrade_deep`]) and put back.
+fn upgrade_tree(tree: &mut SpecTree, path: &str, stored: &mut Stored) -> Result<()> {
+    match tree {
+        SpecTree::Spec(named) => {
+            let registry = super::registry();
+            let Some(inner) = registry.resolve(&named.name)?.and_then(|e| e.desc()) else {
+                return Ok(());
+            };
+            let SpecTree::Map(fields) = &named.value else {
+                return Ok(());
+            };
+            if inner.is_current(named) && !registry.nested_outdated(named)? {
+                return Ok(());
+            }
+            let tensors = stored.take_under(path);
+            let mut nested =
+                Stored::from_parts(named.name.clone(), named.version, fields.clone(), tensors);
+            upgrade_deep(inner, &mut nested)?;
+            *tree = inner.tree_of(&nested);
+            let (_, _, _, tensors) = nested.into_parts();
+            stored.put_under(path, tensors);
+        }
+        SpecTree::List(items) | SpecTree::Tuple(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                upgrade_tree(item, &format!("{path}[{i}]"), stored)?;
+            }
+        }
+        _ => {}
+    }
     Ok(())
 }
 
