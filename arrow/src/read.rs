@@ -119,14 +119,25 @@ fn rows_from_array(
             spec.dtype,
         )?);
     }
-    let mut items = Vec::with_capacity(array.len());
-    for i in 0..array.len() {
+    stack_rows(name, ext, array.len(), |i| {
         let comps: Vec<Tensor> = columns.iter().map(|c| c[i].clone()).collect();
         let specs = comps.iter().map(TensorSpec::from_tensor).collect();
+        Ok((item_spec.dyn_with_component_specs(specs)?, comps))
+    })
+}
+
+/// The batch of `rows` items, item `i` rebuilt from the spec and components `item(i)` gives
+/// (`from_components`: its checks and validation), then stacked by the type's encoder.
+fn stack_rows(
+    name: &str,
+    ext: &str,
+    rows: usize,
+    item: impl Fn(usize) -> extype_core::Result<(Box<dyn AnySpec>, Vec<Tensor>)>,
+) -> Result<Value> {
+    let mut items = Vec::with_capacity(rows);
+    for i in 0..rows {
         let context = || format!("field `{name}` ({ext}), row {i}");
-        let spec = item_spec
-            .dyn_with_component_specs(specs)
-            .map_err(crate::error::extype(context()))?;
+        let (spec, comps) = item(i).map_err(crate::error::extype(context()))?;
         items.push(
             spec.dyn_from_components(comps)
                 .map_err(crate::error::extype(context()))?,
@@ -167,26 +178,14 @@ fn upgraded_rows(
         };
         columns.push(tensor::import_rows(f, a.as_ref(), &at, spec.dtype)?);
     }
-    let mut items = Vec::with_capacity(array.len());
-    for i in 0..array.len() {
+    stack_rows(name, ext, array.len(), |i| {
         let named = found
             .iter()
             .zip(&columns)
             .map(|((p, _, _), c)| (p.clone(), c[i].clone()))
             .collect();
-        let context = || format!("field `{name}` ({ext}), row {i}");
-        let (spec, parts) = upgrade
-            .clone()
-            .upgraded(named)
-            .map_err(crate::error::extype(context()))?;
-        items.push(
-            spec.dyn_from_components(parts)
-                .map_err(crate::error::extype(context()))?,
-        );
-    }
-    extype_core::batch::stack_values(&items).map_err(crate::error::extype(format!(
-        "field `{name}` ({ext}): stacking its rows"
-    )))
+        upgrade.clone().upgraded(named)
+    })
 }
 
 /// A batch in the list layout ([`crate::lists`]): its components read by the layout its type's
