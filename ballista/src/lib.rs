@@ -388,7 +388,7 @@ const SCHEDULER_USAGE: &str = "usage: extype-scheduler [--bind HOST] [--port POR
 
 const EXECUTOR_USAGE: &str = "usage: extype-executor [--bind HOST] [--external-host HOST] \
 [--port PORT] [--grpc-port PORT] [--scheduler HOST:PORT] [--vcores N] [--work-dir DIR] \
-[--heartbeat SECONDS]
+[--heartbeat SECONDS] [--scheduler-wait SECONDS]
   --bind HOST            address to listen on (default 127.0.0.1; 0.0.0.0 for other machines)
   --external-host HOST   the name other machines reach this one by (default: --bind's)
   --port PORT            Arrow Flight port, shuffle data (default 50051)
@@ -396,7 +396,8 @@ const EXECUTOR_USAGE: &str = "usage: extype-executor [--bind HOST] [--external-h
   --scheduler HOST:PORT  the scheduler (default localhost:50050)
   --vcores N             tasks run at once (default: the machine's cores)
   --work-dir DIR         shuffle files (default: a temporary directory)
-  --heartbeat SECONDS    heartbeat interval to the scheduler (default 60)";
+  --heartbeat SECONDS    heartbeat interval to the scheduler (default 60)
+  --scheduler-wait SECONDS  how long to wait at start for the scheduler, then fail (default 10)";
 
 /// A scheduler's settings from its command line ([`SchedulerOptions::from_args`]), made into
 /// Ballista's configuration with extype's UDFs by [`SchedulerOptions::config`].
@@ -506,6 +507,8 @@ pub struct ExecutorOptions {
     pub work_dir: Option<String>,
     /// Seconds between heartbeats to the scheduler.
     pub heartbeat_seconds: u64,
+    /// Seconds to wait at start for the scheduler to accept a connection.
+    pub scheduler_wait_seconds: u16,
 }
 
 impl Default for ExecutorOptions {
@@ -520,6 +523,7 @@ impl Default for ExecutorOptions {
             vcores: None,
             work_dir: None,
             heartbeat_seconds: 60,
+            scheduler_wait_seconds: 10,
         }
     }
 }
@@ -527,7 +531,8 @@ impl Default for ExecutorOptions {
 impl ExecutorOptions {
     /// The options of the command line `args` (without the program name): `--bind HOST`,
     /// `--external-host HOST`, `--port PORT`, `--grpc-port PORT`, `--scheduler HOST:PORT`,
-    /// `--vcores N`, `--work-dir DIR`, `--heartbeat SECONDS`; the others default.
+    /// `--vcores N`, `--work-dir DIR`, `--heartbeat SECONDS`, `--scheduler-wait SECONDS`; the
+    /// others default.
     pub fn from_args(
         args: impl IntoIterator<Item = String>,
     ) -> std::result::Result<Self, UsageError> {
@@ -550,6 +555,7 @@ impl ExecutorOptions {
                 "--vcores" => o.vcores = Some(flag_value(&flag, args.next(), u)?),
                 "--work-dir" => o.work_dir = Some(flag_value(&flag, args.next(), u)?),
                 "--heartbeat" => o.heartbeat_seconds = flag_value(&flag, args.next(), u)?,
+                "--scheduler-wait" => o.scheduler_wait_seconds = flag_value(&flag, args.next(), u)?,
                 _ => {
                     return Err(UsageError {
                         message: format!("unknown argument `{flag}`"),
@@ -562,8 +568,8 @@ impl ExecutorOptions {
     }
 
     /// Ballista's executor configuration of these options, with extype's UDFs
-    /// ([`function_registry`]). The executor waits up to 10 seconds for the scheduler to
-    /// accept its connection, then fails.
+    /// ([`function_registry`]). The executor waits up to `scheduler_wait_seconds` for the
+    /// scheduler to accept its connection, then fails.
     pub fn config(&self) -> ExecutorProcessConfig {
         let mut config = ExecutorProcessConfig {
             bind_host: self.bind_host.clone(),
@@ -572,7 +578,7 @@ impl ExecutorOptions {
             grpc_port: self.grpc_port,
             scheduler_host: self.scheduler_host.clone(),
             scheduler_port: self.scheduler_port,
-            scheduler_connect_timeout_seconds: 10,
+            scheduler_connect_timeout_seconds: self.scheduler_wait_seconds,
             work_dir: self.work_dir.clone(),
             executor_heartbeat_interval_seconds: self.heartbeat_seconds,
             override_function_registry: Some(Arc::new(function_registry())),
@@ -587,11 +593,17 @@ impl ExecutorOptions {
 
 /// Runs a Ballista executor with the configuration `config` until the process ends (or the
 /// scheduler stops it); a configuration without a function registry gets extype's
-/// ([`function_registry`]).
+/// ([`function_registry`]). A scheduler that does not accept a connection within
+/// `config.scheduler_connect_timeout_seconds` is an error, `no Ballista scheduler at
+/// host:port`.
 pub async fn run_executor(mut config: ExecutorProcessConfig) -> ballista_core::error::Result<()> {
     if config.override_function_registry.is_none() {
         config.override_function_registry = Some(Arc::new(function_registry()));
     }
+    // Ballista 55's own wait for the scheduler never ends (it measures the time elapsed since
+    // a fresh instant): the wait is bounded here, and Ballista then connects once.
+    wait_for_scheduler(&config).await?;
+    config.scheduler_connect_timeout_seconds = 0;
     println!(
         "extype executor {} on {}:{} (flight), {} (grpc), scheduler {}:{}",
         config.executor_id,
@@ -602,6 +614,32 @@ pub async fn run_executor(mut config: ExecutorProcessConfig) -> ballista_core::e
         config.scheduler_port
     );
     start_executor_process(Arc::new(config)).await
+}
+
+/// Waits until the scheduler of `config` accepts a TCP connection, for at most
+/// `scheduler_connect_timeout_seconds` (at least one attempt): an error naming it otherwise.
+async fn wait_for_scheduler(config: &ExecutorProcessConfig) -> ballista_core::error::Result<()> {
+    let (host, port) = (config.scheduler_host.as_str(), config.scheduler_port);
+    let wait = Duration::from_secs(u64::from(config.scheduler_connect_timeout_seconds));
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        let attempt = tokio::time::timeout(
+            CONNECT_TIMEOUT,
+            tokio::net::TcpStream::connect((host, port)),
+        )
+        .await;
+        let error = match attempt {
+            Ok(Ok(_)) => return Ok(()),
+            Ok(Err(e)) => e.to_string(),
+            Err(_) => format!("no answer within {CONNECT_TIMEOUT:?}"),
+        };
+        if tokio::time::Instant::now() >= deadline {
+            return Err(BallistaError::General(format!(
+                "no Ballista scheduler at {host}:{port} after waiting {wait:?}: {error}"
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
 
 /// The log of [`init_log`]: Ballista's records (an executor logs why it rejects a task, a

@@ -372,8 +372,15 @@ fn queries_on_two_executors_match_one_process(tmp: &Path) -> TestResult {
     for q in QUERIES {
         let started = Instant::now();
         let on_cluster = client.sql(q.0)?;
-        println!("  cluster: {:?} for `{}…`", started.elapsed(), &q.0[..40]);
-        assert_same(q, &on_cluster, &extype_datafusion::sql(&local, q.0)?)?;
+        let cluster_time = started.elapsed();
+        let started = Instant::now();
+        let in_process = extype_datafusion::sql(&local, q.0)?;
+        println!(
+            "  cluster {cluster_time:?}, one process {:?}: `{}…`",
+            started.elapsed(),
+            &q.0[..40]
+        );
+        assert_same(q, &on_cluster, &in_process)?;
     }
     // The extension metadata survived the trip: the result columns are extension columns.
     let out = sorted(&client.sql(QUERIES[0].0)?, "id")?;
@@ -420,7 +427,7 @@ fn queries_on_two_executors_match_one_process(tmp: &Path) -> TestResult {
     Ok(())
 }
 
-fn a_scheduler_not_running_is_an_error_at_once(_tmp: &Path) -> TestResult {
+fn a_scheduler_not_running_is_an_error_at_once(tmp: &Path) -> TestResult {
     let port = free_port()?;
     let started = Instant::now();
     let e = Client::connect(&format!("127.0.0.1:{port}"))
@@ -437,6 +444,40 @@ fn a_scheduler_not_running_is_an_error_at_once(_tmp: &Path) -> TestResult {
     );
     let e = Client::connect("localhost").unwrap_err().to_string();
     assert!(e.contains("expected host:port, found `localhost`"), "{e}");
+
+    // An executor gives up after its wait for the scheduler, naming it.
+    let args = [
+        "--port",
+        &free_port()?.to_string(),
+        "--grpc-port",
+        &free_port()?.to_string(),
+        "--scheduler",
+        &format!("127.0.0.1:{port}"),
+        "--scheduler-wait",
+        "1",
+    ]
+    .map(String::from);
+    let started = Instant::now();
+    let mut executor = Proc::start("lonely-executor", "executor", &args, tmp)?;
+    let status = loop {
+        if let Some(status) = executor.child.try_wait()? {
+            break status;
+        }
+        if started.elapsed() > START_TIMEOUT {
+            return Err(format!("the executor still waits after {START_TIMEOUT:?}").into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    println!(
+        "  executor without a scheduler: {status} after {:?}",
+        started.elapsed()
+    );
+    assert!(!status.success());
+    let out = executor.output();
+    assert!(
+        out.contains(&format!("no Ballista scheduler at 127.0.0.1:{port}")),
+        "{out}"
+    );
     Ok(())
 }
 
