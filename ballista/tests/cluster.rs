@@ -8,6 +8,9 @@
 //! type, the way a user's own scheduler and executor binaries link theirs. Every process started
 //! is killed when its guard drops, on every path out of a test (a panic included), and every
 //! wait has a deadline.
+//!
+//! `EXTYPE_BALLISTA_MEASURE=ROWS` runs the measurement of BENCHMARKS.md ("Ballista") instead of
+//! the tests: one process, one executor and two executors over a dataset of `ROWS` rows.
 
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
@@ -534,6 +537,62 @@ fn plain_executor_main() -> ExitCode {
     }
 }
 
+/// The queries timed by [`measure`].
+const TIMED: [&str; 2] = [
+    "SELECT part, count(*) AS n, sum(extype_reduce_sum(w)) AS w_total, \
+     sum(extype_reduce_mean(m)['values']) AS m_total FROM ds GROUP BY part",
+    "SELECT id, extype_reduce_mean(m) AS m_mean FROM ds",
+];
+
+/// The median of `runs` timings of `f`.
+fn median(
+    runs: usize,
+    mut f: impl FnMut() -> TestResult,
+) -> Result<Duration, Box<dyn std::error::Error>> {
+    let mut times = Vec::new();
+    for _ in 0..runs {
+        let started = Instant::now();
+        f()?;
+        times.push(started.elapsed());
+    }
+    times.sort();
+    Ok(times[runs / 2])
+}
+
+/// With `EXTYPE_BALLISTA_MEASURE` set: the [`TIMED`] queries over a larger dataset in one
+/// process, on a cluster of one executor and on one of two, in the same run (medians of 5).
+fn measure(tmp: &Path) -> TestResult {
+    let dataset = tmp.join("ds-measure");
+    let rows: usize = std::env::var("EXTYPE_BALLISTA_MEASURE")?
+        .parse()
+        .unwrap_or(40_000);
+    write_dataset(&dataset, rows, 8)?;
+    let local = local_context(&dataset)?;
+    let one = Cluster::start("m1", &["executor"], tmp)?;
+    let two = Cluster::start("m2", &["executor", "executor"], tmp)?;
+    let c1 = one.client(Duration::from_secs(600))?;
+    let c2 = two.client(Duration::from_secs(600))?;
+    c1.register_parquet("ds", &dataset)?;
+    c2.register_parquet("ds", &dataset)?;
+    for q in TIMED {
+        // One run each first: the executors' and the client's first query pays for connections.
+        c1.sql(q)?;
+        c2.sql(q)?;
+        let t_local = median(5, || Ok(extype_datafusion::sql(&local, q).map(drop)?))?;
+        let t1 = median(5, || Ok(c1.sql(q).map(drop)?))?;
+        let t2 = median(5, || Ok(c2.sql(q).map(drop)?))?;
+        println!(
+            "  {rows} rows: one process {t_local:?}, one executor {t1:?}, two executors {t2:?}: `{}…`",
+            &q[..50]
+        );
+    }
+    let trivial = "SELECT count(*) FROM ds WHERE id < 0";
+    let t_local = median(5, || Ok(extype_datafusion::sql(&local, trivial).map(drop)?))?;
+    let t2 = median(5, || Ok(c2.sql(trivial).map(drop)?))?;
+    println!("  fixed cost (`{trivial}`): one process {t_local:?}, two executors {t2:?}");
+    Ok(())
+}
+
 fn main() -> ExitCode {
     match std::env::var(ROLE).as_deref() {
         Ok("scheduler") => return extype_ballista::scheduler_main(),
@@ -566,6 +625,18 @@ fn main() -> ExitCode {
             an_executor_without_the_udfs_names_the_missing_function,
         ),
     ];
+    if std::env::var("EXTYPE_BALLISTA_MEASURE").is_ok() {
+        let outcome = TempDir::new("measure")
+            .map_err(|e| e.into())
+            .and_then(|tmp| measure(&tmp.0));
+        return match outcome {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                println!("measure: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let filter: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))
