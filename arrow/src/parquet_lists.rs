@@ -4,8 +4,8 @@
 //! offsets and values in one pass over the levels and one copy of the values.
 //!
 //! arrow-rs's reader takes such a leaf through its general record reader (levels buffered and
-//! re-read per batch, values through a per-type decoder), about twice pyarrow's time on the
-//! same file (BENCHMARKS.md, "Arrow"). Anything this path does not expect (compression, a
+//! re-read per batch, values through a per-type decoder), slower than pyarrow on the same
+//! file; this path is faster (BENCHMARKS.md, "Arrow"). Anything this path does not expect (compression, a
 //! dictionary or another encoding, data pages v2, bytes that do not decode, levels that do not
 //! make lists) gives `None`, and the caller reads the chunk with arrow-rs, which gives its own
 //! errors: this path never decides that a file is bad.

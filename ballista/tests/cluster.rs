@@ -25,7 +25,6 @@ use datafusion::arrow::compute::{concat_batches, sort_to_indices, take_record_ba
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::prelude::SessionContext;
 use extype::types::{MaskedTensor, RaggedTensor};
-use extype::{ExtensionType, ReductionOp, UnaryOp, dispatch};
 use extype_arrow::{EXTENSION_NAME, to_record_batch};
 use extype_ballista::{Client, ExecutorOptions, SchedulerOptions};
 use extype_core::ops;
@@ -43,27 +42,9 @@ const ROLE: &str = "EXTYPE_BALLISTA_TEST_ROLE";
 /// How long a process may take to listen on its port.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A user type, registered in every process of the cluster by linking (this binary): weighted
-/// values, with handlers for every reduction (of the weighted values) and every unary
-/// elementwise op (on the values, the weights kept).
-#[derive(Clone, Debug, PartialEq, ExtensionType)]
-#[extype(name = "ballista_test.Weighted", tensor_like = values, batchable)]
-pub struct Weighted {
-    #[extype(shape = "*dims")]
-    values: Tensor,
-    #[extype(shape = "*dims")]
-    weights: Tensor,
-}
-
-#[dispatch(reduction)]
-fn weighted_reduce(op: &ReductionOp, x: &Weighted) -> extype::Result<Tensor> {
-    op.apply_as(&ops::mul_as::<Tensor>(&x.values, &x.weights)?)
-}
-
-#[dispatch(unary_elementwise)]
-fn weighted_unary(op: &UnaryOp, x: &Weighted) -> extype::Result<Weighted> {
-    Weighted::try_new(op.apply_as(&x.values)?, x.weights.clone())
-}
+#[path = "../../datafusion/tests/support/weighted.rs"]
+mod weighted;
+use weighted::Weighted;
 
 /// A child process of the test, killed and reaped when dropped; its output goes to a log file
 /// shown when it fails to start.
@@ -391,7 +372,7 @@ fn queries_on_two_executors_match_one_process(tmp: &Path) -> TestResult {
     let ext = |name: &str| schema.field_with_name(name).unwrap().metadata()[EXTENSION_NAME].clone();
     assert_eq!(ext("m_mean"), "extype.MaskedTensor");
     assert_eq!(ext("r_abs"), "extype.RaggedTensor");
-    assert_eq!(ext("w_abs"), "ballista_test.Weighted");
+    assert_eq!(ext("w_abs"), "test.Weighted");
     let w_abs: Weighted = extype_arrow::column_as(&out, "w_abs")?;
     assert_eq!(w_abs, ops::abs_as::<Weighted>(&weighted(60))?);
 

@@ -15,7 +15,6 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::SessionContext;
 use extype::types::{MaskedTensor, RaggedTensor, SparseTensor};
-use extype::{ExtensionType, ReductionOp, UnaryOp, dispatch};
 use extype_arrow::{
     EXTENSION_METADATA, EXTENSION_NAME, column, column_as, to_record_batch, value_to_array,
 };
@@ -226,27 +225,9 @@ fn a_dense_tensor_column_dispatches_to_the_dense_op() -> TestResult {
     Ok(())
 }
 
-/// A user type: weighted values (one shape), batchable by the default encoder, tensor-like,
-/// with `#[dispatch]` handlers for every reduction (of the weighted values: a dense result) and
-/// every unary elementwise op (on the values, the weights kept).
-#[derive(Clone, Debug, PartialEq, ExtensionType)]
-#[extype(name = "df_test.Weighted", tensor_like = values, batchable)]
-pub struct Weighted {
-    #[extype(shape = "*dims")]
-    values: Tensor,
-    #[extype(shape = "*dims")]
-    weights: Tensor,
-}
-
-#[dispatch(reduction)]
-fn weighted_reduce(op: &ReductionOp, x: &Weighted) -> extype::Result<Tensor> {
-    op.apply_as(&ops::mul_as::<Tensor>(&x.values, &x.weights)?)
-}
-
-#[dispatch(unary_elementwise)]
-fn weighted_unary(op: &UnaryOp, x: &Weighted) -> extype::Result<Weighted> {
-    Weighted::try_new(op.apply_as(&x.values)?, x.weights.clone())
-}
+#[path = "support/weighted.rs"]
+mod weighted;
+use weighted::Weighted;
 
 /// Three items of a RaggedTensor batch (ragged rank 2: each item a ragged tensor of rows of
 /// varying length), one with an empty row.
@@ -342,7 +323,7 @@ fn udfs_on_a_derived_user_type_match_extype_directly() -> TestResult {
     let out = one(run(&ctx, "SELECT extype_abs(c) AS a FROM t")?);
     assert_eq!(
         out.schema().field(0).metadata()[EXTENSION_NAME],
-        "df_test.Weighted"
+        "test.Weighted"
     );
     let a: Weighted = column_as(&out, "a")?;
     assert_eq!(a, ops::abs_as::<Weighted>(&w)?);
