@@ -326,7 +326,7 @@ pub fn read_parquet_with_limit(
 /// set to zero (`false`): Parquet stores no value for a null element, and the decoder leaves
 /// whatever its buffer held there; zero makes a read deterministic. One copy of such an array,
 /// none of the others.
-fn zero_under_nulls(batch: &RecordBatch, at: &str) -> Result<RecordBatch> {
+pub(crate) fn zero_under_nulls(batch: &RecordBatch, at: &str) -> Result<RecordBatch> {
     fn walk(field: &Field, array: &ArrayRef, at: &str) -> Result<ArrayRef> {
         if let (DataType::Struct(children), Some(s)) = (
             field.data_type(),

@@ -149,7 +149,8 @@
 //!
 //! [`write_ipc_file`], [`read_ipc_file`], [`write_ipc_stream`], [`read_ipc_stream`],
 //! [`write_parquet`], [`write_parquet_with`], [`read_parquet`]: record batches with their extension metadata, through
-//! the Arrow project's `arrow-ipc` and `parquet` crates. [`inspect`] reports what a file holds
+//! the Arrow project's `arrow-ipc` and `parquet` crates; [`ParquetFile`] reads a Parquet file a
+//! row group at a time, for readers that stream (the DataFusion crate's dataset scan). [`inspect`] reports what a file holds
 //! (columns, extension types and specs, rows, batches) from its metadata, as `extype inspect`
 //! prints it. Each reader given a file of another format (told by its first bytes) says what
 //! it is and which reader takes it: `is a safetensors file (read it with extype::io::load), not
@@ -182,6 +183,7 @@ mod lists;
 mod metadata;
 mod parquet_check;
 mod parquet_columns;
+mod parquet_file;
 mod parquet_lists;
 mod parquet_pages;
 mod paths;
@@ -207,6 +209,7 @@ pub use metadata::{
     VALIDITY, VARIABLE_SHAPE_TENSOR,
 };
 pub use parquet;
+pub use parquet_file::ParquetFile;
 pub use read::{column, column_as, from_array, from_array_as, from_record_batch};
 pub use tensor::{arrow_type, dtype_of};
 pub use validate::{EXPANSION, FLOOR, ReadLimit};

@@ -31,7 +31,7 @@ use parquet::errors::{ParquetError, Result as PResult};
 use parquet::file::properties::WriterProperties;
 
 /// The number of Parquet leaf columns `data_type` is stored as (the Arrow writer's mapping).
-fn leaf_count(data_type: &DataType) -> usize {
+pub(crate) fn leaf_count(data_type: &DataType) -> usize {
     match data_type {
         DataType::Struct(fields) => fields.iter().map(|f| leaf_count(f.data_type())).sum(),
         DataType::List(c)
@@ -390,7 +390,13 @@ pub(crate) fn read(
     }
     let pieces = parallel(threads, jobs, |(k, g, range)| {
         if direct(&units[k])
-            && let Some(column) = read_lists(&open, meta, g, range.start, &schema, &units[k])?
+            && let Some(column) = read_lists(
+                &open,
+                meta,
+                g,
+                range.start,
+                schema.field(units[k].path[0]).data_type(),
+            )?
         {
             return Ok((k, Some(vec![column])));
         }
@@ -452,21 +458,19 @@ pub(crate) fn read(
     Ok(RecordBatch::try_new(schema, columns).ok())
 }
 
-/// The column of `unit` (one top-level column of nested lists, the Parquet leaf `leaf`) in
-/// row group `group`, decoded from its chunk's pages by `parquet_lists`: `None` when the chunk
-/// is not stored as that path reads it (compressed, dictionary encoded, …), for arrow-rs's
-/// reader to read.
-fn read_lists(
+/// A top-level column of type `data_type` that is one Parquet leaf, the leaf `leaf`, in row
+/// group `group`, decoded from its chunk's pages by `parquet_lists`: `None` when it is not
+/// nested lists of numbers or its chunk is not stored as that path reads it (compressed,
+/// dictionary encoded, …), for arrow-rs's reader to read.
+pub(crate) fn read_lists(
     open: &impl Fn() -> PResult<File>,
     meta: &ArrowReaderMetadata,
     group: usize,
     leaf: usize,
-    schema: &SchemaRef,
-    unit: &Unit,
+    data_type: &DataType,
 ) -> PResult<Option<ArrayRef>> {
     let row_group = meta.metadata().row_group(group);
     let column = row_group.column(leaf);
-    let data_type = schema.field(unit.path[0]).data_type();
     let levels = crate::parquet_lists::list_levels(data_type).and_then(|n| i16::try_from(n).ok());
     let descr = column.column_descr();
     // Every level non-null (the top-level field too): as many definition levels as lists.
@@ -715,10 +719,9 @@ mod tests {
             let meta = meta(&path);
             // The direct path, job by job.
             let schema = meta.schema().clone();
-            let unit = &units(&schema)[0];
             for g in 0..meta.metadata().num_row_groups() {
                 let open = || File::open(&path).map_err(|e| ParquetError::External(Box::new(e)));
-                let got = read_lists(&open, &meta, g, 0, &schema, unit).unwrap();
+                let got = read_lists(&open, &meta, g, 0, schema.field(0).data_type()).unwrap();
                 assert_eq!(got.is_some(), direct, "case {i}, row group {g}");
             }
             for threads in [1, 2] {

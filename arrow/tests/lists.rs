@@ -527,3 +527,86 @@ fn a_large_ragged_batch_is_several_row_groups_and_reads_back_whole() {
     assert_eq!(back.spec(), r.spec());
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// `ParquetFile` reads a file a row group at a time, any projection in any order: the groups
+/// together are what `read_parquet` reads (a ragged column through the direct decoder, a
+/// masked one and a dictionary-encoded ragged one through arrow-rs's reader); a group or column
+/// the file lacks and a file of another format are errors naming the file.
+#[test]
+fn a_parquet_file_reads_row_group_by_row_group_as_read_parquet_does() {
+    use extype::types::MaskedTensor;
+    use extype_arrow::parquet::file::properties::WriterProperties;
+    let items = 500usize;
+    let (mut outer, mut inner, mut n) = (vec![0i64], vec![0i64], 0i64);
+    for i in 0..items {
+        for k in 0..i % 4 {
+            n += ((i + 3 * k) % 5) as i64;
+            inner.push(n);
+        }
+        outer.push(inner.len() as i64 - 1);
+    }
+    let values: Vec<f32> = (0..n).map(|v| v as f32 * 0.5 - 7.0).collect();
+    let r = RaggedTensor::from_nested_row_splits(
+        Tensor::from(ArrayD::from_shape_vec(IxDyn(&[values.len()]), values).unwrap()),
+        vec![splits(&outer), splits(&inner)],
+    )
+    .unwrap();
+    let m = MaskedTensor::new(
+        ArrayD::from_shape_fn(IxDyn(&[items, 3]), |i| (i[0] * 3 + i[1]) as f32),
+        ArrayD::from_shape_fn(IxDyn(&[items, 3]), |i| (i[0] + i[1]) % 3 != 0),
+    )
+    .unwrap();
+    let rb = to_record_batch(&[
+        ("r", &Value::from_extension(r.clone())),
+        ("m", &Value::from_extension(m)),
+    ])
+    .unwrap();
+    let d = dir("parquet-file");
+    for (name, dictionary) in [("plain.parquet", false), ("dict.parquet", true)] {
+        let path = d.join(name);
+        let props = WriterProperties::builder()
+            .set_dictionary_enabled(dictionary)
+            .set_max_row_group_row_count(Some(128))
+            .build();
+        write_parquet_with(&path, std::slice::from_ref(&rb), props).unwrap();
+        let whole = read_parquet(&path).unwrap().remove(0);
+        let file = ParquetFile::open(&path).unwrap();
+        assert_eq!(file.path(), path.as_path());
+        assert_eq!(file.schema(), whole.schema());
+        assert_eq!(file.num_row_groups(), 4, "{name}");
+        assert_eq!(file.num_rows(), items);
+        for columns in [vec![0, 1], vec![1, 0], vec![0], vec![1]] {
+            let want = whole.project(&columns).unwrap();
+            let mut offset = 0;
+            for g in 0..file.num_row_groups() {
+                let group = file.read_row_group(g, &columns).unwrap();
+                assert_eq!(group.num_rows(), file.row_group_rows(g));
+                let part = want.slice(offset, group.num_rows());
+                assert_eq!(group, part, "{name}, columns {columns:?}, row group {g}");
+                offset += group.num_rows();
+            }
+            assert_eq!(offset, items);
+        }
+        // No column: the rows alone.
+        let rows = file.read_row_group(1, &[]).unwrap();
+        assert_eq!((rows.num_rows(), rows.num_columns()), (128, 0));
+        let e = file.read_row_group(4, &[0]).unwrap_err().to_string();
+        assert!(
+            e.contains(name) && e.contains("expected a row group below 4"),
+            "{e}"
+        );
+        let e = file.read_row_group(0, &[2]).unwrap_err().to_string();
+        assert!(
+            e.contains(name) && e.contains("expected a column below 2"),
+            "{e}"
+        );
+    }
+    let ipc = d.join("x.arrow");
+    write_ipc_file(&ipc, std::slice::from_ref(&rb)).unwrap();
+    let e = ParquetFile::open(&ipc).unwrap_err().to_string();
+    assert!(
+        e.contains("x.arrow") && e.contains("is an Arrow IPC file"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(d).unwrap();
+}

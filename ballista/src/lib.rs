@@ -224,11 +224,14 @@ impl Client {
     }
 
     /// Registers the Parquet file or dataset directory at `path` as the table `name`, keeping
-    /// its fields' extension metadata ([`extype_datafusion::register_parquet`], whose errors
-    /// these are). The path is read here (the schema) and on every executor (the files): a path
-    /// every machine of the cluster sees.
+    /// its fields' extension metadata: the dataset [`extype_datafusion::register_parquet`]
+    /// checks (whose errors these are), as DataFusion's own Parquet table
+    /// ([`ParquetDataset::register_listing`](extype_datafusion::ParquetDataset::register_listing)),
+    /// which the cluster's plan codecs carry to the scheduler and executors. The path is read
+    /// here (the schema) and on every executor (the files): a path every machine of the cluster
+    /// sees.
     pub fn register_parquet(&self, name: &str, path: impl AsRef<Path>) -> Result<()> {
-        extype_datafusion::register_parquet(&self.ctx, name, path)
+        extype_datafusion::ParquetDataset::open(name, path)?.register_listing(&self.ctx, name)
     }
 
     /// Runs the SQL query `query` on the cluster and collects its record batches, waiting at

@@ -58,8 +58,12 @@
 use std::fmt;
 use std::future::Future;
 use std::hash::{Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
+
+mod dataset;
+
+pub use dataset::ParquetDataset;
 
 /// The DataFusion this crate builds on (55, on the arrow extype-arrow uses), for programs that
 /// use it through this crate only.
@@ -74,9 +78,8 @@ use datafusion::logical_expr::{
     ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature,
     Volatility,
 };
-use datafusion::prelude::{ParquetReadOptions, SessionContext};
+use datafusion::prelude::SessionContext;
 use extype_arrow::{EXTENSION_NAME, FIXED_SHAPE_TENSOR};
-use extype_core::io::FileKind;
 use extype_core::ops::{self, OpArgs, catalog};
 use extype_core::{AsOperand, Op, OpKind, Value, registry};
 
@@ -113,155 +116,26 @@ pub fn sql(ctx: &SessionContext, query: &str) -> Result<Vec<RecordBatch>> {
 }
 
 /// Registers the Parquet file or dataset at `path` as the table `name` of `ctx` (replacing a
-/// table of that name), keeping the extension metadata of its fields (DataFusion's
-/// `skip_metadata` turned off), so the extype UDFs and [`extype_arrow::column_as`] read its
-/// extension columns. The table is scanned as queries run, a batch at a time (no file is read
-/// into memory whole).
+/// table of that name), a [`ParquetDataset`]: its fields keep their extension metadata, so the
+/// extype UDFs and [`extype_arrow::column_as`] read its extension columns. The table is scanned
+/// as queries run, a row group at a time (no file is read into memory whole), with
+/// extype-arrow's reader, which decodes a ragged column's nested lists straight from its pages.
 ///
 /// `path` is a Parquet file, or a directory whose files (in subdirectories too; names starting
 /// with `.` or `_`, such as `_SUCCESS`, skipped) are Parquet files of one schema, named
 /// `*.parquet`. Subdirectories named `key=value` (Hive-style partitioning, the same keys in the
-/// same order above every file) add one string column per key.
+/// same order above every file) add one string column per key; a filter on those columns alone
+/// skips the files it excludes.
 ///
 /// Errors name the path: a missing path, an empty directory, a file that is not Parquet (by its
 /// first bytes: `is an Arrow IPC file`) or not named `*.parquet`, files under differing
-/// partition keys; then DataFusion's errors (files of differing schemas).
+/// partition keys, a first file that does not check; a file of another schema than the first
+/// is an error of the query that scans it, naming both.
 pub fn register_parquet(ctx: &SessionContext, name: &str, path: impl AsRef<Path>) -> Result<()> {
-    let path = path.as_ref();
-    let what = format!("register_parquet: table `{name}`");
-    let meta = std::fs::metadata(path).map_err(|e| {
-        DataFusionError::Plan(format!(
-            "{what}: {}: expected a Parquet file or a directory of them, found {e}",
-            path.display()
-        ))
-    })?;
-    let (url, extension, partitions) = if meta.is_dir() {
-        let mut files = Vec::new();
-        dataset_files(path, &mut files, &what)?;
-        if files.is_empty() {
-            return plan_err!(
-                "{what}: {}: expected a directory of Parquet files, found none in it",
-                path.display()
-            );
-        }
-        let mut keys: Option<(Vec<String>, &PathBuf)> = None;
-        for file in &files {
-            check_parquet(file, &what)?;
-            if file.extension().and_then(|e| e.to_str()) != Some("parquet") {
-                return plan_err!(
-                    "{what}: {}: expected a Parquet file named *.parquet in a dataset, found {}",
-                    file.display(),
-                    file.file_name()
-                        .map_or(String::new(), |n| n.to_string_lossy().into_owned())
-                );
-            }
-            let file_keys = partition_keys(path, file);
-            match &keys {
-                None => keys = Some((file_keys, file)),
-                Some((first, first_file)) if *first != file_keys => {
-                    return plan_err!(
-                        "{what}: {}: expected the partition keys of {} ({}), found ({})",
-                        file.display(),
-                        first_file.display(),
-                        first.join(", "),
-                        file_keys.join(", ")
-                    );
-                }
-                Some(_) => {}
-            }
-        }
-        let mut url = path.to_string_lossy().into_owned();
-        if !url.ends_with(std::path::MAIN_SEPARATOR) {
-            url.push(std::path::MAIN_SEPARATOR);
-        }
-        let keys = keys.map(|(k, _)| k).unwrap_or_default();
-        (url, ".parquet".to_string(), keys)
-    } else {
-        check_parquet(path, &what)?;
-        let extension = path
-            .extension()
-            .map_or(String::new(), |e| format!(".{}", e.to_string_lossy()));
-        (path.to_string_lossy().into_owned(), extension, Vec::new())
-    };
-    let options = ParquetReadOptions::default()
-        .file_extension(&extension)
-        .skip_metadata(false)
-        .table_partition_cols(
-            partitions
-                .into_iter()
-                .map(|k| (k, DataType::Utf8))
-                .collect(),
-        );
-    block_on(async {
-        ctx.deregister_table(name)?;
-        ctx.register_parquet(name, &url, options).await
-    })?
-}
-
-/// The files of the dataset directory `dir`, recursively, names starting with `.` or `_`
-/// skipped.
-fn dataset_files(dir: &Path, out: &mut Vec<PathBuf>, what: &str) -> Result<()> {
-    let io = |p: &Path, e: std::io::Error| {
-        DataFusionError::Plan(format!(
-            "{what}: {}: reading the directory: {e}",
-            p.display()
-        ))
-    };
-    let mut entries = std::fs::read_dir(dir)
-        .map_err(|e| io(dir, e))?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<std::io::Result<Vec<_>>>()
-        .map_err(|e| io(dir, e))?;
-    entries.sort();
-    for p in entries {
-        let hidden = p
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with('.') || n.starts_with('_'));
-        if hidden {
-            continue;
-        }
-        if p.is_dir() {
-            dataset_files(&p, out, what)?;
-        } else {
-            out.push(p);
-        }
-    }
+    let dataset = ParquetDataset::open(name, path)?;
+    ctx.deregister_table(name)?;
+    ctx.register_table(name, Arc::new(dataset))?;
     Ok(())
-}
-
-/// `path` is a Parquet file by its first bytes; otherwise an error saying what it is.
-fn check_parquet(path: &Path, what: &str) -> Result<()> {
-    match FileKind::of_file(path) {
-        Ok(Some(FileKind::Parquet)) => Ok(()),
-        Ok(Some(kind)) => plan_err!(
-            "{what}: {}: {}",
-            path.display(),
-            kind.refused_as(FileKind::Parquet)
-        ),
-        Ok(None) => plan_err!(
-            "{what}: {}: expected a Parquet file (PAR1 at both ends), found a file of no known format",
-            path.display()
-        ),
-        Err(e) => plan_err!("{what}: {}: reading its first bytes: {e}", path.display()),
-    }
-}
-
-/// The Hive partition keys of `file` under `root`: each directory `key=value` between them.
-fn partition_keys(root: &Path, file: &Path) -> Vec<String> {
-    let Ok(rel) = file.strip_prefix(root) else {
-        return Vec::new();
-    };
-    let mut dirs: Vec<_> = rel.components().collect();
-    dirs.pop();
-    dirs.iter()
-        .filter_map(|c| {
-            c.as_os_str()
-                .to_str()?
-                .split_once('=')
-                .map(|(k, _)| k.to_string())
-        })
-        .collect()
 }
 
 /// Registers `batches` (record batches of one schema, columns of extension values among them)
