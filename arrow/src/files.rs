@@ -11,24 +11,16 @@
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::Path;
-use std::sync::Arc;
 
-use arrow_array::{
-    Array, ArrayRef, BooleanArray, FixedSizeListArray, RecordBatch, RecordBatchReader, StructArray,
-    make_array,
-};
-use arrow_buffer::Buffer;
-use arrow_data::ArrayData;
+use arrow_array::{Array, RecordBatch};
 use arrow_ipc::writer::{FileWriter, StreamEncoder};
-use arrow_schema::{DataType, Field};
 use extype_core::io::{FileKind, write_atomically};
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use crate::error::{Error, Result, arrow, parquet};
 use crate::ipc_read::{self, Format};
-use crate::metadata::{EXTENSION_NAME, VALIDITY};
-use crate::validate::{ReadLimit, contain, malformed, validate_batch};
+use crate::metadata::EXTENSION_NAME;
+use crate::validate::malformed;
 
 fn create(path: &Path) -> Result<BufWriter<File>> {
     File::create(path)
@@ -274,190 +266,12 @@ pub fn write_parquet_with(
     })
 }
 
-/// Reads every record batch of a Parquet file, with the Arrow schema it stores (so the
-/// extension metadata comes back): one record batch of all its rows (none without rows). The
-/// children of struct columns and the row groups are decoded in parallel (a reader per child's
-/// leaf columns in each row group, one thread per core at most) and the columns rebuilt from
-/// them.
-///
-/// The metadata is checked before anything is decoded (row counts, every column chunk within
-/// the file, every page header, the stored Arrow schema, the rows and pages within the reading
-/// bound), the decoders' panics are contained, and the decoded arrays validated in full: a
-/// malformed file is an error naming it.
-pub fn read_parquet(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
-    read_parquet_with_limit(path, ReadLimit::default())
-}
-
-/// [`read_parquet`] with a reading bound of its own: a file of highly repetitive data (a
-/// constant column, dictionary and run-length encoded) decodes to far more than the default
-/// [`ReadLimit`] allows for its size, and reads with a larger one.
-///
-/// ```no_run
-/// use extype_arrow::{ReadLimit, read_parquet_with_limit};
-/// let batches = read_parquet_with_limit("constant.parquet", ReadLimit::bytes(8 << 30))?;
-/// # Ok::<(), extype_arrow::Error>(())
-/// ```
-pub fn read_parquet_with_limit(
-    path: impl AsRef<Path>,
-    limit: ReadLimit,
-) -> Result<Vec<RecordBatch>> {
-    let path = path.as_ref();
-    let at = path.display().to_string();
-    let file = open(path)?;
-    refuse_other_kind(&prefix(&file, &at)?, FileKind::Parquet, &at)?;
-    let file_len = file
-        .metadata()
-        .map_err(|source| Error::File {
-            path: at.clone(),
-            source,
-        })?
-        .len();
-    let meta = crate::parquet_check::load(&file, file_len, &at, &limit)?;
-    let batches = contain(&at, "parquet's column decoders", || {
-        read_checked(file, meta, path, &at)
-    })?;
-    for b in &batches {
-        validate_batch(&at, b)?;
-    }
-    batches.iter().map(|b| zero_under_nulls(b, &at)).collect()
-}
-
-/// `batch` with the elements under the null slots of every validity bitmap ([`VALIDITY`])
-/// set to zero (`false`): Parquet stores no value for a null element, and the decoder leaves
-/// whatever its buffer held there; zero makes a read deterministic. One copy of such an array,
-/// none of the others.
-pub(crate) fn zero_under_nulls(batch: &RecordBatch, at: &str) -> Result<RecordBatch> {
-    fn walk(field: &Field, array: &ArrayRef, at: &str) -> Result<ArrayRef> {
-        if let (DataType::Struct(children), Some(s)) = (
-            field.data_type(),
-            array.as_any().downcast_ref::<StructArray>(),
-        ) {
-            let columns = children
-                .iter()
-                .zip(s.columns())
-                .map(|(f, a)| walk(f, a, at))
-                .collect::<Result<Vec<_>>>()?;
-            let rebuilt = StructArray::try_new(children.clone(), columns, s.nulls().cloned())
-                .map_err(arrow(at))?;
-            return Ok(Arc::new(rebuilt));
-        }
-        if !field.metadata().contains_key(VALIDITY) {
-            return Ok(array.clone());
-        }
-        match (
-            field.data_type(),
-            array.as_any().downcast_ref::<FixedSizeListArray>(),
-        ) {
-            (DataType::FixedSizeList(item, size), Some(list)) => {
-                let values = zeroed(list.values(), at)?;
-                // With the length: lists of size 0 do not tell it.
-                let rebuilt = FixedSizeListArray::try_new_with_length(
-                    item.clone(),
-                    *size,
-                    values,
-                    list.nulls().cloned(),
-                    list.len(),
-                )
-                .map_err(arrow(at))?;
-                Ok(Arc::new(rebuilt))
-            }
-            _ => zeroed(array, at),
-        }
-    }
-    let schema = batch.schema();
-    let columns = schema
-        .fields()
-        .iter()
-        .zip(batch.columns())
-        .map(|(f, a)| walk(f, a, at))
-        .collect::<Result<Vec<_>>>()?;
-    RecordBatch::try_new(schema, columns).map_err(arrow(at))
-}
-
-/// `array` (numbers or booleans) with its null elements zero, copied; as it is without nulls.
-fn zeroed(array: &ArrayRef, at: &str) -> Result<ArrayRef> {
-    let Some(nulls) = array.nulls().filter(|n| n.null_count() > 0) else {
-        return Ok(array.clone());
-    };
-    if let Some(bools) = array.as_any().downcast_ref::<BooleanArray>() {
-        let kept = bools.values() & nulls.inner();
-        return Ok(Arc::new(BooleanArray::new(kept, Some(nulls.clone()))));
-    }
-    let data = array.to_data();
-    let Some(width) = data.data_type().primitive_width() else {
-        return Ok(array.clone());
-    };
-    let (start, len) = (data.offset() * width, data.len() * width);
-    let Some(bytes) = data
-        .buffers()
-        .first()
-        .and_then(|b| b.as_slice().get(start..start + len))
-    else {
-        return Err(Error::Malformed {
-            path: at.to_string(),
-            message: format!(
-                "a {} array whose values lie outside its buffer",
-                data.data_type()
-            ),
-        });
-    };
-    let mut bytes = bytes.to_vec();
-    for (i, valid) in nulls.iter().enumerate() {
-        if !valid {
-            bytes[i * width..(i + 1) * width].fill(0);
-        }
-    }
-    let rebuilt = ArrayData::builder(data.data_type().clone())
-        .len(data.len())
-        .add_buffer(Buffer::from_vec(bytes))
-        .nulls(Some(nulls.clone()))
-        .build()
-        .map_err(arrow(at))?;
-    Ok(make_array(rebuilt))
-}
-
-/// [`read_parquet`] of a file whose metadata `meta` is checked.
-fn read_checked(
-    file: File,
-    meta: ArrowReaderMetadata,
-    path: &Path,
-    at: &str,
-) -> Result<Vec<RecordBatch>> {
-    // Each struct child's leaf columns of each row group decoded on a thread of their own (one
-    // projection each), the columns rebuilt from the pieces: the batch a single reader would
-    // return.
-    if let Some(batch) = crate::parquet_columns::read(crate::parquet_columns::cores(), &meta, path)
-        .map_err(parquet(at))?
-    {
-        return Ok(vec![batch]);
-    }
-    // One record batch for the whole file (the reader's default is 1024 rows): a batch of
-    // extension values comes back as written, not in pieces. Decoded in pieces and concatenated,
-    // which is faster than one huge batch (`parquet_columns::CHUNK_VALUES`).
-    let groups: Vec<usize> = (0..meta.metadata().num_row_groups()).collect();
-    let leaves = meta.metadata().file_metadata().schema_descr().num_columns();
-    let rows = crate::parquet_columns::batch_rows(&meta, &groups, 0..leaves);
-    let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta)
-        .with_batch_size(rows)
-        .build()
-        .map_err(parquet(at))?;
-    let schema = reader.schema();
-    let batches = reader
-        .map(|b| b.map_err(arrow(at)))
-        .collect::<Result<Vec<_>>>()?;
-    if batches.len() <= 1 {
-        return Ok(batches);
-    }
-    arrow_select::concat::concat_batches(&schema, &batches)
-        .map(|b| vec![b])
-        .map_err(arrow(at))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use arrow_array::Float32Array;
-    use arrow_schema::Schema;
+    use arrow_array::{FixedSizeListArray, Float32Array};
+    use arrow_schema::{DataType, Field, Schema};
+    use std::sync::Arc;
 
     /// A batch of `rows` rows of 64 `f32` (256 bytes a row).
     fn wide(rows: usize) -> RecordBatch {

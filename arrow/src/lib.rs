@@ -183,9 +183,9 @@ mod lists;
 mod metadata;
 mod parquet_check;
 mod parquet_columns;
-mod parquet_file;
 mod parquet_lists;
 mod parquet_pages;
+mod parquet_read;
 mod paths;
 mod read;
 mod tensor;
@@ -200,8 +200,8 @@ pub use arrow_schema;
 pub use columns::from_columns_as;
 pub use error::{Error, Result};
 pub use files::{
-    ROW_GROUP_BYTES, read_ipc_file, read_ipc_stream, read_parquet, read_parquet_with_limit,
-    write_ipc_file, write_ipc_stream, write_parquet, write_parquet_with,
+    ROW_GROUP_BYTES, read_ipc_file, read_ipc_stream, write_ipc_file, write_ipc_stream,
+    write_parquet, write_parquet_with,
 };
 pub use inspect::{ArrowFileInfo, ColumnInfo, inspect};
 pub use metadata::{
@@ -209,7 +209,7 @@ pub use metadata::{
     VALIDITY, VARIABLE_SHAPE_TENSOR,
 };
 pub use parquet;
-pub use parquet_file::ParquetFile;
+pub use parquet_read::{ParquetFile, read_parquet, read_parquet_with_limit};
 pub use read::{column, column_as, from_array, from_array_as, from_record_batch};
 pub use tensor::{arrow_type, dtype_of};
 pub use validate::{EXPANSION, FLOOR, ReadLimit};

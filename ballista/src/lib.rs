@@ -172,12 +172,20 @@ impl fmt::Debug for Client {
 
 impl Client {
     /// Connects to the scheduler at `scheduler` (`host:port` or `df://host:port`) with a
-    /// default Ballista session ([`Client::connect_with_config`]).
+    /// default Ballista session, its adaptive planner turned off
+    /// ([`Client::connect_with_config`] takes a configuration as given).
+    ///
+    /// Why off: the adaptive planner sorts across executors through a range shuffle, whose
+    /// reader fetches over Arrow Flight, and arrow-flight 59's encoder declares a `LargeList`
+    /// column (a RaggedTensor's) as a `List`, which the reading executor refuses; the static
+    /// planner's shuffle reads ship the shuffle files' IPC blocks as written.
     ///
     /// A scheduler that is not running is an error at once, `no Ballista scheduler at
     /// host:port: ...` (within [`CONNECT_TIMEOUT`] if the host does not answer).
     pub fn connect(scheduler: &str) -> Result<Self> {
-        Self::connect_with_config(scheduler, SessionConfig::new_with_ballista())
+        let config =
+            SessionConfig::new_with_ballista().set_bool("ballista.planner.adaptive.enabled", false);
+        Self::connect_with_config(scheduler, config)
     }
 
     /// [`Client::connect`] with the session configuration `config` (target partitions, batch
