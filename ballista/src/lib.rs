@@ -172,20 +172,20 @@ impl fmt::Debug for Client {
 
 impl Client {
     /// Connects to the scheduler at `scheduler` (`host:port` or `df://host:port`) with a
-    /// default Ballista session, its adaptive planner turned off
-    /// ([`Client::connect_with_config`] takes a configuration as given).
+    /// default Ballista session ([`Client::connect_with_config`]).
     ///
-    /// Why off: the adaptive planner sorts across executors through a range shuffle, whose
-    /// reader fetches over Arrow Flight, and arrow-flight 59's encoder declares a `LargeList`
-    /// column (a RaggedTensor's) as a `List`, which the reading executor refuses; the static
-    /// planner's shuffle reads ship the shuffle files' IPC blocks as written.
+    /// Ballista's adaptive planner (on by default) sorts across executors through a range
+    /// shuffle read over Arrow Flight, whose encoder (arrow-flight 59) declares a `LargeList`
+    /// column (a RaggedTensor's) as a `List` that the reading executor refuses: an `ORDER BY`
+    /// whose rows carry a RaggedTensor column fails on more than one executor. A session with
+    /// `ballista.planner.adaptive.enabled` set to false runs it (the static planner's shuffle
+    /// ships the files' IPC blocks as written), but the static planner did not always recover
+    /// from an executor lost mid-query in our tests, where the adaptive one did.
     ///
     /// A scheduler that is not running is an error at once, `no Ballista scheduler at
     /// host:port: ...` (within [`CONNECT_TIMEOUT`] if the host does not answer).
     pub fn connect(scheduler: &str) -> Result<Self> {
-        let config =
-            SessionConfig::new_with_ballista().set_bool("ballista.planner.adaptive.enabled", false);
-        Self::connect_with_config(scheduler, config)
+        Self::connect_with_config(scheduler, SessionConfig::new_with_ballista())
     }
 
     /// [`Client::connect`] with the session configuration `config` (target partitions, batch
