@@ -5,7 +5,8 @@
 //! writes them) is written once per case, then timed in interleaved rounds:
 //! - `query`: `SELECT extype_reduce_sum(c) FROM t`, the dataset registered with
 //!   [`register_parquet`] and the UDFs with [`register_udfs`], planned and run to its batches
-//!   each round ([`extype_datafusion::sql`]: DataFusion's Parquet scan, its defaults);
+//!   each round ([`extype_datafusion::sql`]: the dataset's scan, a row group at a time with
+//!   extype-arrow's reader, DataFusion's default session);
 //! - `by hand`: each file read with [`extype_arrow::read_parquet`], the column read as an
 //!   extype batch ([`extype_arrow::from_array`]), `reduce_sum` over the item axes, the result
 //!   back to Arrow ([`extype_arrow::value_to_array`]): the UDF's own steps, files one after
