@@ -67,19 +67,7 @@ fn read_all_cores(xs: &[f32]) -> f32 {
     std::thread::scope(|s| {
         let parts: Vec<_> = xs
             .chunks(chunk)
-            .map(|c| {
-                s.spawn(move || {
-                    let mut acc = [0.0f32; 16];
-                    let blocks = c.chunks_exact(16);
-                    let tail: f32 = blocks.remainder().iter().sum();
-                    for b in blocks {
-                        for (a, v) in acc.iter_mut().zip(b) {
-                            *a += v;
-                        }
-                    }
-                    acc.iter().sum::<f32>() + tail
-                })
-            })
+            .map(|c| s.spawn(move || read_one_core(c)))
             .collect();
         parts.into_iter().map(|p| p.join().unwrap_or(0.0)).sum()
     })
