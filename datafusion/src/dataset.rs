@@ -308,10 +308,14 @@ impl TableProvider for ParquetDataset {
                 })
             })
             .collect();
+        // Contiguous, balanced shares: every partition gets one unit at least (none when the
+        // filters leave no file: one empty partition).
         let partitions = units.len().clamp(1, target);
-        let share = units.len().div_ceil(partitions).max(1);
-        let mut groups: Vec<Vec<ScanUnit>> = units.chunks(share).map(<[_]>::to_vec).collect();
-        groups.resize(partitions, Vec::new());
+        let groups: Vec<Vec<ScanUnit>> = (0..partitions)
+            .map(|k| {
+                units[k * units.len() / partitions..(k + 1) * units.len() / partitions].to_vec()
+            })
+            .collect();
         let properties = Arc::new(PlanProperties::new(
             EquivalenceProperties::new(schema.clone()),
             Partitioning::UnknownPartitioning(groups.len()),

@@ -25,7 +25,8 @@
 //!
 //! - [`register_parquet`] registers a Parquet file, or a directory of them (Hive-style
 //!   `key=value` partitions as string columns), as [`extype_arrow::write_parquet`] writes them,
-//!   as a table that keeps its fields' extension metadata and is scanned as queries run.
+//!   as a table ([`ParquetDataset`]) that keeps its fields' extension metadata and is scanned
+//!   as queries run, a row group at a time with extype-arrow's reader.
 //!
 //! [`sql`] runs a query to its record batches without an async runtime of the caller's
 //! ([`block_on`] any other DataFusion future), and the crate re-exports [`datafusion`], so a
