@@ -209,9 +209,10 @@ pub fn write_parquet(path: impl AsRef<Path>, batches: &[RecordBatch]) -> Result<
 }
 
 /// About the Arrow data (bytes of buffers) in a row group [`write_parquet`] writes. A row group
-/// is what readers decode in parallel when a column cannot split further ([`read_parquet`]
-/// reads a ragged column, one Parquet leaf, a row group per thread; DataFusion plans its scans
-/// by row groups too), so a large batch is written as several: a 33 MiB ragged batch as four.
+/// is what readers decode in parallel when a column cannot split further
+/// ([`read_parquet`](crate::read_parquet) reads a ragged column, one Parquet leaf, a row group
+/// per thread; extype-datafusion's dataset scan reads a row group at a time), so a large batch
+/// is written as several: a 33 MiB ragged batch as four.
 /// Large enough that a group's own cost (one column chunk and its metadata per leaf, a
 /// reader's setup) stays small against decoding 8 MiB.
 pub const ROW_GROUP_BYTES: usize = 8 << 20;
