@@ -179,8 +179,7 @@ impl Client {
     /// column (a RaggedTensor's) as a `List` that the reading executor refuses: an `ORDER BY`
     /// whose rows carry a RaggedTensor column fails on more than one executor. A session with
     /// `ballista.planner.adaptive.enabled` set to false runs it (the static planner's shuffle
-    /// ships the files' IPC blocks as written), but the static planner did not always recover
-    /// from an executor lost mid-query in our tests, where the adaptive one did.
+    /// ships the files' IPC blocks as written).
     ///
     /// A scheduler that is not running is an error at once, `no Ballista scheduler at
     /// host:port: ...` (within [`CONNECT_TIMEOUT`] if the host does not answer).
