@@ -197,11 +197,11 @@ impl ParquetDataset {
         })?
     }
 
-    /// Whether `file` may hold rows that pass `filters` (each on partition columns only),
-    /// judged on its partition values.
-    fn may_pass(&self, state: &dyn Session, file: &DatasetFile, filters: &[Expr]) -> Result<bool> {
+    /// The files that may hold rows passing `filters` (each on partition columns only), judged
+    /// on their partition values: each filter planned once and evaluated over one row per file.
+    fn files_passing(&self, state: &dyn Session, filters: &[Expr]) -> Result<Vec<DatasetFile>> {
         if filters.is_empty() {
-            return Ok(true);
+            return Ok(self.files.clone());
         }
         let fields: Vec<Field> = self
             .partition_keys
@@ -209,25 +209,30 @@ impl ParquetDataset {
             .map(|k| Field::new(k, DataType::Utf8, false))
             .collect();
         let schema = Arc::new(Schema::new(fields));
-        let columns: Vec<ArrayRef> = file
-            .partition_values
-            .iter()
-            .map(|v| Arc::new(StringArray::from(vec![v.as_str()])) as ArrayRef)
+        let columns: Vec<ArrayRef> = (0..self.partition_keys.len())
+            .map(|k| {
+                let values = self.files.iter().map(|f| f.partition_values[k].as_str());
+                Arc::new(StringArray::from_iter_values(values)) as ArrayRef
+            })
             .collect();
-        let row = RecordBatch::try_new(schema.clone(), columns)?;
+        let rows = RecordBatch::try_new(schema.clone(), columns)?;
         let df_schema = DFSchema::try_from(schema.as_ref().clone())?;
+        let mut keep = vec![true; self.files.len()];
         for filter in filters {
             let expr = state.create_physical_expr(filter.clone(), &df_schema)?;
-            let value = expr.evaluate(&row)?.into_array(1)?;
-            let pass = value
-                .as_any()
-                .downcast_ref::<BooleanArray>()
-                .is_some_and(|b| b.is_valid(0) && b.value(0));
-            if !pass {
-                return Ok(false);
+            let value = expr.evaluate(&rows)?.into_array(rows.num_rows())?;
+            let pass = value.as_any().downcast_ref::<BooleanArray>();
+            for (i, k) in keep.iter_mut().enumerate() {
+                *k &= pass.is_some_and(|b| b.is_valid(i) && b.value(i));
             }
         }
-        Ok(true)
+        Ok(self
+            .files
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| *k)
+            .map(|(f, _)| f.clone())
+            .collect())
     }
 
     /// Whether `filter` reads partition columns only (and at least one).
@@ -284,12 +289,7 @@ impl TableProvider for ParquetDataset {
             .filter(|f| self.on_partitions_only(f))
             .cloned()
             .collect();
-        let mut files = Vec::new();
-        for file in &self.files {
-            if self.may_pass(state, file, &pruning)? {
-                files.push(file.clone());
-            }
-        }
+        let files = self.files_passing(state, &pruning)?;
         // Work units: whole files, or every k-th row group of a file when the files are
         // fewer than the partitions, so that one large file still spreads.
         let target = state.config().target_partitions().max(1);
